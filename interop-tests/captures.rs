@@ -1,0 +1,1 @@
+//! Decoding real vendors' captures committed under `tests/data/captures/`.

@@ -1,0 +1,2 @@
+//! The `siftdds` command line.
+fn main() {}

@@ -1,0 +1,310 @@
+//! The one bounded cursor every decoder reads through, and its writing twin.
+//!
+//! Must not: index raw bytes outside these two types, panic, or allocate from a read length.
+//!
+//! Alignment is relative to the cursor's origin: for CDR that is the byte after the
+//! encapsulation header (RTPS 2.5 §10.2), for a parameter value the start of that value
+//! (RTPS 2.5 §9.4.2.11), and for submessage bodies the start of the submessage.
+
+use super::{CdrError, Endianness, MAX_STRING};
+
+/// A read cursor over borrowed bytes. Every read checks bounds; nothing panics.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    endian: Endianness,
+}
+
+macro_rules! read_int {
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:expr) => {
+        $(#[$m])*
+        pub fn $name(&mut self, what: &'static str) -> Result<$t, CdrError> {
+            let b = self.take_array::<$n>(what)?;
+            Ok(match self.endian {
+                Endianness::Big => <$t>::from_be_bytes(b),
+                Endianness::Little => <$t>::from_le_bytes(b),
+            })
+        }
+    };
+}
+
+impl<'a> Reader<'a> {
+    /// A cursor at the start of `buf`, which is also the alignment origin.
+    pub fn new(buf: &'a [u8], endian: Endianness) -> Self {
+        Reader { buf, pos: 0, endian }
+    }
+
+    /// The byte order used by the integer reads.
+    pub fn endian(&self) -> Endianness {
+        self.endian
+    }
+
+    /// Changes the byte order for subsequent reads.
+    pub fn set_endian(&mut self, endian: Endianness) {
+        self.endian = endian;
+    }
+
+    /// Bytes consumed so far (offset from the origin).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes left.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    /// True when nothing is left.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The unread bytes, without consuming them.
+    pub fn rest(&self) -> &'a [u8] {
+        self.buf.get(self.pos..).unwrap_or(&[])
+    }
+
+    /// Consumes and returns the next `n` bytes.
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], CdrError> {
+        let (head, _) = self.rest().split_at_checked(n).ok_or(CdrError::Truncated(what))?;
+        self.pos = self.pos.saturating_add(n);
+        Ok(head)
+    }
+
+    /// Consumes and returns the next `N` bytes as an array.
+    pub fn take_array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], CdrError> {
+        let head = self.take(N, what)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(head);
+        Ok(out)
+    }
+
+    /// Consumes everything that is left.
+    pub fn take_rest(&mut self) -> &'a [u8] {
+        let rest = self.rest();
+        self.pos = self.buf.len();
+        rest
+    }
+
+    /// Consumes the next `n` bytes and returns a cursor over them whose origin is their start.
+    pub fn sub(&mut self, n: usize, what: &'static str) -> Result<Reader<'a>, CdrError> {
+        let endian = self.endian;
+        Ok(Reader::new(self.take(n, what)?, endian))
+    }
+
+    /// Skips `n` bytes.
+    pub fn skip(&mut self, n: usize, what: &'static str) -> Result<(), CdrError> {
+        self.take(n, what).map(|_| ())
+    }
+
+    /// Skips padding so that the position is a multiple of `align` (1, 2, 4 or 8).
+    pub fn align(&mut self, align: usize, what: &'static str) -> Result<(), CdrError> {
+        let pad = padding(self.pos, align);
+        self.skip(pad, what)
+    }
+
+    /// Reads one octet.
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, CdrError> {
+        Ok(self.take_array::<1>(what)?[0])
+    }
+
+    read_int!(/// Reads a u16 in the cursor's byte order (no alignment).
+        u16, u16, 2);
+    read_int!(/// Reads an i16 in the cursor's byte order (no alignment).
+        i16, i16, 2);
+    read_int!(/// Reads a u32 in the cursor's byte order (no alignment).
+        u32, u32, 4);
+    read_int!(/// Reads an i32 in the cursor's byte order (no alignment).
+        i32, i32, 4);
+    read_int!(/// Reads a u64 in the cursor's byte order (no alignment).
+        u64, u64, 8);
+    read_int!(/// Reads an i64 in the cursor's byte order (no alignment).
+        i64, i64, 8);
+
+    /// Reads a u32 always big-endian (PID_STATUS_INFO, RTPS 2.5 §9.6.4.9).
+    pub fn u32_be(&mut self, what: &'static str) -> Result<u32, CdrError> {
+        Ok(u32::from_be_bytes(self.take_array::<4>(what)?))
+    }
+
+    /// Reads a CDR string: aligned u32 length including the NUL, the bytes, the NUL.
+    /// Returns the bytes without the NUL. Lengths above `max` (and [`MAX_STRING`]) are refused
+    /// before anything is read. CDR 9.3.2.7.
+    pub fn string(&mut self, max: usize, what: &'static str) -> Result<&'a [u8], CdrError> {
+        self.align(4, what)?;
+        let len = usize::try_from(self.u32(what)?).map_err(|_| CdrError::TooLarge(what))?;
+        if len > max.min(MAX_STRING) {
+            return Err(CdrError::TooLarge(what));
+        }
+        let bytes = self.take(len, what)?;
+        match bytes.split_last() {
+            Some((0, text)) => Ok(text),
+            // A zero length is not valid CDR, but several stacks send it for "".
+            None => Ok(&[]),
+            Some(_) => Err(CdrError::Invalid(what)),
+        }
+    }
+
+    /// Reads an aligned u32 sequence length and checks that `len * min_elem_size` bytes could
+    /// follow, so that a caller may size an allocation from it. STYLE §4.
+    pub fn seq_len(&mut self, min_elem_size: usize, what: &'static str) -> Result<usize, CdrError> {
+        self.align(4, what)?;
+        let len = usize::try_from(self.u32(what)?).map_err(|_| CdrError::TooLarge(what))?;
+        let need = len.checked_mul(min_elem_size.max(1)).ok_or(CdrError::TooLarge(what))?;
+        if need > self.remaining() {
+            return Err(CdrError::Truncated(what));
+        }
+        Ok(len)
+    }
+}
+
+/// Bytes of padding needed after `pos` to reach a multiple of `align`.
+pub(crate) fn padding(pos: usize, align: usize) -> usize {
+    match align {
+        0 | 1 => 0,
+        a => (a - pos % a) % a,
+    }
+}
+
+/// A write cursor appending to a `Vec<u8>`. Alignment is relative to the length the vector
+/// had when the writer was created (its origin).
+#[derive(Debug)]
+pub struct Writer<'b> {
+    buf: &'b mut Vec<u8>,
+    origin: usize,
+    endian: Endianness,
+}
+
+macro_rules! write_int {
+    ($(#[$m:meta])* $name:ident, $t:ty) => {
+        $(#[$m])*
+        pub fn $name(&mut self, v: $t) {
+            match self.endian {
+                Endianness::Big => self.buf.extend_from_slice(&v.to_be_bytes()),
+                Endianness::Little => self.buf.extend_from_slice(&v.to_le_bytes()),
+            }
+        }
+    };
+}
+
+impl<'b> Writer<'b> {
+    /// A writer appending to `buf`; alignment origin is the current end of `buf`.
+    pub fn new(buf: &'b mut Vec<u8>, endian: Endianness) -> Self {
+        let origin = buf.len();
+        Writer { buf, origin, endian }
+    }
+
+    /// The byte order used by the integer writes.
+    pub fn endian(&self) -> Endianness {
+        self.endian
+    }
+
+    /// Bytes written since the origin.
+    pub fn position(&self) -> usize {
+        self.buf.len().saturating_sub(self.origin)
+    }
+
+    /// Absolute offset in the underlying vector (for later [`Writer::patch_u16`]).
+    pub fn offset(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Appends zero bytes until the position is a multiple of `align`.
+    pub fn align(&mut self, align: usize) {
+        let pad = padding(self.position(), align);
+        self.buf.resize(self.buf.len().saturating_add(pad), 0);
+    }
+
+    /// Appends one octet.
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    write_int!(/// Appends a u16 (no alignment).
+        u16, u16);
+    write_int!(/// Appends an i16 (no alignment).
+        i16, i16);
+    write_int!(/// Appends a u32 (no alignment).
+        u32, u32);
+    write_int!(/// Appends an i32 (no alignment).
+        i32, i32);
+    write_int!(/// Appends a u64 (no alignment).
+        u64, u64);
+    write_int!(/// Appends an i64 (no alignment).
+        i64, i64);
+
+    /// Appends a u32 big-endian whatever the writer's byte order.
+    pub fn u32_be(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    /// Appends a CDR string (aligned length including NUL, bytes, NUL).
+    pub fn string(&mut self, s: &[u8]) {
+        self.align(4);
+        let len = u32::try_from(s.len().saturating_add(1)).unwrap_or(u32::MAX);
+        self.u32(len);
+        self.bytes(s);
+        self.u8(0);
+    }
+
+    /// Overwrites two bytes at absolute `offset` with `v` in the writer's byte order.
+    /// Used to fill in lengths once the body is written; out-of-range offsets are ignored.
+    pub fn patch_u16(&mut self, offset: usize, v: u16) {
+        let b = match self.endian {
+            Endianness::Big => v.to_be_bytes(),
+            Endianness::Little => v.to_le_bytes(),
+        };
+        if let Some(dst) = self.buf.get_mut(offset..offset.saturating_add(2)) {
+            dst.copy_from_slice(&b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_byte_orders() {
+        let b = [0x12, 0x34, 0x56, 0x78];
+        assert_eq!(Reader::new(&b, Endianness::Big).u32("x"), Ok(0x1234_5678));
+        assert_eq!(Reader::new(&b, Endianness::Little).u32("x"), Ok(0x7856_3412));
+    }
+
+    #[test]
+    fn truncated_read_is_an_error_and_consumes_nothing() {
+        let b = [1, 2, 3];
+        let mut r = Reader::new(&b, Endianness::Big);
+        assert_eq!(r.u32("word"), Err(CdrError::Truncated("word")));
+        assert_eq!(r.position(), 0);
+    }
+
+    #[test]
+    fn string_round_trips_with_alignment() {
+        let mut v = Vec::new();
+        let mut w = Writer::new(&mut v, Endianness::Little);
+        w.u8(7);
+        w.string(b"Square");
+        assert_eq!(v, [7, 0, 0, 0, 7, 0, 0, 0, b'S', b'q', b'u', b'a', b'r', b'e', 0]);
+        let mut r = Reader::new(&v, Endianness::Little);
+        assert_eq!(r.u8("pad"), Ok(7));
+        assert_eq!(r.string(64, "s"), Ok(&b"Square"[..]));
+    }
+
+    #[test]
+    fn string_without_nul_is_invalid() {
+        let b = [2, 0, 0, 0, b'a', b'b'];
+        assert_eq!(Reader::new(&b, Endianness::Little).string(64, "s"), Err(CdrError::Invalid("s")));
+    }
+
+    #[test]
+    fn huge_sequence_length_is_refused_before_allocation() {
+        let b = [0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0];
+        assert!(Reader::new(&b, Endianness::Little).seq_len(4, "seq").is_err());
+    }
+}

@@ -1,0 +1,28 @@
+//! The RTPS 2.5 wire format: message header, submessages, parameter lists and the identifier
+//! types they carry, each as a borrowed view for decoding and an owned repr for encoding.
+//!
+//! Must not: perform I/O, read clocks, panic on any input, or allocate from a length field
+//! before checking the bytes are there (STYLE §4). Every read goes through [`crate::cdr::Reader`].
+//!
+//! # Overview
+//! RTPS 2.5 §8.3 (message module) and §9.4 (PSM mapping). A datagram is a [`Header`] followed
+//! by submessages; each submessage decodes to one of three outcomes (accept, not understood,
+//! malformed), see [`submessage`].
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+mod error;
+mod guid;
+mod locator;
+mod sequence;
+pub mod plist;
+
+pub use error::WireError;
+pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
+pub use locator::Locator;
+pub use sequence::{FragmentNumber, SequenceNumber};

@@ -1,0 +1,131 @@
+//! Walking a parameter list without interpreting values.
+//!
+//! Must not: interpret parameter values (that is the PID table's job) or allocate.
+//!
+//! RTPS 2.5 §9.4.2.11.
+
+use super::{MAX_PARAMS, PID_PAD, PID_SENTINEL};
+use crate::cdr::{Endianness, Reader};
+use crate::wire::WireError;
+
+/// One parameter as found on the wire: its id and its value bytes (length from the header).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RawParameter<'a> {
+    /// parameterId, including the must-understand and vendor bits.
+    pub pid: u16,
+    /// The value bytes (the parameter's `length` octets).
+    pub value: &'a [u8],
+}
+
+/// A validated parameter list: every parameter header is in bounds, the count is within
+/// [`MAX_PARAMS`] and the list ends with PID_SENTINEL. Borrowed; the only constructor is
+/// [`ParameterListView::new_checked`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ParameterListView<'a> {
+    /// The parameters, from the first header up to (not including) the sentinel.
+    bytes: &'a [u8],
+    endian: Endianness,
+}
+
+impl<'a> ParameterListView<'a> {
+    /// Validates the list at the cursor and consumes it, sentinel included.
+    ///
+    /// Errors: a parameter running past the end, a missing sentinel, or too many parameters.
+    pub fn new_checked(r: &mut Reader<'a>) -> Result<Self, WireError> {
+        let start = r.rest();
+        let endian = r.endian();
+        let mut count = 0usize;
+        loop {
+            let before = r.position();
+            let pid = r.u16("parameterId")?;
+            let len = usize::from(r.u16("parameter length")?);
+            if pid == PID_SENTINEL {
+                // The sentinel's length is ignored (RTPS 2.5 §9.4.2.11); its 4 header bytes end
+                // the list.
+                let consumed = r.position().saturating_sub(before);
+                let body_len = start_len_before(start, r.rest()).saturating_sub(consumed);
+                let bytes = start.get(..body_len).ok_or(WireError::Truncated("parameter list"))?;
+                return Ok(ParameterListView { bytes, endian });
+            }
+            r.skip(len, "parameter value")?;
+            count = count.saturating_add(1);
+            if count > MAX_PARAMS {
+                return Err(WireError::TooLarge("parameter count"));
+            }
+        }
+    }
+
+    /// The byte order of the values.
+    pub fn endian(&self) -> Endianness {
+        self.endian
+    }
+
+    /// The raw bytes of the parameters (without the sentinel).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Iterates the parameters in order, skipping PID_PAD.
+    pub fn iter(&self) -> RawParameters<'a> {
+        RawParameters { r: Reader::new(self.bytes, self.endian) }
+    }
+
+    /// The first parameter with this id (ignoring the vendor and must-understand bits only if
+    /// they are part of `pid`).
+    pub fn find(&self, pid: u16) -> Option<RawParameter<'a>> {
+        self.iter().find(|p| p.pid == pid)
+    }
+}
+
+fn start_len_before(start: &[u8], rest: &[u8]) -> usize {
+    start.len().saturating_sub(rest.len())
+}
+
+/// Iterator over a validated list. Validation guarantees every header and value is in bounds.
+#[derive(Clone, Debug)]
+pub struct RawParameters<'a> {
+    r: Reader<'a>,
+}
+
+impl<'a> Iterator for RawParameters<'a> {
+    type Item = RawParameter<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let pid = self.r.u16("parameterId").ok()?;
+            let len = usize::from(self.r.u16("parameter length").ok()?);
+            let value = self.r.take(len, "parameter value").ok()?;
+            if pid != PID_PAD {
+                return Some(RawParameter { pid, value });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_to_the_sentinel_and_leaves_the_payload() {
+        let b = [0x05, 0x00, 0x04, 0x00, 1, 2, 3, 4, 0x01, 0x00, 0x00, 0x00, 0xaa];
+        let mut r = Reader::new(&b, Endianness::Little);
+        let pl = ParameterListView::new_checked(&mut r);
+        let pl = pl.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.rest(), &[0xaa]);
+        let params: Vec<_> = pl.iter().collect();
+        assert_eq!(params, [RawParameter { pid: 5, value: &[1, 2, 3, 4] }]);
+    }
+
+    #[test]
+    fn missing_sentinel_is_truncated() {
+        let b = [0x00, 0x05, 0x00, 0x04, 1, 2, 3, 4];
+        assert!(ParameterListView::new_checked(&mut Reader::new(&b, Endianness::Big)).is_err());
+    }
+
+    #[test]
+    fn value_past_the_end_is_truncated() {
+        let b = [0x00, 0x05, 0x00, 0x08, 1, 2, 3, 4];
+        assert!(ParameterListView::new_checked(&mut Reader::new(&b, Endianness::Big)).is_err());
+    }
+}
