@@ -162,7 +162,7 @@ impl<'a> Reader<'a> {
 pub(crate) fn padding(pos: usize, align: usize) -> usize {
     match align {
         0 | 1 => 0,
-        a => (a - pos % a) % a,
+        a => a.wrapping_sub(pos.checked_rem(a).unwrap_or(0)).checked_rem(a).unwrap_or(0),
     }
 }
 
