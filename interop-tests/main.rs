@@ -3,3 +3,4 @@
 //! peers come with the participant issue.
 
 mod captures;
+mod sandbox;

@@ -1,9 +1,14 @@
 //! siftdds: an RTPS/DDS publisher middleware that speaks the OMG DDSI-RTPS 2.5 wire protocol
 //! and filters on the writer side at scale.
 //!
-//! Must not: expose internal layers' error types through the public API except via
-//! [`Error`]. Layers and their import direction are described in `docs/architecture.md`.
+//! Must not: let anything below `runtime`/`transport` touch sockets, threads or clocks
+//! (enforced by clippy.toml). Layers and their import direction: `docs/architecture.md`.
+//!
+//! Layers so far, leaves first: [`time`], [`cdr`] → [`wire`] → [`inspect`] (capture
+//! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
 
 pub mod cdr;
+pub mod inspect;
 pub mod time;
+pub mod transport;
 pub mod wire;
