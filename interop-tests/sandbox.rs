@@ -1,6 +1,7 @@
 //! The network sandbox itself: inside `netns-run`, multicast on loopback must work (RTPS
 //! discovery needs it); outside, the transport's gate must refuse.
 
+#![allow(clippy::disallowed_types)] // this test checks the sandbox itself with plain sockets
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;

@@ -8,7 +8,9 @@
 //! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
 
 pub mod cdr;
+pub mod filter;
 pub mod inspect;
+pub mod qos;
 pub mod time;
 pub mod transport;
 pub mod wire;

@@ -6,7 +6,7 @@
 //! encapsulation header (RTPS 2.5 §10.2), for a parameter value the start of that value
 //! (RTPS 2.5 §9.4.2.11), and for submessage bodies the start of the submessage.
 
-use super::{CdrError, Endianness, MAX_STRING};
+use super::{CdrError, Endianness, MAX_STRING, XcdrVersion};
 
 /// A read cursor over borrowed bytes. Every read checks bounds; nothing panics.
 #[derive(Clone, Debug)]
@@ -14,6 +14,7 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     endian: Endianness,
+    xcdr: XcdrVersion,
 }
 
 macro_rules! read_int {
@@ -32,12 +33,28 @@ macro_rules! read_int {
 impl<'a> Reader<'a> {
     /// A cursor at the start of `buf`, which is also the alignment origin.
     pub fn new(buf: &'a [u8], endian: Endianness) -> Self {
-        Reader { buf, pos: 0, endian }
+        Reader { buf, pos: 0, endian, xcdr: XcdrVersion::Xcdr1 }
     }
 
     /// The byte order used by the integer reads.
     pub fn endian(&self) -> Endianness {
         self.endian
+    }
+
+    /// The XCDR version whose alignment rules [`Reader::align_prim`] follows (default XCDR1).
+    pub fn xcdr(&self) -> XcdrVersion {
+        self.xcdr
+    }
+
+    /// Selects the XCDR version for subsequent aligned primitive reads.
+    pub fn set_xcdr(&mut self, xcdr: XcdrVersion) {
+        self.xcdr = xcdr;
+    }
+
+    /// Aligns for a primitive of `size` bytes under the cursor's XCDR version.
+    /// DDS-XTypes 1.3 §7.4.3.4.1 (XCDR1: 8-byte types align to 8; XCDR2: to 4).
+    pub fn align_prim(&mut self, size: usize, what: &'static str) -> Result<(), CdrError> {
+        self.align(self.xcdr.align_of(size), what)
     }
 
     /// Changes the byte order for subsequent reads.
@@ -89,8 +106,10 @@ impl<'a> Reader<'a> {
 
     /// Consumes the next `n` bytes and returns a cursor over them whose origin is their start.
     pub fn sub(&mut self, n: usize, what: &'static str) -> Result<Reader<'a>, CdrError> {
-        let endian = self.endian;
-        Ok(Reader::new(self.take(n, what)?, endian))
+        let (endian, xcdr) = (self.endian, self.xcdr);
+        let mut sub = Reader::new(self.take(n, what)?, endian);
+        sub.xcdr = xcdr;
+        Ok(sub)
     }
 
     /// Skips `n` bytes.
@@ -173,6 +192,7 @@ pub struct Writer<'b> {
     buf: &'b mut Vec<u8>,
     origin: usize,
     endian: Endianness,
+    xcdr: XcdrVersion,
 }
 
 macro_rules! write_int {
@@ -191,12 +211,35 @@ impl<'b> Writer<'b> {
     /// A writer appending to `buf`; alignment origin is the current end of `buf`.
     pub fn new(buf: &'b mut Vec<u8>, endian: Endianness) -> Self {
         let origin = buf.len();
-        Writer { buf, origin, endian }
+        Writer { buf, origin, endian, xcdr: XcdrVersion::Xcdr1 }
+    }
+
+    /// A writer appending to the same buffer whose alignment origin is the current end (for a
+    /// parameter value, RTPS 2.5 §9.4.2.11, or a CDR body after its encapsulation header).
+    pub fn nested(&mut self) -> Writer<'_> {
+        let origin = self.buf.len();
+        Writer { buf: &mut *self.buf, origin, endian: self.endian, xcdr: self.xcdr }
     }
 
     /// The byte order used by the integer writes.
     pub fn endian(&self) -> Endianness {
         self.endian
+    }
+
+    /// The XCDR version whose alignment rules [`Writer::align_prim`] follows (default XCDR1).
+    pub fn xcdr(&self) -> XcdrVersion {
+        self.xcdr
+    }
+
+    /// Selects the XCDR version for subsequent aligned primitive writes.
+    pub fn set_xcdr(&mut self, xcdr: XcdrVersion) {
+        self.xcdr = xcdr;
+    }
+
+    /// Pads for a primitive of `size` bytes under the writer's XCDR version.
+    /// DDS-XTypes 1.3 §7.4.3.4.1.
+    pub fn align_prim(&mut self, size: usize) {
+        self.align(self.xcdr.align_of(size));
     }
 
     /// Bytes written since the origin.

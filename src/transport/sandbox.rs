@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn namespace_wins_over_loopback_only() {
-        let scope = scope_from(|n| Some(if n == "NETNS_RUN_INSIDE" { "1".into() } else { "1".into() }));
+        let scope = scope_from(|_| Some("1".to_string()));
         assert_eq!(scope, Ok(NetworkScope::PrivateNamespace));
     }
 

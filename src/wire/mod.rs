@@ -18,11 +18,18 @@
 
 mod error;
 mod guid;
+mod header;
 mod locator;
+mod message;
 mod sequence;
+mod sn_set;
 pub mod plist;
+pub mod submessage;
 
 pub use error::WireError;
 pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
+pub use header::Header;
 pub use locator::Locator;
+pub use message::{Message, emit_message};
 pub use sequence::{FragmentNumber, SequenceNumber};
+pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, SequenceNumberSet};

@@ -1,0 +1,206 @@
+/* Cyclone DDS 0.10 shapes peer for siftdds interop captures and tests.
+ *
+ *   shapes_cyclone pub [options]    write ShapeType (@final, XCDR1) samples on topic "Square"
+ *   shapes_cyclone sub [options]    read them
+ *
+ * Options:
+ *   -d DOMAIN    domain id (default 0)
+ *   -T TOPIC     topic name (default "Square")
+ *   -c COLORS    pub: comma-separated colours written round-robin (default RED,BLUE,GREEN)
+ *   -n N         pub: samples to write (default 30); sub: exit after N samples (default 0 = no limit)
+ *   -t SECONDS   exit after this many seconds (default 10)
+ *   -i MS        pub: interval between samples (default 100)
+ *   -m N         pub: wait for N matched readers before writing (default 1)
+ *   -l MS        pub: linger after the last sample before exiting (default 1000)
+ *   -b           best-effort instead of reliable
+ *
+ * Reliable, volatile, keep-last 10. Exits on SIGINT/SIGTERM. Transport configuration (UDPv4
+ * only by default for this Debian build) comes from CYCLONEDDS_URI as usual.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dds/dds.h"
+#include "ShapeType.h"
+
+static volatile sig_atomic_t g_stop = 0;
+
+static void on_signal (int sig)
+{
+  (void) sig;
+  g_stop = 1;
+}
+
+static void usage (void)
+{
+  fprintf (stderr,
+           "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
+           "       [-i MS] [-m MATCHED] [-l MS] [-b]\n");
+  exit (2);
+}
+
+#define MAX_COLORS 16
+
+int main (int argc, char **argv)
+{
+  if (argc < 2 || (strcmp (argv[1], "pub") != 0 && strcmp (argv[1], "sub") != 0))
+    usage ();
+  const int is_pub = strcmp (argv[1], "pub") == 0;
+  dds_domainid_t domain = 0;
+  const char *topic_name = "Square";
+  char colors_buf[512] = "RED,BLUE,GREEN";
+  long samples = -1;
+  double seconds = 10.0;
+  long interval_ms = 100;
+  int want_matched = 1;
+  long linger_ms = 1000;
+  int best_effort = 0;
+
+  for (int i = 2; i < argc; i++)
+  {
+    const char *a = argv[i];
+    if (strcmp (a, "-b") == 0) { best_effort = 1; continue; }
+    if (i + 1 >= argc) usage ();
+    const char *v = argv[++i];
+    if (strcmp (a, "-d") == 0) domain = (dds_domainid_t) strtoul (v, NULL, 10);
+    else if (strcmp (a, "-T") == 0) topic_name = v;
+    else if (strcmp (a, "-c") == 0) { strncpy (colors_buf, v, sizeof (colors_buf) - 1); colors_buf[sizeof (colors_buf) - 1] = 0; }
+    else if (strcmp (a, "-n") == 0) samples = strtol (v, NULL, 10);
+    else if (strcmp (a, "-t") == 0) seconds = strtod (v, NULL);
+    else if (strcmp (a, "-i") == 0) interval_ms = strtol (v, NULL, 10);
+    else if (strcmp (a, "-m") == 0) want_matched = atoi (v);
+    else if (strcmp (a, "-l") == 0) linger_ms = strtol (v, NULL, 10);
+    else usage ();
+  }
+  if (samples < 0)
+    samples = is_pub ? 30 : 0;
+
+  char *colors[MAX_COLORS];
+  int ncolors = 0;
+  for (char *tok = strtok (colors_buf, ","); tok != NULL && ncolors < MAX_COLORS; tok = strtok (NULL, ","))
+    if (*tok)
+      colors[ncolors++] = tok;
+  if (ncolors == 0)
+    usage ();
+
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  const dds_time_t deadline = dds_time () + (dds_duration_t) (seconds * 1e9);
+
+  dds_entity_t participant = dds_create_participant (domain, NULL, NULL);
+  if (participant < 0)
+  {
+    fprintf (stderr, "dds_create_participant: %s\n", dds_strretcode (-participant));
+    return 1;
+  }
+  dds_entity_t topic = dds_create_topic (participant, &ShapeType_desc, topic_name, NULL, NULL);
+  if (topic < 0)
+  {
+    fprintf (stderr, "dds_create_topic: %s\n", dds_strretcode (-topic));
+    return 1;
+  }
+  dds_qos_t *qos = dds_create_qos ();
+  dds_qset_reliability (qos, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (1));
+  dds_qset_durability (qos, DDS_DURABILITY_VOLATILE);
+  dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, 10);
+
+  int rc = 0;
+  if (is_pub)
+  {
+    dds_entity_t writer = dds_create_writer (participant, topic, qos, NULL);
+    if (writer < 0)
+    {
+      fprintf (stderr, "dds_create_writer: %s\n", dds_strretcode (-writer));
+      return 1;
+    }
+    dds_set_status_mask (writer, DDS_PUBLICATION_MATCHED_STATUS);
+    dds_publication_matched_status_t pm = { 0 };
+    while (!g_stop && dds_time () < deadline)
+    {
+      dds_get_publication_matched_status (writer, &pm);
+      if ((int) pm.current_count >= want_matched)
+        break;
+      dds_sleepfor (DDS_MSECS (50));
+    }
+    printf ("pub: matched readers %u\n", pm.current_count);
+    fflush (stdout);
+    /* let the remote reader finish matching us as well */
+    dds_sleepfor (DDS_MSECS (300));
+    long written = 0;
+    while (!g_stop && dds_time () < deadline && written < samples)
+    {
+      ShapeType s;
+      memset (&s, 0, sizeof (s));
+      /* string<128> maps to char[129] */
+      strncpy (s.color, colors[written % ncolors], sizeof (s.color) - 1);
+      s.x = (int32_t) (10 + 5 * written);
+      s.y = (int32_t) (20 + 3 * written);
+      s.shapesize = 30;
+      dds_return_t ret = dds_write (writer, &s);
+      if (ret == DDS_RETCODE_OK)
+      {
+        written++;
+        printf ("pub: %ld %s x=%d y=%d size=%d\n", written, s.color, s.x, s.y, s.shapesize);
+        fflush (stdout);
+      }
+      else
+      {
+        fprintf (stderr, "dds_write: %s\n", dds_strretcode (-ret));
+      }
+      dds_sleepfor (DDS_MSECS (interval_ms));
+    }
+    if (!g_stop)
+    {
+      (void) dds_wait_for_acks (writer, DDS_SECS (2));
+      const dds_time_t linger_end = dds_time () + DDS_MSECS (linger_ms);
+      while (!g_stop && dds_time () < linger_end)
+        dds_sleepfor (DDS_MSECS (50));
+    }
+    printf ("pub: wrote %ld samples\n", written);
+    rc = (written == samples) ? 0 : 3;
+  }
+  else
+  {
+    dds_entity_t reader = dds_create_reader (participant, topic, qos, NULL);
+    if (reader < 0)
+    {
+      fprintf (stderr, "dds_create_reader: %s\n", dds_strretcode (-reader));
+      return 1;
+    }
+    long received = 0;
+    uint32_t last_matched = 0;
+    while (!g_stop && dds_time () < deadline && (samples == 0 || received < samples))
+    {
+      dds_subscription_matched_status_t sm;
+      if (dds_get_subscription_matched_status (reader, &sm) == DDS_RETCODE_OK && sm.current_count != last_matched)
+      {
+        last_matched = sm.current_count;
+        printf ("sub: matched writers %u\n", last_matched);
+        fflush (stdout);
+      }
+      void *ptrs[1] = { NULL };
+      dds_sample_info_t infos[1];
+      int32_t n;
+      while ((n = dds_take (reader, ptrs, infos, 1, 1)) > 0)
+      {
+        if (infos[0].valid_data)
+        {
+          const ShapeType *s = ptrs[0];
+          received++;
+          printf ("sub: %ld %s x=%d y=%d size=%d\n", received, s->color, s->x, s->y, s->shapesize);
+          fflush (stdout);
+        }
+        dds_return_loan (reader, ptrs, n);
+        ptrs[0] = NULL;
+      }
+      dds_sleepfor (DDS_MSECS (20));
+    }
+    printf ("sub: received %ld samples\n", received);
+    rc = (samples == 0 || received >= samples) ? 0 : 3;
+  }
+  dds_delete_qos (qos);
+  dds_delete (participant);
+  return rc;
+}

@@ -1,0 +1,400 @@
+// Fast DDS 2.9 shapes peer for siftdds interop captures and tests.
+//
+//   shapes_fastdds pub [options]     write ShapeType samples on topic "Square"
+//   shapes_fastdds sub [options]     read them, optionally through a ContentFilteredTopic
+//
+// Options:
+//   -d DOMAIN     domain id (default 0)
+//   -T TOPIC      topic name (default "Square")
+//   -c COLORS     pub: comma-separated colours written round-robin (default RED,BLUE,GREEN)
+//   -n N          pub: samples to write (default 30); sub: exit after N samples (default 0 = no limit)
+//   -t SECONDS    exit after this many seconds (default 10)
+//   -i MS         pub: interval between samples (default 100)
+//   -m N          pub: wait for N matched readers before writing (default 1)
+//   -l MS         pub: linger after the last sample before exiting (default 1000)
+//   --cft         sub: ContentFilteredTopic "color = %0" with parameter 'RED'
+//   -f EXPR       sub: ContentFilteredTopic with this DDSSQL expression
+//   -p PARAM      sub: add an expression parameter (repeatable; strings need quotes: "'RED'")
+//   -b            best-effort instead of reliable
+//   --no-typeinfo do not announce PID_TYPE_INFORMATION / TypeObject v1 in SEDP (needed to match
+//                 Cyclone DDS 0.10, which rejects Fast DDS 2.9's PID_TYPE_INFORMATION as invalid).
+//                 The TypeObject is still registered locally, so content filters keep working.
+//
+// The participant is UDPv4-only (builtin transports, i.e. shared memory, disabled) so that all
+// traffic is visible to a packet capture and stays inside a network namespace. Exits on SIGINT
+// and SIGTERM. Prints one line per sample written/received.
+
+#include "ShapeType.h"
+#include "ShapeTypePubSubTypes.h"
+#include "ShapeTypeTypeObject.h"
+
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/DataWriterListener.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/DataReaderListener.hpp>
+#include <fastdds/dds/subscriber/SampleInfo.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
+#include <fastdds/dds/topic/ContentFilteredTopic.hpp>
+#include <fastdds/dds/topic/Topic.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace eprosima::fastdds::dds;
+using Clock = std::chrono::steady_clock;
+
+static std::atomic<bool> g_stop{false};
+
+static void on_signal(int)
+{
+    g_stop = true;
+}
+
+struct Options
+{
+    std::string mode;
+    uint32_t domain = 0;
+    std::string topic = "Square";
+    std::vector<std::string> colors{"RED", "BLUE", "GREEN"};
+    long samples = -1;
+    double seconds = 10.0;
+    long interval_ms = 100;
+    int matched = 1;
+    long linger_ms = 1000;
+    bool cft = false;
+    std::string expression;
+    std::vector<std::string> parameters;
+    bool best_effort = false;
+    bool typeinfo = true;
+};
+
+static void usage()
+{
+    std::fprintf(stderr,
+            "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
+            "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b]\n"
+            "       [--no-typeinfo]\n");
+    std::exit(2);
+}
+
+static std::vector<std::string> split(const std::string& s, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+static Options parse(int argc, char** argv)
+{
+    Options o;
+    if (argc < 2)
+    {
+        usage();
+    }
+    o.mode = argv[1];
+    if (o.mode != "pub" && o.mode != "sub")
+    {
+        usage();
+    }
+    for (int i = 2; i < argc; ++i)
+    {
+        std::string a = argv[i];
+        auto val = [&]() -> std::string {
+                    if (i + 1 >= argc)
+                    {
+                        usage();
+                    }
+                    return argv[++i];
+                };
+        if (a == "-d")
+        {
+            o.domain = std::stoul(val());
+        }
+        else if (a == "-T")
+        {
+            o.topic = val();
+        }
+        else if (a == "-c")
+        {
+            o.colors = split(val(), ',');
+        }
+        else if (a == "-n")
+        {
+            o.samples = std::stol(val());
+        }
+        else if (a == "-t")
+        {
+            o.seconds = std::stod(val());
+        }
+        else if (a == "-i")
+        {
+            o.interval_ms = std::stol(val());
+        }
+        else if (a == "-m")
+        {
+            o.matched = std::stoi(val());
+        }
+        else if (a == "-l")
+        {
+            o.linger_ms = std::stol(val());
+        }
+        else if (a == "--cft")
+        {
+            o.cft = true;
+        }
+        else if (a == "-f")
+        {
+            o.expression = val();
+        }
+        else if (a == "-p")
+        {
+            o.parameters.push_back(val());
+        }
+        else if (a == "-b")
+        {
+            o.best_effort = true;
+        }
+        else if (a == "--no-typeinfo")
+        {
+            o.typeinfo = false;
+        }
+        else
+        {
+            usage();
+        }
+    }
+    if (o.cft && o.expression.empty())
+    {
+        o.expression = "color = %0";
+        if (o.parameters.empty())
+        {
+            o.parameters.push_back("'RED'");
+        }
+    }
+    if (o.samples < 0)
+    {
+        o.samples = (o.mode == "pub") ? 30 : 0;
+    }
+    if (o.colors.empty())
+    {
+        usage();
+    }
+    return o;
+}
+
+class PubListener : public DataWriterListener
+{
+public:
+
+    std::atomic<int> matched{0};
+
+    void on_publication_matched(
+            DataWriter*,
+            const PublicationMatchedStatus& info) override
+    {
+        matched = info.current_count;
+        std::printf("pub: matched readers %d\n", info.current_count);
+        std::fflush(stdout);
+    }
+
+};
+
+class SubListener : public DataReaderListener
+{
+public:
+
+    std::atomic<long> received{0};
+
+    void on_subscription_matched(
+            DataReader*,
+            const SubscriptionMatchedStatus& info) override
+    {
+        std::printf("sub: matched writers %d\n", info.current_count);
+        std::fflush(stdout);
+    }
+
+    void on_data_available(
+            DataReader* reader) override
+    {
+        ShapeType s;
+        SampleInfo info;
+        while (reader->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK)
+        {
+            if (info.valid_data)
+            {
+                long n = ++received;
+                std::printf("sub: %ld %s x=%d y=%d size=%d\n", n, s.color().c_str(), s.x(), s.y(),
+                        s.shapesize());
+                std::fflush(stdout);
+            }
+        }
+    }
+
+};
+
+static bool time_left(
+        Clock::time_point deadline)
+{
+    return !g_stop && Clock::now() < deadline;
+}
+
+int main(
+        int argc,
+        char** argv)
+{
+    Options o = parse(argc, argv);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(o.seconds * 1000));
+
+    // TypeObjects are needed by the DDSSQL filter factory (reader and writer side).
+    registerShapeTypeTypes();
+
+    DomainParticipantQos pqos = PARTICIPANT_QOS_DEFAULT;
+    pqos.name(o.mode == "pub" ? "shapes_fastdds_pub" : "shapes_fastdds_sub");
+    pqos.transport().use_builtin_transports = false;
+    auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+    pqos.transport().user_transports.push_back(udp);
+
+    DomainParticipant* participant =
+            DomainParticipantFactory::get_instance()->create_participant(o.domain, pqos);
+    if (participant == nullptr)
+    {
+        std::fprintf(stderr, "create_participant failed\n");
+        return 1;
+    }
+    TypeSupport type(new ShapeTypePubSubType());
+    type->auto_fill_type_information(o.typeinfo);
+    type->auto_fill_type_object(o.typeinfo);
+    if (type.register_type(participant) != ReturnCode_t::RETCODE_OK)
+    {
+        std::fprintf(stderr, "register_type failed\n");
+        return 1;
+    }
+    Topic* topic = participant->create_topic(o.topic, type.get_type_name(), TOPIC_QOS_DEFAULT);
+    if (topic == nullptr)
+    {
+        std::fprintf(stderr, "create_topic failed\n");
+        return 1;
+    }
+
+    int rc = 0;
+    if (o.mode == "pub")
+    {
+        Publisher* publisher = participant->create_publisher(PUBLISHER_QOS_DEFAULT);
+        DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
+        wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
+        wqos.durability().kind = VOLATILE_DURABILITY_QOS;
+        wqos.history().kind = KEEP_LAST_HISTORY_QOS;
+        wqos.history().depth = 10;
+        PubListener listener;
+        DataWriter* writer = publisher->create_datawriter(topic, wqos, &listener);
+        if (writer == nullptr)
+        {
+            std::fprintf(stderr, "create_datawriter failed\n");
+            return 1;
+        }
+        while (time_left(deadline) && listener.matched < o.matched)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        // Give the reader's side a moment to finish matching us too.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        long written = 0;
+        while (time_left(deadline) && written < o.samples)
+        {
+            ShapeType s;
+            const std::string& color = o.colors[written % o.colors.size()];
+            s.color(color);
+            s.x(static_cast<int32_t>(10 + 5 * written));
+            s.y(static_cast<int32_t>(20 + 3 * written));
+            s.shapesize(30);
+            if (writer->write(&s))
+            {
+                ++written;
+                std::printf("pub: %ld %s x=%d y=%d size=%d\n", written, color.c_str(), s.x(), s.y(),
+                        s.shapesize());
+                std::fflush(stdout);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(o.interval_ms));
+        }
+        if (!g_stop)
+        {
+            eprosima::fastrtps::Duration_t max_wait(2, 0);
+            writer->wait_for_acknowledgments(max_wait);
+            auto linger_end = Clock::now() + std::chrono::milliseconds(o.linger_ms);
+            while (!g_stop && Clock::now() < linger_end)
+            {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        }
+        std::printf("pub: wrote %ld samples\n", written);
+        rc = (written == o.samples) ? 0 : 3;
+        participant->delete_contained_entities();
+    }
+    else
+    {
+        Subscriber* subscriber = participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+        TopicDescription* description = topic;
+        if (!o.expression.empty())
+        {
+            ContentFilteredTopic* cft = participant->create_contentfilteredtopic(
+                o.topic + "Filtered", topic, o.expression, o.parameters);
+            if (cft == nullptr)
+            {
+                std::fprintf(stderr, "create_contentfilteredtopic failed\n");
+                return 1;
+            }
+            description = cft;
+            std::printf("sub: content filter \"%s\"", o.expression.c_str());
+            for (const auto& p : o.parameters)
+            {
+                std::printf(" [%s]", p.c_str());
+            }
+            std::printf("\n");
+        }
+        DataReaderQos rqos = DATAREADER_QOS_DEFAULT;
+        rqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
+        rqos.durability().kind = VOLATILE_DURABILITY_QOS;
+        rqos.history().kind = KEEP_LAST_HISTORY_QOS;
+        rqos.history().depth = 10;
+        SubListener listener;
+        DataReader* reader = subscriber->create_datareader(description, rqos, &listener);
+        if (reader == nullptr)
+        {
+            std::fprintf(stderr, "create_datareader failed\n");
+            return 1;
+        }
+        while (time_left(deadline) && (o.samples == 0 || listener.received < o.samples))
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        std::printf("sub: received %ld samples\n", listener.received.load());
+        rc = (o.samples == 0 || listener.received >= o.samples) ? 0 : 3;
+        participant->delete_contained_entities();
+    }
+    DomainParticipantFactory::get_instance()->delete_participant(participant);
+    return rc;
+}

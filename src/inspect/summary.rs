@@ -1,0 +1,330 @@
+//! One line per RTPS submessage, in the spirit of tshark's summary column, and the totals.
+//!
+//! Must not: stop at a bad datagram (it is counted and the walk goes on), or print payload
+//! bytes beyond the decoded fields.
+
+use std::io::{self, Write};
+
+use super::capture::Datagram;
+use crate::cdr::{EncapsulationHeader, EncapsulationKind, Reader};
+use crate::wire::plist::{
+    ContentFilterInfo, ContentFilterProperty, ParameterListView, describe, pid, pid_name,
+};
+use crate::wire::submessage::{
+    AckNack, Data, DataFrag, DataPayload, Gap, Heartbeat, Submessage, SubmessageOutcome,
+};
+use crate::wire::{EntityId, Message, VendorId};
+
+/// What a whole capture amounted to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// UDP datagrams that started with the RTPS magic.
+    pub messages: u64,
+    /// Submessages seen in them (accepted, not understood and malformed alike).
+    pub submessages: u64,
+    /// Messages whose header or one of whose submessages was malformed.
+    pub malformed: u64,
+    /// Submessages skipped as not understood (vendor or unknown ids).
+    pub not_understood: u64,
+    /// UDP datagrams that are not RTPS at all (not counted as messages).
+    pub not_rtps: u64,
+}
+
+impl core::fmt::Display for Totals {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "messages: {}, submessages: {}, malformed: {}, not understood: {}",
+            self.messages, self.submessages, self.malformed, self.not_understood
+        )
+    }
+}
+
+/// Decodes one datagram, printing a line per submessage and updating `totals`.
+pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io::Result<()> {
+    if !d.payload.starts_with(b"RTPS") {
+        totals.not_rtps += 1;
+        return Ok(());
+    }
+    totals.messages += 1;
+    let lead = format!("{:>6} {} > {}", d.frame, d.src, d.dst);
+    let (header, iter) = match Message::parse(&d.payload) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            totals.malformed += 1;
+            return writeln!(out, "{lead} MALFORMED header: {e}");
+        }
+    };
+    let mut vendor = header.vendor_id;
+    for outcome in iter.with_understood(understood) {
+        totals.submessages += 1;
+        match outcome {
+            SubmessageOutcome::Accept(sm) => {
+                if let Submessage::InfoSrc(src) = &sm {
+                    vendor = src.vendor_id;
+                }
+                writeln!(out, "{lead} {}", describe_submessage(&sm, header.vendor_id, vendor))?;
+            }
+            SubmessageOutcome::NotUnderstood { id, flags, body } => {
+                totals.not_understood += 1;
+                writeln!(out, "{lead} NOT-UNDERSTOOD id=0x{id:02x} flags=0x{flags:02x} len={} (skipped)", body.len())?;
+            }
+            SubmessageOutcome::Malformed(e) => {
+                totals.malformed += 1;
+                writeln!(out, "{lead} MALFORMED {e} (rest of message dropped)")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn describe_submessage(sm: &Submessage<'_>, header_vendor: VendorId, vendor: VendorId) -> String {
+    let line = match sm {
+        Submessage::Data(d) => describe_data(d, vendor),
+        Submessage::DataFrag(d) => describe_data_frag(d, vendor),
+        Submessage::Heartbeat(h) => describe_heartbeat(h),
+        Submessage::HeartbeatFrag(h) => format!(
+            "HEARTBEAT_FRAG w={} r={} sn={} lastFrag={} count={}",
+            h.writer_id, h.reader_id, h.writer_sn, h.last_fragment_num, h.count
+        ),
+        Submessage::AckNack(a) => describe_acknack(a),
+        Submessage::NackFrag(n) => format!(
+            "NACK_FRAG r={} w={} sn={} missing={} count={}",
+            n.reader_id,
+            n.writer_id,
+            n.writer_sn,
+            list(n.fragment_number_state.iter().map(|f| f.0.to_string())),
+            n.count
+        ),
+        Submessage::Gap(g) => describe_gap(g),
+        Submessage::InfoTs(t) => match t.timestamp {
+            Some(ts) => format!("INFO_TS {}.{:09}", ts.seconds, fraction_nanos(ts.fraction)),
+            None => "INFO_TS invalidate".to_string(),
+        },
+        Submessage::InfoSrc(s) => format!(
+            "INFO_SRC prefix={} vendor={} version={}.{}",
+            s.guid_prefix,
+            vendor_name(s.vendor_id),
+            s.version.major,
+            s.version.minor
+        ),
+        Submessage::InfoDst(d) => format!("INFO_DST prefix={}", d.guid_prefix),
+        Submessage::InfoReply(r) => format!(
+            "INFO_REPLY unicast={} multicast={}",
+            list(r.unicast.iter().map(ToString::to_string)),
+            list(r.multicast.iter().flatten().map(ToString::to_string))
+        ),
+        Submessage::InfoReplyIp4(r) => format!(
+            "INFO_REPLY_IP4 unicast={}:{}{}",
+            std::net::Ipv4Addr::from(r.unicast.address),
+            r.unicast.port,
+            r.multicast
+                .map(|m| format!(" multicast={}:{}", std::net::Ipv4Addr::from(m.address), m.port))
+                .unwrap_or_default()
+        ),
+        Submessage::Pad(p) => format!("PAD len={}", p.body_len),
+    };
+    if header_vendor == vendor { line } else { format!("{line} (vendor {})", vendor_name(vendor)) }
+}
+
+/// tshark's names for builtin writers: DATA(p), DATA(w), DATA(r), DATA(m).
+fn data_label(writer: EntityId) -> &'static str {
+    match writer {
+        EntityId::SPDP_PARTICIPANT_ANNOUNCER => "DATA(p)",
+        EntityId::SEDP_PUBLICATIONS_ANNOUNCER => "DATA(w)",
+        EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => "DATA(r)",
+        EntityId::SEDP_TOPICS_ANNOUNCER => "DATA(t)",
+        EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => "DATA(m)",
+        _ => "DATA",
+    }
+}
+
+fn describe_data(d: &Data<'_>, vendor: VendorId) -> String {
+    let mut s = format!(
+        "{:<14} w={} r={} sn={}",
+        data_label(d.writer_id),
+        d.writer_id,
+        d.reader_id,
+        d.writer_sn
+    );
+    s += &inline_qos(d.inline_qos.as_ref(), vendor);
+    match d.payload {
+        DataPayload::None => {}
+        DataPayload::Data(b) => s += &payload(b, vendor, "data"),
+        DataPayload::Key(b) => s += &payload(b, vendor, "key"),
+    }
+    s
+}
+
+fn describe_data_frag(d: &DataFrag<'_>, vendor: VendorId) -> String {
+    let last = u64::from(d.fragment_starting_num.0) + u64::from(d.fragments_in_submessage) - 1;
+    let mut s = format!(
+        "DATA_FRAG      w={} r={} sn={} frags={}..{} fragSize={} sampleSize={}{}",
+        d.writer_id,
+        d.reader_id,
+        d.writer_sn,
+        d.fragment_starting_num,
+        last,
+        d.fragment_size,
+        d.sample_size,
+        if d.key { " key" } else { "" }
+    );
+    s += &inline_qos(d.inline_qos.as_ref(), vendor);
+    s
+}
+
+fn describe_heartbeat(h: &Heartbeat) -> String {
+    format!(
+        "HEARTBEAT      w={} r={} sn={}..{} count={}{}{}",
+        h.writer_id,
+        h.reader_id,
+        h.first_sn,
+        h.last_sn,
+        h.count,
+        if h.final_flag { " F" } else { "" },
+        if h.liveliness { " L" } else { "" }
+    )
+}
+
+fn describe_acknack(a: &AckNack) -> String {
+    format!(
+        "ACKNACK        r={} w={} base={} missing={} count={}{}{}",
+        a.reader_id,
+        a.writer_id,
+        a.reader_sn_state.bitmap_base(),
+        list(a.reader_sn_state.iter().map(|sn| sn.to_string())),
+        a.count,
+        if a.final_flag { " F" } else { "" },
+        if a.is_preemptive() { " preemptive" } else { "" }
+    )
+}
+
+fn describe_gap(g: &Gap) -> String {
+    let base = g.gap_list.bitmap_base();
+    format!(
+        "GAP            r={} w={} irrelevant={}..{}{}",
+        g.reader_id,
+        g.writer_id,
+        g.gap_start,
+        base.0.saturating_sub(1),
+        {
+            let extra: Vec<String> = g.gap_list.iter().map(|sn| sn.to_string()).collect();
+            if extra.is_empty() { String::new() } else { format!(" +[{}]", extra.join(",")) }
+        }
+    )
+}
+
+/// Lists inline QoS PIDs by name and decodes the content-filter info in full.
+fn inline_qos(qos: Option<&ParameterListView<'_>>, vendor: VendorId) -> String {
+    let Some(qos) = qos else { return String::new() };
+    let mut names = Vec::new();
+    let mut extra = String::new();
+    for p in qos.iter() {
+        names.push(pid_label(p.pid, vendor));
+        if p.pid == pid::PID_CONTENT_FILTER_INFO {
+            let mut r = Reader::new(p.value, qos.endian());
+            extra += &match ContentFilterInfo::parse(&mut r) {
+                Ok(cfi) => format!(
+                    " filterInfo=[{}]",
+                    (0..cfi.len())
+                        .map(|i| format!(
+                            "{}:{}",
+                            hex(cfi.signatures().get(i).map(|s| &s[..]).unwrap_or(&[])),
+                            match cfi.passed(i) {
+                                Some(true) => "pass",
+                                Some(false) => "fail",
+                                None => "?",
+                            }
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                Err(e) => format!(" filterInfo=INVALID({e})"),
+            };
+        }
+    }
+    format!(" qos=[{}]{extra}", names.join(","))
+}
+
+/// Summarises a serialized payload: its encapsulation and size, and for parameter-list
+/// payloads (discovery data) the PIDs, with a reader's content filter decoded.
+fn payload(bytes: &[u8], vendor: VendorId, what: &str) -> String {
+    let mut r = Reader::new(bytes, crate::cdr::Endianness::Big);
+    let Ok(encap) = EncapsulationHeader::parse(&mut r) else {
+        return format!(" {what}={}B", bytes.len());
+    };
+    let mut s = format!(" {what}={}B {}{}", bytes.len(), encap_name(encap.kind), endian_suffix(&encap));
+    if encap.kind == EncapsulationKind::PlCdr {
+        r.set_endian(encap.endian);
+        match ParameterListView::new_checked(&mut r) {
+            Ok(pl) => {
+                let names: Vec<String> = pl.iter().map(|p| pid_label(p.pid, vendor)).collect();
+                s += &format!(" params=[{}]", names.join(","));
+                if let Some(p) = pl.find(pid::PID_CONTENT_FILTER_PROPERTY) {
+                    let mut pr = Reader::new(p.value, pl.endian());
+                    s += &match ContentFilterProperty::parse(&mut pr) {
+                        Ok(cf) => format!(
+                            " filter={{{} on {} class={} expr=\"{}\" params={} sig={}}}",
+                            cf.content_filtered_topic_name,
+                            cf.related_topic_name,
+                            cf.filter_class_name,
+                            cf.filter_expression,
+                            list(cf.expression_parameters.iter().map(|p| p.to_string())),
+                            hex(&cf.signature())
+                        ),
+                        Err(e) => format!(" filter=INVALID({e})"),
+                    };
+                }
+            }
+            Err(e) => s += &format!(" params=INVALID({e})"),
+        }
+    }
+    s
+}
+
+fn encap_name(kind: EncapsulationKind) -> &'static str {
+    match kind {
+        EncapsulationKind::Cdr => "CDR",
+        EncapsulationKind::PlCdr => "PL_CDR",
+        EncapsulationKind::Cdr2 => "CDR2",
+        EncapsulationKind::DCdr2 => "D_CDR2",
+        EncapsulationKind::PlCdr2 => "PL_CDR2",
+        EncapsulationKind::Xml => "XML",
+    }
+}
+
+fn endian_suffix(e: &EncapsulationHeader) -> &'static str {
+    match (e.kind, e.endian) {
+        (EncapsulationKind::Xml, _) => "",
+        (_, crate::cdr::Endianness::Little) => "_LE",
+        (_, crate::cdr::Endianness::Big) => "_BE",
+    }
+}
+
+fn pid_label(id: u16, vendor: VendorId) -> String {
+    match pid_name(id, vendor) {
+        Some(name) => name.trim_start_matches("PID_").to_string(),
+        None => format!("0x{id:04x}"),
+    }
+}
+
+/// Must-understand inline QoS PIDs that the PID table knows (e.g. PID_DOMAIN_TAG).
+fn understood(id: u16) -> bool {
+    describe(id, VendorId::UNKNOWN).is_some()
+}
+
+fn vendor_name(v: VendorId) -> String {
+    v.name().map(str::to_string).unwrap_or_else(|| format!("{:02x}.{:02x}", v.0[0], v.0[1]))
+}
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    format!("[{}]", items.collect::<Vec<_>>().join(","))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn fraction_nanos(fraction: u32) -> u64 {
+    (u64::from(fraction) * 1_000_000_000) >> 32
+}

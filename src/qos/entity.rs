@@ -1,0 +1,396 @@
+//! The per-entity QoS aggregates (`TopicQos`, `DataWriterQos`, …) with DDS defaults and
+//! builder-style setters.
+//!
+//! Must not: check consistency (see `consistency`) or matching (see `matching`); this module is
+//! the shape of each entity's QoS and nothing else.
+//!
+//! DDS 1.4 §2.2.3 (QoS table: which policy applies to which entity, defaults) and §2.2.2.4.1.x
+//! (`copy_from_topic_qos`); DDS-XTypes 1.3 §7.6.3.1 adds DataRepresentation to topic, writer
+//! and reader QoS.
+
+use crate::qos::policy::{
+    DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService,
+    EntityFactory, GroupData, History, LatencyBudget, Lifespan, Liveliness, Ownership,
+    OwnershipStrength, Partition, Presentation, ReaderDataLifecycle, Reliability, ResourceLimits,
+    TimeBasedFilter, TopicData, TransportPriority, UserData, WriterDataLifecycle,
+};
+
+/// Generates one `fn field(self, value) -> Self` setter per listed field.
+macro_rules! setters {
+    ($ty:ident { $($field:ident : $pty:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Returns `self` with `", stringify!($field), "` replaced.")]
+                #[must_use]
+                pub fn $field(mut self, value: $pty) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+/// QoS of a Topic (DDS 1.4 §2.2.3). `Default` gives the spec defaults, with BEST_EFFORT
+/// reliability.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TopicQos {
+    /// TOPIC_DATA.
+    pub topic_data: TopicData,
+    /// DURABILITY.
+    pub durability: Durability,
+    /// DURABILITY_SERVICE.
+    pub durability_service: DurabilityService,
+    /// DEADLINE.
+    pub deadline: Deadline,
+    /// LATENCY_BUDGET.
+    pub latency_budget: LatencyBudget,
+    /// LIVELINESS.
+    pub liveliness: Liveliness,
+    /// RELIABILITY (default BEST_EFFORT, 100 ms).
+    pub reliability: Reliability,
+    /// DESTINATION_ORDER.
+    pub destination_order: DestinationOrder,
+    /// HISTORY.
+    pub history: History,
+    /// RESOURCE_LIMITS.
+    pub resource_limits: ResourceLimits,
+    /// TRANSPORT_PRIORITY.
+    pub transport_priority: TransportPriority,
+    /// LIFESPAN.
+    pub lifespan: Lifespan,
+    /// OWNERSHIP.
+    pub ownership: Ownership,
+    /// DATA_REPRESENTATION.
+    pub data_representation: DataRepresentation,
+}
+
+setters!(TopicQos {
+    topic_data: TopicData,
+    durability: Durability,
+    durability_service: DurabilityService,
+    deadline: Deadline,
+    latency_budget: LatencyBudget,
+    liveliness: Liveliness,
+    reliability: Reliability,
+    destination_order: DestinationOrder,
+    history: History,
+    resource_limits: ResourceLimits,
+    transport_priority: TransportPriority,
+    lifespan: Lifespan,
+    ownership: Ownership,
+    data_representation: DataRepresentation,
+});
+
+/// QoS of a DataWriter (DDS 1.4 §2.2.3). `Default` gives the spec defaults: RELIABLE with a
+/// 100 ms `max_blocking_time`, `KeepLast(1)`, VOLATILE, and so on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DataWriterQos {
+    /// DURABILITY.
+    pub durability: Durability,
+    /// DURABILITY_SERVICE.
+    pub durability_service: DurabilityService,
+    /// DEADLINE.
+    pub deadline: Deadline,
+    /// LATENCY_BUDGET.
+    pub latency_budget: LatencyBudget,
+    /// LIVELINESS.
+    pub liveliness: Liveliness,
+    /// RELIABILITY (default RELIABLE, 100 ms).
+    pub reliability: Reliability,
+    /// DESTINATION_ORDER.
+    pub destination_order: DestinationOrder,
+    /// HISTORY.
+    pub history: History,
+    /// RESOURCE_LIMITS.
+    pub resource_limits: ResourceLimits,
+    /// TRANSPORT_PRIORITY.
+    pub transport_priority: TransportPriority,
+    /// LIFESPAN.
+    pub lifespan: Lifespan,
+    /// USER_DATA.
+    pub user_data: UserData,
+    /// OWNERSHIP.
+    pub ownership: Ownership,
+    /// OWNERSHIP_STRENGTH.
+    pub ownership_strength: OwnershipStrength,
+    /// WRITER_DATA_LIFECYCLE.
+    pub writer_data_lifecycle: WriterDataLifecycle,
+    /// DATA_REPRESENTATION; the writer uses the first id (empty = XCDR).
+    pub data_representation: DataRepresentation,
+}
+
+impl Default for DataWriterQos {
+    fn default() -> Self {
+        DataWriterQos {
+            durability: Durability::default(),
+            durability_service: DurabilityService::default(),
+            deadline: Deadline::default(),
+            latency_budget: LatencyBudget::default(),
+            liveliness: Liveliness::default(),
+            // DDS 1.4 §2.2.3 QoS table: RELIABLE is the DataWriter default.
+            reliability: Reliability::reliable(),
+            destination_order: DestinationOrder::default(),
+            history: History::default(),
+            resource_limits: ResourceLimits::default(),
+            transport_priority: TransportPriority::default(),
+            lifespan: Lifespan::default(),
+            user_data: UserData::default(),
+            ownership: Ownership::default(),
+            ownership_strength: OwnershipStrength::default(),
+            writer_data_lifecycle: WriterDataLifecycle::default(),
+            data_representation: DataRepresentation::default(),
+        }
+    }
+}
+
+setters!(DataWriterQos {
+    durability: Durability,
+    durability_service: DurabilityService,
+    deadline: Deadline,
+    latency_budget: LatencyBudget,
+    liveliness: Liveliness,
+    reliability: Reliability,
+    destination_order: DestinationOrder,
+    history: History,
+    resource_limits: ResourceLimits,
+    transport_priority: TransportPriority,
+    lifespan: Lifespan,
+    user_data: UserData,
+    ownership: Ownership,
+    ownership_strength: OwnershipStrength,
+    writer_data_lifecycle: WriterDataLifecycle,
+    data_representation: DataRepresentation,
+});
+
+impl DataWriterQos {
+    /// Returns `self` with every policy it shares with `topic` copied from `topic`
+    /// (`Publisher::copy_from_topic_qos`, DDS 1.4 §2.2.2.4.1.x).
+    #[must_use]
+    pub fn with_topic_qos(mut self, topic: &TopicQos) -> Self {
+        self.durability = topic.durability;
+        self.durability_service = topic.durability_service.clone();
+        self.deadline = topic.deadline;
+        self.latency_budget = topic.latency_budget;
+        self.liveliness = topic.liveliness;
+        self.reliability = topic.reliability;
+        self.destination_order = topic.destination_order;
+        self.history = topic.history;
+        self.resource_limits = topic.resource_limits;
+        self.transport_priority = topic.transport_priority;
+        self.lifespan = topic.lifespan;
+        self.ownership = topic.ownership;
+        self.data_representation = topic.data_representation.clone();
+        self
+    }
+}
+
+/// QoS of a DataReader (DDS 1.4 §2.2.3). `Default` gives the spec defaults: BEST_EFFORT,
+/// `KeepLast(1)`, VOLATILE, and so on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DataReaderQos {
+    /// DURABILITY.
+    pub durability: Durability,
+    /// DEADLINE.
+    pub deadline: Deadline,
+    /// LATENCY_BUDGET.
+    pub latency_budget: LatencyBudget,
+    /// LIVELINESS.
+    pub liveliness: Liveliness,
+    /// RELIABILITY (default BEST_EFFORT).
+    pub reliability: Reliability,
+    /// DESTINATION_ORDER.
+    pub destination_order: DestinationOrder,
+    /// HISTORY.
+    pub history: History,
+    /// RESOURCE_LIMITS.
+    pub resource_limits: ResourceLimits,
+    /// USER_DATA.
+    pub user_data: UserData,
+    /// OWNERSHIP.
+    pub ownership: Ownership,
+    /// TIME_BASED_FILTER.
+    pub time_based_filter: TimeBasedFilter,
+    /// READER_DATA_LIFECYCLE.
+    pub reader_data_lifecycle: ReaderDataLifecycle,
+    /// DATA_REPRESENTATION; the ids this reader accepts (empty = XCDR only).
+    pub data_representation: DataRepresentation,
+}
+
+setters!(DataReaderQos {
+    durability: Durability,
+    deadline: Deadline,
+    latency_budget: LatencyBudget,
+    liveliness: Liveliness,
+    reliability: Reliability,
+    destination_order: DestinationOrder,
+    history: History,
+    resource_limits: ResourceLimits,
+    user_data: UserData,
+    ownership: Ownership,
+    time_based_filter: TimeBasedFilter,
+    reader_data_lifecycle: ReaderDataLifecycle,
+    data_representation: DataRepresentation,
+});
+
+impl DataReaderQos {
+    /// Returns `self` with every policy it shares with `topic` copied from `topic`
+    /// (`Subscriber::copy_from_topic_qos`, DDS 1.4 §2.2.2.5.1.x).
+    #[must_use]
+    pub fn with_topic_qos(mut self, topic: &TopicQos) -> Self {
+        self.durability = topic.durability;
+        self.deadline = topic.deadline;
+        self.latency_budget = topic.latency_budget;
+        self.liveliness = topic.liveliness;
+        self.reliability = topic.reliability;
+        self.destination_order = topic.destination_order;
+        self.history = topic.history;
+        self.resource_limits = topic.resource_limits;
+        self.ownership = topic.ownership;
+        self.data_representation = topic.data_representation.clone();
+        self
+    }
+}
+
+/// QoS of a Publisher (DDS 1.4 §2.2.3). Its presentation and partition take part in matching.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PublisherQos {
+    /// PRESENTATION.
+    pub presentation: Presentation,
+    /// PARTITION.
+    pub partition: Partition,
+    /// GROUP_DATA.
+    pub group_data: GroupData,
+    /// ENTITY_FACTORY.
+    pub entity_factory: EntityFactory,
+}
+
+setters!(PublisherQos {
+    presentation: Presentation,
+    partition: Partition,
+    group_data: GroupData,
+    entity_factory: EntityFactory,
+});
+
+/// QoS of a Subscriber (DDS 1.4 §2.2.3). Its presentation and partition take part in matching.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SubscriberQos {
+    /// PRESENTATION.
+    pub presentation: Presentation,
+    /// PARTITION.
+    pub partition: Partition,
+    /// GROUP_DATA.
+    pub group_data: GroupData,
+    /// ENTITY_FACTORY.
+    pub entity_factory: EntityFactory,
+}
+
+setters!(SubscriberQos {
+    presentation: Presentation,
+    partition: Partition,
+    group_data: GroupData,
+    entity_factory: EntityFactory,
+});
+
+/// QoS of a DomainParticipant (DDS 1.4 §2.2.3).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DomainParticipantQos {
+    /// USER_DATA.
+    pub user_data: UserData,
+    /// ENTITY_FACTORY.
+    pub entity_factory: EntityFactory,
+}
+
+setters!(DomainParticipantQos { user_data: UserData, entity_factory: EntityFactory });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qos::policy::{
+        Length, LivelinessKind, PresentationAccessScope, ReliabilityKind,
+    };
+    use crate::time::Duration;
+
+    #[test]
+    fn writer_defaults_follow_the_spec_table() {
+        let w = DataWriterQos::default();
+        assert_eq!(w.reliability.kind, ReliabilityKind::Reliable);
+        assert_eq!(w.reliability.max_blocking_time.to_std().unwrap().as_millis(), 100);
+        assert_eq!(w.durability, Durability::Volatile);
+        assert_eq!(w.history, History::KeepLast(1));
+        assert_eq!(w.deadline.period, Duration::INFINITE);
+        assert_eq!(w.latency_budget.duration, Duration::ZERO);
+        assert_eq!(w.liveliness.kind, LivelinessKind::Automatic);
+        assert_eq!(w.liveliness.lease_duration, Duration::INFINITE);
+        assert_eq!(w.destination_order, DestinationOrder::ByReceptionTimestamp);
+        assert_eq!(w.ownership, Ownership::Shared);
+        assert_eq!(w.ownership_strength.value, 0);
+        assert_eq!(w.lifespan.duration, Duration::INFINITE);
+        assert_eq!(w.transport_priority.value, 0);
+        assert!(w.writer_data_lifecycle.autodispose_unregistered_instances);
+        assert_eq!(w.resource_limits.max_samples, Length::Unlimited);
+        assert_eq!(w.resource_limits.max_instances, Length::Unlimited);
+        assert_eq!(w.resource_limits.max_samples_per_instance, Length::Unlimited);
+        assert!(w.user_data.value.is_empty());
+        assert!(w.data_representation.value.is_empty());
+        let ds = &w.durability_service;
+        assert_eq!(ds.service_cleanup_delay, Duration::ZERO);
+        assert_eq!(ds.history, History::KeepLast(1));
+        assert_eq!(ds.max_samples_per_instance, Length::Unlimited);
+    }
+
+    #[test]
+    fn reader_and_topic_default_to_best_effort() {
+        let r = DataReaderQos::default();
+        assert_eq!(r.reliability.kind, ReliabilityKind::BestEffort);
+        assert_eq!(r.reliability.max_blocking_time.to_std().unwrap().as_millis(), 100);
+        assert_eq!(r.history, History::KeepLast(1));
+        assert_eq!(r.durability, Durability::Volatile);
+        assert_eq!(r.time_based_filter.minimum_separation, Duration::ZERO);
+        assert_eq!(r.reader_data_lifecycle.autopurge_nowriter_samples_delay, Duration::INFINITE);
+        assert_eq!(r.reader_data_lifecycle.autopurge_disposed_samples_delay, Duration::INFINITE);
+        assert_eq!(TopicQos::default().reliability.kind, ReliabilityKind::BestEffort);
+    }
+
+    #[test]
+    fn group_and_participant_defaults() {
+        let p = PublisherQos::default();
+        assert_eq!(p.presentation.access_scope, PresentationAccessScope::Instance);
+        assert!(!p.presentation.coherent_access && !p.presentation.ordered_access);
+        assert!(p.partition.names.is_empty());
+        assert!(p.entity_factory.autoenable_created_entities);
+        assert_eq!(SubscriberQos::default().presentation, p.presentation);
+        assert!(DomainParticipantQos::default().entity_factory.autoenable_created_entities);
+    }
+
+    #[test]
+    fn setters_replace_one_policy() {
+        let w = DataWriterQos::default()
+            .reliability(Reliability::best_effort())
+            .durability(Durability::TransientLocal)
+            .history(History::KeepAll);
+        assert_eq!(w.reliability.kind, ReliabilityKind::BestEffort);
+        assert_eq!(w.durability, Durability::TransientLocal);
+        assert_eq!(w.history, History::KeepAll);
+        assert_eq!(w.deadline, Deadline::default());
+        let s = SubscriberQos::default().partition(Partition::new(["a", "b*"]));
+        assert_eq!(s.partition.names, vec!["a".to_string(), "b*".to_string()]);
+    }
+
+    #[test]
+    fn copy_from_topic_overwrites_shared_policies_only() {
+        let topic = TopicQos::default()
+            .durability(Durability::TransientLocal)
+            .history(History::KeepLast(5));
+        let w = DataWriterQos::default()
+            .ownership_strength(OwnershipStrength { value: 9 })
+            .with_topic_qos(&topic);
+        assert_eq!(w.durability, Durability::TransientLocal);
+        assert_eq!(w.history, History::KeepLast(5));
+        // DDS semantics: the topic's BEST_EFFORT default replaces the writer's RELIABLE.
+        assert_eq!(w.reliability.kind, ReliabilityKind::BestEffort);
+        assert_eq!(w.ownership_strength.value, 9);
+        let r = DataReaderQos::default().with_topic_qos(&topic);
+        assert_eq!(r.durability, Durability::TransientLocal);
+    }
+}

@@ -1,0 +1,122 @@
+//! The 20-byte RTPS message header: protocol id, version, vendor and sender GuidPrefix.
+//!
+//! Must not: accept a message that is not RTPS 2.x, panic on any input, or allocate.
+//!
+//! RTPS 2.5 §8.3.3 (Header structure), §9.4.4 (mapping: 'R','T','P','S', ProtocolVersion_t,
+//! VendorId_t, GuidPrefix_t; all octets, so the header has no byte order).
+
+use crate::cdr::{Endianness, Reader, Writer};
+use crate::wire::{GuidPrefix, ProtocolVersion, VendorId, WireError};
+
+/// The RTPS message header. RTPS 2.5 §8.3.3.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// The protocol version the sender speaks.
+    pub version: ProtocolVersion,
+    /// The sender's vendor.
+    pub vendor_id: VendorId,
+    /// The sender's participant prefix (sourceGuidPrefix).
+    pub guid_prefix: GuidPrefix,
+}
+
+impl Header {
+    /// Size on the wire.
+    pub const LEN: usize = 20;
+    /// The protocol id. RTPS 2.5 §9.4.4.
+    pub const MAGIC: [u8; 4] = *b"RTPS";
+
+    /// A header for a message we send: version 2.5, our vendor id.
+    pub fn new(guid_prefix: GuidPrefix) -> Self {
+        Header {
+            version: ProtocolVersion::V2_5,
+            vendor_id: VendorId::SIFTDDS,
+            guid_prefix,
+        }
+    }
+
+    /// Reads 20 octets. Errors on a wrong protocol id or a major version other than 2
+    /// (RTPS 2.5 §8.3.6.3: a receiver drops messages of another major version).
+    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let magic = r.take_array::<4>("header.protocol")?;
+        // RTPS 2.5 §9.4.4: the protocol id is exactly 'R','T','P','S'.
+        if magic != Self::MAGIC {
+            return Err(WireError::Invalid("header.protocol"));
+        }
+        let major = r.u8("header.version")?;
+        let minor = r.u8("header.version")?;
+        // RTPS 2.5 §8.3.6.3: only the major version must match.
+        if major != 2 {
+            return Err(WireError::Invalid("header.version.major"));
+        }
+        let vendor_id = VendorId(r.take_array::<2>("header.vendorId")?);
+        let guid_prefix = GuidPrefix::parse(r)?;
+        Ok(Header {
+            version: ProtocolVersion { major, minor },
+            vendor_id,
+            guid_prefix,
+        })
+    }
+
+    /// Appends the 20 octets.
+    pub fn emit(&self, buf: &mut Vec<u8>) {
+        let mut w = Writer::new(buf, Endianness::Big);
+        w.bytes(&Self::MAGIC);
+        w.u8(self.version.major);
+        w.u8(self.version.minor);
+        w.bytes(&self.vendor_id.0);
+        self.guid_prefix.emit(&mut w);
+        debug_assert_eq!(w.position(), Self::LEN);
+    }
+
+    /// Always [`Header::LEN`].
+    pub fn buffer_len(&self) -> usize {
+        Self::LEN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOLDEN: [u8; 20] = [
+        b'R', b'T', b'P', b'S', 2, 1, 0x01, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+    ];
+
+    #[test]
+    fn header_parses_and_round_trips() {
+        let h = Header::parse(&mut Reader::new(&GOLDEN, Endianness::Little)).unwrap();
+        assert_eq!(h.version, ProtocolVersion { major: 2, minor: 1 });
+        assert_eq!(h.vendor_id, VendorId::CYCLONE_DDS);
+        assert_eq!(
+            h.guid_prefix,
+            GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+        );
+        let mut v = Vec::new();
+        h.emit(&mut v);
+        assert_eq!(v, GOLDEN);
+    }
+
+    #[test]
+    fn header_with_wrong_magic_is_invalid() {
+        let mut b = GOLDEN;
+        b[0] = b'X';
+        assert!(Header::parse(&mut Reader::new(&b, Endianness::Big)).is_err());
+    }
+
+    #[test]
+    fn header_with_major_version_3_is_invalid() {
+        let mut b = GOLDEN;
+        b[4] = 3;
+        assert_eq!(
+            Header::parse(&mut Reader::new(&b, Endianness::Big)),
+            Err(WireError::Invalid("header.version.major"))
+        );
+    }
+
+    #[test]
+    fn truncated_header_is_an_error_at_every_offset() {
+        for cut in 0..GOLDEN.len() {
+            assert!(Header::parse(&mut Reader::new(&GOLDEN[..cut], Endianness::Big)).is_err());
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! SequenceNumberSet and FragmentNumberSet: a base plus a bitmap of at most 256 bits.
+//!
+//! Must not: accept more than [`MAX_SET_BITS`] bits, read more bitmap words than numBits needs,
+//! panic on any input, or allocate.
+//!
+//! RTPS 2.5 §9.4.2.6 (SequenceNumberSet), §9.4.2.8 (FragmentNumberSet): {base, uint32 numBits,
+//! uint32 bitmap[(numBits+31)/32]}; member `base + i` is set when bit `31 - i%32` of
+//! `bitmap[i/32]` is one (most significant bit first).
+
+use crate::cdr::{Reader, Writer};
+use crate::wire::{FragmentNumber, SequenceNumber, WireError};
+
+/// Upper bound on numBits. RTPS 2.5 §9.4.2.6/§9.4.2.8: numBits ≤ 256.
+pub const MAX_SET_BITS: u32 = 256;
+/// Number of 32-bit words holding [`MAX_SET_BITS`].
+const MAX_WORDS: usize = 8;
+
+/// numBits and its words; the shared half of both set types. Bits beyond numBits in the last
+/// word are kept as received (so re-emitting reproduces the bytes) but are never members.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+struct Bitmap {
+    num_bits: u32,
+    words: [u32; MAX_WORDS],
+}
+
+impl Bitmap {
+    fn empty(num_bits: u32) -> Result<Self, WireError> {
+        if num_bits > MAX_SET_BITS {
+            return Err(WireError::TooLarge("numBits"));
+        }
+        Ok(Bitmap {
+            num_bits,
+            words: [0; MAX_WORDS],
+        })
+    }
+
+    /// (numBits + 31) / 32; numBits ≤ 256 so this is at most 8.
+    fn word_count(&self) -> usize {
+        usize::try_from(self.num_bits.div_ceil(32))
+            .unwrap_or(MAX_WORDS)
+            .min(MAX_WORDS)
+    }
+
+    fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let num_bits = r.u32("numBits")?;
+        // RTPS 2.5 §9.4.2.6: a set with numBits > 256 is invalid.
+        let mut bm = Bitmap::empty(num_bits)?;
+        let n = bm.word_count();
+        for w in bm.words.iter_mut().take(n) {
+            *w = r.u32("bitmap")?;
+        }
+        Ok(bm)
+    }
+
+    fn emit(&self, w: &mut Writer<'_>) {
+        w.u32(self.num_bits);
+        for word in self.words.iter().take(self.word_count()) {
+            w.u32(*word);
+        }
+    }
+
+    /// 4 (numBits) + 4 per word.
+    fn buffer_len(&self) -> usize {
+        self.word_count().saturating_mul(4).saturating_add(4)
+    }
+
+    fn mask(offset: u32) -> u32 {
+        0x8000_0000u32.checked_shr(offset % 32).unwrap_or(0)
+    }
+
+    fn word_index(offset: u32) -> usize {
+        usize::try_from(offset / 32).unwrap_or(usize::MAX)
+    }
+
+    fn contains(&self, offset: u32) -> bool {
+        offset < self.num_bits
+            && self
+                .words
+                .get(Self::word_index(offset))
+                .is_some_and(|w| w & Self::mask(offset) != 0)
+    }
+
+    /// Sets bit `offset`; false if it is outside numBits.
+    fn insert(&mut self, offset: u32) -> bool {
+        if offset >= self.num_bits {
+            return false;
+        }
+        match self.words.get_mut(Self::word_index(offset)) {
+            Some(w) => {
+                *w |= Self::mask(offset);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn offsets(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.num_bits).filter(|&i| self.contains(i))
+    }
+}
+
+/// SequenceNumberSet. RTPS 2.5 §9.4.2.6. The invariant numBits ≤ 256 is kept by every
+/// constructor, so emitting cannot fail.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SequenceNumberSet {
+    bitmap_base: SequenceNumber,
+    bits: Bitmap,
+}
+
+impl SequenceNumberSet {
+    /// An empty set covering `[bitmap_base, bitmap_base + num_bits)`.
+    pub fn new(bitmap_base: SequenceNumber, num_bits: u32) -> Result<Self, WireError> {
+        Ok(SequenceNumberSet {
+            bitmap_base,
+            bits: Bitmap::empty(num_bits)?,
+        })
+    }
+
+    /// The smallest set starting at `bitmap_base` holding `members`; numBits is the highest
+    /// member's offset plus one. Errors if a member is below the base or 256 or more above it.
+    pub fn from_members(
+        bitmap_base: SequenceNumber,
+        members: impl IntoIterator<Item = SequenceNumber>,
+    ) -> Result<Self, WireError> {
+        let mut offsets = [0u32; MAX_SET_BITS as usize];
+        let mut n = 0usize;
+        let mut num_bits = 0u32;
+        for sn in members {
+            let off =
+                sn.0.checked_sub(bitmap_base.0)
+                    .and_then(|d| u32::try_from(d).ok())
+                    .filter(|&d| d < MAX_SET_BITS)
+                    .ok_or(WireError::TooLarge("sequence number set member"))?;
+            num_bits = num_bits.max(off.saturating_add(1));
+            if let Some(slot) = offsets.get_mut(n) {
+                *slot = off;
+                n = n.saturating_add(1);
+            } else {
+                // More than 256 members means duplicates; they are already recorded.
+            }
+        }
+        let mut set = Self::new(bitmap_base, num_bits)?;
+        for off in offsets.iter().take(n) {
+            set.bits.insert(*off);
+        }
+        Ok(set)
+    }
+
+    /// bitmapBase.
+    pub fn bitmap_base(&self) -> SequenceNumber {
+        self.bitmap_base
+    }
+
+    /// numBits (≤ 256).
+    pub fn num_bits(&self) -> u32 {
+        self.bits.num_bits
+    }
+
+    /// The bitmap words (only the first `(numBits+31)/32` are on the wire).
+    pub fn bitmap(&self) -> &[u32; 8] {
+        &self.bits.words
+    }
+
+    /// True if `sn` is in the set.
+    pub fn contains(&self, sn: SequenceNumber) -> bool {
+        sn.0.checked_sub(self.bitmap_base.0)
+            .and_then(|d| u32::try_from(d).ok())
+            .is_some_and(|off| self.bits.contains(off))
+    }
+
+    /// Adds `sn`; false (and no change) if it is outside `[base, base + numBits)`.
+    pub fn insert(&mut self, sn: SequenceNumber) -> bool {
+        sn.0.checked_sub(self.bitmap_base.0)
+            .and_then(|d| u32::try_from(d).ok())
+            .is_some_and(|off| self.bits.insert(off))
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = SequenceNumber> + '_ {
+        self.bits
+            .offsets()
+            .filter_map(|off| self.bitmap_base.checked_add(i64::from(off)))
+    }
+
+    /// True when no bit is set.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// Reads a set; numBits > 256 is an error. The base is not range-checked here: each
+    /// submessage applies its own rule (see the ACKNACK quirk in `submessage::ack`).
+    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let bitmap_base = SequenceNumber::parse(r)?;
+        Ok(SequenceNumberSet {
+            bitmap_base,
+            bits: Bitmap::parse(r)?,
+        })
+    }
+
+    /// Writes the set.
+    pub fn emit(&self, w: &mut Writer<'_>) {
+        self.bitmap_base.emit(w);
+        self.bits.emit(w);
+    }
+
+    /// Encoded size: 8 (base) + 4 (numBits) + 4 per bitmap word.
+    pub fn buffer_len(&self) -> usize {
+        self.bits.buffer_len().saturating_add(8)
+    }
+}
+
+/// FragmentNumberSet. RTPS 2.5 §9.4.2.8. Same invariant as [`SequenceNumberSet`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FragmentNumberSet {
+    bitmap_base: FragmentNumber,
+    bits: Bitmap,
+}
+
+impl FragmentNumberSet {
+    /// An empty set covering `[bitmap_base, bitmap_base + num_bits)`.
+    pub fn new(bitmap_base: FragmentNumber, num_bits: u32) -> Result<Self, WireError> {
+        Ok(FragmentNumberSet {
+            bitmap_base,
+            bits: Bitmap::empty(num_bits)?,
+        })
+    }
+
+    /// The smallest set starting at `bitmap_base` holding `members` (see
+    /// [`SequenceNumberSet::from_members`]).
+    pub fn from_members(
+        bitmap_base: FragmentNumber,
+        members: impl IntoIterator<Item = FragmentNumber>,
+    ) -> Result<Self, WireError> {
+        let sns = SequenceNumberSet::from_members(
+            SequenceNumber(i64::from(bitmap_base.0)),
+            members.into_iter().map(|f| SequenceNumber(i64::from(f.0))),
+        )?;
+        Ok(FragmentNumberSet {
+            bitmap_base,
+            bits: sns.bits,
+        })
+    }
+
+    /// bitmapBase.
+    pub fn bitmap_base(&self) -> FragmentNumber {
+        self.bitmap_base
+    }
+
+    /// numBits (≤ 256).
+    pub fn num_bits(&self) -> u32 {
+        self.bits.num_bits
+    }
+
+    /// The bitmap words (only the first `(numBits+31)/32` are on the wire).
+    pub fn bitmap(&self) -> &[u32; 8] {
+        &self.bits.words
+    }
+
+    /// True if `f` is in the set.
+    pub fn contains(&self, f: FragmentNumber) -> bool {
+        f.0.checked_sub(self.bitmap_base.0)
+            .is_some_and(|off| self.bits.contains(off))
+    }
+
+    /// Adds `f`; false (and no change) if it is outside `[base, base + numBits)`.
+    pub fn insert(&mut self, f: FragmentNumber) -> bool {
+        f.0.checked_sub(self.bitmap_base.0)
+            .is_some_and(|off| self.bits.insert(off))
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = FragmentNumber> + '_ {
+        self.bits
+            .offsets()
+            .filter_map(|off| self.bitmap_base.0.checked_add(off).map(FragmentNumber))
+    }
+
+    /// True when no bit is set.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// Reads a set; numBits > 256 is an error. The base is checked by the submessage.
+    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let bitmap_base = FragmentNumber::parse(r)?;
+        Ok(FragmentNumberSet {
+            bitmap_base,
+            bits: Bitmap::parse(r)?,
+        })
+    }
+
+    /// Writes the set.
+    pub fn emit(&self, w: &mut Writer<'_>) {
+        self.bitmap_base.emit(w);
+        self.bits.emit(w);
+    }
+
+    /// Encoded size: 4 (base) + 4 (numBits) + 4 per bitmap word.
+    pub fn buffer_len(&self) -> usize {
+        self.bits.buffer_len().saturating_add(4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cdr::Endianness;
+
+    fn sn(n: i64) -> SequenceNumber {
+        SequenceNumber(n)
+    }
+
+    #[test]
+    fn sn_set_golden_bytes_big_endian() {
+        // base 5, numBits 33 -> two words; members 5 and 37 (offset 32 = MSB of word 1).
+        let set = SequenceNumberSet::from_members(sn(5), [sn(5), sn(37)]).unwrap();
+        assert_eq!(set.num_bits(), 33);
+        let mut v = Vec::new();
+        set.emit(&mut Writer::new(&mut v, Endianness::Big));
+        let golden = [
+            0, 0, 0, 0, 0, 0, 0, 5, // base {high 0, low 5}
+            0, 0, 0, 33, // numBits
+            0x80, 0, 0, 0, 0x80, 0, 0, 0, // bitmap
+        ];
+        assert_eq!(v, golden);
+        assert_eq!(set.buffer_len(), golden.len());
+        let back = SequenceNumberSet::parse(&mut Reader::new(&golden, Endianness::Big)).unwrap();
+        assert_eq!(back, set);
+        assert_eq!(back.iter().collect::<Vec<_>>(), [sn(5), sn(37)]);
+    }
+
+    #[test]
+    fn sn_set_golden_bytes_little_endian() {
+        let golden = [0, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x60];
+        let set = SequenceNumberSet::parse(&mut Reader::new(&golden, Endianness::Little)).unwrap();
+        assert_eq!(set.iter().collect::<Vec<_>>(), [sn(6), sn(7)]);
+        let mut v = Vec::new();
+        set.emit(&mut Writer::new(&mut v, Endianness::Little));
+        assert_eq!(v, golden);
+    }
+
+    #[test]
+    fn sn_set_with_257_bits_is_malformed() {
+        let mut b = vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1];
+        b.extend_from_slice(&[0; 36]);
+        assert!(SequenceNumberSet::parse(&mut Reader::new(&b, Endianness::Big)).is_err());
+    }
+
+    #[test]
+    fn sn_set_with_256_bits_reads_eight_words() {
+        let mut b = vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0];
+        b.extend_from_slice(&[0xff; 32]);
+        let set = SequenceNumberSet::parse(&mut Reader::new(&b, Endianness::Big)).unwrap();
+        assert_eq!(set.iter().count(), 256);
+        assert_eq!(set.buffer_len(), b.len());
+    }
+
+    #[test]
+    fn bits_past_num_bits_are_not_members_but_round_trip() {
+        let golden = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff];
+        let set = SequenceNumberSet::parse(&mut Reader::new(&golden, Endianness::Big)).unwrap();
+        assert_eq!(set.iter().collect::<Vec<_>>(), [sn(1)]);
+        let mut v = Vec::new();
+        set.emit(&mut Writer::new(&mut v, Endianness::Big));
+        assert_eq!(v, golden);
+    }
+
+    #[test]
+    fn members_outside_the_256_window_are_refused() {
+        assert!(SequenceNumberSet::from_members(sn(10), [sn(9)]).is_err());
+        assert!(SequenceNumberSet::from_members(sn(10), [sn(266)]).is_err());
+        assert!(SequenceNumberSet::from_members(sn(10), [sn(265)]).is_ok());
+    }
+
+    #[test]
+    fn insert_outside_num_bits_is_refused() {
+        let mut set = SequenceNumberSet::new(sn(1), 4).unwrap();
+        assert!(set.insert(sn(4)));
+        assert!(!set.insert(sn(5)));
+        assert!(!set.insert(sn(0)));
+        assert!(set.contains(sn(4)));
+    }
+
+    #[test]
+    fn fragment_set_round_trips() {
+        let set = FragmentNumberSet::from_members(
+            FragmentNumber(3),
+            [FragmentNumber(4), FragmentNumber(3)],
+        )
+        .unwrap();
+        let mut v = Vec::new();
+        set.emit(&mut Writer::new(&mut v, Endianness::Little));
+        assert_eq!(v, [3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0xc0]);
+        let back = FragmentNumberSet::parse(&mut Reader::new(&v, Endianness::Little)).unwrap();
+        assert_eq!(
+            back.iter().collect::<Vec<_>>(),
+            [FragmentNumber(3), FragmentNumber(4)]
+        );
+    }
+
+    #[test]
+    fn truncated_set_is_an_error_at_every_offset() {
+        let golden = [
+            0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 33, 0x80, 0, 0, 0, 0x80, 0, 0, 0,
+        ];
+        for cut in 0..golden.len() {
+            let r = SequenceNumberSet::parse(&mut Reader::new(&golden[..cut], Endianness::Big));
+            assert!(r.is_err(), "cut {cut}");
+        }
+    }
+}
