@@ -9,6 +9,8 @@
 
 pub mod cdr;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod inspect;
 pub mod qos;
 pub mod time;

@@ -3,6 +3,17 @@
 //! framing they do not need. Usage: seed CORPUS_DIR CAPTURE...
 use std::path::Path;
 
+/// Filter expressions as readers send them (Fast DDS examples, DDS 1.4 Annex B style).
+const FILTER_SEEDS: &[&str] = &[
+    "color = %0",
+    "shapesize <= 20",
+    "x > 10 AND y < 5 OR NOT (a.b[2] BETWEEN 1 AND 0x10)",
+    "name LIKE 'A%_' AND flag = TRUE",
+    "index between %0 and %1",
+    "msg MATCH '^The.*' OR count NOT BETWEEN -1.5e3 AND 2.0",
+    "color <> 'RED' AND (x >= y OR z != 'c')",
+];
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((dir, captures)) = args.split_first() else {
@@ -23,5 +34,11 @@ fn main() {
         })
         .unwrap_or_else(|e| panic!("{cap}: {e}"));
     }
-    println!("seeded {n} inputs per target into {dir}");
+    let filters = Path::new(dir).join("filter");
+    std::fs::create_dir_all(&filters).unwrap_or_else(|e| panic!("{}: {e}", filters.display()));
+    for (i, expr) in FILTER_SEEDS.iter().enumerate() {
+        let name = filters.join(format!("seed-{i}"));
+        std::fs::write(&name, expr).unwrap_or_else(|e| panic!("{}: {e}", name.display()));
+    }
+    println!("seeded {n} inputs per RTPS target and {} filters into {dir}", FILTER_SEEDS.len());
 }

@@ -47,6 +47,12 @@ impl<'a> ParameterListView<'a> {
                 let bytes = start.get(..body_len).ok_or(WireError::Truncated("parameter list"))?;
                 return Ok(ParameterListView { bytes, endian });
             }
+            // RTPS 2.5 §9.4.2.11: the length keeps the next parameter 4-aligned, so it is a
+            // multiple of 4 (Cyclone and Wireshark reject other lengths too). Found by fuzzing:
+            // accepting it made a list that cannot be re-emitted faithfully.
+            if len % 4 != 0 {
+                return Err(WireError::Invalid("parameter length (not a multiple of 4)"));
+            }
             r.skip(len, "parameter value")?;
             count = count.saturating_add(1);
             if count > MAX_PARAMS {
