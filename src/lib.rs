@@ -8,11 +8,13 @@
 //! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
 
 pub mod cdr;
+pub mod core;
 pub mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inspect;
 pub mod qos;
+pub mod runtime;
 pub mod time;
 pub mod transport;
 pub mod wire;

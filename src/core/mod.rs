@@ -1,0 +1,19 @@
+//! The sans-IO RTPS protocol engine: participant, discovery (SPDP/SEDP), stateful writers and
+//! readers, matching and timers.
+//!
+//! Must not: touch sockets, threads, locks, channels or clocks (clippy.toml enforces it). Input
+//! arrives as `(now, bytes)` and commands; output is pulled as [`Transmit`]s, timer deadlines
+//! and events. Tests drive it in a deterministic simulator.
+//!
+//! RTPS 2.5 §8.4 (behaviour), §8.5 (discovery).
+
+mod change;
+pub mod discovery;
+pub mod reader;
+pub mod writer;
+mod proxy;
+mod transmit;
+
+pub use change::{CacheChange, ChangeKind};
+pub use proxy::{RemoteReader, RemoteWriter};
+pub use transmit::{Transmit, MAX_DATAGRAM};
