@@ -4,3 +4,4 @@
 
 mod captures;
 mod sandbox;
+mod tshark;

@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod reader;
 pub mod writer;
 mod proxy;
+pub mod receiver;
 mod transmit;
 
 pub use change::{CacheChange, ChangeKind};

@@ -1,3 +1,181 @@
 //! The event loop: owns the sockets and the clock, drives the sans-IO core.
 //!
-//! Must not: contain protocol logic.
+//! Must not: contain protocol logic, or be imported by anything below `api`.
+//!
+//! STYLE.md §2 (sans-IO core and runtime loop).
+//!
+//! # Overview
+//! [`Runtime::spawn`] moves a [`Protocol`] and a [`UdpTransport`] onto one thread that owns a
+//! `mio::Poll`, the sockets and a [`Clock`]; this is the only place the clock is read. Each
+//! wakeup: wait until readiness or [`Protocol::poll_timeout`] → read a bounded number of
+//! datagrams per socket (until WouldBlock) → [`Protocol::handle_datagram`] → run commands from
+//! the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
+//! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
+//! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`).
+
+// This layer owns the threads, the poll and the clocks (STYLE.md §1).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod clock;
+mod event_loop;
+mod protocol;
+mod stats;
+#[cfg(test)]
+mod tests;
+
+use std::io;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Sender};
+use std::thread::JoinHandle;
+
+use event_loop::{EventLoop, Message, WAKER};
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use protocol::Protocol;
+pub use stats::RuntimeStats;
+
+use crate::time::Now;
+use crate::transport::{LocalLocators, UdpTransport};
+use stats::Counters;
+
+/// Starts event loops.
+#[derive(Debug)]
+pub struct Runtime;
+
+impl Runtime {
+    /// Starts the loop thread for `protocol` over `transport`, on the [`SystemClock`].
+    pub fn spawn<P: Protocol>(
+        protocol: P,
+        transport: UdpTransport,
+    ) -> io::Result<RuntimeHandle<P>> {
+        Self::spawn_with_clock(protocol, transport, SystemClock::new())
+    }
+
+    /// [`spawn`](Self::spawn) with a chosen clock (a [`ManualClock`] in tests).
+    pub fn spawn_with_clock<P: Protocol, C: Clock>(
+        protocol: P,
+        mut transport: UdpTransport,
+        clock: C,
+    ) -> io::Result<RuntimeHandle<P>> {
+        let poll = mio::Poll::new()?;
+        let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
+        transport.register(poll.registry())?;
+        let locators = transport.locators().clone();
+        let participant_id = transport.participant_id();
+        let (commands_tx, commands_rx) = mpsc::channel();
+        let counters = Arc::new(Counters::default());
+        let event_loop = EventLoop {
+            protocol,
+            transport,
+            clock,
+            poll,
+            commands: commands_rx,
+            counters: Arc::clone(&counters),
+        };
+        let thread = std::thread::Builder::new()
+            .name(format!("siftdds-rt-{participant_id}"))
+            .spawn(move || event_loop.run())?;
+        Ok(RuntimeHandle {
+            commands: commands_tx,
+            waker,
+            thread: Some(thread),
+            counters,
+            locators,
+            participant_id,
+        })
+    }
+}
+
+/// The loop thread has stopped (shut down, or the protocol panicked).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeStopped;
+
+impl core::fmt::Display for RuntimeStopped {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the runtime thread has stopped")
+    }
+}
+
+impl std::error::Error for RuntimeStopped {}
+
+/// Controls a running loop: runs closures on it, reads its counters, stops it (also on drop).
+pub struct RuntimeHandle<P> {
+    commands: Sender<Message<P>>,
+    waker: Arc<mio::Waker>,
+    thread: Option<JoinHandle<P>>,
+    counters: Arc<Counters>,
+    locators: LocalLocators,
+    participant_id: u16,
+}
+
+impl<P: Protocol> RuntimeHandle<P> {
+    /// Runs `f` on the loop thread with the protocol and the current time, and returns its
+    /// result. Transmits and timeouts it causes are handled in the same wakeup. Must not be
+    /// called from inside another `execute` closure (it would wait for itself).
+    pub fn execute<R, F>(&self, f: F) -> Result<R, RuntimeStopped>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut P, Now) -> R + Send + 'static,
+    {
+        let (reply_tx, reply_rx) = mpsc::sync_channel(1);
+        let command = Box::new(move |p: &mut P, now: Now| {
+            // The caller may have given up waiting; nothing to do then.
+            let _ = reply_tx.send(f(p, now));
+        });
+        self.commands.send(Message::Run(command)).map_err(|_| RuntimeStopped)?;
+        self.waker.wake().map_err(|_| RuntimeStopped)?;
+        reply_rx.recv().map_err(|_| RuntimeStopped)
+    }
+
+    /// The current counters.
+    pub fn stats(&self) -> RuntimeStats {
+        self.counters.snapshot()
+    }
+
+    /// The transport's local locators.
+    pub fn locators(&self) -> &LocalLocators {
+        &self.locators
+    }
+
+    /// The transport's participant index.
+    pub fn participant_id(&self) -> u16 {
+        self.participant_id
+    }
+
+    /// Stops the loop, joins the thread and returns the protocol (`None` if it panicked).
+    pub fn shutdown(mut self) -> Option<P> {
+        self.stop()
+    }
+}
+
+impl<P> RuntimeHandle<P> {
+    /// Stops and joins the loop thread once; later calls return `None`.
+    fn stop(&mut self) -> Option<P> {
+        let thread = self.thread.take()?;
+        // Either may fail only when the loop is already gone; join reports that.
+        let _ = self.commands.send(Message::Shutdown);
+        let _ = self.waker.wake();
+        match thread.join() {
+            Ok(protocol) => Some(protocol),
+            Err(_) => {
+                log::error!("runtime thread panicked");
+                None
+            }
+        }
+    }
+}
+
+impl<P> core::fmt::Debug for RuntimeHandle<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RuntimeHandle")
+            .field("participant_id", &self.participant_id)
+            .field("running", &self.thread.as_ref().is_some_and(|t| !t.is_finished()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P> Drop for RuntimeHandle<P> {
+    fn drop(&mut self) {
+        drop(self.stop());
+    }
+}

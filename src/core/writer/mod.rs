@@ -1,3 +1,460 @@
-//! The stateful RTPS writer. RTPS 2.5 §8.4.7-§8.4.9.
+//! The stateful RTPS writer: history, per-reader proxies, push / repair / GAP / HEARTBEAT
+//! logic, fragmentation, all as a sans-IO state machine.
 //!
-//! Must not: perform I/O or read clocks.
+//! Must not: perform I/O, read clocks, spawn threads, or panic on anything a remote reader
+//! sends (ACKNACK / NACK_FRAG contents are untrusted; all arithmetic is checked and every
+//! per-reader set is capped).
+//!
+//! RTPS 2.5 §8.4.7 (writer), §8.4.8 (StatelessWriter, for best-effort semantics), §8.4.9
+//! (StatefulWriter behaviour), §8.4.15 (implementation notes).
+//!
+//! # Overview
+//! Quinn-style interface: inputs are [`Writer::write`], [`Writer::matched_reader_add`],
+//! [`Writer::handle_acknack`], [`Writer::handle_nack_frag`] and [`Writer::handle_timeout`];
+//! outputs are pulled with [`Writer::poll_transmit`] (drain until `None` after every input)
+//! and [`Writer::poll_timeout`].
+//!
+//! - New changes are pushed (`push_mode`, and always to best-effort readers). Readers whose
+//!   unsent cursor is at the same place share one datagram with readerId ENTITYID_UNKNOWN sent
+//!   to the union of their locators; a single reader gets INFO_DST + its own readerId.
+//!   A burst ends with a piggy-backed HEARTBEAT for reliable readers.
+//! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
+//!   changes; none once everything is acknowledged. ACKNACK requests are answered after
+//!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no
+//!   longer stored (KEEP_LAST) or not relevant (before a VOLATILE late joiner's start),
+//!   followed by a HEARTBEAT.
+//! - Samples larger than `fragment_size` go as DATA_FRAG (one fragment per submessage, many
+//!   per datagram); NACK_FRAG asks for single fragments.
+//! - HEARTBEAT_FRAG is not sent (optional in RTPS 2.5 §8.4.9.2).
+
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+mod history;
+mod message;
+mod reader_proxy;
+mod send;
+#[cfg(test)]
+mod tests;
+
+use bytes::Bytes;
+
+use self::history::{AddError, WriterHistory};
+use self::message::{MESSAGE_OVERHEAD, fragment_count};
+use self::reader_proxy::ReaderProxy;
+use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
+use crate::qos::{History, ResourceLimits};
+use crate::time::{Instant, Now};
+use crate::wire::submessage::{AckNack, NackFrag};
+use crate::wire::{Guid, SequenceNumber};
+
+/// The smallest `max_message_size` accepted; smaller values are raised to it.
+pub const MIN_MESSAGE_SIZE: usize = 512;
+
+/// Configuration of one writer. Build with [`WriterConfig::new`] and adjust fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriterConfig {
+    /// The writer's GUID (its prefix is the RTPS header's sourceGuidPrefix).
+    pub guid: Guid,
+    /// RELIABLE (true) or BEST_EFFORT. A best-effort writer never heartbeats or repairs.
+    pub reliable: bool,
+    /// HISTORY policy. DDS 1.4 §2.2.3.18.
+    pub history: History,
+    /// RESOURCE_LIMITS policy. DDS 1.4 §2.2.3.19.
+    pub resource_limits: ResourceLimits,
+    /// DURABILITY TRANSIENT_LOCAL (or stronger): late joiners that want history get it.
+    pub durability_transient_local: bool,
+    /// Samples longer than this go as DATA_FRAG. Clamped to `1..=65535` and to what fits in
+    /// `max_message_size`. Default 8192.
+    pub fragment_size: usize,
+    /// Largest datagram built, ≤ [`MAX_DATAGRAM`]. Default [`MAX_DATAGRAM`].
+    pub max_message_size: usize,
+    /// Period of HEARTBEATs while changes are unacknowledged. Default 100 ms.
+    pub heartbeat_period: core::time::Duration,
+    /// Delay before answering a NACK (lets several ACKNACKs merge). Default 5 ms.
+    /// RTPS 2.5 §8.4.7.1 (nackResponseDelay).
+    pub nack_response_delay: core::time::Duration,
+    /// Send new changes at once to reliable readers (else only announce them by HEARTBEAT).
+    /// RTPS 2.5 §8.4.7.1 (pushMode). Best-effort readers are always pushed to.
+    pub push_mode: bool,
+    /// The topic is keyed: ALIVE DATA carries PID_KEY_HASH inline.
+    pub keyed: bool,
+}
+
+impl WriterConfig {
+    /// Defaults: reliable, KEEP_LAST(1), unlimited resources, VOLATILE, fragment 8192,
+    /// max message [`MAX_DATAGRAM`], heartbeat 100 ms, NACK response 5 ms, push, unkeyed.
+    pub fn new(guid: Guid) -> Self {
+        WriterConfig {
+            guid,
+            reliable: true,
+            history: History::KeepLast(1),
+            resource_limits: ResourceLimits::default(),
+            durability_transient_local: false,
+            fragment_size: 8192,
+            max_message_size: MAX_DATAGRAM,
+            heartbeat_period: core::time::Duration::from_millis(100),
+            nack_response_delay: core::time::Duration::from_millis(5),
+            push_mode: true,
+            keyed: false,
+        }
+    }
+}
+
+/// Why [`Writer::write`] refused a change.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// KEEP_ALL or a sample limit is reached and every stored change is still unacknowledged
+    /// by some reliable reader. The API layer blocks (up to max_blocking_time) and retries.
+    /// DDS 1.4 §2.2.3.14 (RELIABILITY max_blocking_time), §2.2.3.19.
+    HistoryFull,
+    /// RESOURCE_LIMITS max_instances reached and the change is for a new instance.
+    TooManyInstances,
+    /// The payload is longer than a DATA_FRAG sampleSize (u32) can describe.
+    SampleTooLarge,
+    /// 2^63 − 1 changes written: no sequence number left.
+    SequenceNumbersExhausted,
+}
+
+impl core::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            WriteError::HistoryFull => "writer history full of unacknowledged changes",
+            WriteError::TooManyInstances => "writer max_instances reached",
+            WriteError::SampleTooLarge => "sample larger than 4 GiB",
+            WriteError::SequenceNumbersExhausted => "sequence numbers exhausted",
+        })
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// What a writer has sent and received so far.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriterCounters {
+    /// DATA submessages pushed (first transmissions).
+    pub data_sent: u64,
+    /// DATA_FRAG submessages pushed (first transmissions).
+    pub data_frag_sent: u64,
+    /// DATA / DATA_FRAG submessages resent because a reader asked.
+    pub repairs_sent: u64,
+    /// GAP submessages sent.
+    pub gaps_sent: u64,
+    /// HEARTBEAT submessages sent.
+    pub heartbeats_sent: u64,
+    /// Datagrams produced.
+    pub datagrams_sent: u64,
+    /// ACKNACKs received for this writer (all).
+    pub acknacks_received: u64,
+    /// ACKNACKs ignored: unknown or best-effort reader, or stale / duplicate count.
+    pub acknacks_ignored: u64,
+    /// NACK_FRAGs received (all).
+    pub nack_frags_received: u64,
+    /// NACK_FRAGs ignored: unknown reader, or stale / duplicate count.
+    pub nack_frags_ignored: u64,
+}
+
+/// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
+#[derive(Debug)]
+pub struct Writer {
+    config: WriterConfig,
+    history: WriterHistory,
+    readers: Vec<ReaderProxy>,
+    /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
+    heartbeat_count: i32,
+    /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
+    heartbeat_deadline: Option<Instant>,
+    /// Round-robin start for per-reader control messages (fairness).
+    next_reader: usize,
+    counters: WriterCounters,
+}
+
+impl Writer {
+    /// A writer with an empty history. `max_message_size` is clamped to
+    /// `MIN_MESSAGE_SIZE..=MAX_DATAGRAM` and `fragment_size` to `1..=65535` and so that a
+    /// DATA_FRAG with its overhead fits a message.
+    pub fn new(mut config: WriterConfig) -> Self {
+        config.max_message_size = config
+            .max_message_size
+            .clamp(MIN_MESSAGE_SIZE, MAX_DATAGRAM);
+        let room = config.max_message_size.saturating_sub(MESSAGE_OVERHEAD);
+        config.fragment_size = config
+            .fragment_size
+            .clamp(1, room.min(usize::from(u16::MAX)));
+        Writer {
+            history: WriterHistory::new(config.history, config.resource_limits),
+            config,
+            readers: Vec::new(),
+            heartbeat_count: 0,
+            heartbeat_deadline: None,
+            next_reader: 0,
+            counters: WriterCounters::default(),
+        }
+    }
+
+    /// The configuration in use (after clamping).
+    pub fn config(&self) -> &WriterConfig {
+        &self.config
+    }
+
+    /// The writer's GUID.
+    pub fn guid(&self) -> Guid {
+        self.config.guid
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> WriterCounters {
+        self.counters
+    }
+
+    /// The highest sequence number written (0 before the first write).
+    pub fn last_sn(&self) -> SequenceNumber {
+        self.history.last_sn()
+    }
+
+    /// Number of changes currently stored.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Number of matched readers.
+    pub fn matched_readers(&self) -> usize {
+        self.readers.len()
+    }
+
+    fn reliable_reader(&self, r: &ReaderProxy) -> bool {
+        self.config.reliable && r.reliable()
+    }
+
+    /// Highest SN every reliable reader has acknowledged (`last_sn` when there are none).
+    fn ack_floor(&self) -> SequenceNumber {
+        self.readers
+            .iter()
+            .filter(|r| self.reliable_reader(r))
+            .map(|r| r.acked)
+            .min()
+            .unwrap_or_else(|| self.history.last_sn())
+    }
+
+    /// Adds (or updates the locators and flags of) a matched reader. RTPS 2.5 §8.4.7.5,
+    /// §8.4.9.2 (matched_reader_add). A reader of a TRANSIENT_LOCAL writer that wants history
+    /// starts at the oldest stored change; any other starts at the next change to be written
+    /// and learns so from an initial HEARTBEAT (DDS 1.4 §2.2.3.4, VOLATILE).
+    pub fn matched_reader_add(&mut self, now: Now, remote: RemoteReader) {
+        if let Some(r) = self
+            .readers
+            .iter_mut()
+            .find(|r| r.remote.guid == remote.guid)
+        {
+            r.remote = remote;
+            return;
+        }
+        let start = if self.config.durability_transient_local && remote.wants_history {
+            self.history.first_sn()
+        } else {
+            self.history.next_sn()
+        };
+        let mut proxy = ReaderProxy::new(remote, start);
+        if self.config.reliable && proxy.reliable() {
+            // RTPS 2.5 §8.4.9.2: announce the available range at once.
+            proxy.schedule_heartbeat(now.mono);
+            self.arm_heartbeat(now.mono);
+        }
+        self.readers.push(proxy);
+    }
+
+    /// Forgets a matched reader (its acknowledgements no longer hold anything back).
+    pub fn matched_reader_remove(&mut self, guid: Guid) {
+        self.readers.retain(|r| r.remote.guid != guid);
+        self.collect_garbage();
+    }
+
+    /// Adds a change to the history and returns its sequence number. `data` is the serialized
+    /// sample (with encapsulation header) for ALIVE, else the serialized key or empty (not sent:
+    /// dispose/unregister go as inline KEY_HASH + STATUS_INFO). RTPS 2.5 §8.4.7.2 (new_change).
+    ///
+    /// KEEP_LAST replaces the instance's oldest change beyond depth; KEEP_ALL returns
+    /// [`WriteError::HistoryFull`] while the limits are reached by unacknowledged changes.
+    pub fn write(
+        &mut self,
+        now: Now,
+        kind: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        data: Bytes,
+    ) -> Result<SequenceNumber, WriteError> {
+        if u32::try_from(data.len()).is_err() {
+            return Err(WriteError::SampleTooLarge);
+        }
+        let floor = self.ack_floor();
+        let writer_guid = self.config.guid;
+        let result = self.history.add(key_hash, floor, |sn| CacheChange {
+            kind,
+            writer_guid,
+            sequence_number: sn,
+            key_hash,
+            source_timestamp: Some(now.wall),
+            data,
+        });
+        let (sn, _removed) = result.map_err(|e| match e {
+            AddError::Full => WriteError::HistoryFull,
+            AddError::TooManyInstances => WriteError::TooManyInstances,
+            AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
+        })?;
+        // Evicted changes need no bookkeeping: readers that still need them get a GAP when
+        // the push cursor or a NACK reaches them.
+        if self.readers.iter().any(|r| self.reliable_reader(r)) {
+            self.arm_heartbeat(now.mono);
+        }
+        self.collect_garbage();
+        Ok(sn)
+    }
+
+    fn arm_heartbeat(&mut self, now: Instant) {
+        if self.config.reliable && self.heartbeat_deadline.is_none() {
+            self.heartbeat_deadline = Some(now.saturating_add(self.config.heartbeat_period));
+        }
+    }
+
+    /// Handles an ACKNACK from `reader` (its GUID: the message's source prefix + readerId).
+    /// RTPS 2.5 §8.4.9.2.8 (acked / requested changes), §8.4.15.7 (stale counts ignored).
+    /// A pre-emptive ACKNACK (bitmapBase 0 / numBits 0, or an empty set while the reader
+    /// lacks changes) and any non-final ACKNACK get a HEARTBEAT so the reader learns the range.
+    pub fn handle_acknack(&mut self, now: Now, reader: Guid, ack: &AckNack) {
+        self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
+        let last = self.history.last_sn();
+        let delay = now.mono.saturating_add(self.config.nack_response_delay);
+        let reliable = self.config.reliable;
+        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+            self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
+            return;
+        };
+        if !reliable
+            || !r.reliable()
+            || !ReaderProxy::accept_count(&mut r.last_acknack_count, ack.count)
+        {
+            self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
+            return;
+        }
+        let set = &ack.reader_sn_state;
+        // Pre-emptive form (facts §5.8): base 0 acknowledges nothing; treated as base 1.
+        let base = set.bitmap_base().max(SequenceNumber::ONE);
+        // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
+        let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
+        let requested = r.apply_acknack(base, set.iter(), last);
+        if requested {
+            r.schedule_repair(delay);
+        } else if preemptive || !ack.final_flag || r.acked < last {
+            r.schedule_heartbeat(delay);
+        }
+        self.collect_garbage();
+    }
+
+    /// Handles a NACK_FRAG from `reader`: the listed fragments of `writerSN` are resent after
+    /// `nack_response_delay` (a change no longer stored is answered with GAP).
+    /// RTPS 2.5 §8.3.7.8, §8.4.9.2 (NackFrag), §8.4.15.7.
+    pub fn handle_nack_frag(&mut self, now: Now, reader: Guid, nack: &NackFrag) {
+        self.counters.nack_frags_received = self.counters.nack_frags_received.saturating_add(1);
+        let last = self.history.last_sn();
+        let delay = now.mono.saturating_add(self.config.nack_response_delay);
+        let frag_size = self.config.fragment_size;
+        let reliable = self.config.reliable;
+        let total = self
+            .history
+            .get(nack.writer_sn)
+            .map(|c| fragment_count(c.data.len(), frag_size));
+        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+            self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
+            return;
+        };
+        if !reliable
+            || !r.reliable()
+            || nack.writer_sn > last
+            || !ReaderProxy::accept_count(&mut r.last_nack_frag_count, nack.count)
+        {
+            self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
+            return;
+        }
+        let frags = nack.fragment_number_state.iter();
+        let requested = match total {
+            Some(n) if n > 1 && nack.writer_sn >= r.start => {
+                r.apply_nack_frag(nack.writer_sn, frags, n)
+            }
+            // Not stored (→ GAP) or not fragmented (→ DATA): request the whole change.
+            _ => r.request(nack.writer_sn, last),
+        };
+        if requested {
+            r.schedule_repair(delay);
+        }
+    }
+
+    /// Handles expired timers: the periodic HEARTBEAT goes to every reliable reader with
+    /// unacknowledged changes and is re-armed; once all is acknowledged it stops.
+    /// RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
+    pub fn handle_timeout(&mut self, now: Now) {
+        let Some(deadline) = self.heartbeat_deadline else {
+            return;
+        };
+        if deadline > now.mono {
+            return;
+        }
+        let last = self.history.last_sn();
+        let reliable = self.config.reliable;
+        let mut any = false;
+        for r in self
+            .readers
+            .iter_mut()
+            .filter(|r| reliable && r.unacked(last))
+        {
+            r.schedule_heartbeat(now.mono);
+            any = true;
+        }
+        self.heartbeat_deadline =
+            any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+    }
+
+    /// The earliest time [`Writer::handle_timeout`] or [`Writer::poll_transmit`] has timed
+    /// work to do.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.readers
+            .iter()
+            .filter_map(ReaderProxy::deadline)
+            .chain(self.heartbeat_deadline)
+            .min()
+    }
+
+    /// True if every reliable reader has acknowledged `sn` (true with no reliable readers).
+    /// DDS 1.4 §2.2.2.4.2.22 (wait_for_acknowledgments), RTPS 2.5 §8.4.7.2 (is_acked_by_all).
+    pub fn is_acked_by_all(&self, sn: SequenceNumber) -> bool {
+        sn <= self.ack_floor()
+    }
+
+    /// True if every reliable reader has acknowledged every change written so far.
+    pub fn all_acked(&self) -> bool {
+        self.is_acked_by_all(self.history.last_sn())
+    }
+
+    /// A VOLATILE KEEP_ALL writer drops changes every reader is done with: nobody can ask for
+    /// them again, and keeping them would grow the history without bound.
+    fn collect_garbage(&mut self) {
+        if self.config.durability_transient_local || self.config.history != History::KeepAll {
+            return;
+        }
+        let best_effort_floor = self
+            .readers
+            .iter()
+            .filter(|r| !self.reliable_reader(r))
+            .map(|r| r.next_unsent.checked_sub(1).unwrap_or(SequenceNumber(0)))
+            .min();
+        let floor = match best_effort_floor {
+            Some(b) => b.min(self.ack_floor()),
+            None => self.ack_floor(),
+        };
+        self.history.remove_through(floor);
+    }
+}

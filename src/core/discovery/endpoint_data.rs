@@ -1,0 +1,570 @@
+//! DiscoveredWriterData and DiscoveredReaderData: what SEDP DATA(w) and DATA(r) announce about
+//! a user endpoint, and the PL_CDR payloads that carry them.
+//!
+//! Must not: match endpoints or judge QoS compatibility (that is `qos::check_compatibility`
+//! and core matching), interpret type information, or panic on any input. Keyed-ness travels
+//! only in the endpoint's entity kind, which the caller chooses (facts §5.4).
+//!
+//! # Overview
+//! RTPS 2.5 §8.5.4.4 (attributes), §9.6.2.2.4 and Tables 9.18/9.19 (PIDs and defaults),
+//! §8.7.3.1 (content filter). A missing PID takes the DDS default, except RELIABILITY, whose
+//! default is RELIABLE for writers and BEST_EFFORT for readers (RTPS 2.5 Table 9.19;
+//! DDS 1.4 §2.2.3). Fast DDS 2.9 assumes TRANSIENT_LOCAL for a writer without DURABILITY
+//! (facts §5.4), so every payload carries RELIABILITY and DURABILITY, and — so that no peer's
+//! own defaults are ever in play for matching — every other RxO policy too. Optional data
+//! (user/topic/group data, partition, history, limits, ...) is sent only when it is not the
+//! default. Cyclone requires ENDPOINT_GUID, TOPIC_NAME and TYPE_NAME and omits
+//! PARTICIPANT_GUID; when present it must match the endpoint's prefix (`handle_sedp_checks`).
+
+use super::payload::{decode, encode, guid_from_key_hash, known, locator_params, push_locator};
+use super::qos_wire::*;
+use super::{ContentFilter, DiscoveryError};
+use crate::cdr::Endianness;
+use crate::qos::{
+    DataReaderQos, DataRepresentation, DataWriterQos, Deadline, DurabilityService, GroupData,
+    History, LatencyBudget, Lifespan, OwnershipStrength, Partition, Presentation, Reliability,
+    ResourceLimits, TimeBasedFilter, TopicData, TransportPriority, UserData,
+};
+use crate::wire::plist::pid::*;
+use crate::wire::plist::{Parameter, Value};
+use crate::wire::{EntityId, Guid, Locator, VendorId};
+
+/// The most partition names accepted in PID_PARTITION; more makes the data invalid.
+pub const MAX_PARTITIONS: usize = 64;
+/// The most ids accepted in PID_DATA_REPRESENTATION (three exist).
+pub const MAX_DATA_REPRESENTATIONS: usize = 8;
+
+/// DiscoveredWriterData (SEDP DATA(w)). RTPS 2.5 §8.5.4.4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicationData {
+    /// PID_ENDPOINT_GUID: the writer's GUID (entity kind 0x02 keyed, 0x03 unkeyed).
+    pub guid: Guid,
+    /// PID_PARTICIPANT_GUID, or the writer's prefix with ENTITYID_PARTICIPANT when absent.
+    pub participant_guid: Guid,
+    /// PID_TOPIC_NAME.
+    pub topic_name: String,
+    /// PID_TYPE_NAME.
+    pub type_name: String,
+    /// PID_UNICAST_LOCATOR entries (empty: use the participant's default locators).
+    pub unicast_locators: Vec<Locator>,
+    /// PID_MULTICAST_LOCATOR entries.
+    pub multicast_locators: Vec<Locator>,
+    /// The writer QoS that travel in SEDP; `transport_priority` too, `writer_data_lifecycle`
+    /// does not (it stays at its default when decoded).
+    pub qos: DataWriterQos,
+    /// PID_PRESENTATION (of the publisher).
+    pub presentation: Presentation,
+    /// PID_PARTITION (of the publisher), at most [`MAX_PARTITIONS`] names.
+    pub partition: Partition,
+    /// PID_GROUP_DATA (of the publisher).
+    pub group_data: GroupData,
+    /// PID_TOPIC_DATA.
+    pub topic_data: TopicData,
+    /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
+    pub type_information: Option<Vec<u8>>,
+    /// The sender's vendor (PID_VENDORID or the message header); not sent.
+    pub vendor_id: VendorId,
+}
+
+/// DiscoveredReaderData (SEDP DATA(r)). RTPS 2.5 §8.5.4.4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscriptionData {
+    /// PID_ENDPOINT_GUID: the reader's GUID (entity kind 0x07 keyed, 0x04 unkeyed).
+    pub guid: Guid,
+    /// PID_PARTICIPANT_GUID, or the reader's prefix with ENTITYID_PARTICIPANT when absent.
+    pub participant_guid: Guid,
+    /// PID_TOPIC_NAME.
+    pub topic_name: String,
+    /// PID_TYPE_NAME.
+    pub type_name: String,
+    /// PID_UNICAST_LOCATOR entries (empty: use the participant's default locators).
+    pub unicast_locators: Vec<Locator>,
+    /// PID_MULTICAST_LOCATOR entries.
+    pub multicast_locators: Vec<Locator>,
+    /// PID_EXPECTS_INLINE_QOS (default false).
+    pub expects_inline_qos: bool,
+    /// The reader QoS that travel in SEDP (`reader_data_lifecycle` does not).
+    pub qos: DataReaderQos,
+    /// PID_PRESENTATION (of the subscriber).
+    pub presentation: Presentation,
+    /// PID_PARTITION (of the subscriber), at most [`MAX_PARTITIONS`] names.
+    pub partition: Partition,
+    /// PID_GROUP_DATA (of the subscriber).
+    pub group_data: GroupData,
+    /// PID_TOPIC_DATA.
+    pub topic_data: TopicData,
+    /// PID_CONTENT_FILTER_PROPERTY; `None` when absent or invalid (facts §1.3).
+    pub content_filter: Option<ContentFilter>,
+    /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
+    pub type_information: Option<Vec<u8>>,
+    /// The sender's vendor (PID_VENDORID or the message header); not sent.
+    pub vendor_id: VendorId,
+}
+
+/// Everything a DATA(w) or DATA(r) can carry, with DDS defaults; reliability stays `None`
+/// when absent because its default depends on the side.
+struct Decoded {
+    guid: Guid,
+    participant_guid: Guid,
+    topic_name: String,
+    type_name: String,
+    unicast: Vec<Locator>,
+    multicast: Vec<Locator>,
+    expects_inline_qos: bool,
+    reliability: Option<Reliability>,
+    w: DataWriterQos,
+    time_based_filter: TimeBasedFilter,
+    presentation: Presentation,
+    partition: Partition,
+    group_data: GroupData,
+    topic_data: TopicData,
+    content_filter: Option<ContentFilter>,
+    type_information: Option<Vec<u8>>,
+    vendor_id: VendorId,
+}
+
+fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, DiscoveryError> {
+    let params = decode(payload, vendor)?;
+    let (mut guid, mut adlink_guid, mut key_hash, mut participant) = (None, None, None, None);
+    let (mut topic_name, mut type_name) = (None, None);
+    let mut d = Decoded {
+        guid: Guid::UNKNOWN,
+        participant_guid: Guid::UNKNOWN,
+        topic_name: String::new(),
+        type_name: String::new(),
+        unicast: Vec::new(),
+        multicast: Vec::new(),
+        expects_inline_qos: false,
+        reliability: None,
+        w: DataWriterQos::default(),
+        time_based_filter: TimeBasedFilter::default(),
+        presentation: Presentation::default(),
+        partition: Partition::default(),
+        group_data: GroupData::default(),
+        topic_data: TopicData::default(),
+        content_filter: None,
+        type_information: None,
+        vendor_id: vendor,
+    };
+    for param in &params {
+        let Parameter::Known { pid, value } = param else {
+            continue;
+        };
+        let q = &mut d.w;
+        match (*pid, value) {
+            (PID_ENDPOINT_GUID, Value::Guid(g)) => guid = Some(*g),
+            // Cyclone's strict-mode copy of the endpoint GUID (vendor 01.10 only, by the table).
+            (PID_ADLINK_ENDPOINT_GUID, Value::Guid(g)) => adlink_guid = Some(*g),
+            (PID_KEY_HASH, Value::KeyHash(k)) => key_hash = Some(*k),
+            (PID_PARTICIPANT_GUID, Value::Guid(g)) => participant = Some(*g),
+            (PID_TOPIC_NAME, Value::String(s)) => topic_name = Some(*s),
+            (PID_TYPE_NAME, Value::String(s)) => type_name = Some(*s),
+            (PID_VENDORID, Value::VendorId(v)) => d.vendor_id = *v,
+            (PID_UNICAST_LOCATOR, Value::Locator(l)) => push_locator(&mut d.unicast, *l),
+            (PID_MULTICAST_LOCATOR, Value::Locator(l)) => push_locator(&mut d.multicast, *l),
+            (PID_EXPECTS_INLINE_QOS, Value::Bool(b)) => d.expects_inline_qos = *b,
+            (PID_DURABILITY, Value::QosKind(k)) => q.durability = durability_from(*k)?,
+            (PID_DURABILITY_SERVICE, v) => q.durability_service = durability_service_from(v)?,
+            (PID_DEADLINE, Value::Duration(t)) => q.deadline = Deadline { period: *t },
+            (PID_LATENCY_BUDGET, Value::Duration(t)) => {
+                q.latency_budget = LatencyBudget { duration: *t };
+            }
+            (
+                PID_LIVELINESS,
+                Value::Liveliness {
+                    kind,
+                    lease_duration,
+                },
+            ) => {
+                q.liveliness = liveliness_from(*kind, *lease_duration)?;
+            }
+            (
+                PID_RELIABILITY,
+                Value::Reliability {
+                    kind,
+                    max_blocking_time,
+                },
+            ) => {
+                d.reliability = Some(reliability_from(*kind, *max_blocking_time));
+            }
+            (PID_LIFESPAN, Value::Duration(t)) => q.lifespan = Lifespan { duration: *t },
+            (PID_USER_DATA, Value::Octets(b)) => q.user_data = UserData { value: b.to_vec() },
+            (PID_OWNERSHIP, Value::QosKind(k)) => q.ownership = ownership_from(*k)?,
+            (PID_OWNERSHIP_STRENGTH, Value::I32(v)) => {
+                q.ownership_strength = OwnershipStrength { value: *v };
+            }
+            (PID_DESTINATION_ORDER, Value::QosKind(k)) => {
+                q.destination_order = destination_order_from(*k)?;
+            }
+            (PID_HISTORY, Value::History { kind, depth }) => {
+                q.history = history_from(*kind, *depth)?
+            }
+            (
+                PID_RESOURCE_LIMITS,
+                Value::ResourceLimits {
+                    max_samples,
+                    max_instances,
+                    max_samples_per_instance,
+                },
+            ) => {
+                q.resource_limits =
+                    resource_limits_from(*max_samples, *max_instances, *max_samples_per_instance)?;
+            }
+            (PID_TRANSPORT_PRIORITY, Value::I32(v)) => {
+                q.transport_priority = TransportPriority { value: *v };
+            }
+            (PID_DATA_REPRESENTATION, Value::DataRepresentation(ids)) => {
+                if ids.len() > MAX_DATA_REPRESENTATIONS {
+                    return Err(DiscoveryError::TooLarge("PID_DATA_REPRESENTATION"));
+                }
+                q.data_representation = DataRepresentation { value: ids.clone() };
+            }
+            (PID_TIME_BASED_FILTER, Value::Duration(t)) => {
+                d.time_based_filter = TimeBasedFilter {
+                    minimum_separation: *t,
+                };
+            }
+            (
+                PID_PRESENTATION,
+                Value::Presentation {
+                    access_scope,
+                    coherent_access,
+                    ordered_access,
+                },
+            ) => {
+                d.presentation =
+                    presentation_from(*access_scope, *coherent_access, *ordered_access)?;
+            }
+            (PID_PARTITION, Value::StringSeq(names)) => {
+                if names.len() > MAX_PARTITIONS {
+                    return Err(DiscoveryError::TooLarge("PID_PARTITION"));
+                }
+                d.partition = Partition::new(names.iter().copied());
+            }
+            (PID_TOPIC_DATA, Value::Octets(b)) => d.topic_data = TopicData { value: b.to_vec() },
+            (PID_GROUP_DATA, Value::Octets(b)) => d.group_data = GroupData { value: b.to_vec() },
+            (PID_CONTENT_FILTER_PROPERTY, Value::ContentFilterProperty(p)) => {
+                d.content_filter = Some(ContentFilter::from_property(p));
+            }
+            (PID_TYPE_INFORMATION, Value::Opaque(b)) => d.type_information = Some(b.to_vec()),
+            _ => {}
+        }
+    }
+    d.guid = match (guid.or(adlink_guid), key_hash) {
+        (Some(g), _) => g,
+        (None, Some(k)) => guid_from_key_hash(&k)?,
+        (None, None) => return Err(DiscoveryError::Missing("PID_ENDPOINT_GUID")),
+    };
+    d.participant_guid = participant.unwrap_or(Guid::new(d.guid.prefix, EntityId::PARTICIPANT));
+    // Cyclone `handle_sedp_checks`: a participant GUID must name the endpoint's participant.
+    if d.participant_guid != Guid::new(d.guid.prefix, EntityId::PARTICIPANT) {
+        return Err(DiscoveryError::Invalid(
+            "participant GUID (not the endpoint's participant)",
+        ));
+    }
+    d.topic_name = topic_name
+        .ok_or(DiscoveryError::Missing("PID_TOPIC_NAME"))?
+        .to_owned();
+    d.type_name = type_name
+        .ok_or(DiscoveryError::Missing("PID_TYPE_NAME"))?
+        .to_owned();
+    Ok(d)
+}
+
+/// The parameters both sides send, borrowed from either body.
+struct Common<'a> {
+    guid: Guid,
+    participant_guid: Guid,
+    topic_name: &'a str,
+    type_name: &'a str,
+    unicast: &'a [Locator],
+    multicast: &'a [Locator],
+    presentation: Presentation,
+    partition: &'a Partition,
+    group_data: &'a GroupData,
+    topic_data: &'a TopicData,
+    type_information: Option<&'a [u8]>,
+}
+
+fn emit_common<'a>(p: &mut Vec<Parameter<'a>>, c: &Common<'a>) {
+    p.push(known(PID_ENDPOINT_GUID, Value::Guid(c.guid)));
+    p.push(known(PID_PARTICIPANT_GUID, Value::Guid(c.participant_guid)));
+    p.push(known(PID_TOPIC_NAME, Value::String(c.topic_name)));
+    p.push(known(PID_TYPE_NAME, Value::String(c.type_name)));
+    locator_params(p, PID_UNICAST_LOCATOR, c.unicast);
+    locator_params(p, PID_MULTICAST_LOCATOR, c.multicast);
+    p.push(known(PID_PRESENTATION, presentation_value(c.presentation)));
+    if !c.partition.names.is_empty() {
+        let names = c.partition.names.iter().map(String::as_str).collect();
+        p.push(known(PID_PARTITION, Value::StringSeq(names)));
+    }
+    if !c.group_data.value.is_empty() {
+        p.push(known(PID_GROUP_DATA, Value::Octets(&c.group_data.value)));
+    }
+    if !c.topic_data.value.is_empty() {
+        p.push(known(PID_TOPIC_DATA, Value::Octets(&c.topic_data.value)));
+    }
+    if let Some(t) = c.type_information {
+        p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));
+    }
+}
+
+/// The policies both DataWriterQos and DataReaderQos carry, borrowed.
+struct SharedQos<'a> {
+    durability: crate::qos::Durability,
+    deadline: Deadline,
+    latency_budget: LatencyBudget,
+    liveliness: crate::qos::Liveliness,
+    reliability: Reliability,
+    ownership: crate::qos::Ownership,
+    destination_order: crate::qos::DestinationOrder,
+    history: History,
+    resource_limits: ResourceLimits,
+    user_data: &'a UserData,
+    data_representation: &'a DataRepresentation,
+}
+
+fn emit_qos<'a>(p: &mut Vec<Parameter<'a>>, q: &SharedQos<'a>) {
+    // Always sent (facts §5.4; see the module overview).
+    p.push(known(PID_RELIABILITY, reliability_value(q.reliability)));
+    p.push(known(PID_DURABILITY, durability_value(q.durability)));
+    p.push(known(PID_DEADLINE, Value::Duration(q.deadline.period)));
+    p.push(known(
+        PID_LATENCY_BUDGET,
+        Value::Duration(q.latency_budget.duration),
+    ));
+    p.push(known(PID_LIVELINESS, liveliness_value(q.liveliness)));
+    p.push(known(PID_OWNERSHIP, ownership_value(q.ownership)));
+    p.push(known(
+        PID_DESTINATION_ORDER,
+        destination_order_value(q.destination_order),
+    ));
+    // Sent when not the default.
+    if q.history != History::default() {
+        p.push(known(PID_HISTORY, history_value(q.history)));
+    }
+    if q.resource_limits != ResourceLimits::default() {
+        p.push(known(
+            PID_RESOURCE_LIMITS,
+            resource_limits_value(q.resource_limits),
+        ));
+    }
+    if !q.user_data.value.is_empty() {
+        p.push(known(PID_USER_DATA, Value::Octets(&q.user_data.value)));
+    }
+    if !q.data_representation.value.is_empty() {
+        p.push(known(
+            PID_DATA_REPRESENTATION,
+            Value::DataRepresentation(q.data_representation.value.clone()),
+        ));
+    }
+}
+
+impl PublicationData {
+    /// PID_KEY_HASH of this writer's SEDP instance (for dispose/unregister): its GUID octets.
+    pub fn key_hash(&self) -> [u8; 16] {
+        self.guid.to_bytes()
+    }
+
+    /// The SEDP DATA(w) payload: PL_CDR_BE/LE header, parameters, sentinel.
+    ///
+    /// Errors: a value too long for a parameter (user/topic/group data over 64 KiB).
+    pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
+        let mut p = Vec::new();
+        emit_common(
+            &mut p,
+            &Common {
+                guid: self.guid,
+                participant_guid: self.participant_guid,
+                topic_name: &self.topic_name,
+                type_name: &self.type_name,
+                unicast: &self.unicast_locators,
+                multicast: &self.multicast_locators,
+                presentation: self.presentation,
+                partition: &self.partition,
+                group_data: &self.group_data,
+                topic_data: &self.topic_data,
+                type_information: self.type_information.as_deref(),
+            },
+        );
+        let q = &self.qos;
+        emit_qos(
+            &mut p,
+            &SharedQos {
+                durability: q.durability,
+                deadline: q.deadline,
+                latency_budget: q.latency_budget,
+                liveliness: q.liveliness,
+                reliability: q.reliability,
+                ownership: q.ownership,
+                destination_order: q.destination_order,
+                history: q.history,
+                resource_limits: q.resource_limits,
+                user_data: &q.user_data,
+                data_representation: &q.data_representation,
+            },
+        );
+        p.push(known(PID_LIFESPAN, Value::Duration(q.lifespan.duration)));
+        if q.ownership_strength != OwnershipStrength::default() {
+            p.push(known(
+                PID_OWNERSHIP_STRENGTH,
+                Value::I32(q.ownership_strength.value),
+            ));
+        }
+        if q.durability_service != DurabilityService::default() {
+            p.push(known(
+                PID_DURABILITY_SERVICE,
+                durability_service_value(&q.durability_service),
+            ));
+        }
+        if q.transport_priority != TransportPriority::default() {
+            p.push(known(
+                PID_TRANSPORT_PRIORITY,
+                Value::I32(q.transport_priority.value),
+            ));
+        }
+        encode(&p, endian)
+    }
+
+    /// Decodes a SEDP DATA(w) payload sent in a message whose header names `vendor`.
+    ///
+    /// Errors: malformed bytes or QoS values; an unknown must-understand PID; no endpoint GUID
+    /// (PID_ENDPOINT_GUID, Cyclone's vendor copy, or PID_KEY_HASH), TOPIC_NAME or TYPE_NAME; a
+    /// GUID that is not a writer; a participant GUID of another participant; over-long lists.
+    pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {
+        let d = decode_endpoint(payload, vendor)?;
+        if !d.guid.entity_id.is_writer() {
+            return Err(DiscoveryError::Invalid("endpoint GUID (not a writer)"));
+        }
+        let mut qos = d.w;
+        // RTPS 2.5 Table 9.19: a writer without PID_RELIABILITY is RELIABLE.
+        qos.reliability = d.reliability.unwrap_or(Reliability::reliable());
+        Ok(PublicationData {
+            guid: d.guid,
+            participant_guid: d.participant_guid,
+            topic_name: d.topic_name,
+            type_name: d.type_name,
+            unicast_locators: d.unicast,
+            multicast_locators: d.multicast,
+            qos,
+            presentation: d.presentation,
+            partition: d.partition,
+            group_data: d.group_data,
+            topic_data: d.topic_data,
+            type_information: d.type_information,
+            vendor_id: d.vendor_id,
+        })
+    }
+}
+
+impl SubscriptionData {
+    /// PID_KEY_HASH of this reader's SEDP instance (for dispose/unregister): its GUID octets.
+    pub fn key_hash(&self) -> [u8; 16] {
+        self.guid.to_bytes()
+    }
+
+    /// The SEDP DATA(r) payload: PL_CDR_BE/LE header, parameters, sentinel.
+    ///
+    /// Errors: a value too long for a parameter, or a content filter that peers would ignore
+    /// (empty names or expression, over-long names, too many parameters; facts §1.3).
+    pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
+        let mut p = Vec::new();
+        emit_common(
+            &mut p,
+            &Common {
+                guid: self.guid,
+                participant_guid: self.participant_guid,
+                topic_name: &self.topic_name,
+                type_name: &self.type_name,
+                unicast: &self.unicast_locators,
+                multicast: &self.multicast_locators,
+                presentation: self.presentation,
+                partition: &self.partition,
+                group_data: &self.group_data,
+                topic_data: &self.topic_data,
+                type_information: self.type_information.as_deref(),
+            },
+        );
+        let q = &self.qos;
+        emit_qos(
+            &mut p,
+            &SharedQos {
+                durability: q.durability,
+                deadline: q.deadline,
+                latency_budget: q.latency_budget,
+                liveliness: q.liveliness,
+                reliability: q.reliability,
+                ownership: q.ownership,
+                destination_order: q.destination_order,
+                history: q.history,
+                resource_limits: q.resource_limits,
+                user_data: &q.user_data,
+                data_representation: &q.data_representation,
+            },
+        );
+        if self.expects_inline_qos {
+            p.push(known(PID_EXPECTS_INLINE_QOS, Value::Bool(true)));
+        }
+        if q.time_based_filter != TimeBasedFilter::default() {
+            let t = q.time_based_filter.minimum_separation;
+            p.push(known(PID_TIME_BASED_FILTER, Value::Duration(t)));
+        }
+        if let Some(f) = &self.content_filter {
+            f.validate()?;
+            p.push(known(
+                PID_CONTENT_FILTER_PROPERTY,
+                Value::ContentFilterProperty(f.as_property()),
+            ));
+        }
+        encode(&p, endian)
+    }
+
+    /// Decodes a SEDP DATA(r) payload sent in a message whose header names `vendor`. An
+    /// invalid content-filter property is ignored (the reader is kept, unfiltered), as Fast
+    /// DDS does (facts §1.3).
+    ///
+    /// Errors: as [`PublicationData::from_payload`], with "not a reader" for the GUID kind.
+    pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {
+        let d = decode_endpoint(payload, vendor)?;
+        if !d.guid.entity_id.is_reader() {
+            return Err(DiscoveryError::Invalid("endpoint GUID (not a reader)"));
+        }
+        let w = d.w;
+        let qos = DataReaderQos {
+            durability: w.durability,
+            deadline: w.deadline,
+            latency_budget: w.latency_budget,
+            liveliness: w.liveliness,
+            // RTPS 2.5 Table 9.19: a reader without PID_RELIABILITY is BEST_EFFORT.
+            reliability: d.reliability.unwrap_or(Reliability::best_effort()),
+            destination_order: w.destination_order,
+            history: w.history,
+            resource_limits: w.resource_limits,
+            user_data: w.user_data,
+            ownership: w.ownership,
+            time_based_filter: d.time_based_filter,
+            reader_data_lifecycle: Default::default(),
+            data_representation: w.data_representation,
+        };
+        Ok(SubscriptionData {
+            guid: d.guid,
+            participant_guid: d.participant_guid,
+            topic_name: d.topic_name,
+            type_name: d.type_name,
+            unicast_locators: d.unicast,
+            multicast_locators: d.multicast,
+            expects_inline_qos: d.expects_inline_qos,
+            qos,
+            presentation: d.presentation,
+            partition: d.partition,
+            group_data: d.group_data,
+            topic_data: d.topic_data,
+            content_filter: d.content_filter,
+            type_information: d.type_information,
+            vendor_id: d.vendor_id,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

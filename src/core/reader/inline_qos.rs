@@ -1,0 +1,80 @@
+//! The inline QoS a reader acts on (PID_STATUS_INFO, PID_KEY_HASH) and the rule that turns a
+//! DATA/DATA_FRAG's flags plus status info into a [`ChangeKind`] or "nothing to deliver".
+//!
+//! Must not: allocate, panic on any input, or interpret parameters other than the two above
+//! (content-filter info and the rest belong to other layers).
+//!
+//! RTPS 2.5 §8.3.7.2 (Data flags), §9.6.4.8 (KeyHash_t), §9.6.4.9 (StatusInfo_t, always
+//! big-endian: facts §5.7).
+
+use crate::cdr::{Endianness, Reader};
+use crate::core::ChangeKind;
+use crate::wire::plist::ParameterListView;
+use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
+
+/// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
+const STATUS_INFO_FILTERED: u32 = 0x4;
+
+/// What the payload of a DATA/DATA_FRAG holds (its D/K flags). RTPS 2.5 §8.3.7.2.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum PayloadKind {
+    /// D: the serialized sample.
+    Data,
+    /// K: the serialized key.
+    Key,
+    /// Neither: no serializedPayload.
+    None,
+}
+
+/// The two inline-QoS parameters the reader understands.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct InlineInfo {
+    /// PID_STATUS_INFO flags, when present and well formed.
+    pub status_info: Option<u32>,
+    /// PID_KEY_HASH, when present and exactly 16 octets.
+    pub key_hash: Option<[u8; 16]>,
+}
+
+impl InlineInfo {
+    /// Extracts status info and key hash. A parameter with a malformed value is treated as
+    /// absent (the rest of the submessage stays usable); the first occurrence wins.
+    pub(super) fn parse(qos: Option<&ParameterListView<'_>>) -> Self {
+        let Some(qos) = qos else {
+            return InlineInfo::default();
+        };
+        // RTPS 2.5 §9.6.4.9 / facts §5.7: StatusInfo_t is read big-endian whatever the
+        // submessage's E flag says (Cyclone `fromBE4u`, Fast DDS reads the 4th octet).
+        let status_info = qos.find(PID_STATUS_INFO).and_then(|p| {
+            Reader::new(p.value, Endianness::Big)
+                .u32_be("PID_STATUS_INFO")
+                .ok()
+        });
+        // RTPS 2.5 §9.6.4.8: KeyHash_t is 16 octets, no byte order.
+        let key_hash = qos
+            .find(PID_KEY_HASH)
+            .and_then(|p| <[u8; 16]>::try_from(p.value).ok());
+        InlineInfo {
+            status_info,
+            key_hash,
+        }
+    }
+
+    /// The change this DATA describes, or `None` when it carries nothing for the application
+    /// (the SN is then irrelevant, like a GAP entry).
+    ///
+    /// - Status info with F (filtered) ⇒ nothing. RTPS 2.5 §9.6.4.9.
+    /// - Status info with D and/or U ⇒ that NOT_ALIVE kind, whatever the payload (K-flag key,
+    ///   D-flag data or none: a dispose may be carried by inline QoS alone). RTPS 2.5 §8.3.7.2.
+    /// - Otherwise only a D-flag payload is an ALIVE sample. A K-flag or empty DATA without
+    ///   D/U status (e.g. an RTPS 2.1-style register) has no value to deliver ⇒ nothing.
+    pub(super) fn change_kind(&self, payload: PayloadKind) -> Option<ChangeKind> {
+        let status = self.status_info.unwrap_or(0);
+        if status & STATUS_INFO_FILTERED != 0 {
+            return None;
+        }
+        match ChangeKind::from_status_info(status) {
+            ChangeKind::Alive => (payload == PayloadKind::Data).then_some(ChangeKind::Alive),
+            not_alive => Some(not_alive),
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The writer's HistoryCache: changes ordered by sequence number, per-instance indexing for
+//! KEEP_LAST replacement, and the RESOURCE_LIMITS checks for KEEP_ALL.
+//!
+//! Must not: know about readers or the wire; it is told which sequence numbers every reliable
+//! reader has acknowledged (`removable_through`) and never decides that by itself. No I/O, no
+//! clock.
+//!
+//! RTPS 2.5 §8.2.2 (HistoryCache), §8.4.7.2 (writer history); DDS 1.4 §2.2.3.18 (HISTORY),
+//! §2.2.3.19 (RESOURCE_LIMITS).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use crate::core::CacheChange;
+use crate::qos::{History, Length, ResourceLimits};
+use crate::wire::SequenceNumber;
+
+/// Why a change could not be added. Mapped to [`super::WriteError`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum AddError {
+    /// KEEP_ALL (or a sample limit) reached and every stored change is still unacknowledged.
+    Full,
+    /// `max_instances` reached and the change is for a new instance.
+    TooManyInstances,
+    /// 2^63 changes written: the sequence number space is exhausted.
+    SequenceExhausted,
+}
+
+/// The instance key of a change: its key hash, or `None` for unkeyed topics (one instance).
+type InstanceKey = Option<[u8; 16]>;
+
+/// The writer's history. Sequence numbers start at 1 and increase by one per change
+/// (RTPS 2.5 §8.4.7.2: `new_change` increments `last_change_sequence_number`).
+#[derive(Debug)]
+pub(super) struct WriterHistory {
+    history: History,
+    limits: ResourceLimits,
+    changes: BTreeMap<SequenceNumber, CacheChange>,
+    /// Sequence numbers of each instance's changes, oldest first.
+    instances: HashMap<InstanceKey, VecDeque<SequenceNumber>>,
+    /// The last sequence number handed out (0 before the first write).
+    last_sn: SequenceNumber,
+}
+
+fn limit(l: Length) -> Option<usize> {
+    match l {
+        Length::Unlimited => None,
+        Length::Limited(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+    }
+}
+
+impl WriterHistory {
+    /// An empty history with the given HISTORY and RESOURCE_LIMITS policies.
+    pub(super) fn new(history: History, limits: ResourceLimits) -> Self {
+        WriterHistory {
+            history,
+            limits,
+            changes: BTreeMap::new(),
+            instances: HashMap::new(),
+            last_sn: SequenceNumber(0),
+        }
+    }
+
+    /// The highest sequence number written so far (0 if none). RTPS 2.5 §8.4.7.2.
+    pub(super) fn last_sn(&self) -> SequenceNumber {
+        self.last_sn
+    }
+
+    /// The sequence number the next change will get.
+    pub(super) fn next_sn(&self) -> SequenceNumber {
+        self.last_sn.checked_add(1).unwrap_or(self.last_sn)
+    }
+
+    /// The lowest sequence number still stored, or `last_sn + 1` when empty, as HEARTBEAT's
+    /// firstSN requires. RTPS 2.5 §8.3.7.5, §8.4.7.5 (seq_num_min).
+    pub(super) fn first_sn(&self) -> SequenceNumber {
+        self.changes
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or_else(|| self.next_sn())
+    }
+
+    /// The change with this sequence number, if still stored.
+    pub(super) fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
+        self.changes.get(&sn)
+    }
+
+    /// The first stored sequence number ≥ `sn`.
+    pub(super) fn next_stored_from(&self, sn: SequenceNumber) -> Option<SequenceNumber> {
+        self.changes.range(sn..).next().map(|(k, _)| *k)
+    }
+
+    /// Number of stored changes.
+    pub(super) fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Stores a new change built by `make(sn)`, making room first:
+    /// - KEEP_LAST(depth): the instance's oldest change beyond `depth` is removed, acknowledged
+    ///   or not (DDS 1.4 §2.2.3.18);
+    /// - KEEP_ALL / sample limits: only changes with `sn <= removable_through` (acknowledged by
+    ///   every reliable reader) may be removed; otherwise [`AddError::Full`] (DDS 1.4
+    ///   §2.2.3.19: the write blocks until resources free up).
+    ///
+    /// Returns the new sequence number and the sequence numbers removed.
+    pub(super) fn add(
+        &mut self,
+        key: InstanceKey,
+        removable_through: SequenceNumber,
+        make: impl FnOnce(SequenceNumber) -> CacheChange,
+    ) -> Result<(SequenceNumber, Vec<SequenceNumber>), AddError> {
+        let sn = self
+            .last_sn
+            .checked_add(1)
+            .filter(|s| s.0 < i64::MAX)
+            .ok_or(AddError::SequenceExhausted)?;
+        let mut removed = Vec::new();
+        let instance_len = self.instances.get(&key).map_or(0, VecDeque::len);
+        if instance_len == 0 {
+            if let Some(max) = limit(self.limits.max_instances) {
+                if self.instances.len() >= max {
+                    return Err(AddError::TooManyInstances);
+                }
+            }
+        }
+        // Per-instance room.
+        let per_instance = match self.history {
+            History::KeepLast(depth) => Some(usize::try_from(depth.max(1)).unwrap_or(usize::MAX)),
+            History::KeepAll => limit(self.limits.max_samples_per_instance),
+        };
+        if let Some(max) = per_instance {
+            if instance_len >= max {
+                let oldest = self.instances.get(&key).and_then(|q| q.front()).copied();
+                match (self.history, oldest) {
+                    (History::KeepLast(_), Some(old)) => removed.push(old),
+                    (History::KeepAll, Some(old)) if old <= removable_through => removed.push(old),
+                    _ => return Err(AddError::Full),
+                }
+            }
+        }
+        // Total room: max_samples (both kinds). Only acknowledged changes may go.
+        if let Some(max) = limit(self.limits.max_samples) {
+            let after = self.changes.len().saturating_sub(removed.len());
+            if after >= max {
+                let victim = self
+                    .changes
+                    .keys()
+                    .find(|s| **s <= removable_through && !removed.contains(s))
+                    .copied();
+                match victim {
+                    Some(v) => removed.push(v),
+                    None => return Err(AddError::Full),
+                }
+            }
+        }
+        for old in &removed {
+            self.remove(*old);
+        }
+        self.last_sn = sn;
+        self.changes.insert(sn, make(sn));
+        self.instances.entry(key).or_default().push_back(sn);
+        Ok((sn, removed))
+    }
+
+    /// Removes every change with `sn <= through` (acknowledged by all reliable readers of a
+    /// VOLATILE KEEP_ALL writer: nobody can ask for it again). RTPS 2.5 §8.4.7.2 (remove_change).
+    pub(super) fn remove_through(&mut self, through: SequenceNumber) {
+        while let Some(sn) = self.changes.keys().next().copied() {
+            if sn > through {
+                break;
+            }
+            self.remove(sn);
+        }
+    }
+
+    fn remove(&mut self, sn: SequenceNumber) {
+        let Some(change) = self.changes.remove(&sn) else {
+            return;
+        };
+        if let Some(q) = self.instances.get_mut(&change.key_hash) {
+            q.retain(|s| *s != sn);
+            if q.is_empty() {
+                self.instances.remove(&change.key_hash);
+            }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Builds one outgoing RTPS message for a writer: the header, an optional INFO_DST, then as
+//! many DATA / DATA_FRAG / GAP / HEARTBEAT submessages (with INFO_TS where the source timestamp
+//! changes) as fit in the size limit.
+//!
+//! Must not: decide what to send (the writer does), exceed `max` bytes, copy payloads more than
+//! once (straight into the datagram), or do I/O / read clocks.
+//!
+//! RTPS 2.5 §8.3.3 (message structure), §8.3.7.2-§8.3.7.5 (DATA, DATA_FRAG, GAP, HEARTBEAT),
+//! §8.3.7.7 (INFO_DST), §8.3.7.11 (INFO_TS), §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO).
+
+use crate::cdr::{Endianness, Reader, Writer};
+use crate::core::{CacheChange, ChangeKind};
+use crate::time::Timestamp;
+use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
+use crate::wire::submessage::{
+    Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
+};
+use crate::wire::{
+    EntityId, FragmentNumber, Guid, GuidPrefix, Header, SequenceNumber, SequenceNumberSet,
+};
+
+/// Byte order of everything we emit.
+pub(super) const ENDIAN: Endianness = Endianness::Little;
+/// Encoded HEARTBEAT size (4-byte header + 28-byte body). RTPS 2.5 §9.4.5.6.
+pub(super) const HEARTBEAT_LEN: usize = 32;
+/// Worst-case bytes around one DATA_FRAG payload in a message: header (20), INFO_DST (16),
+/// INFO_TS (12), DATA_FRAG fixed part (4 + 32), inline QoS with KEY_HASH and STATUS_INFO and
+/// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up.
+pub(super) const MESSAGE_OVERHEAD: usize = 160;
+
+/// What one message carried, for the writer's counters.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Sent {
+    pub(super) data: u64,
+    pub(super) data_frag: u64,
+    pub(super) gaps: u64,
+    pub(super) heartbeats: u64,
+}
+
+/// An RTPS message under construction.
+pub(super) struct MessageBuilder {
+    buf: Vec<u8>,
+    max: usize,
+    /// Bytes kept free for a final HEARTBEAT.
+    reserve: usize,
+    empty_len: usize,
+    /// The INFO_TS state of the receiver so far: `None` before any INFO_TS.
+    ts: Option<Option<Timestamp>>,
+    reader_id: EntityId,
+    writer_id: EntityId,
+    keyed: bool,
+    pub(super) sent: Sent,
+}
+
+/// The inline QoS of a change: PID_KEY_HASH for keyed topics (and always for dispose /
+/// unregister when known), PID_STATUS_INFO for anything not ALIVE (facts §5.6-§5.7:
+/// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept).
+fn inline_qos_bytes(change: &CacheChange, keyed: bool) -> Option<Vec<u8>> {
+    let mut params = Vec::with_capacity(2);
+    let alive = change.kind == ChangeKind::Alive;
+    if let Some(k) = change.key_hash.filter(|_| keyed || !alive) {
+        params.push(Parameter::Known {
+            pid: PID_KEY_HASH,
+            value: Value::KeyHash(k),
+        });
+    }
+    if !alive {
+        // RTPS 2.5 §9.6.4.9: StatusInfo_t flags, D = 0x1, U = 0x2.
+        let value = Value::StatusInfo(change.kind.status_info());
+        params.push(Parameter::Known {
+            pid: PID_STATUS_INFO,
+            value,
+        });
+    }
+    if params.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(64);
+    emit_parameter_list(&params, &mut Writer::new(&mut out, ENDIAN)).ok()?;
+    Some(out)
+}
+
+fn view(bytes: &Option<Vec<u8>>) -> Option<ParameterListView<'_>> {
+    let b = bytes.as_deref()?;
+    // invariant: we just encoded this list; a failure would only drop the inline QoS.
+    ParameterListView::new_checked(&mut Reader::new(b, ENDIAN)).ok()
+}
+
+/// The fragment count of a payload of `len` bytes in `frag_size` pieces (≥ 1).
+pub(super) fn fragment_count(len: usize, frag_size: usize) -> u32 {
+    let n = len.div_ceil(frag_size.max(1)).max(1);
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl MessageBuilder {
+    /// A message from participant `src` by writer `writer_id`. With `dst`, the message is for
+    /// that one reader: INFO_DST(dst prefix) and readerId = its entity id; without, readerId
+    /// is ENTITYID_UNKNOWN (RTPS 2.5 §8.3.7.7; facts §5.8).
+    pub(super) fn new(
+        src: GuidPrefix,
+        writer_id: EntityId,
+        dst: Option<Guid>,
+        max: usize,
+        reserve: usize,
+        keyed: bool,
+    ) -> Self {
+        let mut buf = Vec::with_capacity(max.min(2048));
+        Header::new(src).emit(&mut buf);
+        let reader_id = match dst {
+            Some(g) => {
+                InfoDst {
+                    endian: ENDIAN,
+                    guid_prefix: g.prefix,
+                }
+                .emit(&mut buf);
+                g.entity_id
+            }
+            None => EntityId::UNKNOWN,
+        };
+        let empty_len = buf.len();
+        MessageBuilder {
+            buf,
+            max,
+            reserve,
+            empty_len,
+            ts: None,
+            reader_id,
+            writer_id,
+            keyed,
+            sent: Sent::default(),
+        }
+    }
+
+    /// True when at least one submessage was added.
+    pub(super) fn has_content(&self) -> bool {
+        self.buf.len() > self.empty_len
+    }
+
+    fn fits(&self, len: usize, reserve: usize) -> bool {
+        self.buf.len().saturating_add(len).saturating_add(reserve) <= self.max
+    }
+
+    /// The INFO_TS needed before a change with `ts`, if the last one differs.
+    fn info_ts_for(&self, ts: Option<Timestamp>) -> Option<InfoTs> {
+        match self.ts {
+            Some(prev) if prev == ts => None,
+            None if ts.is_none() => None,
+            _ => Some(InfoTs {
+                endian: ENDIAN,
+                timestamp: ts,
+            }),
+        }
+    }
+
+    /// Emits `sub` (preceded by INFO_TS for `ts` when needed) if it fits; false otherwise.
+    fn push(
+        &mut self,
+        ts: Option<Option<Timestamp>>,
+        sub: &Submessage<'_>,
+        reserve: usize,
+    ) -> bool {
+        let info = ts.and_then(|t| self.info_ts_for(t));
+        let len = sub
+            .buffer_len()
+            .saturating_add(info.map_or(0, |i| i.buffer_len()));
+        if !self.fits(len, reserve) {
+            return false;
+        }
+        if let (Some(i), Some(t)) = (info, ts) {
+            i.emit(&mut self.buf);
+            self.ts = Some(t);
+        }
+        sub.emit(&mut self.buf);
+        true
+    }
+
+    /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else no payload and inline
+    /// STATUS_INFO + KEY_HASH. RTPS 2.5 §8.3.7.2, §9.4.5.3.
+    pub(super) fn data(&mut self, change: &CacheChange) -> bool {
+        let qos = inline_qos_bytes(change, self.keyed);
+        let payload = match change.kind {
+            ChangeKind::Alive => DataPayload::Data(&change.data),
+            _ => DataPayload::None,
+        };
+        let sub = Submessage::Data(Data {
+            endian: ENDIAN,
+            extra_flags: 0,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: change.sequence_number,
+            inline_qos: view(&qos),
+            payload,
+        });
+        let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
+        if ok {
+            self.sent.data = self.sent.data.saturating_add(1);
+        }
+        ok
+    }
+
+    /// Adds DATA_FRAG `frag` (1-based) of `change`, one fragment per submessage, with the
+    /// inline QoS repeated on every fragment. RTPS 2.5 §8.3.7.3, §9.4.5.4.
+    pub(super) fn data_frag(&mut self, change: &CacheChange, frag: u32, frag_size: usize) -> bool {
+        let len = change.data.len();
+        let start = usize::try_from(frag.saturating_sub(1))
+            .unwrap_or(usize::MAX)
+            .saturating_mul(frag_size);
+        let end = start.saturating_add(frag_size).min(len);
+        let (Some(bytes), Ok(size16), Ok(sample_size)) = (
+            change.data.get(start..end),
+            u16::try_from(frag_size),
+            u32::try_from(len),
+        ) else {
+            return true; // invariant: callers pass frag ≤ fragment_count; nothing to send.
+        };
+        let qos = inline_qos_bytes(change, self.keyed);
+        let sub = Submessage::DataFrag(DataFrag {
+            endian: ENDIAN,
+            extra_flags: 0,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: change.sequence_number,
+            fragment_starting_num: FragmentNumber(frag),
+            fragments_in_submessage: 1,
+            fragment_size: size16,
+            sample_size,
+            inline_qos: view(&qos),
+            key: false,
+            fragments: bytes,
+        });
+        let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
+        if ok {
+            self.sent.data_frag = self.sent.data_frag.saturating_add(1);
+        }
+        ok
+    }
+
+    /// Adds a GAP marking `[start, end)` irrelevant (gapList = {end, numBits 0}).
+    /// RTPS 2.5 §8.3.7.4, §8.4.9.2.x (GAP for changes not in the history or not relevant).
+    pub(super) fn gap(&mut self, start: SequenceNumber, end: SequenceNumber) -> bool {
+        let Ok(gap_list) = SequenceNumberSet::new(end, 0) else {
+            return true; // invariant: numBits 0 is always valid.
+        };
+        if start >= end || start.0 < 1 {
+            return true;
+        }
+        let sub = Submessage::Gap(Gap {
+            endian: ENDIAN,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            gap_start: start,
+            gap_list,
+            group: None,
+        });
+        let ok = self.push(None, &sub, self.reserve);
+        if ok {
+            self.sent.gaps = self.sent.gaps.saturating_add(1);
+        }
+        ok
+    }
+
+    /// Adds a HEARTBEAT (may use the reserved room). RTPS 2.5 §8.3.7.5: firstSN ≥ 1 and
+    /// lastSN ≥ firstSN − 1; F = no response required.
+    pub(super) fn heartbeat(
+        &mut self,
+        first: SequenceNumber,
+        last: SequenceNumber,
+        count: i32,
+        final_flag: bool,
+    ) -> bool {
+        let sub = Submessage::Heartbeat(Heartbeat {
+            endian: ENDIAN,
+            final_flag,
+            liveliness: false,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            first_sn: first,
+            last_sn: last,
+            count,
+        });
+        let ok = self.push(None, &sub, 0);
+        if ok {
+            self.sent.heartbeats = self.sent.heartbeats.saturating_add(1);
+        }
+        ok
+    }
+
+    /// The finished datagram.
+    pub(super) fn finish(self) -> (Vec<u8>, Sent) {
+        (self.buf, self.sent)
+    }
+}

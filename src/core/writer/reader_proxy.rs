@@ -1,0 +1,216 @@
+//! Per matched reader state of a stateful writer: what it acknowledged, what it asked for
+//! again, what has not been sent to it yet, and when it is owed a HEARTBEAT or repairs.
+//!
+//! Must not: trust ACKNACK / NACK_FRAG contents (all arithmetic is checked and every set is
+//! capped, so a peer cannot grow this state), build messages, or do I/O / read clocks.
+//!
+//! RTPS 2.5 §8.4.7.5 (ReaderProxy), §8.4.9.1 (best-effort: only the unsent cursor),
+//! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::core::RemoteReader;
+use crate::time::Instant;
+use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
+
+/// The most samples per reader with outstanding NACK_FRAG fragment requests. A further
+/// NACK_FRAG for another sample replaces the lowest one.
+pub(super) const MAX_FRAG_REQUESTS: usize = 16;
+
+fn succ(sn: SequenceNumber) -> SequenceNumber {
+    sn.checked_add(1).unwrap_or(sn)
+}
+
+/// A writer's view of one matched remote reader. RTPS 2.5 §8.4.7.5.
+#[derive(Clone, Debug)]
+pub(super) struct ReaderProxy {
+    /// The reader as discovery described it.
+    pub(super) remote: RemoteReader,
+    /// First sequence number relevant to this reader: earlier ones are answered with GAP
+    /// (VOLATILE late joiner, DDS 1.4 §2.2.3.4) and excluded from its heartbeats' firstSN.
+    pub(super) start: SequenceNumber,
+    /// Every SN ≤ `acked` is acknowledged (or irrelevant). Reliable only; for best-effort
+    /// readers it tracks the unsent cursor minus one. RTPS 2.5 §8.4.9.2.8 (acked_changes_set).
+    pub(super) acked: SequenceNumber,
+    /// Next change to push (and its next fragment, 1-based; 1 when none sent yet).
+    /// RTPS 2.5 §8.4.7.5 (unsent_changes: every SN ≥ this).
+    pub(super) next_unsent: SequenceNumber,
+    pub(super) next_frag: u32,
+    /// NACKed sequence numbers (RTPS 2.5 §8.4.9.2.8 requested_changes_set); at most
+    /// 2 × [`MAX_SET_BITS`] entries (see `apply_acknack`).
+    pub(super) requested: BTreeSet<SequenceNumber>,
+    /// Where a fragmented whole-change repair stopped: (SN, next fragment).
+    pub(super) repair_frag: (SequenceNumber, u32),
+    /// NACK_FRAG requests: sample → missing fragment numbers (each set ≤ 256 entries, at most
+    /// [`MAX_FRAG_REQUESTS`] samples). RTPS 2.5 §8.4.9.2.x (NackFrag handling, §8.3.7.8).
+    pub(super) requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
+    /// When repairs are to be sent (after nack_response_delay). RTPS 2.5 §8.4.7.1.
+    pub(super) repair_at: Option<Instant>,
+    /// When a HEARTBEAT addressed to this reader is owed.
+    pub(super) heartbeat_at: Option<Instant>,
+    /// Last accepted ACKNACK count. RTPS 2.5 §8.4.15.7.
+    pub(super) last_acknack_count: Option<i32>,
+    /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
+    pub(super) last_nack_frag_count: Option<i32>,
+}
+
+impl ReaderProxy {
+    /// A proxy whose first relevant change is `start`.
+    pub(super) fn new(remote: RemoteReader, start: SequenceNumber) -> Self {
+        ReaderProxy {
+            remote,
+            start,
+            acked: start.checked_sub(1).unwrap_or(SequenceNumber(0)),
+            next_unsent: start,
+            next_frag: 1,
+            requested: BTreeSet::new(),
+            repair_frag: (SequenceNumber(0), 1),
+            requested_frags: BTreeMap::new(),
+            repair_at: None,
+            heartbeat_at: None,
+            last_acknack_count: None,
+            last_nack_frag_count: None,
+        }
+    }
+
+    /// RELIABLE reader.
+    pub(super) fn reliable(&self) -> bool {
+        self.remote.reliable
+    }
+
+    /// Where datagrams for this reader go: its unicast locators, else its multicast ones.
+    pub(super) fn locators(&self) -> &[Locator] {
+        if self.remote.unicast_locators.is_empty() {
+            &self.remote.multicast_locators
+        } else {
+            &self.remote.unicast_locators
+        }
+    }
+
+    /// True while it has not acknowledged everything up to `last`.
+    pub(super) fn unacked(&self, last: SequenceNumber) -> bool {
+        self.reliable() && self.acked < last
+    }
+
+    /// True when it has repairs pending.
+    pub(super) fn has_requests(&self) -> bool {
+        !self.requested.is_empty() || !self.requested_frags.is_empty()
+    }
+
+    /// Accepts a count if newer than the last one seen. RTPS 2.5 §8.4.15.7: a count not
+    /// greater than the previous one is a duplicate or stale message and is ignored.
+    pub(super) fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
+        match *last {
+            Some(prev) if count <= prev => false,
+            _ => {
+                *last = Some(count);
+                true
+            }
+        }
+    }
+
+    /// Applies an ACKNACK's readerSNState: everything below `base` is acknowledged, set bits
+    /// are requested. `last` is the writer's highest SN: acknowledgements beyond it are clamped
+    /// and requests beyond it dropped. Returns true if anything was requested.
+    /// RTPS 2.5 §8.4.9.2.8 (acked_changes_set(base − 1), requested_changes_set(set)).
+    ///
+    /// Requests below our `acked` are kept for this round: a VOLATILE late joiner NACKs
+    /// changes before its start, which we count as acknowledged but must answer with GAP.
+    /// Bounded: kept requests lie in `[base, base + 256)` of this ACKNACK or in
+    /// `(acked, acked + 256]`, so at most 512 entries.
+    pub(super) fn apply_acknack(
+        &mut self,
+        base: SequenceNumber,
+        missing: impl Iterator<Item = SequenceNumber>,
+        last: SequenceNumber,
+    ) -> bool {
+        let acked = base.checked_sub(1).unwrap_or(SequenceNumber(0)).min(last);
+        if acked > self.acked {
+            self.acked = acked;
+        }
+        let floor = self.acked;
+        self.requested.retain(|sn| *sn > floor);
+        self.requested_frags.retain(|sn, _| *sn > floor);
+        let ceiling = base
+            .checked_add(i64::from(MAX_SET_BITS))
+            .unwrap_or(base)
+            .min(succ(last));
+        let mut any = false;
+        for sn in missing {
+            if sn >= base && sn >= SequenceNumber::ONE && sn < ceiling {
+                self.requested.insert(sn);
+                any = true;
+            }
+        }
+        if any {
+            // A new request restarts fragmented repairs from the first fragment.
+            self.repair_frag = (SequenceNumber(0), 1);
+        }
+        // Changes it acknowledged need not be pushed to it any more.
+        if self.next_unsent <= self.acked {
+            self.next_unsent = succ(self.acked);
+            self.next_frag = 1;
+        }
+        any
+    }
+
+    /// Requests one whole change (NACK_FRAG for an unfragmented or no longer stored change).
+    /// Hard-capped at 2 × [`MAX_SET_BITS`] outstanding requests.
+    pub(super) fn request(&mut self, sn: SequenceNumber, last: SequenceNumber) -> bool {
+        let cap = usize::try_from(MAX_SET_BITS)
+            .unwrap_or(256)
+            .saturating_mul(2);
+        if sn < SequenceNumber::ONE || sn > last || self.requested.len() >= cap {
+            return false;
+        }
+        self.requested.insert(sn);
+        true
+    }
+
+    /// Records NACK_FRAG fragment requests for `sn`, which has `total` fragments. Fragments
+    /// outside `1..=total` are dropped. Returns true if anything was requested.
+    pub(super) fn apply_nack_frag(
+        &mut self,
+        sn: SequenceNumber,
+        frags: impl Iterator<Item = FragmentNumber>,
+        total: u32,
+    ) -> bool {
+        if sn <= self.acked {
+            return false;
+        }
+        let wanted: BTreeSet<u32> = frags
+            .map(|f| f.0)
+            .filter(|f| (1..=total).contains(f))
+            .collect();
+        if wanted.is_empty() {
+            return false;
+        }
+        if !self.requested_frags.contains_key(&sn)
+            && self.requested_frags.len() >= MAX_FRAG_REQUESTS
+        {
+            // Bounded: forget the oldest request; the reader will NACK it again.
+            self.requested_frags.pop_first();
+        }
+        self.requested_frags.entry(sn).or_default().extend(wanted);
+        true
+    }
+
+    /// Schedules repairs at `at` unless they are already due earlier.
+    pub(super) fn schedule_repair(&mut self, at: Instant) {
+        self.repair_at = Some(self.repair_at.map_or(at, |t| t.min(at)));
+    }
+
+    /// Schedules a heartbeat at `at` unless one is already due earlier.
+    pub(super) fn schedule_heartbeat(&mut self, at: Instant) {
+        self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |t| t.min(at)));
+    }
+
+    /// The earliest of its own deadlines.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        let repair = self.repair_at.filter(|_| self.has_requests());
+        match (repair, self.heartbeat_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

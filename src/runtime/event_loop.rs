@@ -1,0 +1,165 @@
+//! The loop thread: waits for readiness or the protocol's next timeout, reads datagrams,
+//! runs commands from the handle, fires the timeout and drains transmits.
+//!
+//! Must not: interpret datagrams (the protocol does), block anywhere but in `Poll::poll`,
+//! or do unbounded work per wakeup.
+//!
+//! STYLE.md §2 (runtime loop: wait → read until WouldBlock → handle → drain poll_transmit).
+
+use std::io;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
+
+use mio::{Events, Poll, Token};
+
+use super::clock::Clock;
+use super::protocol::Protocol;
+use super::stats::Counters;
+use crate::time::Now;
+use crate::transport::{SocketKind, UdpTransport, socket_addr_to_locator};
+
+/// Poll token of the waker; socket tokens are `SocketKind::index()` (0..4).
+pub(crate) const WAKER: Token = Token(usize::MAX);
+/// Datagrams read from one socket per wakeup before the other work gets a turn.
+const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
+/// Transmits drained per wakeup before the sockets get a turn again.
+const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
+/// Receive buffer: the largest UDP payload fits.
+const RECV_BUFFER: usize = 64 * 1024;
+/// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
+const MAX_WAIT: Duration = Duration::from_secs(3600);
+
+/// A closure the handle runs on the loop thread.
+pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
+
+/// Messages from the handle to the loop.
+pub(crate) enum Message<P> {
+    /// Run this with the protocol.
+    Run(Command<P>),
+    /// Stop the loop and return the protocol.
+    Shutdown,
+}
+
+/// Everything the loop thread owns.
+pub(crate) struct EventLoop<P, C> {
+    pub(crate) protocol: P,
+    pub(crate) transport: UdpTransport,
+    pub(crate) clock: C,
+    pub(crate) poll: Poll,
+    pub(crate) commands: Receiver<Message<P>>,
+    pub(crate) counters: Arc<Counters>,
+}
+
+/// What the command channel said.
+enum Flow {
+    Continue,
+    Stop,
+}
+
+impl<P: Protocol, C: Clock> EventLoop<P, C> {
+    /// Runs until shutdown (or a fatal poll error) and gives the protocol back.
+    pub(crate) fn run(mut self) -> P {
+        let mut events = Events::with_capacity(64);
+        let mut buf = vec![0u8; RECV_BUFFER];
+        // Sockets that may still hold datagrams: mio readiness is edge-triggered, so a socket
+        // left before WouldBlock must be read again without waiting for a new edge. All start
+        // readable: datagrams may have arrived between bind and register.
+        let mut readable = [true; SocketKind::ALL.len()];
+        let mut more_transmits = true;
+        loop {
+            let busy = more_transmits || readable.iter().any(|r| *r);
+            let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
+            match self.poll.poll(&mut events, timeout) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    log::error!("runtime: poll failed, stopping: {e}");
+                    break;
+                }
+            }
+            for event in &events {
+                if let Some(kind) = SocketKind::from_index(event.token().0) {
+                    if let Some(flag) = readable.get_mut(kind.index()) {
+                        *flag = true;
+                    }
+                }
+            }
+            let now = self.clock.now();
+            for kind in SocketKind::ALL {
+                if let Some(flag) = readable.get_mut(kind.index()) {
+                    if *flag {
+                        *flag = self.receive(now, kind, &mut buf);
+                    }
+                }
+            }
+            if let Flow::Stop = self.run_commands() {
+                break;
+            }
+            // Commands may have taken a while, and a command's caller may have moved a
+            // manual clock: read it again for the timeout and the transmits.
+            let now = self.clock.now();
+            if self.protocol.poll_timeout().is_some_and(|t| t <= now.mono) {
+                self.protocol.handle_timeout(now);
+            }
+            more_transmits = self.flush(now);
+        }
+        self.protocol
+    }
+
+    /// How long to wait for readiness: until the protocol's next timeout, or indefinitely.
+    fn wait_timeout(&self) -> Option<Duration> {
+        let deadline = self.protocol.poll_timeout()?;
+        let left = deadline.saturating_duration_since(self.clock.now().mono);
+        Some(left.min(MAX_WAIT))
+    }
+
+    /// Reads up to a bounded number of datagrams from one socket; true when it may hold more.
+    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8]) -> bool {
+        for _ in 0..MAX_DATAGRAMS_PER_SOCKET {
+            let received = match self.transport.recv(kind, buf) {
+                Ok(Some(r)) => r,
+                Ok(None) => return false,
+                Err(e) => {
+                    // Pending socket errors (e.g. ICMP feedback) are one-shot: keep reading.
+                    self.counters.receive_error();
+                    log::debug!("runtime: receive on {kind:?} failed: {e}");
+                    continue;
+                }
+            };
+            self.counters.received(received.len);
+            let (Some(source), Some(data)) =
+                (socket_addr_to_locator(received.source), buf.get(..received.len))
+            else {
+                self.counters.dropped();
+                continue;
+            };
+            self.protocol.handle_datagram(now, source, data);
+        }
+        true
+    }
+
+    /// Runs every queued command, each with a fresh clock reading (a command sees time as at
+    /// least as late as when its caller sent it).
+    fn run_commands(&mut self) -> Flow {
+        loop {
+            match self.commands.try_recv() {
+                Ok(Message::Run(command)) => command(&mut self.protocol, self.clock.now()),
+                Ok(Message::Shutdown) | Err(TryRecvError::Disconnected) => return Flow::Stop,
+                Err(TryRecvError::Empty) => return Flow::Continue,
+            }
+        }
+    }
+
+    /// Sends what the protocol has queued; true when it may have more.
+    fn flush(&mut self, now: Now) -> bool {
+        for _ in 0..MAX_TRANSMITS_PER_WAKEUP {
+            let Some(transmit) = self.protocol.poll_transmit(now) else {
+                return false;
+            };
+            let report = self.transport.send(&transmit);
+            self.counters.sent(&report);
+        }
+        true
+    }
+}

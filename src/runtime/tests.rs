@@ -1,0 +1,178 @@
+//! Runtime tests over real loopback sockets: two loops exchanging unicast and SPDP-multicast
+//! datagrams, commands, the manual clock, and a protocol panic. Each test asks the network
+//! gate first and prints a SKIPPED line when it may not open sockets.
+//!
+//! Must not: send anywhere but 127.0.0.1 and the loopback multicast group; rely on sleeps
+//! (every wait is a bounded `recv_timeout` on an event channel).
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use super::*;
+use crate::core::Transmit;
+use crate::time::Instant;
+use crate::transport::tests::may_open_sockets;
+use crate::transport::{TransportConfig, UdpTransport};
+use crate::wire::Locator;
+
+/// How long any single condition may take.
+const WAIT: Duration = Duration::from_secs(5);
+/// How often the toy protocol resends (datagrams sent before the peer's loop runs are queued
+/// by the kernel anyway; resending only makes the test robust to a lost datagram).
+const RESEND: Duration = Duration::from_millis(20);
+
+/// Something the toy protocol observed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    Datagram { source: Locator, payload: Vec<u8> },
+    Timeout(Instant),
+}
+
+/// Sends each `(destinations, payload)` every [`RESEND`] and reports what it sees.
+struct Pinger {
+    sends: Vec<(Vec<Locator>, Vec<u8>)>,
+    queue: Vec<Transmit>,
+    next: Option<Instant>,
+    period: Option<Duration>,
+    seen: Sender<Seen>,
+    timeouts: u64,
+}
+
+impl Pinger {
+    fn new(sends: Vec<(Vec<Locator>, &[u8])>, first: Option<Instant>) -> (Self, Receiver<Seen>) {
+        let (seen, rx) = mpsc::channel();
+        let sends = sends.into_iter().map(|(d, p)| (d, p.to_vec())).collect();
+        let pinger = Pinger {
+            sends,
+            queue: Vec::new(),
+            next: first,
+            period: Some(RESEND),
+            seen,
+            timeouts: 0,
+        };
+        (pinger, rx)
+    }
+}
+
+impl Protocol for Pinger {
+    fn handle_datagram(&mut self, _now: Now, source: Locator, data: &[u8]) {
+        let _ = self.seen.send(Seen::Datagram { source, payload: data.to_vec() });
+    }
+
+    fn handle_timeout(&mut self, now: Now) {
+        self.timeouts += 1;
+        let _ = self.seen.send(Seen::Timeout(now.mono));
+        for (destinations, payload) in &self.sends {
+            self.queue
+                .push(Transmit { destinations: destinations.clone(), payload: payload.clone() });
+        }
+        self.next = self.period.map(|p| now.mono.saturating_add(p));
+    }
+
+    fn poll_transmit(&mut self, _now: Now) -> Option<Transmit> {
+        self.queue.pop()
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.next
+    }
+}
+
+/// Waits until a datagram with `payload` arrives; returns its source.
+fn wait_for_payload(rx: &Receiver<Seen>, payload: &[u8]) -> Locator {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Seen::Datagram { source, payload: p }) if p == payload => return source,
+            Ok(_) => {}
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                panic!("no datagram {:?} within {WAIT:?}", String::from_utf8_lossy(payload))
+            }
+        }
+    }
+}
+
+#[test]
+fn two_runtimes_exchange_unicast_and_spdp_multicast() {
+    let test = "two_runtimes_exchange_unicast_and_spdp_multicast";
+    if may_open_sockets(test, true).is_none() {
+        return;
+    }
+    let domain = 44;
+    let ta = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let tb = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let a_meta = ta.metatraffic_unicast_locators()[0];
+    let group = tb.metatraffic_multicast_locators()[0];
+    assert_eq!(ta.metatraffic_multicast_locators(), [group]);
+
+    let a_sends = vec![
+        (tb.default_unicast_locators().to_vec(), &b"A-unicast"[..]),
+        (vec![group], &b"A-multicast"[..]),
+    ];
+    let (pa, a_seen) = Pinger::new(a_sends, Some(Instant::ZERO));
+    let (pb, b_seen) = Pinger::new(vec![(vec![a_meta], &b"B-unicast"[..])], Some(Instant::ZERO));
+    let a = Runtime::spawn(pa, ta).unwrap();
+    let b = Runtime::spawn(pb, tb).unwrap();
+
+    // Both sockets of B see A: its user unicast socket and the shared SPDP group.
+    assert_eq!(wait_for_payload(&b_seen, b"A-unicast"), a_meta);
+    assert_eq!(wait_for_payload(&b_seen, b"A-multicast"), a_meta);
+    // A hears B by unicast, and its own multicast (IP_MULTICAST_LOOP).
+    assert_eq!(wait_for_payload(&a_seen, b"B-unicast"), b.locators().metatraffic_unicast[0]);
+    assert_eq!(wait_for_payload(&a_seen, b"A-multicast"), a_meta);
+
+    let sa = a.stats();
+    assert!(sa.datagrams_sent >= 2 && sa.datagrams_received >= 2, "{sa:?}");
+    assert_eq!((sa.send_errors, sa.destinations_skipped, sa.datagrams_dropped), (0, 0, 0));
+    assert!(sa.bytes_sent >= 9 + 11);
+
+    // Commands run on the loop thread with the protocol's state.
+    let timeouts = a.execute(|p: &mut Pinger, _| p.timeouts).unwrap();
+    assert!(timeouts >= 1);
+    let pa = a.shutdown().expect("loop returns the protocol");
+    assert!(pa.timeouts >= timeouts);
+    drop(b); // Drop stops and joins too.
+}
+
+#[test]
+fn manual_clock_drives_timeouts_and_commands() {
+    let test = "manual_clock_drives_timeouts_and_commands";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(45)).unwrap();
+    let clock = ManualClock::new(Instant::ZERO, 1_000_000_000);
+    let due = Instant::from_nanos(1_000_000_000);
+    let (mut pinger, seen) = Pinger::new(Vec::new(), Some(due));
+    pinger.period = None;
+    let handle = Runtime::spawn_with_clock(pinger, transport, clock.clone()).unwrap();
+
+    // Time stands still: commands see it, and the timeout does not fire.
+    let now = handle.execute(|_: &mut Pinger, now| now).unwrap();
+    assert_eq!(now.mono, Instant::ZERO);
+    assert_eq!(now.wall.seconds, 1);
+    assert_eq!(seen.try_recv(), Err(mpsc::TryRecvError::Empty));
+
+    clock.advance(Duration::from_secs(1));
+    // Any command wakes the loop, which then sees the timeout is due.
+    let now = handle.execute(|_: &mut Pinger, now| now.mono).unwrap();
+    assert_eq!(now, due);
+    assert_eq!(seen.recv_timeout(WAIT), Ok(Seen::Timeout(due)));
+    assert_eq!(handle.shutdown().map(|p| p.timeouts), Some(1));
+}
+
+#[test]
+fn a_panicking_command_stops_the_runtime_without_hanging_callers() {
+    let test = "a_panicking_command_stops_the_runtime_without_hanging_callers";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(46)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let r: Result<(), _> = handle.execute(|_: &mut Pinger, _| panic!("test panic in a command"));
+    assert_eq!(r, Err(RuntimeStopped));
+    assert_eq!(handle.execute(|_: &mut Pinger, _| ()), Err(RuntimeStopped));
+    assert!(handle.shutdown().is_none());
+}
