@@ -8,6 +8,8 @@
 //! RTPS 2.5 §8.4 (behaviour), §8.5 (discovery).
 
 mod change;
+mod event;
+pub mod participant;
 pub mod discovery;
 pub mod reader;
 pub mod writer;
@@ -16,5 +18,7 @@ pub mod receiver;
 mod transmit;
 
 pub use change::{CacheChange, ChangeKind};
+pub use event::Event;
 pub use proxy::{RemoteReader, RemoteWriter};
-pub use transmit::{Transmit, MAX_DATAGRAM};
+pub use participant::{Participant, ParticipantConfig};
+pub use transmit::{MAX_DATAGRAM, Transmit};

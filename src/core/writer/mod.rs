@@ -120,6 +120,8 @@ pub enum WriteError {
     SampleTooLarge,
     /// 2^63 − 1 changes written: no sequence number left.
     SequenceNumbersExhausted,
+    /// No such writer in this participant (deleted, or a handle from another participant).
+    UnknownWriter,
 }
 
 impl core::fmt::Display for WriteError {
@@ -129,6 +131,7 @@ impl core::fmt::Display for WriteError {
             WriteError::TooManyInstances => "writer max_instances reached",
             WriteError::SampleTooLarge => "sample larger than 4 GiB",
             WriteError::SequenceNumbersExhausted => "sequence numbers exhausted",
+            WriteError::UnknownWriter => "no such writer",
         })
     }
 }

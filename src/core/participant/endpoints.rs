@@ -1,0 +1,233 @@
+//! Local user DataWriters and DataReaders inside the participant: creation, the SEDP data
+//! that announces them, and the commands the API layer issues (write, take).
+//!
+//! Must not: perform I/O or match endpoints itself (`sedp.rs` decides matches).
+//!
+//! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
+
+use std::collections::BTreeSet;
+
+use bytes::Bytes;
+
+use super::Participant;
+use crate::core::discovery::{ContentFilter, PublicationData, SubscriptionData};
+use crate::core::reader::{Reader, ReaderConfig};
+use crate::core::writer::{WriteError, Writer, WriterConfig};
+use crate::core::{CacheChange, ChangeKind};
+use crate::qos::{
+    DataReaderQos, DataWriterQos, Durability, PublisherQos, ReliabilityKind, SubscriberQos,
+};
+use crate::time::{Now, Timestamp};
+use crate::wire::submessage::Submessage;
+use crate::wire::{EntityId, Guid, SequenceNumber, VendorId};
+
+/// What the application asks for when it creates a DataWriter.
+#[derive(Clone, Debug)]
+pub struct WriterSpec {
+    /// Topic name.
+    pub topic_name: String,
+    /// Type name as peers know it (e.g. `ShapeType`).
+    pub type_name: String,
+    /// The type has key fields (entity kind 0x02 instead of 0x03).
+    pub keyed: bool,
+    /// The writer's QoS.
+    pub qos: DataWriterQos,
+    /// Its publisher's QoS (partition, presentation).
+    pub publisher_qos: PublisherQos,
+    /// Samples larger than this are fragmented.
+    pub fragment_size: usize,
+}
+
+/// What the application asks for when it creates a DataReader.
+#[derive(Clone, Debug)]
+pub struct ReaderSpec {
+    /// Topic name.
+    pub topic_name: String,
+    /// Type name as peers know it.
+    pub type_name: String,
+    /// The type has key fields (entity kind 0x07 instead of 0x04).
+    pub keyed: bool,
+    /// The reader's QoS.
+    pub qos: DataReaderQos,
+    /// Its subscriber's QoS (partition, presentation).
+    pub subscriber_qos: SubscriberQos,
+    /// A content filter to announce (ContentFilteredTopic), if any.
+    pub content_filter: Option<ContentFilter>,
+}
+
+pub(super) struct LocalWriter {
+    pub(super) writer: Writer,
+    pub(super) spec: WriterSpec,
+    /// Remote readers currently matched (the writer keeps their protocol state).
+    pub(super) matched: BTreeSet<Guid>,
+}
+
+pub(super) struct LocalReader {
+    pub(super) reader: Reader,
+    pub(super) spec: ReaderSpec,
+    data_available: bool,
+}
+
+impl LocalReader {
+    pub(super) fn handle_from_writer(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        ts: Option<Timestamp>,
+        sm: &Submessage<'_>,
+    ) {
+        let before = self.reader.samples_queued();
+        feed_reader(&mut self.reader, now, writer, ts, sm);
+        if self.reader.samples_queued() > before {
+            self.data_available = true;
+        }
+    }
+
+    /// True once after new samples became available.
+    pub(super) fn take_data_available(&mut self) -> bool {
+        core::mem::take(&mut self.data_available)
+    }
+}
+
+/// Hands a writer-side submessage to a reader.
+pub(super) fn feed_reader(
+    reader: &mut Reader,
+    now: Now,
+    writer: Guid,
+    ts: Option<Timestamp>,
+    sm: &Submessage<'_>,
+) {
+    match sm {
+        Submessage::Data(d) => reader.handle_data(now, writer, ts, d),
+        Submessage::DataFrag(d) => reader.handle_data_frag(now, writer, ts, d),
+        Submessage::Heartbeat(h) => reader.handle_heartbeat(now, writer, h),
+        Submessage::HeartbeatFrag(h) => reader.handle_heartbeat_frag(now, writer, h),
+        Submessage::Gap(g) => reader.handle_gap(now, writer, g),
+        _ => {}
+    }
+}
+
+impl Participant {
+    /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
+    pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
+        self.start(now);
+        let kind =
+            if spec.keyed { EntityId::KIND_WRITER_WITH_KEY } else { EntityId::KIND_WRITER_NO_KEY };
+        let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
+        let mut config = WriterConfig::new(guid);
+        config.reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
+        config.history = spec.qos.history;
+        config.resource_limits = spec.qos.resource_limits;
+        config.durability_transient_local = spec.qos.durability >= Durability::TransientLocal;
+        config.fragment_size = spec.fragment_size;
+        config.keyed = spec.keyed;
+        let writer = Writer::new(config);
+        self.writers.insert(guid.entity_id, LocalWriter { writer, spec, matched: BTreeSet::new() });
+        self.announce_writer(now, guid);
+        self.match_local_writer(now, guid);
+        guid
+    }
+
+    /// Creates a DataReader and announces it through SEDP. Returns its GUID.
+    pub fn create_reader(&mut self, now: Now, spec: ReaderSpec) -> Guid {
+        self.start(now);
+        let kind =
+            if spec.keyed { EntityId::KIND_READER_WITH_KEY } else { EntityId::KIND_READER_NO_KEY };
+        let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
+        let reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
+        let mut config = ReaderConfig::new(guid, reliable, spec.keyed);
+        config.history = spec.qos.history;
+        config.resource_limits = spec.qos.resource_limits;
+        let reader = Reader::new(config);
+        self.readers.insert(guid.entity_id, LocalReader { reader, spec, data_available: false });
+        self.announce_reader(now, guid);
+        self.match_local_reader(now, guid);
+        guid
+    }
+
+    /// Deletes a writer: unannounces it (SEDP dispose) and forgets it.
+    pub fn delete_writer(&mut self, now: Now, writer: Guid) {
+        if self.writers.remove(&writer.entity_id).is_some() {
+            self.builtin.unannounce_writer(now, writer);
+        }
+    }
+
+    /// Deletes a reader: unannounces it (SEDP dispose) and forgets it.
+    pub fn delete_reader(&mut self, now: Now, reader: Guid) {
+        if self.readers.remove(&reader.entity_id).is_some() {
+            self.builtin.unannounce_reader(now, reader);
+        }
+    }
+
+    /// Writes a serialized sample (encapsulation header included) or an instance change.
+    pub fn write(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        kind: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        data: Bytes,
+    ) -> Result<SequenceNumber, WriteError> {
+        match self.writers.get_mut(&writer.entity_id) {
+            Some(w) => w.writer.write(now, kind, key_hash, data),
+            None => Err(WriteError::UnknownWriter),
+        }
+    }
+
+    /// True when every reliable matched reader acknowledged everything written.
+    pub fn all_acked(&self, writer: Guid) -> bool {
+        self.writers.get(&writer.entity_id).is_none_or(|w| w.writer.all_acked())
+    }
+
+    /// Number of readers matched with a local writer.
+    pub fn matched_readers(&self, writer: Guid) -> usize {
+        self.writers.get(&writer.entity_id).map_or(0, |w| w.writer.matched_readers())
+    }
+
+    /// Takes the next received sample (or instance change) from a local reader.
+    pub fn take(&mut self, reader: Guid) -> Option<CacheChange> {
+        self.readers.get_mut(&reader.entity_id)?.reader.poll_sample()
+    }
+
+    /// The SEDP data describing one of our writers.
+    pub(super) fn publication_data(&self, guid: Guid) -> Option<PublicationData> {
+        let w = self.writers.get(&guid.entity_id)?;
+        Some(PublicationData {
+            guid,
+            participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+            topic_name: w.spec.topic_name.clone(),
+            type_name: w.spec.type_name.clone(),
+            unicast_locators: Vec::new(),
+            multicast_locators: Vec::new(),
+            qos: w.spec.qos.clone(),
+            presentation: w.spec.publisher_qos.presentation,
+            partition: w.spec.publisher_qos.partition.clone(),
+            group_data: w.spec.publisher_qos.group_data.clone(),
+            topic_data: Default::default(),
+            type_information: None,
+            vendor_id: VendorId::SIFTDDS,
+        })
+    }
+
+    /// The SEDP data describing one of our readers.
+    pub(super) fn subscription_data(&self, guid: Guid) -> Option<SubscriptionData> {
+        let r = self.readers.get(&guid.entity_id)?;
+        Some(SubscriptionData {
+            guid,
+            participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+            topic_name: r.spec.topic_name.clone(),
+            type_name: r.spec.type_name.clone(),
+            unicast_locators: Vec::new(),
+            multicast_locators: Vec::new(),
+            expects_inline_qos: false,
+            qos: r.spec.qos.clone(),
+            presentation: r.spec.subscriber_qos.presentation,
+            partition: r.spec.subscriber_qos.partition.clone(),
+            group_data: r.spec.subscriber_qos.group_data.clone(),
+            topic_data: Default::default(),
+            content_filter: r.spec.content_filter.clone(),
+            type_information: None,
+            vendor_id: VendorId::SIFTDDS,
+        })
+    }
+}

@@ -1,0 +1,371 @@
+//! The DomainParticipant's protocol engine: one sans-IO struct owning SPDP, the SEDP builtin
+//! endpoints, and every local writer and reader, routing received submessages to them and
+//! collecting what they want to send.
+//!
+//! Must not: touch sockets or clocks (time arrives as `now`), block, or let a remote peer grow
+//! its state without bound (remote participants and endpoints are capped, see
+//! [`ParticipantConfig`]).
+//!
+//! # Overview
+//! RTPS 2.5 §8.5 (discovery), §8.3.4 (receiver). Inputs: [`Participant::handle_datagram`],
+//! [`Participant::handle_timeout`] and the entity commands (`create_writer`, `write`, ...).
+//! Outputs: [`Participant::poll_transmit`], [`Participant::poll_timeout`],
+//! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP and matching in `sedp.rs`,
+//! local user endpoints in `endpoints.rs`.
+
+mod endpoints;
+mod sedp;
+mod spdp;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, VecDeque};
+
+pub use endpoints::{ReaderSpec, WriterSpec};
+
+use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
+use crate::core::receiver::{self, ReceiverState};
+use crate::core::{Event, Transmit};
+use crate::time::{Instant, Now};
+use crate::wire::plist::describe;
+use crate::wire::submessage::Submessage;
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator, VendorId};
+
+use endpoints::{LocalReader, LocalWriter};
+use sedp::Builtin;
+use spdp::RemoteParticipant;
+
+/// Static configuration of a participant.
+#[derive(Clone, Debug)]
+pub struct ParticipantConfig {
+    /// DDS domain id.
+    pub domain_id: u32,
+    /// Our GUID prefix (unique per participant; the runtime draws it at random).
+    pub guid_prefix: GuidPrefix,
+    /// Lease announced in SPDP: peers drop us if they hear nothing for this long.
+    pub lease_duration: core::time::Duration,
+    /// Period of SPDP announcements.
+    pub announce_period: core::time::Duration,
+    /// Where we receive discovery traffic by unicast.
+    pub metatraffic_unicast_locators: Vec<Locator>,
+    /// Where we receive discovery traffic by multicast.
+    pub metatraffic_multicast_locators: Vec<Locator>,
+    /// Where we receive user traffic by unicast.
+    pub default_unicast_locators: Vec<Locator>,
+    /// Where we receive user traffic by multicast.
+    pub default_multicast_locators: Vec<Locator>,
+    /// Where SPDP announcements go: the SPDP multicast group and the initial peers.
+    pub spdp_destinations: Vec<Locator>,
+    /// Most remote participants remembered at once; announcements from more are ignored.
+    pub max_remote_participants: usize,
+    /// Most remote endpoints (writers + readers) remembered at once.
+    pub max_remote_endpoints: usize,
+    /// Optional PID_ENTITY_NAME.
+    pub entity_name: Option<String>,
+}
+
+impl ParticipantConfig {
+    /// Default limits and periods (lease 20 s, announcements every 3 s, like Fast DDS), no
+    /// locators: the runtime fills them from the transport.
+    pub fn new(domain_id: u32, guid_prefix: GuidPrefix) -> Self {
+        ParticipantConfig {
+            domain_id,
+            guid_prefix,
+            lease_duration: core::time::Duration::from_secs(20),
+            announce_period: core::time::Duration::from_secs(3),
+            metatraffic_unicast_locators: Vec::new(),
+            metatraffic_multicast_locators: Vec::new(),
+            default_unicast_locators: Vec::new(),
+            default_multicast_locators: Vec::new(),
+            spdp_destinations: Vec::new(),
+            max_remote_participants: 256,
+            max_remote_endpoints: 4096,
+            entity_name: None,
+        }
+    }
+}
+
+/// Counters for everything a peer can do to us; misbehaviour is counted, never an error.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParticipantStats {
+    /// Datagrams handed to [`Participant::handle_datagram`].
+    pub datagrams: u64,
+    /// Datagrams with a malformed header or submessage.
+    pub malformed: u64,
+    /// Submessages skipped as not understood.
+    pub not_understood: u64,
+    /// Submessages for endpoints we do not have (or writers we have not matched).
+    pub unroutable: u64,
+    /// SPDP or SEDP data we could not decode.
+    pub bad_discovery_data: u64,
+    /// Remote participants or endpoints ignored because a limit was reached.
+    pub over_limit: u64,
+}
+
+/// The protocol state of one DomainParticipant.
+pub struct Participant {
+    config: ParticipantConfig,
+    local_data: ParticipantProxyData,
+    /// SPDP announcement sequence number (incremented when our data changes).
+    spdp_sn: i64,
+    next_announce: Instant,
+    remote_participants: BTreeMap<GuidPrefix, RemoteParticipant>,
+    builtin: Builtin,
+    writers: BTreeMap<EntityId, LocalWriter>,
+    readers: BTreeMap<EntityId, LocalReader>,
+    remote_writers: BTreeMap<Guid, PublicationData>,
+    remote_readers: BTreeMap<Guid, SubscriptionData>,
+    next_entity_key: u32,
+    pending: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    stats: ParticipantStats,
+    started: bool,
+}
+
+/// Most events queued before the oldest are dropped (an application that never polls).
+const MAX_QUEUED_EVENTS: usize = 4096;
+
+impl Participant {
+    /// A participant that starts announcing itself at the first `handle_timeout`.
+    pub fn new(config: ParticipantConfig) -> Self {
+        let local_data = spdp::local_participant_data(&config);
+        let builtin = Builtin::new(config.guid_prefix);
+        Participant {
+            local_data,
+            spdp_sn: 1,
+            next_announce: Instant::ZERO,
+            remote_participants: BTreeMap::new(),
+            builtin,
+            writers: BTreeMap::new(),
+            readers: BTreeMap::new(),
+            remote_writers: BTreeMap::new(),
+            remote_readers: BTreeMap::new(),
+            next_entity_key: 1,
+            pending: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: ParticipantStats::default(),
+            started: false,
+            config,
+        }
+    }
+
+    /// Our GUID prefix.
+    pub fn guid_prefix(&self) -> GuidPrefix {
+        self.config.guid_prefix
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ParticipantConfig {
+        &self.config
+    }
+
+    /// Counters of what peers sent us.
+    pub fn stats(&self) -> ParticipantStats {
+        self.stats
+    }
+
+    /// Remote participants currently alive.
+    pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantProxyData> {
+        self.remote_participants.values().map(|p| &p.data)
+    }
+
+    /// Handles one received datagram. Never fails: bad input is counted in [`Self::stats`].
+    pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
+        self.start(now);
+        self.stats.datagrams = self.stats.datagrams.saturating_add(1);
+        let our_prefix = self.config.guid_prefix;
+        let outcome = receiver::receive(datagram, our_prefix, understood, |state, sm| {
+            if state.source_guid_prefix != our_prefix {
+                self.route(now, source, state, sm);
+            }
+        });
+        if outcome.malformed {
+            self.stats.malformed = self.stats.malformed.saturating_add(1);
+        }
+        self.stats.not_understood =
+            self.stats.not_understood.saturating_add(u64::from(outcome.not_understood));
+        self.process_discovery(now);
+        self.collect_data_available();
+    }
+
+    /// Runs every timer that is due.
+    pub fn handle_timeout(&mut self, now: Now) {
+        self.start(now);
+        if now.mono >= self.next_announce {
+            self.announce(now, None);
+            self.next_announce = now.mono.saturating_add(self.config.announce_period);
+        }
+        self.expire_leases(now);
+        self.builtin.handle_timeout(now);
+        for w in self.writers.values_mut() {
+            w.writer.handle_timeout(now);
+        }
+        for r in self.readers.values_mut() {
+            r.reader.handle_timeout(now);
+        }
+        self.process_discovery(now);
+    }
+
+    /// The earliest instant at which [`Self::handle_timeout`] has work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let mut t = if self.started { self.next_announce } else { Instant::ZERO };
+        let mut consider = |x: Option<Instant>| {
+            if let Some(x) = x {
+                t = t.min(x);
+            }
+        };
+        for p in self.remote_participants.values() {
+            consider(Some(p.lease_expires));
+        }
+        consider(self.builtin.poll_timeout());
+        for w in self.writers.values() {
+            consider(w.writer.poll_timeout());
+        }
+        for r in self.readers.values() {
+            consider(r.reader.poll_timeout());
+        }
+        Some(t)
+    }
+
+    /// The next datagram to send, if any. Call until `None` after every input.
+    pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        if let Some(t) = self.pending.pop_front() {
+            return Some(t);
+        }
+        if let Some(t) = self.builtin.poll_transmit(now) {
+            return Some(t);
+        }
+        for w in self.writers.values_mut() {
+            if let Some(t) = w.writer.poll_transmit(now) {
+                return Some(t);
+            }
+        }
+        for r in self.readers.values_mut() {
+            if let Some(t) = r.reader.poll_transmit(now) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// The next event for the application.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn push_event(&mut self, e: Event) {
+        if self.events.len() >= MAX_QUEUED_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    fn start(&mut self, now: Now) {
+        if !self.started {
+            self.started = true;
+            self.next_announce = now.mono;
+        }
+    }
+
+    fn next_entity_id(&mut self, kind: u8) -> EntityId {
+        let key = self.next_entity_key;
+        self.next_entity_key = self.next_entity_key.wrapping_add(1);
+        let [_, a, b, c] = key.to_be_bytes();
+        EntityId([a, b, c, kind])
+    }
+
+    /// Hands one entity submessage to the endpoint it is for. RTPS 2.5 §8.3.7 (each
+    /// submessage's "logical interpretation" names the endpoint).
+    fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
+        let src = state.source_guid_prefix;
+        match sm {
+            Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
+                self.handle_spdp(now, source, state, &d);
+            }
+            Submessage::Data(_)
+            | Submessage::DataFrag(_)
+            | Submessage::Heartbeat(_)
+            | Submessage::HeartbeatFrag(_)
+            | Submessage::Gap(_) => {
+                let writer_id = match &sm {
+                    Submessage::Data(d) => d.writer_id,
+                    Submessage::DataFrag(d) => d.writer_id,
+                    Submessage::Heartbeat(h) => h.writer_id,
+                    Submessage::HeartbeatFrag(h) => h.writer_id,
+                    Submessage::Gap(g) => g.writer_id,
+                    _ => return,
+                };
+                let writer = Guid::new(src, writer_id);
+                if !self.builtin.handle_from_writer(now, writer, state.timestamp, &sm)
+                    && !self.deliver_to_readers(now, writer, state, &sm)
+                {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
+                }
+            }
+            Submessage::AckNack(a) => {
+                let reader = Guid::new(src, a.reader_id);
+                if !self.builtin.handle_acknack(now, reader, &a) {
+                    match self.writers.get_mut(&a.writer_id) {
+                        Some(w) => w.writer.handle_acknack(now, reader, &a),
+                        None => self.stats.unroutable = self.stats.unroutable.saturating_add(1),
+                    }
+                }
+            }
+            Submessage::NackFrag(n) => {
+                let reader = Guid::new(src, n.reader_id);
+                if !self.builtin.handle_nack_frag(now, reader, &n) {
+                    match self.writers.get_mut(&n.writer_id) {
+                        Some(w) => w.writer.handle_nack_frag(now, reader, &n),
+                        None => self.stats.unroutable = self.stats.unroutable.saturating_add(1),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Gives a writer's submessage to every local reader matched with that writer (or only
+    /// to the addressed one). Returns false when no reader took it.
+    fn deliver_to_readers(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        state: &ReceiverState,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        let reader_id = match sm {
+            Submessage::Data(d) => d.reader_id,
+            Submessage::DataFrag(d) => d.reader_id,
+            Submessage::Heartbeat(h) => h.reader_id,
+            Submessage::HeartbeatFrag(h) => h.reader_id,
+            Submessage::Gap(g) => g.reader_id,
+            _ => return false,
+        };
+        let mut taken = false;
+        for (id, r) in self.readers.iter_mut() {
+            if (reader_id != EntityId::UNKNOWN && *id != reader_id) || !r.reader.is_matched(writer)
+            {
+                continue;
+            }
+            taken = true;
+            r.handle_from_writer(now, writer, state.timestamp, sm);
+        }
+        taken
+    }
+
+    fn collect_data_available(&mut self) {
+        let ready: Vec<Guid> = self
+            .readers
+            .values_mut()
+            .filter_map(|r| r.take_data_available().then(|| r.reader.guid()))
+            .collect();
+        for reader in ready {
+            self.push_event(Event::DataAvailable { reader });
+        }
+    }
+}
+
+/// Must-understand inline QoS we understand: every PID in our table (e.g. PID_DOMAIN_TAG).
+fn understood(pid: u16) -> bool {
+    describe(pid, VendorId::UNKNOWN).is_some()
+}

@@ -1,0 +1,505 @@
+//! SEDP: the four reliable builtin endpoints that exchange DiscoveredWriterData and
+//! DiscoveredReaderData, and the matching of local user endpoints with remote ones.
+//! RTPS 2.5 §8.5.4 (SEDP), §8.5.5 (matching remote endpoints); DDS 1.4 §2.2.3 (RxO).
+//!
+//! Must not: perform I/O; remember more remote endpoints than
+//! `ParticipantConfig::max_remote_endpoints`.
+
+use bytes::Bytes;
+
+use super::Participant;
+use super::endpoints::feed_reader;
+use crate::core::discovery::{
+    BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
+};
+use crate::core::reader::{Reader, ReaderConfig};
+use crate::core::writer::{Writer, WriterConfig};
+use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit};
+use crate::qos::{
+    Durability, History, Offered, PublisherQos, ReliabilityKind, Requested, SubscriberQos,
+    check_compatibility, partitions_match,
+};
+use crate::time::{Instant, Now, Timestamp};
+use crate::wire::submessage::{AckNack, NackFrag, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
+
+/// The SEDP builtin writers and readers. RTPS 2.5 §8.5.4.2: reliable, TRANSIENT_LOCAL,
+/// keyed by the endpoint GUID.
+pub(super) struct Builtin {
+    publications_writer: Writer,
+    publications_reader: Reader,
+    subscriptions_writer: Writer,
+    subscriptions_reader: Reader,
+}
+
+fn builtin_writer(prefix: GuidPrefix, id: EntityId) -> Writer {
+    let mut config = WriterConfig::new(Guid::new(prefix, id));
+    config.reliable = true;
+    config.keyed = true;
+    config.durability_transient_local = true;
+    config.history = History::KeepLast(1);
+    Writer::new(config)
+}
+
+fn builtin_reader(prefix: GuidPrefix, id: EntityId) -> Reader {
+    let mut config = ReaderConfig::new(Guid::new(prefix, id), true, true);
+    config.history = History::KeepAll;
+    Reader::new(config)
+}
+
+impl Builtin {
+    pub(super) fn new(prefix: GuidPrefix) -> Self {
+        Builtin {
+            publications_writer: builtin_writer(prefix, EntityId::SEDP_PUBLICATIONS_ANNOUNCER),
+            publications_reader: builtin_reader(prefix, EntityId::SEDP_PUBLICATIONS_DETECTOR),
+            subscriptions_writer: builtin_writer(prefix, EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER),
+            subscriptions_reader: builtin_reader(prefix, EntityId::SEDP_SUBSCRIPTIONS_DETECTOR),
+        }
+    }
+
+    /// Matches the remote participant's SEDP endpoints that its BuiltinEndpointSet announces.
+    /// RTPS 2.5 §8.5.5.1.
+    pub(super) fn add_remote_participant(&mut self, now: Now, p: &ParticipantProxyData) {
+        let set = p.available_builtin_endpoints;
+        let locators = metatraffic_locators(p);
+        let reader = |id| RemoteReader {
+            guid: Guid::new(p.guid_prefix, id),
+            unicast_locators: locators.clone(),
+            multicast_locators: Vec::new(),
+            reliable: true,
+            expects_inline_qos: false,
+            wants_history: true,
+        };
+        let writer = |id| RemoteWriter {
+            guid: Guid::new(p.guid_prefix, id),
+            unicast_locators: locators.clone(),
+            multicast_locators: Vec::new(),
+            reliable: true,
+            ownership_strength: 0,
+        };
+        if set.contains(BuiltinEndpointSet::PUBLICATIONS_DETECTOR) {
+            self.publications_writer
+                .matched_reader_add(now, reader(EntityId::SEDP_PUBLICATIONS_DETECTOR));
+        }
+        if set.contains(BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER) {
+            self.publications_reader
+                .matched_writer_add(now, writer(EntityId::SEDP_PUBLICATIONS_ANNOUNCER));
+        }
+        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR) {
+            self.subscriptions_writer
+                .matched_reader_add(now, reader(EntityId::SEDP_SUBSCRIPTIONS_DETECTOR));
+        }
+        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER) {
+            self.subscriptions_reader
+                .matched_writer_add(now, writer(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
+        }
+    }
+
+    pub(super) fn remove_remote_participant(&mut self, prefix: GuidPrefix) {
+        let g = |id| Guid::new(prefix, id);
+        self.publications_writer.matched_reader_remove(g(EntityId::SEDP_PUBLICATIONS_DETECTOR));
+        self.publications_reader.matched_writer_remove(g(EntityId::SEDP_PUBLICATIONS_ANNOUNCER));
+        self.subscriptions_writer.matched_reader_remove(g(EntityId::SEDP_SUBSCRIPTIONS_DETECTOR));
+        self.subscriptions_reader.matched_writer_remove(g(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
+    }
+
+    /// Routes a writer-side submessage from a remote SEDP writer. False when not ours.
+    pub(super) fn handle_from_writer(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        ts: Option<Timestamp>,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        match writer.entity_id {
+            EntityId::SEDP_PUBLICATIONS_ANNOUNCER => {
+                feed_reader(&mut self.publications_reader, now, writer, ts, sm)
+            }
+            EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
+                feed_reader(&mut self.subscriptions_reader, now, writer, ts, sm)
+            }
+            // Builtin endpoints we do not implement (topics, liveliness, type lookup,
+            // security): silently ignored, as RTPS 2.5 §8.5.4.2 makes them optional.
+            id if id.is_builtin() => {}
+            _ => return false,
+        }
+        true
+    }
+
+    /// Routes an ACKNACK for one of our SEDP writers. False when not ours.
+    pub(super) fn handle_acknack(&mut self, now: Now, reader: Guid, a: &AckNack) -> bool {
+        match a.writer_id {
+            EntityId::SEDP_PUBLICATIONS_ANNOUNCER => {
+                self.publications_writer.handle_acknack(now, reader, a)
+            }
+            EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
+                self.subscriptions_writer.handle_acknack(now, reader, a)
+            }
+            // Fast DDS sends pre-emptive ACKNACKs to builtin writers we do not have
+            // (TypeLookup, liveliness): ignore them quietly (facts §5.9).
+            id if id.is_builtin() => {}
+            _ => return false,
+        }
+        true
+    }
+
+    /// Routes a NACK_FRAG for one of our SEDP writers. False when not ours.
+    pub(super) fn handle_nack_frag(&mut self, now: Now, reader: Guid, n: &NackFrag) -> bool {
+        match n.writer_id {
+            EntityId::SEDP_PUBLICATIONS_ANNOUNCER => {
+                self.publications_writer.handle_nack_frag(now, reader, n)
+            }
+            EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
+                self.subscriptions_writer.handle_nack_frag(now, reader, n)
+            }
+            id if id.is_builtin() => {}
+            _ => return false,
+        }
+        true
+    }
+
+    pub(super) fn unannounce_writer(&mut self, now: Now, guid: Guid) {
+        let _ = self.publications_writer.write(
+            now,
+            ChangeKind::NotAliveDisposedUnregistered,
+            Some(guid.to_bytes()),
+            Bytes::new(),
+        );
+    }
+
+    pub(super) fn unannounce_reader(&mut self, now: Now, guid: Guid) {
+        let _ = self.subscriptions_writer.write(
+            now,
+            ChangeKind::NotAliveDisposedUnregistered,
+            Some(guid.to_bytes()),
+            Bytes::new(),
+        );
+    }
+
+    pub(super) fn handle_timeout(&mut self, now: Now) {
+        self.publications_writer.handle_timeout(now);
+        self.subscriptions_writer.handle_timeout(now);
+        self.publications_reader.handle_timeout(now);
+        self.subscriptions_reader.handle_timeout(now);
+    }
+
+    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+        [
+            self.publications_writer.poll_timeout(),
+            self.subscriptions_writer.poll_timeout(),
+            self.publications_reader.poll_timeout(),
+            self.subscriptions_reader.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub(super) fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        self.publications_writer
+            .poll_transmit(now)
+            .or_else(|| self.subscriptions_writer.poll_transmit(now))
+            .or_else(|| self.publications_reader.poll_transmit(now))
+            .or_else(|| self.subscriptions_reader.poll_transmit(now))
+    }
+}
+
+/// Where a remote participant wants discovery traffic: its metatraffic unicast locators,
+/// else its default unicast ones.
+pub(super) fn metatraffic_locators(p: &ParticipantProxyData) -> Vec<Locator> {
+    if p.metatraffic_unicast_locators.is_empty() {
+        p.default_unicast_locators.clone()
+    } else {
+        p.metatraffic_unicast_locators.clone()
+    }
+}
+
+/// Entity kinds say whether a topic is keyed (facts §5.4; Fast DDS refuses a mismatch).
+fn is_keyed(id: EntityId) -> bool {
+    matches!(id.kind(), EntityId::KIND_WRITER_WITH_KEY | EntityId::KIND_READER_WITH_KEY)
+}
+
+impl Participant {
+    pub(super) fn announce_writer(&mut self, now: Now, guid: Guid) {
+        let Some(data) = self.publication_data(guid) else { return };
+        match data.to_payload(crate::cdr::Endianness::Little) {
+            Ok(payload) => {
+                let _ = self.builtin.publications_writer.write(
+                    now,
+                    ChangeKind::Alive,
+                    Some(guid.to_bytes()),
+                    Bytes::from(payload),
+                );
+            }
+            Err(e) => log::warn!("cannot announce writer {guid}: {e}"),
+        }
+    }
+
+    pub(super) fn announce_reader(&mut self, now: Now, guid: Guid) {
+        let Some(data) = self.subscription_data(guid) else { return };
+        match data.to_payload(crate::cdr::Endianness::Little) {
+            Ok(payload) => {
+                let _ = self.builtin.subscriptions_writer.write(
+                    now,
+                    ChangeKind::Alive,
+                    Some(guid.to_bytes()),
+                    Bytes::from(payload),
+                );
+            }
+            Err(e) => log::warn!("cannot announce reader {guid}: {e}"),
+        }
+    }
+
+    /// Drains what the SEDP readers received: new, changed and removed remote endpoints.
+    pub(super) fn process_discovery(&mut self, now: Now) {
+        while let Some(change) = self.builtin.publications_reader.poll_sample() {
+            let prefix = change.writer_guid.prefix;
+            let vendor = match self.remote_participants.get(&prefix) {
+                Some(p) => p.data.vendor_id,
+                None => continue, // RTPS 2.5 §8.5.5: endpoints of unknown participants.
+            };
+            if change.kind == ChangeKind::Alive {
+                match PublicationData::from_payload(&change.data, vendor) {
+                    Ok(data) if data.guid.prefix == prefix => self.add_remote_writer(now, data),
+                    _ => self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1),
+                }
+            } else if let Some(key) = change.key_hash {
+                self.remove_remote_writer(guid_from_key(key));
+            }
+        }
+        while let Some(change) = self.builtin.subscriptions_reader.poll_sample() {
+            let prefix = change.writer_guid.prefix;
+            let vendor = match self.remote_participants.get(&prefix) {
+                Some(p) => p.data.vendor_id,
+                None => continue,
+            };
+            if change.kind == ChangeKind::Alive {
+                match SubscriptionData::from_payload(&change.data, vendor) {
+                    Ok(data) if data.guid.prefix == prefix => self.add_remote_reader(now, data),
+                    _ => self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1),
+                }
+            } else if let Some(key) = change.key_hash {
+                self.remove_remote_reader(guid_from_key(key));
+            }
+        }
+    }
+
+    fn remote_endpoint_count(&self) -> usize {
+        self.remote_writers.len().saturating_add(self.remote_readers.len())
+    }
+
+    fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
+        let guid = data.guid;
+        if !self.remote_writers.contains_key(&guid)
+            && self.remote_endpoint_count() >= self.config.max_remote_endpoints
+        {
+            self.stats.over_limit = self.stats.over_limit.saturating_add(1);
+            return;
+        }
+        self.remote_writers.insert(guid, data);
+        let locals: Vec<EntityId> = self.readers.keys().copied().collect();
+        for id in locals {
+            self.evaluate_match(now, guid, Guid::new(self.config.guid_prefix, id));
+        }
+    }
+
+    fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
+        let guid = data.guid;
+        if !self.remote_readers.contains_key(&guid)
+            && self.remote_endpoint_count() >= self.config.max_remote_endpoints
+        {
+            self.stats.over_limit = self.stats.over_limit.saturating_add(1);
+            return;
+        }
+        self.remote_readers.insert(guid, data);
+        let locals: Vec<EntityId> = self.writers.keys().copied().collect();
+        for id in locals {
+            self.evaluate_match(now, Guid::new(self.config.guid_prefix, id), guid);
+        }
+    }
+
+    pub(super) fn remove_remote_writer(&mut self, guid: Guid) {
+        if self.remote_writers.remove(&guid).is_none() {
+            return;
+        }
+        let mut unmatched = Vec::new();
+        for r in self.readers.values_mut() {
+            if r.reader.matched_writer_remove(guid) {
+                unmatched.push(r.reader.guid());
+            }
+        }
+        for reader in unmatched {
+            self.push_event(Event::SubscriptionMatched { reader, writer: guid, matched: false });
+        }
+    }
+
+    pub(super) fn remove_remote_reader(&mut self, guid: Guid) {
+        if self.remote_readers.remove(&guid).is_none() {
+            return;
+        }
+        let mut unmatched = Vec::new();
+        for w in self.writers.values_mut() {
+            if w.matched.remove(&guid) {
+                w.writer.matched_reader_remove(guid);
+                unmatched.push(w.writer.guid());
+            }
+        }
+        for writer in unmatched {
+            self.push_event(Event::PublicationMatched { writer, reader: guid, matched: false });
+        }
+    }
+
+    pub(super) fn match_local_writer(&mut self, now: Now, writer: Guid) {
+        let remotes: Vec<Guid> = self.remote_readers.keys().copied().collect();
+        for reader in remotes {
+            self.evaluate_match(now, writer, reader);
+        }
+    }
+
+    pub(super) fn match_local_reader(&mut self, now: Now, reader: Guid) {
+        let remotes: Vec<Guid> = self.remote_writers.keys().copied().collect();
+        for writer in remotes {
+            self.evaluate_match(now, writer, reader);
+        }
+    }
+
+    /// Decides whether `writer` and `reader` (one local, one remote) communicate, and makes
+    /// the local side match, unmatch or report incompatible QoS. DDS 1.4 §2.2.3; RTPS 2.5
+    /// §8.5.5 (topic and type names, keyed-ness, RxO, partitions).
+    fn evaluate_match(&mut self, now: Now, writer: Guid, reader: Guid) {
+        let ours = self.config.guid_prefix;
+        let (offered, publisher, w_topic, w_type) = if writer.prefix == ours {
+            let Some(w) = self.writers.get(&writer.entity_id) else { return };
+            (w.spec.qos.clone(), w.spec.publisher_qos.clone(), w.spec.topic_name.clone(), w.spec.type_name.clone())
+        } else {
+            let Some(w) = self.remote_writers.get(&writer) else { return };
+            let publisher = PublisherQos {
+                presentation: w.presentation,
+                partition: w.partition.clone(),
+                group_data: w.group_data.clone(),
+                ..PublisherQos::default()
+            };
+            (w.qos.clone(), publisher, w.topic_name.clone(), w.type_name.clone())
+        };
+        let (requested, subscriber, r_topic, r_type) = if reader.prefix == ours {
+            let Some(r) = self.readers.get(&reader.entity_id) else { return };
+            (r.spec.qos.clone(), r.spec.subscriber_qos.clone(), r.spec.topic_name.clone(), r.spec.type_name.clone())
+        } else {
+            let Some(r) = self.remote_readers.get(&reader) else { return };
+            let subscriber = SubscriberQos {
+                presentation: r.presentation,
+                partition: r.partition.clone(),
+                group_data: r.group_data.clone(),
+                ..SubscriberQos::default()
+            };
+            (r.qos.clone(), subscriber, r.topic_name.clone(), r.type_name.clone())
+        };
+        if w_topic != r_topic {
+            return;
+        }
+        let same_type = w_type == r_type && is_keyed(writer.entity_id) == is_keyed(reader.entity_id);
+        let partitions = partitions_match(&publisher.partition.names, &subscriber.partition.names);
+        let rxo = check_compatibility(
+            Offered { writer: &offered, publisher: &publisher },
+            Requested { reader: &requested, subscriber: &subscriber },
+        );
+        let compatible = same_type && partitions && rxo.is_ok();
+        if let Err(policies) = rxo {
+            if same_type && partitions {
+                let event = if writer.prefix == ours {
+                    Event::OfferedIncompatibleQos { writer, reader, policies }
+                } else {
+                    Event::RequestedIncompatibleQos { reader, writer, policies }
+                };
+                self.push_event(event);
+            }
+        }
+        if writer.prefix == ours {
+            self.apply_writer_match(now, writer, reader, compatible);
+        } else {
+            self.apply_reader_match(now, writer, reader, compatible);
+        }
+    }
+
+    fn apply_writer_match(&mut self, now: Now, writer: Guid, reader: Guid, compatible: bool) {
+        let Some(remote) = self.remote_readers.get(&reader) else { return };
+        let (unicast, multicast) = self.endpoint_locators(
+            reader.prefix,
+            &remote.unicast_locators,
+            &remote.multicast_locators,
+        );
+        let proxy = RemoteReader {
+            guid: reader,
+            unicast_locators: unicast,
+            multicast_locators: multicast,
+            reliable: remote.qos.reliability.kind == ReliabilityKind::Reliable,
+            expects_inline_qos: remote.expects_inline_qos,
+            wants_history: remote.qos.durability >= Durability::TransientLocal,
+        };
+        let Some(w) = self.writers.get_mut(&writer.entity_id) else { return };
+        let was = w.matched.contains(&reader);
+        if compatible {
+            w.writer.matched_reader_add(now, proxy);
+            w.matched.insert(reader);
+        } else if was {
+            w.writer.matched_reader_remove(reader);
+            w.matched.remove(&reader);
+        }
+        if compatible != was {
+            self.push_event(Event::PublicationMatched { writer, reader, matched: compatible });
+        }
+    }
+
+    fn apply_reader_match(&mut self, now: Now, writer: Guid, reader: Guid, compatible: bool) {
+        let Some(remote) = self.remote_writers.get(&writer) else { return };
+        let (unicast, multicast) = self.endpoint_locators(
+            writer.prefix,
+            &remote.unicast_locators,
+            &remote.multicast_locators,
+        );
+        let proxy = RemoteWriter {
+            guid: writer,
+            unicast_locators: unicast,
+            multicast_locators: multicast,
+            reliable: remote.qos.reliability.kind == ReliabilityKind::Reliable,
+            ownership_strength: remote.qos.ownership_strength.value,
+        };
+        let Some(r) = self.readers.get_mut(&reader.entity_id) else { return };
+        let was = r.reader.is_matched(writer);
+        if compatible {
+            r.reader.matched_writer_add(now, proxy);
+        } else if was {
+            r.reader.matched_writer_remove(writer);
+        }
+        if compatible != was {
+            self.push_event(Event::SubscriptionMatched { reader, writer, matched: compatible });
+        }
+    }
+
+    /// An endpoint's locators, or its participant's default ones when it announced none
+    /// (Cyclone omits them in SEDP, facts §5.4 / discovery tests).
+    fn endpoint_locators(
+        &self,
+        prefix: GuidPrefix,
+        unicast: &[Locator],
+        multicast: &[Locator],
+    ) -> (Vec<Locator>, Vec<Locator>) {
+        if !unicast.is_empty() || !multicast.is_empty() {
+            return (unicast.to_vec(), multicast.to_vec());
+        }
+        match self.remote_participants.get(&prefix) {
+            Some(p) => (p.data.default_unicast_locators.clone(), p.data.default_multicast_locators.clone()),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// The endpoint GUID behind an SEDP instance key (the key hash is the GUID, §9.6.4.8).
+fn guid_from_key(key: [u8; 16]) -> Guid {
+    let mut prefix = [0u8; 12];
+    let mut entity = [0u8; 4];
+    let (p, e) = key.split_at(12);
+    prefix.copy_from_slice(p);
+    entity.copy_from_slice(e);
+    Guid::new(GuidPrefix(prefix), EntityId(entity))
+}

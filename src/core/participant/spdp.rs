@@ -1,0 +1,184 @@
+//! SPDP: announcing our participant, learning remote ones, and expiring their leases.
+//! RTPS 2.5 §8.5.3 (SPDP), §9.6.2.1 (SPDPdiscoveredParticipantData).
+//!
+//! Must not: perform I/O; remember more than `ParticipantConfig::max_remote_participants`;
+//! answer a participant that only claims an address (announcements to its locators are
+//! bounded to one reply per new participant, see `docs/security.md` in the robustness issue).
+
+use super::{Participant, ParticipantConfig};
+use crate::cdr::Endianness;
+use crate::core::discovery::{BuiltinEndpointSet, ParticipantProxyData};
+use crate::core::receiver::ReceiverState;
+use crate::core::{ChangeKind, Event, Transmit};
+use crate::time::{Instant, Now};
+use crate::wire::plist::ParameterListView;
+use crate::wire::submessage::{Data, DataPayload, InfoTs, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, emit_message};
+
+/// A participant we heard from, and when its lease runs out.
+pub(super) struct RemoteParticipant {
+    pub(super) data: ParticipantProxyData,
+    pub(super) lease_expires: Instant,
+}
+
+/// Our own SPDP data from the configuration. We implement SPDP and both SEDP directions
+/// (bits 0-5); liveliness (WLP) endpoints are not announced because we do not have them.
+pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantProxyData {
+    let mut data = ParticipantProxyData::new(config.guid_prefix, config.domain_id);
+    data.metatraffic_unicast_locators = config.metatraffic_unicast_locators.clone();
+    data.metatraffic_multicast_locators = config.metatraffic_multicast_locators.clone();
+    data.default_unicast_locators = config.default_unicast_locators.clone();
+    data.default_multicast_locators = config.default_multicast_locators.clone();
+    data.available_builtin_endpoints = BuiltinEndpointSet(
+        BuiltinEndpointSet::PARTICIPANT_ANNOUNCER
+            | BuiltinEndpointSet::PARTICIPANT_DETECTOR
+            | BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER
+            | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
+            | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
+            | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR,
+    );
+    data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
+    data.entity_name = config.entity_name.clone();
+    data
+}
+
+impl Participant {
+    /// Queues our DATA(p) to the SPDP destinations, or to `only` (a newly found peer).
+    pub(super) fn announce(&mut self, now: Now, only: Option<Vec<Locator>>) {
+        let payload = match self.local_data.to_payload(Endianness::Little) {
+            Ok(p) => p,
+            Err(e) => {
+                log::error!("cannot encode our SPDP data: {e}");
+                return;
+            }
+        };
+        let data = Data {
+            endian: Endianness::Little,
+            extra_flags: 0,
+            reader_id: EntityId::SPDP_PARTICIPANT_DETECTOR,
+            writer_id: EntityId::SPDP_PARTICIPANT_ANNOUNCER,
+            writer_sn: SequenceNumber(self.spdp_sn),
+            inline_qos: None,
+            payload: DataPayload::Data(&payload),
+        };
+        let ts = InfoTs { endian: Endianness::Little, timestamp: Some(now.wall) };
+        let mut buf = Vec::with_capacity(payload.len().saturating_add(64));
+        emit_message(
+            &Header::new(self.config.guid_prefix),
+            &[Submessage::InfoTs(ts), Submessage::Data(data)],
+            &mut buf,
+        );
+        let destinations = only.unwrap_or_else(|| self.config.spdp_destinations.clone());
+        if !destinations.is_empty() {
+            self.pending.push_back(Transmit { destinations, payload: buf });
+        }
+    }
+
+    /// Handles a DATA from a remote SPDP writer. RTPS 2.5 §8.5.3.
+    pub(super) fn handle_spdp(
+        &mut self,
+        now: Now,
+        source: Locator,
+        state: &ReceiverState,
+        d: &Data<'_>,
+    ) {
+        let prefix = state.source_guid_prefix;
+        let payload = match d.payload {
+            DataPayload::Data(p) => p,
+            // A dispose/unregister of the participant (key only or no payload): it is leaving.
+            DataPayload::Key(_) | DataPayload::None => {
+                if disposes(d.inline_qos.as_ref()) {
+                    self.remove_participant(prefix);
+                }
+                return;
+            }
+        };
+        let mut data = match ParticipantProxyData::from_payload(payload, state.source_vendor_id) {
+            Ok(data) => data,
+            Err(e) => {
+                log::debug!("bad SPDP data from {prefix}: {e}");
+                self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1);
+                return;
+            }
+        };
+        // Cyclone: drop announcements for another domain (an absent DOMAIN_ID, as Fast DDS
+        // sends, means ours). RTPS 2.5 §9.6.2.2.
+        if data.guid_prefix != prefix || data.domain_id.is_some_and(|d| d != self.config.domain_id)
+        {
+            return;
+        }
+        // Cyclone 0.10 falls back to the packet's source when no unicast locator is
+        // announced (facts §5.3).
+        if data.metatraffic_unicast_locators.is_empty() && data.default_unicast_locators.is_empty()
+        {
+            data.metatraffic_unicast_locators.push(source);
+            data.default_unicast_locators.push(source);
+        }
+        let lease = data.lease_duration.to_std();
+        let lease_expires = match lease {
+            Some(l) => now.mono.saturating_add(l),
+            None => Instant::from_nanos(u64::MAX),
+        };
+        if let Some(known) = self.remote_participants.get_mut(&prefix) {
+            known.lease_expires = lease_expires;
+            if known.data != data {
+                known.data = data;
+                let data = known.data.clone();
+                self.builtin.add_remote_participant(now, &data);
+            }
+            return;
+        }
+        if self.remote_participants.len() >= self.config.max_remote_participants {
+            self.stats.over_limit = self.stats.over_limit.saturating_add(1);
+            return;
+        }
+        self.builtin.add_remote_participant(now, &data);
+        // Answer a new participant at once so it need not wait a whole announce period.
+        let reply_to = super::sedp::metatraffic_locators(&data);
+        self.remote_participants.insert(prefix, RemoteParticipant { data, lease_expires });
+        self.push_event(Event::ParticipantDiscovered(prefix));
+        self.announce(now, Some(reply_to));
+    }
+
+    /// Removes participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).
+    pub(super) fn expire_leases(&mut self, now: Now) {
+        let expired: Vec<GuidPrefix> = self
+            .remote_participants
+            .iter()
+            .filter(|(_, p)| p.lease_expires <= now.mono)
+            .map(|(k, _)| *k)
+            .collect();
+        for prefix in expired {
+            self.remove_participant(prefix);
+        }
+    }
+
+    fn remove_participant(&mut self, prefix: GuidPrefix) {
+        if self.remote_participants.remove(&prefix).is_none() {
+            return;
+        }
+        self.builtin.remove_remote_participant(prefix);
+        let writers: Vec<Guid> =
+            self.remote_writers.keys().filter(|g| g.prefix == prefix).copied().collect();
+        for w in writers {
+            self.remove_remote_writer(w);
+        }
+        let readers: Vec<Guid> =
+            self.remote_readers.keys().filter(|g| g.prefix == prefix).copied().collect();
+        for r in readers {
+            self.remove_remote_reader(r);
+        }
+        self.push_event(Event::ParticipantLost(prefix));
+    }
+}
+
+/// True when the inline QoS carries a STATUS_INFO with the disposed or unregistered flag.
+fn disposes(qos: Option<&ParameterListView<'_>>) -> bool {
+    let Some(qos) = qos else { return false };
+    let Some(p) = qos.find(crate::wire::plist::pid::PID_STATUS_INFO) else { return false };
+    let Some(bytes) = p.value.get(..4) else { return false };
+    let mut b = [0u8; 4];
+    b.copy_from_slice(bytes);
+    // PID_STATUS_INFO is big-endian whatever the submessage's byte order (facts §5.7).
+    ChangeKind::from_status_info(u32::from_be_bytes(b)) != ChangeKind::Alive
+}

@@ -1,0 +1,256 @@
+//! Participants in a deterministic in-memory network: discovery, matching, reliable delivery
+//! under loss, incompatible QoS, lease expiry. No sockets, no sleeps: a manual clock.
+#![allow(clippy::arithmetic_side_effects)]
+
+use bytes::Bytes;
+
+use super::*;
+use crate::core::ChangeKind;
+use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
+use crate::time::{Instant, Timestamp};
+
+struct Node {
+    p: Participant,
+    locators: Vec<Locator>,
+}
+
+/// N participants on one simulated LAN with seeded loss.
+struct Net {
+    nodes: Vec<Node>,
+    now: u64,
+    rng: u64,
+    loss_percent: u64,
+    /// Nodes whose outgoing traffic is dropped entirely (to test lease expiry).
+    silenced: Vec<usize>,
+}
+
+const SPDP_GROUP: Locator = Locator { kind: 1, port: 7400, address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239, 255, 0, 1] };
+
+impl Net {
+    fn new(n: usize, domains: &[u32]) -> Self {
+        let nodes = (0..n)
+            .map(|i| {
+                let prefix = GuidPrefix([1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
+                let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
+                let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
+                let mut config = ParticipantConfig::new(domains[i], prefix);
+                config.metatraffic_unicast_locators = vec![meta];
+                config.default_unicast_locators = vec![user];
+                config.metatraffic_multicast_locators = vec![SPDP_GROUP];
+                config.spdp_destinations = vec![SPDP_GROUP];
+                Node { p: Participant::new(config), locators: vec![meta, user] }
+            })
+            .collect();
+        Net { nodes, now: 0, rng: 0x2545_f491_4f6c_dd1d, loss_percent: 0, silenced: Vec::new() }
+    }
+
+    fn now(&self) -> Now {
+        Now {
+            mono: Instant::from_nanos(self.now),
+            wall: Timestamp::from_unix_nanos(1_700_000_000_000_000_000 + self.now),
+        }
+    }
+
+    fn random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// Moves every queued datagram to its destinations (with loss), repeatedly, then runs
+    /// timers due at the current time.
+    fn flush(&mut self) {
+        for _ in 0..100 {
+            let now = self.now();
+            let mut moved = false;
+            for i in 0..self.nodes.len() {
+                while let Some(t) = self.nodes[i].p.poll_transmit(now) {
+                    moved = true;
+                    if self.silenced.contains(&i) {
+                        continue;
+                    }
+                    for dst in &t.destinations {
+                        for j in 0..self.nodes.len() {
+                            let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
+                            if hit && self.random() % 100 >= self.loss_percent {
+                                let src = self.nodes[i].locators[0];
+                                self.nodes[j].p.handle_datagram(now, src, &t.payload);
+                            }
+                        }
+                    }
+                }
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    /// Advances time to the next timer (at most `max_step_ms`), runs it, and flushes.
+    fn step(&mut self, max_step_ms: u64) {
+        let next = self.nodes.iter().filter_map(|n| n.p.poll_timeout()).min();
+        let limit = self.now + max_step_ms * 1_000_000;
+        self.now = next.map_or(limit, |t| t.as_nanos().clamp(self.now, limit));
+        let now = self.now();
+        for n in &mut self.nodes {
+            n.p.handle_timeout(now);
+        }
+        self.flush();
+    }
+
+    fn run_for(&mut self, ms: u64) {
+        let end = self.now + ms * 1_000_000;
+        while self.now < end {
+            self.step((end - self.now).div_ceil(1_000_000).max(1));
+        }
+    }
+
+    fn events(&mut self, i: usize) -> Vec<Event> {
+        std::iter::from_fn(|| self.nodes[i].p.poll_event()).collect()
+    }
+}
+
+fn writer_spec(reliable: bool) -> WriterSpec {
+    let mut qos = DataWriterQos::default();
+    qos.history = History::KeepAll;
+    if !reliable {
+        qos.reliability = Reliability::best_effort();
+    }
+    WriterSpec {
+        topic_name: "Square".into(),
+        type_name: "ShapeType".into(),
+        keyed: true,
+        qos,
+        publisher_qos: PublisherQos::default(),
+        fragment_size: 1024,
+    }
+}
+
+fn reader_spec(reliable: bool) -> ReaderSpec {
+    let mut qos = DataReaderQos::default();
+    qos.history = History::KeepAll;
+    if reliable {
+        qos.reliability = Reliability::reliable();
+    }
+    ReaderSpec {
+        topic_name: "Square".into(),
+        type_name: "ShapeType".into(),
+        keyed: true,
+        qos,
+        subscriber_qos: SubscriberQos::default(),
+        content_filter: None,
+    }
+}
+
+use crate::qos::{PublisherQos, SubscriberQos};
+
+#[test]
+fn participants_discover_each_other_and_match_endpoints() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    assert!(net.events(0).contains(&Event::ParticipantDiscovered(net.nodes[1].p.guid_prefix())));
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(200);
+    assert!(net.events(0).contains(&Event::PublicationMatched { writer: w, reader: r, matched: true }));
+    assert!(net.events(1).contains(&Event::SubscriptionMatched { reader: r, writer: w, matched: true }));
+    assert_eq!(net.nodes[0].p.matched_readers(w), 1);
+}
+
+#[test]
+fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    net.loss_percent = 20;
+    let mut got = Vec::new();
+    for i in 0u32..500 {
+        let now = net.now();
+        // Every 50th sample is fragmented (fragment_size 1024).
+        let len = if i % 50 == 0 { 5000 } else { 8 };
+        let mut payload = vec![0u8, 1, 0, 0];
+        payload.extend_from_slice(&i.to_le_bytes());
+        payload.resize(len, 0xaa);
+        net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([1; 16]), Bytes::from(payload)).unwrap();
+        net.step(1);
+        while let Some(c) = net.nodes[1].p.take(r) {
+            got.push(u32::from_le_bytes(c.data[4..8].try_into().unwrap()));
+        }
+    }
+    for _ in 0..2000 {
+        if net.nodes[0].p.all_acked(w) {
+            break;
+        }
+        net.step(50);
+    }
+    while let Some(c) = net.nodes[1].p.take(r) {
+        got.push(u32::from_le_bytes(c.data[4..8].try_into().unwrap()));
+    }
+    assert_eq!(got, (0..500).collect::<Vec<_>>());
+    assert!(net.nodes[0].p.all_acked(w));
+}
+
+#[test]
+fn best_effort_writer_and_reliable_reader_report_incompatible_reliability_on_both_sides() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(false));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    let reliability = crate::qos::QosPolicyId::Reliability;
+    let offered = net.events(0).into_iter().any(|e| matches!(e,
+        Event::OfferedIncompatibleQos { writer, reader, policies }
+            if writer == w && reader == r && policies.contains(reliability)));
+    let requested = net.events(1).into_iter().any(|e| matches!(e,
+        Event::RequestedIncompatibleQos { reader, writer, policies }
+            if writer == w && reader == r && policies.contains(reliability)));
+    assert!(offered && requested);
+    assert_eq!(net.nodes[0].p.matched_readers(w), 0);
+}
+
+#[test]
+fn participants_in_different_domains_do_not_discover_each_other() {
+    let mut net = Net::new(2, &[0, 1]);
+    net.run_for(500);
+    assert_eq!(net.nodes[0].p.remote_participants().count(), 0);
+    assert_eq!(net.nodes[1].p.remote_participants().count(), 0);
+}
+
+#[test]
+fn a_silent_participant_is_dropped_when_its_lease_expires_and_unmatched() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    net.events(0);
+    net.silenced.push(1);
+    net.run_for(19_000);
+    assert_eq!(net.nodes[0].p.remote_participants().count(), 1, "lease is 20 s");
+    net.run_for(2_000);
+    let events = net.events(0);
+    assert!(events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())));
+    assert!(events.contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+}
+
+#[test]
+fn deleting_a_reader_unmatches_it_at_the_remote_writer() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    net.events(0);
+    let now = net.now();
+    net.nodes[1].p.delete_reader(now, r);
+    net.run_for(300);
+    assert!(net.events(0).contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+}
