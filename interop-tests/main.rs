@@ -3,5 +3,6 @@
 //! peers come with the participant issue.
 
 mod captures;
+mod loopback;
 mod sandbox;
 mod tshark;

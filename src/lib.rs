@@ -7,6 +7,7 @@
 //! Layers so far, leaves first: [`time`], [`cdr`] → [`wire`] → [`inspect`] (capture
 //! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
 
+pub mod api;
 pub mod cdr;
 pub mod core;
 pub mod filter;
@@ -17,4 +18,5 @@ pub mod qos;
 pub mod runtime;
 pub mod time;
 pub mod transport;
+pub mod types;
 pub mod wire;

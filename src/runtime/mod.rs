@@ -18,6 +18,8 @@
 
 mod clock;
 mod event_loop;
+mod guid;
+mod participant;
 mod protocol;
 mod stats;
 #[cfg(test)]
@@ -31,6 +33,7 @@ use std::thread::JoinHandle;
 use event_loop::{EventLoop, Message, WAKER};
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use guid::random_guid_prefix;
 pub use protocol::Protocol;
 pub use stats::RuntimeStats;
 
@@ -125,6 +128,27 @@ impl<P: Protocol> RuntimeHandle<P> {
         self.commands.send(Message::Run(command)).map_err(|_| RuntimeStopped)?;
         self.waker.wake().map_err(|_| RuntimeStopped)?;
         reply_rx.recv().map_err(|_| RuntimeStopped)
+    }
+
+    /// Runs `check` on the loop thread every millisecond until it returns `Some` or
+    /// `timeout` passes. The waiting happens here, in the layer allowed to sleep.
+    pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
+    where
+        R: Send + 'static,
+        F: Fn(&mut P, Now) -> Option<R> + Send + Sync + 'static,
+    {
+        let check = Arc::new(check);
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let c = Arc::clone(&check);
+            if let Some(r) = self.execute(move |p, now| c(p, now))? {
+                return Ok(Some(r));
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// The current counters.

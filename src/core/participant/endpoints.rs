@@ -184,6 +184,17 @@ impl Participant {
         self.writers.get(&writer.entity_id).map_or(0, |w| w.writer.matched_readers())
     }
 
+    /// True when a local reader has samples to take.
+    pub fn has_samples(&self, reader: Guid) -> bool {
+        self.readers.get(&reader.entity_id).is_some_and(|r| r.reader.samples_queued() > 0)
+    }
+
+    /// Number of remote writers matched with a local reader.
+    pub fn matched_writers(&self, reader: Guid) -> usize {
+        let Some(r) = self.readers.get(&reader.entity_id) else { return 0 };
+        self.remote_writers.keys().filter(|w| r.reader.is_matched(**w)).count()
+    }
+
     /// Takes the next received sample (or instance change) from a local reader.
     pub fn take(&mut self, reader: Guid) -> Option<CacheChange> {
         self.readers.get_mut(&reader.entity_id)?.reader.poll_sample()

@@ -112,11 +112,8 @@ impl Net {
 }
 
 fn writer_spec(reliable: bool) -> WriterSpec {
-    let mut qos = DataWriterQos::default();
-    qos.history = History::KeepAll;
-    if !reliable {
-        qos.reliability = Reliability::best_effort();
-    }
+    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
+    let qos = DataWriterQos { history: History::KeepAll, reliability, ..DataWriterQos::default() };
     WriterSpec {
         topic_name: "Square".into(),
         type_name: "ShapeType".into(),
@@ -128,11 +125,8 @@ fn writer_spec(reliable: bool) -> WriterSpec {
 }
 
 fn reader_spec(reliable: bool) -> ReaderSpec {
-    let mut qos = DataReaderQos::default();
-    qos.history = History::KeepAll;
-    if reliable {
-        qos.reliability = Reliability::reliable();
-    }
+    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
+    let qos = DataReaderQos { history: History::KeepAll, reliability, ..DataReaderQos::default() };
     ReaderSpec {
         topic_name: "Square".into(),
         type_name: "ShapeType".into(),

@@ -1,0 +1,301 @@
+//! Topics, publishers, subscribers, DataWriters and DataReaders of the public API.
+//!
+//! Must not: hold protocol state; every operation is a command to the participant's event
+//! loop. DDS 1.4 §2.2.2.3-§2.2.2.5.
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::{DomainParticipant, Error};
+use crate::cdr::Endianness;
+use crate::core::discovery::ContentFilter;
+use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::writer::WriteError;
+use crate::core::{CacheChange, ChangeKind};
+use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
+use crate::time::Timestamp;
+use crate::types::TopicType;
+use crate::wire::Guid;
+
+/// Default DATA_FRAG threshold for user writers: large fragments (loopback MTU is 64 KiB).
+pub const DEFAULT_FRAGMENT_SIZE: usize = 60_000;
+
+/// A topic: a name bound to a type. DDS 1.4 §2.2.2.3.
+#[derive(Clone, Debug)]
+pub struct Topic<T> {
+    name: String,
+    qos: TopicQos,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: TopicType> Topic<T> {
+    pub(super) fn new(name: &str, qos: TopicQos) -> Self {
+        Topic { name: name.to_string(), qos, _type: PhantomData }
+    }
+
+    /// The topic name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The topic QoS.
+    pub fn qos(&self) -> &TopicQos {
+        &self.qos
+    }
+}
+
+/// Groups writers; holds PARTITION and PRESENTATION. DDS 1.4 §2.2.2.4.1.
+#[derive(Clone)]
+pub struct Publisher {
+    pub(super) participant: DomainParticipant,
+    pub(super) qos: PublisherQos,
+}
+
+impl Publisher {
+    /// Creates a DataWriter on `topic`.
+    pub fn create_datawriter<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataWriterQos,
+    ) -> Result<DataWriter<T>, Error> {
+        qos.check_consistency().map_err(Error::Qos)?;
+        let max_blocking = qos.reliability.max_blocking_time.to_std().unwrap_or(Duration::MAX);
+        let spec = WriterSpec {
+            topic_name: topic.name.clone(),
+            type_name: T::type_name().to_string(),
+            keyed: T::is_keyed(),
+            qos,
+            publisher_qos: self.qos.clone(),
+            fragment_size: DEFAULT_FRAGMENT_SIZE,
+        };
+        let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
+        Ok(DataWriter { participant: self.participant.clone(), guid, max_blocking, _type: PhantomData })
+    }
+}
+
+/// Groups readers; holds PARTITION and PRESENTATION. DDS 1.4 §2.2.2.5.1.
+#[derive(Clone)]
+pub struct Subscriber {
+    pub(super) participant: DomainParticipant,
+    pub(super) qos: SubscriberQos,
+}
+
+impl Subscriber {
+    /// Creates a DataReader on `topic`.
+    pub fn create_datareader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataReaderQos,
+    ) -> Result<DataReader<T>, Error> {
+        self.create_reader(topic, qos, None)
+    }
+
+    /// Creates a DataReader on a ContentFilteredTopic of `topic`: the filter is announced to
+    /// writers (PID_CONTENT_FILTER_PROPERTY) so that they can filter for us.
+    pub fn create_filtered_datareader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        filtered_topic_name: &str,
+        expression: &str,
+        parameters: &[&str],
+        qos: DataReaderQos,
+    ) -> Result<DataReader<T>, Error> {
+        let filter = ContentFilter {
+            content_filtered_topic_name: filtered_topic_name.to_string(),
+            related_topic_name: topic.name.clone(),
+            filter_class_name: "DDSSQL".to_string(),
+            filter_expression: expression.to_string(),
+            expression_parameters: parameters.iter().map(|s| s.to_string()).collect(),
+        };
+        self.create_reader(topic, qos, Some(filter))
+    }
+
+    fn create_reader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataReaderQos,
+        content_filter: Option<ContentFilter>,
+    ) -> Result<DataReader<T>, Error> {
+        qos.check_consistency().map_err(Error::Qos)?;
+        let spec = ReaderSpec {
+            topic_name: topic.name.clone(),
+            type_name: T::type_name().to_string(),
+            keyed: T::is_keyed(),
+            qos,
+            subscriber_qos: self.qos.clone(),
+            content_filter,
+        };
+        let guid = self.participant.inner.handle.execute(move |p, now| p.create_reader(now, spec))?;
+        Ok(DataReader { participant: self.participant.clone(), guid, _type: PhantomData })
+    }
+}
+
+/// Writes samples of `T`. Deleted (and unannounced) when dropped.
+pub struct DataWriter<T> {
+    participant: DomainParticipant,
+    guid: Guid,
+    max_blocking: Duration,
+    _type: PhantomData<fn(T)>,
+}
+
+impl<T: TopicType> DataWriter<T> {
+    /// The writer's GUID.
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// Publishes a sample. With a full KEEP_ALL history it blocks up to the RELIABILITY
+    /// max_blocking_time for readers to acknowledge. DDS 1.4 §2.2.2.4.2.11.
+    pub fn write(&self, sample: &T) -> Result<(), Error> {
+        let data = Bytes::from(sample.serialize(Endianness::Little));
+        self.write_change(ChangeKind::Alive, sample.key_hash(), data)
+    }
+
+    /// Disposes the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.13.
+    pub fn dispose(&self, sample: &T) -> Result<(), Error> {
+        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Bytes::new())
+    }
+
+    /// Unregisters the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.7.
+    pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
+        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Bytes::new())
+    }
+
+    fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
+        let guid = self.guid;
+        let attempt = move |p: &mut crate::core::Participant, now| match p.write(now, guid, kind, key, data.clone()) {
+            Err(WriteError::HistoryFull) => None,
+            other => Some(other),
+        };
+        match self.participant.inner.handle.wait_for(self.max_blocking, attempt)? {
+            Some(Ok(_)) => Ok(()),
+            Some(Err(e)) => Err(Error::Write(e)),
+            None => Err(Error::Write(WriteError::HistoryFull)),
+        }
+    }
+
+    /// Waits until every matched reliable reader acknowledged every sample.
+    /// DDS 1.4 §2.2.2.4.2.15.
+    pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<(), Error> {
+        let guid = self.guid;
+        match self.participant.inner.handle.wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))? {
+            Some(()) => Ok(()),
+            None => Err(Error::Timeout),
+        }
+    }
+
+    /// Number of matched readers (PUBLICATION_MATCHED current_count).
+    pub fn matched_subscriptions(&self) -> Result<usize, Error> {
+        let guid = self.guid;
+        Ok(self.participant.inner.handle.execute(move |p, _| p.matched_readers(guid))?)
+    }
+
+    /// Waits until at least `n` readers are matched.
+    pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
+        let guid = self.guid;
+        match self.participant.inner.handle.wait_for(timeout, move |p, _| (p.matched_readers(guid) >= n).then_some(()))? {
+            Some(()) => Ok(()),
+            None => Err(Error::Timeout),
+        }
+    }
+}
+
+impl<T> Drop for DataWriter<T> {
+    fn drop(&mut self) {
+        let guid = self.guid;
+        let _ = self.participant.inner.handle.execute(move |p, now| p.delete_writer(now, guid));
+    }
+}
+
+/// One received sample or instance change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample<T> {
+    /// The value for ALIVE samples; `None` for dispose/unregister notifications.
+    pub value: Option<T>,
+    /// ALIVE, or how the instance stopped being alive.
+    pub kind: ChangeKind,
+    /// The instance's key hash, when the writer sent one.
+    pub key_hash: Option<[u8; 16]>,
+    /// The writer's source timestamp.
+    pub source_timestamp: Option<Timestamp>,
+    /// The writer that produced it.
+    pub writer: Guid,
+}
+
+/// Reads samples of `T`. Deleted (and unannounced) when dropped.
+pub struct DataReader<T> {
+    participant: DomainParticipant,
+    guid: Guid,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: TopicType> DataReader<T> {
+    /// The reader's GUID.
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// Takes every available sample. A payload that does not decode as `T` is an error
+    /// for that sample only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.
+    pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
+        let guid = self.guid;
+        let changes = self.participant.inner.handle.execute(move |p, _| {
+            std::iter::from_fn(|| p.take(guid)).collect::<Vec<CacheChange>>()
+        })?;
+        let mut out = Vec::with_capacity(changes.len());
+        for c in changes {
+            let value = match c.kind {
+                ChangeKind::Alive => match T::deserialize(&c.data) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        log::warn!("reader {guid}: undecodable sample from {}: {e}", c.writer_guid);
+                        continue;
+                    }
+                },
+                _ => None,
+            };
+            out.push(Sample {
+                value,
+                kind: c.kind,
+                key_hash: c.key_hash,
+                source_timestamp: c.source_timestamp,
+                writer: c.writer_guid,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Waits up to `timeout` until a sample can be taken, then takes all available.
+    pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
+        let guid = self.guid;
+        self.participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, _| p.has_samples(guid).then_some(()))?;
+        self.take()
+    }
+
+    /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).
+    pub fn matched_publications(&self) -> Result<usize, Error> {
+        let guid = self.guid;
+        Ok(self.participant.inner.handle.execute(move |p, _| p.matched_writers(guid))?)
+    }
+
+    /// Waits until at least `n` writers are matched.
+    pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
+        let guid = self.guid;
+        match self.participant.inner.handle.wait_for(timeout, move |p, _| (p.matched_writers(guid) >= n).then_some(()))? {
+            Some(()) => Ok(()),
+            None => Err(Error::Timeout),
+        }
+    }
+}
+
+impl<T> Drop for DataReader<T> {
+    fn drop(&mut self) {
+        let guid = self.guid;
+        let _ = self.participant.inner.handle.execute(move |p, now| p.delete_reader(now, guid));
+    }
+}

@@ -1,0 +1,51 @@
+//! The public error type. STYLE §4: keeps apart what a peer did, what the application did
+//! wrong, and local I/O or resource trouble.
+//!
+//! Must not: expose a lower layer's error except through these variants.
+
+use crate::cdr::CdrError;
+use crate::core::writer::WriteError;
+use crate::qos::QosError;
+use crate::transport::TransportError;
+
+/// Everything the public API can fail with.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// Sockets are not allowed here (see README, "Network safety"), or they failed.
+    Transport(TransportError),
+    /// The QoS given is inconsistent.
+    Qos(QosError),
+    /// The writer refused the sample (history full after max_blocking_time, ...).
+    Write(WriteError),
+    /// A received payload could not be decoded as the topic's type.
+    Deserialize(CdrError),
+    /// The operation did not complete in time.
+    Timeout,
+    /// The participant's event loop has stopped.
+    Stopped,
+    /// Local I/O (spawning the event loop thread).
+    Io(std::io::Error),
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Error::Transport(e) => write!(f, "transport: {e}"),
+            Error::Qos(e) => write!(f, "QoS: {e}"),
+            Error::Write(e) => write!(f, "write: {e}"),
+            Error::Deserialize(e) => write!(f, "cannot decode sample: {e}"),
+            Error::Timeout => f.write_str("timed out"),
+            Error::Stopped => f.write_str("participant stopped"),
+            Error::Io(e) => write!(f, "I/O: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<crate::runtime::RuntimeStopped> for Error {
+    fn from(_: crate::runtime::RuntimeStopped) -> Self {
+        Error::Stopped
+    }
+}

@@ -1,0 +1,13 @@
+//! The public DDS-shaped API: DomainParticipant → Publisher/Subscriber → Topic →
+//! DataWriter/DataReader, over types implementing [`TopicType`](crate::types::TopicType).
+//!
+//! Must not: contain protocol logic (it lives in `core`), or read clocks and sleep itself
+//! (waiting is delegated to `runtime`). DDS 1.4 §2.2.2 (platform-independent model).
+
+mod endpoint;
+mod error;
+mod participant;
+
+pub use endpoint::{DataReader, DataWriter, Publisher, Sample, Subscriber, Topic};
+pub use error::Error;
+pub use participant::{DomainParticipant, ParticipantBuilder};

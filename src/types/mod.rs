@@ -1,0 +1,72 @@
+//! The type layer: how an application type becomes a serialized payload, a key hash and a
+//! type name that peers recognise. Types from `idl/` will be generated into this module by
+//! the IDL layer; until then [`ShapeType`] is written by hand.
+//!
+//! Must not: know about RTPS or perform I/O; depends only on `cdr`.
+
+mod shape;
+
+pub use shape::ShapeType;
+
+use md5::{Digest, Md5};
+
+use crate::cdr::{CdrError, Endianness};
+
+/// A type that can be published on a topic.
+pub trait TopicType: Sized + Send + 'static {
+    /// The type name announced in SEDP; peers match on exact equality (facts §5.4).
+    fn type_name() -> &'static str;
+
+    /// True when the type has @key members (entity kinds 0x02/0x07, facts §5.4).
+    fn is_keyed() -> bool;
+
+    /// The serialized sample, encapsulation header included.
+    fn serialize(&self, endian: Endianness) -> Vec<u8>;
+
+    /// Decodes a serialized sample (encapsulation header included).
+    fn deserialize(data: &[u8]) -> Result<Self, CdrError>;
+
+    /// The instance's key hash (PID_KEY_HASH), `None` for unkeyed types. RTPS 2.5 §9.6.4.8.
+    fn key_hash(&self) -> Option<[u8; 16]>;
+}
+
+/// RTPS 2.5 §9.6.4.8: the key hash of a key holder serialized as PLAIN_CDR2 big-endian.
+/// When the holder's maximum serialized size is at most 16 bytes, the bytes themselves
+/// (zero-padded); otherwise their MD5.
+pub fn key_hash_from_key_bytes(serialized_key_be: &[u8], max_serialized_size: usize) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    if max_serialized_size <= 16 {
+        for (o, b) in out.iter_mut().zip(serialized_key_be) {
+            *o = *b;
+        }
+    } else {
+        out.copy_from_slice(&Md5::digest(serialized_key_be));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RTPS 2.5 §9.6.4.8 examples (facts §5.6).
+    #[test]
+    fn spec_key_hash_examples() {
+        assert_eq!(
+            key_hash_from_key_bytes(&0x1234_5678u32.to_be_bytes(), 4),
+            [0x12, 0x34, 0x56, 0x78, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        let mut key = Vec::new();
+        key.extend_from_slice(&5u32.to_be_bytes());
+        key.extend_from_slice(b"BLUE\0");
+        key.extend_from_slice(&[0, 0, 0]);
+        key.extend_from_slice(&0x1234_5678_9abc_def0u64.to_be_bytes());
+        assert_eq!(
+            key_hash_from_key_bytes(&key, 4 + 13 + 3 + 8),
+            [
+                0xf9, 0x1a, 0x59, 0xe3, 0x2e, 0x45, 0x35, 0xd9, 0xa6, 0x9c, 0xd5, 0xd9, 0xf5,
+                0xb6, 0xe3, 0x6e
+            ]
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! `ShapeType` from `idl/shape.idl`, the type of the OMG interoperability demo, written by hand
+//! until the IDL generator lands. XCDR1 encoding (final layout; identical on the wire to the
+//! appendable form in XCDR1).
+//!
+//! Must not: panic on any payload.
+
+use super::{TopicType, key_hash_from_key_bytes};
+use crate::cdr::{
+    CdrDecode, CdrEncode, CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader,
+    Writer,
+};
+
+/// `@key string<128> color; int32 x; int32 y; int32 shapesize;
+/// sequence<uint8> additional_payload_size;`
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShapeType {
+    /// The instance key (`string<128>`).
+    pub color: String,
+    /// Horizontal position.
+    pub x: i32,
+    /// Vertical position.
+    pub y: i32,
+    /// Size in pixels.
+    pub shapesize: i32,
+    /// Padding used by the interop harness to make samples large.
+    pub additional_payload_size: Vec<u8>,
+}
+
+/// The bound of `color`.
+pub const COLOR_BOUND: usize = 128;
+
+impl TopicType for ShapeType {
+    fn type_name() -> &'static str {
+        "ShapeType"
+    }
+
+    fn is_keyed() -> bool {
+        true
+    }
+
+    fn serialize(&self, endian: Endianness) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(32 + self.color.len() + self.additional_payload_size.len());
+        EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut Writer::new(&mut buf, endian));
+        let mut w = Writer::new(&mut buf, endian);
+        self.color.encode(&mut w);
+        self.x.encode(&mut w);
+        self.y.encode(&mut w);
+        self.shapesize.encode(&mut w);
+        self.additional_payload_size.encode(&mut w);
+        buf
+    }
+
+    fn deserialize(data: &[u8]) -> Result<Self, CdrError> {
+        let mut r = Reader::new(data, Endianness::Big);
+        let header = EncapsulationHeader::parse(&mut r)?;
+        if header.kind != EncapsulationKind::Cdr {
+            return Err(CdrError::Invalid("ShapeType encapsulation (XCDR1 only for now)"));
+        }
+        let mut r = Reader::new(r.rest(), header.endian);
+        let color = String::decode(&mut r)?;
+        if color.len() > COLOR_BOUND {
+            return Err(CdrError::TooLarge("ShapeType.color"));
+        }
+        let x = i32::decode(&mut r)?;
+        let y = i32::decode(&mut r)?;
+        let shapesize = i32::decode(&mut r)?;
+        // Peers built from the 4-member ShapeType (the vendors' demos) end here.
+        let additional_payload_size =
+            if r.remaining() >= 4 { Vec::<u8>::decode(&mut r)? } else { Vec::new() };
+        Ok(ShapeType { color, x, y, shapesize, additional_payload_size })
+    }
+
+    fn key_hash(&self) -> Option<[u8; 16]> {
+        // Key holder {string<128> color} in PLAIN_CDR2 BE: max size 4 + 129 > 16 ⇒ MD5.
+        let mut key = Vec::with_capacity(self.color.len() + 5);
+        let mut w = Writer::new(&mut key, Endianness::Big);
+        w.string(self.color.as_bytes());
+        Some(key_hash_from_key_bytes(&key, 4 + COLOR_BOUND + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_reads_the_four_member_vendor_form() {
+        let s = ShapeType { color: "RED".into(), x: 10, y: 20, shapesize: 30, additional_payload_size: vec![1, 2] };
+        for e in [Endianness::Little, Endianness::Big] {
+            assert_eq!(ShapeType::deserialize(&s.serialize(e)), Ok(s.clone()));
+        }
+        // What Cyclone's and Fast DDS's demo ShapeType (no sequence) put on the wire.
+        let vendor = [0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0];
+        let got = ShapeType::deserialize(&vendor);
+        assert_eq!(got, Ok(ShapeType { additional_payload_size: vec![], ..s }));
+    }
+
+    #[test]
+    fn truncated_payloads_are_errors() {
+        let s = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![9; 5] };
+        let bytes = s.serialize(Endianness::Little);
+        for cut in 0..20 {
+            assert!(ShapeType::deserialize(&bytes[..cut]).is_err(), "cut {cut}");
+        }
+    }
+}
