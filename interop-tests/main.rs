@@ -6,3 +6,4 @@ mod captures;
 mod loopback;
 mod sandbox;
 mod tshark;
+mod vendors;

@@ -13,6 +13,8 @@
  *   -m N         pub: wait for N matched readers before writing (default 1)
  *   -l MS        pub: linger after the last sample before exiting (default 1000)
  *   -b           best-effort instead of reliable
+ *   -k DEPTH     history depth (default 10; 0 = KEEP_ALL)
+ *   -D v|t       durability VOLATILE (default) or TRANSIENT_LOCAL
  *
  * Reliable, volatile, keep-last 10. Exits on SIGINT/SIGTERM. Transport configuration (UDPv4
  * only by default for this Debian build) comes from CYCLONEDDS_URI as usual.
@@ -37,7 +39,7 @@ static void usage (void)
 {
   fprintf (stderr,
            "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
-           "       [-i MS] [-m MATCHED] [-l MS] [-b]\n");
+           "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t]\n");
   exit (2);
 }
 
@@ -57,6 +59,8 @@ int main (int argc, char **argv)
   int want_matched = 1;
   long linger_ms = 1000;
   int best_effort = 0;
+  int depth = 10;          /* -k: history depth, 0 = KEEP_ALL */
+  int transient_local = 0; /* -D t: TRANSIENT_LOCAL durability */
 
   for (int i = 2; i < argc; i++)
   {
@@ -72,6 +76,8 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-i") == 0) interval_ms = strtol (v, NULL, 10);
     else if (strcmp (a, "-m") == 0) want_matched = atoi (v);
     else if (strcmp (a, "-l") == 0) linger_ms = strtol (v, NULL, 10);
+    else if (strcmp (a, "-k") == 0) depth = atoi (v);
+    else if (strcmp (a, "-D") == 0) transient_local = (v[0] == 't');
     else usage ();
   }
   if (samples < 0)
@@ -103,8 +109,11 @@ int main (int argc, char **argv)
   }
   dds_qos_t *qos = dds_create_qos ();
   dds_qset_reliability (qos, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (1));
-  dds_qset_durability (qos, DDS_DURABILITY_VOLATILE);
-  dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, 10);
+  dds_qset_durability (qos, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  if (depth == 0)
+    dds_qset_history (qos, DDS_HISTORY_KEEP_ALL, 0);
+  else
+    dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, depth);
 
   int rc = 0;
   if (is_pub)

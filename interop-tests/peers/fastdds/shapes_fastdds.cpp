@@ -79,6 +79,8 @@ struct Options
     std::string expression;
     std::vector<std::string> parameters;
     bool best_effort = false;
+    int depth = 10;               // -k: history depth, 0 = KEEP_ALL
+    bool transient_local = false; // -D t
     bool typeinfo = true;
 };
 
@@ -86,7 +88,7 @@ static void usage()
 {
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
-            "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b]\n"
+            "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t]\n"
             "       [--no-typeinfo]\n");
     std::exit(2);
 }
@@ -175,6 +177,14 @@ static Options parse(int argc, char** argv)
         else if (a == "-b")
         {
             o.best_effort = true;
+        }
+        else if (a == "-k")
+        {
+            o.depth = std::atoi(val().c_str());
+        }
+        else if (a == "-D")
+        {
+            o.transient_local = val() == "t";
         }
         else if (a == "--no-typeinfo")
         {
@@ -306,9 +316,15 @@ int main(
         Publisher* publisher = participant->create_publisher(PUBLISHER_QOS_DEFAULT);
         DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
         wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
-        wqos.durability().kind = VOLATILE_DURABILITY_QOS;
-        wqos.history().kind = KEEP_LAST_HISTORY_QOS;
-        wqos.history().depth = 10;
+        wqos.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+        wqos.history().kind = o.depth == 0 ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
+        wqos.history().depth = o.depth == 0 ? 1 : o.depth;
+        if (o.depth == 0)
+        {
+            wqos.resource_limits().max_samples = 100000;
+            wqos.resource_limits().max_instances = 1;
+            wqos.resource_limits().max_samples_per_instance = 100000;
+        }
         PubListener listener;
         DataWriter* writer = publisher->create_datawriter(topic, wqos, &listener);
         if (writer == nullptr)
@@ -377,9 +393,15 @@ int main(
         }
         DataReaderQos rqos = DATAREADER_QOS_DEFAULT;
         rqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
-        rqos.durability().kind = VOLATILE_DURABILITY_QOS;
-        rqos.history().kind = KEEP_LAST_HISTORY_QOS;
-        rqos.history().depth = 10;
+        rqos.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+        rqos.history().kind = o.depth == 0 ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
+        rqos.history().depth = o.depth == 0 ? 1 : o.depth;
+        if (o.depth == 0)
+        {
+            rqos.resource_limits().max_samples = 100000;
+            rqos.resource_limits().max_instances = 1;
+            rqos.resource_limits().max_samples_per_instance = 100000;
+        }
         SubListener listener;
         DataReader* reader = subscriber->create_datareader(description, rqos, &listener);
         if (reader == nullptr)
