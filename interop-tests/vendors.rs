@@ -4,6 +4,9 @@
 //! run in parallel. Skipped, with a printed reason, outside the sandbox or when the peers are
 //! not built.
 
+// These tests drive real vendor processes in real time, so they read the clock and poll.
+#![allow(clippy::disallowed_methods)]
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
