@@ -221,3 +221,84 @@ fn wireshark_dissects_every_submessage_we_encode_without_warnings() {
     assert!(verbose.contains("PID_CONTENT_FILTER_PROPERTY"), "no filter property in:\n{verbose}");
     assert!(verbose.contains("color = %0 AND x > %1"), "filter expression not dissected");
 }
+
+/// Live traffic of two siftdds participants (discovery, reliable data, a 100 KB fragmented
+/// sample, a dispose), captured on the sandbox's loopback by tshark itself: Wireshark's RTPS
+/// dissector must find nothing malformed or suspicious in it.
+#[test]
+fn wireshark_finds_no_warning_in_our_live_traffic() {
+    use siftdds::api::DomainParticipant;
+    use siftdds::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+    use siftdds::types::ShapeType;
+    use std::time::Duration;
+
+    let test = "wireshark_finds_no_warning_in_our_live_traffic";
+    if !crate::sandbox::may_open_sockets(test) {
+        return;
+    }
+    if Command::new("tshark").arg("--version").output().is_err() {
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: tshark not installed (scripts/setup installs it)");
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("siftdds-live-{}.pcapng", std::process::id()));
+    // Domain 30's ports only, so that parallel tests' traffic stays out of this capture.
+    let filter = "udp and (portrange 14900-14999 or port 14400 or port 14401)";
+    let mut capture = Command::new("tshark")
+        .args(["-i", "lo", "-f", filter, "-a", "duration:8", "-w"])
+        .arg(&path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // tshark logs "Capture started." once dumpcap is capturing.
+    let mut err = capture.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("Capture started") {
+        if std::io::Read::read(&mut err, &mut byte).unwrap() == 0 {
+            panic!("tshark did not start: {}", String::from_utf8_lossy(&seen));
+        }
+        seen.push(byte[0]);
+    }
+    let domain = 30;
+    let a = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
+    let b = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
+    let topic = a.create_topic::<ShapeType>("Square", TopicQos::default());
+    let w = a
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() })
+        .unwrap();
+    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
+    let r = b.create_subscriber(SubscriberQos::default()).create_datareader(&topic, rqos).unwrap();
+    w.wait_for_matched(1, Duration::from_secs(5)).unwrap();
+    for i in 0..50 {
+        w.write(&ShapeType { color: "RED".into(), x: i, y: i, shapesize: 20, additional_payload_size: vec![] }).unwrap();
+    }
+    let big = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![7; 100_000] };
+    w.write(&big).unwrap();
+    w.dispose(&big).unwrap();
+    w.wait_for_acknowledgments(Duration::from_secs(5)).unwrap();
+    let mut got = 0;
+    while got < 52 {
+        let s = r.wait_take(Duration::from_secs(5)).unwrap();
+        assert!(!s.is_empty(), "reader stalled at {got}");
+        got += s.len();
+    }
+    drop((w, r, a, b));
+    assert!(capture.wait().unwrap().success());
+    let tshark = |args: &[&str]| {
+        let out = Command::new("tshark").arg("-r").arg(&path).args(args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let warnings = tshark(&[
+        "-Y", "_ws.malformed || _ws.expert.severity >= warning",
+        "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message",
+    ]);
+    let summary = tshark(&["-Y", "rtps"]);
+    if std::env::var_os("SIFTDDS_KEEP_CAPTURE").is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+    assert_eq!(warnings.trim(), "", "tshark flagged our traffic:\n{warnings}");
+    for kind in ["DATA(p)", "DATA(w)", "DATA(r)", "DATA_FRAG", "HEARTBEAT", "ACKNACK", "INFO_DST", "INFO_TS"] {
+        assert!(summary.contains(kind), "no {kind} in the capture:\n{summary}");
+    }
+}

@@ -15,6 +15,17 @@
  *   -b           best-effort instead of reliable
  *   -k DEPTH     history depth (default 10; 0 = KEEP_ALL)
  *   -D v|t       durability VOLATILE (default) or TRANSIENT_LOCAL
+ *   -z BYTES     pub: fill additional_payload_size with BYTES octets (default 0)
+ *   -P PARTITION publisher/subscriber partition (default: the default partition)
+ *   -x COLOR     pub: after the last sample, dispose COLOR's instance
+ *   -u COLOR     pub: after the last sample (and -x), unregister COLOR's instance
+ *   -w N         sub: also wait for N instance state changes (invalid samples) before exiting
+ *
+ * The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
+ * "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one. Both print
+ * "pub|sub: offered|requested incompatible qos total=<n> policy=<id>" when that status changes.
+ * A pub with -m 0 writes at once (e.g. TRANSIENT_LOCAL history for late joiners) and -l keeps
+ * it alive for them afterwards.
  *
  * Reliable, volatile, keep-last 10. Exits on SIGINT/SIGTERM. Transport configuration (UDPv4
  * only by default for this Debian build) comes from CYCLONEDDS_URI as usual.
@@ -39,11 +50,32 @@ static void usage (void)
 {
   fprintf (stderr,
            "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
-           "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t]\n");
+           "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t] [-z BYTES] [-P PARTITION]\n"
+           "       [-x COLOR] [-u COLOR] [-w N]\n");
   exit (2);
 }
 
 #define MAX_COLORS 16
+
+static void on_offered_incompatible_qos (dds_entity_t writer, const dds_offered_incompatible_qos_status_t status, void *arg)
+{
+  (void) writer; (void) arg;
+  printf ("pub: offered incompatible qos total=%u policy=%u\n", status.total_count, (unsigned) status.last_policy_id);
+  fflush (stdout);
+}
+
+static void on_requested_incompatible_qos (dds_entity_t reader, const dds_requested_incompatible_qos_status_t status, void *arg)
+{
+  (void) reader; (void) arg;
+  printf ("sub: requested incompatible qos total=%u policy=%u\n", status.total_count, (unsigned) status.last_policy_id);
+  fflush (stdout);
+}
+
+static void make_key_sample (ShapeType *s, const char *color)
+{
+  memset (s, 0, sizeof (*s));
+  strncpy (s->color, color, sizeof (s->color) - 1);
+}
 
 int main (int argc, char **argv)
 {
@@ -61,6 +93,11 @@ int main (int argc, char **argv)
   int best_effort = 0;
   int depth = 10;          /* -k: history depth, 0 = KEEP_ALL */
   int transient_local = 0; /* -D t: TRANSIENT_LOCAL durability */
+  long payload = 0;        /* -z */
+  const char *partition = NULL;
+  const char *dispose_color = NULL;
+  const char *unregister_color = NULL;
+  long want_states = 0;
 
   for (int i = 2; i < argc; i++)
   {
@@ -78,6 +115,11 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-l") == 0) linger_ms = strtol (v, NULL, 10);
     else if (strcmp (a, "-k") == 0) depth = atoi (v);
     else if (strcmp (a, "-D") == 0) transient_local = (v[0] == 't');
+    else if (strcmp (a, "-z") == 0) payload = strtol (v, NULL, 10);
+    else if (strcmp (a, "-P") == 0) partition = v;
+    else if (strcmp (a, "-x") == 0) dispose_color = v;
+    else if (strcmp (a, "-u") == 0) unregister_color = v;
+    else if (strcmp (a, "-w") == 0) want_states = strtol (v, NULL, 10);
     else usage ();
   }
   if (samples < 0)
@@ -115,10 +157,26 @@ int main (int argc, char **argv)
   else
     dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, depth);
 
+  dds_qos_t *group_qos = dds_create_qos ();
+  if (partition != NULL)
+    dds_qset_partition1 (group_qos, partition);
+  dds_listener_t *listener = dds_create_listener (NULL);
+  dds_lset_offered_incompatible_qos (listener, on_offered_incompatible_qos);
+  dds_lset_requested_incompatible_qos (listener, on_requested_incompatible_qos);
+
   int rc = 0;
   if (is_pub)
   {
-    dds_entity_t writer = dds_create_writer (participant, topic, qos, NULL);
+    dds_entity_t publisher = dds_create_publisher (participant, group_qos, NULL);
+    if (publisher < 0)
+    {
+      fprintf (stderr, "dds_create_publisher: %s\n", dds_strretcode (-publisher));
+      return 1;
+    }
+    unsigned char *buf = payload > 0 ? calloc ((size_t) payload, 1) : NULL;
+    for (long k = 0; k < payload; k++)
+      buf[k] = (unsigned char) k;
+    dds_entity_t writer = dds_create_writer (publisher, topic, qos, listener);
     if (writer < 0)
     {
       fprintf (stderr, "dds_create_writer: %s\n", dds_strretcode (-writer));
@@ -147,11 +205,14 @@ int main (int argc, char **argv)
       s.x = (int32_t) (10 + 5 * written);
       s.y = (int32_t) (20 + 3 * written);
       s.shapesize = 30;
+      s.additional_payload_size._length = s.additional_payload_size._maximum = (uint32_t) payload;
+      s.additional_payload_size._buffer = buf;
+      s.additional_payload_size._release = false;
       dds_return_t ret = dds_write (writer, &s);
       if (ret == DDS_RETCODE_OK)
       {
         written++;
-        printf ("pub: %ld %s x=%d y=%d size=%d\n", written, s.color, s.x, s.y, s.shapesize);
+        printf ("pub: %ld %s x=%d y=%d size=%d payload=%ld\n", written, s.color, s.x, s.y, s.shapesize, payload);
         fflush (stdout);
       }
       else
@@ -159,6 +220,22 @@ int main (int argc, char **argv)
         fprintf (stderr, "dds_write: %s\n", dds_strretcode (-ret));
       }
       dds_sleepfor (DDS_MSECS (interval_ms));
+    }
+    if (!g_stop && dispose_color != NULL)
+    {
+      ShapeType k;
+      make_key_sample (&k, dispose_color);
+      dds_return_t ret = dds_dispose (writer, &k);
+      printf ("pub: dispose %s: %s\n", dispose_color, dds_strretcode (-ret));
+      fflush (stdout);
+    }
+    if (!g_stop && unregister_color != NULL)
+    {
+      ShapeType k;
+      make_key_sample (&k, unregister_color);
+      dds_return_t ret = dds_unregister_instance (writer, &k);
+      printf ("pub: unregister %s: %s\n", unregister_color, dds_strretcode (-ret));
+      fflush (stdout);
     }
     if (!g_stop)
     {
@@ -168,19 +245,28 @@ int main (int argc, char **argv)
         dds_sleepfor (DDS_MSECS (50));
     }
     printf ("pub: wrote %ld samples\n", written);
+    fflush (stdout);
+    free (buf);
     rc = (written == samples) ? 0 : 3;
   }
   else
   {
-    dds_entity_t reader = dds_create_reader (participant, topic, qos, NULL);
+    dds_entity_t subscriber = dds_create_subscriber (participant, group_qos, NULL);
+    if (subscriber < 0)
+    {
+      fprintf (stderr, "dds_create_subscriber: %s\n", dds_strretcode (-subscriber));
+      return 1;
+    }
+    dds_entity_t reader = dds_create_reader (subscriber, topic, qos, listener);
     if (reader < 0)
     {
       fprintf (stderr, "dds_create_reader: %s\n", dds_strretcode (-reader));
       return 1;
     }
     long received = 0;
+    long states = 0;
     uint32_t last_matched = 0;
-    while (!g_stop && dds_time () < deadline && (samples == 0 || received < samples))
+    while (!g_stop && dds_time () < deadline && ((samples == 0 && want_states == 0) || received < samples || states < want_states))
     {
       dds_subscription_matched_status_t sm;
       if (dds_get_subscription_matched_status (reader, &sm) == DDS_RETCODE_OK && sm.current_count != last_matched)
@@ -198,7 +284,18 @@ int main (int argc, char **argv)
         {
           const ShapeType *s = ptrs[0];
           received++;
-          printf ("sub: %ld %s x=%d y=%d size=%d\n", received, s->color, s->x, s->y, s->shapesize);
+          printf ("sub: %ld %s x=%d y=%d size=%d payload=%u\n", received, s->color, s->x, s->y, s->shapesize,
+                  s->additional_payload_size._length);
+          fflush (stdout);
+        }
+        else
+        {
+          /* invalid sample: only the key fields are set */
+          const ShapeType *s = ptrs[0];
+          const char *st = infos[0].instance_state == DDS_IST_NOT_ALIVE_DISPOSED ? "NOT_ALIVE_DISPOSED"
+            : infos[0].instance_state == DDS_IST_NOT_ALIVE_NO_WRITERS ? "NOT_ALIVE_NO_WRITERS" : "ALIVE";
+          states++;
+          printf ("sub: instance %s %s\n", s->color, st);
           fflush (stdout);
         }
         dds_return_loan (reader, ptrs, n);
@@ -207,8 +304,10 @@ int main (int argc, char **argv)
       dds_sleepfor (DDS_MSECS (20));
     }
     printf ("sub: received %ld samples\n", received);
-    rc = (samples == 0 || received >= samples) ? 0 : 3;
+    rc = (samples == 0 || received >= samples) && states >= want_states ? 0 : 3;
   }
+  dds_delete_listener (listener);
+  dds_delete_qos (group_qos);
   dds_delete_qos (qos);
   dds_delete (participant);
   return rc;
