@@ -60,6 +60,18 @@ impl Publisher {
         topic: &Topic<T>,
         qos: DataWriterQos,
     ) -> Result<DataWriter<T>, Error> {
+        self.create_datawriter_with_fragment_size(topic, qos, DEFAULT_FRAGMENT_SIZE)
+    }
+
+    /// Creates a DataWriter on `topic` that sends samples larger than `fragment_size` bytes as
+    /// DATA_FRAG submessages of that size (clamped to `1..=65535` and to what fits a datagram).
+    /// RTPS 2.5 §8.4.14.1.
+    pub fn create_datawriter_with_fragment_size<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataWriterQos,
+        fragment_size: usize,
+    ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         let max_blocking = qos.reliability.max_blocking_time.to_std().unwrap_or(Duration::MAX);
         let spec = WriterSpec {
@@ -68,7 +80,7 @@ impl Publisher {
             keyed: T::is_keyed(),
             qos,
             publisher_qos: self.qos.clone(),
-            fragment_size: DEFAULT_FRAGMENT_SIZE,
+            fragment_size,
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
         Ok(DataWriter { participant: self.participant.clone(), guid, max_blocking, _type: PhantomData })

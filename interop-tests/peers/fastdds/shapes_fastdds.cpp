@@ -19,6 +19,19 @@
 //   --no-typeinfo do not announce PID_TYPE_INFORMATION / TypeObject v1 in SEDP (needed to match
 //                 Cyclone DDS 0.10, which rejects Fast DDS 2.9's PID_TYPE_INFORMATION as invalid).
 //                 The TypeObject is still registered locally, so content filters keep working.
+//   -z BYTES      pub: fill additional_payload_size with BYTES octets (default 0)
+//   -P PARTITION  publisher/subscriber partition (default: the default partition; -p is taken
+//                 by the filter parameters)
+//   -x COLOR      pub: after the last sample, dispose COLOR's instance
+//   -u COLOR      pub: after the last sample (and -x), unregister COLOR's instance
+//   -w N          sub: also wait for N instance state changes (invalid samples) before exiting
+//
+// The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
+// "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one (the colour
+// is remembered from the instance's earlier samples, else the instance handle in hex). Both
+// print "pub|sub: offered|requested incompatible qos total=<n> policy=<id>" from the listener.
+// A pub with -m 0 writes at once (e.g. TRANSIENT_LOCAL history for late joiners) and -l keeps
+// it alive for them afterwards.
 //
 // The participant is UDPv4-only (builtin transports, i.e. shared memory, disabled) so that all
 // traffic is visible to a packet capture and stays inside a network namespace. Exits on SIGINT
@@ -48,6 +61,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -82,6 +96,11 @@ struct Options
     int depth = 10;               // -k: history depth, 0 = KEEP_ALL
     bool transient_local = false; // -D t
     bool typeinfo = true;
+    long payload = 0;            // -z
+    std::string partition;       // -P
+    std::string dispose_color;   // -x
+    std::string unregister_color; // -u
+    long want_states = 0;        // -w
 };
 
 static void usage()
@@ -89,7 +108,7 @@ static void usage()
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
             "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t]\n"
-            "       [--no-typeinfo]\n");
+            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-w N]\n");
     std::exit(2);
 }
 
@@ -186,6 +205,26 @@ static Options parse(int argc, char** argv)
         {
             o.transient_local = val() == "t";
         }
+        else if (a == "-z")
+        {
+            o.payload = std::stol(val());
+        }
+        else if (a == "-P")
+        {
+            o.partition = val();
+        }
+        else if (a == "-x")
+        {
+            o.dispose_color = val();
+        }
+        else if (a == "-u")
+        {
+            o.unregister_color = val();
+        }
+        else if (a == "-w")
+        {
+            o.want_states = std::stol(val());
+        }
         else if (a == "--no-typeinfo")
         {
             o.typeinfo = false;
@@ -229,6 +268,15 @@ public:
         std::fflush(stdout);
     }
 
+    void on_offered_incompatible_qos(
+            DataWriter*,
+            const OfferedIncompatibleQosStatus& status) override
+    {
+        std::printf("pub: offered incompatible qos total=%d policy=%u\n", status.total_count,
+                static_cast<unsigned>(status.last_policy_id));
+        std::fflush(stdout);
+    }
+
 };
 
 class SubListener : public DataReaderListener
@@ -236,6 +284,17 @@ class SubListener : public DataReaderListener
 public:
 
     std::atomic<long> received{0};
+    std::atomic<long> states{0};
+    std::map<InstanceHandle_t, std::string> colors;
+
+    void on_requested_incompatible_qos(
+            DataReader*,
+            const RequestedIncompatibleQosStatus& status) override
+    {
+        std::printf("sub: requested incompatible qos total=%d policy=%u\n", status.total_count,
+                static_cast<unsigned>(status.last_policy_id));
+        std::fflush(stdout);
+    }
 
     void on_subscription_matched(
             DataReader*,
@@ -254,9 +313,34 @@ public:
         {
             if (info.valid_data)
             {
+                colors[info.instance_handle] = s.color();
                 long n = ++received;
-                std::printf("sub: %ld %s x=%d y=%d size=%d\n", n, s.color().c_str(), s.x(), s.y(),
-                        s.shapesize());
+                std::printf("sub: %ld %s x=%d y=%d size=%d payload=%zu\n", n, s.color().c_str(), s.x(), s.y(),
+                        s.shapesize(), s.additional_payload_size().size());
+                std::fflush(stdout);
+            }
+            else
+            {
+                std::string color;
+                auto it = colors.find(info.instance_handle);
+                if (it != colors.end())
+                {
+                    color = it->second;
+                }
+                else
+                {
+                    char hex[3];
+                    for (size_t b = 0; b < 16; ++b)
+                    {
+                        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned>(info.instance_handle.value[b]));
+                        color += hex;
+                    }
+                }
+                const char* st = info.instance_state == NOT_ALIVE_DISPOSED_INSTANCE_STATE ? "NOT_ALIVE_DISPOSED"
+                        : info.instance_state == NOT_ALIVE_NO_WRITERS_INSTANCE_STATE ? "NOT_ALIVE_NO_WRITERS"
+                        : "ALIVE";
+                ++states;
+                std::printf("sub: instance %s %s\n", color.c_str(), st);
                 std::fflush(stdout);
             }
         }
@@ -313,7 +397,12 @@ int main(
     int rc = 0;
     if (o.mode == "pub")
     {
-        Publisher* publisher = participant->create_publisher(PUBLISHER_QOS_DEFAULT);
+        PublisherQos pubqos = PUBLISHER_QOS_DEFAULT;
+        if (!o.partition.empty())
+        {
+            pubqos.partition().push_back(o.partition.c_str());
+        }
+        Publisher* publisher = participant->create_publisher(pubqos);
         DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
         wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
         wqos.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
@@ -322,7 +411,7 @@ int main(
         if (o.depth == 0)
         {
             wqos.resource_limits().max_samples = 100000;
-            wqos.resource_limits().max_instances = 1;
+            wqos.resource_limits().max_instances = 16;
             wqos.resource_limits().max_samples_per_instance = 100000;
         }
         PubListener listener;
@@ -347,14 +436,36 @@ int main(
             s.x(static_cast<int32_t>(10 + 5 * written));
             s.y(static_cast<int32_t>(20 + 3 * written));
             s.shapesize(30);
+            std::vector<uint8_t> buf(static_cast<size_t>(o.payload));
+            for (size_t k = 0; k < buf.size(); ++k)
+            {
+                buf[k] = static_cast<uint8_t>(k);
+            }
+            s.additional_payload_size(std::move(buf));
             if (writer->write(&s))
             {
                 ++written;
-                std::printf("pub: %ld %s x=%d y=%d size=%d\n", written, color.c_str(), s.x(), s.y(),
-                        s.shapesize());
+                std::printf("pub: %ld %s x=%d y=%d size=%d payload=%ld\n", written, color.c_str(), s.x(), s.y(),
+                        s.shapesize(), o.payload);
                 std::fflush(stdout);
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(o.interval_ms));
+        }
+        if (!g_stop && !o.dispose_color.empty())
+        {
+            ShapeType k;
+            k.color(o.dispose_color);
+            auto ret = writer->dispose(&k, HANDLE_NIL);
+            std::printf("pub: dispose %s: %s\n", o.dispose_color.c_str(), ret == ReturnCode_t::RETCODE_OK ? "OK" : "failed");
+            std::fflush(stdout);
+        }
+        if (!g_stop && !o.unregister_color.empty())
+        {
+            ShapeType k;
+            k.color(o.unregister_color);
+            auto ret = writer->unregister_instance(&k, HANDLE_NIL);
+            std::printf("pub: unregister %s: %s\n", o.unregister_color.c_str(), ret == ReturnCode_t::RETCODE_OK ? "OK" : "failed");
+            std::fflush(stdout);
         }
         if (!g_stop)
         {
@@ -372,7 +483,12 @@ int main(
     }
     else
     {
-        Subscriber* subscriber = participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+        SubscriberQos subqos = SUBSCRIBER_QOS_DEFAULT;
+        if (!o.partition.empty())
+        {
+            subqos.partition().push_back(o.partition.c_str());
+        }
+        Subscriber* subscriber = participant->create_subscriber(subqos);
         TopicDescription* description = topic;
         if (!o.expression.empty())
         {
@@ -399,7 +515,7 @@ int main(
         if (o.depth == 0)
         {
             rqos.resource_limits().max_samples = 100000;
-            rqos.resource_limits().max_instances = 1;
+            rqos.resource_limits().max_instances = 16;
             rqos.resource_limits().max_samples_per_instance = 100000;
         }
         SubListener listener;
@@ -409,12 +525,13 @@ int main(
             std::fprintf(stderr, "create_datareader failed\n");
             return 1;
         }
-        while (time_left(deadline) && (o.samples == 0 || listener.received < o.samples))
+        while (time_left(deadline) && ((o.samples == 0 && o.want_states == 0) || listener.received < o.samples
+                || listener.states < o.want_states))
         {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         std::printf("sub: received %ld samples\n", listener.received.load());
-        rc = (o.samples == 0 || listener.received >= o.samples) ? 0 : 3;
+        rc = (o.samples == 0 || listener.received >= o.samples) && listener.states >= o.want_states ? 0 : 3;
         participant->delete_contained_entities();
     }
     DomainParticipantFactory::get_instance()->delete_participant(participant);
