@@ -1,5 +1,644 @@
-//! `shape_main`: the OMG dds-rtps interoperability harness's Shapes application.
+//! `shape_main`: the OMG dds-rtps interoperability harness's Shapes application on siftdds.
+//!
+//! The harness (`interoperability_report.py`) starts one publisher (`-P`) and one or more
+//! subscribers (`-S`) and reads their stdout through a pipe, matching, in order:
+//! `Create topic:`, `Create writer for topic` / `Create reader for topic:` (or
+//! `failed to create content filtered topic`), `on_publication_matched()` /
+//! `on_offered_incompatible_qos` / `on_requested_incompatible_qos()`, then sample lines
+//! `printf("%-10s %-10s %03d %03d [%d]")`. Every line is flushed as soon as it is written.
+//! Options, defaults, output formats and exit codes (1 bad arguments, 2 initialisation
+//! failed, 3 run failed) follow the harness's `srcCxx/shape_main.cxx` and `srcC/shape_main.c`.
+//!
+//! What siftdds cannot do yet is never silently ignored: a line containing `not supported`
+//! names it, and when running anyway would print wrong results the application exits with 2
+//! (see [`options::Options::unsupported_fatal`]).
+//!
+//! Must not: open sockets outside the network sandbox (the transport's gate refuses; run it
+//! under `scripts/netns-run`).
+//!
+//! # Overview
+//! - One participant, `--num-topics` topics (`Square`, `Square1`, ...), one writer or reader
+//!   per topic. Status events come from [`DomainParticipant::wait_event`], which is also how
+//!   the loops sleep between writes/takes, so match lines appear promptly.
+//! - Subscriber content filters (`-c`, `--cft`) are announced with
+//!   `create_filtered_datareader` and also applied locally with the reference evaluator of
+//!   `siftdds::filter`, because writers need not filter for us.
+//! - Instance states: the reader keeps, per instance (key hash), its color, the writers that
+//!   wrote it and whether it is alive, so a dispose (which carries no data) can be printed with
+//!   its color, and NOT_ALIVE_NO_WRITERS is printed when the last writer unregisters or goes.
+
+// An application, not the sans-IO core: it reads the clock to pace writes and reads
+// (clippy.toml's disallowed `Instant::now`/`SystemTime::now` protect the layers below `runtime`).
+#![allow(clippy::disallowed_methods)]
+
+#[path = "shape_main/instances.rs"]
+mod instances;
+#[path = "shape_main/options.rs"]
+mod options;
+#[path = "shape_main/shape.rs"]
+mod shape;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use siftdds::api::{DataReader, DataWriter, DomainParticipant, Sample, Topic};
+use siftdds::core::Event;
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, Deadline, Durability, History, IncompatiblePolicies, Lifespan,
+    Ownership, OwnershipStrength, Partition, PublisherQos, Reliability, SubscriberQos, TopicQos,
+};
+use siftdds::types::{ShapeType, TopicType};
+use siftdds::wire::Guid;
+
+use instances::{Instances, Transition};
+use options::{DurabilityArg, FinalState, Options, Parsed};
+use shape::{Motion, Rng, ShapeFilter};
+
+/// Exit code for bad arguments (harness `ERROR_PARSING_ARGUMENTS`).
+const EXIT_ARGS: i32 = 1;
+/// Exit code when entities cannot be created (harness `ERROR_INITIALIZING`).
+const EXIT_INIT: i32 = 2;
+/// Exit code when the run fails (harness `ERROR_RUNNING`).
+const EXIT_RUN: i32 = 3;
+
+/// Longest single wait, so that SIGINT/SIGTERM are noticed promptly.
+const POLL_SLICE: Duration = Duration::from_millis(50);
+/// How long a publisher that finished its iterations waits for reliable readers to
+/// acknowledge before deleting its writers.
+const FINAL_ACK_WAIT: Duration = Duration::from_secs(2);
+
+/// Set by the signal handler; every loop checks it.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+// `signal(2)` from the C library std already links: the one `unsafe` of this program, so that
+// SIGINT (the harness's way of stopping us) and SIGTERM end the loops cleanly without adding
+// a dependency. The handler only stores to an atomic, which is async-signal-safe.
+unsafe extern "C" {
+    fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
+}
+
+/// SIGINT on Linux.
+const SIGINT: i32 = 2;
+/// SIGTERM on Linux.
+const SIGTERM: i32 = 15;
+
+extern "C" fn on_signal(_signum: i32) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_signal_handlers() {
+    // SAFETY: `on_signal` is an `extern "C" fn(i32)` that only stores to an atomic; replacing
+    // the default disposition of SIGINT/SIGTERM has no other effect on this process.
+    unsafe {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+    }
+}
+
+fn stopping() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+/// Prints one line and flushes (the harness reads us through a pipe). A closed pipe ends
+/// the run.
+fn out(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        STOP.store(true, Ordering::SeqCst);
+    }
+}
+
 fn main() {
-    eprintln!("shape_main: not supported yet");
-    std::process::exit(1);
+    install_signal_handlers();
+    let code = run();
+    std::process::exit(code);
+}
+
+fn run() -> i32 {
+    let mut args = std::env::args();
+    let prog = args.next().unwrap_or_else(|| "shape_main".to_string());
+    let args: Vec<String> = args.collect();
+    let opts = match options::parse(&args) {
+        Ok(Parsed::Run(o)) => *o,
+        Ok(Parsed::Help) => {
+            out(&options::usage(&prog));
+            return 0;
+        }
+        Err(msg) => {
+            out(&msg);
+            out(&options::usage(&prog));
+            return EXIT_ARGS;
+        }
+    };
+    for w in opts.warnings() {
+        out(&w);
+    }
+    if opts.debug {
+        out(&format!("Shape Options: {opts:#?}"));
+    }
+    let fatal = opts.unsupported_fatal();
+    if !fatal.is_empty() {
+        for f in fatal {
+            out(f);
+        }
+        return EXIT_INIT;
+    }
+    for p in opts.unsupported_partial() {
+        out(p);
+    }
+    let mut builder = DomainParticipant::builder(opts.domain);
+    if opts.periodic_announcement_ms > 0 {
+        builder = builder.announce_period(Duration::from_millis(opts.periodic_announcement_ms));
+    }
+    let participant = match builder.build() {
+        Ok(p) => p,
+        Err(e) => {
+            out(&format!("failed to create participant: {e}"));
+            return EXIT_INIT;
+        }
+    };
+    let mut app = App::new(participant, opts);
+    let topics: Vec<Topic<ShapeType>> = (0..app.opts.num_topics)
+        .map(|i| {
+            let name = if i == 0 {
+                app.opts.topic.clone()
+            } else {
+                format!("{}{i}", app.opts.topic)
+            };
+            out(&format!("Create topic: {name}"));
+            app.topic_names.push(name.clone());
+            app.participant
+                .create_topic::<ShapeType>(&name, TopicQos::default())
+        })
+        .collect();
+    let code = if app.opts.publish {
+        app.run_publisher(&topics)
+    } else {
+        app.run_subscriber(&topics)
+    };
+    if code == 0 {
+        out("Done.");
+    }
+    code
+}
+
+/// The application: participant, options, and what the status lines need.
+struct App {
+    participant: DomainParticipant,
+    opts: Options,
+    topic_names: Vec<String>,
+    /// Local writer or reader → topic index.
+    endpoints: HashMap<Guid, usize>,
+    /// Local writer or reader → current matched count.
+    matched: HashMap<Guid, i64>,
+    /// The subscriber's instance states.
+    instances: Instances,
+}
+
+impl App {
+    fn new(participant: DomainParticipant, opts: Options) -> Self {
+        App {
+            participant,
+            opts,
+            topic_names: Vec::new(),
+            endpoints: HashMap::new(),
+            matched: HashMap::new(),
+            instances: Instances::default(),
+        }
+    }
+
+    fn topic_of(&self, endpoint: &Guid) -> Option<&str> {
+        self.endpoints
+            .get(endpoint)
+            .and_then(|i| self.topic_names.get(*i))
+            .map(String::as_str)
+    }
+
+    fn debug(&self, line: &str) {
+        if self.opts.debug {
+            out(line);
+        }
+    }
+
+    /// Waits `period` while printing status events; returns early on a signal. `Err` when the
+    /// participant stopped.
+    fn pause(&mut self, period: Duration) -> Result<(), ()> {
+        let deadline = Instant::now() + period;
+        loop {
+            if stopping() {
+                return Ok(());
+            }
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let event = if remaining.is_zero() {
+                self.participant.poll_event()
+            } else {
+                self.participant.wait_event(remaining.min(POLL_SLICE))
+            };
+            match event {
+                Ok(Some(e)) => self.handle_event(e),
+                Ok(None) if remaining.is_zero() => return Ok(()),
+                Ok(None) => {}
+                Err(e) => {
+                    out(&format!("participant failed: {e}"));
+                    return Err(());
+                }
+            }
+        }
+    }
+
+    fn matched_line(&mut self, endpoint: Guid, matched: bool, callback: &str, what: &str) {
+        let Some(topic) = self.topic_of(&endpoint).map(str::to_string) else {
+            return;
+        };
+        let change: i64 = if matched { 1 } else { -1 };
+        let count = self.matched.entry(endpoint).or_insert(0);
+        *count = (*count + change).max(0);
+        let type_name = ShapeType::type_name();
+        out(&format!(
+            "{callback}() topic: '{topic}'  type: '{type_name}' : matched {what} {count} \
+             (change = {change})"
+        ));
+    }
+
+    fn incompatible_line(&self, endpoint: Guid, callback: &str, policies: IncompatiblePolicies) {
+        let Some(topic) = self.topic_of(&endpoint) else {
+            return;
+        };
+        let (id, name) = policies
+            .first()
+            .map_or((0, "UNKNOWN"), |p| (p.as_u32(), p.name()));
+        out(&format!(
+            "{callback}() topic: '{topic}'  type: '{}' : {id} ({name})",
+            ShapeType::type_name()
+        ));
+    }
+
+    fn handle_event(&mut self, event: Event) {
+        match event {
+            Event::PublicationMatched {
+                writer, matched, ..
+            } => {
+                self.matched_line(writer, matched, "on_publication_matched", "readers");
+            }
+            Event::SubscriptionMatched {
+                reader,
+                writer,
+                matched,
+            } => {
+                self.matched_line(reader, matched, "on_subscription_matched", "writers");
+                if !matched {
+                    self.writer_gone(reader, writer);
+                }
+            }
+            Event::OfferedIncompatibleQos {
+                writer, policies, ..
+            } => {
+                self.incompatible_line(writer, "on_offered_incompatible_qos", policies);
+            }
+            Event::RequestedIncompatibleQos {
+                reader, policies, ..
+            } => {
+                self.incompatible_line(reader, "on_requested_incompatible_qos", policies);
+            }
+            other => self.debug(&format!("event: {other:?}")),
+        }
+    }
+
+    // ---- publisher ----
+
+    fn writer_qos(&self) -> DataWriterQos {
+        let o = &self.opts;
+        let mut qos = DataWriterQos {
+            reliability: if o.reliable {
+                Reliability::reliable()
+            } else {
+                Reliability::best_effort()
+            },
+            durability: durability(o.durability),
+            ..DataWriterQos::default()
+        };
+        if let Some(h) = history(o.history_depth) {
+            qos.history = h;
+        }
+        if o.ownership_strength >= 0 {
+            qos.ownership = Ownership::Exclusive;
+            qos.ownership_strength = OwnershipStrength {
+                value: o.ownership_strength,
+            };
+        }
+        if o.deadline_ms > 0 {
+            qos.deadline = Deadline {
+                period: millis(o.deadline_ms),
+            };
+        }
+        if o.lifespan_ms > 0 {
+            qos.lifespan = Lifespan {
+                duration: millis(o.lifespan_ms),
+            };
+        }
+        qos
+    }
+
+    fn run_publisher(&mut self, topics: &[Topic<ShapeType>]) -> i32 {
+        let pub_qos = PublisherQos::default().partition(partition(self.opts.partition.as_deref()));
+        let publisher = self.participant.create_publisher(pub_qos);
+        let color = self
+            .opts
+            .color
+            .clone()
+            .unwrap_or_else(|| "BLUE".to_string());
+        let qos = self.writer_qos();
+        let mut writers: Vec<DataWriter<ShapeType>> = Vec::new();
+        for (i, topic) in topics.iter().enumerate() {
+            out(&format!(
+                "Create writer for topic: {} color: {color}",
+                topic.name()
+            ));
+            let created = if self.opts.datafrag_size > 0 {
+                let size = usize::try_from(self.opts.datafrag_size).unwrap_or(usize::MAX);
+                publisher.create_datawriter_with_fragment_size(topic, qos.clone(), size)
+            } else {
+                publisher.create_datawriter(topic, qos.clone())
+            };
+            match created {
+                Ok(w) => {
+                    self.endpoints.insert(w.guid(), i);
+                    writers.push(w);
+                }
+                Err(e) => {
+                    out(&format!(
+                        "failed to create datawriter[{i}] topic: {}: {e}",
+                        topic.name()
+                    ));
+                    return EXIT_INIT;
+                }
+            }
+        }
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+            ^ (u64::from(std::process::id()) << 32);
+        let mut motion = Motion::random(&mut Rng::new(seed));
+        let mut payload =
+            vec![0u8; usize::try_from(self.opts.additional_payload_size).unwrap_or(0)];
+        if let Some(last) = payload.last_mut() {
+            *last = 255;
+        }
+        let colors: Vec<String> = (0..self.opts.num_instances)
+            .map(|j| {
+                if j == 0 {
+                    color.clone()
+                } else {
+                    format!("{color}{j}")
+                }
+            })
+            .collect();
+        let mut n: u64 = 0;
+        while !stopping() {
+            motion.step();
+            let size = shape::shapesize(self.opts.shapesize, self.opts.size_modulo, n);
+            for (writer, name) in writers.iter().zip(&self.topic_names) {
+                for c in &colors {
+                    let sample = ShapeType {
+                        color: c.clone(),
+                        x: motion.x,
+                        y: motion.y,
+                        shapesize: size,
+                        additional_payload_size: payload.clone(),
+                    };
+                    if let Err(e) = writer.write(&sample) {
+                        self.debug(&format!("write failed: {e}"));
+                    }
+                    if self.opts.print_writer_samples {
+                        out(&shape::sample_line(name, &sample));
+                    }
+                }
+            }
+            if self
+                .pause(Duration::from_millis(self.opts.write_period_ms))
+                .is_err()
+            {
+                return EXIT_RUN;
+            }
+            n += 1;
+            if self.opts.num_iterations != 0 && n >= self.opts.num_iterations {
+                break;
+            }
+        }
+        if let Some(state) = self.opts.final_state {
+            for writer in &writers {
+                for c in &colors {
+                    let key = ShapeType {
+                        color: c.clone(),
+                        ..ShapeType::default()
+                    };
+                    let done = match state {
+                        FinalState::Unregister => writer.unregister_instance(&key),
+                        FinalState::Dispose => writer.dispose(&key),
+                    };
+                    if let Err(e) = done {
+                        out(&format!("failed to {state:?} instance {c}: {e}"));
+                    }
+                }
+            }
+        }
+        if !stopping() && self.opts.reliable {
+            // Let reliable readers catch up before the writers are deleted.
+            for writer in &writers {
+                let _ = writer.wait_for_acknowledgments(FINAL_ACK_WAIT);
+            }
+        }
+        0
+    }
+
+    // ---- subscriber ----
+
+    fn reader_qos(&self) -> DataReaderQos {
+        let o = &self.opts;
+        let mut qos = DataReaderQos {
+            reliability: if o.reliable {
+                Reliability::reliable()
+            } else {
+                Reliability::best_effort()
+            },
+            durability: durability(o.durability),
+            ..DataReaderQos::default()
+        };
+        if let Some(h) = history(o.history_depth) {
+            qos.history = h;
+        }
+        if o.deadline_ms > 0 {
+            qos.deadline = Deadline {
+                period: millis(o.deadline_ms),
+            };
+        }
+        qos
+    }
+
+    fn run_subscriber(&mut self, topics: &[Topic<ShapeType>]) -> i32 {
+        let sub_qos = SubscriberQos::default().partition(partition(self.opts.partition.as_deref()));
+        let subscriber = self.participant.create_subscriber(sub_qos);
+        let qos = self.reader_qos();
+        // The harness's filters: `-c` is `color = %0` with the quoted color (as RTI and Fast
+        // DDS send it), `--cft` an expression without parameters.
+        let filter_spec: Option<(String, Vec<String>)> = match (&self.opts.color, &self.opts.cft) {
+            (Some(c), _) => Some(("color = %0".to_string(), vec![format!("'{c}'")])),
+            (None, Some(expr)) => Some((expr.clone(), Vec::new())),
+            (None, None) => None,
+        };
+        let mut readers: Vec<(DataReader<ShapeType>, Option<ShapeFilter>)> = Vec::new();
+        for (i, topic) in topics.iter().enumerate() {
+            let created = match &filter_spec {
+                None => {
+                    out(&format!("Create reader for topic: {}", topic.name()));
+                    subscriber
+                        .create_datareader(topic, qos.clone())
+                        .map(|r| (r, None))
+                }
+                Some((expr, params)) => {
+                    let filter = match ShapeFilter::new(expr, params) {
+                        Ok(f) => f,
+                        Err(reason) => {
+                            out("failed to create content filtered topic");
+                            let _ = writeln!(std::io::stderr(), "filter {expr:?}: {reason}");
+                            return EXIT_INIT;
+                        }
+                    };
+                    let cft_name = format!("{}_filtered", topic.name());
+                    match &self.opts.color {
+                        Some(c) => out(&format!("Create reader for topic: {cft_name} color: {c}")),
+                        None => out(&format!("Create reader for topic: {cft_name}")),
+                    }
+                    let p: Vec<&str> = params.iter().map(String::as_str).collect();
+                    subscriber
+                        .create_filtered_datareader(topic, &cft_name, expr, &p, qos.clone())
+                        .map(|r| (r, Some(filter)))
+                }
+            };
+            match created {
+                Ok(r) => {
+                    self.endpoints.insert(r.0.guid(), i);
+                    readers.push(r);
+                }
+                Err(e) => {
+                    out(&format!(
+                        "failed to create datareader[{i}] topic: {}: {e}",
+                        topic.name()
+                    ));
+                    return EXIT_INIT;
+                }
+            }
+        }
+        let mut n: u64 = 0;
+        while !stopping() {
+            for (i, (reader, filter)) in readers.iter().enumerate() {
+                let mut samples = match reader.take() {
+                    Ok(s) => s,
+                    Err(e) => {
+                        out(&format!("take failed: {e}"));
+                        return EXIT_RUN;
+                    }
+                };
+                if !self.opts.take_read {
+                    // take_next_instance(): the samples of one instance after another (in key
+                    // hash order; the batch keeps each instance's own order).
+                    samples.sort_by_key(instance_key);
+                }
+                for s in samples {
+                    self.on_sample(i, s, filter.as_ref());
+                }
+            }
+            n += 1;
+            if self.opts.num_iterations != 0 && n >= self.opts.num_iterations {
+                break;
+            }
+            if self
+                .pause(Duration::from_millis(self.opts.read_period_ms))
+                .is_err()
+            {
+                return EXIT_RUN;
+            }
+        }
+        0
+    }
+
+    fn on_sample(&mut self, topic: usize, s: Sample<ShapeType>, filter: Option<&ShapeFilter>) {
+        let name = self.topic_names.get(topic).cloned().unwrap_or_default();
+        if let Some(v) = s.value {
+            if filter.is_some_and(|f| !f.accepts(&v)) {
+                return;
+            }
+            out(&shape::sample_line(&name, &v));
+            if let Some(key) = s.key_hash.or_else(|| v.key_hash()) {
+                self.instances.alive(topic, key, &v.color, s.writer);
+            }
+            return;
+        }
+        match self
+            .instances
+            .not_alive(topic, s.key_hash, s.writer, s.kind)
+        {
+            Transition::Now(color, state) => out(&shape::state_line(&name, &color, state)),
+            Transition::Unchanged => {}
+            Transition::Unknown => {
+                self.debug(&format!(
+                    "{:?} for an unknown instance from {}",
+                    s.kind, s.writer
+                ));
+            }
+        }
+    }
+
+    /// A matched writer went away: its alive instances with no other writer have no writers.
+    fn writer_gone(&mut self, reader: Guid, writer: Guid) {
+        let Some(&topic) = self.endpoints.get(&reader) else {
+            return;
+        };
+        let name = self.topic_names.get(topic).cloned().unwrap_or_default();
+        for color in self.instances.writer_gone(topic, writer) {
+            out(&shape::state_line(&name, &color, instances::NO_WRITERS));
+        }
+    }
+}
+
+/// The grouping key of take_next_instance emulation: the key hash (samples without one last).
+fn instance_key(s: &Sample<ShapeType>) -> (bool, [u8; 16]) {
+    let key = s
+        .key_hash
+        .or_else(|| s.value.as_ref().and_then(TopicType::key_hash));
+    (key.is_none(), key.unwrap_or_default())
+}
+
+fn durability(d: DurabilityArg) -> Durability {
+    match d {
+        DurabilityArg::Volatile => Durability::Volatile,
+        DurabilityArg::TransientLocal => Durability::TransientLocal,
+        // Refused earlier (unsupported_fatal); mapped for completeness.
+        DurabilityArg::Transient => Durability::Transient,
+        DurabilityArg::Persistent => Durability::Persistent,
+    }
+}
+
+/// `-k`: `None` keeps the default, 0 is KEEP_ALL, n is KEEP_LAST n.
+fn history(depth: Option<u32>) -> Option<History> {
+    depth.map(|d| {
+        if d == 0 {
+            History::KeepAll
+        } else {
+            History::KeepLast(d)
+        }
+    })
+}
+
+fn partition(name: Option<&str>) -> Partition {
+    name.map_or_else(Partition::default, |p| Partition::new([p]))
+}
+
+fn millis(ms: u64) -> siftdds::time::Duration {
+    siftdds::time::Duration::from_std(Duration::from_millis(ms))
 }

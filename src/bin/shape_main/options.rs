@@ -415,9 +415,14 @@ fn apply_long(o: &mut Options, name: &str, v: &str) -> Result<(), String> {
 
 /// Parses a decimal integer in `min..=max` and converts it to the field's type.
 fn number<T: TryFrom<i64>>(v: &str, what: &str, min: i64, max: i64) -> Result<T, String> {
-    let n: i64 = v.trim().parse().map_err(|_| format!("unrecognized value for {what} {v}"))?;
+    let n: i64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("unrecognized value for {what} {v}"))?;
     if n < min || n > max {
-        return Err(format!("incorrect value for {what} {n} (must be in {min}..={max})"));
+        return Err(format!(
+            "incorrect value for {what} {n} (must be in {min}..={max})"
+        ));
     }
     T::try_from(n).map_err(|_| format!("incorrect value for {what} {n}"))
 }
@@ -446,18 +451,54 @@ impl Options {
             }
         };
         let (p, s) = (self.publish, self.subscribe);
-        warn(p && self.color.is_none(), "color was not specified, defaulting to \"BLUE\"");
-        warn(p && self.time_filter_ms > 0, "time base filter [--time-filter] ignored on publisher applications");
-        warn(p && self.use_read, "use read [-R] ignored on publisher applications");
-        warn(p && self.take_read, "--take-read ignored on publisher applications");
-        warn(p && self.cft.is_some(), "--cft ignored on publisher applications");
-        warn(s && self.shapesize != 20, "shapesize [-z] ignored on subscriber applications");
-        warn(s && self.lifespan_ms > 0, "--lifespan ignored on subscriber applications");
-        warn(s && self.num_instances > 1, "--num-instances ignored on subscriber applications");
-        warn(s && self.final_state.is_some(), "--final-instance-state ignored on subscriber applications");
-        warn(s && self.coherent_sample_count > 0, "--coherent-sample-count ignored on subscriber applications");
-        warn(s && self.additional_payload_size > 0, "--additional-payload-size ignored on subscriber applications");
-        warn(s && self.datafrag_size > 0, "--datafrag-size ignored on subscriber applications");
+        warn(
+            p && self.color.is_none(),
+            "color was not specified, defaulting to \"BLUE\"",
+        );
+        warn(
+            p && self.time_filter_ms > 0,
+            "time base filter [--time-filter] ignored on publisher applications",
+        );
+        warn(
+            p && self.use_read,
+            "use read [-R] ignored on publisher applications",
+        );
+        warn(
+            p && self.take_read,
+            "--take-read ignored on publisher applications",
+        );
+        warn(
+            p && self.cft.is_some(),
+            "--cft ignored on publisher applications",
+        );
+        warn(
+            s && self.shapesize != 20,
+            "shapesize [-z] ignored on subscriber applications",
+        );
+        warn(
+            s && self.lifespan_ms > 0,
+            "--lifespan ignored on subscriber applications",
+        );
+        warn(
+            s && self.num_instances > 1,
+            "--num-instances ignored on subscriber applications",
+        );
+        warn(
+            s && self.final_state.is_some(),
+            "--final-instance-state ignored on subscriber applications",
+        );
+        warn(
+            s && self.coherent_sample_count > 0,
+            "--coherent-sample-count ignored on subscriber applications",
+        );
+        warn(
+            s && self.additional_payload_size > 0,
+            "--additional-payload-size ignored on subscriber applications",
+        );
+        warn(
+            s && self.datafrag_size > 0,
+            "--datafrag-size ignored on subscriber applications",
+        );
         warn(
             !self.coherent && !self.ordered && self.coherent_sample_count > 0,
             "--coherent-sample-count ignored because not coherent, or ordered access enabled",
@@ -545,14 +586,30 @@ mod tests {
         assert_eq!(o.history_depth, None);
         assert_eq!((o.write_period_ms, o.read_period_ms), (33, 100));
         assert_eq!(o.shapesize, 20);
-        assert_eq!(o.warnings(), vec!["warning: color was not specified, defaulting to \"BLUE\""]);
+        assert_eq!(
+            o.warnings(),
+            vec!["warning: color was not specified, defaulting to \"BLUE\""]
+        );
     }
 
     #[test]
     fn short_options_bundle_and_take_attached_values() {
-        let o = run(&["-Pwb", "-tCircle", "-d", "7", "-k", "0", "-c", "RED", "--num-iterations=5"]);
+        let o = run(&[
+            "-Pwb",
+            "-tCircle",
+            "-d",
+            "7",
+            "-k",
+            "0",
+            "-c",
+            "RED",
+            "--num-iterations=5",
+        ]);
         assert!(o.publish && o.print_writer_samples && !o.reliable);
-        assert_eq!((o.topic.as_str(), o.domain, o.history_depth), ("Circle", 7, Some(0)));
+        assert_eq!(
+            (o.topic.as_str(), o.domain, o.history_depth),
+            ("Circle", 7, Some(0))
+        );
         assert_eq!((o.color.as_deref(), o.num_iterations), (Some("RED"), 5));
     }
 
@@ -582,7 +639,11 @@ mod tests {
     fn unsupported_features_are_named() {
         let o = run(&["-S", "-x", "2", "-R", "--time-filter", "100", "-s", "3"]);
         assert_eq!(o.unsupported_fatal().len(), 4);
-        assert!(o.unsupported_fatal().iter().all(|s| s.contains("not supported")));
+        assert!(
+            o.unsupported_fatal()
+                .iter()
+                .all(|s| s.contains("not supported"))
+        );
         let o = run(&["-P", "-f", "100", "--lifespan", "50", "-s", "3"]);
         assert!(o.unsupported_fatal().is_empty());
         assert_eq!(o.unsupported_partial().len(), 2);

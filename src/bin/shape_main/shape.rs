@@ -19,7 +19,11 @@ pub struct Rng(u64);
 impl Rng {
     /// A generator from `seed` (0 is replaced: xorshift must not start at 0).
     pub fn new(seed: u64) -> Self {
-        Rng(if seed == 0 { 0x9e37_79b9_7f4a_7c15 } else { seed })
+        Rng(if seed == 0 {
+            0x9e37_79b9_7f4a_7c15
+        } else {
+            seed
+        })
     }
 
     /// The next value in `0..n` (`n > 0`).
@@ -51,7 +55,7 @@ impl Motion {
     pub fn random(rng: &mut Rng) -> Self {
         let x = rng.below(DA_WIDTH.unsigned_abs());
         let y = rng.below(DA_HEIGHT.unsigned_abs());
-        let mut vel = |rng: &mut Rng| (rng.below(5) + 1) * if rng.below(2) == 1 { -1 } else { 1 };
+        let vel = |rng: &mut Rng| (rng.below(5) + 1) * if rng.below(2) == 1 { -1 } else { 1 };
         let xvel = vel(rng);
         let yvel = vel(rng);
         Motion { x, y, xvel, yvel }
@@ -86,14 +90,21 @@ pub fn shapesize(fixed: i32, modulo: u32, n: u64) -> i32 {
     if fixed != 0 {
         return fixed;
     }
-    let size = if modulo > 0 { n % u64::from(modulo) + 1 } else { n.saturating_add(1) };
+    let size = if modulo > 0 {
+        n % u64::from(modulo) + 1
+    } else {
+        n.saturating_add(1)
+    };
     i32::try_from(size).unwrap_or(i32::MAX)
 }
 
 /// A sample line: `printf("%-10s %-10s %03d %03d [%d]")`, plus ` {b}` with the last byte of a
 /// non-empty additional payload, as the harness prints it.
 pub fn sample_line(topic: &str, s: &ShapeType) -> String {
-    let mut line = format!("{topic:<10} {:<10} {:03} {:03} [{}]", s.color, s.x, s.y, s.shapesize);
+    let mut line = format!(
+        "{topic:<10} {:<10} {:03} {:03} [{}]",
+        s.color, s.x, s.y, s.shapesize
+    );
     if let Some(last) = s.additional_payload_size.last() {
         line.push_str(&format!(" {{{last}}}"));
     }
@@ -122,7 +133,9 @@ impl FieldSource for ShapeFields<'_> {
             ("shapesize", []) => Some(Value::Int(i128::from(s.shapesize))),
             ("additional_payload_size", [i]) => {
                 let i = usize::try_from(*i).ok()?;
-                s.additional_payload_size.get(i).map(|b| Value::UInt(u128::from(*b)))
+                s.additional_payload_size
+                    .get(i)
+                    .map(|b| Value::UInt(u128::from(*b)))
             }
             _ => None,
         }
@@ -138,9 +151,18 @@ struct UnknownFields<'a> {
 impl FieldSource for UnknownFields<'_> {
     fn field(&self, path: &FieldPath) -> Option<Value> {
         let v = self.known.field(path);
-        let is_payload = matches!(path.segments.as_slice(), [s] if s.name == "additional_payload_size" && s.indices.len() == 1);
+        // An index past the end of the sequence is a legitimate miss, not an unknown field.
+        let is_payload = matches!(
+            path.segments.as_slice(),
+            [s] if s.name == "additional_payload_size" && s.indices.len() == 1
+        );
         if v.is_none() && !is_payload {
-            let name = path.segments.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(".");
+            let name = path
+                .segments
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
             self.unknown.borrow_mut().push(name);
         }
         v
@@ -161,8 +183,14 @@ impl ShapeFilter {
         let ast = Ast::parse(expression).map_err(|e| format!("{e}"))?;
         let params = parse_parameters(parameters).map_err(|e| format!("parameter: {e}"))?;
         let bound = ast.bind(&params).map_err(|e| format!("{e}"))?;
-        let probe = ShapeType { additional_payload_size: vec![0], ..ShapeType::default() };
-        let check = UnknownFields { known: ShapeFields(&probe), unknown: Default::default() };
+        let probe = ShapeType {
+            additional_payload_size: vec![0],
+            ..ShapeType::default()
+        };
+        let check = UnknownFields {
+            known: ShapeFields(&probe),
+            unknown: Default::default(),
+        };
         match bound.evaluate(&check) {
             Err(EvalError::MatchUnsupported) => return Err("MATCH is not supported".into()),
             Err(e) => return Err(e.to_string()),
@@ -186,7 +214,13 @@ mod tests {
     use super::*;
 
     fn shape(color: &str, x: i32, size: i32) -> ShapeType {
-        ShapeType { color: color.into(), x, y: 5, shapesize: size, additional_payload_size: vec![] }
+        ShapeType {
+            color: color.into(),
+            x,
+            y: 5,
+            shapesize: size,
+            additional_payload_size: vec![],
+        }
     }
 
     #[test]
@@ -207,17 +241,32 @@ mod tests {
 
     #[test]
     fn sizes_grow_and_cycle() {
-        assert_eq!((0..3).map(|n| shapesize(20, 0, n)).collect::<Vec<_>>(), [20, 20, 20]);
-        assert_eq!((0..3).map(|n| shapesize(0, 0, n)).collect::<Vec<_>>(), [1, 2, 3]);
-        assert_eq!((0..6).map(|n| shapesize(0, 4, n)).collect::<Vec<_>>(), [1, 2, 3, 4, 1, 2]);
+        assert_eq!(
+            (0..3).map(|n| shapesize(20, 0, n)).collect::<Vec<_>>(),
+            [20, 20, 20]
+        );
+        assert_eq!(
+            (0..3).map(|n| shapesize(0, 0, n)).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        assert_eq!(
+            (0..6).map(|n| shapesize(0, 4, n)).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 1, 2]
+        );
     }
 
     #[test]
     fn lines_use_the_harness_format() {
-        assert_eq!(sample_line("Square", &shape("RED", 7, 30)), "Square     RED        007 005 [30]");
+        assert_eq!(
+            sample_line("Square", &shape("RED", 7, 30)),
+            "Square     RED        007 005 [30]"
+        );
         let mut big = shape("BLUE", 100, 20);
         big.additional_payload_size = vec![0, 0, 255];
-        assert_eq!(sample_line("Circle", &big), "Circle     BLUE       100 005 [20] {255}");
+        assert_eq!(
+            sample_line("Circle", &big),
+            "Circle     BLUE       100 005 [20] {255}"
+        );
         assert_eq!(
             state_line("Square", "RED", "NOT_ALIVE_DISPOSED_INSTANCE_STATE"),
             "Square     RED        NOT_ALIVE_DISPOSED_INSTANCE_STATE"

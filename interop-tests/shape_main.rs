@@ -1,0 +1,381 @@
+//! The `shape_main` binary (the OMG dds-rtps harness's Shapes application) as the harness
+//! drives it: as processes whose stdout is read through a pipe, line by line. Tests that open
+//! sockets run only inside the sandbox; the one against Cyclone DDS also needs
+//! `scripts/build-peers`. Every test uses its own domain so that tests can run in parallel.
+
+// These tests drive real processes in real time, so they read the clock.
+#![allow(clippy::disallowed_methods)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use crate::sandbox::may_open_sockets;
+
+const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
+
+/// A running `shape_main` (or peer) whose stdout lines arrive on a channel. Killed by its PID
+/// (we started it) if still running when dropped.
+struct App {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl App {
+    fn spawn(program: &str, args: &[&str]) -> App {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        // Cyclone peer: loopback only (everything stays on the sandbox's lo).
+        cmd.env(
+            "CYCLONEDDS_URI",
+            "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+        );
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        App {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads lines until one satisfies `pred`; panics with the output so far on timeout or EOF.
+    fn expect(&mut self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if pred(&line) {
+                        return line;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no {what} in {timeout:?}:\n{}", self.seen.join("\n"))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("EOF before {what}:\n{}", self.seen.join("\n"))
+                }
+            }
+        }
+    }
+
+    /// Waits for the process to exit by itself; returns its exit code and every line.
+    fn finish(mut self, timeout: Duration) -> (i32, Vec<String>) {
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "did not exit in {timeout:?}:\n{}",
+                self.seen.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // The reader thread ends at EOF, which follows the exit.
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        (status.code().unwrap_or(-1), std::mem::take(&mut self.seen))
+    }
+
+    /// SIGINT (as the harness stops us), then waits for a clean exit.
+    fn interrupt(self, timeout: Duration) -> (i32, Vec<String>) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(sent.success());
+        self.finish(timeout)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A parsed sample line `%-10s %-10s %03d %03d [%d]`.
+#[derive(Debug, PartialEq, Eq, Clone)]
+struct SampleLine {
+    topic: String,
+    color: String,
+    x: i32,
+    y: i32,
+    size: i32,
+}
+
+/// Parses a sample line, checking the exact column layout; `None` for other lines.
+fn sample_line(line: &str) -> Option<SampleLine> {
+    let (head, size) = line.strip_suffix(']')?.rsplit_once(" [")?;
+    let size = size.parse().ok()?;
+    let topic = head.get(..10)?.trim_end().to_string();
+    let color = head.get(11..21)?.trim_end().to_string();
+    let xy = head.get(22..)?;
+    let (x, y) = xy.split_once(' ')?;
+    // %03d: at least three digits.
+    if x.len() < 3 || y.len() < 3 || head.get(10..11)? != " " || head.get(21..22)? != " " {
+        return None;
+    }
+    Some(SampleLine {
+        topic,
+        color,
+        x: x.parse().ok()?,
+        y: y.parse().ok()?,
+        size,
+    })
+}
+
+fn is_sample(line: &str) -> bool {
+    sample_line(line).is_some()
+}
+
+#[test]
+fn sample_lines_parse_with_the_harness_columns() {
+    let s = sample_line("Square     RED        007 250 [20]").unwrap();
+    assert_eq!(
+        (s.topic.as_str(), s.color.as_str(), s.x, s.y, s.size),
+        ("Square", "RED", 7, 250, 20)
+    );
+    assert!(sample_line("Square RED 7 250 [20]").is_none());
+    assert!(sample_line("on_publication_matched()").is_none());
+}
+
+#[test]
+fn shape_main_publisher_to_shape_main_subscriber() {
+    if !may_open_sockets("shape_main_publisher_to_shape_main_subscriber") {
+        return;
+    }
+    let wait = Duration::from_secs(20);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-t", "Square", "-d", "40"]);
+    sub.expect("topic", wait, |l| l == "Create topic: Square");
+    sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
+    let mut publisher = App::spawn(
+        SHAPE_MAIN,
+        &[
+            "-P",
+            "-t",
+            "Square",
+            "-c",
+            "RED",
+            "--num-iterations",
+            "20",
+            "-w",
+            "-d",
+            "40",
+        ],
+    );
+    publisher.expect("topic", wait, |l| l == "Create topic: Square");
+    publisher.expect("writer", wait, |l| {
+        l == "Create writer for topic: Square color: RED"
+    });
+    sub.expect("match", wait, |l| {
+        l == "on_subscription_matched() topic: 'Square'  type: 'ShapeType' : matched writers 1 \
+              (change = 1)"
+    });
+    sub.expect("a sample", wait, is_sample);
+    let (code, out) = publisher.finish(wait);
+    assert_eq!(code, 0, "{out:?}");
+    assert!(
+        out.iter().any(|l| l.starts_with(
+            "on_publication_matched() topic: 'Square'  type: 'ShapeType' : matched readers 1"
+        )),
+        "{out:?}"
+    );
+    assert_eq!(out.last().map(String::as_str), Some("Done."));
+    let written: Vec<SampleLine> = out.iter().filter_map(|l| sample_line(l)).collect();
+    assert_eq!(written.len(), 20, "{out:?}");
+    for s in &written {
+        assert_eq!(
+            (s.topic.as_str(), s.color.as_str(), s.size),
+            ("Square", "RED", 20)
+        );
+        assert!(
+            (0..=240).contains(&s.x) && (0..=270).contains(&s.y),
+            "{s:?}"
+        );
+    }
+    // Consecutive samples move by at most 5 in each direction (1..=5 plus bounces).
+    for w in written.windows(2) {
+        assert!(
+            (w[0].x - w[1].x).abs() <= 10 && (w[0].y - w[1].y).abs() <= 10,
+            "{w:?}"
+        );
+    }
+    let (code, out) = sub.interrupt(wait);
+    assert_eq!(code, 0, "{out:?}");
+    assert_eq!(out.last().map(String::as_str), Some("Done."));
+    // `out` holds every line, including those read while waiting above.
+    let received = sub_samples(&out);
+    assert!(!received.is_empty());
+    // Every sample the subscriber printed is one the publisher wrote, in order.
+    let mut rest = written.iter();
+    for r in &received {
+        assert!(
+            rest.any(|w| w == r),
+            "{r:?} not written (or out of order): {written:?}"
+        );
+    }
+}
+
+#[test]
+fn shape_main_rejects_a_bad_content_filter() {
+    if !may_open_sockets("shape_main_rejects_a_bad_content_filter") {
+        return;
+    }
+    let app = App::spawn(
+        SHAPE_MAIN,
+        &["-S", "-t", "Square", "-d", "41", "--cft", "x >"],
+    );
+    let (code, out) = app.finish(Duration::from_secs(20));
+    assert_eq!(
+        out.first().map(String::as_str),
+        Some("Create topic: Square"),
+        "{out:?}"
+    );
+    assert!(
+        out.iter()
+            .any(|l| l == "failed to create content filtered topic"),
+        "{out:?}"
+    );
+    assert!(
+        !out.iter().any(|l| l.starts_with("Create reader for topic")),
+        "{out:?}"
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn shape_main_names_unsupported_features_and_refuses_them() {
+    // Refused before any socket is opened, so this runs anywhere.
+    for args in [
+        &["-S", "-x", "2"][..],
+        &["-S", "-R"],
+        &["-S", "--time-filter", "100"],
+        &["-P", "--coherent"],
+    ] {
+        let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
+        assert!(
+            out.iter().any(|l| l.contains("not supported")),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            !out.iter().any(|l| l.starts_with("Create topic")),
+            "{args:?}: {out:?}"
+        );
+        assert_eq!(code, 2, "{args:?}");
+    }
+}
+
+#[test]
+fn shape_main_bad_arguments_print_usage_and_exit_1() {
+    for args in [
+        &["-S", "-d", "x"][..],
+        &["-P", "-S"],
+        &[],
+        &["-S", "--bogus"],
+        &["-S", "-k"],
+    ] {
+        let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
+        assert_eq!(code, 1, "{args:?}: {out:?}");
+        assert!(
+            out.iter()
+                .any(|l| l.contains("-P              : publish samples")),
+            "{out:?}"
+        );
+    }
+    let (code, out) = App::spawn(SHAPE_MAIN, &["-h"]).finish(Duration::from_secs(20));
+    assert_eq!(code, 0);
+    assert!(out.iter().any(|l| l.contains("--cft <expression>")));
+}
+
+/// Cyclone DDS publishes GREEN and YELLOW and disposes GREEN; `shape_main -c GREEN` must
+/// print only GREEN samples (local filtering: Cyclone does not filter for us), then the
+/// disposal with the instance's color.
+#[test]
+fn cyclone_publisher_to_filtered_shape_main_subscriber() {
+    let cyclone =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peers/cyclone/shapes_cyclone");
+    if !may_open_sockets("cyclone_publisher_to_filtered_shape_main_subscriber") {
+        return;
+    }
+    if !cyclone.exists() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED cyclone_publisher_to_filtered_shape_main_subscriber: {} not built \
+             (scripts/build-peers builds it)",
+            cyclone.display()
+        );
+        return;
+    }
+    let wait = Duration::from_secs(30);
+    let mut sub = App::spawn(
+        SHAPE_MAIN,
+        &["-S", "-t", "Square", "-d", "42", "-c", "GREEN"],
+    );
+    sub.expect("reader", wait, |l| {
+        l == "Create reader for topic: Square_filtered color: GREEN"
+    });
+    let peer = App::spawn(
+        cyclone.to_str().unwrap(),
+        &[
+            "pub",
+            "-d",
+            "42",
+            "-c",
+            "GREEN,YELLOW",
+            "-n",
+            "20",
+            "-i",
+            "50",
+            "-m",
+            "1",
+            "-x",
+            "GREEN",
+            "-l",
+            "1000",
+            "-t",
+            "20",
+        ],
+    );
+    sub.expect("match", wait, |l| {
+        l.starts_with("on_subscription_matched() topic: 'Square'")
+    });
+    sub.expect("disposal", wait, |l| {
+        l == "Square     GREEN      NOT_ALIVE_DISPOSED_INSTANCE_STATE"
+    });
+    let (code, _) = peer.finish(wait);
+    assert_eq!(code, 0);
+    let (code, out) = sub.interrupt(wait);
+    assert_eq!(code, 0);
+    let samples = sub_samples(&out);
+    assert!(!samples.is_empty(), "{out:?}");
+    assert!(
+        samples.iter().all(|s| s.color == "GREEN" && s.size == 30),
+        "{out:?}"
+    );
+    assert!(!out.iter().any(|l| l.contains("YELLOW")), "{out:?}");
+}
+
+fn sub_samples(out: &[String]) -> Vec<SampleLine> {
+    out.iter().filter_map(|l| sample_line(l)).collect()
+}
