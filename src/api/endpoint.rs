@@ -167,12 +167,17 @@ impl<T: TopicType> DataWriter<T> {
 
     /// Disposes the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.13.
     pub fn dispose(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Bytes::new())
+        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Self::key_payload(sample))
     }
 
     /// Unregisters the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.7.
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Bytes::new())
+        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Self::key_payload(sample))
+    }
+
+    /// The serialized key sent with a dispose/unregister (K flag), empty if the type has none.
+    fn key_payload(sample: &T) -> Bytes {
+        sample.serialize_key(Endianness::Little).map(Bytes::from).unwrap_or_default()
     }
 
     fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
@@ -228,7 +233,8 @@ pub struct Sample<T> {
     pub value: Option<T>,
     /// ALIVE, or how the instance stopped being alive.
     pub kind: ChangeKind,
-    /// The instance's key hash, when the writer sent one.
+    /// The instance's key hash: as the writer sent it, else computed from the sample or the
+    /// serialized key (`None` for unkeyed types or when neither is available).
     pub key_hash: Option<[u8; 16]>,
     /// The writer's source timestamp.
     pub source_timestamp: Option<Timestamp>,
@@ -268,10 +274,15 @@ impl<T: TopicType> DataReader<T> {
                 },
                 _ => None,
             };
+            // Writers need not send PID_KEY_HASH (Cyclone does not): compute it then.
+            let key_hash = c.key_hash.or_else(|| match &value {
+                Some(v) => v.key_hash(),
+                None => T::key_hash_from_serialized_key(&c.data),
+            });
             out.push(Sample {
                 value,
                 kind: c.kind,
-                key_hash: c.key_hash,
+                key_hash,
                 source_timestamp: c.source_timestamp,
                 writer: c.writer_guid,
             });

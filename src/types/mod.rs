@@ -28,6 +28,19 @@ pub trait TopicType: Sized + Send + 'static {
 
     /// The instance's key hash (PID_KEY_HASH), `None` for unkeyed types. RTPS 2.5 §9.6.4.8.
     fn key_hash(&self) -> Option<[u8; 16]>;
+
+    /// The serialized key (encapsulation header included) sent as the payload of a dispose or
+    /// unregister (DATA with the K flag; facts §5.7: Cyclone needs it for non-fixed keys).
+    /// `None` (the default) sends only the inline key hash.
+    fn serialize_key(&self, _endian: Endianness) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// The key hash of a received serialized key (K-flag payload, trailing padding allowed),
+    /// for writers that send the key without PID_KEY_HASH (Cyclone). `None` by default.
+    fn key_hash_from_serialized_key(_data: &[u8]) -> Option<[u8; 16]> {
+        None
+    }
 }
 
 /// RTPS 2.5 §9.6.4.8: the key hash of a key holder serialized as PLAIN_CDR2 big-endian.

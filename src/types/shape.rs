@@ -71,12 +71,34 @@ impl TopicType for ShapeType {
     }
 
     fn key_hash(&self) -> Option<[u8; 16]> {
-        // Key holder {string<128> color} in PLAIN_CDR2 BE: max size 4 + 129 > 16 ⇒ MD5.
-        let mut key = Vec::with_capacity(self.color.len() + 5);
-        let mut w = Writer::new(&mut key, Endianness::Big);
-        w.string(self.color.as_bytes());
-        Some(key_hash_from_key_bytes(&key, 4 + COLOR_BOUND + 1))
+        Some(color_key_hash(&self.color))
     }
+
+    fn serialize_key(&self, endian: Endianness) -> Option<Vec<u8>> {
+        // XCDR1 key-only serialization of the final type: its key members in order.
+        let mut buf = Vec::with_capacity(12 + self.color.len());
+        EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut Writer::new(&mut buf, endian));
+        self.color.encode(&mut Writer::new(&mut buf, endian));
+        Some(buf)
+    }
+
+    fn key_hash_from_serialized_key(data: &[u8]) -> Option<[u8; 16]> {
+        let mut r = Reader::new(data, Endianness::Big);
+        let header = EncapsulationHeader::parse(&mut r).ok()?;
+        if header.kind != EncapsulationKind::Cdr {
+            return None;
+        }
+        let color = String::decode(&mut Reader::new(r.rest(), header.endian)).ok()?;
+        (color.len() <= COLOR_BOUND).then(|| color_key_hash(&color))
+    }
+}
+
+/// Key holder {string<128> color} in PLAIN_CDR2 BE: max size 4 + 129 > 16 ⇒ MD5.
+fn color_key_hash(color: &str) -> [u8; 16] {
+    let mut key = Vec::with_capacity(color.len() + 5);
+    let mut w = Writer::new(&mut key, Endianness::Big);
+    w.string(color.as_bytes());
+    key_hash_from_key_bytes(&key, 4 + COLOR_BOUND + 1)
 }
 
 #[cfg(test)]
@@ -93,6 +115,19 @@ mod tests {
         let vendor = [0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0];
         let got = ShapeType::deserialize(&vendor);
         assert_eq!(got, Ok(ShapeType { additional_payload_size: vec![], ..s }));
+    }
+
+    #[test]
+    fn serialized_key_is_the_xcdr1_color_and_maps_back_to_the_key_hash() {
+        let s = ShapeType { color: "RED".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![7] };
+        let key = s.serialize_key(Endianness::Little).unwrap();
+        assert_eq!(key, [0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0]);
+        assert_eq!(ShapeType::key_hash_from_serialized_key(&key), s.key_hash());
+        // Big-endian, and with trailing zero padding (what our writer sends, see core::writer).
+        let mut be = s.serialize_key(Endianness::Big).unwrap();
+        be.resize(20, 0);
+        assert_eq!(ShapeType::key_hash_from_serialized_key(&be), s.key_hash());
+        assert_eq!(ShapeType::key_hash_from_serialized_key(&key[..7]), None);
     }
 
     #[test]

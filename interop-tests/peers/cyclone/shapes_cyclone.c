@@ -22,7 +22,8 @@
  *   -w N         sub: also wait for N instance state changes (invalid samples) before exiting
  *
  * The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
- * "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one. Both print
+ * "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one, and after a
+ * valid one taken when its instance is no longer alive (-w counts these lines). Both print
  * "pub|sub: offered|requested incompatible qos total=<n> policy=<id>" when that status changes.
  * A pub with -m 0 writes at once (e.g. TRANSIENT_LOCAL history for late joiners) and -l keeps
  * it alive for them afterwards.
@@ -156,6 +157,11 @@ int main (int argc, char **argv)
     dds_qset_history (qos, DDS_HISTORY_KEEP_ALL, 0);
   else
     dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, depth);
+  /* Cyclone keeps DURABILITY_SERVICE.history (default KEEP_LAST 1) for late joiners of a
+     TRANSIENT_LOCAL writer, not HISTORY: make it the same as -k. */
+  if (transient_local)
+    dds_qset_durability_service (qos, 0, depth == 0 ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth == 0 ? 1 : depth,
+                                 DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
 
   dds_qos_t *group_qos = dds_create_qos ();
   if (partition != NULL)
@@ -288,9 +294,10 @@ int main (int argc, char **argv)
                   s->additional_payload_size._length);
           fflush (stdout);
         }
-        else
+        if (!infos[0].valid_data || infos[0].instance_state != DDS_IST_ALIVE)
         {
-          /* invalid sample: only the key fields are set */
+          /* an invalid sample (only the key fields set), or a valid one taken after the
+             instance changed state (the change then needs no invalid sample) */
           const ShapeType *s = ptrs[0];
           const char *st = infos[0].instance_state == DDS_IST_NOT_ALIVE_DISPOSED ? "NOT_ALIVE_DISPOSED"
             : infos[0].instance_state == DDS_IST_NOT_ALIVE_NO_WRITERS ? "NOT_ALIVE_NO_WRITERS" : "ALIVE";

@@ -27,7 +27,8 @@
 //   -w N          sub: also wait for N instance state changes (invalid samples) before exiting
 //
 // The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
-// "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one (the colour
+// "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one, and after a
+// valid one taken when its instance is no longer alive; -w counts these lines (the colour
 // is remembered from the instance's earlier samples, else the instance handle in hex). Both
 // print "pub|sub: offered|requested incompatible qos total=<n> policy=<id>" from the listener.
 // A pub with -m 0 writes at once (e.g. TRANSIENT_LOCAL history for late joiners) and -l keeps
@@ -319,8 +320,9 @@ public:
                         s.shapesize(), s.additional_payload_size().size());
                 std::fflush(stdout);
             }
-            else
+            if (!info.valid_data || info.instance_state != ALIVE_INSTANCE_STATE)
             {
+                // An invalid sample, or a valid one taken after its instance changed state.
                 std::string color;
                 auto it = colors.find(info.instance_handle);
                 if (it != colors.end())
@@ -411,8 +413,8 @@ int main(
         if (o.depth == 0)
         {
             wqos.resource_limits().max_samples = 100000;
-            wqos.resource_limits().max_instances = 16;
-            wqos.resource_limits().max_samples_per_instance = 100000;
+            wqos.resource_limits().max_instances = 4;
+            wqos.resource_limits().max_samples_per_instance = 25000;
         }
         PubListener listener;
         DataWriter* writer = publisher->create_datawriter(topic, wqos, &listener);
@@ -515,8 +517,8 @@ int main(
         if (o.depth == 0)
         {
             rqos.resource_limits().max_samples = 100000;
-            rqos.resource_limits().max_instances = 16;
-            rqos.resource_limits().max_samples_per_instance = 100000;
+            rqos.resource_limits().max_instances = 4;
+            rqos.resource_limits().max_samples_per_instance = 25000;
         }
         SubListener listener;
         DataReader* reader = subscriber->create_datareader(description, rqos, &listener);

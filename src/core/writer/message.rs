@@ -175,13 +175,14 @@ impl MessageBuilder {
         true
     }
 
-    /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else no payload and inline
-    /// STATUS_INFO + KEY_HASH. RTPS 2.5 §8.3.7.2, §9.4.5.3.
+    /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
+    /// KEY_HASH and the serialized key (K flag) when there is one. RTPS 2.5 §8.3.7.2, §9.4.5.3.
     pub(super) fn data(&mut self, change: &CacheChange) -> bool {
         let qos = inline_qos_bytes(change, self.keyed);
         let payload = match change.kind {
             ChangeKind::Alive => DataPayload::Data(&change.data),
-            _ => DataPayload::None,
+            _ if change.data.is_empty() => DataPayload::None,
+            _ => DataPayload::Key(&change.data),
         };
         let sub = Submessage::Data(Data {
             endian: ENDIAN,

@@ -279,8 +279,13 @@ impl Writer {
     }
 
     /// Adds a change to the history and returns its sequence number. `data` is the serialized
-    /// sample (with encapsulation header) for ALIVE, else the serialized key or empty (not sent:
-    /// dispose/unregister go as inline KEY_HASH + STATUS_INFO). RTPS 2.5 §8.4.7.2 (new_change).
+    /// sample (with encapsulation header) for ALIVE, else the serialized key (sent with the K
+    /// flag, which Cyclone needs for non-fixed keys) or empty (inline KEY_HASH + STATUS_INFO
+    /// only). RTPS 2.5 §8.4.7.2 (new_change).
+    ///
+    /// A serialized key of at most 16 bytes is zero-padded to [`MIN_KEY_PAYLOAD`]: Fast DDS
+    /// 2.9 would take such a payload, encapsulation header included, as the instance handle
+    /// instead of the inline key hash (facts §5.7); CDR readers ignore trailing zeros.
     ///
     /// KEEP_LAST replaces the instance's oldest change beyond depth; KEEP_ALL returns
     /// [`WriteError::HistoryFull`] while the limits are reached by unacknowledged changes.
@@ -294,6 +299,7 @@ impl Writer {
         if u32::try_from(data.len()).is_err() {
             return Err(WriteError::SampleTooLarge);
         }
+        let data = pad_key_payload(kind, data);
         let floor = self.ack_floor();
         let writer_guid = self.config.guid;
         let result = self.history.add(key_hash, floor, |sn| CacheChange {
@@ -460,4 +466,17 @@ impl Writer {
         };
         self.history.remove_through(floor);
     }
+}
+
+/// The smallest serialized key our writer sends (see [`Writer::write`]).
+pub const MIN_KEY_PAYLOAD: usize = 20;
+
+/// Zero-pads a non-empty serialized key shorter than [`MIN_KEY_PAYLOAD`] (facts §5.7).
+fn pad_key_payload(kind: ChangeKind, data: Bytes) -> Bytes {
+    if kind == ChangeKind::Alive || data.is_empty() || data.len() >= MIN_KEY_PAYLOAD {
+        return data;
+    }
+    let mut v = data.to_vec();
+    v.resize(MIN_KEY_PAYLOAD, 0);
+    Bytes::from(v)
 }

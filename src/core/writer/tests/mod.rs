@@ -87,6 +87,8 @@ pub(super) enum Sub {
         reader: EntityId,
         sn: i64,
         payload: Option<Vec<u8>>,
+        /// The serialized key (K flag).
+        key_payload: Option<Vec<u8>>,
         key_hash: Option<Vec<u8>>,
         status: Option<u32>,
     },
@@ -138,6 +140,10 @@ pub(super) fn parse(payload: &[u8]) -> Vec<Sub> {
                 sn: d.writer_sn.0,
                 payload: match d.payload {
                     DataPayload::Data(b) => Some(b.to_vec()),
+                    _ => None,
+                },
+                key_payload: match d.payload {
+                    DataPayload::Key(b) => Some(b.to_vec()),
                     _ => None,
                 },
                 key_hash: find(&d.inline_qos, PID_KEY_HASH),

@@ -380,6 +380,45 @@ fn keyed_dispose_carries_key_hash_and_status_info_without_payload() {
     assert!(subs.contains(&Sub::Ts), "INFO_TS precedes DATA");
 }
 
+/// Facts §5.7: Cyclone maps a dispose of a non-fixed key only through the serialized key (K
+/// flag); Fast DDS 2.9 mistakes a key payload of ≤ 16 bytes for the instance handle, so short
+/// keys are zero-padded to MIN_KEY_PAYLOAD. The inline KEY_HASH + STATUS_INFO stay.
+#[test]
+fn dispose_with_serialized_key_sends_k_flag_payload_padded_beyond_16_bytes() {
+    let mut cfg = config();
+    cfg.keyed = true;
+    cfg.history = History::KeepLast(2);
+    let mut w = Writer::new(cfg);
+    w.matched_reader_add(at(0), remote(2, true, false));
+    drain(&mut w, at(0));
+    let key = [7u8; 16];
+    let short = vec![0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0];
+    let long: Vec<u8> = (0..24).collect();
+    w.write(at(1), ChangeKind::NotAliveDisposed, Some(key), Bytes::from(short.clone()))
+        .unwrap();
+    w.write(at(1), ChangeKind::NotAliveUnregistered, Some([8; 16]), Bytes::from(long.clone()))
+        .unwrap();
+    let subs = parse_all(&drain(&mut w, at(1)));
+    let datas: Vec<_> = subs
+        .iter()
+        .filter_map(|s| match s {
+            Sub::Data { payload, key_payload, key_hash, status, .. } => {
+                Some((payload.is_some(), key_payload.clone(), key_hash.clone(), *status))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut padded = short;
+    padded.resize(crate::core::writer::MIN_KEY_PAYLOAD, 0);
+    assert_eq!(
+        datas,
+        vec![
+            (false, Some(padded), Some(key.to_vec()), Some(1)),
+            (false, Some(long), Some(vec![8; 16]), Some(2)),
+        ]
+    );
+}
+
 #[test]
 fn keep_last_evicts_per_instance() {
     let mut cfg = config();
