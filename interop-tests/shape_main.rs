@@ -238,6 +238,62 @@ fn shape_main_publisher_to_shape_main_subscriber() {
 }
 
 #[test]
+fn shape_main_reports_missed_deadlines_on_both_sides() {
+    if !may_open_sockets("shape_main_reports_missed_deadlines_on_both_sides") {
+        return;
+    }
+    let wait = Duration::from_secs(20);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-f", "100", "-d", "42"]);
+    sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
+    // Writes every 300 ms with a 100 ms deadline: both sides miss it.
+    let publisher = App::spawn(
+        SHAPE_MAIN,
+        &["-P", "-f", "100", "--write-period", "300", "--num-iterations", "6", "-d", "42"],
+    );
+    sub.expect("a sample", wait, is_sample);
+    sub.expect("requested deadline missed", wait, |l| {
+        l.starts_with("on_requested_deadline_missed() topic: 'Square'  type: 'ShapeType' : (total = ")
+    });
+    let (code, out) = publisher.finish(wait);
+    assert_eq!(code, 0, "{out:?}");
+    assert!(
+        out.iter().any(|l| l.starts_with(
+            "on_offered_deadline_missed() topic: 'Square'  type: 'ShapeType' : (total = "
+        )),
+        "{out:?}"
+    );
+    assert!(!out.iter().any(|l| l.contains("not supported")), "{out:?}");
+}
+
+#[test]
+fn shape_main_exclusive_subscriber_follows_the_strongest_publisher() {
+    if !may_open_sockets("shape_main_exclusive_subscriber_follows_the_strongest_publisher") {
+        return;
+    }
+    let wait = Duration::from_secs(20);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-s", "0", "-d", "43"]);
+    sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
+    // Same instance (RED); the strong writer (size 30) stops after 40 samples.
+    let strong = App::spawn(
+        SHAPE_MAIN,
+        &["-P", "-c", "RED", "-s", "10", "-z", "30", "--num-iterations", "40", "-d", "43"],
+    );
+    let weak = App::spawn(SHAPE_MAIN, &["-P", "-c", "RED", "-s", "5", "-z", "15", "-d", "43"]);
+    sub.expect("a strong sample", wait, |l| sample_line(l).is_some_and(|s| s.size == 30));
+    let (code, _) = strong.finish(wait);
+    assert_eq!(code, 0);
+    sub.expect("the weak writer takes over", wait, |l| {
+        sample_line(l).is_some_and(|s| s.size == 15)
+    });
+    drop(weak);
+    let (_, out) = sub.interrupt(wait);
+    let sizes: Vec<i32> = sub_samples(&out).iter().map(|s| s.size).collect();
+    let first_weak = sizes.iter().position(|s| *s == 15).unwrap_or(sizes.len());
+    assert!(sizes[first_weak..].iter().all(|s| *s == 15), "{sizes:?}");
+    assert!(sizes[..first_weak].iter().all(|s| *s == 30), "{sizes:?}");
+}
+
+#[test]
 fn shape_main_rejects_a_bad_content_filter() {
     if !may_open_sockets("shape_main_rejects_a_bad_content_filter") {
         return;
@@ -269,8 +325,6 @@ fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
     for args in [
         &["-S", "-x", "2"][..],
-        &["-S", "-R"],
-        &["-S", "--time-filter", "100"],
         &["-P", "--coherent"],
     ] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));

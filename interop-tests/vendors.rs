@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use siftdds::api::{DataReader, DataWriter, DomainParticipant, Sample};
 use siftdds::core::{ChangeKind, Event};
 use siftdds::qos::{
-    DataReaderQos, DataWriterQos, Durability, History, Partition, PublisherQos, QosPolicyId,
-    Reliability, SubscriberQos, TopicQos,
+    DataReaderQos, DataWriterQos, Durability, History, Liveliness, LivelinessKind, Partition,
+    PublisherQos, QosPolicyId, Reliability, SubscriberQos, TopicQos,
 };
 use siftdds::types::{ShapeType, TopicType};
 
@@ -90,12 +90,17 @@ fn drain_lines(r: impl std::io::Read + Send + 'static, lines: Arc<Mutex<String>>
 
 impl Peer {
     fn spawn(vendor: Vendor, args: &[&str]) -> Peer {
+        Self::spawn_traced(vendor, args, std::env::var("SIFTDDS_CYCLONE_TRACE").ok())
+    }
+
+    /// Like [`Peer::spawn`]; a Cyclone peer writes its finest trace to `trace` if given.
+    fn spawn_traced(vendor: Vendor, args: &[&str], trace: Option<String>) -> Peer {
         let mut cmd = Command::new(vendor.binary());
         cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
         if let Vendor::Cyclone = vendor {
             // Loopback only: everything goes over the sandbox's lo.
             // Loopback only; SIFTDDS_CYCLONE_TRACE=FILE adds Cyclone's finest tracing to FILE.
-            let trace = std::env::var("SIFTDDS_CYCLONE_TRACE")
+            let trace = trace
                 .map(|f| format!("<Tracing><Verbosity>finest</Verbosity><OutputFile>{f}</OutputFile></Tracing>"))
                 .unwrap_or_default();
             cmd.env(
@@ -867,5 +872,111 @@ fn cyclone_partitions_to_siftdds() {
 fn fastdds_partitions_to_siftdds() {
     if ready("fastdds_partitions_to_siftdds", Vendor::FastDds) {
         partitions_from_vendor(Vendor::FastDds, 53);
+    }
+}
+
+// --- 8. liveliness (Writer Liveliness Protocol) ---------------------------------------------
+
+fn automatic_lease(ms: u64) -> Liveliness {
+    Liveliness { kind: LivelinessKind::Automatic, lease_duration: siftdds::time::Duration::from_std(Duration::from_millis(ms)) }
+}
+
+/// Both directions of WLP with Cyclone on one domain:
+/// - Cyclone's writer (AUTOMATIC, lease 1 s) writes two samples and then only lingers: its WLP
+///   updates must keep it alive for our reader for 5 s (no `alive: false`).
+/// - Our writer (AUTOMATIC, lease 1 s) writes nothing: our WLP updates must keep it alive for
+///   Cyclone's reader (no "not_alive=1"), and Cyclone's trace must show it took our
+///   ParticipantMessageData (PMD) without complaint.
+#[test]
+fn cyclone_and_siftdds_automatic_liveliness_kept_by_wlp() {
+    if !ready("cyclone_and_siftdds_automatic_liveliness_kept_by_wlp", Vendor::Cyclone) {
+        return;
+    }
+    let domain = 60;
+    let trace = std::env::temp_dir().join(format!("siftdds-wlp-cyclone-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&trace);
+    let p = participant(domain);
+    let r = make_reader(&p, "Square", &[], reliable_reader_qos().liveliness(automatic_lease(2_000)));
+    let w = make_writer(&p, "Circle", &[], reliable_writer_qos().liveliness(automatic_lease(1_000)));
+    let publ = spawn(Vendor::Cyclone, &argv(&format!("pub -d {domain} -L 1000 -n 2 -i 100 -c GREEN -t 20 -l 8000")));
+    let sub_args = format!("sub -d {domain} -T Circle -L 1000 -n 0 -t 9");
+    let sub_args: Vec<&str> = sub_args.split(' ').collect();
+    let sub = Peer::spawn_traced(Vendor::Cyclone, &sub_args, Some(trace.display().to_string()));
+    let alive = wait_for_event(&p, Duration::from_secs(8), |e| {
+        matches!(e, Event::LivelinessChanged { reader, alive: true, .. } if *reader == r.guid())
+    });
+    assert!(alive.is_some(), "Cyclone's writer never became alive:\n{}", publ.output());
+    assert!(sub.wait_line("sub: liveliness alive=1", Duration::from_secs(8)), "{}", sub.output());
+    w.wait_for_matched(1, Duration::from_secs(5)).unwrap();
+    // Five seconds in which nobody writes: only WLP (and SPDP) traffic flows.
+    let lapsed = wait_for_event(&p, Duration::from_secs(5), |e| matches!(e, Event::LivelinessChanged { alive: false, .. }));
+    assert!(lapsed.is_none(), "{lapsed:?}\n{}", publ.output());
+    let got = collect(&r, Duration::from_secs(1), |s| s.len() >= 2);
+    assert_eq!(alive_xs(&got), vec![10, 15]);
+    let (_, out) = sub.finish_any(Duration::from_secs(6));
+    assert!(!out.contains("not_alive=1"), "Cyclone's reader saw our writer lose liveliness:\n{out}");
+    // Cyclone traces each received ParticipantMessageData as "PMD ST<statusinfo> pp <guid>".
+    let log = std::fs::read_to_string(&trace).unwrap_or_default();
+    let prefix = p.guid_prefix().0;
+    let ours = format!("{:x}:{:x}:{:x}", u32::from_be_bytes(prefix[0..4].try_into().unwrap()),
+        u32::from_be_bytes(prefix[4..8].try_into().unwrap()), u32::from_be_bytes(prefix[8..12].try_into().unwrap()));
+    let pmd: Vec<&str> = log.lines().filter(|l| l.contains("PMD") && l.contains(&ours)).collect();
+    assert!(pmd.len() >= 3, "Cyclone logged {} PMD from us ({ours}); trace {}", pmd.len(), trace.display());
+    assert!(pmd.iter().all(|l| !l.contains("PPunknown")), "{pmd:#?}");
+    let bad: Vec<&str> = log.lines().filter(|l| l.contains(&ours) && (l.contains("malformed") || l.contains("invalid"))).collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+    let _ = std::fs::remove_file(&trace);
+    drop(publ);
+}
+
+// --- instance QoS: TIME_BASED_FILTER on our reader ------------------------------------------
+
+/// The vendor writes RED and BLUE alternately every 50 ms (each instance every 100 ms); our
+/// reader's TIME_BASED_FILTER of 300 ms keeps about one sample in three per instance. Cyclone
+/// sends no PID_KEY_HASH, so this also checks that the reader computes key hashes itself
+/// (a filter on the unattributed samples would drop one of the two colours).
+fn time_based_filter_from_vendor(vendor: Vendor, domain: u32) {
+    const N: usize = 40;
+    let p = participant(domain);
+    let mut qos = reliable_reader_qos();
+    qos.time_based_filter = siftdds::qos::TimeBasedFilter {
+        minimum_separation: siftdds::time::Duration::from_std(Duration::from_millis(300)),
+    };
+    let r = make_reader(&p, "Square", &[], qos);
+    let peer = spawn(vendor, &argv(&format!("pub -d {domain} -n {N} -i 50 -c RED,BLUE -t 12 -l 300")));
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(12);
+    while Instant::now() < deadline && !peer.output().contains("pub: wrote") {
+        got.extend(r.wait_take(Duration::from_millis(100)).unwrap());
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    got.extend(r.take().unwrap());
+    drop(peer);
+    for color in ["RED", "BLUE"] {
+        let times: Vec<u64> = got
+            .iter()
+            .filter(|s| s.value.as_ref().is_some_and(|v| v.color == color))
+            .filter_map(|s| s.source_timestamp.and_then(|t| t.to_unix_nanos()))
+            .collect();
+        eprintln!("{vendor:?} {color}: {} of {} samples passed the filter", times.len(), N / 2);
+        assert!((3..=10).contains(&times.len()), "{vendor:?} {color}: {} samples", times.len());
+        for pair in times.windows(2) {
+            // 300 ms apart on arrival; allow for the writer's 100 ms grid and jitter.
+            assert!(pair[1] - pair[0] >= 200_000_000, "{vendor:?} {color}: {pair:?}");
+        }
+    }
+}
+
+#[test]
+fn cyclone_writer_to_siftdds_reader_with_time_based_filter() {
+    if ready("cyclone_writer_to_siftdds_reader_with_time_based_filter", Vendor::Cyclone) {
+        time_based_filter_from_vendor(Vendor::Cyclone, 70);
+    }
+}
+
+#[test]
+fn fastdds_writer_to_siftdds_reader_with_time_based_filter() {
+    if ready("fastdds_writer_to_siftdds_reader_with_time_based_filter", Vendor::FastDds) {
+        time_based_filter_from_vendor(Vendor::FastDds, 71);
     }
 }

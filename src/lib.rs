@@ -4,7 +4,7 @@
 //! Must not: let anything below `runtime`/`transport` touch sockets, threads or clocks
 //! (enforced by clippy.toml). Layers and their import direction: `docs/architecture.md`.
 //!
-//! Layers so far, leaves first: [`time`], [`cdr`] → [`wire`] → [`inspect`] (capture
+//! Layers so far, leaves first: [`time`], [`memo`], [`cdr`] → [`wire`] → [`inspect`] (capture
 //! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
 
 pub mod api;
@@ -14,6 +14,7 @@ pub mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inspect;
+pub mod memo;
 pub mod qos;
 pub mod runtime;
 pub mod time;

@@ -12,8 +12,9 @@ use super::{DomainParticipant, Error};
 use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::reader::KeyHasher;
 use crate::core::writer::WriteError;
-use crate::core::{CacheChange, ChangeKind};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::time::Timestamp;
 use crate::types::TopicType;
@@ -138,6 +139,7 @@ impl Subscriber {
             qos,
             subscriber_qos: self.qos.clone(),
             content_filter,
+            key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_reader(now, spec))?;
         Ok(DataReader { participant: self.participant.clone(), guid, _type: PhantomData })
@@ -203,6 +205,14 @@ impl<T: TopicType> DataWriter<T> {
         }
     }
 
+    /// OFFERED_DEADLINE_MISSED status: instances not written within the DEADLINE period.
+    /// DDS 1.4 §2.2.2.4.2.19.
+    pub fn offered_deadline_missed_status(&self) -> Result<DeadlineMissedStatus, Error> {
+        let guid = self.guid;
+        let status = self.participant.inner.handle.execute(move |p, _| p.offered_deadline_missed(guid))?;
+        Ok(status.unwrap_or_default())
+    }
+
     /// Number of matched readers (PUBLICATION_MATCHED current_count).
     pub fn matched_subscriptions(&self) -> Result<usize, Error> {
         let guid = self.guid;
@@ -216,6 +226,15 @@ impl<T: TopicType> DataWriter<T> {
             Some(()) => Ok(()),
             None => Err(Error::Timeout),
         }
+    }
+
+    /// Manually asserts this writer's liveliness (only needed when it does not write
+    /// regularly): MANUAL_BY_TOPIC sends a HEARTBEAT with the liveliness flag,
+    /// MANUAL_BY_PARTICIPANT asserts the whole participant. DDS 1.4 §2.2.2.4.2.22.
+    pub fn assert_liveliness(&self) -> Result<(), Error> {
+        let guid = self.guid;
+        self.participant.inner.handle.execute(move |p, now| p.assert_writer_liveliness(now, guid))?;
+        Ok(())
     }
 }
 
@@ -255,13 +274,35 @@ impl<T: TopicType> DataReader<T> {
         self.guid
     }
 
-    /// Takes every available sample. A payload that does not decode as `T` is an error
-    /// for that sample only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.
+    /// Takes (removes) every available sample, including those already returned by
+    /// [`DataReader::read`]. A payload that does not decode as `T` is an error for that sample
+    /// only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.9.
     pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
         let guid = self.guid;
-        let changes = self.participant.inner.handle.execute(move |p, _| {
-            std::iter::from_fn(|| p.take(guid)).collect::<Vec<CacheChange>>()
+        let changes = self.participant.inner.handle.execute(move |p, now| {
+            std::iter::from_fn(|| p.take(now, guid)).collect::<Vec<CacheChange>>()
         })?;
+        Ok(Self::samples(guid, changes))
+    }
+
+    /// Returns the samples not returned by an earlier `read` and leaves them in the reader
+    /// (marked READ): a later [`DataReader::take`] still returns them. A simplified sample
+    /// state: `read` never returns a sample twice. DDS 1.4 §2.2.2.5.3.8.
+    pub fn read(&self) -> Result<Vec<Sample<T>>, Error> {
+        let guid = self.guid;
+        let changes = self.participant.inner.handle.execute(move |p, now| p.read(now, guid))?;
+        Ok(Self::samples(guid, changes))
+    }
+
+    /// REQUESTED_DEADLINE_MISSED status: instances that received no sample within the
+    /// DEADLINE period. DDS 1.4 §2.2.2.5.3.27.
+    pub fn requested_deadline_missed_status(&self) -> Result<DeadlineMissedStatus, Error> {
+        let guid = self.guid;
+        let status = self.participant.inner.handle.execute(move |p, _| p.requested_deadline_missed(guid))?;
+        Ok(status.unwrap_or_default())
+    }
+
+    fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
         let mut out = Vec::with_capacity(changes.len());
         for c in changes {
             let value = match c.kind {
@@ -287,7 +328,7 @@ impl<T: TopicType> DataReader<T> {
                 writer: c.writer_guid,
             });
         }
-        Ok(out)
+        out
     }
 
     /// Waits up to `timeout` until a sample can be taken, then takes all available.
@@ -320,5 +361,14 @@ impl<T> Drop for DataReader<T> {
     fn drop(&mut self) {
         let guid = self.guid;
         let _ = self.participant.inner.handle.execute(move |p, now| p.delete_reader(now, guid));
+    }
+}
+
+/// The key hash of a serialized sample (ALIVE) or serialized key (otherwise) of `T`, for
+/// writers that do not send PID_KEY_HASH (the core reader's [`KeyHasher`]).
+fn key_hash_of<T: TopicType>(kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> {
+    match kind {
+        ChangeKind::Alive => T::deserialize(data).ok()?.key_hash(),
+        _ => T::key_hash_from_serialized_key(data),
     }
 }

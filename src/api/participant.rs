@@ -184,6 +184,12 @@ impl DomainParticipant {
         Ok(self.inner.handle.execute(|p, _| p.remote_participants().count())?)
     }
 
+    /// Manually asserts the liveliness of this participant's MANUAL_BY_PARTICIPANT writers
+    /// (a WLP MANUAL_LIVELINESS_UPDATE). DDS 1.4 §2.2.2.2.1.27; RTPS 2.5 §8.4.13.
+    pub fn assert_liveliness(&self) -> Result<(), Error> {
+        Ok(self.inner.handle.execute(|p, now| p.assert_liveliness(now))?)
+    }
+
     /// Counters of the protocol engine (malformed input, unroutable submessages, ...).
     pub fn stats(&self) -> Result<crate::core::participant::ParticipantStats, Error> {
         Ok(self.inner.handle.execute(|p, _| p.stats())?)

@@ -25,7 +25,12 @@
 //!   `siftdds::filter`, because writers need not filter for us.
 //! - Instance states: the reader keeps, per instance (key hash), its color, the writers that
 //!   wrote it and whether it is alive, so a dispose (which carries no data) can be printed with
-//!   its color, and NOT_ALIVE_NO_WRITERS is printed when the last writer unregisters or goes.
+//!   its color, and NOT_ALIVE_NO_WRITERS is printed when the last writer unregisters or the
+//!   reader reports the instance has no writers left (`ChangeKind::NotAliveNoWriters`).
+//! - Instance QoS is the core's: `-f` prints `on_offered_deadline_missed()` /
+//!   `on_requested_deadline_missed()` from the deadline events, `--lifespan`,
+//!   `--time-filter` and `-s` (EXCLUSIVE ownership on a subscriber) are plain QoS, `-R`
+//!   uses `DataReader::read` (each sample is returned once).
 
 // An application, not the sans-IO core: it reads the clock to pace writes and reads
 // (clippy.toml's disallowed `Instant::now`/`SystemTime::now` protect the layers below `runtime`).
@@ -47,7 +52,8 @@ use siftdds::api::{DataReader, DataWriter, DomainParticipant, Sample, Topic};
 use siftdds::core::Event;
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, Deadline, Durability, History, IncompatiblePolicies, Lifespan,
-    Ownership, OwnershipStrength, Partition, PublisherQos, Reliability, SubscriberQos, TopicQos,
+    Ownership, OwnershipStrength, Partition, PublisherQos, Reliability, SubscriberQos,
+    TimeBasedFilter, TopicQos,
 };
 use siftdds::types::{ShapeType, TopicType};
 use siftdds::wire::Guid;
@@ -198,6 +204,8 @@ struct App {
     matched: HashMap<Guid, i64>,
     /// The subscriber's instance states.
     instances: Instances,
+    /// Local writer or reader → missed deadlines so far (total_count).
+    deadline_missed: HashMap<Guid, u64>,
 }
 
 impl App {
@@ -209,6 +217,7 @@ impl App {
             endpoints: HashMap::new(),
             matched: HashMap::new(),
             instances: Instances::default(),
+            deadline_missed: HashMap::new(),
         }
     }
 
@@ -278,22 +287,37 @@ impl App {
         ));
     }
 
+    /// The harness's `on_*_deadline_missed()` line: `(total = n, change = 1)`.
+    fn deadline_line(&mut self, endpoint: Guid, callback: &str) {
+        let Some(topic) = self.topic_of(&endpoint).map(str::to_string) else {
+            return;
+        };
+        let total = self.deadline_missed.entry(endpoint).or_insert(0);
+        *total += 1;
+        out(&format!(
+            "{callback}() topic: '{topic}'  type: '{}' : (total = {total}, change = 1)",
+            ShapeType::type_name()
+        ));
+    }
+
     fn handle_event(&mut self, event: Event) {
         match event {
+            Event::OfferedDeadlineMissed { writer, .. } => {
+                self.deadline_line(writer, "on_offered_deadline_missed");
+            }
+            Event::RequestedDeadlineMissed { reader, .. } => {
+                self.deadline_line(reader, "on_requested_deadline_missed");
+            }
             Event::PublicationMatched {
                 writer, matched, ..
             } => {
                 self.matched_line(writer, matched, "on_publication_matched", "readers");
             }
             Event::SubscriptionMatched {
-                reader,
-                writer,
-                matched,
+                reader, matched, ..
             } => {
+                // NOT_ALIVE_NO_WRITERS arrives as a sample (ChangeKind::NotAliveNoWriters).
                 self.matched_line(reader, matched, "on_subscription_matched", "writers");
-                if !matched {
-                    self.writer_gone(reader, writer);
-                }
             }
             Event::OfferedIncompatibleQos {
                 writer, policies, ..
@@ -477,6 +501,14 @@ impl App {
                 period: millis(o.deadline_ms),
             };
         }
+        if o.time_filter_ms > 0 {
+            qos.time_based_filter = TimeBasedFilter {
+                minimum_separation: millis(o.time_filter_ms),
+            };
+        }
+        if o.ownership_strength != -1 {
+            qos.ownership = Ownership::Exclusive;
+        }
         qos
     }
 
@@ -537,10 +569,15 @@ impl App {
         let mut n: u64 = 0;
         while !stopping() {
             for (i, (reader, filter)) in readers.iter().enumerate() {
-                let mut samples = match reader.take() {
+                let got = if self.opts.use_read {
+                    reader.read()
+                } else {
+                    reader.take()
+                };
+                let mut samples = match got {
                     Ok(s) => s,
                     Err(e) => {
-                        out(&format!("take failed: {e}"));
+                        out(&format!("read/take failed: {e}"));
                         return EXIT_RUN;
                     }
                 };
@@ -591,17 +628,6 @@ impl App {
                     s.kind, s.writer
                 ));
             }
-        }
-    }
-
-    /// A matched writer went away: its alive instances with no other writer have no writers.
-    fn writer_gone(&mut self, reader: Guid, writer: Guid) {
-        let Some(&topic) = self.endpoints.get(&reader) else {
-            return;
-        };
-        let name = self.topic_names.get(topic).cloned().unwrap_or_default();
-        for color in self.instances.writer_gone(topic, writer) {
-            out(&shape::state_line(&name, &color, instances::NO_WRITERS));
         }
     }
 }

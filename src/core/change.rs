@@ -20,6 +20,11 @@ pub enum ChangeKind {
     NotAliveUnregistered,
     /// Both disposed and unregistered (status info D|U).
     NotAliveDisposedUnregistered,
+    /// Reader-side notification: the last matched writer of the instance unmatched or its
+    /// participant was lost, so the instance is NOT_ALIVE_NO_WRITERS (DDS 1.4 §2.2.2.5.1.4,
+    /// §2.2.3.23). Never received from the wire; if written, it goes out as an unregister
+    /// (status info U), which is what a writer's disappearance means to its readers.
+    NotAliveNoWriters,
 }
 
 impl ChangeKind {
@@ -28,12 +33,13 @@ impl ChangeKind {
         match self {
             ChangeKind::Alive => 0,
             ChangeKind::NotAliveDisposed => 0x1,
-            ChangeKind::NotAliveUnregistered => 0x2,
+            ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveNoWriters => 0x2,
             ChangeKind::NotAliveDisposedUnregistered => 0x3,
         }
     }
 
-    /// The kind for PID_STATUS_INFO flags (the filtered bit 0x4 is ignored here).
+    /// The kind for PID_STATUS_INFO flags (the filtered bit 0x4 is ignored here). Never
+    /// [`ChangeKind::NotAliveNoWriters`], which only the local reader produces.
     pub fn from_status_info(flags: u32) -> Self {
         match flags & 0x3 {
             0x1 => ChangeKind::NotAliveDisposed,

@@ -55,9 +55,45 @@ pub enum Event {
         /// Every policy that failed.
         policies: IncompatiblePolicies,
     },
+    /// A local writer did not write an instance within its DEADLINE period (once per missed
+    /// period and instance). OFFERED_DEADLINE_MISSED, DDS 1.4 §2.2.3.7, §2.2.4.1; the total
+    /// count is [`crate::core::Participant::offered_deadline_missed`].
+    OfferedDeadlineMissed {
+        /// Our writer.
+        writer: EndpointGuid,
+        /// The instance (`None` for a keyless topic).
+        key_hash: Option<[u8; 16]>,
+    },
+    /// A local reader received no sample of an instance within its DEADLINE period (once
+    /// per missed period and instance). REQUESTED_DEADLINE_MISSED, DDS 1.4 §2.2.3.7,
+    /// §2.2.4.1; the total count is [`crate::core::Participant::requested_deadline_missed`].
+    RequestedDeadlineMissed {
+        /// Our reader.
+        reader: EndpointGuid,
+        /// The instance (`None` for a keyless topic).
+        key_hash: Option<[u8; 16]>,
+    },
     /// New samples can be taken from this reader. DATA_AVAILABLE.
     DataAvailable {
         /// Our reader.
         reader: EndpointGuid,
+    },
+    /// A remote writer with a finite LIVELINESS lease, matched with our reader, became alive
+    /// (`alive = true`, also reported at match time) or was not asserted within its lease.
+    /// LIVELINESS_CHANGED, DDS 1.4 §2.2.4.1; RTPS 2.5 §8.4.13.
+    LivelinessChanged {
+        /// Our reader.
+        reader: EndpointGuid,
+        /// The remote writer.
+        writer: Guid,
+        /// Its liveliness now.
+        alive: bool,
+    },
+    /// Our MANUAL_BY_PARTICIPANT or MANUAL_BY_TOPIC writer was not asserted (written or
+    /// `assert_liveliness`) within its lease (once per lapse). LIVELINESS_LOST, DDS 1.4
+    /// §2.2.4.1.
+    LivelinessLost {
+        /// Our writer.
+        writer: EndpointGuid,
     },
 }

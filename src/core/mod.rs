@@ -8,6 +8,7 @@
 //! RTPS 2.5 §8.4 (behaviour), §8.5 (discovery).
 
 mod change;
+pub mod deadline;
 mod event;
 pub mod participant;
 pub mod discovery;
@@ -18,6 +19,7 @@ pub mod receiver;
 mod transmit;
 
 pub use change::{CacheChange, ChangeKind};
+pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use proxy::{RemoteReader, RemoteWriter};
 pub use participant::{Participant, ParticipantConfig};

@@ -38,4 +38,7 @@ pub struct RemoteWriter {
     pub reliable: bool,
     /// Exclusive-ownership strength (0 when shared).
     pub ownership_strength: i32,
+    /// The writer's LIFESPAN (from SEDP PublicationData), `None` when infinite: the reader
+    /// drops samples whose source timestamp + lifespan has passed. DDS 1.4 §2.2.3.16.
+    pub lifespan: Option<core::time::Duration>,
 }

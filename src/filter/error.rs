@@ -49,6 +49,16 @@ pub enum FilterErrorKind {
     Invalid(&'static str),
     /// The expression refers to `%n` but fewer than `n + 1` parameters were supplied.
     MissingParameter(u8),
+    /// A field path names no member of the type (the position is that of the unknown
+    /// component when the expression text is known).
+    UnknownField,
+    /// Operand types that cannot be compared, or an operator the type does not support (the
+    /// text says which rule; facts §4.2 type compatibility).
+    TypeMismatch(&'static str),
+    /// A string compared with an enum field is not one of the enum's labels.
+    UnknownEnumLabel,
+    /// A valid expression the compiled evaluator does not support (MATCH, a limit).
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for FilterErrorKind {
@@ -80,6 +90,10 @@ impl fmt::Display for FilterErrorKind {
             } => write!(f, "expected {expected}"),
             Self::Invalid(what) => f.write_str(what),
             Self::MissingParameter(n) => write!(f, "no value supplied for parameter %{n}"),
+            Self::UnknownField => f.write_str("unknown field"),
+            Self::TypeMismatch(what) => write!(f, "type mismatch: {what}"),
+            Self::UnknownEnumLabel => f.write_str("not a label of the enum"),
+            Self::Unsupported(what) => write!(f, "not supported: {what}"),
         }
     }
 }

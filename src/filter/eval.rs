@@ -1,7 +1,9 @@
 //! Reference evaluator: runs a [`BoundAst`] against sample values supplied by a
 //! [`FieldSource`]. Compiled evaluators over serialized CDR are tested against it.
 //!
-//! Must not: panic, or recurse deeper than the [`BoundAst`] height bound.
+//! Must not: panic, or recurse deeper than the [`BoundAst`] height bound. The comparison
+//! rules ([`ValueRef`] and `apply_ref`) must not allocate: the compiled evaluator
+//! (`cdr_eval`) calls them per sample.
 //!
 //! # Overview
 //! - Type promotion follows Fast DDS (facts §4.2): bool↔int (as 0/1), int↔float (the int
@@ -24,6 +26,7 @@ use core::convert::Infallible;
 
 use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate, RelOp};
 use super::like::like_match;
+use crate::cdr::CdrError;
 
 /// A value read from a sample.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,12 +62,20 @@ pub trait FieldSource {
 pub enum EvalError {
     /// The expression uses MATCH, which has no evaluator yet.
     MatchUnsupported,
+    /// The serialized sample is malformed (truncated, bad length, bad boolean, string over
+    /// its bound or not UTF-8, ...).
+    Malformed(CdrError),
+    /// The sample uses an encoding the compiled evaluator does not read (PL_CDR, PL_CDR2,
+    /// XML, optional members in XCDR1, mutable nested types); the text names it.
+    Unsupported(&'static str),
 }
 
 impl core::fmt::Display for EvalError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             EvalError::MatchUnsupported => f.write_str("MATCH is not supported yet"),
+            EvalError::Malformed(e) => write!(f, "malformed sample: {e}"),
+            EvalError::Unsupported(what) => write!(f, "unsupported encoding: {what}"),
         }
     }
 }
@@ -79,7 +90,7 @@ impl BoundAst {
 }
 
 /// Three-valued truth: `None` is unknown.
-type Truth = Option<bool>;
+pub(super) type Truth = Option<bool>;
 
 // Recursion is bounded by MAX_DEPTH (ast module invariant). Every child is evaluated (no
 // short-circuit) so that errors do not depend on the data.
@@ -108,7 +119,7 @@ fn eval_expr<S: FieldSource + ?Sized>(
 }
 
 /// OR (`dominant` = true) or AND (`dominant` = false) over Kleene truth values.
-fn kleene_fold(values: &[Truth], dominant: bool) -> Truth {
+pub(super) fn kleene_fold(values: &[Truth], dominant: bool) -> Truth {
     if values.contains(&Some(dominant)) {
         Some(dominant)
     } else if values.contains(&None) {
@@ -165,6 +176,37 @@ fn eval_predicate<S: FieldSource + ?Sized>(
     })
 }
 
+/// A borrowed view of a [`Value`]: what the compiled evaluator reads out of a serialized
+/// sample without allocating. All comparison and promotion rules are defined on it, so the
+/// reference and compiled evaluators share them.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) enum ValueRef<'a> {
+    Bool(bool),
+    Int(i128),
+    UInt(u128),
+    Float(f64),
+    Float32(f32),
+    Char(char),
+    Str(&'a str),
+    Enum(&'a str, i64),
+}
+
+impl Value {
+    /// The borrowed view.
+    pub(super) fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            Value::Bool(b) => ValueRef::Bool(*b),
+            Value::Int(v) => ValueRef::Int(*v),
+            Value::UInt(v) => ValueRef::UInt(*v),
+            Value::Float(v) => ValueRef::Float(*v),
+            Value::Float32(v) => ValueRef::Float32(*v),
+            Value::Char(c) => ValueRef::Char(*c),
+            Value::Str(s) => ValueRef::Str(s),
+            Value::Enum(l, v) => ValueRef::Enum(l, *v),
+        }
+    }
+}
+
 /// Outcome of comparing two values of compatible types.
 enum Cmp {
     /// Totally ordered.
@@ -174,10 +216,18 @@ enum Cmp {
 }
 
 /// `l op r`, or unknown if the types are incompatible or the comparison is unordered.
+/// MATCH is never applied here (unknown).
 fn apply(op: RelOp, l: &Value, r: &Value) -> Truth {
+    apply_ref(op, &l.as_ref(), &r.as_ref())
+}
+
+/// [`apply`] on borrowed values; shared with the compiled evaluator.
+pub(super) fn apply_ref(op: RelOp, l: &ValueRef<'_>, r: &ValueRef<'_>) -> Truth {
     if op == RelOp::Like {
-        return match (text_of(l), text_of(r)) {
-            (Some(text), Some(pattern)) => Some(like_match(&text, &pattern)),
+        let mut tbuf = [0u8; 4];
+        let mut pbuf = [0u8; 4];
+        return match (text_of(l, &mut tbuf), text_of(r, &mut pbuf)) {
+            (Some(text), Some(pattern)) => Some(like_match(text, pattern)),
             _ => None,
         };
     }
@@ -196,51 +246,53 @@ fn apply(op: RelOp, l: &Value, r: &Value) -> Truth {
     }
 }
 
-fn text_of(v: &Value) -> Option<String> {
-    match v {
-        Value::Str(s) => Some(s.clone()),
-        Value::Char(c) => Some(c.to_string()),
+/// The text of a string or char value; a char is encoded into `buf`.
+fn text_of<'b>(v: &ValueRef<'b>, buf: &'b mut [u8; 4]) -> Option<&'b str> {
+    match *v {
+        ValueRef::Str(s) => Some(s),
+        ValueRef::Char(c) => Some(c.encode_utf8(buf)),
         _ => None,
     }
 }
 
 /// Fast DDS promotion rank (facts §4.2): the lower-ranked side is promoted to the higher.
-fn rank(v: &Value) -> u8 {
+fn rank(v: &ValueRef<'_>) -> u8 {
     match v {
-        Value::Bool(_) => 0,
-        Value::Enum(..) => 1,
-        Value::Int(_) | Value::UInt(_) => 2,
-        Value::Float(_) | Value::Float32(_) => 3,
-        Value::Char(_) => 4,
-        Value::Str(_) => 5,
+        ValueRef::Bool(_) => 0,
+        ValueRef::Enum(..) => 1,
+        ValueRef::Int(_) | ValueRef::UInt(_) => 2,
+        ValueRef::Float(_) | ValueRef::Float32(_) => 3,
+        ValueRef::Char(_) => 4,
+        ValueRef::Str(_) => 5,
     }
 }
 
 /// An integer view of `v`, for bool (0/1), enum (value) and integer values.
-fn as_int(v: &Value) -> Option<Value> {
-    match v {
-        Value::Bool(b) => Some(Value::Int(i128::from(*b))),
-        Value::Enum(_, n) => Some(Value::Int(i128::from(*n))),
-        Value::Int(_) | Value::UInt(_) => Some(v.clone()),
+fn as_int<'a>(v: &ValueRef<'a>) -> Option<ValueRef<'a>> {
+    match *v {
+        ValueRef::Bool(b) => Some(ValueRef::Int(i128::from(b))),
+        ValueRef::Enum(_, n) => Some(ValueRef::Int(i128::from(n))),
+        ValueRef::Int(_) | ValueRef::UInt(_) => Some(*v),
         _ => None,
     }
 }
 
-fn compare(l: &Value, r: &Value) -> Option<Cmp> {
+fn compare(l: &ValueRef<'_>, r: &ValueRef<'_>) -> Option<Cmp> {
     if rank(l) > rank(r) {
         return compare(r, l).map(|c| match c {
             Cmp::Ordered(o) => Cmp::Ordered(o.reverse()),
             Cmp::Unequal => Cmp::Unequal,
         });
     }
-    use Value as V;
+    use ValueRef as V;
     let ordered = |o: Option<Ordering>| o.map(Cmp::Ordered);
+    let (mut lbuf, mut rbuf) = ([0u8; 4], [0u8; 4]);
     // From here rank(l) <= rank(r).
     match (l, r) {
         (V::Bool(a), V::Bool(b)) => ordered(Some(a.cmp(b))),
         (V::Enum(_, a), V::Enum(_, b)) => ordered(Some(a.cmp(b))),
         (V::Enum(label, _), V::Char(_) | V::Str(_)) => {
-            let text = text_of(r)?;
+            let text = text_of(r, &mut rbuf)?;
             Some(if *label == text {
                 Cmp::Ordered(Ordering::Equal)
             } else {
@@ -260,37 +312,36 @@ fn compare(l: &Value, r: &Value) -> Option<Cmp> {
         #[allow(clippy::cast_possible_truncation)]
         (V::Float32(a), V::Float(b)) => ordered(a.partial_cmp(&(*b as f32))),
         (V::Char(a), V::Char(b)) => ordered(Some(a.cmp(b))),
-        (V::Char(_) | V::Str(_), V::Str(b)) => ordered(Some(text_of(l)?.as_str().cmp(b.as_str()))),
+        (V::Char(_) | V::Str(_), V::Str(b)) => ordered(Some(text_of(l, &mut lbuf)?.cmp(b))),
         _ => None,
     }
 }
 
-fn compare_ints(l: &Value, r: &Value) -> Option<Ordering> {
+fn compare_ints(l: &ValueRef<'_>, r: &ValueRef<'_>) -> Option<Ordering> {
+    use ValueRef as V;
     Some(match (l, r) {
-        (Value::Int(a), Value::Int(b)) => a.cmp(b),
-        (Value::UInt(a), Value::UInt(b)) => a.cmp(b),
-        (Value::Int(a), Value::UInt(b)) => u128::try_from(*a).map_or(Ordering::Less, |a| a.cmp(b)),
-        (Value::UInt(a), Value::Int(b)) => {
-            u128::try_from(*b).map_or(Ordering::Greater, |b| a.cmp(&b))
-        }
+        (V::Int(a), V::Int(b)) => a.cmp(b),
+        (V::UInt(a), V::UInt(b)) => a.cmp(b),
+        (V::Int(a), V::UInt(b)) => u128::try_from(*a).map_or(Ordering::Less, |a| a.cmp(b)),
+        (V::UInt(a), V::Int(b)) => u128::try_from(*b).map_or(Ordering::Greater, |b| a.cmp(&b)),
         _ => return None,
     })
 }
 
 #[allow(clippy::cast_precision_loss)]
-fn int_as_f64(v: &Value) -> Option<f64> {
+fn int_as_f64(v: &ValueRef<'_>) -> Option<f64> {
     match v {
-        Value::Int(a) => Some(*a as f64),
-        Value::UInt(a) => Some(*a as f64),
+        ValueRef::Int(a) => Some(*a as f64),
+        ValueRef::UInt(a) => Some(*a as f64),
         _ => None,
     }
 }
 
 #[allow(clippy::cast_precision_loss)]
-fn int_as_f32(v: &Value) -> Option<f32> {
+fn int_as_f32(v: &ValueRef<'_>) -> Option<f32> {
     match v {
-        Value::Int(a) => Some(*a as f32),
-        Value::UInt(a) => Some(*a as f32),
+        ValueRef::Int(a) => Some(*a as f32),
+        ValueRef::UInt(a) => Some(*a as f32),
         _ => None,
     }
 }

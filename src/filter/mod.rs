@@ -1,6 +1,7 @@
 //! DDS-SQL content filters (DDS 1.4 Annex B): lexer → parser (Ast) → parameter binding →
-//! evaluation. Today evaluation is the reference evaluator in `eval` over a [`FieldSource`];
-//! the compiled evaluator over serialized CDR comes later and is tested against it.
+//! compile against a [`TypeDescriptor`](crate::types::TypeDescriptor) ([`Program`]) →
+//! evaluation on serialized CDR. The reference evaluator in `eval` runs over a
+//! [`FieldSource`]; the compiled one is tested against it.
 //!
 //! Must not: panic or recurse without bound on any expression; every limit is a named constant.
 //! No I/O, no clock, no allocation sized from untrusted counts.
@@ -16,6 +17,9 @@
 //! - [`like_match`] is the LIKE wildcard matcher; [`BoundAst::evaluate`] is the reference
 //!   evaluator with the type-promotion rules of facts §4.2 and three-valued logic for missing
 //!   fields.
+//! - [`Program::compile`] resolves field paths to accessors and type-checks;
+//!   [`Program::evaluate`] walks a serialized sample once, without allocating, and
+//!   [`Program::project`] extracts the referenced fields as a canonical memo key.
 //!
 //! Interop caveat (facts §4.2, unverified): Fast DDS 2.9 may fold AND/OR left to right with
 //! equal precedence, so `a OR b AND c` could mean `(a OR b) AND c` to a Fast DDS reader. We
@@ -30,6 +34,8 @@
 )]
 
 mod ast;
+mod cdr_eval;
+mod compile;
 mod error;
 mod eval;
 mod lexer;
@@ -43,6 +49,7 @@ mod tests;
 pub use ast::{
     Ast, BoundAst, Expr, FieldPath, Literal, Operand, ParamIndex, PathSegment, Predicate, RelOp,
 };
+pub use compile::{MAX_FIELDS, MAX_PATH_STEPS, MAX_TYPE_DEPTH, Program};
 pub use error::{FilterError, FilterErrorKind};
 pub use eval::{EvalError, FieldSource, Value};
 pub use lexer::{Keyword, Token, TokenKind, tokenize};

@@ -4,6 +4,9 @@
 //!
 //! Must not: panic on any payload.
 
+use std::sync::OnceLock;
+
+use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
 use super::{TopicType, key_hash_from_key_bytes};
 use crate::cdr::{
     CdrDecode, CdrEncode, CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader,
@@ -28,6 +31,30 @@ pub struct ShapeType {
 
 /// The bound of `color`.
 pub const COLOR_BOUND: usize = 128;
+
+impl ShapeType {
+    /// The type descriptor of `idl/shape.idl` (`@appendable`), built once. Member ids are
+    /// sequential (`@autoid(SEQUENTIAL)`, the default).
+    pub fn descriptor() -> &'static TypeDescriptor {
+        static DESCRIPTOR: OnceLock<TypeDescriptor> = OnceLock::new();
+        DESCRIPTOR.get_or_init(|| TypeDescriptor {
+            name: "ShapeType".to_owned(),
+            extensibility: Extensibility::Appendable,
+            members: vec![
+                Member::new("color", 0, TypeKind::String { bound: Some(COLOR_BOUND as u32) })
+                    .key(),
+                Member::new("x", 1, TypeKind::I32),
+                Member::new("y", 2, TypeKind::I32),
+                Member::new("shapesize", 3, TypeKind::I32),
+                Member::new(
+                    "additional_payload_size",
+                    4,
+                    TypeKind::Sequence { elem: Box::new(TypeKind::U8), bound: None },
+                ),
+            ],
+        })
+    }
+}
 
 impl TopicType for ShapeType {
     fn type_name() -> &'static str {

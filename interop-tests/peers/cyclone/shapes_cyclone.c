@@ -20,6 +20,8 @@
  *   -x COLOR     pub: after the last sample, dispose COLOR's instance
  *   -u COLOR     pub: after the last sample (and -x), unregister COLOR's instance
  *   -w N         sub: also wait for N instance state changes (invalid samples) before exiting
+ *   -L MS        liveliness AUTOMATIC with this lease in ms (default: infinite lease); the sub
+ *                prints "sub: liveliness alive=<a> not_alive=<n>" when LIVELINESS_CHANGED fires
  *
  * The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
  * "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one, and after a
@@ -52,7 +54,7 @@ static void usage (void)
   fprintf (stderr,
            "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
            "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t] [-z BYTES] [-P PARTITION]\n"
-           "       [-x COLOR] [-u COLOR] [-w N]\n");
+           "       [-x COLOR] [-u COLOR] [-w N] [-L LEASE_MS]\n");
   exit (2);
 }
 
@@ -69,6 +71,13 @@ static void on_requested_incompatible_qos (dds_entity_t reader, const dds_reques
 {
   (void) reader; (void) arg;
   printf ("sub: requested incompatible qos total=%u policy=%u\n", status.total_count, (unsigned) status.last_policy_id);
+  fflush (stdout);
+}
+
+static void on_liveliness_changed (dds_entity_t reader, const dds_liveliness_changed_status_t status, void *arg)
+{
+  (void) reader; (void) arg;
+  printf ("sub: liveliness alive=%u not_alive=%u\n", status.alive_count, status.not_alive_count);
   fflush (stdout);
 }
 
@@ -99,6 +108,7 @@ int main (int argc, char **argv)
   const char *dispose_color = NULL;
   const char *unregister_color = NULL;
   long want_states = 0;
+  long lease_ms = -1;      /* -L: AUTOMATIC liveliness lease, -1 = infinite */
 
   for (int i = 2; i < argc; i++)
   {
@@ -121,6 +131,7 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-x") == 0) dispose_color = v;
     else if (strcmp (a, "-u") == 0) unregister_color = v;
     else if (strcmp (a, "-w") == 0) want_states = strtol (v, NULL, 10);
+    else if (strcmp (a, "-L") == 0) lease_ms = strtol (v, NULL, 10);
     else usage ();
   }
   if (samples < 0)
@@ -153,6 +164,8 @@ int main (int argc, char **argv)
   dds_qos_t *qos = dds_create_qos ();
   dds_qset_reliability (qos, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (1));
   dds_qset_durability (qos, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  if (lease_ms >= 0)
+    dds_qset_liveliness (qos, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS (lease_ms));
   if (depth == 0)
     dds_qset_history (qos, DDS_HISTORY_KEEP_ALL, 0);
   else
@@ -169,6 +182,8 @@ int main (int argc, char **argv)
   dds_listener_t *listener = dds_create_listener (NULL);
   dds_lset_offered_incompatible_qos (listener, on_offered_incompatible_qos);
   dds_lset_requested_incompatible_qos (listener, on_requested_incompatible_qos);
+  if (lease_ms >= 0)
+    dds_lset_liveliness_changed (listener, on_liveliness_changed);
 
   int rc = 0;
   if (is_pub)

@@ -1,7 +1,8 @@
 //! The subscriber's view of instance states (DDS 1.4 §2.2.2.5.1.4, instance_state): per
 //! instance, its color, the writers that wrote it and whether it is alive. This is what lets a
 //! dispose (which carries no data) be printed with its color, and NOT_ALIVE_NO_WRITERS be
-//! printed when the last writer unregisters or goes away.
+//! printed when the last writer unregisters or the reader reports that the instance has no
+//! writers left ([`ChangeKind::NotAliveNoWriters`]).
 //!
 //! Must not: print or touch the network; callers print what these methods return.
 
@@ -78,6 +79,11 @@ impl Instances {
                 inst.writers.remove(&writer);
                 inst.writers.is_empty().then_some(NO_WRITERS)
             }
+            // The reader's own verdict: no matched writer writes the instance any more.
+            ChangeKind::NotAliveNoWriters => {
+                inst.writers.clear();
+                Some(NO_WRITERS)
+            }
             ChangeKind::Alive => None,
         };
         match state {
@@ -87,21 +93,6 @@ impl Instances {
             }
             _ => Transition::Unchanged,
         }
-    }
-
-    /// A matched `writer` went away: the colors of its alive instances on `topic` that have no
-    /// other writer left (now NOT_ALIVE_NO_WRITERS), sorted.
-    pub fn writer_gone(&mut self, topic: usize, writer: Guid) -> Vec<String> {
-        let mut colors = Vec::new();
-        for ((t, _), inst) in &mut self.map {
-            if *t == topic && inst.writers.remove(&writer) && inst.writers.is_empty() && inst.alive
-            {
-                inst.alive = false;
-                colors.push(inst.color.clone());
-            }
-        }
-        colors.sort();
-        colors
     }
 
     fn only_instance_of(&self, topic: usize, writer: Guid) -> Option<[u8; 16]> {
@@ -134,7 +125,8 @@ mod tests {
         assert_eq!(d, Transition::Now("RED".into(), DISPOSED));
         let u = i.not_alive(0, Some([1; 16]), guid(1), ChangeKind::NotAliveUnregistered);
         assert_eq!(u, Transition::Unchanged);
-        assert!(i.writer_gone(0, guid(1)).is_empty());
+        let n = i.not_alive(0, Some([1; 16]), guid(1), ChangeKind::NotAliveNoWriters);
+        assert_eq!(n, Transition::Unchanged);
     }
 
     #[test]
@@ -144,7 +136,8 @@ mod tests {
         i.alive(0, [1; 16], "RED", guid(2));
         let u = i.not_alive(0, Some([1; 16]), guid(1), ChangeKind::NotAliveUnregistered);
         assert_eq!(u, Transition::Unchanged);
-        assert_eq!(i.writer_gone(0, guid(2)), vec!["RED".to_string()]);
+        let n = i.not_alive(0, Some([1; 16]), guid(2), ChangeKind::NotAliveNoWriters);
+        assert_eq!(n, Transition::Now("RED".into(), NO_WRITERS));
     }
 
     #[test]

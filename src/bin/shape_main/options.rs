@@ -536,31 +536,16 @@ impl Options {
         if self.ordered {
             v.push("--ordered: ordered access (PRESENTATION ordered_access) is not supported");
         }
-        if self.subscribe && self.use_read {
-            v.push("-R: read() is not supported (DataReader has take() only)");
-        }
-        if self.subscribe && self.time_filter_ms > 0 {
-            v.push("--time-filter: TIME_BASED_FILTER is not supported on DataReaders");
-        }
-        if self.subscribe && self.ownership_strength != -1 {
-            v.push("-s: EXCLUSIVE ownership resolution is not supported on DataReaders");
-        }
         v
     }
 
     /// Requested behaviour siftdds honours only in part; the application says so and runs.
     pub fn unsupported_partial(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
-        if self.deadline_ms > 0 {
+        if self.subscribe && self.use_read {
             v.push(
-                "-f: deadline-missed detection (on_offered/requested_deadline_missed) is not \
-                 supported; DEADLINE is announced and checked for QoS compatibility only",
-            );
-        }
-        if self.publish && self.lifespan_ms > 0 {
-            v.push(
-                "--lifespan: lifespan expiry in the writer's history is not supported; LIFESPAN \
-                 is announced so that readers can expire samples",
+                "-R: read() sample states are not supported in full: read() returns each \
+                 sample once (NOT_READ samples only)",
             );
         }
         v
@@ -637,15 +622,17 @@ mod tests {
 
     #[test]
     fn unsupported_features_are_named() {
-        let o = run(&["-S", "-x", "2", "-R", "--time-filter", "100", "-s", "3"]);
-        assert_eq!(o.unsupported_fatal().len(), 4);
+        let o = run(&["-S", "-x", "2", "-R", "--time-filter", "100", "-s", "3", "-f", "50"]);
+        assert_eq!(o.unsupported_fatal().len(), 1, "only XCDR2");
         assert!(
             o.unsupported_fatal()
                 .iter()
+                .chain(&o.unsupported_partial())
                 .all(|s| s.contains("not supported"))
         );
+        assert_eq!(o.unsupported_partial().len(), 1, "read() sample states");
         let o = run(&["-P", "-f", "100", "--lifespan", "50", "-s", "3"]);
         assert!(o.unsupported_fatal().is_empty());
-        assert_eq!(o.unsupported_partial().len(), 2);
+        assert!(o.unsupported_partial().is_empty());
     }
 }

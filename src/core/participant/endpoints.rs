@@ -11,11 +11,12 @@ use bytes::Bytes;
 
 use super::Participant;
 use crate::core::discovery::{ContentFilter, PublicationData, SubscriptionData};
-use crate::core::reader::{Reader, ReaderConfig};
+use crate::core::reader::{KeyHasher, Reader, ReaderConfig};
 use crate::core::writer::{WriteError, Writer, WriterConfig};
-use crate::core::{CacheChange, ChangeKind};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Event};
 use crate::qos::{
-    DataReaderQos, DataWriterQos, Durability, PublisherQos, ReliabilityKind, SubscriberQos,
+    DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
+    SubscriberQos,
 };
 use crate::time::{Now, Timestamp};
 use crate::wire::submessage::Submessage;
@@ -53,6 +54,9 @@ pub struct ReaderSpec {
     pub subscriber_qos: SubscriberQos,
     /// A content filter to announce (ContentFilteredTopic), if any.
     pub content_filter: Option<ContentFilter>,
+    /// Computes key hashes of samples that arrive without PID_KEY_HASH, so that instance QoS
+    /// (ownership, deadline, time-based filter, instance states) works with every writer.
+    pub key_hasher: Option<KeyHasher>,
 }
 
 pub(super) struct LocalWriter {
@@ -65,7 +69,6 @@ pub(super) struct LocalWriter {
 pub(super) struct LocalReader {
     pub(super) reader: Reader,
     pub(super) spec: ReaderSpec,
-    data_available: bool,
 }
 
 impl LocalReader {
@@ -76,16 +79,12 @@ impl LocalReader {
         ts: Option<Timestamp>,
         sm: &Submessage<'_>,
     ) {
-        let before = self.reader.samples_queued();
         feed_reader(&mut self.reader, now, writer, ts, sm);
-        if self.reader.samples_queued() > before {
-            self.data_available = true;
-        }
     }
 
-    /// True once after new samples became available.
+    /// True once after new samples (or instance notifications) became available.
     pub(super) fn take_data_available(&mut self) -> bool {
-        core::mem::take(&mut self.data_available)
+        self.reader.take_new_data()
     }
 }
 
@@ -121,8 +120,11 @@ impl Participant {
         config.durability_transient_local = spec.qos.durability >= Durability::TransientLocal;
         config.fragment_size = spec.fragment_size;
         config.keyed = spec.keyed;
+        config.deadline = spec.qos.deadline.period.to_std();
+        config.lifespan = spec.qos.lifespan.duration.to_std();
         let writer = Writer::new(config);
         self.writers.insert(guid.entity_id, LocalWriter { writer, spec, matched: BTreeSet::new() });
+        self.liveliness_writer_created(now, guid);
         self.announce_writer(now, guid);
         self.match_local_writer(now, guid);
         guid
@@ -138,8 +140,12 @@ impl Participant {
         let mut config = ReaderConfig::new(guid, reliable, spec.keyed);
         config.history = spec.qos.history;
         config.resource_limits = spec.qos.resource_limits;
+        config.deadline = spec.qos.deadline.period.to_std();
+        config.time_based_filter = spec.qos.time_based_filter.minimum_separation.to_std();
+        config.exclusive_ownership = spec.qos.ownership == Ownership::Exclusive;
+        config.key_hasher = spec.key_hasher;
         let reader = Reader::new(config);
-        self.readers.insert(guid.entity_id, LocalReader { reader, spec, data_available: false });
+        self.readers.insert(guid.entity_id, LocalReader { reader, spec });
         self.announce_reader(now, guid);
         self.match_local_reader(now, guid);
         guid
@@ -168,10 +174,13 @@ impl Participant {
         key_hash: Option<[u8; 16]>,
         data: Bytes,
     ) -> Result<SequenceNumber, WriteError> {
-        match self.writers.get_mut(&writer.entity_id) {
-            Some(w) => w.writer.write(now, kind, key_hash, data),
-            None => Err(WriteError::UnknownWriter),
-        }
+        let sn = match self.writers.get_mut(&writer.entity_id) {
+            Some(w) => w.writer.write(now, kind, key_hash, data)?,
+            None => return Err(WriteError::UnknownWriter),
+        };
+        // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
+        self.liveliness_writer_wrote(now, writer);
+        Ok(sn)
     }
 
     /// True when every reliable matched reader acknowledged everything written.
@@ -195,9 +204,52 @@ impl Participant {
         self.remote_writers.keys().filter(|w| r.reader.is_matched(**w)).count()
     }
 
-    /// Takes the next received sample (or instance change) from a local reader.
-    pub fn take(&mut self, reader: Guid) -> Option<CacheChange> {
-        self.readers.get_mut(&reader.entity_id)?.reader.poll_sample()
+    /// Takes (removes) the next received sample or instance change from a local reader,
+    /// read or not; samples whose lifespan ended are dropped. DDS 1.4 §2.2.2.5.3.9.
+    pub fn take(&mut self, now: Now, reader: Guid) -> Option<CacheChange> {
+        self.readers.get_mut(&reader.entity_id)?.reader.take(now)
+    }
+
+    /// Returns the samples a local reader has not returned by an earlier `read`, marking
+    /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
+    /// (read, simplified to NOT_READ samples).
+    pub fn read(&mut self, now: Now, reader: Guid) -> Vec<CacheChange> {
+        self.readers.get_mut(&reader.entity_id).map_or_else(Vec::new, |r| r.reader.read(now))
+    }
+
+    /// True when a local reader has samples `read` has not returned yet.
+    pub fn has_unread(&self, reader: Guid) -> bool {
+        self.readers.get(&reader.entity_id).is_some_and(|r| r.reader.samples_unread() > 0)
+    }
+
+    /// OFFERED_DEADLINE_MISSED status of a local writer. DDS 1.4 §2.2.4.1.
+    pub fn offered_deadline_missed(&self, writer: Guid) -> Option<DeadlineMissedStatus> {
+        self.writers.get(&writer.entity_id).map(|w| w.writer.deadline_status())
+    }
+
+    /// REQUESTED_DEADLINE_MISSED status of a local reader. DDS 1.4 §2.2.4.1.
+    pub fn requested_deadline_missed(&self, reader: Guid) -> Option<DeadlineMissedStatus> {
+        self.readers.get(&reader.entity_id).map(|r| r.reader.deadline_status())
+    }
+
+    /// Turns the endpoints' missed deadlines into events (after timers ran).
+    pub(super) fn collect_deadline_events(&mut self) {
+        let mut events = Vec::new();
+        for w in self.writers.values_mut() {
+            let writer = w.writer.guid();
+            while let Some(key_hash) = w.writer.poll_deadline_missed() {
+                events.push(Event::OfferedDeadlineMissed { writer, key_hash });
+            }
+        }
+        for r in self.readers.values_mut() {
+            let reader = r.reader.guid();
+            while let Some(key_hash) = r.reader.poll_deadline_missed() {
+                events.push(Event::RequestedDeadlineMissed { reader, key_hash });
+            }
+        }
+        for e in events {
+            self.push_event(e);
+        }
     }
 
     /// The SEDP data describing one of our writers.

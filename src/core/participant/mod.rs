@@ -11,9 +11,10 @@
 //! [`Participant::handle_timeout`] and the entity commands (`create_writer`, `write`, ...).
 //! Outputs: [`Participant::poll_transmit`], [`Participant::poll_timeout`],
 //! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP and matching in `sedp.rs`,
-//! local user endpoints in `endpoints.rs`.
+//! local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in `liveliness.rs`.
 
 mod endpoints;
+mod liveliness;
 mod sedp;
 mod spdp;
 #[cfg(test)]
@@ -22,6 +23,10 @@ mod tests;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use endpoints::{ReaderSpec, WriterSpec};
+pub use liveliness::{
+    AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
+    MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
+};
 
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
 use crate::core::receiver::{self, ReceiverState};
@@ -115,6 +120,7 @@ pub struct Participant {
     readers: BTreeMap<EntityId, LocalReader>,
     remote_writers: BTreeMap<Guid, PublicationData>,
     remote_readers: BTreeMap<Guid, SubscriptionData>,
+    liveliness: liveliness::LivelinessState,
     next_entity_key: u32,
     pending: VecDeque<Transmit>,
     events: VecDeque<Event>,
@@ -140,6 +146,7 @@ impl Participant {
             readers: BTreeMap::new(),
             remote_writers: BTreeMap::new(),
             remote_readers: BTreeMap::new(),
+            liveliness: liveliness::LivelinessState::default(),
             next_entity_key: 1,
             pending: VecDeque::new(),
             events: VecDeque::new(),
@@ -185,6 +192,7 @@ impl Participant {
         self.stats.not_understood =
             self.stats.not_understood.saturating_add(u64::from(outcome.not_understood));
         self.process_discovery(now);
+        self.process_liveliness(now);
         self.collect_data_available();
     }
 
@@ -196,6 +204,7 @@ impl Participant {
             self.next_announce = now.mono.saturating_add(self.config.announce_period);
         }
         self.expire_leases(now);
+        self.liveliness_timeout(now);
         self.builtin.handle_timeout(now);
         for w in self.writers.values_mut() {
             w.writer.handle_timeout(now);
@@ -204,6 +213,9 @@ impl Participant {
             r.reader.handle_timeout(now);
         }
         self.process_discovery(now);
+        // Missed deadlines, and NOT_ALIVE_NO_WRITERS after a lease expiry.
+        self.collect_deadline_events();
+        self.collect_data_available();
     }
 
     /// The earliest instant at which [`Self::handle_timeout`] has work.
@@ -218,6 +230,7 @@ impl Participant {
             consider(Some(p.lease_expires));
         }
         consider(self.builtin.poll_timeout());
+        consider(self.liveliness.poll_timeout());
         for w in self.writers.values() {
             consider(w.writer.poll_timeout());
         }
@@ -278,6 +291,7 @@ impl Participant {
     /// submessage's "logical interpretation" names the endpoint).
     fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
         let src = state.source_guid_prefix;
+        self.liveliness_on_submessage(now, src, &sm);
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
                 self.handle_spdp(now, source, state, &d);

@@ -30,6 +30,11 @@ pub(super) struct Builtin {
     publications_reader: Reader,
     subscriptions_writer: Writer,
     subscriptions_reader: Reader,
+    /// WLP participant-message writer (`liveliness.rs`). RTPS 2.5 §8.4.13.3: reliable,
+    /// TRANSIENT_LOCAL, KEEP_LAST(1) per instance, keyed — the same shape as the SEDP writers.
+    pub(super) wlp_writer: Writer,
+    /// WLP participant-message reader.
+    pub(super) wlp_reader: Reader,
 }
 
 fn builtin_writer(prefix: GuidPrefix, id: EntityId) -> Writer {
@@ -54,6 +59,8 @@ impl Builtin {
             publications_reader: builtin_reader(prefix, EntityId::SEDP_PUBLICATIONS_DETECTOR),
             subscriptions_writer: builtin_writer(prefix, EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER),
             subscriptions_reader: builtin_reader(prefix, EntityId::SEDP_SUBSCRIPTIONS_DETECTOR),
+            wlp_writer: builtin_writer(prefix, EntityId::P2P_PARTICIPANT_MESSAGE_WRITER),
+            wlp_reader: builtin_reader(prefix, EntityId::P2P_PARTICIPANT_MESSAGE_READER),
         }
     }
 
@@ -76,6 +83,7 @@ impl Builtin {
             multicast_locators: Vec::new(),
             reliable: true,
             ownership_strength: 0,
+            lifespan: None,
         };
         if set.contains(BuiltinEndpointSet::PUBLICATIONS_DETECTOR) {
             self.publications_writer
@@ -93,6 +101,13 @@ impl Builtin {
             self.subscriptions_reader
                 .matched_writer_add(now, writer(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
         }
+        // WLP endpoints, BuiltinEndpointSet bits 10/11. RTPS 2.5 §8.4.13.3.
+        if set.contains(BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER) {
+            self.wlp_writer.matched_reader_add(now, reader(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
+        }
+        if set.contains(BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER) {
+            self.wlp_reader.matched_writer_add(now, writer(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
+        }
     }
 
     pub(super) fn remove_remote_participant(&mut self, prefix: GuidPrefix) {
@@ -101,6 +116,8 @@ impl Builtin {
         self.publications_reader.matched_writer_remove(g(EntityId::SEDP_PUBLICATIONS_ANNOUNCER));
         self.subscriptions_writer.matched_reader_remove(g(EntityId::SEDP_SUBSCRIPTIONS_DETECTOR));
         self.subscriptions_reader.matched_writer_remove(g(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
+        self.wlp_writer.matched_reader_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
+        self.wlp_reader.matched_writer_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
     }
 
     /// Routes a writer-side submessage from a remote SEDP writer. False when not ours.
@@ -118,8 +135,11 @@ impl Builtin {
             EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
                 feed_reader(&mut self.subscriptions_reader, now, writer, ts, sm)
             }
-            // Builtin endpoints we do not implement (topics, liveliness, type lookup,
-            // security): silently ignored, as RTPS 2.5 §8.5.4.2 makes them optional.
+            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => {
+                feed_reader(&mut self.wlp_reader, now, writer, ts, sm)
+            }
+            // Builtin endpoints we do not implement (topics, type lookup, security):
+            // silently ignored, as RTPS 2.5 §8.5.4.2 makes them optional.
             id if id.is_builtin() => {}
             _ => return false,
         }
@@ -135,8 +155,9 @@ impl Builtin {
             EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
                 self.subscriptions_writer.handle_acknack(now, reader, a)
             }
+            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => self.wlp_writer.handle_acknack(now, reader, a),
             // Fast DDS sends pre-emptive ACKNACKs to builtin writers we do not have
-            // (TypeLookup, liveliness): ignore them quietly (facts §5.9).
+            // (TypeLookup, security): ignore them quietly (facts §5.9).
             id if id.is_builtin() => {}
             _ => return false,
         }
@@ -151,6 +172,9 @@ impl Builtin {
             }
             EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
                 self.subscriptions_writer.handle_nack_frag(now, reader, n)
+            }
+            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => {
+                self.wlp_writer.handle_nack_frag(now, reader, n)
             }
             id if id.is_builtin() => {}
             _ => return false,
@@ -181,6 +205,8 @@ impl Builtin {
         self.subscriptions_writer.handle_timeout(now);
         self.publications_reader.handle_timeout(now);
         self.subscriptions_reader.handle_timeout(now);
+        self.wlp_writer.handle_timeout(now);
+        self.wlp_reader.handle_timeout(now);
     }
 
     pub(super) fn poll_timeout(&self) -> Option<Instant> {
@@ -189,6 +215,8 @@ impl Builtin {
             self.subscriptions_writer.poll_timeout(),
             self.publications_reader.poll_timeout(),
             self.subscriptions_reader.poll_timeout(),
+            self.wlp_writer.poll_timeout(),
+            self.wlp_reader.poll_timeout(),
         ]
         .into_iter()
         .flatten()
@@ -201,6 +229,8 @@ impl Builtin {
             .or_else(|| self.subscriptions_writer.poll_transmit(now))
             .or_else(|| self.publications_reader.poll_transmit(now))
             .or_else(|| self.subscriptions_reader.poll_transmit(now))
+            .or_else(|| self.wlp_writer.poll_transmit(now))
+            .or_else(|| self.wlp_reader.poll_transmit(now))
     }
 }
 
@@ -322,6 +352,7 @@ impl Participant {
         if self.remote_writers.remove(&guid).is_none() {
             return;
         }
+        self.liveliness_forget_remote(guid);
         let mut unmatched = Vec::new();
         for r in self.readers.values_mut() {
             if r.reader.matched_writer_remove(guid) {
@@ -463,6 +494,7 @@ impl Participant {
             multicast_locators: multicast,
             reliable: remote.qos.reliability.kind == ReliabilityKind::Reliable,
             ownership_strength: remote.qos.ownership_strength.value,
+            lifespan: remote.qos.lifespan.duration.to_std(),
         };
         let Some(r) = self.readers.get_mut(&reader.entity_id) else { return };
         let was = r.reader.is_matched(writer);
@@ -473,6 +505,7 @@ impl Participant {
         }
         if compatible != was {
             self.push_event(Event::SubscriptionMatched { reader, writer, matched: compatible });
+            self.liveliness_reader_matched(now, writer, reader, compatible);
         }
     }
 

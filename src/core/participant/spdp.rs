@@ -21,8 +21,9 @@ pub(super) struct RemoteParticipant {
     pub(super) lease_expires: Instant,
 }
 
-/// Our own SPDP data from the configuration. We implement SPDP and both SEDP directions
-/// (bits 0-5); liveliness (WLP) endpoints are not announced because we do not have them.
+/// Our own SPDP data from the configuration. We implement SPDP, both SEDP directions
+/// (bits 0-5) and the WLP participant-message writer and reader (bits 10, 11; `liveliness.rs`).
+/// RTPS 2.5 §8.5.3.2, §9.3.2 (BuiltinEndpointSet).
 pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantProxyData {
     let mut data = ParticipantProxyData::new(config.guid_prefix, config.domain_id);
     data.metatraffic_unicast_locators = config.metatraffic_unicast_locators.clone();
@@ -35,7 +36,9 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
             | BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER
             | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
             | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
-            | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR,
+            | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
+            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER
+            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER,
     );
     data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
     data.entity_name = config.entity_name.clone();

@@ -14,6 +14,10 @@
 //! has one instance. A keyed sample without PID_KEY_HASH cannot be attributed to an instance
 //! here (computing the hash needs the type layer), so it is not counted per instance and is
 //! bounded only by the total capacity.
+//!
+//! Each entry also has a sample state (DDS 1.4 §2.2.2.5.3.8: READ once returned by `read`) and
+//! an optional expiry (LIFESPAN, DDS 1.4 §2.2.3.16): expired entries are dropped when the
+//! application reads or takes.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -33,6 +37,23 @@ enum InstanceKey {
     Keyed([u8; 16]),
 }
 
+/// One queued sample.
+#[derive(Debug)]
+struct Entry {
+    key: Option<InstanceKey>,
+    change: CacheChange,
+    /// Returned by `read` already (SampleState READ).
+    read: bool,
+    /// Source timestamp + the writer's lifespan, in Unix nanoseconds.
+    expires_ns: Option<u64>,
+}
+
+impl Entry {
+    fn expired(&self, now_ns: Option<u64>) -> bool {
+        self.expires_ns.zip(now_ns).is_some_and(|(e, n)| n >= e)
+    }
+}
+
 /// Why a sample was not queued.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Rejected;
@@ -45,7 +66,7 @@ pub(super) struct DeliveryQueue {
     max_samples: usize,
     max_instances: usize,
     max_per_instance: usize,
-    queue: BTreeMap<u64, (Option<InstanceKey>, CacheChange)>,
+    queue: BTreeMap<u64, Entry>,
     instances: HashMap<InstanceKey, VecDeque<u64>>,
     next_order: u64,
 }
@@ -116,7 +137,12 @@ impl DeliveryQueue {
 
     /// Queues `change`. Returns how many older samples KEEP_LAST replaced, or `Rejected` when
     /// there is no room (see [`DeliveryQueue::has_room`]).
-    pub(super) fn push(&mut self, change: CacheChange) -> Result<usize, Rejected> {
+    /// The sample expires at `expires_ns` (Unix ns) when its writer has a lifespan.
+    pub(super) fn push_expiring(
+        &mut self,
+        change: CacheChange,
+        expires_ns: Option<u64>,
+    ) -> Result<usize, Rejected> {
         if !self.has_room(change.key_hash) {
             return Err(Rejected);
         }
@@ -147,7 +173,7 @@ impl DeliveryQueue {
         if let Some(k) = key {
             self.instances.entry(k).or_default().push_back(order);
         }
-        self.queue.insert(order, (key, change));
+        self.queue.insert(order, Entry { key, change, read: false, expires_ns });
         Ok(replaced)
     }
 
@@ -170,9 +196,59 @@ impl DeliveryQueue {
         }
     }
 
+    /// Number of samples not yet returned by [`DeliveryQueue::read`].
+    pub(super) fn unread_len(&self) -> usize {
+        self.queue.values().filter(|e| !e.read).count()
+    }
+
+    /// Takes the oldest queued sample that has not expired at `now_ns` (Unix ns); expired
+    /// ones on the way are dropped and counted in the second value.
+    pub(super) fn pop_live(&mut self, now_ns: Option<u64>) -> (Option<CacheChange>, u64) {
+        let mut expired = 0u64;
+        while let Some(e) = self.queue.first_key_value().map(|(_, e)| e.expired(now_ns)) {
+            let change = self.pop();
+            if !e {
+                return (change, expired);
+            }
+            expired = expired.saturating_add(1);
+        }
+        (None, expired)
+    }
+
+    /// Returns copies of the samples not returned before, oldest first, and marks them READ;
+    /// they stay queued for a later take. Expired samples are dropped first (counted in the
+    /// second value). DDS 1.4 §2.2.2.5.3.8 (read, NOT_READ_SAMPLE_STATE).
+    pub(super) fn read(&mut self, now_ns: Option<u64>) -> (Vec<CacheChange>, u64) {
+        let expired: Vec<u64> = self
+            .queue
+            .iter()
+            .filter(|(_, e)| e.expired(now_ns))
+            .map(|(o, _)| *o)
+            .collect();
+        for order in &expired {
+            self.remove(*order);
+        }
+        let mut out = Vec::new();
+        for e in self.queue.values_mut().filter(|e| !e.read) {
+            e.read = true;
+            out.push(e.change.clone());
+        }
+        (out, u64::try_from(expired.len()).unwrap_or(u64::MAX))
+    }
+
+    fn remove(&mut self, order: u64) {
+        let Some(e) = self.queue.remove(&order) else { return };
+        if let Some(k) = e.key {
+            if let Some(orders) = self.instances.get_mut(&k) {
+                orders.retain(|o| *o != order);
+            }
+            self.forget_if_empty(k);
+        }
+    }
+
     /// Takes the oldest queued sample.
     pub(super) fn pop(&mut self) -> Option<CacheChange> {
-        let (order, (key, change)) = self.queue.pop_first()?;
+        let (order, Entry { key, change, .. }) = self.queue.pop_first()?;
         if let Some(k) = key {
             if let Some(orders) = self.instances.get_mut(&k) {
                 // Entries of one instance are queued and taken in arrival order.

@@ -20,6 +20,12 @@
 //! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size` and the in-flight cap.
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
+//! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
+//!   EXCLUSIVE ownership, TIME_BASED_FILTER, DEADLINE, NOT_ALIVE_NO_WRITERS
+//!   (DDS 1.4 §2.2.3.7, §2.2.3.9, §2.2.3.12, §2.2.3.16, §2.2.2.5.1.4).
+//!
+//! [`Reader::take`] removes samples; [`Reader::read`] returns the samples not returned by a
+//! previous `read` and leaves them queued (a simplified sample state: NOT_READ → READ).
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -30,6 +36,7 @@
 
 mod history;
 mod inline_qos;
+mod instance;
 mod reassembly;
 #[cfg(test)]
 mod tests;
@@ -40,14 +47,17 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 
 pub use history::MAX_QUEUED_SAMPLES;
+pub use instance::MAX_TRACKED_INSTANCES;
 pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
 
-use crate::core::{CacheChange, RemoteWriter, Transmit};
+use crate::core::deadline::InstanceId;
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, RemoteWriter, Transmit};
 use crate::qos::{History, Length, ResourceLimits};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag};
 use crate::wire::{Guid, SequenceNumber};
 use history::DeliveryQueue;
+use instance::InstanceTable;
 use inline_qos::{InlineInfo, PayloadKind};
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
@@ -84,7 +94,35 @@ pub struct ReaderConfig {
     pub max_fragmented_samples_in_flight: usize,
     /// The topic has a key (samples are grouped into instances by key hash).
     pub keyed: bool,
+    /// DEADLINE period (`None`: infinite). DDS 1.4 §2.2.3.7.
+    pub deadline: Option<core::time::Duration>,
+    /// TIME_BASED_FILTER minimum_separation (`None` or zero: every sample). §2.2.3.12.
+    pub time_based_filter: Option<core::time::Duration>,
+    /// OWNERSHIP EXCLUSIVE: per instance only the strongest writer's samples. §2.2.3.9.
+    pub exclusive_ownership: bool,
+    /// Computes key hashes for writers that do not send PID_KEY_HASH (Cyclone DDS).
+    pub key_hasher: Option<KeyHasher>,
 }
+
+/// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
+/// serialized key (otherwise), encapsulation header included. Supplied by the type layer
+/// (the API knows the topic type); `None` when it cannot be computed. RTPS 2.5 §9.6.4.8.
+#[derive(Copy, Clone)]
+pub struct KeyHasher(pub fn(ChangeKind, &[u8]) -> Option<[u8; 16]>);
+
+impl core::fmt::Debug for KeyHasher {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("KeyHasher")
+    }
+}
+
+impl PartialEq for KeyHasher {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for KeyHasher {}
 
 impl ReaderConfig {
     /// A configuration with the defaults above, KEEP_LAST(1) and unlimited resource limits.
@@ -98,6 +136,10 @@ impl ReaderConfig {
             max_sample_size: DEFAULT_MAX_SAMPLE_SIZE,
             max_fragmented_samples_in_flight: DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT,
             keyed,
+            deadline: None,
+            time_based_filter: None,
+            exclusive_ownership: false,
+            key_hasher: None,
         }
     }
 }
@@ -132,6 +174,15 @@ pub struct ReaderCounters {
     pub heartbeats_ignored: u64,
     /// Submessages from writers that are not matched.
     pub unknown_writer: u64,
+    /// Samples dropped because source timestamp + the writer's lifespan had passed (on
+    /// arrival, or while queued). DDS 1.4 §2.2.3.16.
+    pub samples_expired: u64,
+    /// Samples of an instance owned by a stronger writer (EXCLUSIVE ownership).
+    pub samples_not_owner: u64,
+    /// Samples dropped by TIME_BASED_FILTER.
+    pub samples_filtered: u64,
+    /// NOT_ALIVE_NO_WRITERS notifications queued.
+    pub no_writers_notifications: u64,
 }
 
 /// A sans-IO stateful reader. RTPS 2.5 §8.4.12.
@@ -140,21 +191,40 @@ pub struct Reader {
     config: ReaderConfig,
     writers: BTreeMap<Guid, WriterProxy>,
     queue: DeliveryQueue,
+    instances: InstanceTable,
     counters: ReaderCounters,
     /// Writers whose ACKNACK timer fired (`handle_timeout`), sent by `poll_transmit`.
     due: Vec<Guid>,
+    /// The time of the latest input, for work done without one (`poll_sample`).
+    last_now: Now,
+    /// Queued changes counted at the last [`Reader::take_new_data`].
+    delivered_mark: u64,
 }
 
 impl Reader {
     /// A reader with no matched writers.
     pub fn new(config: ReaderConfig) -> Self {
         let queue = DeliveryQueue::new(config.history, config.resource_limits, config.keyed);
+        let max_instances = match config.resource_limits.max_instances {
+            Length::Limited(n) => usize::try_from(n).unwrap_or(usize::MAX),
+            Length::Unlimited => usize::MAX,
+        };
+        let instances = InstanceTable::new(
+            config.keyed,
+            config.exclusive_ownership,
+            config.time_based_filter,
+            config.deadline,
+            max_instances,
+        );
         Reader {
             config,
             writers: BTreeMap::new(),
             queue,
+            instances,
             counters: ReaderCounters::default(),
             due: Vec::new(),
+            last_now: Now { mono: Instant::ZERO, wall: Timestamp::ZERO },
+            delivered_mark: 0,
         }
     }
 
@@ -171,6 +241,33 @@ impl Reader {
     /// Samples waiting in the delivery queue.
     pub fn samples_queued(&self) -> usize {
         self.queue.len()
+    }
+
+    /// Queued samples not yet returned by [`Reader::read`].
+    pub fn samples_unread(&self) -> usize {
+        self.queue.unread_len()
+    }
+
+    /// True once after changes were queued since the last call (DATA_AVAILABLE), including
+    /// KEEP_LAST replacements and NOT_ALIVE_NO_WRITERS notifications.
+    pub fn take_new_data(&mut self) -> bool {
+        let n = self
+            .counters
+            .samples_delivered
+            .saturating_add(self.counters.no_writers_notifications);
+        let new = n != self.delivered_mark;
+        self.delivered_mark = n;
+        new
+    }
+
+    /// REQUESTED_DEADLINE_MISSED status. DDS 1.4 §2.2.4.1.
+    pub fn deadline_status(&self) -> DeadlineMissedStatus {
+        self.instances.deadline.status()
+    }
+
+    /// The next instance that missed its requested deadline (`Some(None)`: keyless topic).
+    pub fn poll_deadline_missed(&mut self) -> Option<InstanceId> {
+        self.instances.deadline.poll_missed()
     }
 
     /// True if `writer` is matched.
@@ -191,9 +288,13 @@ impl Reader {
     /// writer only updates its locators. A reliable pair owes a pre-emptive ACKNACK at once.
     /// RTPS 2.5 §8.4.10.4, §8.4.12.
     pub fn matched_writer_add(&mut self, now: Now, writer: RemoteWriter) {
+        self.instances
+            .writer_added(writer.guid, writer.ownership_strength, writer.lifespan);
         if let Some(p) = self.writers.get_mut(&writer.guid) {
             p.remote.unicast_locators = writer.unicast_locators;
             p.remote.multicast_locators = writer.multicast_locators;
+            p.remote.ownership_strength = writer.ownership_strength;
+            p.remote.lifespan = writer.lifespan;
             return;
         }
         let window = self.out_of_order_window();
@@ -204,13 +305,36 @@ impl Reader {
     }
 
     /// Unmatches a writer, dropping its buffered and partial samples (already delivered ones
-    /// stay queued). Returns false if it was not matched.
+    /// stay queued). Every alive instance it was the last writer of gets a
+    /// [`ChangeKind::NotAliveNoWriters`] change (writer_guid = this writer, SN 0, no data);
+    /// an exclusive instance it owned passes to the strongest remaining writer.
+    /// Returns false if it was not matched. DDS 1.4 §2.2.2.5.1.4, §2.2.3.9.
     pub fn matched_writer_remove(&mut self, writer: Guid) -> bool {
         self.due.retain(|g| *g != writer);
-        self.writers.remove(&writer).is_some()
+        if self.writers.remove(&writer).is_none() {
+            return false;
+        }
+        for key in self.instances.writer_removed(writer) {
+            let change = CacheChange {
+                kind: ChangeKind::NotAliveNoWriters,
+                writer_guid: writer,
+                sequence_number: SequenceNumber(0),
+                key_hash: key,
+                source_timestamp: None,
+                data: Bytes::new(),
+            };
+            let c = &mut self.counters;
+            if self.queue.push_expiring(change, None).is_ok() {
+                c.no_writers_notifications = c.no_writers_notifications.saturating_add(1);
+            } else {
+                c.samples_rejected = c.samples_rejected.saturating_add(1);
+            }
+        }
+        true
     }
 
-    fn proxy_and_sink(&mut self, writer: Guid) -> Option<(&mut WriterProxy, Sink<'_>)> {
+    fn proxy_and_sink(&mut self, now: Now, writer: Guid) -> Option<(&mut WriterProxy, Sink<'_>)> {
+        self.last_now = now;
         let Some(proxy) = self.writers.get_mut(&writer) else {
             self.counters.unknown_writer = self.counters.unknown_writer.saturating_add(1);
             return None;
@@ -218,6 +342,8 @@ impl Reader {
         let sink = Sink {
             queue: &mut self.queue,
             counters: &mut self.counters,
+            instances: &mut self.instances,
+            now,
         };
         Some((proxy, sink))
     }
@@ -238,7 +364,11 @@ impl Reader {
                 kind,
                 writer_guid: writer,
                 sequence_number: sn,
-                key_hash: inline.key_hash,
+                // RTPS 2.5 §9.6.4.8: PID_KEY_HASH is optional; compute it when absent.
+                key_hash: inline.key_hash.or_else(|| match self.config.key_hasher {
+                    Some(h) if self.config.keyed && !data.is_empty() => (h.0)(kind, &data),
+                    _ => None,
+                }),
                 source_timestamp,
                 // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
                 data,
@@ -251,7 +381,7 @@ impl Reader {
     /// §8.4.12.2 (reliable), §8.4.11.2 (best-effort).
     pub fn handle_data(
         &mut self,
-        _now: Now,
+        now: Now,
         writer: Guid,
         source_timestamp: Option<Timestamp>,
         data: &Data<'_>,
@@ -267,7 +397,7 @@ impl Reader {
         self.counters.samples_received = self.counters.samples_received.saturating_add(1);
         if !wanted {
             // Let the proxy count it (duplicate or out of window) without copying the payload.
-            if let Some((p, mut sink)) = self.proxy_and_sink(writer) {
+            if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
                 p.receive(sn, Slot::Irrelevant, &mut sink);
             }
             return;
@@ -287,7 +417,7 @@ impl Reader {
             kind,
             Bytes::copy_from_slice(bytes),
         );
-        if let Some((p, mut sink)) = self.proxy_and_sink(writer) {
+        if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
             p.receive(sn, slot, &mut sink);
         }
     }
@@ -295,7 +425,7 @@ impl Reader {
     /// DATA_FRAG from `writer`. RTPS 2.5 §8.3.7.3, §8.4.14.1.
     pub fn handle_data_frag(
         &mut self,
-        _now: Now,
+        now: Now,
         writer: Guid,
         source_timestamp: Option<Timestamp>,
         frag: &DataFrag<'_>,
@@ -305,7 +435,7 @@ impl Reader {
             self.config.max_sample_size,
             self.config.max_fragmented_samples_in_flight,
         );
-        let Some((p, mut sink)) = self.proxy_and_sink(writer) else {
+        let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
         if !p.wants(sn) {
@@ -340,7 +470,7 @@ impl Reader {
         };
         let ts = done.source_timestamp;
         let slot = self.make_slot(writer, sn, ts, done.inline, payload, done.data);
-        if let Some((p, mut sink)) = self.proxy_and_sink(writer) {
+        if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
             p.receive(sn, slot, &mut sink);
         }
     }
@@ -348,7 +478,7 @@ impl Reader {
     /// HEARTBEAT from `writer`. RTPS 2.5 §8.4.12.1.2, §8.4.10.4.3-4, §8.4.15.7.
     pub fn handle_heartbeat(&mut self, now: Now, writer: Guid, hb: &Heartbeat) {
         let delay = self.config.heartbeat_response_delay;
-        let Some((p, mut sink)) = self.proxy_and_sink(writer) else {
+        let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
         if !p.handle_heartbeat(now.mono, delay, hb, &mut sink) {
@@ -360,7 +490,7 @@ impl Reader {
     /// HEARTBEAT_FRAG from `writer`. RTPS 2.5 §8.3.7.6, §8.4.12.1.
     pub fn handle_heartbeat_frag(&mut self, now: Now, writer: Guid, hbf: &HeartbeatFrag) {
         let delay = self.config.heartbeat_response_delay;
-        let Some((p, sink)) = self.proxy_and_sink(writer) else {
+        let Some((p, sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
         if !p.handle_heartbeat_frag(now.mono, delay, hbf) {
@@ -370,27 +500,60 @@ impl Reader {
     }
 
     /// GAP from `writer`. RTPS 2.5 §8.3.7.4, §8.4.12.2.
-    pub fn handle_gap(&mut self, _now: Now, writer: Guid, gap: &Gap) {
-        if let Some((p, mut sink)) = self.proxy_and_sink(writer) {
+    pub fn handle_gap(&mut self, now: Now, writer: Guid, gap: &Gap) {
+        if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
             p.handle_gap(gap, &mut sink);
         }
     }
 
     /// The next sample for the application, oldest first (in SN order per writer for a
-    /// reliable reader). Taking a sample may unblock writers stalled on a full queue.
+    /// reliable reader), as [`Reader::take`] at the time of the latest input.
     pub fn poll_sample(&mut self) -> Option<CacheChange> {
-        let change = self.queue.pop()?;
+        self.take(self.last_now)
+    }
+
+    /// Takes (removes) the next sample at `now`, read or not; samples whose lifespan ended
+    /// are dropped (DDS 1.4 §2.2.3.16). Taking may unblock writers stalled on a full queue.
+    /// DDS 1.4 §2.2.2.5.3.9 (take).
+    pub fn take(&mut self, now: Now) -> Option<CacheChange> {
+        let (change, expired) = self.queue.pop_live(now.wall.to_unix_nanos());
+        self.count_expired(expired);
+        let change = change?;
+        self.unstall(now);
+        Some(change)
+    }
+
+    /// Returns every queued sample not returned by an earlier `read` and marks it READ; the
+    /// samples stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read with
+    /// NOT_READ_SAMPLE_STATE).
+    pub fn read(&mut self, now: Now) -> Vec<CacheChange> {
+        let (samples, expired) = self.queue.read(now.wall.to_unix_nanos());
+        self.count_expired(expired);
+        if expired > 0 {
+            self.unstall(now);
+        }
+        samples
+    }
+
+    fn count_expired(&mut self, n: u64) {
+        self.counters.samples_expired = self.counters.samples_expired.saturating_add(n);
+    }
+
+    /// Lets writers stalled on a full queue deliver again.
+    fn unstall(&mut self, now: Now) {
+        self.last_now = now;
         let mut sink = Sink {
             queue: &mut self.queue,
             counters: &mut self.counters,
+            instances: &mut self.instances,
+            now,
         };
         for p in self.writers.values_mut().filter(|p| p.is_stalled()) {
             p.pump(&mut sink);
         }
-        Some(change)
     }
 
-    /// The earliest ACKNACK deadline.
+    /// The earliest ACKNACK or DEADLINE timer.
     pub fn poll_timeout(&self) -> Option<Instant> {
         if !self.due.is_empty() {
             return Some(Instant::ZERO);
@@ -398,12 +561,16 @@ impl Reader {
         self.writers
             .values()
             .filter_map(WriterProxy::ack_deadline)
+            .chain(self.instances.deadline.poll_timeout())
             .min()
     }
 
-    /// Fires the ACKNACK timers that expired at `now`; the messages are then pulled with
-    /// [`Reader::poll_transmit`].
+    /// Fires the ACKNACK timers that expired at `now` (the messages are then pulled with
+    /// [`Reader::poll_transmit`]) and records missed deadlines
+    /// ([`Reader::poll_deadline_missed`]).
     pub fn handle_timeout(&mut self, now: Now) {
+        self.last_now = now;
+        self.instances.deadline.handle_timeout(now.mono);
         for (guid, p) in &mut self.writers {
             if p.take_due(now.mono) && !self.due.contains(guid) {
                 self.due.push(*guid);

@@ -23,10 +23,11 @@ use std::collections::BTreeMap;
 
 use super::ReaderCounters;
 use super::history::DeliveryQueue;
+use super::instance::{InstanceTable, Verdict};
 use super::reassembly::Reassembly;
 use crate::cdr::Endianness;
 use crate::core::{CacheChange, RemoteWriter, Transmit};
-use crate::time::Instant;
+use crate::time::{Instant, Now};
 use crate::wire::submessage::{
     AckNack, Gap, Heartbeat, HeartbeatFrag, InfoDst, NackFrag, Submessage,
 };
@@ -65,6 +66,10 @@ pub(super) struct Sink<'a> {
     pub queue: &'a mut DeliveryQueue,
     /// The reader's counters.
     pub counters: &'a mut ReaderCounters,
+    /// Instance-level QoS (lifespan, ownership, time-based filter, deadline).
+    pub instances: &'a mut InstanceTable,
+    /// The time of the input being handled.
+    pub now: Now,
 }
 
 impl Sink<'_> {
@@ -72,7 +77,23 @@ impl Sink<'_> {
         let Slot::Sample(change) = slot else {
             return;
         };
-        match self.queue.push(change) {
+        let c = &mut *self.counters;
+        let expires_ns = match self.instances.admit(self.now, &change) {
+            Verdict::Deliver { expires_ns } => expires_ns,
+            Verdict::Expired => {
+                c.samples_expired = c.samples_expired.saturating_add(1);
+                return;
+            }
+            Verdict::NotOwner => {
+                c.samples_not_owner = c.samples_not_owner.saturating_add(1);
+                return;
+            }
+            Verdict::Filtered => {
+                c.samples_filtered = c.samples_filtered.saturating_add(1);
+                return;
+            }
+        };
+        match self.queue.push_expiring(change, expires_ns) {
             Ok(replaced) => {
                 self.counters.samples_delivered = self.counters.samples_delivered.saturating_add(1);
                 self.counters.samples_replaced = self

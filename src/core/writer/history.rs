@@ -173,9 +173,11 @@ impl WriterHistory {
         }
     }
 
-    fn remove(&mut self, sn: SequenceNumber) {
+    /// Removes one change (LIFESPAN expiry, KEEP_LAST, garbage collection). Returns false when
+    /// it was not stored. RTPS 2.5 §8.4.7.2 (remove_change).
+    pub(super) fn remove(&mut self, sn: SequenceNumber) -> bool {
         let Some(change) = self.changes.remove(&sn) else {
-            return;
+            return false;
         };
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
             q.retain(|s| *s != sn);
@@ -183,5 +185,6 @@ impl WriterHistory {
                 self.instances.remove(&change.key_hash);
             }
         }
+        true
     }
 }

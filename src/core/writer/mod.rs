@@ -36,6 +36,8 @@
 )]
 
 mod history;
+mod instance;
+mod liveliness;
 mod message;
 mod reader_proxy;
 mod send;
@@ -45,6 +47,7 @@ mod tests;
 use bytes::Bytes;
 
 use self::history::{AddError, WriterHistory};
+use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
 use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
@@ -84,6 +87,10 @@ pub struct WriterConfig {
     pub push_mode: bool,
     /// The topic is keyed: ALIVE DATA carries PID_KEY_HASH inline.
     pub keyed: bool,
+    /// DEADLINE period offered (`None`: infinite). DDS 1.4 §2.2.3.7.
+    pub deadline: Option<core::time::Duration>,
+    /// LIFESPAN of every change (`None`: infinite). DDS 1.4 §2.2.3.16.
+    pub lifespan: Option<core::time::Duration>,
 }
 
 impl WriterConfig {
@@ -102,6 +109,8 @@ impl WriterConfig {
             nack_response_delay: core::time::Duration::from_millis(5),
             push_mode: true,
             keyed: false,
+            deadline: None,
+            lifespan: None,
         }
     }
 }
@@ -161,6 +170,8 @@ pub struct WriterCounters {
     pub nack_frags_received: u64,
     /// NACK_FRAGs ignored: unknown reader, or stale / duplicate count.
     pub nack_frags_ignored: u64,
+    /// Changes removed from the history because their lifespan ended.
+    pub changes_expired: u64,
 }
 
 /// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
@@ -176,6 +187,8 @@ pub struct Writer {
     /// Round-robin start for per-reader control messages (fairness).
     next_reader: usize,
     counters: WriterCounters,
+    /// Per-instance DEADLINE and LIFESPAN expiry.
+    timers: InstanceTimers,
 }
 
 impl Writer {
@@ -190,6 +203,7 @@ impl Writer {
         config.fragment_size = config
             .fragment_size
             .clamp(1, room.min(usize::from(u16::MAX)));
+        let timers = InstanceTimers::new(config.deadline, config.lifespan);
         Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
             config,
@@ -198,6 +212,7 @@ impl Writer {
             heartbeat_deadline: None,
             next_reader: 0,
             counters: WriterCounters::default(),
+            timers,
         }
     }
 
@@ -320,6 +335,7 @@ impl Writer {
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
             self.arm_heartbeat(now.mono);
         }
+        self.on_written(now, kind, key_hash, sn);
         self.collect_garbage();
         Ok(sn)
     }
@@ -402,10 +418,11 @@ impl Writer {
         }
     }
 
-    /// Handles expired timers: the periodic HEARTBEAT goes to every reliable reader with
-    /// unacknowledged changes and is re-armed; once all is acknowledged it stops.
-    /// RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
+    /// Handles expired timers: LIFESPAN expiry and DEADLINE checks (`instance.rs`), then the
+    /// periodic HEARTBEAT goes to every reliable reader with unacknowledged changes and is
+    /// re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
+        self.handle_instance_timers(now);
         let Some(deadline) = self.heartbeat_deadline else {
             return;
         };
@@ -434,6 +451,7 @@ impl Writer {
             .iter()
             .filter_map(ReaderProxy::deadline)
             .chain(self.heartbeat_deadline)
+            .chain(self.instance_timeout())
             .min()
     }
 

@@ -116,6 +116,8 @@ impl Writer {
     /// The next datagram to send, if any: first repairs and HEARTBEATs that are due (readers
     /// served round-robin), then new changes. Call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        // An expired change is never sent (GAP instead). DDS 1.4 §2.2.3.16.
+        self.expire_lifespan(now);
         if let Some(t) = self.poll_control(now) {
             return Some(t);
         }

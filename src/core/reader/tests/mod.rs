@@ -15,6 +15,7 @@ use crate::wire::submessage::{AckNack, NackFrag, Submessage, SubmessageOutcome};
 use crate::wire::{EntityId, FragmentNumber, GuidPrefix, Locator, Message, SequenceNumberSet};
 
 mod fragment;
+mod instance;
 
 const LE: Endianness = Endianness::Little;
 
@@ -40,6 +41,7 @@ fn remote(reliable: bool) -> RemoteWriter {
         multicast_locators: Vec::new(),
         reliable,
         ownership_strength: 0,
+        lifespan: None,
     }
 }
 

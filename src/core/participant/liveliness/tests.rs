@@ -1,0 +1,387 @@
+//! WLP unit tests: ParticipantMessageData against a Cyclone capture, the AUTOMATIC update
+//! schedule, remote lease expiry and manual assertion, on a manual clock (no sockets).
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used
+)]
+
+use bytes::Bytes;
+
+use super::*;
+use crate::core::participant::{ParticipantConfig, ReaderSpec, WriterSpec};
+use crate::qos::{
+    DataReaderQos, DataWriterQos, Liveliness, PublisherQos, Reliability, SubscriberQos,
+};
+use crate::time::Timestamp;
+use crate::wire::Locator;
+
+/// Cyclone DDS 0.10's WLP DATA payload, `tests/data/captures/cyclone-to-fastdds.pcapng`
+/// frame 22 (writer 000200c2, 28 octets, CDR_LE).
+const CYCLONE_PMD: [u8; 28] = [
+    0x00, 0x01, 0x00, 0x00, // CDR_LE, options 0
+    0x01, 0x10, 0x61, 0x19, 0x82, 0x22, 0xff, 0xe7, 0x92, 0xed, 0x9f, 0xe6, // prefix
+    0x00, 0x00, 0x00, 0x01, // AUTOMATIC_LIVELINESS_UPDATE
+    0x01, 0x00, 0x00, 0x00, // data length 1 (LE)
+    0x00, 0x00, 0x00, 0x00, // data {0}, padding
+];
+
+fn cyclone_prefix() -> GuidPrefix {
+    GuidPrefix([
+        0x01, 0x10, 0x61, 0x19, 0x82, 0x22, 0xff, 0xe7, 0x92, 0xed, 0x9f, 0xe6,
+    ])
+}
+
+#[test]
+fn automatic_update_encodes_exactly_as_cyclone_sends_it() {
+    let m = ParticipantMessageData::automatic(cyclone_prefix());
+    assert_eq!(m.to_payload(Endianness::Little), CYCLONE_PMD);
+    assert_eq!(
+        ParticipantMessageData::from_payload(&CYCLONE_PMD).unwrap(),
+        m
+    );
+    let mut key = [0u8; 16];
+    key[..12].copy_from_slice(&cyclone_prefix().0);
+    key[15] = 1;
+    assert_eq!(m.key_hash(), key);
+}
+
+#[test]
+fn fastdds_pl_cdr_labelled_update_with_empty_data_decodes() {
+    // Fast DDS 2.9 WLP::send_liveliness_message: PL_CDR_LE id, empty sequence, 4 zero octets.
+    let mut p = vec![0x00, 0x03, 0x00, 0x00];
+    p.extend_from_slice(&cyclone_prefix().0);
+    p.extend_from_slice(&MANUAL_LIVELINESS_UPDATE);
+    p.extend_from_slice(&[0; 8]);
+    let m = ParticipantMessageData::from_payload(&p).unwrap();
+    assert_eq!(m.kind, MANUAL_LIVELINESS_UPDATE);
+    assert_eq!(m.participant_guid_prefix, cyclone_prefix());
+    assert!(m.data.is_empty());
+}
+
+#[test]
+fn big_endian_update_round_trips() {
+    let m = ParticipantMessageData {
+        participant_guid_prefix: cyclone_prefix(),
+        kind: MANUAL_LIVELINESS_UPDATE,
+        data: vec![1, 2, 3, 4, 5],
+    };
+    let p = m.to_payload(Endianness::Big);
+    assert_eq!(&p[..4], &[0, 0, 0, 0]);
+    assert_eq!(&p[20..24], &[0, 0, 0, 5]);
+    assert_eq!(p.len() % 4, 0);
+    assert_eq!(ParticipantMessageData::from_payload(&p).unwrap(), m);
+}
+
+#[test]
+fn truncated_oversized_or_foreign_payloads_are_errors() {
+    for n in 0..25 {
+        assert!(
+            ParticipantMessageData::from_payload(&CYCLONE_PMD[..n]).is_err(),
+            "len {n}"
+        );
+    }
+    let mut huge = CYCLONE_PMD.to_vec();
+    huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(ParticipantMessageData::from_payload(&huge).is_err());
+    let mut cdr2 = CYCLONE_PMD.to_vec();
+    cdr2[1] = 0x07;
+    assert!(ParticipantMessageData::from_payload(&cdr2).is_err());
+}
+
+// --- participants on a manual clock ----------------------------------------------------------
+
+const MS: u64 = 1_000_000;
+
+fn config(i: u8) -> ParticipantConfig {
+    let prefix = GuidPrefix([1, 0xf1, 0, 0, 0, 0, 0, 0, 0, 0, 0, i]);
+    let mut c = ParticipantConfig::new(0, prefix);
+    let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * u16::from(i));
+    c.metatraffic_unicast_locators = vec![meta];
+    c.default_unicast_locators = vec![Locator::udpv4([127, 0, 0, 1], 7411 + 2 * u16::from(i))];
+    c.spdp_destinations = vec![Locator::udpv4([239, 255, 0, 1], 7400)];
+    c
+}
+
+fn lease(kind: LivelinessKind, ms: u64) -> Liveliness {
+    let d = crate::time::Duration::from_std(core::time::Duration::from_millis(ms));
+    Liveliness {
+        kind,
+        lease_duration: d,
+    }
+}
+
+fn writer_spec(l: Liveliness) -> WriterSpec {
+    WriterSpec {
+        topic_name: "Square".into(),
+        type_name: "ShapeType".into(),
+        keyed: false,
+        qos: DataWriterQos::default().liveliness(l),
+        publisher_qos: PublisherQos::default(),
+        fragment_size: 1024,
+    }
+}
+
+fn reader_spec(l: Liveliness) -> ReaderSpec {
+    let qos = DataReaderQos::default()
+        .reliability(Reliability::reliable())
+        .liveliness(l);
+    ReaderSpec {
+        topic_name: "Square".into(),
+        type_name: "ShapeType".into(),
+        keyed: false,
+        qos,
+        subscriber_qos: SubscriberQos::default(),
+        content_filter: None,
+        key_hasher: None,
+    }
+}
+
+/// Two participants that hear every datagram of the other, unless muted.
+struct Pair {
+    p: [Participant; 2],
+    now: u64,
+    muted: [bool; 2],
+}
+
+impl Pair {
+    fn new() -> Self {
+        Pair {
+            p: [Participant::new(config(1)), Participant::new(config(2))],
+            now: 0,
+            muted: [false; 2],
+        }
+    }
+
+    fn now(&self) -> Now {
+        Now {
+            mono: Instant::from_nanos(self.now),
+            wall: Timestamp::from_unix_nanos(1 << 60),
+        }
+    }
+
+    fn flush(&mut self) {
+        let now = self.now();
+        for _ in 0..1000 {
+            let mut moved = false;
+            for i in 0..2 {
+                while let Some(t) = self.p[i].poll_transmit(now) {
+                    moved = true;
+                    if !self.muted[i] {
+                        let src = self.p[i].config().metatraffic_unicast_locators[0];
+                        self.p[1 - i].handle_datagram(now, src, &t.payload);
+                    }
+                }
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    /// Runs both participants' timers up to `ms` from now.
+    fn run_for(&mut self, ms: u64) {
+        let end = self.now + ms * MS;
+        loop {
+            self.flush();
+            let next = self.p.iter().filter_map(Participant::poll_timeout).min();
+            let next = next.map_or(end, |t| t.as_nanos().clamp(self.now, end));
+            if next >= end && self.now >= end {
+                return;
+            }
+            self.now = next.max(self.now);
+            let now = self.now();
+            for p in &mut self.p {
+                p.handle_timeout(now);
+            }
+            if self.now >= end {
+                self.flush();
+                return;
+            }
+        }
+    }
+
+    fn events(&mut self, i: usize) -> Vec<Event> {
+        std::iter::from_fn(|| self.p[i].poll_event()).collect()
+    }
+}
+
+/// WLP updates our participant wrote so far (the WLP writer's last sequence number).
+fn updates(p: &Participant) -> i64 {
+    p.builtin.wlp_writer.last_sn().0
+}
+
+fn changed(events: &[Event], alive: bool) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::LivelinessChanged { alive: a, .. } if *a == alive))
+        .count()
+}
+
+#[test]
+fn without_a_finite_automatic_lease_only_the_initial_update_is_sent() {
+    let mut pair = Pair::new();
+    let now = pair.now();
+    pair.p[0].create_writer(now, writer_spec(Liveliness::default()));
+    pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 300)));
+    pair.run_for(10_000);
+    assert_eq!(updates(&pair.p[0]), 1);
+}
+
+#[test]
+fn automatic_updates_come_every_half_of_the_smallest_automatic_lease() {
+    let mut pair = Pair::new();
+    pair.run_for(100);
+    let now = pair.now();
+    pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 2_000)));
+    pair.run_for(10_000);
+    // Initial + one per second.
+    assert!(
+        (10..=12).contains(&updates(&pair.p[0])),
+        "{}",
+        updates(&pair.p[0])
+    );
+    let before = updates(&pair.p[0]);
+    let now = pair.now();
+    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 400)));
+    pair.run_for(2_000);
+    let n = updates(&pair.p[0]) - before;
+    assert!(
+        (9..=11).contains(&n),
+        "{n} updates in 2 s with a 400 ms lease"
+    );
+    // Deleting the short-lease writer restores the longer period.
+    let now = pair.now();
+    pair.p[0].delete_writer(now, w);
+    pair.run_for(300);
+    let before = updates(&pair.p[0]);
+    pair.run_for(4_000);
+    let n = updates(&pair.p[0]) - before;
+    assert!((3..=5).contains(&n), "{n} updates in 4 s with a 2 s lease");
+}
+
+#[test]
+fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
+    let mut pair = Pair::new();
+    pair.run_for(100);
+    let now = pair.now();
+    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 1_000)));
+    let r = pair.p[1].create_reader(now, reader_spec(Liveliness::default()));
+    pair.run_for(500);
+    let e = pair.events(1);
+    assert!(
+        e.contains(&Event::LivelinessChanged {
+            reader: r,
+            writer: w,
+            alive: true
+        }),
+        "{e:?}"
+    );
+    // The WLP updates (every 500 ms) keep it alive although nothing is written.
+    pair.run_for(5_000);
+    assert_eq!(changed(&pair.events(1), false), 0);
+    pair.muted[0] = true;
+    pair.run_for(1_200);
+    let e = pair.events(1);
+    assert!(
+        e.contains(&Event::LivelinessChanged {
+            reader: r,
+            writer: w,
+            alive: false
+        }),
+        "{e:?}"
+    );
+    pair.muted[0] = false;
+    pair.run_for(1_000);
+    let e = pair.events(1);
+    assert!(
+        e.contains(&Event::LivelinessChanged {
+            reader: r,
+            writer: w,
+            alive: true
+        }),
+        "{e:?}"
+    );
+    assert!(pair.p[1].stats().bad_discovery_data == 0);
+}
+
+#[test]
+fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
+    let mut pair = Pair::new();
+    pair.run_for(100);
+    let now = pair.now();
+    let w = pair.p[0].create_writer(
+        now,
+        writer_spec(lease(LivelinessKind::ManualByTopic, 1_000)),
+    );
+    let r = pair.p[1].create_reader(
+        now,
+        reader_spec(lease(LivelinessKind::ManualByTopic, 1_000)),
+    );
+    pair.run_for(300);
+    assert_eq!(changed(&pair.events(1), true), 1);
+    for _ in 0..10 {
+        let now = pair.now();
+        assert!(pair.p[0].assert_writer_liveliness(now, w));
+        pair.run_for(400);
+    }
+    assert!(!pair
+        .events(0)
+        .iter()
+        .any(|e| matches!(e, Event::LivelinessLost { .. })));
+    assert_eq!(changed(&pair.events(1), false), 0);
+    // Not asserted: lost here, not alive there (WLP AUTOMATIC updates do not help).
+    pair.run_for(1_200);
+    assert!(pair
+        .events(0)
+        .contains(&Event::LivelinessLost { writer: w }));
+    let e = pair.events(1);
+    assert!(
+        e.contains(&Event::LivelinessChanged {
+            reader: r,
+            writer: w,
+            alive: false
+        }),
+        "{e:?}"
+    );
+    // A write asserts it again.
+    let now = pair.now();
+    pair.p[0]
+        .write(
+            now,
+            w,
+            ChangeKind::Alive,
+            None,
+            Bytes::from_static(&[0, 1, 0, 0]),
+        )
+        .unwrap();
+    pair.run_for(100);
+    let e = pair.events(1);
+    assert!(
+        e.contains(&Event::LivelinessChanged {
+            reader: r,
+            writer: w,
+            alive: true
+        }),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn participant_assertion_does_not_revive_a_manual_by_topic_writer() {
+    let mut pair = Pair::new();
+    pair.run_for(100);
+    let now = pair.now();
+    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 500)));
+    pair.run_for(300);
+    for _ in 0..5 {
+        let now = pair.now();
+        pair.p[0].assert_liveliness(now);
+        pair.run_for(200);
+    }
+    assert!(pair
+        .events(0)
+        .contains(&Event::LivelinessLost { writer: w }));
+    // The MANUAL update went out (initial AUTOMATIC + 5 MANUAL on KEEP_LAST per kind).
+    assert_eq!(updates(&pair.p[0]), 6);
+}
