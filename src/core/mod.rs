@@ -10,6 +10,7 @@
 mod change;
 pub mod deadline;
 mod event;
+pub mod filtering;
 pub mod participant;
 pub mod discovery;
 pub mod reader;

@@ -1,0 +1,336 @@
+//! Writer-side content filtering for one writer: the remote readers' compiled filters, the
+//! memoized sample → passing-reader-set lookup, and the PID_CONTENT_FILTER_INFO it implies.
+//!
+//! Must not: perform I/O, evaluate a filter more than once per distinct (filter, projected
+//! sample) while the table holds the answer, or cap the number of filtered readers.
+//!
+//! # Overview
+//! RTPS 2.5 §8.7.3-§8.7.4 (writer filtering), DDS 1.4 Annex B. Each remote reader that
+//! announced a usable filter (class DDSSQL, related topic = ours, compiles against our type)
+//! gets a slot; identical filters (same signature) share one compiled program. A sample is
+//! projected onto the fields the programs read — once per distinct field set — and the
+//! concatenated projections key a bounded [`Memo`] whose value is the set of passing slots.
+//! A miss evaluates each distinct program once. Any change to the set of filters bumps the
+//! memo's generation, invalidating every entry without a scan. Readers without a usable
+//! filter are not in the set: they receive everything (RTPS 2.5 §8.7.3.2 allows a writer not
+//! to filter), and their own reader filters locally.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::core::discovery::ContentFilter;
+use crate::filter::{EvalError, FieldPath, FilterError, Program, parse_parameters};
+use crate::memo::Memo;
+use crate::types::TypeDescriptor;
+use crate::wire::Guid;
+use crate::wire::plist::ContentFilterInfo;
+
+/// The filter class we evaluate (facts §1.4: Fast DDS, RTI and OpenDDS default).
+pub const DDSSQL: &str = "DDSSQL";
+
+/// Default number of memoized samples per writer.
+pub const DEFAULT_MEMO_CAPACITY: usize = 4096;
+
+/// Why a reader's announced filter is not evaluated on the writer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NotFiltering {
+    /// A filter class other than DDSSQL.
+    UnknownClass(String),
+    /// The filter is for another topic.
+    OtherTopic(String),
+    /// It does not parse, bind or compile against our type.
+    Invalid(FilterError),
+}
+
+impl core::fmt::Display for NotFiltering {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NotFiltering::UnknownClass(c) => write!(f, "unknown filter class {c:?}"),
+            NotFiltering::OtherTopic(t) => write!(f, "filter is for topic {t:?}"),
+            NotFiltering::Invalid(e) => write!(f, "invalid filter: {e}"),
+        }
+    }
+}
+
+/// The readers a sample passes: bit `i` is slot `i` of the [`FilterSet`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassSet {
+    words: Vec<u64>,
+}
+
+impl PassSet {
+    fn with_len(n: usize) -> Self {
+        PassSet { words: vec![0; n.div_ceil(64)] }
+    }
+
+    fn set(&mut self, i: usize) {
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    /// True when slot `i` passes.
+    pub fn contains(&self, i: usize) -> bool {
+        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Number of passing slots.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// Counters for the closing figures: how much evaluation the table saved.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilterStats {
+    /// Samples looked up.
+    pub lookups: u64,
+    /// Lookups answered by the table.
+    pub hits: u64,
+    /// Lookups that evaluated the filters.
+    pub misses: u64,
+    /// Program evaluations performed (one per distinct filter per miss).
+    pub evaluations: u64,
+    /// Evaluations a filter-per-reader writer would have done but we did not.
+    pub evaluations_saved: u64,
+    /// Samples that could not be decoded for filtering (sent to every reader).
+    pub undecodable: u64,
+}
+
+struct Slot {
+    reader: Guid,
+    signature: [u8; 16],
+    /// Index into `programs`.
+    program: usize,
+}
+
+struct Compiled {
+    program: Program,
+    /// Index into `field_sets`.
+    field_set: usize,
+}
+
+/// The filters of the readers matched with one writer.
+pub struct FilterSet {
+    descriptor: Arc<TypeDescriptor>,
+    topic_name: String,
+    slots: Vec<Slot>,
+    by_reader: BTreeMap<Guid, usize>,
+    programs: Vec<Compiled>,
+    field_sets: Vec<Vec<FieldPath>>,
+    /// Field set index → a program that projects it.
+    projector: Vec<usize>,
+    memo: Memo<Vec<u8>, Arc<PassSet>>,
+    /// The memo key being built: the concatenated projections (each is self-delimiting for
+    /// its program, so the concatenation is injective).
+    key: Vec<u8>,
+    /// Scratch for one projection (`project_into` clears its output).
+    projection: Vec<u8>,
+    stats: FilterStats,
+}
+
+impl FilterSet {
+    /// An empty set for a writer of `topic_name` whose samples are described by `descriptor`.
+    pub fn new(descriptor: Arc<TypeDescriptor>, topic_name: &str, memo_capacity: usize) -> Self {
+        FilterSet {
+            descriptor,
+            topic_name: topic_name.to_string(),
+            slots: Vec::new(),
+            by_reader: BTreeMap::new(),
+            programs: Vec::new(),
+            field_sets: Vec::new(),
+            projector: Vec::new(),
+            memo: Memo::new(memo_capacity),
+            key: Vec::new(),
+            projection: Vec::new(),
+            stats: FilterStats::default(),
+        }
+    }
+
+    /// Number of readers filtered for.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True when no reader is filtered for.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> FilterStats {
+        let mut s = self.stats;
+        s.hits = self.memo.stats().hits;
+        s
+    }
+
+    /// The slot of a filtered reader.
+    pub fn slot_of(&self, reader: Guid) -> Option<usize> {
+        self.by_reader.get(&reader).copied()
+    }
+
+    /// Sets (or replaces, or with `None` removes) a reader's filter. Returns why the writer
+    /// will not filter for it, if so; the reader then receives every sample.
+    pub fn set_reader_filter(
+        &mut self,
+        reader: Guid,
+        filter: Option<&ContentFilter>,
+    ) -> Result<(), NotFiltering> {
+        self.remove_reader(reader);
+        let Some(f) = filter else { return Ok(()) };
+        if f.filter_class_name != DDSSQL {
+            return Err(NotFiltering::UnknownClass(f.filter_class_name.clone()));
+        }
+        if f.related_topic_name != self.topic_name {
+            return Err(NotFiltering::OtherTopic(f.related_topic_name.clone()));
+        }
+        let signature = f.signature();
+        let program = match self.slots.iter().find(|s| s.signature == signature) {
+            Some(s) => s.program,
+            None => {
+                let params = parse_parameters(&f.expression_parameters).map_err(NotFiltering::Invalid)?;
+                let program = Program::compile_expression(&f.filter_expression, &params, &self.descriptor)
+                    .map_err(NotFiltering::Invalid)?;
+                let fields = program.referenced_fields().to_vec();
+                let field_set = match self.field_sets.iter().position(|s| *s == fields) {
+                    Some(i) => i,
+                    None => {
+                        self.field_sets.push(fields);
+                        self.projector.push(self.programs.len());
+                        self.field_sets.len() - 1
+                    }
+                };
+                self.programs.push(Compiled { program, field_set });
+                self.programs.len() - 1
+            }
+        };
+        self.by_reader.insert(reader, self.slots.len());
+        self.slots.push(Slot { reader, signature, program });
+        self.memo.invalidate();
+        Ok(())
+    }
+
+    /// Forgets a reader's filter (it unmatched or stopped filtering).
+    pub fn remove_reader(&mut self, reader: Guid) {
+        let Some(i) = self.by_reader.remove(&reader) else { return };
+        self.slots.remove(i);
+        for s in self.by_reader.values_mut() {
+            if *s > i {
+                *s -= 1;
+            }
+        }
+        self.compact_programs();
+        self.memo.invalidate();
+    }
+
+    /// Drops programs and field sets no slot uses any more.
+    fn compact_programs(&mut self) {
+        let used: Vec<bool> =
+            (0..self.programs.len()).map(|p| self.slots.iter().any(|s| s.program == p)).collect();
+        let mut remap = vec![usize::MAX; self.programs.len()];
+        let mut kept = Vec::new();
+        for (i, c) in std::mem::take(&mut self.programs).into_iter().enumerate() {
+            if used.get(i).copied().unwrap_or(false) {
+                remap[i] = kept.len();
+                kept.push(c);
+            }
+        }
+        self.programs = kept;
+        for s in &mut self.slots {
+            s.program = remap[s.program];
+        }
+        // Rebuild the field sets from the surviving programs.
+        self.field_sets.clear();
+        self.projector.clear();
+        for (pi, c) in self.programs.iter_mut().enumerate() {
+            let fields = c.program.referenced_fields().to_vec();
+            c.field_set = match self.field_sets.iter().position(|s| *s == fields) {
+                Some(i) => i,
+                None => {
+                    self.field_sets.push(fields);
+                    self.projector.push(pi);
+                    self.field_sets.len() - 1
+                }
+            };
+        }
+    }
+
+    /// The set of slots `payload` passes, from the table or by evaluating each distinct
+    /// filter once. A payload that cannot be decoded passes every slot (the readers filter it
+    /// themselves).
+    pub fn evaluate(&mut self, payload: &[u8]) -> Arc<PassSet> {
+        self.stats.lookups += 1;
+        if self.slots.is_empty() {
+            return Arc::new(PassSet::default());
+        }
+        self.key.clear();
+        for &p in &self.projector {
+            if self.programs[p].program.project_into(payload, &mut self.projection).is_err() {
+                self.stats.undecodable += 1;
+                return Arc::new(self.all_pass());
+            }
+            self.key.extend_from_slice(&self.projection);
+        }
+        if let Some(hit) = self.memo.get(self.key.as_slice()) {
+            self.stats.evaluations_saved += self.slots.len() as u64;
+            return hit;
+        }
+        self.stats.misses += 1;
+        let results: Result<Vec<bool>, EvalError> =
+            self.programs.iter().map(|c| c.program.evaluate(payload)).collect();
+        self.stats.evaluations += self.programs.len() as u64;
+        self.stats.evaluations_saved += (self.slots.len() - self.programs.len()) as u64;
+        let set = match results {
+            Ok(results) => {
+                let mut set = PassSet::with_len(self.slots.len());
+                for (i, s) in self.slots.iter().enumerate() {
+                    if results[s.program] {
+                        set.set(i);
+                    }
+                }
+                set
+            }
+            Err(_) => {
+                self.stats.undecodable += 1;
+                self.all_pass()
+            }
+        };
+        let set = Arc::new(set);
+        self.memo.insert(self.key.clone(), Arc::clone(&set));
+        set
+    }
+
+    fn all_pass(&self) -> PassSet {
+        let mut set = PassSet::with_len(self.slots.len());
+        for i in 0..self.slots.len() {
+            set.set(i);
+        }
+        set
+    }
+
+    /// True when `reader` should get the sample: it passes, or it is not filtered for.
+    pub fn passes(&self, set: &PassSet, reader: Guid) -> bool {
+        match self.by_reader.get(&reader) {
+            Some(&i) => set.contains(i),
+            None => true,
+        }
+    }
+
+    /// PID_CONTENT_FILTER_INFO for a sample: one signature and one bit per filtered reader,
+    /// in slot order (RTPS 2.5 §9.6.4.1; MSB-first bitmaps; no 32-reader cap).
+    pub fn filter_info(&self, set: &PassSet) -> ContentFilterInfo {
+        let mut info = ContentFilterInfo::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            info.push(s.signature, set.contains(i));
+        }
+        info
+    }
+
+    /// The filtered readers in slot order.
+    pub fn readers(&self) -> impl Iterator<Item = Guid> + '_ {
+        self.slots.iter().map(|s| s.reader)
+    }
+}
+
+#[cfg(test)]
+mod tests;
