@@ -25,9 +25,18 @@ pub struct ParticipantBuilder {
     lease_duration: Duration,
     announce_period: Duration,
     entity_name: Option<String>,
+    loopback_only: bool,
 }
 
 impl ParticipantBuilder {
+    /// Loopback-only operation: 127.0.0.1 sockets, unicast discovery to the first
+    /// participant indices on this host, no multicast. Safe outside the network sandbox.
+    pub fn loopback_only(mut self) -> Self {
+        self.loopback_only = true;
+        self.multicast = false;
+        self
+    }
+
     /// Fixes the participant index (default: the first free one).
     pub fn participant_id(mut self, id: u16) -> Self {
         self.participant_id = Some(id);
@@ -70,6 +79,7 @@ impl ParticipantBuilder {
         let mut tc = TransportConfig::new(self.domain_id);
         tc.participant_id = self.participant_id;
         tc.multicast = self.multicast;
+        tc.loopback_only = self.loopback_only;
         let transport = UdpTransport::open(&tc).map_err(Error::Transport)?;
         let multicast = transport.scope() == crate::transport::sandbox::NetworkScope::PrivateNamespace
             && self.multicast;
@@ -136,6 +146,7 @@ impl DomainParticipant {
             lease_duration: Duration::from_secs(20),
             announce_period: Duration::from_secs(3),
             entity_name: None,
+            loopback_only: false,
         }
     }
 
@@ -188,6 +199,11 @@ impl DomainParticipant {
     /// (a WLP MANUAL_LIVELINESS_UPDATE). DDS 1.4 §2.2.2.2.1.27; RTPS 2.5 §8.4.13.
     pub fn assert_liveliness(&self) -> Result<(), Error> {
         Ok(self.inner.handle.execute(|p, now| p.assert_liveliness(now))?)
+    }
+
+    /// Counters of the event loop: datagrams and bytes received and sent.
+    pub fn runtime_stats(&self) -> crate::runtime::RuntimeStats {
+        self.inner.handle.stats()
     }
 
     /// Counters of the protocol engine (malformed input, unroutable submessages, ...).

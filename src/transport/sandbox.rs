@@ -6,8 +6,9 @@
 //! A process may open sockets only when one of these holds:
 //! * it runs inside a private network namespace made by `netns-run` (the environment variable
 //!   `NETNS_RUN_INSIDE=1`, which that tool sets after creating the namespace), or
-//! * the user configured loopback-only operation with `SIFTDDS_LOOPBACK_ONLY=1`, in which case
-//!   the transport binds to 127.0.0.1 only, uses unicast discovery and sends no multicast.
+//! * the user configured loopback-only operation (`SIFTDDS_LOOPBACK_ONLY=1`, or
+//!   `TransportConfig::loopback_only` / `ParticipantBuilder::loopback_only` in code), in which
+//!   case the transport binds to 127.0.0.1 only, uses unicast discovery and sends no multicast.
 
 /// How this process is allowed to use the network.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

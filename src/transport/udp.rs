@@ -48,6 +48,9 @@ pub struct TransportConfig {
     pub recv_buffer_size: Option<usize>,
     /// `SO_SNDBUF` for every socket; `None` keeps the OS default.
     pub send_buffer_size: Option<usize>,
+    /// Force [`NetworkScope::LoopbackOnly`]: bind 127.0.0.1 only, no multicast, send only to
+    /// 127/8. Safe on any machine, so it needs no sandbox (README, "Network safety").
+    pub loopback_only: bool,
 }
 
 impl TransportConfig {
@@ -62,6 +65,7 @@ impl TransportConfig {
             user_multicast: false,
             recv_buffer_size: None,
             send_buffer_size: None,
+            loopback_only: false,
         }
     }
 }
@@ -214,9 +218,14 @@ pub struct UdpTransport {
 }
 
 impl UdpTransport {
-    /// Opens the sockets described by `config`, after [`sandbox::check`] allowed it.
+    /// Opens the sockets described by `config`, after [`sandbox::check`] allowed it (or in
+    /// the loopback-only scope when the configuration asks for it).
     pub fn open(config: &TransportConfig) -> Result<Self, TransportError> {
-        let scope = sandbox::check().map_err(TransportError::NotSandboxed)?;
+        let scope = if config.loopback_only {
+            NetworkScope::LoopbackOnly
+        } else {
+            sandbox::check().map_err(TransportError::NotSandboxed)?
+        };
         Self::open_in_scope(config, scope)
     }
 
