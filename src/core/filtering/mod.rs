@@ -40,6 +40,8 @@ pub enum NotFiltering {
     OtherTopic(String),
     /// It does not parse, bind or compile against our type.
     Invalid(FilterError),
+    /// The writer's type has no descriptor to compile filters against.
+    NoTypeDescriptor,
 }
 
 impl core::fmt::Display for NotFiltering {
@@ -48,9 +50,13 @@ impl core::fmt::Display for NotFiltering {
             NotFiltering::UnknownClass(c) => write!(f, "unknown filter class {c:?}"),
             NotFiltering::OtherTopic(t) => write!(f, "filter is for topic {t:?}"),
             NotFiltering::Invalid(e) => write!(f, "invalid filter: {e}"),
+            NotFiltering::NoTypeDescriptor => f.write_str("no type descriptor for the topic type"),
         }
     }
 }
+
+/// Reader → slot index of a [`FilterSet`] at one point in time.
+pub type SlotMap = BTreeMap<Guid, usize>;
 
 /// The readers a sample passes: bit `i` is slot `i` of the [`FilterSet`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -115,7 +121,9 @@ pub struct FilterSet {
     descriptor: Arc<TypeDescriptor>,
     topic_name: String,
     slots: Vec<Slot>,
-    by_reader: BTreeMap<Guid, usize>,
+    /// Reader → slot. Shared with the changes evaluated under it (copy-on-write), so that a
+    /// stored [`PassSet`] keeps meaning what it meant when it was computed.
+    by_reader: Arc<SlotMap>,
     programs: Vec<Compiled>,
     field_sets: Vec<Vec<FieldPath>>,
     /// Field set index → a program that projects it.
@@ -136,7 +144,7 @@ impl FilterSet {
             descriptor,
             topic_name: topic_name.to_string(),
             slots: Vec::new(),
-            by_reader: BTreeMap::new(),
+            by_reader: Arc::new(SlotMap::new()),
             programs: Vec::new(),
             field_sets: Vec::new(),
             projector: Vec::new(),
@@ -167,6 +175,18 @@ impl FilterSet {
     /// The slot of a filtered reader.
     pub fn slot_of(&self, reader: Guid) -> Option<usize> {
         self.by_reader.get(&reader).copied()
+    }
+
+    /// The current reader → slot map, shared: it stays valid for [`PassSet`]s computed now
+    /// even after later changes to the set (which copy it first).
+    pub fn slot_map(&self) -> Arc<SlotMap> {
+        Arc::clone(&self.by_reader)
+    }
+
+    /// The signature of a filtered reader's filter.
+    pub fn signature_of(&self, reader: Guid) -> Option<[u8; 16]> {
+        let i = self.slot_of(reader)?;
+        self.slots.get(i).map(|s| s.signature)
     }
 
     /// Sets (or replaces, or with `None` removes) a reader's filter. Returns why the writer
@@ -204,7 +224,8 @@ impl FilterSet {
                 self.programs.len() - 1
             }
         };
-        self.by_reader.insert(reader, self.slots.len());
+        let slot = self.slots.len();
+        Arc::make_mut(&mut self.by_reader).insert(reader, slot);
         self.slots.push(Slot { reader, signature, program });
         self.memo.invalidate();
         Ok(())
@@ -212,9 +233,13 @@ impl FilterSet {
 
     /// Forgets a reader's filter (it unmatched or stopped filtering).
     pub fn remove_reader(&mut self, reader: Guid) {
-        let Some(i) = self.by_reader.remove(&reader) else { return };
+        if !self.by_reader.contains_key(&reader) {
+            return;
+        }
+        let map = Arc::make_mut(&mut self.by_reader);
+        let Some(i) = map.remove(&reader) else { return };
         self.slots.remove(i);
-        for s in self.by_reader.values_mut() {
+        for s in map.values_mut() {
             if *s > i {
                 *s -= 1;
             }

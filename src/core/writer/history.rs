@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
 use crate::wire::SequenceNumber;
@@ -35,6 +36,8 @@ pub(super) struct WriterHistory {
     history: History,
     limits: ResourceLimits,
     changes: BTreeMap<SequenceNumber, CacheChange>,
+    /// The content-filter outcome of the changes that were filtered (same lifetime).
+    filters: BTreeMap<SequenceNumber, ChangeFilter>,
     /// Sequence numbers of each instance's changes, oldest first.
     instances: HashMap<InstanceKey, VecDeque<SequenceNumber>>,
     /// The last sequence number handed out (0 before the first write).
@@ -55,6 +58,7 @@ impl WriterHistory {
             history,
             limits,
             changes: BTreeMap::new(),
+            filters: BTreeMap::new(),
             instances: HashMap::new(),
             last_sn: SequenceNumber(0),
         }
@@ -85,6 +89,19 @@ impl WriterHistory {
         self.changes.get(&sn)
     }
 
+    /// The content-filter outcome stored with a change, if it was filtered.
+    pub(super) fn filter(&self, sn: SequenceNumber) -> Option<&ChangeFilter> {
+        self.filters.get(&sn)
+    }
+
+    /// The stored changes from `sn` on, in order.
+    pub(super) fn stored_from(
+        &self,
+        sn: SequenceNumber,
+    ) -> impl Iterator<Item = SequenceNumber> + '_ {
+        self.changes.range(sn..).map(|(k, _)| *k)
+    }
+
     /// The first stored sequence number ≥ `sn`.
     pub(super) fn next_stored_from(&self, sn: SequenceNumber) -> Option<SequenceNumber> {
         self.changes.range(sn..).next().map(|(k, _)| *k)
@@ -102,11 +119,13 @@ impl WriterHistory {
     ///   every reliable reader) may be removed; otherwise [`AddError::Full`] (DDS 1.4
     ///   §2.2.3.19: the write blocks until resources free up).
     ///
-    /// Returns the new sequence number and the sequence numbers removed.
+    /// Returns the new sequence number and the sequence numbers removed. `filter` is kept
+    /// with the change.
     pub(super) fn add(
         &mut self,
         key: InstanceKey,
         removable_through: SequenceNumber,
+        filter: Option<ChangeFilter>,
         make: impl FnOnce(SequenceNumber) -> CacheChange,
     ) -> Result<(SequenceNumber, Vec<SequenceNumber>), AddError> {
         let sn = self
@@ -158,6 +177,9 @@ impl WriterHistory {
         }
         self.last_sn = sn;
         self.changes.insert(sn, make(sn));
+        if let Some(f) = filter {
+            self.filters.insert(sn, f);
+        }
         self.instances.entry(key).or_default().push_back(sn);
         Ok((sn, removed))
     }
@@ -179,6 +201,7 @@ impl WriterHistory {
         let Some(change) = self.changes.remove(&sn) else {
             return false;
         };
+        self.filters.remove(&sn);
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
             q.retain(|s| *s != sn);
             if q.is_empty() {

@@ -6,13 +6,16 @@
 //! once (straight into the datagram), or do I/O / read clocks.
 //!
 //! RTPS 2.5 §8.3.3 (message structure), §8.3.7.2-§8.3.7.5 (DATA, DATA_FRAG, GAP, HEARTBEAT),
-//! §8.3.7.7 (INFO_DST), §8.3.7.11 (INFO_TS), §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO).
+//! §8.3.7.7 (INFO_DST), §8.3.7.11 (INFO_TS), §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO),
+//! §9.6.4.1 (PID_CONTENT_FILTER_INFO).
 
 use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind};
 use crate::time::Timestamp;
-use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
-use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
+use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::{
+    Parameter, ParameterListView, RawParameter, Value, emit_parameter_list,
+};
 use crate::wire::submessage::{
     Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
 };
@@ -26,7 +29,8 @@ pub(super) const ENDIAN: Endianness = Endianness::Little;
 pub(super) const HEARTBEAT_LEN: usize = 32;
 /// Worst-case bytes around one DATA_FRAG payload in a message: header (20), INFO_DST (16),
 /// INFO_TS (12), DATA_FRAG fixed part (4 + 32), inline QoS with KEY_HASH and STATUS_INFO and
-/// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up.
+/// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up. A change's
+/// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
 pub(super) const MESSAGE_OVERHEAD: usize = 160;
 
 /// What one message carried, for the writer's counters.
@@ -36,6 +40,9 @@ pub(super) struct Sent {
     pub(super) data_frag: u64,
     pub(super) gaps: u64,
     pub(super) heartbeats: u64,
+    /// GAPs sent because of content filtering, and the (reader, SN) pairs they covered.
+    pub(super) filter_gaps: u64,
+    pub(super) filtered: u64,
 }
 
 /// An RTPS message under construction.
@@ -55,9 +62,11 @@ pub(super) struct MessageBuilder {
 
 /// The inline QoS of a change: PID_KEY_HASH for keyed topics (and always for dispose /
 /// unregister when known), PID_STATUS_INFO for anything not ALIVE (facts §5.6-§5.7:
-/// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept).
-fn inline_qos_bytes(change: &CacheChange, keyed: bool) -> Option<Vec<u8>> {
-    let mut params = Vec::with_capacity(2);
+/// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept),
+/// and the change's encoded PID_CONTENT_FILTER_INFO value when it was filtered (RTPS 2.5
+/// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, facts §2.1).
+fn inline_qos_bytes(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>) -> Option<Vec<u8>> {
+    let mut params = Vec::with_capacity(3);
     let alive = change.kind == ChangeKind::Alive;
     if let Some(k) = change.key_hash.filter(|_| keyed || !alive) {
         params.push(Parameter::Known {
@@ -73,10 +82,13 @@ fn inline_qos_bytes(change: &CacheChange, keyed: bool) -> Option<Vec<u8>> {
             value,
         });
     }
+    if let Some(value) = cfi {
+        params.push(Parameter::Unknown(RawParameter { pid: PID_CONTENT_FILTER_INFO, value }));
+    }
     if params.is_empty() {
         return None;
     }
-    let mut out = Vec::with_capacity(64);
+    let mut out = Vec::with_capacity(64usize.saturating_add(cfi.map_or(0, <[u8]>::len)));
     emit_parameter_list(&params, &mut Writer::new(&mut out, ENDIAN)).ok()?;
     Some(out)
 }
@@ -177,8 +189,9 @@ impl MessageBuilder {
 
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
     /// KEY_HASH and the serialized key (K flag) when there is one. RTPS 2.5 §8.3.7.2, §9.4.5.3.
-    pub(super) fn data(&mut self, change: &CacheChange) -> bool {
-        let qos = inline_qos_bytes(change, self.keyed);
+    /// `cfi` is the change's encoded PID_CONTENT_FILTER_INFO value, if any.
+    pub(super) fn data(&mut self, change: &CacheChange, cfi: Option<&[u8]>) -> bool {
+        let qos = inline_qos_bytes(change, self.keyed, cfi);
         let payload = match change.kind {
             ChangeKind::Alive => DataPayload::Data(&change.data),
             _ if change.data.is_empty() => DataPayload::None,
@@ -202,7 +215,13 @@ impl MessageBuilder {
 
     /// Adds DATA_FRAG `frag` (1-based) of `change`, one fragment per submessage, with the
     /// inline QoS repeated on every fragment. RTPS 2.5 §8.3.7.3, §9.4.5.4.
-    pub(super) fn data_frag(&mut self, change: &CacheChange, frag: u32, frag_size: usize) -> bool {
+    pub(super) fn data_frag(
+        &mut self,
+        change: &CacheChange,
+        cfi: Option<&[u8]>,
+        frag: u32,
+        frag_size: usize,
+    ) -> bool {
         let len = change.data.len();
         let start = usize::try_from(frag.saturating_sub(1))
             .unwrap_or(usize::MAX)
@@ -215,7 +234,7 @@ impl MessageBuilder {
         ) else {
             return true; // invariant: callers pass frag ≤ fragment_count; nothing to send.
         };
-        let qos = inline_qos_bytes(change, self.keyed);
+        let qos = inline_qos_bytes(change, self.keyed, cfi);
         let sub = Submessage::DataFrag(DataFrag {
             endian: ENDIAN,
             extra_flags: 0,
@@ -257,6 +276,23 @@ impl MessageBuilder {
         let ok = self.push(None, &sub, self.reserve);
         if ok {
             self.sent.gaps = self.sent.gaps.saturating_add(1);
+        }
+        ok
+    }
+
+    /// Adds a GAP for `[start, end)` sent because content filtering rejected `filtered` of
+    /// those changes for this reader. RTPS 2.5 §8.7.3.2 (a filtered-out sample is a GAP).
+    pub(super) fn filter_gap(
+        &mut self,
+        start: SequenceNumber,
+        end: SequenceNumber,
+        filtered: u64,
+    ) -> bool {
+        let before = self.sent.gaps;
+        let ok = self.gap(start, end);
+        if ok && self.sent.gaps > before {
+            self.sent.filter_gaps = self.sent.filter_gaps.saturating_add(1);
+            self.sent.filtered = self.sent.filtered.saturating_add(filtered);
         }
         ok
     }

@@ -35,6 +35,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod content_filter;
 mod history;
 mod instance;
 mod liveliness;
@@ -44,14 +45,20 @@ mod send;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 
+pub use self::content_filter::{FilterUpdate, WriterFilterStats};
+use self::content_filter::Filtering;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
+use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
 use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
 use crate::qos::{History, ResourceLimits};
+use crate::types::TypeDescriptor;
 use crate::time::{Instant, Now};
 use crate::wire::submessage::{AckNack, NackFrag};
 use crate::wire::{Guid, SequenceNumber};
@@ -60,7 +67,7 @@ use crate::wire::{Guid, SequenceNumber};
 pub const MIN_MESSAGE_SIZE: usize = 512;
 
 /// Configuration of one writer. Build with [`WriterConfig::new`] and adjust fields.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WriterConfig {
     /// The writer's GUID (its prefix is the RTPS header's sourceGuidPrefix).
     pub guid: Guid,
@@ -91,6 +98,16 @@ pub struct WriterConfig {
     pub deadline: Option<core::time::Duration>,
     /// LIFESPAN of every change (`None`: infinite). DDS 1.4 §2.2.3.16.
     pub lifespan: Option<core::time::Duration>,
+    /// The topic name: a reader's filter is evaluated here only if its relatedTopicName is
+    /// this (facts §1.2). Default empty.
+    pub topic_name: String,
+    /// The sample type's descriptor. With it the writer filters for readers that announce a
+    /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
+    pub descriptor: Option<Arc<TypeDescriptor>>,
+    /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
+    /// reader gets DATA for every sample, with its filter bit inverted.
+    #[doc(hidden)]
+    pub invert_filter_bit_for_tests: bool,
 }
 
 impl WriterConfig {
@@ -111,6 +128,9 @@ impl WriterConfig {
             keyed: false,
             deadline: None,
             lifespan: None,
+            topic_name: String::new(),
+            descriptor: None,
+            invert_filter_bit_for_tests: false,
         }
     }
 }
@@ -172,6 +192,10 @@ pub struct WriterCounters {
     pub nack_frags_ignored: u64,
     /// Changes removed from the history because their lifespan ended.
     pub changes_expired: u64,
+    /// GAP submessages sent because a filtered reader's filter rejected the changes.
+    pub filter_gaps_sent: u64,
+    /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
+    pub samples_filtered: u64,
 }
 
 /// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
@@ -189,6 +213,8 @@ pub struct Writer {
     counters: WriterCounters,
     /// Per-instance DEADLINE and LIFESPAN expiry.
     timers: InstanceTimers,
+    /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
+    filtering: Option<Filtering>,
 }
 
 impl Writer {
@@ -204,6 +230,9 @@ impl Writer {
             .fragment_size
             .clamp(1, room.min(usize::from(u16::MAX)));
         let timers = InstanceTimers::new(config.deadline, config.lifespan);
+        let filtering = config.descriptor.as_ref().map(|d| {
+            Filtering::new(FilterSet::new(Arc::clone(d), &config.topic_name, DEFAULT_MEMO_CAPACITY))
+        });
         Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
             config,
@@ -213,6 +242,7 @@ impl Writer {
             next_reader: 0,
             counters: WriterCounters::default(),
             timers,
+            filtering,
         }
     }
 
@@ -290,6 +320,7 @@ impl Writer {
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.retain(|r| r.remote.guid != guid);
+        self.forget_reader_filter(guid);
         self.collect_garbage();
     }
 
@@ -317,7 +348,9 @@ impl Writer {
         let data = pad_key_payload(kind, data);
         let floor = self.ack_floor();
         let writer_guid = self.config.guid;
-        let result = self.history.add(key_hash, floor, |sn| CacheChange {
+        // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
+        let filter = self.evaluate_change(kind, &data);
+        let result = self.history.add(key_hash, floor, filter, |sn| CacheChange {
             kind,
             writer_guid,
             sequence_number: sn,
