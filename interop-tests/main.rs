@@ -3,6 +3,7 @@
 //! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark.
 
 mod captures;
+mod content_filter;
 mod loopback;
 mod sandbox;
 mod shape_main;

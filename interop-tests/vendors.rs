@@ -26,7 +26,7 @@ use siftdds::types::{ShapeType, TopicType};
 use crate::sandbox::may_open_sockets;
 
 #[derive(Copy, Clone, Debug)]
-enum Vendor {
+pub(crate) enum Vendor {
     Cyclone,
     FastDds,
 }
@@ -42,7 +42,7 @@ impl Vendor {
 }
 
 /// True when the test may run; prints why not otherwise (never silently).
-fn ready(test: &str, vendor: Vendor) -> bool {
+pub(crate) fn ready(test: &str, vendor: Vendor) -> bool {
     if !may_open_sockets(test) {
         return false;
     }
@@ -59,7 +59,7 @@ fn ready(test: &str, vendor: Vendor) -> bool {
 
 /// A peer process, killed (by its PID, which we started) if still running when dropped. Its
 /// output is drained by threads as it runs, so a chatty peer never blocks on a full pipe.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
     stdout: Option<std::thread::JoinHandle<String>>,
     stderr: Option<std::thread::JoinHandle<String>>,
@@ -116,7 +116,7 @@ impl Peer {
     }
 
     /// Waits until the peer printed a line containing `pat`; false on timeout.
-    fn wait_line(&self, pat: &str, timeout: Duration) -> bool {
+    pub(crate) fn wait_line(&self, pat: &str, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
             if self.lines.lock().unwrap().lines().any(|l| l.contains(pat)) {
@@ -152,7 +152,7 @@ impl Peer {
     }
 
     /// Waits for the peer to exit by itself and returns its stdout.
-    fn finish(mut self, timeout: Duration) -> String {
+    pub(crate) fn finish(mut self, timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -183,7 +183,7 @@ impl Drop for Peer {
     }
 }
 
-fn participant(domain: u32) -> DomainParticipant {
+pub(crate) fn participant(domain: u32) -> DomainParticipant {
     DomainParticipant::builder(domain).announce_period(Duration::from_millis(500)).build().unwrap()
 }
 
@@ -282,13 +282,13 @@ fn fastdds_writer_to_siftdds_reader_keep_all_10k() {
 // Issue 3: the remaining scenarios. Each test uses its own domain (24..55).
 
 /// The peers' sample line: "sub: <k> <COLOR> x=<x> y=.. size=.. payload=<len>".
-struct PeerSample {
-    color: String,
-    x: i32,
-    payload: usize,
+pub(crate) struct PeerSample {
+    pub(crate) color: String,
+    pub(crate) x: i32,
+    pub(crate) payload: usize,
 }
 
-fn peer_samples(out: &str) -> Vec<PeerSample> {
+pub(crate) fn peer_samples(out: &str) -> Vec<PeerSample> {
     out.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("sub: ")?;
@@ -342,12 +342,12 @@ fn alive_xs(samples: &[Sample<ShapeType>]) -> Vec<i32> {
     samples.iter().filter_map(|s| s.value.as_ref()).map(|v| v.x).collect()
 }
 
-fn spawn(vendor: Vendor, args: &[String]) -> Peer {
+pub(crate) fn spawn(vendor: Vendor, args: &[String]) -> Peer {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Peer::spawn(vendor, &args)
 }
 
-fn argv(s: &str) -> Vec<String> {
+pub(crate) fn argv(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 

@@ -24,11 +24,42 @@ fn main() {
     for cap in captures {
         let file = std::fs::File::open(cap).unwrap_or_else(|e| panic!("{cap}: {e}"));
         siftdds::inspect::capture::for_each_datagram(std::io::BufReader::new(file), |d| {
-            for target in ["rtps_message", "plist", "cdr"] {
+            let stem = Path::new(cap).file_stem().and_then(|s| s.to_str()).unwrap_or("cap").to_string();
+            let write = |target: &str, suffix: String, bytes: &[u8]| {
                 let t = Path::new(dir).join(target);
                 std::fs::create_dir_all(&t).unwrap_or_else(|e| panic!("{}: {e}", t.display()));
-                let name = t.join(format!("{}-{}", Path::new(cap).file_stem().and_then(|s| s.to_str()).unwrap_or("cap"), d.frame));
-                std::fs::write(&name, &d.payload).unwrap_or_else(|e| panic!("{}: {e}", name.display()));
+                let name = t.join(format!("{stem}-{}{suffix}", d.frame));
+                std::fs::write(&name, bytes).unwrap_or_else(|e| panic!("{}: {e}", name.display()));
+            };
+            for target in ["rtps_message", "plist", "cdr"] {
+                write(target, String::new(), &d.payload);
+            }
+            // participant_rx: one length-prefixed datagram.
+            let len = u16::try_from(d.payload.len()).unwrap_or(u16::MAX);
+            let mut framed = len.to_be_bytes().to_vec();
+            framed.extend_from_slice(&d.payload);
+            write("participant_rx", String::new(), &framed);
+            // discovery: selector byte + each SPDP/SEDP payload in the datagram.
+            if let Ok((_, iter)) = siftdds::wire::Message::parse(&d.payload) {
+                for (i, o) in iter.enumerate() {
+                    let siftdds::wire::submessage::SubmessageOutcome::Accept(
+                        siftdds::wire::submessage::Submessage::Data(data),
+                    ) = o
+                    else {
+                        continue;
+                    };
+                    let kind = match data.writer_id.0 {
+                        [0, 1, 0, 0xc2] => 0u8,
+                        [0, 0, 3, 0xc2] => 1,
+                        [0, 0, 4, 0xc2] => 2,
+                        _ => continue,
+                    };
+                    if let Some(p) = data.payload.bytes() {
+                        let mut seed = vec![kind << 1];
+                        seed.extend_from_slice(p);
+                        write("discovery", format!("-{i}"), &seed);
+                    }
+                }
             }
             n += 1;
         })

@@ -4,6 +4,7 @@
 //! loop. DDS 1.4 §2.2.2.3-§2.2.2.5.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,7 +14,7 @@ use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::KeyHasher;
-use crate::core::writer::WriteError;
+use crate::core::writer::{WriteError, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::time::Timestamp;
@@ -73,6 +74,27 @@ impl Publisher {
         qos: DataWriterQos,
         fragment_size: usize,
     ) -> Result<DataWriter<T>, Error> {
+        self.make_datawriter(topic, qos, fragment_size, false)
+    }
+
+    /// Test only: a DataWriter that sends every sample to every reader it filters for, with
+    /// that reader's PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
+    #[doc(hidden)]
+    pub fn create_datawriter_inverting_filter_bits_for_tests<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataWriterQos,
+    ) -> Result<DataWriter<T>, Error> {
+        self.make_datawriter(topic, qos, DEFAULT_FRAGMENT_SIZE, true)
+    }
+
+    fn make_datawriter<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataWriterQos,
+        fragment_size: usize,
+        invert_filter_bit_for_tests: bool,
+    ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         let max_blocking = qos.reliability.max_blocking_time.to_std().unwrap_or(Duration::MAX);
         let spec = WriterSpec {
@@ -82,6 +104,8 @@ impl Publisher {
             qos,
             publisher_qos: self.qos.clone(),
             fragment_size,
+            descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
+            invert_filter_bit_for_tests,
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
         Ok(DataWriter { participant: self.participant.clone(), guid, max_blocking, _type: PhantomData })
@@ -139,6 +163,7 @@ impl Subscriber {
             qos,
             subscriber_qos: self.qos.clone(),
             content_filter,
+            descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_reader(now, spec))?;
@@ -211,6 +236,14 @@ impl<T: TopicType> DataWriter<T> {
         let guid = self.guid;
         let status = self.participant.inner.handle.execute(move |p, _| p.offered_deadline_missed(guid))?;
         Ok(status.unwrap_or_default())
+    }
+
+    /// Writer-side content filtering figures: memo lookups / hits / evaluations, readers
+    /// filtered for, DATA sent and GAPs sent because of filtering.
+    pub fn filter_stats(&self) -> Result<WriterFilterStats, Error> {
+        let guid = self.guid;
+        let stats = self.participant.inner.handle.execute(move |p, _| p.writer_filter_stats(guid))?;
+        Ok(stats.unwrap_or_default())
     }
 
     /// Number of matched readers (PUBLICATION_MATCHED current_count).

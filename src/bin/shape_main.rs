@@ -20,9 +20,10 @@
 //! - One participant, `--num-topics` topics (`Square`, `Square1`, ...), one writer or reader
 //!   per topic. Status events come from [`DomainParticipant::wait_event`], which is also how
 //!   the loops sleep between writes/takes, so match lines appear promptly.
-//! - Subscriber content filters (`-c`, `--cft`) are announced with
-//!   `create_filtered_datareader` and also applied locally with the reference evaluator of
-//!   `siftdds::filter`, because writers need not filter for us.
+//! - Subscriber content filters (`-c`, `--cft`) are checked with the reference evaluator of
+//!   `siftdds::filter` (a filter it cannot apply to `ShapeType` fails the reader's creation)
+//!   and announced with `create_filtered_datareader`. The core applies them on delivery
+//!   unless the writer already did and said so (PID_CONTENT_FILTER_INFO, RTPS 2.5 §8.7.3.3).
 //! - Instance states: the reader keeps, per instance (key hash), its color, the writers that
 //!   wrote it and whether it is alive, so a dispose (which carries no data) can be printed with
 //!   its color, and NOT_ALIVE_NO_WRITERS is printed when the last writer unregisters or the
@@ -523,18 +524,17 @@ impl App {
             (None, Some(expr)) => Some((expr.clone(), Vec::new())),
             (None, None) => None,
         };
-        let mut readers: Vec<(DataReader<ShapeType>, Option<ShapeFilter>)> = Vec::new();
+        let mut readers: Vec<DataReader<ShapeType>> = Vec::new();
         for (i, topic) in topics.iter().enumerate() {
             let created = match &filter_spec {
                 None => {
                     out(&format!("Create reader for topic: {}", topic.name()));
-                    subscriber
-                        .create_datareader(topic, qos.clone())
-                        .map(|r| (r, None))
+                    subscriber.create_datareader(topic, qos.clone())
                 }
                 Some((expr, params)) => {
-                    let filter = match ShapeFilter::new(expr, params) {
-                        Ok(f) => f,
+                    // Rejected here as the other vendors' apps do; applied by the core.
+                    match ShapeFilter::new(expr, params) {
+                        Ok(_) => {}
                         Err(reason) => {
                             out("failed to create content filtered topic");
                             let _ = writeln!(std::io::stderr(), "filter {expr:?}: {reason}");
@@ -547,14 +547,12 @@ impl App {
                         None => out(&format!("Create reader for topic: {cft_name}")),
                     }
                     let p: Vec<&str> = params.iter().map(String::as_str).collect();
-                    subscriber
-                        .create_filtered_datareader(topic, &cft_name, expr, &p, qos.clone())
-                        .map(|r| (r, Some(filter)))
+                    subscriber.create_filtered_datareader(topic, &cft_name, expr, &p, qos.clone())
                 }
             };
             match created {
                 Ok(r) => {
-                    self.endpoints.insert(r.0.guid(), i);
+                    self.endpoints.insert(r.guid(), i);
                     readers.push(r);
                 }
                 Err(e) => {
@@ -568,7 +566,7 @@ impl App {
         }
         let mut n: u64 = 0;
         while !stopping() {
-            for (i, (reader, filter)) in readers.iter().enumerate() {
+            for (i, reader) in readers.iter().enumerate() {
                 let got = if self.opts.use_read {
                     reader.read()
                 } else {
@@ -587,7 +585,7 @@ impl App {
                     samples.sort_by_key(instance_key);
                 }
                 for s in samples {
-                    self.on_sample(i, s, filter.as_ref());
+                    self.on_sample(i, s);
                 }
             }
             n += 1;
@@ -604,12 +602,9 @@ impl App {
         0
     }
 
-    fn on_sample(&mut self, topic: usize, s: Sample<ShapeType>, filter: Option<&ShapeFilter>) {
+    fn on_sample(&mut self, topic: usize, s: Sample<ShapeType>) {
         let name = self.topic_names.get(topic).cloned().unwrap_or_default();
         if let Some(v) = s.value {
-            if filter.is_some_and(|f| !f.accepts(&v)) {
-                return;
-            }
             out(&shape::sample_line(&name, &v));
             if let Some(key) = s.key_hash.or_else(|| v.key_hash()) {
                 self.instances.alive(topic, key, &v.color, s.writer);

@@ -44,6 +44,13 @@ pub trait TopicType: Sized + Send + 'static {
     fn key_hash_from_serialized_key(_data: &[u8]) -> Option<[u8; 16]> {
         None
     }
+
+    /// The type's descriptor, used to compile content filters (writer-side filtering for
+    /// remote readers, local filtering for our filtered readers). `None` (the default): the
+    /// writer filters for nobody and filtered readers rely on the writer. RTPS 2.5 §8.7.3.
+    fn descriptor() -> Option<&'static TypeDescriptor> {
+        None
+    }
 }
 
 /// RTPS 2.5 §9.6.4.8: the key hash of a key holder serialized as PLAIN_CDR2 big-endian.

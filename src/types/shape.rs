@@ -61,6 +61,10 @@ impl TopicType for ShapeType {
         "ShapeType"
     }
 
+    fn descriptor() -> Option<&'static TypeDescriptor> {
+        Some(ShapeType::descriptor())
+    }
+
     fn is_keyed() -> bool {
         true
     }

@@ -6,19 +6,21 @@
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use bytes::Bytes;
 
 use super::Participant;
 use crate::core::discovery::{ContentFilter, PublicationData, SubscriptionData};
-use crate::core::reader::{KeyHasher, Reader, ReaderConfig};
-use crate::core::writer::{WriteError, Writer, WriterConfig};
+use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
+use crate::core::writer::{WriteError, Writer, WriterConfig, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Event};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
     SubscriberQos,
 };
 use crate::time::{Now, Timestamp};
+use crate::types::TypeDescriptor;
 use crate::wire::submessage::Submessage;
 use crate::wire::{EntityId, Guid, SequenceNumber, VendorId};
 
@@ -37,6 +39,12 @@ pub struct WriterSpec {
     pub publisher_qos: PublisherQos,
     /// Samples larger than this are fragmented.
     pub fragment_size: usize,
+    /// The sample type's descriptor: with it the writer filters for readers that announce a
+    /// content filter (RTPS 2.5 §8.7.3). `None`: it sends everything.
+    pub descriptor: Option<Arc<TypeDescriptor>>,
+    /// Test only: see `WriterConfig::invert_filter_bit_for_tests`.
+    #[doc(hidden)]
+    pub invert_filter_bit_for_tests: bool,
 }
 
 /// What the application asks for when it creates a DataReader.
@@ -52,8 +60,11 @@ pub struct ReaderSpec {
     pub qos: DataReaderQos,
     /// Its subscriber's QoS (partition, presentation).
     pub subscriber_qos: SubscriberQos,
-    /// A content filter to announce (ContentFilteredTopic), if any.
+    /// A content filter to announce (ContentFilteredTopic), if any. With `descriptor` it is
+    /// also applied on delivery unless the writer already did (RTPS 2.5 §8.7.3.3).
     pub content_filter: Option<ContentFilter>,
+    /// The sample type's descriptor, to compile `content_filter` against.
+    pub descriptor: Option<Arc<TypeDescriptor>>,
     /// Computes key hashes of samples that arrive without PID_KEY_HASH, so that instance QoS
     /// (ownership, deadline, time-based filter, instance states) works with every writer.
     pub key_hasher: Option<KeyHasher>,
@@ -122,6 +133,9 @@ impl Participant {
         config.keyed = spec.keyed;
         config.deadline = spec.qos.deadline.period.to_std();
         config.lifespan = spec.qos.lifespan.duration.to_std();
+        config.topic_name = spec.topic_name.clone();
+        config.descriptor = spec.descriptor.clone();
+        config.invert_filter_bit_for_tests = spec.invert_filter_bit_for_tests;
         let writer = Writer::new(config);
         self.writers.insert(guid.entity_id, LocalWriter { writer, spec, matched: BTreeSet::new() });
         self.liveliness_writer_created(now, guid);
@@ -144,6 +158,17 @@ impl Participant {
         config.time_based_filter = spec.qos.time_based_filter.minimum_separation.to_std();
         config.exclusive_ownership = spec.qos.ownership == Ownership::Exclusive;
         config.key_hasher = spec.key_hasher;
+        config.content_filter = spec.content_filter.as_ref().and_then(|f| {
+            let d = spec.descriptor.as_ref()?;
+            match ReaderFilter::compile(f, d) {
+                Ok(rf) => Some(rf),
+                Err(e) => {
+                    let expr = &f.filter_expression;
+                    log::warn!("reader {guid}: filter {expr:?} not applied locally: {e}");
+                    None
+                }
+            }
+        });
         let reader = Reader::new(config);
         self.readers.insert(guid.entity_id, LocalReader { reader, spec });
         self.announce_reader(now, guid);
@@ -181,6 +206,16 @@ impl Participant {
         // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
         self.liveliness_writer_wrote(now, writer);
         Ok(sn)
+    }
+
+    /// Writer-side content-filtering figures of a local writer.
+    pub fn writer_filter_stats(&self, writer: Guid) -> Option<WriterFilterStats> {
+        self.writers.get(&writer.entity_id).map(|w| w.writer.filter_stats())
+    }
+
+    /// A local reader's counters (content-filter decisions included).
+    pub fn reader_counters(&self, reader: Guid) -> Option<crate::core::reader::ReaderCounters> {
+        self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())
     }
 
     /// True when every reliable matched reader acknowledged everything written.

@@ -13,7 +13,7 @@ use crate::core::discovery::{
     BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
 };
 use crate::core::reader::{Reader, ReaderConfig};
-use crate::core::writer::{Writer, WriterConfig};
+use crate::core::writer::{FilterUpdate, Writer, WriterConfig};
 use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit};
 use crate::qos::{
     Durability, History, Offered, PublisherQos, ReliabilityKind, Requested, SubscriberQos,
@@ -467,11 +467,18 @@ impl Participant {
             expects_inline_qos: remote.expects_inline_qos,
             wants_history: remote.qos.durability >= Durability::TransientLocal,
         };
+        let filter = remote.content_filter.clone();
         let Some(w) = self.writers.get_mut(&writer.entity_id) else { return };
         let was = w.matched.contains(&reader);
         if compatible {
             w.writer.matched_reader_add(now, proxy);
             w.matched.insert(reader);
+            // RTPS 2.5 §8.7.3: filter for it if we can (a re-announced changed filter replaces
+            // the old one); an unusable filter means it gets everything and filters itself.
+            let update = w.writer.set_reader_filter(reader, filter.as_ref());
+            if let FilterUpdate::Rejected(why) = update {
+                log::warn!("writer {writer}: not filtering for reader {reader}: {why}");
+            }
         } else if was {
             w.writer.matched_reader_remove(reader);
             w.matched.remove(&reader);

@@ -6,7 +6,9 @@ use bytes::Bytes;
 
 use super::*;
 use crate::core::{CacheChange, ChangeKind};
+use crate::core::discovery::ContentFilter;
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
+use crate::types::{ShapeType, TopicType};
 use crate::time::{Instant, Timestamp};
 
 struct Node {
@@ -121,6 +123,8 @@ fn writer_spec(reliable: bool) -> WriterSpec {
         qos,
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
+        descriptor: None,
+        invert_filter_bit_for_tests: false,
     }
 }
 
@@ -134,6 +138,7 @@ fn reader_spec(reliable: bool) -> ReaderSpec {
         qos,
         subscriber_qos: SubscriberQos::default(),
         content_filter: None,
+        descriptor: None,
         key_hasher: None,
     }
 }
@@ -392,4 +397,101 @@ fn exclusive_ownership_switches_to_the_remaining_writer_then_no_writers() {
     let c = net.nodes[2].p.take(now, r).expect("NOT_ALIVE_NO_WRITERS");
     assert_eq!((c.kind, key_of(&c)), (ChangeKind::NotAliveNoWriters, 0xa));
     assert!(net.events(2).contains(&Event::DataAvailable { reader: r }));
+}
+
+fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
+    let mut spec = reader_spec(true);
+    spec.content_filter = Some(ContentFilter {
+        content_filtered_topic_name: format!("Square_{expr}"),
+        related_topic_name: "Square".into(),
+        filter_class_name: "DDSSQL".into(),
+        filter_expression: expr.into(),
+        expression_parameters: params.iter().map(|s| s.to_string()).collect(),
+    });
+    spec.descriptor = Some(std::sync::Arc::new(ShapeType::descriptor().clone()));
+    spec
+}
+
+/// A writer (filtering when `writer_filters`) and two readers with different filters, at 10 %
+/// loss: each reader delivers exactly the samples its filter accepts. Returns the writer's
+/// filter figures and the readers' counters.
+fn two_filtered_readers(
+    writer_filters: bool,
+) -> (crate::core::writer::WriterFilterStats, Vec<crate::core::reader::ReaderCounters>) {
+    let mut net = Net::new(3, &[0, 0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let mut wspec = writer_spec(true);
+    if writer_filters {
+        wspec.descriptor = Some(std::sync::Arc::new(ShapeType::descriptor().clone()));
+    }
+    let w = net.nodes[0].p.create_writer(now, wspec);
+    let red = net.nodes[1].p.create_reader(now, filtered_spec("color = %0", &["'RED'"]));
+    let small = net.nodes[2].p.create_reader(now, filtered_spec("shapesize <= 20", &[]));
+    net.run_for(300);
+    net.loss_percent = 10;
+    let colors = ["RED", "BLUE", "GREEN"];
+    let shapes: Vec<ShapeType> = (0..60)
+        .map(|i| ShapeType {
+            color: colors[i % 3].into(),
+            x: i as i32,
+            y: 0,
+            shapesize: [10, 20, 30, 40][i % 4],
+            additional_payload_size: vec![],
+        })
+        .collect();
+    for s in &shapes {
+        let now = net.now();
+        let data = Bytes::from(s.serialize(crate::cdr::Endianness::Little));
+        net.nodes[0].p.write(now, w, ChangeKind::Alive, s.key_hash(), data).unwrap();
+        net.step(1);
+    }
+    for _ in 0..2000 {
+        if net.nodes[0].p.all_acked(w) {
+            break;
+        }
+        net.step(50);
+    }
+    assert!(net.nodes[0].p.all_acked(w), "reliability stalled");
+    let now = net.now();
+    let mut take = |node: usize, r| {
+        let mut xs = Vec::new();
+        while let Some(c) = net.nodes[node].p.take(now, r) {
+            xs.push(ShapeType::deserialize(&c.data).unwrap().x);
+        }
+        xs
+    };
+    let want_red: Vec<i32> = shapes.iter().filter(|s| s.color == "RED").map(|s| s.x).collect();
+    let want_small: Vec<i32> = shapes.iter().filter(|s| s.shapesize <= 20).map(|s| s.x).collect();
+    assert_eq!(take(1, red), want_red);
+    assert_eq!(take(2, small), want_small);
+    let counters = vec![
+        net.nodes[1].p.reader_counters(red).unwrap(),
+        net.nodes[2].p.reader_counters(small).unwrap(),
+    ];
+    (net.nodes[0].p.writer_filter_stats(w).unwrap(), counters)
+}
+
+#[test]
+fn filtering_writer_sends_two_filtered_readers_exactly_their_samples_and_gaps_the_rest() {
+    let (stats, counters) = two_filtered_readers(true);
+    assert_eq!(stats.filtered_readers, 2);
+    // 40 rejected for the RED reader, 30 for the small one: every one covered by a GAP
+    // (more with repairs of lost GAPs).
+    assert!(stats.samples_filtered >= 70, "{stats:?}");
+    assert!(stats.filter_gaps_sent > 0, "{stats:?}");
+    assert_eq!(stats.filter.lookups, 60);
+    for c in &counters {
+        // The readers trusted the writer's bit and never evaluated a DATA themselves.
+        assert_eq!(c.content_filtered_locally, 0);
+        assert!(c.content_passed_by_writer > 0);
+    }
+}
+
+#[test]
+fn filtered_readers_filter_locally_when_the_writer_does_not() {
+    let (stats, counters) = two_filtered_readers(false);
+    assert_eq!((stats.filtered_readers, stats.samples_filtered), (0, 0));
+    assert_eq!(counters[0].content_filtered_locally, 40);
+    assert_eq!(counters[1].content_filtered_locally, 30);
 }

@@ -1,8 +1,8 @@
-//! The inline QoS a reader acts on (PID_STATUS_INFO, PID_KEY_HASH) and the rule that turns a
-//! DATA/DATA_FRAG's flags plus status info into a [`ChangeKind`] or "nothing to deliver".
+//! The inline QoS a reader acts on (PID_STATUS_INFO, PID_KEY_HASH, and our own entry of
+//! PID_CONTENT_FILTER_INFO) and the rule that turns a DATA/DATA_FRAG's flags plus status info
+//! into a [`ChangeKind`] or "nothing to deliver".
 //!
-//! Must not: allocate, panic on any input, or interpret parameters other than the two above
-//! (content-filter info and the rest belong to other layers).
+//! Must not: allocate, panic on any input, or interpret parameters other than the three above.
 //!
 //! RTPS 2.5 §8.3.7.2 (Data flags), §9.6.4.8 (KeyHash_t), §9.6.4.9 (StatusInfo_t, always
 //! big-endian: facts §5.7).
@@ -10,7 +10,7 @@
 use crate::cdr::{Endianness, Reader};
 use crate::core::ChangeKind;
 use crate::wire::plist::ParameterListView;
-use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
 
 /// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
 const STATUS_INFO_FILTERED: u32 = 0x4;
@@ -33,12 +33,15 @@ pub(super) struct InlineInfo {
     pub status_info: Option<u32>,
     /// PID_KEY_HASH, when present and exactly 16 octets.
     pub key_hash: Option<[u8; 16]>,
+    /// The writer's filter result for our signature (PID_CONTENT_FILTER_INFO), when listed.
+    pub filter_result: Option<bool>,
 }
 
 impl InlineInfo {
     /// Extracts status info and key hash. A parameter with a malformed value is treated as
     /// absent (the rest of the submessage stays usable); the first occurrence wins.
-    pub(super) fn parse(qos: Option<&ParameterListView<'_>>) -> Self {
+    /// `signature` is our content filter's, if we have one. RTPS 2.5 §8.7.3.3.
+    pub(super) fn parse(qos: Option<&ParameterListView<'_>>, signature: Option<&[u8; 16]>) -> Self {
         let Some(qos) = qos else {
             return InlineInfo::default();
         };
@@ -53,9 +56,14 @@ impl InlineInfo {
         let key_hash = qos
             .find(PID_KEY_HASH)
             .and_then(|p| <[u8; 16]>::try_from(p.value).ok());
+        let filter_result = signature.and_then(|sig| {
+            let p = qos.find(PID_CONTENT_FILTER_INFO)?;
+            super::content_filter::filter_result(p.value, qos.endian(), sig)
+        });
         InlineInfo {
             status_info,
             key_hash,
+            filter_result,
         }
     }
 

@@ -34,6 +34,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod content_filter;
 mod history;
 mod inline_qos;
 mod instance;
@@ -46,6 +47,7 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
+pub use content_filter::ReaderFilter;
 pub use history::MAX_QUEUED_SAMPLES;
 pub use instance::MAX_TRACKED_INSTANCES;
 pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
@@ -102,6 +104,9 @@ pub struct ReaderConfig {
     pub exclusive_ownership: bool,
     /// Computes key hashes for writers that do not send PID_KEY_HASH (Cyclone DDS).
     pub key_hasher: Option<KeyHasher>,
+    /// Our ContentFilteredTopic filter, applied on delivery unless the writer's
+    /// PID_CONTENT_FILTER_INFO gives the result for its signature. RTPS 2.5 §8.7.3.3.
+    pub content_filter: Option<ReaderFilter>,
 }
 
 /// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
@@ -140,6 +145,7 @@ impl ReaderConfig {
             time_based_filter: None,
             exclusive_ownership: false,
             key_hasher: None,
+            content_filter: None,
         }
     }
 }
@@ -183,6 +189,12 @@ pub struct ReaderCounters {
     pub samples_filtered: u64,
     /// NOT_ALIVE_NO_WRITERS notifications queued.
     pub no_writers_notifications: u64,
+    /// Samples our content filter rejected: by the writer's PID_CONTENT_FILTER_INFO bit.
+    pub content_filtered_by_writer: u64,
+    /// Samples our content filter rejected on evaluation here.
+    pub content_filtered_locally: u64,
+    /// Samples delivered on the writer's word (their bit was 1), not evaluated here.
+    pub content_passed_by_writer: u64,
 }
 
 /// A sans-IO stateful reader. RTPS 2.5 §8.4.12.
@@ -348,35 +360,6 @@ impl Reader {
         Some((proxy, sink))
     }
 
-    /// Builds the change for a whole serializedPayload, or `Slot::Irrelevant` when it carries
-    /// nothing for the application (see [`InlineInfo::change_kind`]).
-    fn make_slot(
-        &self,
-        writer: Guid,
-        sn: SequenceNumber,
-        source_timestamp: Option<Timestamp>,
-        inline: InlineInfo,
-        payload: PayloadKind,
-        data: Bytes,
-    ) -> Slot {
-        match inline.change_kind(payload) {
-            Some(kind) => Slot::Sample(CacheChange {
-                kind,
-                writer_guid: writer,
-                sequence_number: sn,
-                // RTPS 2.5 §9.6.4.8: PID_KEY_HASH is optional; compute it when absent.
-                key_hash: inline.key_hash.or_else(|| match self.config.key_hasher {
-                    Some(h) if self.config.keyed && !data.is_empty() => (h.0)(kind, &data),
-                    _ => None,
-                }),
-                source_timestamp,
-                // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
-                data,
-            }),
-            None => Slot::Irrelevant,
-        }
-    }
-
     /// DATA from `writer` (GUID resolved by the message receiver). RTPS 2.5 §8.3.7.2,
     /// §8.4.12.2 (reliable), §8.4.11.2 (best-effort).
     pub fn handle_data(
@@ -402,7 +385,7 @@ impl Reader {
             }
             return;
         }
-        let inline = InlineInfo::parse(data.inline_qos.as_ref());
+        let inline = InlineInfo::parse(data.inline_qos.as_ref(), self.own_signature().as_ref());
         let (kind, bytes) = match data.payload {
             DataPayload::Data(b) => (PayloadKind::Data, b),
             DataPayload::Key(b) => (PayloadKind::Key, b),
@@ -435,6 +418,7 @@ impl Reader {
             self.config.max_sample_size,
             self.config.max_fragmented_samples_in_flight,
         );
+        let signature = self.own_signature();
         let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
@@ -443,7 +427,7 @@ impl Reader {
             p.receive(sn, Slot::Irrelevant, &mut sink);
             return;
         }
-        let inline = InlineInfo::parse(frag.inline_qos.as_ref());
+        let inline = InlineInfo::parse(frag.inline_qos.as_ref(), signature.as_ref());
         let done =
             match p
                 .reassembly

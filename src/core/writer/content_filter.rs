@@ -78,7 +78,8 @@ pub struct WriterFilterStats {
     pub data_sent: u64,
     /// GAP submessages sent because of filtering (consecutive filtered SNs share one).
     pub filter_gaps_sent: u64,
-    /// (reader, sequence number) pairs answered with GAP instead of DATA by filtering.
+    /// (reader, sequence number) pairs answered with GAP instead of DATA by filtering
+    /// (repairs included: a re-requested filtered SN counts again).
     pub samples_filtered: u64,
     /// Samples written while filtering, whose info did not fit a fragment's message (sent
     /// to everyone without PID_CONTENT_FILTER_INFO; the readers filter).
@@ -96,13 +97,19 @@ pub(super) struct Filtering {
 
 impl core::fmt::Debug for Filtering {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Filtering").field("readers", &self.set.len()).finish()
+        f.debug_struct("Filtering")
+            .field("readers", &self.set.len())
+            .finish()
     }
 }
 
 impl Filtering {
     pub(super) fn new(set: FilterSet) -> Self {
-        Filtering { set, announced: BTreeMap::new(), info_too_large: 0 }
+        Filtering {
+            set,
+            announced: BTreeMap::new(),
+            info_too_large: 0,
+        }
     }
 }
 
@@ -146,7 +153,11 @@ impl Writer {
 
     /// Evaluates a new change once against every filtered reader. `None` when nothing is
     /// filtered (no filtered reader, not ALIVE, or the info would not fit a message).
-    pub(super) fn evaluate_change(&mut self, kind: ChangeKind, data: &[u8]) -> Option<ChangeFilter> {
+    pub(super) fn evaluate_change(
+        &mut self,
+        kind: ChangeKind,
+        data: &[u8],
+    ) -> Option<ChangeFilter> {
         let room = self
             .config
             .max_message_size
@@ -174,7 +185,12 @@ impl Writer {
         }
         let mut encoded = Vec::with_capacity(info.buffer_len());
         info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
-        Some(ChangeFilter { pass, slots: f.set.slot_map(), invert, info: encoded })
+        Some(ChangeFilter {
+            pass,
+            slots: f.set.slot_map(),
+            invert,
+            info: encoded,
+        })
     }
 
     /// Writer-side filtering figures (all zero when the writer has no type descriptor).
@@ -199,6 +215,8 @@ impl Writer {
 
     /// True when `reader` is currently filtered for (it is then never grouped with others).
     pub(super) fn is_filtered(&self, reader: Guid) -> bool {
-        self.filtering.as_ref().is_some_and(|f| f.set.slot_of(reader).is_some())
+        self.filtering
+            .as_ref()
+            .is_some_and(|f| f.set.slot_of(reader).is_some())
     }
 }

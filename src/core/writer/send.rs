@@ -5,7 +5,12 @@
 //! their schedule), exceed `max_message_size`, or loop without progress. No I/O, no clock.
 //!
 //! RTPS 2.5 §8.4.9.1.4 / §8.4.9.2.4 (pushing unsent changes), §8.4.9.2.7 (HEARTBEAT),
-//! §8.4.9.2.12 (repairs after nackResponseDelay), §8.3.7.4 (GAP), §8.4.7.5 (HEARTBEAT range).
+//! §8.4.9.2.12 (repairs after nackResponseDelay), §8.3.7.4 (GAP), §8.4.7.5 (HEARTBEAT range),
+//! §8.7.3.2-§8.7.4 (content filtering: GAP instead of DATA, ContentFilterInfo on DATA).
+//!
+//! A reader the writer filters for is pushed to alone (INFO_DST + its readerId), so that a
+//! datagram shared by several readers (readerId ENTITYID_UNKNOWN) only goes to readers that
+//! get every DATA in it; unfiltered readers at the same cursor still share datagrams.
 
 use super::Writer;
 use super::history::WriterHistory;
@@ -13,7 +18,7 @@ use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
 use super::reader_proxy::ReaderProxy;
 use crate::core::Transmit;
 use crate::time::Now;
-use crate::wire::{Locator, SequenceNumber};
+use crate::wire::{Guid, Locator, SequenceNumber};
 
 /// The outcome of one push attempt.
 enum Push {
@@ -29,9 +34,42 @@ fn succ(sn: SequenceNumber) -> SequenceNumber {
     sn.checked_add(1).unwrap_or(sn)
 }
 
+/// The end (exclusive, ≤ `limit`) of the run of sequence numbers from `from` on that `reader`
+/// gets no DATA for — not stored, or stored and rejected by its filter — and how many of them
+/// its filter rejected. Consecutive filtered SNs thus share one GAP. RTPS 2.5 §8.7.3.2.
+fn irrelevant_run(
+    history: &WriterHistory,
+    reader: Guid,
+    from: SequenceNumber,
+    limit: SequenceNumber,
+) -> (SequenceNumber, u64) {
+    let mut filtered = 0u64;
+    for sn in history.stored_from(from) {
+        if sn >= limit {
+            break;
+        }
+        match history.filter(sn) {
+            Some(f) if !f.sends_to(reader) => filtered = filtered.saturating_add(1),
+            _ => return (sn, filtered),
+        }
+    }
+    (limit, filtered)
+}
+
+/// True when the stored change `sn` was filtered out for `reader`.
+fn filtered_out(history: &WriterHistory, sn: SequenceNumber, reader: Guid) -> bool {
+    history.filter(sn).is_some_and(|f| !f.sends_to(reader))
+}
+
+/// The encoded PID_CONTENT_FILTER_INFO value stored with change `sn`, if any.
+fn info(history: &WriterHistory, sn: SequenceNumber) -> Option<&[u8]> {
+    history.filter(sn).map(|f| f.info.as_slice())
+}
+
 /// Fills `b` with the reader's requested repairs in SN order: DATA or DATA_FRAG for stored
-/// relevant changes, GAP for the rest. Returns true when all requests were served.
-/// RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or GAP).
+/// relevant changes, GAP for the rest (including changes its content filter rejected, so that
+/// reliability never stalls). Returns true when all requests were served.
+/// RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or GAP), §8.7.3.2.
 fn fill_repairs(
     history: &WriterHistory,
     r: &mut ReaderProxy,
@@ -39,22 +77,26 @@ fn fill_repairs(
     frag_size: usize,
     last: SequenceNumber,
 ) -> bool {
+    let reader = r.remote.guid;
     while let Some(sn) = r.requested.first().copied() {
-        let stored = history.get(sn).filter(|_| sn >= r.start);
+        let stored = history
+            .get(sn)
+            .filter(|_| sn >= r.start && !filtered_out(history, sn, reader));
         let Some(change) = stored else {
-            // Not in the history (KEEP_LAST replaced it) or before this reader's start:
-            // irrelevant up to the next stored change. RTPS 2.5 §8.4.9.2.12.
+            // Not in the history (KEEP_LAST replaced it), before this reader's start, or
+            // rejected by its filter: irrelevant up to the next change it gets.
+            // RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
             let from = sn.max(r.start);
-            let end = history
-                .next_stored_from(from)
-                .unwrap_or_else(|| succ(last))
-                .max(succ(sn));
-            if !b.gap(sn, end) {
+            let (end, filtered) = irrelevant_run(history, reader, from, succ(last));
+            let end = end.max(succ(sn));
+            let ok = if filtered > 0 { b.filter_gap(sn, end, filtered) } else { b.gap(sn, end) };
+            if !ok {
                 return false;
             }
             r.requested = r.requested.split_off(&end);
             continue;
         };
+        let cfi = info(history, sn);
         if change.data.len() > frag_size {
             // A fragmented repair may span datagrams: resume where the last one stopped.
             let total = fragment_count(change.data.len(), frag_size);
@@ -64,14 +106,14 @@ fn fill_repairs(
                 1
             };
             while f <= total {
-                if !b.data_frag(change, f, frag_size) {
+                if !b.data_frag(change, cfi, f, frag_size) {
                     r.repair_frag = (sn, f);
                     return false;
                 }
                 f = f.saturating_add(1);
             }
             r.repair_frag = (SequenceNumber(0), 1);
-        } else if !b.data(change) {
+        } else if !b.data(change, cfi) {
             return false;
         }
         r.requested.remove(&sn);
@@ -83,12 +125,18 @@ fn fill_repairs(
                     return false;
                 }
             }
+            Some(_) if filtered_out(history, sn, reader) => {
+                if !b.filter_gap(sn, succ(sn), 1) {
+                    return false;
+                }
+            }
             Some(change) => {
+                let cfi = info(history, sn);
                 let Some(set) = r.requested_frags.get_mut(&sn) else {
                     break;
                 };
                 while let Some(f) = set.first().copied() {
-                    if !b.data_frag(change, f, frag_size) {
+                    if !b.data_frag(change, cfi, f, frag_size) {
                         return false;
                     }
                     set.remove(&f);
@@ -141,6 +189,8 @@ impl Writer {
             c.data_frag_sent = c.data_frag_sent.saturating_add(sent.data_frag);
         }
         c.gaps_sent = c.gaps_sent.saturating_add(sent.gaps);
+        c.filter_gaps_sent = c.filter_gaps_sent.saturating_add(sent.filter_gaps);
+        c.samples_filtered = c.samples_filtered.saturating_add(sent.filtered);
         c.heartbeats_sent = c.heartbeats_sent.saturating_add(sent.heartbeats);
         c.datagrams_sent = c.datagrams_sent.saturating_add(1);
     }
@@ -234,8 +284,9 @@ impl Writer {
         })
     }
 
-    /// Pushes the lowest unsent changes to every reader whose cursor is exactly there.
-    /// RTPS 2.5 §8.4.9.2.4 (T4: unsent change → DATA, or GAP when no longer available).
+    /// Pushes the lowest unsent changes to every reader whose cursor is exactly there (a
+    /// reader filtered for is pushed to alone). RTPS 2.5 §8.4.9.2.4 (T4: unsent change →
+    /// DATA, or GAP when no longer available), §8.7.3.2 (GAP when its filter rejects it).
     fn push_once(&mut self) -> Push {
         let last = self.history.last_sn();
         let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
@@ -243,27 +294,38 @@ impl Writer {
         let eligible = |r: &ReaderProxy| {
             r.next_unsent <= last && (push_mode || !(reliable_writer && r.reliable()))
         };
-        let Some(key) = self
-            .readers
-            .iter()
-            .filter(|r| eligible(r))
-            .map(|r| (r.next_unsent, r.next_frag))
-            .min()
-        else {
+        let cursor = |r: &ReaderProxy| (r.next_unsent, r.next_frag);
+        let Some(key) = self.readers.iter().filter(|r| eligible(r)).map(cursor).min() else {
             return Push::Idle;
         };
-        let is_member = |r: &ReaderProxy| eligible(r) && (r.next_unsent, r.next_frag) == key;
-        // Stop where another reader's cursor is, so that it joins the group from there on.
+        let filtered: Vec<bool> =
+            self.readers.iter().map(|r| self.is_filtered(r.remote.guid)).collect();
+        let at_key =
+            |i: usize| self.readers.get(i).is_some_and(|r| eligible(r) && cursor(r) == key);
+        let Some(leader) = (0..self.readers.len()).find(|&i| at_key(i)) else {
+            return Push::Idle;
+        };
+        let solo = filtered.get(leader).copied().unwrap_or(false);
+        let member_idx: Vec<usize> = if solo {
+            vec![leader]
+        } else {
+            (0..self.readers.len())
+                .filter(|&i| at_key(i) && !filtered.get(i).copied().unwrap_or(false))
+                .collect()
+        };
+        // Stop where another unfiltered reader's cursor is, so that it joins the group from
+        // there on (a filtered reader never joins one).
+        let joins = |i: usize| !solo && !filtered.get(i).copied().unwrap_or(true);
         let stop = self
             .readers
             .iter()
-            .filter(|r| eligible(r) && !is_member(r))
-            .map(|r| (r.next_unsent, r.next_frag))
+            .enumerate()
+            .filter(|&(i, r)| {
+                eligible(r) && joins(i) && !member_idx.contains(&i) && cursor(r) > key
+            })
+            .map(|(_, r)| cursor(r))
             .min()
             .unwrap_or((succ(last), 1));
-        let member_idx: Vec<usize> = (0..self.readers.len())
-            .filter(|&i| self.readers.get(i).is_some_and(is_member))
-            .collect();
         let members = || member_idx.iter().filter_map(|&i| self.readers.get(i));
         let any_reliable = reliable_writer && members().any(ReaderProxy::reliable);
         let dst = match member_idx.as_slice() {
@@ -274,10 +336,23 @@ impl Writer {
         let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
         let (mut sn, mut frag) = key;
         while sn <= last && (sn, frag) < stop {
-            match self.history.get(sn) {
-                Some(c) if c.data.len() > frag_size => {
+            let rejected = dst.filter(|g| filtered_out(&self.history, sn, *g));
+            match (self.history.get(sn), rejected) {
+                (Some(_), Some(reader)) => {
+                    // Its filter rejects the change: GAP over the whole run of rejected (or
+                    // replaced) changes, best-effort readers included. RTPS 2.5 §8.7.3.2.
+                    let limit = stop.0.min(succ(last));
+                    let (end, n) = irrelevant_run(&self.history, reader, sn, limit);
+                    let end = end.max(succ(sn));
+                    if !b.filter_gap(sn, end, n) && b.has_content() {
+                        break;
+                    }
+                    (sn, frag) = (end, 1);
+                }
+                (Some(c), None) if c.data.len() > frag_size => {
                     let total = fragment_count(c.data.len(), frag_size);
-                    if frag <= total && !b.data_frag(c, frag, frag_size) && b.has_content() {
+                    let cfi = info(&self.history, sn);
+                    if frag <= total && !b.data_frag(c, cfi, frag, frag_size) && b.has_content() {
                         break;
                     }
                     frag = frag.saturating_add(1);
@@ -285,13 +360,13 @@ impl Writer {
                         (sn, frag) = (succ(sn), 1);
                     }
                 }
-                Some(c) => {
-                    if !b.data(c) && b.has_content() {
+                (Some(c), None) => {
+                    if !b.data(c, info(&self.history, sn)) && b.has_content() {
                         break;
                     }
                     (sn, frag) = (succ(sn), 1);
                 }
-                None => {
+                (None, _) => {
                     // Replaced (KEEP_LAST) before it was sent: reliable readers get a GAP.
                     let next = self
                         .history

@@ -119,6 +119,8 @@ fn writer_spec(l: Liveliness) -> WriterSpec {
         qos: DataWriterQos::default().liveliness(l),
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
+        descriptor: None,
+        invert_filter_bit_for_tests: false,
     }
 }
 
@@ -133,6 +135,7 @@ fn reader_spec(l: Liveliness) -> ReaderSpec {
         qos,
         subscriber_qos: SubscriberQos::default(),
         content_filter: None,
+        descriptor: None,
         key_hasher: None,
     }
 }

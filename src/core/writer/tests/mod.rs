@@ -7,6 +7,7 @@
 // Test arithmetic is on small known values; the parent's parse-path lint does not apply.
 #![allow(clippy::arithmetic_side_effects)]
 
+mod filter;
 mod instance;
 mod sim;
 mod unit;

@@ -1,0 +1,439 @@
+//! Writer-side content filtering: GAP instead of DATA for rejected samples (pushes and
+//! repairs), PID_CONTENT_FILTER_INFO on every DATA / DATA_FRAG listing every filtered reader,
+//! per-reader unicast for filtered readers, the test-only inverted-bit mode.
+//!
+//! RTPS 2.5 §8.7.3.2-§8.7.4, §9.6.4.1; facts §2.1, §2.3, §3.5.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::core::discovery::ContentFilter;
+use crate::core::writer::FilterUpdate;
+use crate::types::{ShapeType, TopicType};
+use crate::wire::plist::ContentFilterInfo;
+use crate::wire::plist::pid::PID_CONTENT_FILTER_INFO;
+
+fn filter(expr: &str, params: &[&str]) -> ContentFilter {
+    ContentFilter {
+        content_filtered_topic_name: "SquareFiltered".into(),
+        related_topic_name: "Square".into(),
+        filter_class_name: "DDSSQL".into(),
+        filter_expression: expr.into(),
+        expression_parameters: params.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn red() -> ContentFilter {
+    filter("color = %0", &["'RED'"])
+}
+
+fn filtering_config() -> WriterConfig {
+    let mut c = config();
+    c.keyed = true;
+    c.topic_name = "Square".into();
+    c.descriptor = Some(Arc::new(ShapeType::descriptor().clone()));
+    c.history = crate::qos::History::KeepAll;
+    c
+}
+
+fn shape(color: &str, x: i32, size: i32, extra: usize) -> ShapeType {
+    ShapeType {
+        color: color.into(),
+        x,
+        y: 0,
+        shapesize: size,
+        additional_payload_size: vec![7; extra],
+    }
+}
+
+fn put(w: &mut Writer, now: Now, s: &ShapeType) -> i64 {
+    let data = Bytes::from(s.serialize(Endianness::Little));
+    w.write(now, ChangeKind::Alive, s.key_hash(), data)
+        .unwrap()
+        .0
+}
+
+/// One writer submessage as the filtering tests see it.
+#[derive(Clone, Debug, PartialEq)]
+enum Seen {
+    Data {
+        sn: i64,
+        cfi: Option<ContentFilterInfo>,
+    },
+    Frag {
+        sn: i64,
+        frag: u32,
+        cfi: Option<ContentFilterInfo>,
+    },
+    Gap {
+        start: i64,
+        end: i64,
+    },
+    Hb,
+}
+
+fn cfi(q: &Option<ParameterListView<'_>>) -> Option<ContentFilterInfo> {
+    let p = q.as_ref()?.find(PID_CONTENT_FILTER_INFO)?;
+    Some(ContentFilterInfo::parse(&mut Reader::new(p.value, Endianness::Little)).unwrap())
+}
+
+/// What reader `n` (locator 127.0.0.n) received, and whether each datagram was for it alone.
+fn seen_by(ts: &[Transmit], n: u8) -> Vec<Seen> {
+    let loc = Locator::udpv4([127, 0, 0, n], 7400);
+    let mut out = Vec::new();
+    for t in ts.iter().filter(|t| t.destinations.contains(&loc)) {
+        let (_, iter) = Message::parse(&t.payload).unwrap();
+        for o in iter {
+            let SubmessageOutcome::Accept(s) = o else {
+                panic!("not accepted")
+            };
+            match s {
+                Submessage::Data(d) => out.push(Seen::Data {
+                    sn: d.writer_sn.0,
+                    cfi: cfi(&d.inline_qos),
+                }),
+                Submessage::DataFrag(d) => out.push(Seen::Frag {
+                    sn: d.writer_sn.0,
+                    frag: d.fragment_starting_num.0,
+                    cfi: cfi(&d.inline_qos),
+                }),
+                Submessage::Gap(g) => {
+                    assert_eq!(g.gap_list.iter().count(), 0);
+                    out.push(Seen::Gap {
+                        start: g.gap_start.0,
+                        end: g.gap_list.bitmap_base().0,
+                    })
+                }
+                Submessage::Heartbeat(_) => out.push(Seen::Hb),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn bits(info: &ContentFilterInfo) -> Vec<bool> {
+    (0..info.len()).map(|i| info.passed(i).unwrap()).collect()
+}
+
+fn one(sig: [u8; 16], passed: bool) -> Option<ContentFilterInfo> {
+    let mut i = ContentFilterInfo::new();
+    i.push(sig, passed);
+    Some(i)
+}
+
+#[test]
+fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_ones() {
+    let mut w = Writer::new(filtering_config());
+    w.matched_reader_add(at(0), remote(1, true, false));
+    w.matched_reader_add(at(0), remote(2, true, false));
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&red())),
+        FilterUpdate::Applied
+    );
+    drain(&mut w, at(0));
+    for (i, c) in ["RED", "BLUE", "BLUE", "RED", "GREEN"].iter().enumerate() {
+        put(&mut w, at(1), &shape(c, i as i32, 30, 0));
+    }
+    let ts = drain(&mut w, at(1));
+    let sig = red().signature();
+    let r1: Vec<Seen> = seen_by(&ts, 1)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    assert_eq!(
+        r1,
+        vec![
+            Seen::Data {
+                sn: 1,
+                cfi: one(sig, true)
+            },
+            Seen::Gap { start: 2, end: 4 },
+            Seen::Data {
+                sn: 4,
+                cfi: one(sig, true)
+            },
+            Seen::Gap { start: 5, end: 6 },
+        ]
+    );
+    // The unfiltered reader gets every sample, each with the filtered reader's result.
+    let r2: Vec<Seen> = seen_by(&ts, 2)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    let expect: Vec<Seen> = [true, false, false, true, false]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Seen::Data {
+            sn: i as i64 + 1,
+            cfi: one(sig, *p),
+        })
+        .collect();
+    assert_eq!(r2, expect);
+    // The filtered reader was never in a shared datagram.
+    for t in &ts {
+        if t.destinations.len() > 1 {
+            assert!(
+                !t.destinations
+                    .contains(&Locator::udpv4([127, 0, 0, 1], 7400))
+            );
+        }
+    }
+    let s = w.filter_stats();
+    assert_eq!(
+        (s.filter_gaps_sent, s.samples_filtered, s.filtered_readers),
+        (2, 3, 1)
+    );
+    assert_eq!(s.data_sent, 7);
+    // Reliability does not stall: acknowledging the last SN acknowledges everything.
+    w.handle_acknack(at(2), reader_guid(1), &acknack(6, &[], 1));
+    w.handle_acknack(at(2), reader_guid(2), &acknack(6, &[], 1));
+    assert!(w.all_acked());
+}
+
+#[test]
+fn info_lists_every_filtered_reader_in_slot_order_with_its_bit() {
+    let mut w = Writer::new(filtering_config());
+    let filters = [
+        red(),
+        filter("color = %0", &["'BLUE'"]),
+        filter("shapesize <= 20", &[]),
+    ];
+    for (i, f) in filters.iter().enumerate() {
+        w.matched_reader_add(at(0), remote(i as u8 + 1, true, false));
+        w.set_reader_filter(reader_guid(i as u8 + 1), Some(f));
+    }
+    w.matched_reader_add(at(0), remote(9, true, false));
+    drain(&mut w, at(0));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
+    put(&mut w, at(1), &shape("RED", 2, 40, 0));
+    let ts = drain(&mut w, at(1));
+    let infos: Vec<ContentFilterInfo> = seen_by(&ts, 9)
+        .into_iter()
+        .filter_map(|s| match s {
+            Seen::Data { cfi, .. } => cfi,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(infos.len(), 2);
+    let sigs: Vec<[u8; 16]> = filters.iter().map(ContentFilter::signature).collect();
+    for i in &infos {
+        assert_eq!(i.signatures(), sigs.as_slice());
+    }
+    assert_eq!(bits(&infos[0]), vec![false, true, true]);
+    assert_eq!(bits(&infos[1]), vec![true, false, false]);
+    // The BLUE reader (slot 1) got sample 1 and a GAP for sample 2.
+    let r2: Vec<Seen> = seen_by(&ts, 2)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    assert!(matches!(
+        r2.as_slice(),
+        [Seen::Data { sn: 1, .. }, Seen::Gap { start: 2, end: 3 }]
+    ));
+}
+
+#[test]
+fn every_fragment_carries_the_info() {
+    let mut c = filtering_config();
+    c.fragment_size = 256;
+    let mut w = Writer::new(c);
+    w.matched_reader_add(at(0), remote(1, true, false));
+    w.set_reader_filter(reader_guid(1), Some(&red()));
+    drain(&mut w, at(0));
+    put(&mut w, at(1), &shape("RED", 1, 10, 1000));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 1000));
+    let seen = seen_by(&drain(&mut w, at(1)), 1);
+    let frags: Vec<&Seen> = seen
+        .iter()
+        .filter(|s| matches!(s, Seen::Frag { .. }))
+        .collect();
+    assert!(frags.len() >= 4, "{seen:?}");
+    for f in &frags {
+        let Seen::Frag { sn, cfi, .. } = f else {
+            unreachable!()
+        };
+        assert_eq!(*sn, 1);
+        assert_eq!(*cfi, one(red().signature(), true));
+    }
+    assert!(seen.contains(&Seen::Gap { start: 2, end: 3 }));
+}
+
+#[test]
+fn a_nack_for_a_filtered_sn_is_answered_with_a_gap() {
+    let mut w = Writer::new(filtering_config());
+    w.matched_reader_add(at(0), remote(1, true, false));
+    w.set_reader_filter(reader_guid(1), Some(&red()));
+    drain(&mut w, at(0));
+    put(&mut w, at(1), &shape("RED", 1, 10, 0));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
+    put(&mut w, at(1), &shape("GREEN", 1, 10, 0));
+    drain(&mut w, at(1)); // "lost"
+    w.handle_acknack(at(2), reader_guid(1), &acknack(1, &[1, 2, 3], 1));
+    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(10)), 1)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Data {
+                sn: 1,
+                cfi: one(red().signature(), true)
+            },
+            Seen::Gap { start: 2, end: 4 }
+        ]
+    );
+    assert_eq!(w.filter_stats().samples_filtered, 4);
+    w.handle_acknack(at(11), reader_guid(1), &acknack(4, &[], 2));
+    assert!(w.all_acked());
+}
+
+#[test]
+fn best_effort_filtered_reader_also_gets_gaps() {
+    let mut w = Writer::new(filtering_config());
+    w.matched_reader_add(at(0), remote(1, false, false));
+    w.set_reader_filter(reader_guid(1), Some(&red()));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
+    put(&mut w, at(1), &shape("RED", 1, 10, 0));
+    let seen = seen_by(&drain(&mut w, at(1)), 1);
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Gap { start: 1, end: 2 },
+            Seen::Data {
+                sn: 2,
+                cfi: one(red().signature(), true)
+            }
+        ]
+    );
+}
+
+#[test]
+fn a_hundred_filtered_readers_give_info_with_a_hundred_signatures() {
+    let mut w = Writer::new(filtering_config());
+    for i in 0..100u8 {
+        w.matched_reader_add(at(0), remote(i + 1, true, false));
+        let p = i.to_string();
+        assert_eq!(
+            w.set_reader_filter(reader_guid(i + 1), Some(&filter("x > %0", &[&p]))),
+            FilterUpdate::Applied
+        );
+    }
+    drain(&mut w, at(0));
+    put(&mut w, at(1), &shape("RED", 50, 10, 0));
+    let ts = drain(&mut w, at(1));
+    // Readers 1..=50 (x > 0..49) get DATA, the others a GAP; everyone unicast.
+    for n in 1..=100u8 {
+        let seen: Vec<Seen> = seen_by(&ts, n)
+            .into_iter()
+            .filter(|s| *s != Seen::Hb)
+            .collect();
+        if n <= 50 {
+            let [
+                Seen::Data {
+                    sn: 1,
+                    cfi: Some(info),
+                },
+            ] = seen.as_slice()
+            else {
+                panic!("{n}: {seen:?}")
+            };
+            assert_eq!(info.len(), 100);
+            assert_eq!(info.bitmaps().len(), 4);
+            let expect: Vec<bool> = (0..100).map(|i| i < 50).collect();
+            assert_eq!(bits(info), expect);
+        } else {
+            assert_eq!(seen, vec![Seen::Gap { start: 1, end: 2 }], "{n}");
+        }
+    }
+    let s = w.filter_stats();
+    assert_eq!(
+        (s.filter.evaluations, s.samples_filtered, s.filtered_readers),
+        (100, 50, 100)
+    );
+}
+
+#[test]
+fn inverted_bit_mode_sends_everything_with_the_bit_flipped() {
+    let mut c = filtering_config();
+    c.invert_filter_bit_for_tests = true;
+    let mut w = Writer::new(c);
+    w.matched_reader_add(at(0), remote(1, true, false));
+    w.set_reader_filter(reader_guid(1), Some(&red()));
+    put(&mut w, at(1), &shape("RED", 1, 10, 0));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
+    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(1)), 1)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    let sig = red().signature();
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Data {
+                sn: 1,
+                cfi: one(sig, false)
+            },
+            Seen::Data {
+                sn: 2,
+                cfi: one(sig, true)
+            }
+        ]
+    );
+}
+
+#[test]
+fn filter_updates_unusable_filters_and_removal() {
+    let mut w = Writer::new(filtering_config());
+    w.matched_reader_add(at(0), remote(1, true, false));
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&red())),
+        FilterUpdate::Applied
+    );
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&red())),
+        FilterUpdate::Unchanged
+    );
+    let blue = filter("color = %0", &["'BLUE'"]);
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&blue)),
+        FilterUpdate::Applied
+    );
+    let bad = filter("no_such_field = 1", &[]);
+    assert!(matches!(
+        w.set_reader_filter(reader_guid(1), Some(&bad)),
+        FilterUpdate::Rejected(_)
+    ));
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&bad)),
+        FilterUpdate::Unchanged
+    );
+    assert_eq!(w.filter_stats().filtered_readers, 0);
+    // Unusable filter: it gets everything, without info (nobody is filtered for).
+    put(&mut w, at(1), &shape("RED", 1, 10, 0));
+    put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
+    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(1)), 1)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Data { sn: 1, cfi: None },
+            Seen::Data { sn: 2, cfi: None }
+        ]
+    );
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&blue)),
+        FilterUpdate::Applied
+    );
+    w.matched_reader_remove(reader_guid(1));
+    assert_eq!(w.filter_stats().filtered_readers, 0);
+    // A writer without a descriptor filters for nobody.
+    let mut plain = Writer::new(config());
+    assert!(matches!(
+        plain.set_reader_filter(reader_guid(1), Some(&red())),
+        FilterUpdate::Rejected(_)
+    ));
+}
