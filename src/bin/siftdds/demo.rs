@@ -19,6 +19,9 @@ use siftdds::types::{ShapeType, TopicType};
 
 const COLORS: [&str; 5] = ["RED", "BLUE", "GREEN", "YELLOW", "ORANGE"];
 
+/// Positions per lap of each colour's path.
+const PATH_STEPS: usize = 60;
+
 /// Demo settings from the command line.
 pub struct DemoOptions {
     /// Number of filtered subscribers.
@@ -63,6 +66,7 @@ struct Subscriber {
 pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let out = &mut std::io::stdout();
     writeln!(out, "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 (loopback-only, unicast discovery)", o.subscribers, o.seconds, o.rate)?;
+    writeln!(out, "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)", COLORS.len())?;
     let builder = || {
         DomainParticipant::builder(o.domain)
             .loopback_only()
@@ -111,10 +115,14 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let start = Instant::now();
     let mut shape = ShapeType { color: String::new(), x: 0, y: 0, shapesize: 20, additional_payload_size: vec![] };
     for n in 0..total {
-        shape.color = COLORS[n % COLORS.len()].to_string();
-        shape.x = ((n * 7) % 240) as i32;
-        shape.y = ((n * 13) % 270) as i32;
-        shape.shapesize = 10 + ((n * 3) % 50) as i32;
+        // Each colour moves round a closed path of PATH_STEPS positions, as the Shapes demo's
+        // bouncing shapes do, so the same (colour, position, size) comes back every lap.
+        let c = n % COLORS.len();
+        let k = (n / COLORS.len()) % PATH_STEPS;
+        shape.color = COLORS[c].to_string();
+        shape.x = ((k * 4 + c * 13) % 240) as i32;
+        shape.y = ((k * 9 + c * 7) % 270) as i32;
+        shape.shapesize = (15 + 5 * ((c + k) % 6)) as i32;
         writer.write(&shape)?;
         let bytes = shape.serialize(Endianness::Little);
         for s in &mut subs {
@@ -151,11 +159,20 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     let deliveries: usize = subs.iter().map(|s| s.received).sum();
     let stats = publisher.runtime_stats();
+    let fs = writer.filter_stats()?;
+    let f = fs.filter;
+    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     let mut figures = BTreeMap::new();
     figures.insert("samples written", total.to_string());
     figures.insert("deliveries (sum over readers)", deliveries.to_string());
     figures.insert("datagrams sent by the publisher", stats.datagrams_sent.to_string());
     figures.insert("bytes sent by the publisher", stats.bytes_sent.to_string());
+    figures.insert("filtered readers", fs.filtered_readers.to_string());
+    figures.insert("DATA sent to filtered readers", fs.data_sent.to_string());
+    figures.insert("GAPs sent for filtered samples", fs.filter_gaps_sent.to_string());
+    figures.insert("multicast sends (per-sample choice)", "0 (not yet: unicast only)".to_string());
+    figures.insert("table lookups / hits / misses", format!("{} / {} / {} ({:.1}% hit rate)", f.lookups, f.hits, f.misses, pct(f.hits, f.lookups)));
+    figures.insert("filter evaluations done / saved", format!("{} / {}", f.evaluations, f.evaluations_saved));
     writeln!(out, "\nwriter:")?;
     for (k, v) in &figures {
         writeln!(out, "  {k:<34} {v}")?;

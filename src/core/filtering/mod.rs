@@ -111,6 +111,9 @@ struct Slot {
 }
 
 struct Compiled {
+    /// What the program computes: the expression and its parameters. Readers whose filters
+    /// have different names (hence signatures) but the same expression share one program.
+    semantics: (String, Vec<String>),
     program: Program,
     /// Index into `field_sets`.
     field_set: usize,
@@ -205,8 +208,9 @@ impl FilterSet {
             return Err(NotFiltering::OtherTopic(f.related_topic_name.clone()));
         }
         let signature = f.signature();
-        let program = match self.slots.iter().find(|s| s.signature == signature) {
-            Some(s) => s.program,
+        let semantics = (f.filter_expression.clone(), f.expression_parameters.clone());
+        let program = match self.programs.iter().position(|c| c.semantics == semantics) {
+            Some(p) => p,
             None => {
                 let params = parse_parameters(&f.expression_parameters).map_err(NotFiltering::Invalid)?;
                 let program = Program::compile_expression(&f.filter_expression, &params, &self.descriptor)
@@ -220,7 +224,7 @@ impl FilterSet {
                         self.field_sets.len() - 1
                     }
                 };
-                self.programs.push(Compiled { program, field_set });
+                self.programs.push(Compiled { semantics, program, field_set });
                 self.programs.len() - 1
             }
         };
