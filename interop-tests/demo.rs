@@ -1,0 +1,28 @@
+//! The README's main job, `siftdds demo`, in a small configuration: every subscriber must get
+//! exactly the samples its filter passes, and the writer must report its table working.
+
+use std::process::Command;
+
+use crate::sandbox::may_open_sockets;
+
+#[test]
+fn demo_delivers_exactly_the_filtered_samples() {
+    if !may_open_sockets("demo_delivers_exactly_the_filtered_samples") {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["demo", "--subscribers", "12", "--seconds", "1", "--rate", "400", "--domain", "70"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("every subscriber received exactly the samples its filter passes"), "{stdout}");
+    let hits = stdout
+        .lines()
+        .find(|l| l.contains("table lookups / hits / misses"))
+        .and_then(|l| l.split('/').nth(3))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    assert!(hits > 0, "the writer's table never hit:\n{stdout}");
+}
