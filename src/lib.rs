@@ -13,6 +13,7 @@ pub mod core;
 pub mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod idl;
 pub mod inspect;
 pub mod memo;
 pub mod qos;

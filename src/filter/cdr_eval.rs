@@ -386,7 +386,10 @@ fn leaf<'a>(r: &mut Reader<'a>, kind: &'a TypeKind) -> Result<Option<ValueRef<'a
                 None => return Ok(None),
             }
         }
-        TypeKind::Struct(_) | TypeKind::Sequence { .. } | TypeKind::Array { .. } => {
+        TypeKind::Struct(_)
+        | TypeKind::Sequence { .. }
+        | TypeKind::Array { .. }
+        | TypeKind::Union(_) => {
             return Err(EvalError::Unsupported("plan does not match the type"));
         }
     }))

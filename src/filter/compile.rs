@@ -143,6 +143,11 @@ fn compile_inner(ast: &BoundAst, desc: &TypeDescriptor) -> Result<Program, Failu
     if desc.depth() > MAX_TYPE_DEPTH {
         return Err((FilterErrorKind::Unsupported("type nested too deeply"), None));
     }
+    if desc.members.iter().any(|m| contains_union(&m.kind)) {
+        // The sample walker cannot read or skip a union yet: reject rather than fail per sample.
+        let what = "filters on types with union members (the sample walker cannot skip unions)";
+        return Err((FilterErrorKind::Unsupported(what), None));
+    }
     let mut c = Compiler {
         desc,
         plan: Vec::new(),
@@ -343,6 +348,17 @@ fn check_label_str(e: &EnumDescriptor, op: RelOp, label: &str) -> Result<(), Fil
     match e.value_of(label) {
         Some(_) => Ok(()),
         None => Err(FilterErrorKind::UnknownEnumLabel),
+    }
+}
+
+/// True when `kind` is or contains a union; recursion bounded by [`MAX_TYPE_DEPTH`] (checked
+/// by the caller via [`TypeDescriptor::depth`]).
+fn contains_union(kind: &TypeKind) -> bool {
+    match kind {
+        TypeKind::Union(_) => true,
+        TypeKind::Struct(d) => d.members.iter().any(|m| contains_union(&m.kind)),
+        TypeKind::Sequence { elem, .. } | TypeKind::Array { elem, .. } => contains_union(elem),
+        _ => false,
     }
 }
 

@@ -1,6 +1,7 @@
 //! QoS policies (DDS 1.4 §2.2.3), their defaults, and request/offered (RxO) matching.
 //!
-//! Must not: read clocks or perform I/O; depends only on `time`. Partition names and remote
+//! Must not: read clocks or perform I/O (except [`xml`] reading the profile files the
+//! application names); depends only on `time`. Partition names and remote
 //! QoS reach this module from the network, so nothing here may panic or recurse on input
 //! (STYLE §4 lints below).
 //!
@@ -11,6 +12,8 @@
 //!   setters, and `check_consistency` returning a [`QosError`] that names the policy.
 //! * [`check_compatibility`] lists every incompatible policy of a writer/reader pair as
 //!   [`QosPolicyId`]s; [`partitions_match`] decides PARTITION matching with fnmatch patterns.
+//! * [`xml`] loads QoS profiles (OMG DDS-XML 1.0, RTI conventions, Fast DDS import) into an
+//!   [`xml::QosProvider`].
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,6 +28,7 @@ mod id;
 mod matching;
 mod partition;
 mod policy;
+pub mod xml;
 
 pub use consistency::QosError;
 pub use entity::{

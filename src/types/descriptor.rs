@@ -125,6 +125,45 @@ pub enum TypeKind {
         /// The dimensions, outermost first; never empty.
         dims: Vec<u32>,
     },
+    /// A discriminated union (IDL 4.2 §7.4.1.4.4.4). Described for completeness; content
+    /// filters reject types containing one (the sample walker cannot skip it yet).
+    Union(Box<UnionDescriptor>),
+}
+
+/// A union type (DDS-XTypes 1.3 §7.2.2.4.4.4.6): a discriminator and its cases.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnionDescriptor {
+    /// The fully qualified union name.
+    pub name: String,
+    /// Its extensibility kind.
+    pub extensibility: Extensibility,
+    /// The discriminator type: an integer, `char`, `boolean`, `octet` or enum kind.
+    pub discriminator: TypeKind,
+    /// The cases in declaration order.
+    pub cases: Vec<UnionCase>,
+}
+
+/// One union case: its labels (discriminator values; enum labels by value) and its member.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnionCase {
+    /// The `case` label values.
+    pub labels: Vec<i64>,
+    /// True for the `default:` case (it may also carry labels).
+    pub default: bool,
+    /// The selected member (`key` is always false).
+    pub member: Member,
+}
+
+impl UnionDescriptor {
+    /// Nesting depth: 1 plus the deepest case type.
+    pub fn depth(&self) -> usize {
+        self.cases
+            .iter()
+            .map(|c| c.member.kind.depth())
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1)
+    }
 }
 
 impl TypeKind {
@@ -140,7 +179,8 @@ impl TypeKind {
             TypeKind::String { .. }
             | TypeKind::Struct(_)
             | TypeKind::Sequence { .. }
-            | TypeKind::Array { .. } => return None,
+            | TypeKind::Array { .. }
+            | TypeKind::Union(_) => return None,
         })
     }
 
@@ -148,6 +188,7 @@ impl TypeKind {
     pub fn depth(&self) -> usize {
         match self {
             TypeKind::Struct(s) => s.depth(),
+            TypeKind::Union(u) => u.depth(),
             TypeKind::Sequence { elem, .. } | TypeKind::Array { elem, .. } => {
                 elem.depth().saturating_add(1)
             }

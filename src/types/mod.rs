@@ -8,7 +8,9 @@
 mod descriptor;
 mod shape;
 
-pub use descriptor::{EnumDescriptor, Extensibility, Member, TypeDescriptor, TypeKind};
+pub use descriptor::{
+    EnumDescriptor, Extensibility, Member, TypeDescriptor, TypeKind, UnionCase, UnionDescriptor,
+};
 pub use shape::ShapeType;
 
 use md5::{Digest, Md5};

@@ -3,6 +3,12 @@
 //! publishes moving shapes for a few seconds and reports, per subscriber, what arrived against
 //! what its filter should let through, and the writer's filtering figures.
 //!
+//! With `--sparse`, subscriber `i` filters `x = %0` with `%0 = i` and sample `n` has
+//! `x = n mod N`, so every sample passes exactly one subscriber. The demo then prints the wire
+//! efficiency: the writer's datagrams and bytes against the ideal of one DATA datagram
+//! (header, INFO_DST, INFO_TS, DATA with a one-signature PID_CONTENT_FILTER_INFO) per
+//! delivered sample.
+//!
 //! Must not: use multicast or any address outside 127/8 (the participants are loopback-only).
 
 use std::collections::BTreeMap;
@@ -10,6 +16,8 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DomainParticipant};
+use siftdds::core::discovery::metatraffic_unicast_port;
+use siftdds::wire::Locator;
 use siftdds::cdr::Endianness;
 use siftdds::filter::{Program, parse_parameters};
 use siftdds::qos::{
@@ -18,6 +26,10 @@ use siftdds::qos::{
 use siftdds::types::{ShapeType, TopicType};
 
 const COLORS: [&str; 5] = ["RED", "BLUE", "GREEN", "YELLOW", "ORANGE"];
+
+/// Participant indices the builder's default unicast discovery reaches on this host (the
+/// `DEFAULT_LOCAL_PEERS` of `api/participant.rs`).
+const DEFAULT_LOCAL_PEERS: u32 = 60;
 
 /// Positions per lap of each colour's path.
 const PATH_STEPS: usize = 60;
@@ -32,16 +44,30 @@ pub struct DemoOptions {
     pub rate: f64,
     /// DDS domain.
     pub domain: u32,
+    /// Each sample passes exactly one subscriber (`x = %0` filters, x cycling).
+    pub sparse: bool,
 }
 
 impl Default for DemoOptions {
     fn default() -> Self {
-        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0 }
+        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false }
     }
 }
 
-/// The filter of subscriber `i`: a colour, and for most a region of the box.
-fn filter_of(i: usize) -> (String, Vec<String>) {
+/// Bytes of the ideal datagram for one delivered sample of `payload` bytes: RTPS header (20),
+/// INFO_DST (16), INFO_TS (12), DATA header and fixed part (4 + 20), inline QoS with
+/// PID_KEY_HASH (20), a one-signature PID_CONTENT_FILTER_INFO (4 + 28) and the sentinel (4),
+/// then the payload. RTPS 2.5 §8.3.7.2, §9.4.5.3, §9.6.4.1.
+fn ideal_datagram_len(payload: usize) -> usize {
+    20 + 16 + 12 + 4 + 20 + 20 + 32 + 4 + payload
+}
+
+/// The filter of subscriber `i`: a colour, and for most a region of the box; with `sparse`,
+/// `x = i` (each sample then passes exactly one subscriber).
+fn filter_of(i: usize, sparse: bool) -> (String, Vec<String>) {
+    if sparse {
+        return ("x = %0".into(), vec![i.to_string()]);
+    }
     let color = COLORS[i % COLORS.len()];
     match (i / COLORS.len()) % 4 {
         0 => ("color = %0".into(), vec![format!("'{color}'")]),
@@ -66,11 +92,26 @@ struct Subscriber {
 pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let out = &mut std::io::stdout();
     writeln!(out, "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 (loopback-only, unicast discovery)", o.subscribers, o.seconds, o.rate)?;
-    writeln!(out, "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)", COLORS.len())?;
+    if o.sparse {
+        writeln!(out, "sparse: subscriber i filters x = i, sample n has x = n mod {}: each sample passes exactly one subscriber", o.subscribers)?;
+    } else {
+        writeln!(out, "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)", COLORS.len())?;
+    }
     let builder = || {
-        DomainParticipant::builder(o.domain)
+        let mut b = DomainParticipant::builder(o.domain)
             .loopback_only()
-            .announce_period(Duration::from_millis(500))
+            .announce_period(Duration::from_millis(500));
+        // Unicast discovery reaches the first DEFAULT_LOCAL_PEERS participant indices only:
+        // with more participants, list every index as an initial peer (all on 127.0.0.1).
+        let participants = o.subscribers as u32 + 1;
+        if participants > DEFAULT_LOCAL_PEERS {
+            for id in 0..participants + 2 {
+                if let Some(port) = metatraffic_unicast_port(o.domain, id) {
+                    b = b.initial_peer(Locator::udpv4([127, 0, 0, 1], port));
+                }
+            }
+        }
+        b
     };
     let publisher = builder().entity_name("demo publisher").build()?;
     let topic = publisher.create_topic::<ShapeType>("Square", TopicQos::default());
@@ -82,7 +123,7 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     for i in 0..o.subscribers {
         let p = builder().entity_name(format!("demo subscriber {i}")).build()?;
         let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
-        let (expression, parameters) = filter_of(i);
+        let (expression, parameters) = filter_of(i, o.sparse);
         let params: Vec<&str> = parameters.iter().map(String::as_str).collect();
         let qos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
         let reader = p.create_subscriber(SubscriberQos::default()).create_filtered_datareader(
@@ -107,12 +148,14 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     write!(out, "discovery: waiting for {} matches ...", o.subscribers)?;
     out.flush()?;
-    writer.wait_for_matched(o.subscribers, Duration::from_secs(30))?;
+    // Discovery among N + 1 participants takes longer with more of them.
+    writer.wait_for_matched(o.subscribers, Duration::from_secs(30 + o.subscribers as u64))?;
     writeln!(out, " done")?;
 
     let total = (o.seconds * o.rate).round() as usize;
     let period = Duration::from_secs_f64(1.0 / o.rate);
     let start = Instant::now();
+    let mut ideal_bytes = 0usize;
     let mut shape = ShapeType { color: String::new(), x: 0, y: 0, shapesize: 20, additional_payload_size: vec![] };
     for n in 0..total {
         // Each colour moves round a closed path of PATH_STEPS positions, as the Shapes demo's
@@ -123,11 +166,15 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         shape.x = ((k * 4 + c * 13) % 240) as i32;
         shape.y = ((k * 9 + c * 7) % 270) as i32;
         shape.shapesize = (15 + 5 * ((c + k) % 6)) as i32;
+        if o.sparse {
+            shape.x = (n % o.subscribers.max(1)) as i32;
+        }
         writer.write(&shape)?;
         let bytes = shape.serialize(Endianness::Little);
         for s in &mut subs {
             if s.program.evaluate(&bytes).unwrap_or(true) {
                 s.expected += 1;
+                ideal_bytes += ideal_datagram_len(bytes.len());
             }
         }
         if n % 100 == 0 || n + 1 == total {
@@ -173,10 +220,19 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     figures.insert("multicast sends (per-sample choice)", "0 (not yet: unicast only)".to_string());
     figures.insert("table lookups / hits / misses", format!("{} / {} / {} ({:.1}% hit rate)", f.lookups, f.hits, f.misses, pct(f.hits, f.lookups)));
     figures.insert("filter evaluations done / saved", format!("{} / {}", f.evaluations, f.evaluations_saved));
+    figures.insert("writer: datagrams / bytes sent", format!("{} / {}", fs.datagrams_sent, fs.bytes_sent));
+    figures.insert("writer: HEARTBEATs / GAPs sent", format!("{} / {}", fs.heartbeats_sent, fs.gaps_sent));
     writeln!(out, "\nwriter:")?;
     for (k, v) in &figures {
         writeln!(out, "  {k:<34} {v}")?;
     }
+    // Efficiency against the ideal: one DATA datagram (1-signature info) per delivered sample.
+    // The writer's own traffic only (discovery is the participant's, counted above).
+    let expected: usize = subs.iter().map(|s| s.expected).sum();
+    let ratio = |a: u64, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    writeln!(out, "\nefficiency (writer traffic / ideal = one DATA datagram per delivered sample):")?;
+    writeln!(out, "  datagrams: {} / {} = {:.3}", fs.datagrams_sent, expected, ratio(fs.datagrams_sent, expected))?;
+    writeln!(out, "  bytes:     {} / {} = {:.3}", fs.bytes_sent, ideal_bytes, ratio(fs.bytes_sent, ideal_bytes))?;
     writeln!(out, "\n{}", if ok { "every subscriber received exactly the samples its filter passes" } else { "SOME SUBSCRIBERS DIFFER (see MISMATCH)" })?;
     Ok(ok)
 }

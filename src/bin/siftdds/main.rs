@@ -3,8 +3,10 @@
 //! Subcommands:
 //! * `siftdds inspect FILE` — decode the RTPS traffic in a pcap/pcapng capture
 //!   (exit 0: clean, 1: malformed messages found, 2: the file cannot be read).
-//! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D]` — writer-side
-//!   filtering demo on loopback (exit 0: every subscriber got exactly its samples).
+//! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]` —
+//!   writer-side filtering demo on loopback (exit 0: every subscriber got exactly its
+//!   samples); `--sparse` makes each sample pass exactly one subscriber and reports the wire
+//!   efficiency against the ideal.
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
@@ -13,7 +15,7 @@ mod demo;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -57,6 +59,10 @@ fn demo(args: &[&str]) -> ExitCode {
     let mut o = demo::DemoOptions::default();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
+        if *flag == "--sparse" {
+            o.sparse = true;
+            continue;
+        }
         let Some(value) = it.next() else {
             eprintln!("siftdds demo: {flag} needs a value\n{USAGE}");
             return ExitCode::from(2);

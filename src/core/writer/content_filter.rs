@@ -13,8 +13,11 @@
 //! evaluated once (memoized by the [`FilterSet`]). The change keeps the `Arc<PassSet>`, the
 //! reader → slot map it refers to (shared, copy-on-write) and the encoded
 //! PID_CONTENT_FILTER_INFO value listing every filtered reader's signature and bit. A reader
-//! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2); every DATA and
-//! DATA_FRAG of the change carries the info (facts §2.1, §2.3). Readers matched or
+//! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2), told lazily
+//! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (facts §2.1, §2.3).
+//! A datagram for one reader carries only that reader's signature and bit
+//! ([`ChangeFilter::info_for`]: a reader looks only for its own signature, facts §2.3), one
+//! shared by several readers the full list (RTPS 2.5 §8.7.3.2). Readers matched or
 //! re-filtered after the write are not in the stored map: they get DATA and filter themselves.
 //! Dispose / unregister changes are not filtered (RTPS 2.5 §8.7.4: instance state changes
 //! still reach every reader).
@@ -41,7 +44,40 @@ pub(super) struct ChangeFilter {
     pub(super) info: Vec<u8>,
 }
 
+/// Bytes of a one-signature PID_CONTENT_FILTER_INFO value: numBitmaps, one bitmap,
+/// numSignatures, one signature. RTPS 2.5 §9.6.4.1.
+pub(super) const SINGLE_INFO_LEN: usize = 28;
+
 impl ChangeFilter {
+    /// The PID_CONTENT_FILTER_INFO value for a datagram to `reader` alone: its own signature
+    /// and bit only, copied from the full list (so it says what was decided when the change
+    /// was written, inverted-bit test mode included). `None` when the reader was not filtered
+    /// for then: no signature of its own is listed, and it filters the sample itself (facts
+    /// §2.3). RTPS 2.5 §9.6.4.1: MSB-first bitmap, numBitmaps = ceil(numSignatures / 32).
+    pub(super) fn info_for(&self, reader: Guid) -> Option<[u8; SINGLE_INFO_LEN]> {
+        let slot = *self.slots.get(&reader)?;
+        let mut r = cdr::Reader::new(&self.info, ENDIAN);
+        let nb = usize::try_from(r.u32("numBitmaps").ok()?).ok()?;
+        let word = slot.checked_div(32)?;
+        let bit = u32::try_from(slot.checked_rem(32)?).ok()?;
+        let mask = 1u32.checked_shl(31u32.checked_sub(bit)?)?;
+        r.skip(word.checked_mul(4)?, "filterResult").ok()?;
+        let passed = r.u32("filterResult").ok()? & mask != 0;
+        r.skip(nb.checked_sub(word)?.checked_sub(1)?.checked_mul(4)?, "filterResult").ok()?;
+        r.u32("numSignatures").ok()?;
+        r.skip(slot.checked_mul(16)?, "filterSignatures").ok()?;
+        let signature = r.take_array::<16>("filterSignature").ok()?;
+        let mut out = [0u8; SINGLE_INFO_LEN];
+        let mut v = Vec::with_capacity(SINGLE_INFO_LEN);
+        let w = &mut cdr::Writer::new(&mut v, ENDIAN);
+        w.u32(1);
+        w.u32(if passed { 0x8000_0000 } else { 0 });
+        w.u32(1);
+        w.bytes(&signature);
+        out.copy_from_slice(v.get(..SINGLE_INFO_LEN)?);
+        Some(out)
+    }
+
     /// True when `reader` gets DATA for this change: it was not filtered for when the change
     /// was written, or the change passes its filter.
     pub(super) fn sends_to(&self, reader: Guid) -> bool {
@@ -81,6 +117,15 @@ pub struct WriterFilterStats {
     /// (reader, sequence number) pairs answered with GAP instead of DATA by filtering
     /// (repairs included: a re-requested filtered SN counts again).
     pub samples_filtered: u64,
+    /// Datagrams this writer put on the wire (one per destination locator), control
+    /// messages and liveliness included.
+    pub datagrams_sent: u64,
+    /// Bytes of those datagrams (RTPS messages, without UDP/IP headers).
+    pub bytes_sent: u64,
+    /// HEARTBEAT submessages sent (piggy-backed or alone).
+    pub heartbeats_sent: u64,
+    /// GAP submessages sent (for any reason, filtering included).
+    pub gaps_sent: u64,
     /// Samples written while filtering, whose info did not fit a fragment's message (sent
     /// to everyone without PID_CONTENT_FILTER_INFO; the readers filter).
     pub info_too_large: u64,
@@ -202,6 +247,10 @@ impl Writer {
                 .saturating_add(c.data_frag_sent)
                 .saturating_add(c.repairs_sent),
             filter_gaps_sent: c.filter_gaps_sent,
+            datagrams_sent: c.wire_datagrams,
+            bytes_sent: c.wire_bytes,
+            heartbeats_sent: c.heartbeats_sent,
+            gaps_sent: c.gaps_sent,
             samples_filtered: c.samples_filtered,
             ..WriterFilterStats::default()
         };

@@ -259,12 +259,38 @@ impl MessageBuilder {
     /// Adds a GAP marking `[start, end)` irrelevant (gapList = {end, numBits 0}).
     /// RTPS 2.5 §8.3.7.4, §8.4.9.2.x (GAP for changes not in the history or not relevant).
     pub(super) fn gap(&mut self, start: SequenceNumber, end: SequenceNumber) -> bool {
-        let Ok(gap_list) = SequenceNumberSet::new(end, 0) else {
-            return true; // invariant: numBits 0 is always valid.
-        };
-        if start >= end || start.0 < 1 {
+        self.gap_list(start, end, &[], 0)
+    }
+
+    /// Adds a GAP for `[start, end)` sent because content filtering rejected `filtered` of
+    /// those changes for this reader. RTPS 2.5 §8.7.3.2 (a filtered-out sample is a GAP).
+    pub(super) fn filter_gap(
+        &mut self,
+        start: SequenceNumber,
+        end: SequenceNumber,
+        filtered: u64,
+    ) -> bool {
+        self.gap_list(start, end, &[], filtered)
+    }
+
+    /// Adds one GAP marking `[start, base)` and the `members` (each in `[base, base + 256)`)
+    /// irrelevant: gapStart = `start`, gapList = {`base`, bits for `members`}. `filtered` is
+    /// how many of them content filtering rejected (for the counters). Returns false only when
+    /// it does not fit; nothing is added for an empty or invalid set. RTPS 2.5 §8.3.7.4
+    /// (irrelevant = [gapStart, gapList.bitmapBase − 1] ∪ gapList), §8.7.3.2.
+    pub(super) fn gap_list(
+        &mut self,
+        start: SequenceNumber,
+        base: SequenceNumber,
+        members: &[SequenceNumber],
+        filtered: u64,
+    ) -> bool {
+        if start >= base || start.0 < 1 {
             return true;
         }
+        let Ok(gap_list) = SequenceNumberSet::from_members(base, members.iter().copied()) else {
+            return true; // invariant: callers keep members within 256 of base.
+        };
         let sub = Submessage::Gap(Gap {
             endian: ENDIAN,
             reader_id: self.reader_id,
@@ -276,23 +302,10 @@ impl MessageBuilder {
         let ok = self.push(None, &sub, self.reserve);
         if ok {
             self.sent.gaps = self.sent.gaps.saturating_add(1);
-        }
-        ok
-    }
-
-    /// Adds a GAP for `[start, end)` sent because content filtering rejected `filtered` of
-    /// those changes for this reader. RTPS 2.5 §8.7.3.2 (a filtered-out sample is a GAP).
-    pub(super) fn filter_gap(
-        &mut self,
-        start: SequenceNumber,
-        end: SequenceNumber,
-        filtered: u64,
-    ) -> bool {
-        let before = self.sent.gaps;
-        let ok = self.gap(start, end);
-        if ok && self.sent.gaps > before {
-            self.sent.filter_gaps = self.sent.filter_gaps.saturating_add(1);
-            self.sent.filtered = self.sent.filtered.saturating_add(filtered);
+            if filtered > 0 {
+                self.sent.filter_gaps = self.sent.filter_gaps.saturating_add(1);
+                self.sent.filtered = self.sent.filtered.saturating_add(filtered);
+            }
         }
         ok
     }

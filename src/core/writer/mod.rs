@@ -17,7 +17,11 @@
 //! - New changes are pushed (`push_mode`, and always to best-effort readers). Readers whose
 //!   unsent cursor is at the same place share one datagram with readerId ENTITYID_UNKNOWN sent
 //!   to the union of their locators; a single reader gets INFO_DST + its own readerId.
-//!   A burst ends with a piggy-backed HEARTBEAT for reliable readers.
+//!   A burst ends with a piggy-backed HEARTBEAT for reliable readers that had none during the
+//!   last `heartbeat_period`.
+//! - Content filtering (`content_filter.rs`): changes a reader's filter rejects are told to it
+//!   lazily, in one GAP in front of its next DATA, with its next HEARTBEAT, or in answer to
+//!   its ACKNACK (`send.rs`, `repair.rs`).
 //! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
 //!   changes; none once everything is acknowledged. ACKNACK requests are answered after
 //!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no
@@ -41,6 +45,7 @@ mod instance;
 mod liveliness;
 mod message;
 mod reader_proxy;
+mod repair;
 mod send;
 #[cfg(test)]
 mod tests;
@@ -182,6 +187,11 @@ pub struct WriterCounters {
     pub heartbeats_sent: u64,
     /// Datagrams produced.
     pub datagrams_sent: u64,
+    /// Datagrams put on the wire: each produced datagram once per destination locator.
+    pub wire_datagrams: u64,
+    /// Bytes put on the wire: each datagram's length once per destination locator (RTPS
+    /// message only, no UDP/IP headers).
+    pub wire_bytes: u64,
     /// ACKNACKs received for this writer (all).
     pub acknacks_received: u64,
     /// ACKNACKs ignored: unknown or best-effort reader, or stale / duplicate count.
@@ -196,6 +206,17 @@ pub struct WriterCounters {
     pub filter_gaps_sent: u64,
     /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
     pub samples_filtered: u64,
+}
+
+impl WriterCounters {
+    /// Counts one datagram sent to `destinations` in [`Self::wire_datagrams`] and
+    /// [`Self::wire_bytes`].
+    pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], payload: &[u8]) {
+        let n = u64::try_from(destinations.len()).unwrap_or(u64::MAX);
+        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
+        self.wire_datagrams = self.wire_datagrams.saturating_add(n);
+        self.wire_bytes = self.wire_bytes.saturating_add(len.saturating_mul(n));
+    }
 }
 
 /// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
@@ -387,7 +408,7 @@ impl Writer {
         self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let reliable = self.config.reliable;
+        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
         let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
@@ -405,9 +426,13 @@ impl Writer {
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
         let requested = r.apply_acknack(base, set.iter(), last);
+        // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
+        // went out during the last period (else the next one will do): while the writer
+        // writes continuously, every ACKNACK lags behind and would otherwise double them.
+        let behind = r.acked < last && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
-        } else if preemptive || !ack.final_flag || r.acked < last {
+        } else if preemptive || !ack.final_flag || behind {
             r.schedule_heartbeat(delay);
         }
         self.collect_garbage();
@@ -452,8 +477,9 @@ impl Writer {
     }
 
     /// Handles expired timers: LIFESPAN expiry and DEADLINE checks (`instance.rs`), then the
-    /// periodic HEARTBEAT goes to every reliable reader with unacknowledged changes and is
-    /// re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
+    /// periodic HEARTBEAT goes to every reliable reader with unacknowledged changes that had
+    /// no HEARTBEAT during the last period (with its pending filtering GAP in front, `send.rs`)
+    /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
         self.handle_instance_timers(now);
         let Some(deadline) = self.heartbeat_deadline else {
@@ -463,14 +489,19 @@ impl Writer {
             return;
         }
         let last = self.history.last_sn();
-        let reliable = self.config.reliable;
+        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
         let mut any = false;
         for r in self
             .readers
             .iter_mut()
             .filter(|r| reliable && r.unacked(last))
         {
-            r.schedule_heartbeat(now.mono);
+            // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
+            // a push) during the last period. RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
+            if r.heartbeat_stale(now.mono, period) {
+                r.schedule_heartbeat(now.mono);
+                r.last_heartbeat = Some(now.mono);
+            }
             any = true;
         }
         self.heartbeat_deadline =

@@ -36,6 +36,16 @@ pub(super) struct ReaderProxy {
     /// RTPS 2.5 §8.4.7.5 (unsent_changes: every SN ≥ this).
     pub(super) next_unsent: SequenceNumber,
     pub(super) next_frag: u32,
+    /// Start of the changes passed over by the push cursor without a GAP yet (lazy GAPs for
+    /// content filtering, `send.rs`). Invariant: `gap_from <= next_unsent`, and every SN in
+    /// `[gap_from, next_unsent)` is irrelevant to this reader (rejected by its filter, no
+    /// longer stored, or before `start`). RTPS 2.5 §8.4.9.2.4 (T4 may send the GAP later),
+    /// §8.7.3.2.
+    pub(super) gap_from: SequenceNumber,
+    /// When the last unsolicited HEARTBEAT to it (piggy-backed on a push, or periodic) was
+    /// sent or scheduled; HEARTBEATs answering an ACKNACK or announcing the match do not
+    /// count. Limits unsolicited HEARTBEATs to one per heartbeat period.
+    pub(super) last_heartbeat: Option<Instant>,
     /// NACKed sequence numbers (RTPS 2.5 §8.4.9.2.8 requested_changes_set); at most
     /// 2 × [`MAX_SET_BITS`] entries (see `apply_acknack`).
     pub(super) requested: BTreeSet<SequenceNumber>,
@@ -63,6 +73,8 @@ impl ReaderProxy {
             acked: start.checked_sub(1).unwrap_or(SequenceNumber(0)),
             next_unsent: start,
             next_frag: 1,
+            gap_from: start,
+            last_heartbeat: None,
             requested: BTreeSet::new(),
             repair_frag: (SequenceNumber(0), 1),
             requested_frags: BTreeMap::new(),
@@ -90,6 +102,17 @@ impl ReaderProxy {
     /// True while it has not acknowledged everything up to `last`.
     pub(super) fn unacked(&self, last: SequenceNumber) -> bool {
         self.reliable() && self.acked < last
+    }
+
+    /// The irrelevant changes it has not been told about yet, `[from, to)`, if any.
+    pub(super) fn pending_gap(&self) -> Option<(SequenceNumber, SequenceNumber)> {
+        (self.gap_from < self.next_unsent).then_some((self.gap_from, self.next_unsent))
+    }
+
+    /// True when no HEARTBEAT went to it during the `period` before `now`.
+    pub(super) fn heartbeat_stale(&self, now: Instant, period: core::time::Duration) -> bool {
+        self.last_heartbeat
+            .is_none_or(|t| t.saturating_add(period) <= now)
     }
 
     /// True when it has repairs pending.
@@ -151,6 +174,8 @@ impl ReaderProxy {
             self.next_unsent = succ(self.acked);
             self.next_frag = 1;
         }
+        // Nor told that acknowledged changes are irrelevant.
+        self.gap_from = self.gap_from.max(succ(self.acked)).min(self.next_unsent);
         any
     }
 

@@ -8,17 +8,39 @@
 //! §8.4.9.2.12 (repairs after nackResponseDelay), §8.3.7.4 (GAP), §8.4.7.5 (HEARTBEAT range),
 //! §8.7.3.2-§8.7.4 (content filtering: GAP instead of DATA, ContentFilterInfo on DATA).
 //!
+//! # Overview
 //! A reader the writer filters for is pushed to alone (INFO_DST + its readerId), so that a
 //! datagram shared by several readers (readerId ENTITYID_UNKNOWN) only goes to readers that
-//! get every DATA in it; unfiltered readers at the same cursor still share datagrams.
+//! get every DATA in it; unfiltered readers at the same cursor still share datagrams. A DATA
+//! for one reader carries only its own filter signature and bit; a shared one the full list.
+//!
+//! Lazy GAPs: the push cursor of a reader pushed to alone passes over the changes its filter
+//! rejected (and ones no longer stored) without sending anything; they stay pending in its
+//! proxy (`gap_from..next_unsent`) and are told in one GAP range (RTPS 2.5 §8.4.9.2.4 T4 and
+//! §8.7.3.2 do not say when) that is
+//! (a) prepended to the next DATA datagram for it (INFO_DST, GAP, INFO_TS, DATA), so its
+//!     in-order delivery never waits for a GAP,
+//! (b) sent with its next HEARTBEAT (a reliable reader then acknowledges without NACKing the
+//!     filtered changes first; a reader that never passes anything still acknowledges), or
+//! (c) covered by the answer to an ACKNACK asking for them (`repair.rs`).
+//! A best-effort reader never gets a GAP alone, only prepended to DATA.
+//!
+//! Piggy-backed HEARTBEATs: a push to reliable readers carries a HEARTBEAT only when no
+//! HEARTBEAT went to them for a `heartbeat_period`; the periodic HEARTBEAT skips readers that
+//! had one in the last period. So a reader gets about one HEARTBEAT per period however fast
+//! the writer writes (RTPS 2.5 §8.4.7.1 heartbeatPeriod, §8.4.15.1 piggy-backing), each with
+//! F = 0 while it has unacknowledged changes.
 
 use super::Writer;
 use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
 use super::reader_proxy::ReaderProxy;
+use super::repair::{
+    FilterInfo, count_filtered, fill_repairs, filtered_out, info_for, irrelevant_run, succ,
+};
 use crate::core::Transmit;
 use crate::time::Now;
-use crate::wire::{Guid, Locator, SequenceNumber};
+use crate::wire::{Locator, SequenceNumber};
 
 /// The outcome of one push attempt.
 enum Push {
@@ -28,124 +50,6 @@ enum Push {
     Advanced,
     /// Nothing left to push.
     Idle,
-}
-
-fn succ(sn: SequenceNumber) -> SequenceNumber {
-    sn.checked_add(1).unwrap_or(sn)
-}
-
-/// The end (exclusive, ≤ `limit`) of the run of sequence numbers from `from` on that `reader`
-/// gets no DATA for — not stored, or stored and rejected by its filter — and how many of them
-/// its filter rejected. Consecutive filtered SNs thus share one GAP. RTPS 2.5 §8.7.3.2.
-fn irrelevant_run(
-    history: &WriterHistory,
-    reader: Guid,
-    from: SequenceNumber,
-    limit: SequenceNumber,
-) -> (SequenceNumber, u64) {
-    let mut filtered = 0u64;
-    for sn in history.stored_from(from) {
-        if sn >= limit {
-            break;
-        }
-        match history.filter(sn) {
-            Some(f) if !f.sends_to(reader) => filtered = filtered.saturating_add(1),
-            _ => return (sn, filtered),
-        }
-    }
-    (limit, filtered)
-}
-
-/// True when the stored change `sn` was filtered out for `reader`.
-fn filtered_out(history: &WriterHistory, sn: SequenceNumber, reader: Guid) -> bool {
-    history.filter(sn).is_some_and(|f| !f.sends_to(reader))
-}
-
-/// The encoded PID_CONTENT_FILTER_INFO value stored with change `sn`, if any.
-fn info(history: &WriterHistory, sn: SequenceNumber) -> Option<&[u8]> {
-    history.filter(sn).map(|f| f.info.as_slice())
-}
-
-/// Fills `b` with the reader's requested repairs in SN order: DATA or DATA_FRAG for stored
-/// relevant changes, GAP for the rest (including changes its content filter rejected, so that
-/// reliability never stalls). Returns true when all requests were served.
-/// RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or GAP), §8.7.3.2.
-fn fill_repairs(
-    history: &WriterHistory,
-    r: &mut ReaderProxy,
-    b: &mut MessageBuilder,
-    frag_size: usize,
-    last: SequenceNumber,
-) -> bool {
-    let reader = r.remote.guid;
-    while let Some(sn) = r.requested.first().copied() {
-        let stored = history
-            .get(sn)
-            .filter(|_| sn >= r.start && !filtered_out(history, sn, reader));
-        let Some(change) = stored else {
-            // Not in the history (KEEP_LAST replaced it), before this reader's start, or
-            // rejected by its filter: irrelevant up to the next change it gets.
-            // RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
-            let from = sn.max(r.start);
-            let (end, filtered) = irrelevant_run(history, reader, from, succ(last));
-            let end = end.max(succ(sn));
-            let ok = if filtered > 0 { b.filter_gap(sn, end, filtered) } else { b.gap(sn, end) };
-            if !ok {
-                return false;
-            }
-            r.requested = r.requested.split_off(&end);
-            continue;
-        };
-        let cfi = info(history, sn);
-        if change.data.len() > frag_size {
-            // A fragmented repair may span datagrams: resume where the last one stopped.
-            let total = fragment_count(change.data.len(), frag_size);
-            let mut f = if r.repair_frag.0 == sn {
-                r.repair_frag.1
-            } else {
-                1
-            };
-            while f <= total {
-                if !b.data_frag(change, cfi, f, frag_size) {
-                    r.repair_frag = (sn, f);
-                    return false;
-                }
-                f = f.saturating_add(1);
-            }
-            r.repair_frag = (SequenceNumber(0), 1);
-        } else if !b.data(change, cfi) {
-            return false;
-        }
-        r.requested.remove(&sn);
-    }
-    while let Some(sn) = r.requested_frags.keys().next().copied() {
-        match history.get(sn) {
-            None => {
-                if !b.gap(sn, succ(sn)) {
-                    return false;
-                }
-            }
-            Some(_) if filtered_out(history, sn, reader) => {
-                if !b.filter_gap(sn, succ(sn), 1) {
-                    return false;
-                }
-            }
-            Some(change) => {
-                let cfi = info(history, sn);
-                let Some(set) = r.requested_frags.get_mut(&sn) else {
-                    break;
-                };
-                while let Some(f) = set.first().copied() {
-                    if !b.data_frag(change, cfi, f, frag_size) {
-                        return false;
-                    }
-                    set.remove(&f);
-                }
-            }
-        }
-        r.requested_frags.remove(&sn);
-    }
-    true
 }
 
 fn union_locators<'a>(readers: impl Iterator<Item = &'a ReaderProxy>) -> Vec<Locator> {
@@ -170,7 +74,7 @@ impl Writer {
             return Some(t);
         }
         loop {
-            match self.push_once() {
+            match self.push_once(now) {
                 Push::Sent(t) => return Some(t),
                 Push::Advanced => continue,
                 Push::Idle => return None,
@@ -220,6 +124,12 @@ impl Writer {
         ok
     }
 
+    /// True when reader `r` is pushed to alone: it is filtered for, or it has a pending GAP
+    /// (its filter was just removed) that must come before anything shared.
+    fn pushed_alone(&self, r: &ReaderProxy) -> bool {
+        r.pending_gap().is_some() || self.is_filtered(r.remote.guid)
+    }
+
     fn poll_control(&mut self, now: Now) -> Option<Transmit> {
         let n = self.readers.len();
         for k in 0..n {
@@ -240,18 +150,63 @@ impl Writer {
         None
     }
 
-    /// Repairs and/or a HEARTBEAT for reader `i`, sent to it alone (INFO_DST).
+    /// Moves the push cursor of reader `i`, if it is pushed to alone, over the changes from
+    /// there on that it gets no DATA for, so that a control message can tell them at once
+    /// (lazy GAP, (b)/(c) in the overview).
+    fn skip_irrelevant(&mut self, i: usize) {
+        let last = self.history.last_sn();
+        let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
+        let Some(r) = self.readers.get(i) else {
+            return;
+        };
+        let pushed = push_mode || !(reliable_writer && r.reliable());
+        if !pushed || r.next_frag != 1 || r.next_unsent > last || !self.pushed_alone(r) {
+            return;
+        }
+        let (end, _) = irrelevant_run(&self.history, r.remote.guid, r.next_unsent, succ(last));
+        if let Some(r) = self.readers.get_mut(i) {
+            r.next_unsent = r.next_unsent.max(end);
+        }
+    }
+
+    /// Appends the pending lazy GAP of `r` (`[gap_from, upto)`) and marks it told.
+    fn flush_gap(
+        history: &WriterHistory,
+        r: &mut ReaderProxy,
+        b: &mut MessageBuilder,
+        upto: SequenceNumber,
+    ) -> bool {
+        if r.gap_from >= upto {
+            return true;
+        }
+        let n = count_filtered(history, r.remote.guid, r.gap_from, upto);
+        if !b.filter_gap(r.gap_from, upto, n) {
+            return false;
+        }
+        r.gap_from = upto;
+        true
+    }
+
+    /// Repairs and/or a HEARTBEAT for reader `i`, sent to it alone (INFO_DST), preceded by its
+    /// pending lazy GAP.
     fn control_message(
         &mut self,
         i: usize,
         repair_due: bool,
         heartbeat_due: bool,
     ) -> Option<Transmit> {
+        self.skip_irrelevant(i);
         let last = self.history.last_sn();
         let frag_size = self.config.fragment_size;
         let guid = self.readers.get(i)?.remote.guid;
         let mut b = self.builder(Some(guid), HEARTBEAT_LEN);
         let r = self.readers.get_mut(i)?;
+        // (b)/(c): the pending GAP goes first; requests it covers need no other answer.
+        if let Some((from, to)) = r.pending_gap() {
+            if Self::flush_gap(&self.history, r, &mut b, to) {
+                r.requested.retain(|sn| *sn < from || *sn >= to);
+            }
+        }
         let mut drained = true;
         if repair_due {
             drained = fill_repairs(&self.history, r, &mut b, frag_size, last);
@@ -278,6 +233,7 @@ impl Writer {
         let dest = r.locators().to_vec();
         let (payload, sent) = b.finish();
         self.account(sent, true);
+        self.counters.count_wire(&dest, &payload);
         Some(Transmit {
             destinations: dest,
             payload,
@@ -286,8 +242,9 @@ impl Writer {
 
     /// Pushes the lowest unsent changes to every reader whose cursor is exactly there (a
     /// reader filtered for is pushed to alone). RTPS 2.5 §8.4.9.2.4 (T4: unsent change →
-    /// DATA, or GAP when no longer available), §8.7.3.2 (GAP when its filter rejects it).
-    fn push_once(&mut self) -> Push {
+    /// DATA, or GAP when no longer available), §8.7.3.2 (GAP when its filter rejects it; for
+    /// a reader pushed to alone the GAP is lazy, see the overview).
+    fn push_once(&mut self, now: Now) -> Push {
         let last = self.history.last_sn();
         let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
         let frag_size = self.config.fragment_size;
@@ -298,24 +255,23 @@ impl Writer {
         let Some(key) = self.readers.iter().filter(|r| eligible(r)).map(cursor).min() else {
             return Push::Idle;
         };
-        let filtered: Vec<bool> =
-            self.readers.iter().map(|r| self.is_filtered(r.remote.guid)).collect();
+        let alone: Vec<bool> = self.readers.iter().map(|r| self.pushed_alone(r)).collect();
         let at_key =
             |i: usize| self.readers.get(i).is_some_and(|r| eligible(r) && cursor(r) == key);
         let Some(leader) = (0..self.readers.len()).find(|&i| at_key(i)) else {
             return Push::Idle;
         };
-        let solo = filtered.get(leader).copied().unwrap_or(false);
+        let solo = alone.get(leader).copied().unwrap_or(false);
         let member_idx: Vec<usize> = if solo {
             vec![leader]
         } else {
             (0..self.readers.len())
-                .filter(|&i| at_key(i) && !filtered.get(i).copied().unwrap_or(false))
+                .filter(|&i| at_key(i) && !alone.get(i).copied().unwrap_or(false))
                 .collect()
         };
-        // Stop where another unfiltered reader's cursor is, so that it joins the group from
-        // there on (a filtered reader never joins one).
-        let joins = |i: usize| !solo && !filtered.get(i).copied().unwrap_or(true);
+        // Stop where another shareable reader's cursor is, so that it joins the group from
+        // there on (a reader pushed to alone never joins one).
+        let joins = |i: usize| !solo && !alone.get(i).copied().unwrap_or(true);
         let stop = self
             .readers
             .iter()
@@ -334,24 +290,35 @@ impl Writer {
         };
         let dest = union_locators(members());
         let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
+        // The solo reader's pending lazy GAP start (for a group: nothing pending).
+        let mut gap_from = match solo {
+            true => self.readers.get(leader).map_or(key.0, |r| r.gap_from),
+            false => key.0,
+        };
         let (mut sn, mut frag) = key;
         while sn <= last && (sn, frag) < stop {
             let rejected = dst.filter(|g| filtered_out(&self.history, sn, *g));
-            match (self.history.get(sn), rejected) {
+            let change = self.history.get(sn);
+            if change.is_some() && rejected.is_none() && solo && gap_from < sn {
+                // (a) the pending GAP rides in front of the next DATA for this reader.
+                let n = dst.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
+                if !b.filter_gap(gap_from, sn, n) {
+                    break;
+                }
+                gap_from = sn;
+            }
+            match (change, rejected) {
                 (Some(_), Some(reader)) => {
-                    // Its filter rejects the change: GAP over the whole run of rejected (or
-                    // replaced) changes, best-effort readers included. RTPS 2.5 §8.7.3.2.
+                    // Its filter rejects the change: pass over the whole run of rejected (or
+                    // replaced) changes; the GAP is lazy. RTPS 2.5 §8.7.3.2.
                     let limit = stop.0.min(succ(last));
-                    let (end, n) = irrelevant_run(&self.history, reader, sn, limit);
-                    let end = end.max(succ(sn));
-                    if !b.filter_gap(sn, end, n) && b.has_content() {
-                        break;
-                    }
-                    (sn, frag) = (end, 1);
+                    let (end, _) = irrelevant_run(&self.history, reader, sn, limit);
+                    (sn, frag) = (end.max(succ(sn)), 1);
                 }
                 (Some(c), None) if c.data.len() > frag_size => {
                     let total = fragment_count(c.data.len(), frag_size);
-                    let cfi = info(&self.history, sn);
+                    let cfi = info_for(&self.history, sn, dst);
+                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
                     if frag <= total && !b.data_frag(c, cfi, frag, frag_size) && b.has_content() {
                         break;
                     }
@@ -359,34 +326,56 @@ impl Writer {
                     if frag > total {
                         (sn, frag) = (succ(sn), 1);
                     }
+                    gap_from = gap_from.max(sn);
                 }
                 (Some(c), None) => {
-                    if !b.data(c, info(&self.history, sn)) && b.has_content() {
+                    let cfi = info_for(&self.history, sn, dst);
+                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
+                    if !b.data(c, cfi) && b.has_content() {
                         break;
                     }
                     (sn, frag) = (succ(sn), 1);
+                    gap_from = sn;
                 }
                 (None, _) => {
-                    // Replaced (KEEP_LAST) before it was sent: reliable readers get a GAP.
+                    // Replaced (KEEP_LAST) before it was sent: reliable readers get a GAP (a
+                    // reader pushed to alone lazily, with its filtered changes).
                     let next = self
                         .history
                         .next_stored_from(sn)
                         .unwrap_or_else(|| succ(last));
                     let end = next.min(stop.0).max(succ(sn));
-                    if any_reliable && !b.gap(sn, end) && b.has_content() {
+                    if !solo && any_reliable && !b.gap(sn, end) && b.has_content() {
                         break;
                     }
                     (sn, frag) = (end, 1);
                 }
             }
         }
-        for &i in &member_idx {
-            if let Some(r) = self.readers.get_mut(i) {
-                (r.next_unsent, r.next_frag) = (sn, frag);
+        if !solo {
+            gap_from = sn;
+        }
+        let hb_due = any_reliable
+            && sn > last
+            && b.has_content()
+            && members().any(|r| r.heartbeat_stale(now.mono, self.config.heartbeat_period));
+        if hb_due && gap_from < sn {
+            // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
+            // the reader does not NACK it.
+            let reader = dst.unwrap_or(self.config.guid);
+            let n = count_filtered(&self.history, reader, gap_from, sn);
+            if b.filter_gap(gap_from, sn, n) {
+                gap_from = sn;
             }
         }
-        if sn > last && any_reliable {
-            // RTPS 2.5 §8.4.9.2.7: piggy-back a HEARTBEAT after the burst.
+        for &i in &member_idx {
+            if let Some(r) = self.readers.get_mut(i) {
+                (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
+            }
+        }
+        if hb_due && gap_from >= sn {
+            // RTPS 2.5 §8.4.9.2.7, §8.4.15.1: piggy-back a HEARTBEAT after the burst, at most
+            // one per reader and heartbeat period.
             let first = match dst {
                 Some(g) => self
                     .readers
@@ -396,7 +385,13 @@ impl Writer {
                 None => SequenceNumber::ONE,
             };
             let first = self.history.first_sn().max(first);
-            self.add_heartbeat(&mut b, first, false);
+            if self.add_heartbeat(&mut b, first, false) {
+                for &i in &member_idx {
+                    if let Some(r) = self.readers.get_mut(i) {
+                        r.last_heartbeat = Some(now.mono);
+                    }
+                }
+            }
         }
         self.collect_garbage();
         if !b.has_content() {
@@ -404,6 +399,7 @@ impl Writer {
         }
         let (payload, sent) = b.finish();
         self.account(sent, false);
+        self.counters.count_wire(&dest, &payload);
         Push::Sent(Transmit {
             destinations: dest,
             payload,

@@ -156,19 +156,13 @@ fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_one
             Seen::Gap { start: 5, end: 6 },
         ]
     );
-    // The unfiltered reader gets every sample, each with the filtered reader's result.
+    // The unfiltered reader gets every sample, alone: without info (it was not filtered for,
+    // so no signature is its own; it filters itself, facts §2.3).
     let r2: Vec<Seen> = seen_by(&ts, 2)
         .into_iter()
         .filter(|s| *s != Seen::Hb)
         .collect();
-    let expect: Vec<Seen> = [true, false, false, true, false]
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Seen::Data {
-            sn: i as i64 + 1,
-            cfi: one(sig, *p),
-        })
-        .collect();
+    let expect: Vec<Seen> = (1..=5).map(|sn| Seen::Data { sn, cfi: None }).collect();
     assert_eq!(r2, expect);
     // The filtered reader was never in a shared datagram.
     for t in &ts {
@@ -203,11 +197,14 @@ fn info_lists_every_filtered_reader_in_slot_order_with_its_bit() {
         w.matched_reader_add(at(0), remote(i as u8 + 1, true, false));
         w.set_reader_filter(reader_guid(i as u8 + 1), Some(f));
     }
+    // Two unfiltered readers at the same place share datagrams: those carry the full list.
     w.matched_reader_add(at(0), remote(9, true, false));
+    w.matched_reader_add(at(0), remote(10, true, false));
     drain(&mut w, at(0));
     put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
     put(&mut w, at(1), &shape("RED", 2, 40, 0));
     let ts = drain(&mut w, at(1));
+    assert_eq!(seen_by(&ts, 9), seen_by(&ts, 10));
     let infos: Vec<ContentFilterInfo> = seen_by(&ts, 9)
         .into_iter()
         .filter_map(|s| match s {
@@ -222,15 +219,19 @@ fn info_lists_every_filtered_reader_in_slot_order_with_its_bit() {
     }
     assert_eq!(bits(&infos[0]), vec![false, true, true]);
     assert_eq!(bits(&infos[1]), vec![true, false, false]);
-    // The BLUE reader (slot 1) got sample 1 and a GAP for sample 2.
+    // The BLUE reader (slot 1) got sample 1 with its own signature and bit only, and a GAP
+    // for sample 2 (in front of the burst's HEARTBEAT).
     let r2: Vec<Seen> = seen_by(&ts, 2)
         .into_iter()
         .filter(|s| *s != Seen::Hb)
         .collect();
-    assert!(matches!(
-        r2.as_slice(),
-        [Seen::Data { sn: 1, .. }, Seen::Gap { start: 2, end: 3 }]
-    ));
+    assert_eq!(
+        r2,
+        vec![
+            Seen::Data { sn: 1, cfi: one(sigs[1], true) },
+            Seen::Gap { start: 2, end: 3 }
+        ]
+    );
 }
 
 #[test]
@@ -310,7 +311,7 @@ fn best_effort_filtered_reader_also_gets_gaps() {
 }
 
 #[test]
-fn a_hundred_filtered_readers_give_info_with_a_hundred_signatures() {
+fn a_hundred_filtered_readers_each_get_their_own_signature_and_lazy_gaps() {
     let mut w = Writer::new(filtering_config());
     for i in 0..100u8 {
         w.matched_reader_add(at(0), remote(i + 1, true, false));
@@ -323,7 +324,15 @@ fn a_hundred_filtered_readers_give_info_with_a_hundred_signatures() {
     drain(&mut w, at(0));
     put(&mut w, at(1), &shape("RED", 50, 10, 0));
     let ts = drain(&mut w, at(1));
-    // Readers 1..=50 (x > 0..49) get DATA, the others a GAP; everyone unicast.
+    // Readers 1..=50 (x > 0..49) get DATA with their own signature and bit; the others
+    // nothing yet: their GAP waits for their next DATA or HEARTBEAT. Everyone unicast.
+    assert_eq!(ts.len(), 50);
+    assert!(ts.iter().all(|t| t.destinations.len() == 1));
+    let ts = [ts, {
+        w.handle_timeout(at(101));
+        drain(&mut w, at(101))
+    }]
+    .concat();
     for n in 1..=100u8 {
         let seen: Vec<Seen> = seen_by(&ts, n)
             .into_iter()
@@ -339,11 +348,10 @@ fn a_hundred_filtered_readers_give_info_with_a_hundred_signatures() {
             else {
                 panic!("{n}: {seen:?}")
             };
-            assert_eq!(info.len(), 100);
-            assert_eq!(info.bitmaps().len(), 4);
-            let expect: Vec<bool> = (0..100).map(|i| i < 50).collect();
-            assert_eq!(bits(info), expect);
+            let p = (n - 1).to_string();
+            assert_eq!(*info, one(filter("x > %0", &[&p]).signature(), true).unwrap());
         } else {
+            // With the periodic HEARTBEAT at 101 ms.
             assert_eq!(seen, vec![Seen::Gap { start: 1, end: 2 }], "{n}");
         }
     }

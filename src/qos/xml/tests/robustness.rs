@@ -1,0 +1,101 @@
+//! Untrusted-input tests: size, depth and count limits give errors, and random or mutated
+//! documents never panic the loader or the lookups.
+#![allow(clippy::arithmetic_side_effects)]
+
+use super::{BASE_FILE, DATA, DERIVED_FILE, load_err};
+use crate::qos::xml::{MAX_DEPTH, MAX_ELEMENTS, MAX_FILE_SIZE, QosProvider};
+
+#[test]
+fn limits_give_errors_not_crashes() {
+    let mut big = String::from("<dds><!--");
+    big.push_str(&"x".repeat(MAX_FILE_SIZE));
+    big.push_str("--></dds>");
+    assert_eq!(load_err(&big), format!("1:1: file is larger than {MAX_FILE_SIZE} bytes"));
+
+    let deep = format!("{}{}", "<a>".repeat(MAX_DEPTH + 1), "</a>".repeat(MAX_DEPTH + 1));
+    let col = MAX_DEPTH * 3 + 1;
+    assert_eq!(load_err(&deep), format!("1:{col}: elements nested deeper than {MAX_DEPTH}"));
+    let very_deep = format!("{}{}", "<a>".repeat(200_000), "</a>".repeat(200_000));
+    assert!(load_err(&very_deep).contains("nested deeper"));
+
+    let many = format!("<dds>{}</dds>", "<types/>".repeat(MAX_ELEMENTS));
+    assert!(load_err(&many).contains(&format!("more than {MAX_ELEMENTS} elements")));
+
+    let long_name = format!("<qos_library name=\"{}\"/>", "n".repeat(300));
+    assert_eq!(load_err(&long_name), "1:14: attribute `name` must be 1 to 256 bytes long");
+    let long_text = format!(
+        "<qos_library name=\"L\"><topic_qos name=\"T\"><topic_data><value>{}</value></topic_data></topic_qos></qos_library>",
+        "1,".repeat(40_000)
+    );
+    assert!(load_err(&long_text).contains("text longer than 65536 bytes"));
+    let billion = "<!DOCTYPE d [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><d>&b;</d>";
+    assert!(load_err(billion).contains("DTD"));
+}
+
+/// xorshift64*: deterministic pseudo-random bytes for the fuzz loops.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Loads `text` and, if it loads, runs every lookup on every profile; nothing may panic.
+fn exercise(text: &str) {
+    let mut p = QosProvider::new();
+    if p.load_str("fuzz.xml", text).is_ok() {
+        let names: Vec<String> =
+            p.profile_names().map(str::to_string).chain([String::new()]).collect();
+        for n in &names {
+            let _ = p.participant_qos(n);
+            let _ = p.topic_qos(n, "Sensor_1");
+            let _ = p.publisher_qos(n);
+            let _ = p.subscriber_qos(n);
+            let _ = p.datawriter_qos(n, "Sensor_1");
+            let _ = p.datareader_qos(n, "x");
+        }
+    }
+}
+
+#[test]
+fn random_and_mutated_input_never_panics() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..300 {
+        let len = rng.below(200);
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        exercise(&String::from_utf8_lossy(&bytes));
+    }
+    let seeds = [
+        std::fs::read_to_string(format!("{DATA}/all_policies.xml")).unwrap(),
+        std::fs::read_to_string(format!("{DATA}/fastdds.xml")).unwrap(),
+        BASE_FILE.to_string(),
+        DERIVED_FILE.to_string(),
+    ];
+    const ALPHABET: &[u8] = b"<>/=\"' -x0123456789_:*[]!&;AZ";
+    for seed in &seeds {
+        for _ in 0..150 {
+            let mut bytes = seed.clone().into_bytes();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[i] = ALPHABET[rng.below(ALPHABET.len())],
+                    1 => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.truncate(i),
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            exercise(&String::from_utf8_lossy(&bytes));
+        }
+    }
+}
