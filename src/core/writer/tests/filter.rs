@@ -23,11 +23,11 @@ fn filter(expr: &str, params: &[&str]) -> ContentFilter {
     }
 }
 
-fn red() -> ContentFilter {
+pub(super) fn red() -> ContentFilter {
     filter("color = %0", &["'RED'"])
 }
 
-fn filtering_config() -> WriterConfig {
+pub(super) fn filtering_config() -> WriterConfig {
     let mut c = config();
     c.keyed = true;
     c.topic_name = "Square".into();
@@ -36,7 +36,7 @@ fn filtering_config() -> WriterConfig {
     c
 }
 
-fn shape(color: &str, x: i32, size: i32, extra: usize) -> ShapeType {
+pub(super) fn shape(color: &str, x: i32, size: i32, extra: usize) -> ShapeType {
     ShapeType {
         color: color.into(),
         x,
@@ -46,7 +46,7 @@ fn shape(color: &str, x: i32, size: i32, extra: usize) -> ShapeType {
     }
 }
 
-fn put(w: &mut Writer, now: Now, s: &ShapeType) -> i64 {
+pub(super) fn put(w: &mut Writer, now: Now, s: &ShapeType) -> i64 {
     let data = Bytes::from(s.serialize(Endianness::Little));
     w.write(now, ChangeKind::Alive, s.key_hash(), data)
         .unwrap()

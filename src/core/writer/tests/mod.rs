@@ -9,6 +9,7 @@
 
 mod filter;
 mod instance;
+mod lazy_gap;
 mod sim;
 mod unit;
 
