@@ -497,8 +497,9 @@ impl Writer {
             .filter(|r| reliable && r.unacked(last))
         {
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
-            // a push) during the last period. RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            if r.heartbeat_stale(now.mono, period) {
+            // a push) during the last period, or whose push backstop is armed (`send.rs`).
+            // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
+            if r.heartbeat_stale(now.mono, period) && r.heartbeat_at.is_none() {
                 r.schedule_heartbeat(now.mono);
                 r.last_heartbeat = Some(now.mono);
             }

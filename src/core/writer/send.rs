@@ -26,10 +26,14 @@
 //! A best-effort reader never gets a GAP alone, only prepended to DATA.
 //!
 //! Piggy-backed HEARTBEATs: a push to reliable readers carries a HEARTBEAT only when no
-//! HEARTBEAT went to them for a `heartbeat_period`; the periodic HEARTBEAT skips readers that
-//! had one in the last period. So a reader gets about one HEARTBEAT per period however fast
-//! the writer writes (RTPS 2.5 §8.4.7.1 heartbeatPeriod, §8.4.15.1 piggy-backing), each with
-//! F = 0 while it has unacknowledged changes.
+//! unsolicited HEARTBEAT went to them for a `heartbeat_period`. A push without one arms a
+//! per-reader backstop ([`HEARTBEAT_BACKSTOP_PERIODS`] periods, [`SKIPPED_BACKSTOP_PERIODS`]
+//! when it only passed over filtered changes) that a later piggy-backed HEARTBEAT cancels, and the periodic HEARTBEAT skips readers with a backstop armed or a
+//! HEARTBEAT during the last period. So a reader gets at most about one HEARTBEAT per period
+//! however fast the writer writes, nearly always inside a DATA datagram, each with F = 0 while
+//! it has unacknowledged changes (RTPS 2.5 §8.4.7.1 heartbeatPeriod, §8.4.15.1 piggy-backing).
+//! Every change pushed is announced by a HEARTBEAT within the backstop, so loss is still
+//! detected (later, by up to one more period, when writing is continuous).
 
 use super::Writer;
 use super::history::WriterHistory;
@@ -41,6 +45,15 @@ use super::repair::{
 use crate::core::Transmit;
 use crate::time::Now;
 use crate::wire::{Locator, SequenceNumber};
+
+/// Heartbeat periods after a push that sent changes without a HEARTBEAT before the reader
+/// gets one of its own (unless a later push carries one first): bounds loss detection.
+const HEARTBEAT_BACKSTOP_PERIODS: u32 = 2;
+
+/// The same after a push that only passed over changes the reader's filter rejected: nothing
+/// can be lost, only its acknowledgement (history cleanup, `all_acked`) waits, so a sparse
+/// reader's next DATA nearly always carries the HEARTBEAT first.
+const SKIPPED_BACKSTOP_PERIODS: u32 = 10;
 
 /// The outcome of one push attempt.
 enum Push {
@@ -368,6 +381,7 @@ impl Writer {
                 gap_from = sn;
             }
         }
+        let advanced = (sn, frag) != key;
         for &i in &member_idx {
             if let Some(r) = self.readers.get_mut(i) {
                 (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
@@ -389,6 +403,26 @@ impl Writer {
                 for &i in &member_idx {
                     if let Some(r) = self.readers.get_mut(i) {
                         r.last_heartbeat = Some(now.mono);
+                        // It also answers any HEARTBEAT owed to them.
+                        r.heartbeat_at = None;
+                    }
+                }
+            }
+        } else if advanced && any_reliable {
+            // Changes went out (or were passed over) without a HEARTBEAT: a later push will
+            // likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
+            // (the earliest one armed stands).
+            let periods = if b.has_content() {
+                HEARTBEAT_BACKSTOP_PERIODS
+            } else {
+                SKIPPED_BACKSTOP_PERIODS
+            };
+            let backstop = self.config.heartbeat_period.saturating_mul(periods);
+            let at = now.mono.saturating_add(backstop);
+            for &i in &member_idx {
+                if let Some(r) = self.readers.get_mut(i) {
+                    if r.reliable() {
+                        r.schedule_heartbeat(at);
                     }
                 }
             }

@@ -329,8 +329,8 @@ fn a_hundred_filtered_readers_each_get_their_own_signature_and_lazy_gaps() {
     assert_eq!(ts.len(), 50);
     assert!(ts.iter().all(|t| t.destinations.len() == 1));
     let ts = [ts, {
-        w.handle_timeout(at(101));
-        drain(&mut w, at(101))
+        w.handle_timeout(at(1001));
+        drain(&mut w, at(1001))
     }]
     .concat();
     for n in 1..=100u8 {
@@ -351,7 +351,7 @@ fn a_hundred_filtered_readers_each_get_their_own_signature_and_lazy_gaps() {
             let p = (n - 1).to_string();
             assert_eq!(*info, one(filter("x > %0", &[&p]).signature(), true).unwrap());
         } else {
-            // With the periodic HEARTBEAT at 101 ms.
+            // With its HEARTBEAT, ten periods after the push passed over SN 1.
             assert_eq!(seen, vec![Seen::Gap { start: 1, end: 2 }], "{n}");
         }
     }
