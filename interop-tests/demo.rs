@@ -11,7 +11,7 @@ fn demo_delivers_exactly_the_filtered_samples() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
-        .args(["demo", "--subscribers", "12", "--seconds", "1", "--rate", "400", "--domain", "70"])
+        .args(["demo", "--subscribers", "12", "--seconds", "1", "--rate", "400", "--domain", "114"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

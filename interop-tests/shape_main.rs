@@ -166,7 +166,7 @@ fn shape_main_publisher_to_shape_main_subscriber() {
         return;
     }
     let wait = Duration::from_secs(20);
-    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-t", "Square", "-d", "40"]);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-t", "Square", "-d", "110"]);
     sub.expect("topic", wait, |l| l == "Create topic: Square");
     sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
     let mut publisher = App::spawn(
@@ -181,7 +181,7 @@ fn shape_main_publisher_to_shape_main_subscriber() {
             "20",
             "-w",
             "-d",
-            "40",
+            "110",
         ],
     );
     publisher.expect("topic", wait, |l| l == "Create topic: Square");
@@ -243,12 +243,12 @@ fn shape_main_reports_missed_deadlines_on_both_sides() {
         return;
     }
     let wait = Duration::from_secs(20);
-    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-f", "100", "-d", "42"]);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-f", "100", "-d", "112"]);
     sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
     // Writes every 300 ms with a 100 ms deadline: both sides miss it.
     let publisher = App::spawn(
         SHAPE_MAIN,
-        &["-P", "-f", "100", "--write-period", "300", "--num-iterations", "6", "-d", "42"],
+        &["-P", "-f", "100", "--write-period", "300", "--num-iterations", "6", "-d", "112"],
     );
     sub.expect("a sample", wait, is_sample);
     sub.expect("requested deadline missed", wait, |l| {
@@ -271,14 +271,14 @@ fn shape_main_exclusive_subscriber_follows_the_strongest_publisher() {
         return;
     }
     let wait = Duration::from_secs(20);
-    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-s", "0", "-d", "43"]);
+    let mut sub = App::spawn(SHAPE_MAIN, &["-S", "-s", "0", "-d", "113"]);
     sub.expect("reader", wait, |l| l == "Create reader for topic: Square");
     // Same instance (RED); the strong writer (size 30) stops after 40 samples.
     let strong = App::spawn(
         SHAPE_MAIN,
-        &["-P", "-c", "RED", "-s", "10", "-z", "30", "--num-iterations", "40", "-d", "43"],
+        &["-P", "-c", "RED", "-s", "10", "-z", "30", "--num-iterations", "40", "-d", "113"],
     );
-    let weak = App::spawn(SHAPE_MAIN, &["-P", "-c", "RED", "-s", "5", "-z", "15", "-d", "43"]);
+    let weak = App::spawn(SHAPE_MAIN, &["-P", "-c", "RED", "-s", "5", "-z", "15", "-d", "113"]);
     sub.expect("a strong sample", wait, |l| sample_line(l).is_some_and(|s| s.size == 30));
     let (code, _) = strong.finish(wait);
     assert_eq!(code, 0);
@@ -300,7 +300,7 @@ fn shape_main_rejects_a_bad_content_filter() {
     }
     let app = App::spawn(
         SHAPE_MAIN,
-        &["-S", "-t", "Square", "-d", "41", "--cft", "x >"],
+        &["-S", "-t", "Square", "-d", "111", "--cft", "x >"],
     );
     let (code, out) = app.finish(Duration::from_secs(20));
     assert_eq!(
@@ -384,7 +384,7 @@ fn cyclone_publisher_to_filtered_shape_main_subscriber() {
     let wait = Duration::from_secs(30);
     let mut sub = App::spawn(
         SHAPE_MAIN,
-        &["-S", "-t", "Square", "-d", "42", "-c", "GREEN"],
+        &["-S", "-t", "Square", "-d", "112", "-c", "GREEN"],
     );
     sub.expect("reader", wait, |l| {
         l == "Create reader for topic: Square_filtered color: GREEN"
@@ -394,7 +394,7 @@ fn cyclone_publisher_to_filtered_shape_main_subscriber() {
         &[
             "pub",
             "-d",
-            "42",
+            "112",
             "-c",
             "GREEN,YELLOW",
             "-n",

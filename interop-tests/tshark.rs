@@ -241,10 +241,13 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
         return;
     }
     let path = std::env::temp_dir().join(format!("siftdds-live-{}.pcapng", std::process::id()));
-    // Domain 30's ports only, so that parallel tests' traffic stays out of this capture.
-    let filter = "udp and (portrange 14900-14999 or port 14400 or port 14401)";
+    // This test's domain only (its ports start at 7400 + 250 * domain), so that parallel
+    // tests' traffic stays out of the capture. Each interop test has a domain of its own.
+    let domain = 115;
+    let base = 7400 + 250 * domain;
+    let filter = format!("udp and portrange {}-{}", base, base + 249);
     let mut capture = Command::new("tshark")
-        .args(["-i", "lo", "-f", filter, "-a", "duration:8", "-w"])
+        .args(["-i", "lo", "-f", &filter, "-a", "duration:8", "-w"])
         .arg(&path)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -259,7 +262,6 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
         }
         seen.push(byte[0]);
     }
-    let domain = 30;
     let a = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
     let b = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
     let topic = a.create_topic::<ShapeType>("Square", TopicQos::default());

@@ -110,9 +110,14 @@ impl ReaderProxy {
     }
 
     /// True when no HEARTBEAT went to it during the `period` before `now`.
+    ///
+    /// Until the reader's first ACKNACK every push carries a HEARTBEAT: a reader may not
+    /// yet know our writer when our first HEARTBEAT arrives (SEDP race), and Cyclone 0.10
+    /// starts a volatile reader after the first HEARTBEAT it sees, dropping earlier data
+    /// (seen in interop: the first of 10,000 samples was lost without this).
     pub(super) fn heartbeat_stale(&self, now: Instant, period: core::time::Duration) -> bool {
-        self.last_heartbeat
-            .is_none_or(|t| t.saturating_add(period) <= now)
+        self.last_acknack_count.is_none()
+            || self.last_heartbeat.is_none_or(|t| t.saturating_add(period) <= now)
     }
 
     /// True when it has repairs pending.

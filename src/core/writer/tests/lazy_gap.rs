@@ -9,12 +9,22 @@
 use super::filter::{filtering_config, put, red, shape};
 use super::*;
 
-/// Reader 1 (reliable or not) filtering RED, matched and its initial HEARTBEAT drained.
+/// Reader `n` says it is there: a first ACKNACK (nothing received yet). Until a reader's first
+/// ACKNACK every push carries a HEARTBEAT (see `ReaderProxy::heartbeat_stale`).
+fn hello(w: &mut Writer, n: u8) {
+    w.handle_acknack(at(0), reader_guid(n), &acknack(1, &[], 0));
+    drain(w, at(0));
+}
+
+/// Reader 1 (reliable or not) filtering RED, matched, heard from, and its HEARTBEATs drained.
 fn red_reader(reliable: bool) -> Writer {
     let mut w = Writer::new(filtering_config());
     w.matched_reader_add(at(0), remote(1, reliable, false));
     w.set_reader_filter(reader_guid(1), Some(&red()));
     drain(&mut w, at(0));
+    if reliable {
+        hello(&mut w, 1);
+    }
     w
 }
 
@@ -134,9 +144,10 @@ fn a_reliable_reader_that_never_passes_gets_its_gaps_with_heartbeats_until_all_a
             }
         }
     }
-    // One datagram (GAP + HEARTBEAT) per backstop (ten heartbeat periods when only filtered
-    // changes were passed over), not one per sample.
-    assert_eq!(to_reader, 1, "{to_reader} datagrams");
+    // Not one datagram per sample: the answer to the reader's first ACKNACK (its `hello`,
+    // which left SNs 1..5 unacknowledged when answered at t = 5), then one GAP + HEARTBEAT
+    // per backstop (ten heartbeat periods when only filtered changes were passed over).
+    assert_eq!(to_reader, 2, "{to_reader} datagrams");
     assert!(!w.all_acked());
     // The tail's backstop HEARTBEAT comes at most ten periods after the last write.
     let mut t = 1050;
@@ -179,6 +190,7 @@ fn continuous_writing_piggybacks_one_heartbeat_per_period() {
     let mut w = Writer::new(config());
     w.matched_reader_add(at(0), remote(1, true, false));
     drain(&mut w, at(0));
+    hello(&mut w, 1);
     let mut subs = Vec::new();
     let mut datagrams = 0;
     for t in 1..=300u64 {
@@ -200,6 +212,7 @@ fn a_dropped_filter_flushes_the_pending_gap_before_shared_data() {
     let mut w = red_reader(true);
     w.matched_reader_add(at(0), remote(2, true, false));
     drain(&mut w, at(0));
+    hello(&mut w, 2);
     put(&mut w, at(1), &shape("RED", 1, 10, 0));
     put(&mut w, at(1), &shape("BLUE", 2, 10, 0));
     drain(&mut w, at(1));
