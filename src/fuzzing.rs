@@ -253,6 +253,32 @@ pub fn participant_rx(data: &[u8]) {
     }
 }
 
+/// Target `qos_xml`: a QoS profile file (lossy UTF-8). Loading and resolving every profile
+/// for every entity kind must never panic, whatever the file holds.
+pub fn qos_xml(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut provider = crate::qos::xml::QosProvider::new();
+    if provider.load_str("fuzz.xml", &text).is_err() {
+        return;
+    }
+    let names: Vec<String> = provider.profile_names().map(str::to_string).collect();
+    for name in names.iter().map(String::as_str).chain([""]) {
+        let _ = provider.participant_qos(name);
+        let _ = provider.datawriter_qos(name, "Square");
+        let _ = provider.datareader_qos(name, "Square");
+    }
+}
+
+/// Target `idl`: an IDL file (lossy UTF-8), with itself reachable as an include. Parsing,
+/// resolving and building descriptors must never panic.
+pub fn idl(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let loader = crate::idl::MemLoader::new().with("fuzz.idl", &text).with("inc.idl", &text);
+    if let Ok(spec) = crate::idl::parse_with(&loader, std::path::Path::new("fuzz.idl"), &[]) {
+        let _ = crate::idl::descriptors(&spec);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! One named test per input the fuzzers found; each failed before its fix.
