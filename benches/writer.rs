@@ -24,6 +24,9 @@
 //!   the public API: `evaluate`, then [`FilterSet::filter_info`] + its emit (the
 //!   PID_CONTENT_FILTER_INFO every DATA carries, one signature per filtered reader) and
 //!   [`FilterSet::passes`] for every reader (the per-reader DATA-or-GAP decision).
+//! - `set_store_{hit,miss}`: what the writer does per change since it stores a shared slot
+//!   table snapshot instead of an encoded PID_CONTENT_FILTER_INFO: `evaluate` +
+//!   [`FilterSet::slot_table`] (flat in N on a hit).
 //! - `notable_eval`: no table: each reader's own program evaluated on the sample.
 //! - `notable_decide`: the same plus the PID_CONTENT_FILTER_INFO built and emitted, the
 //!   like-for-like counterpart of `set_decide_*`.
@@ -190,6 +193,40 @@ fn decide(set: &mut FilterSet, readers: &[Guid], payload: &[u8], info_buf: &mut 
     info_buf.clear();
     info.emit(&mut cdr::Writer::new(info_buf, Endianness::Little));
     readers.iter().filter(|&&r| set.passes(&pass, r)).count()
+}
+
+/// The writer's per-change work since the slot-table snapshot: `evaluate` plus the shared
+/// `SlotTable` (an `Arc` clone on a hit; the PID_CONTENT_FILTER_INFO is built at send time,
+/// one signature per unicast DATA). Returns the passing count (nothing optimised away).
+fn store(set: &mut FilterSet, payload: &[u8]) -> usize {
+    let pass = set.evaluate(payload);
+    let table = set.slot_table();
+    black_box(&table);
+    pass.count()
+}
+
+/// `set_store_{hit,miss}`: [`store`] (what `Writer::write` now does per change).
+fn bench_store(c: &mut Criterion) {
+    let hits = hit_ring();
+    let misses = miss_ring();
+    for (table, ring) in [("hit", &hits), ("miss", &misses)] {
+        let mut g = c.benchmark_group(format!("set_store_{table}"));
+        for kind in Kind::ALL {
+            for n in READERS {
+                let mut set = filter_set(kind, n);
+                let mut cycle = Cycle::new(ring);
+                if table == "hit" {
+                    for s in ring.iter() {
+                        set.evaluate(s);
+                    }
+                }
+                g.bench_function(BenchmarkId::new(kind.name(), n), |b| {
+                    b.iter(|| store(&mut set, cycle.next_sample()))
+                });
+            }
+        }
+        g.finish();
+    }
 }
 
 fn bench_filter_set(c: &mut Criterion) {
@@ -482,6 +519,7 @@ fn bench_wire(c: &mut Criterion) {
 fn benches() {
     let mut c = Criterion::default().configure_from_args();
     bench_filter_set(&mut c);
+    bench_store(&mut c);
     bench_no_table(&mut c);
     bench_writer(&mut c);
     bench_wire(&mut c);

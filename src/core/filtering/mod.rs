@@ -86,6 +86,60 @@ impl PassSet {
     }
 }
 
+/// A snapshot of a [`FilterSet`]'s slots: reader → slot, each slot's signature, and the size
+/// of the full PID_CONTENT_FILTER_INFO listing them. Built once per change of the set
+/// ([`FilterSet::slot_table`]) and shared by every change evaluated under it, so that a stored
+/// [`PassSet`] keeps meaning what it meant when it was computed.
+#[derive(Debug)]
+pub struct SlotTable {
+    generation: u64,
+    by_reader: Arc<SlotMap>,
+    signatures: Vec<[u8; 16]>,
+    info_len: usize,
+}
+
+impl SlotTable {
+    /// The [`FilterSet::generation`] this table was taken at.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.signatures.len()
+    }
+
+    /// True when no reader was filtered for.
+    pub fn is_empty(&self) -> bool {
+        self.signatures.is_empty()
+    }
+
+    /// The slot of a reader filtered for.
+    pub fn slot_of(&self, reader: Guid) -> Option<usize> {
+        self.by_reader.get(&reader).copied()
+    }
+
+    /// The signature of slot `slot`'s filter.
+    pub fn signature(&self, slot: usize) -> Option<[u8; 16]> {
+        self.signatures.get(slot).copied()
+    }
+
+    /// [`ContentFilterInfo::buffer_len`] of the full list ([`SlotTable::filter_info`]).
+    pub fn info_len(&self) -> usize {
+        self.info_len
+    }
+
+    /// PID_CONTENT_FILTER_INFO for a sample: one signature and one bit per slot, in slot
+    /// order, each bit inverted when `invert` (RTPS 2.5 §9.6.4.1; MSB-first bitmaps).
+    pub fn filter_info(&self, set: &PassSet, invert: bool) -> ContentFilterInfo {
+        let mut info = ContentFilterInfo::new();
+        for (i, s) in self.signatures.iter().enumerate() {
+            info.push(*s, set.contains(i) != invert);
+        }
+        info
+    }
+}
+
 /// Counters for the closing figures: how much evaluation the table saved.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilterStats {
@@ -132,6 +186,10 @@ pub struct FilterSet {
     /// Field set index → a program that projects it.
     projector: Vec<usize>,
     memo: Memo<Vec<u8>, Arc<PassSet>>,
+    /// Bumped on every change to the slots.
+    generation: u64,
+    /// The slot table at `generation`, built on demand.
+    table: Option<Arc<SlotTable>>,
     /// The memo key being built: the concatenated projections (each is self-delimiting for
     /// its program, so the concatenation is injective).
     key: Vec<u8>,
@@ -152,6 +210,8 @@ impl FilterSet {
             field_sets: Vec::new(),
             projector: Vec::new(),
             memo: Memo::new(memo_capacity),
+            generation: 0,
+            table: None,
             key: Vec::new(),
             projection: Vec::new(),
             stats: FilterStats::default(),
@@ -184,6 +244,37 @@ impl FilterSet {
     /// even after later changes to the set (which copy it first).
     pub fn slot_map(&self) -> Arc<SlotMap> {
         Arc::clone(&self.by_reader)
+    }
+
+    /// Counts changes to the set of slots: equal generations mean equal slots.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The current slots as a shared snapshot, rebuilt only after the set changed.
+    pub fn slot_table(&mut self) -> Arc<SlotTable> {
+        if let Some(t) = &self.table {
+            return Arc::clone(t);
+        }
+        let signatures: Vec<[u8; 16]> = self.slots.iter().map(|s| s.signature).collect();
+        let mut info = ContentFilterInfo::new();
+        for s in &signatures {
+            info.push(*s, false);
+        }
+        let t = Arc::new(SlotTable {
+            generation: self.generation,
+            by_reader: Arc::clone(&self.by_reader),
+            signatures,
+            info_len: info.buffer_len(),
+        });
+        self.table = Some(Arc::clone(&t));
+        t
+    }
+
+    fn slots_changed(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        self.table = None;
+        self.memo.invalidate();
     }
 
     /// The signature of a filtered reader's filter.
@@ -231,7 +322,7 @@ impl FilterSet {
         let slot = self.slots.len();
         Arc::make_mut(&mut self.by_reader).insert(reader, slot);
         self.slots.push(Slot { reader, signature, program });
-        self.memo.invalidate();
+        self.slots_changed();
         Ok(())
     }
 
@@ -249,7 +340,7 @@ impl FilterSet {
             }
         }
         self.compact_programs();
-        self.memo.invalidate();
+        self.slots_changed();
     }
 
     /// Drops programs and field sets no slot uses any more.

@@ -52,6 +52,18 @@ fn a_thousand_readers_with_three_distinct_filters_cost_three_evaluations_per_mis
     assert_eq!(info.bitmaps().len(), 32);
     assert_eq!(info.passed(1), Some(true));
     assert_eq!(info.passed(0), Some(false));
+    // The slot table snapshot lists the same, is shared until the set changes, and keeps
+    // its meaning afterwards.
+    let table = fs.slot_table();
+    assert!(Arc::ptr_eq(&table, &fs.slot_table()));
+    assert_eq!(table.filter_info(&pass, false), info);
+    assert_eq!(table.info_len(), info.buffer_len());
+    assert_eq!(table.slot_of(reader(1)), fs.slot_of(reader(1)));
+    fs.remove_reader(reader(0));
+    assert_ne!(fs.generation(), table.generation());
+    assert!(!Arc::ptr_eq(&table, &fs.slot_table()));
+    assert_eq!(table.slot_of(reader(1)), Some(1));
+    assert_eq!(fs.slot_of(reader(1)), Some(0));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Writer-side content filtering glue: the writer's [`FilterSet`], the per-change result it
-//! keeps (pass set + encoded PID_CONTENT_FILTER_INFO), and the filter statistics.
+//! keeps (pass set + shared slot table snapshot), and the filter statistics.
 //!
 //! Must not: evaluate a filter more than once per change (the result is stored with the
 //! change and reused for pushes, repairs and every fragment), or decide what goes on the wire
@@ -10,14 +10,17 @@
 //!
 //! # Overview
 //! On each ALIVE write while at least one matched reader is filtered for, the sample is
-//! evaluated once (memoized by the [`FilterSet`]). The change keeps the `Arc<PassSet>`, the
-//! reader → slot map it refers to (shared, copy-on-write) and the encoded
-//! PID_CONTENT_FILTER_INFO value listing every filtered reader's signature and bit. A reader
+//! evaluated once (memoized by the [`FilterSet`]). The change keeps the `Arc<PassSet>` and
+//! the [`SlotTable`] it refers to (reader → slot, signatures; one `Arc` shared by every change
+//! written until the filter set changes), so the per-change cost on a memo hit does not grow
+//! with the number of filtered readers. Readers are decided by slot index ([`ReaderSlot`],
+//! looked up once per filter-set generation and cached in the reader proxy). A reader
 //! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2), told lazily
 //! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (facts §2.1, §2.3).
 //! A datagram for one reader carries only that reader's signature and bit
 //! ([`ChangeFilter::info_for`]: a reader looks only for its own signature, facts §2.3), one
-//! shared by several readers the full list (RTPS 2.5 §8.7.3.2). Readers matched or
+//! shared by several readers the full list ([`ChangeFilter::shared_info`], built at send
+//! time; RTPS 2.5 §8.7.3.2). Both are built from the table and pass set. Readers matched or
 //! re-filtered after the write are not in the stored map: they get DATA and filter themselves.
 //! Dispose / unregister changes are not filtered (RTPS 2.5 §8.7.4: instance state changes
 //! still reach every reader).
@@ -30,43 +33,60 @@ use super::message::{ENDIAN, MESSAGE_OVERHEAD};
 use crate::cdr;
 use crate::core::ChangeKind;
 use crate::core::discovery::ContentFilter;
-use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotMap};
+use super::reader_proxy::ReaderProxy;
+use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use crate::wire::Guid;
 
-/// The filter outcome stored with one change.
+/// The filter outcome stored with one change: the memoized pass set and the slot table it
+/// refers to (shared by every change written while the filter set did not change).
 #[derive(Clone, Debug)]
 pub(super) struct ChangeFilter {
     pass: Arc<PassSet>,
-    slots: Arc<SlotMap>,
+    table: Arc<SlotTable>,
     /// Test-only mode: every filtered reader gets DATA, with its bit inverted.
     invert: bool,
-    /// The encoded PID_CONTENT_FILTER_INFO value (no parameter header). RTPS 2.5 §9.6.4.1.
-    pub(super) info: Vec<u8>,
 }
 
 /// Bytes of a one-signature PID_CONTENT_FILTER_INFO value: numBitmaps, one bitmap,
 /// numSignatures, one signature. RTPS 2.5 §9.6.4.1.
 pub(super) const SINGLE_INFO_LEN: usize = 28;
 
+/// A reader and its slot in the writer's filter set at one generation ([`Writer::reader_slot`],
+/// cached in its proxy), so that per-change decisions under that generation's slot table are
+/// one bit test, not a map lookup.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct ReaderSlot {
+    guid: Guid,
+    generation: u64,
+    slot: Option<usize>,
+}
+
+impl ReaderSlot {
+    /// A destination that is not a filtered reader (decided by lookup in each change's table).
+    pub(super) fn unresolved(guid: Guid) -> Self {
+        ReaderSlot { guid, generation: u64::MAX, slot: None }
+    }
+}
+
 impl ChangeFilter {
+    /// `reader`'s slot in this change's table, if it was filtered for when it was written.
+    fn slot(&self, reader: ReaderSlot) -> Option<usize> {
+        if reader.generation == self.table.generation() {
+            reader.slot
+        } else {
+            self.table.slot_of(reader.guid)
+        }
+    }
+
     /// The PID_CONTENT_FILTER_INFO value for a datagram to `reader` alone: its own signature
-    /// and bit only, copied from the full list (so it says what was decided when the change
-    /// was written, inverted-bit test mode included). `None` when the reader was not filtered
-    /// for then: no signature of its own is listed, and it filters the sample itself (facts
-    /// §2.3). RTPS 2.5 §9.6.4.1: MSB-first bitmap, numBitmaps = ceil(numSignatures / 32).
-    pub(super) fn info_for(&self, reader: Guid) -> Option<[u8; SINGLE_INFO_LEN]> {
-        let slot = *self.slots.get(&reader)?;
-        let mut r = cdr::Reader::new(&self.info, ENDIAN);
-        let nb = usize::try_from(r.u32("numBitmaps").ok()?).ok()?;
-        let word = slot.checked_div(32)?;
-        let bit = u32::try_from(slot.checked_rem(32)?).ok()?;
-        let mask = 1u32.checked_shl(31u32.checked_sub(bit)?)?;
-        r.skip(word.checked_mul(4)?, "filterResult").ok()?;
-        let passed = r.u32("filterResult").ok()? & mask != 0;
-        r.skip(nb.checked_sub(word)?.checked_sub(1)?.checked_mul(4)?, "filterResult").ok()?;
-        r.u32("numSignatures").ok()?;
-        r.skip(slot.checked_mul(16)?, "filterSignatures").ok()?;
-        let signature = r.take_array::<16>("filterSignature").ok()?;
+    /// and bit only (what was decided when the change was written, inverted-bit test mode
+    /// included). `None` when the reader was not filtered for then: no signature of its own
+    /// is listed, and it filters the sample itself (facts §2.3). RTPS 2.5 §9.6.4.1:
+    /// MSB-first bitmap, numBitmaps = ceil(numSignatures / 32).
+    pub(super) fn info_for(&self, reader: ReaderSlot) -> Option<[u8; SINGLE_INFO_LEN]> {
+        let slot = self.slot(reader)?;
+        let signature = self.table.signature(slot)?;
+        let passed = self.pass.contains(slot) != self.invert;
         let mut out = [0u8; SINGLE_INFO_LEN];
         let mut v = Vec::with_capacity(SINGLE_INFO_LEN);
         let w = &mut cdr::Writer::new(&mut v, ENDIAN);
@@ -78,14 +98,23 @@ impl ChangeFilter {
         Some(out)
     }
 
+    /// The encoded PID_CONTENT_FILTER_INFO value listing every filtered reader's signature
+    /// and bit, for a datagram shared by several readers. RTPS 2.5 §8.7.3.2, §9.6.4.1.
+    pub(super) fn shared_info(&self) -> Vec<u8> {
+        let info = self.table.filter_info(&self.pass, self.invert);
+        let mut encoded = Vec::with_capacity(info.buffer_len());
+        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
+        encoded
+    }
+
     /// True when `reader` gets DATA for this change: it was not filtered for when the change
     /// was written, or the change passes its filter.
-    pub(super) fn sends_to(&self, reader: Guid) -> bool {
+    pub(super) fn sends_to(&self, reader: ReaderSlot) -> bool {
         if self.invert {
             return true;
         }
-        match self.slots.get(&reader) {
-            Some(&i) => self.pass.contains(i),
+        match self.slot(reader) {
+            Some(i) => self.pass.contains(i),
             None => true,
         }
     }
@@ -214,28 +243,15 @@ impl Writer {
             return None;
         }
         let pass = f.set.evaluate(data);
-        let mut info = f.set.filter_info(&pass);
-        if invert {
-            for i in 0..info.len() {
-                let bit = info.passed(i).unwrap_or(false);
-                info.set(i, !bit);
-            }
-        }
+        let table = f.set.slot_table();
         // The info rides on every DATA_FRAG: it must fit next to a full fragment, and in a
         // parameter (length is a u16). Otherwise send to everyone without it (no stall).
-        let len = info.buffer_len().saturating_add(4);
+        let len = table.info_len().saturating_add(4);
         if len > room || len > usize::from(u16::MAX) {
             f.info_too_large = f.info_too_large.saturating_add(1);
             return None;
         }
-        let mut encoded = Vec::with_capacity(info.buffer_len());
-        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
-        Some(ChangeFilter {
-            pass,
-            slots: f.set.slot_map(),
-            invert,
-            info: encoded,
-        })
+        Some(ChangeFilter { pass, table, invert })
     }
 
     /// Writer-side filtering figures (all zero when the writer has no type descriptor).
@@ -262,10 +278,27 @@ impl Writer {
         s
     }
 
-    /// True when `reader` is currently filtered for (it is then never grouped with others).
-    pub(super) fn is_filtered(&self, reader: Guid) -> bool {
-        self.filtering
-            .as_ref()
-            .is_some_and(|f| f.set.slot_of(reader).is_some())
+    /// Reader `r`'s slot in the current filter set, looked up once per generation (cached in
+    /// the proxy).
+    pub(super) fn reader_slot(&self, r: &ReaderProxy) -> ReaderSlot {
+        let guid = r.remote.guid;
+        let Some(f) = &self.filtering else {
+            return ReaderSlot::unresolved(guid);
+        };
+        let generation = f.set.generation();
+        let slot = match r.filter_slot.get() {
+            Some((g, s)) if g == generation => s,
+            _ => {
+                let s = f.set.slot_of(guid);
+                r.filter_slot.set(Some((generation, s)));
+                s
+            }
+        };
+        ReaderSlot { guid, generation, slot }
+    }
+
+    /// True when reader `r` is currently filtered for (it is then never grouped with others).
+    pub(super) fn is_filtered(&self, r: &ReaderProxy) -> bool {
+        self.reader_slot(r).slot.is_some()
     }
 }

@@ -7,6 +7,7 @@
 //! RTPS 2.5 §8.4.7.5 (ReaderProxy), §8.4.9.1 (best-effort: only the unsent cursor),
 //! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::core::RemoteReader;
@@ -62,6 +63,9 @@ pub(super) struct ReaderProxy {
     pub(super) last_acknack_count: Option<i32>,
     /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
     pub(super) last_nack_frag_count: Option<i32>,
+    /// Its slot in the writer's filter set, and the set's generation it was looked up at
+    /// (`content_filter.rs`, `Writer::reader_slot`).
+    pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
 }
 
 impl ReaderProxy {
@@ -82,6 +86,7 @@ impl ReaderProxy {
             heartbeat_at: None,
             last_acknack_count: None,
             last_nack_frag_count: None,
+            filter_slot: Cell::new(None),
         }
     }
 

@@ -10,11 +10,11 @@
 //! RTPS 2.5 §8.4.9.2.12 (T12: a requested change → DATA, or GAP when irrelevant), §8.3.7.4
 //! (GAP: gapStart + gapList), §8.7.3.2 (a filtered-out change is irrelevant → GAP).
 
-use super::content_filter::{ChangeFilter, SINGLE_INFO_LEN};
+use super::content_filter::{ChangeFilter, ReaderSlot, SINGLE_INFO_LEN};
 use super::history::WriterHistory;
 use super::message::{MessageBuilder, fragment_count};
 use super::reader_proxy::ReaderProxy;
-use crate::wire::{Guid, MAX_SET_BITS, SequenceNumber};
+use crate::wire::{MAX_SET_BITS, SequenceNumber};
 
 pub(super) fn succ(sn: SequenceNumber) -> SequenceNumber {
     sn.checked_add(1).unwrap_or(sn)
@@ -25,7 +25,7 @@ pub(super) fn succ(sn: SequenceNumber) -> SequenceNumber {
 /// its filter rejected. Consecutive filtered SNs thus share one GAP. RTPS 2.5 §8.7.3.2.
 pub(super) fn irrelevant_run(
     history: &WriterHistory,
-    reader: Guid,
+    reader: ReaderSlot,
     from: SequenceNumber,
     limit: SequenceNumber,
 ) -> (SequenceNumber, u64) {
@@ -45,7 +45,7 @@ pub(super) fn irrelevant_run(
 /// How many stored changes in `[from, to)` `reader`'s filter rejected (for the counters).
 pub(super) fn count_filtered(
     history: &WriterHistory,
-    reader: Guid,
+    reader: ReaderSlot,
     from: SequenceNumber,
     to: SequenceNumber,
 ) -> u64 {
@@ -58,25 +58,34 @@ pub(super) fn count_filtered(
 }
 
 /// True when the stored change `sn` was filtered out for `reader`.
-pub(super) fn filtered_out(history: &WriterHistory, sn: SequenceNumber, reader: Guid) -> bool {
+pub(super) fn filtered_out(
+    history: &WriterHistory,
+    sn: SequenceNumber,
+    reader: ReaderSlot,
+) -> bool {
     history.filter(sn).is_some_and(|f| !f.sends_to(reader))
 }
 
 /// True when `sn` is irrelevant to reader `r`: before its start, no longer stored, or
 /// rejected by its filter. RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
-fn irrelevant(history: &WriterHistory, r: &ReaderProxy, sn: SequenceNumber) -> bool {
-    sn < r.start || history.get(sn).is_none() || filtered_out(history, sn, r.remote.guid)
+fn irrelevant(
+    history: &WriterHistory,
+    r: &ReaderProxy,
+    reader: ReaderSlot,
+    sn: SequenceNumber,
+) -> bool {
+    sn < r.start || history.get(sn).is_none() || filtered_out(history, sn, reader)
 }
 
 /// The PID_CONTENT_FILTER_INFO value a DATA / DATA_FRAG of change `sn` carries.
-pub(super) enum FilterInfo<'a> {
+pub(super) enum FilterInfo {
     /// Every filtered reader's signature and bit: the datagram goes to several readers.
-    Shared(&'a [u8]),
+    Shared(Vec<u8>),
     /// The destination reader's own signature and bit only. Facts §2.3.
     Single([u8; SINGLE_INFO_LEN]),
 }
 
-impl FilterInfo<'_> {
+impl FilterInfo {
     /// The encoded value.
     pub(super) fn bytes(&self) -> &[u8] {
         match self {
@@ -89,15 +98,15 @@ impl FilterInfo<'_> {
 /// The filter info for change `sn` in a datagram for reader `dst` alone (its own signature
 /// only; none if it was not filtered for) or, with `None`, for several readers (the full
 /// list). RTPS 2.5 §8.7.3.2, §9.6.4.1; facts §2.1, §2.3.
-pub(super) fn info_for<'a>(
-    history: &'a WriterHistory,
+pub(super) fn info_for(
+    history: &WriterHistory,
     sn: SequenceNumber,
-    dst: Option<Guid>,
-) -> Option<FilterInfo<'a>> {
+    dst: Option<ReaderSlot>,
+) -> Option<FilterInfo> {
     let f: &ChangeFilter = history.filter(sn)?;
     match dst {
         Some(g) => f.info_for(g).map(FilterInfo::Single),
-        None => Some(FilterInfo::Shared(f.info.as_slice())),
+        None => Some(FilterInfo::Shared(f.shared_info())),
     }
 }
 
@@ -107,11 +116,11 @@ pub(super) fn info_for<'a>(
 fn gap_for_request(
     history: &WriterHistory,
     r: &mut ReaderProxy,
+    reader: ReaderSlot,
     b: &mut MessageBuilder,
     sn: SequenceNumber,
     last: SequenceNumber,
 ) -> bool {
-    let reader = r.remote.guid;
     let from = sn.max(r.start);
     let (end, mut filtered) = irrelevant_run(history, reader, from, succ(last));
     let end = end.max(succ(sn));
@@ -123,7 +132,7 @@ fn gap_for_request(
     let mut bits: Vec<SequenceNumber> = Vec::new();
     let mut covered = end;
     for s in wanted {
-        if s < covered || !irrelevant(history, r, s) {
+        if s < covered || !irrelevant(history, r, reader, s) {
             continue;
         }
         let (e, n) = irrelevant_run(history, reader, s.max(r.start), ceiling);
@@ -152,17 +161,17 @@ fn gap_for_request(
 pub(super) fn fill_repairs(
     history: &WriterHistory,
     r: &mut ReaderProxy,
+    reader: ReaderSlot,
     b: &mut MessageBuilder,
     frag_size: usize,
     last: SequenceNumber,
 ) -> bool {
-    let reader = r.remote.guid;
     while let Some(sn) = r.requested.first().copied() {
-        let stored = history.get(sn).filter(|_| !irrelevant(history, r, sn));
+        let stored = history.get(sn).filter(|_| !irrelevant(history, r, reader, sn));
         let Some(change) = stored else {
             // Not in the history (KEEP_LAST replaced it), before this reader's start, or
             // rejected by its filter. RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
-            if !gap_for_request(history, r, b, sn, last) {
+            if !gap_for_request(history, r, reader, b, sn, last) {
                 return false;
             }
             continue;

@@ -37,6 +37,7 @@
 
 use super::Writer;
 use super::history::WriterHistory;
+use super::content_filter::ReaderSlot;
 use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
 use super::reader_proxy::ReaderProxy;
 use super::repair::{
@@ -140,7 +141,7 @@ impl Writer {
     /// True when reader `r` is pushed to alone: it is filtered for, or it has a pending GAP
     /// (its filter was just removed) that must come before anything shared.
     fn pushed_alone(&self, r: &ReaderProxy) -> bool {
-        r.pending_gap().is_some() || self.is_filtered(r.remote.guid)
+        r.pending_gap().is_some() || self.is_filtered(r)
     }
 
     fn poll_control(&mut self, now: Now) -> Option<Transmit> {
@@ -176,7 +177,8 @@ impl Writer {
         if !pushed || r.next_frag != 1 || r.next_unsent > last || !self.pushed_alone(r) {
             return;
         }
-        let (end, _) = irrelevant_run(&self.history, r.remote.guid, r.next_unsent, succ(last));
+        let reader = self.reader_slot(r);
+        let (end, _) = irrelevant_run(&self.history, reader, r.next_unsent, succ(last));
         if let Some(r) = self.readers.get_mut(i) {
             r.next_unsent = r.next_unsent.max(end);
         }
@@ -186,13 +188,14 @@ impl Writer {
     fn flush_gap(
         history: &WriterHistory,
         r: &mut ReaderProxy,
+        reader: ReaderSlot,
         b: &mut MessageBuilder,
         upto: SequenceNumber,
     ) -> bool {
         if r.gap_from >= upto {
             return true;
         }
-        let n = count_filtered(history, r.remote.guid, r.gap_from, upto);
+        let n = count_filtered(history, reader, r.gap_from, upto);
         if !b.filter_gap(r.gap_from, upto, n) {
             return false;
         }
@@ -212,17 +215,18 @@ impl Writer {
         let last = self.history.last_sn();
         let frag_size = self.config.fragment_size;
         let guid = self.readers.get(i)?.remote.guid;
+        let reader = self.reader_slot(self.readers.get(i)?);
         let mut b = self.builder(Some(guid), HEARTBEAT_LEN);
         let r = self.readers.get_mut(i)?;
         // (b)/(c): the pending GAP goes first; requests it covers need no other answer.
         if let Some((from, to)) = r.pending_gap() {
-            if Self::flush_gap(&self.history, r, &mut b, to) {
+            if Self::flush_gap(&self.history, r, reader, &mut b, to) {
                 r.requested.retain(|sn| *sn < from || *sn >= to);
             }
         }
         let mut drained = true;
         if repair_due {
-            drained = fill_repairs(&self.history, r, &mut b, frag_size, last);
+            drained = fill_repairs(&self.history, r, reader, &mut b, frag_size, last);
             if drained {
                 r.repair_at = None;
             }
@@ -301,6 +305,10 @@ impl Writer {
             [only] => self.readers.get(*only).map(|r| r.remote.guid),
             _ => None,
         };
+        let dst_slot = match member_idx.as_slice() {
+            [only] => self.readers.get(*only).map(|r| self.reader_slot(r)),
+            _ => None,
+        };
         let dest = union_locators(members());
         let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
         // The solo reader's pending lazy GAP start (for a group: nothing pending).
@@ -310,11 +318,11 @@ impl Writer {
         };
         let (mut sn, mut frag) = key;
         while sn <= last && (sn, frag) < stop {
-            let rejected = dst.filter(|g| filtered_out(&self.history, sn, *g));
+            let rejected = dst_slot.filter(|g| filtered_out(&self.history, sn, *g));
             let change = self.history.get(sn);
             if change.is_some() && rejected.is_none() && solo && gap_from < sn {
                 // (a) the pending GAP rides in front of the next DATA for this reader.
-                let n = dst.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
+                let n = dst_slot.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
                 if !b.filter_gap(gap_from, sn, n) {
                     break;
                 }
@@ -330,7 +338,7 @@ impl Writer {
                 }
                 (Some(c), None) if c.data.len() > frag_size => {
                     let total = fragment_count(c.data.len(), frag_size);
-                    let cfi = info_for(&self.history, sn, dst);
+                    let cfi = info_for(&self.history, sn, dst_slot);
                     let cfi = cfi.as_ref().map(FilterInfo::bytes);
                     if frag <= total && !b.data_frag(c, cfi, frag, frag_size) && b.has_content() {
                         break;
@@ -342,7 +350,7 @@ impl Writer {
                     gap_from = gap_from.max(sn);
                 }
                 (Some(c), None) => {
-                    let cfi = info_for(&self.history, sn, dst);
+                    let cfi = info_for(&self.history, sn, dst_slot);
                     let cfi = cfi.as_ref().map(FilterInfo::bytes);
                     if !b.data(c, cfi) && b.has_content() {
                         break;
@@ -375,7 +383,7 @@ impl Writer {
         if hb_due && gap_from < sn {
             // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
             // the reader does not NACK it.
-            let reader = dst.unwrap_or(self.config.guid);
+            let reader = dst_slot.unwrap_or(ReaderSlot::unresolved(self.config.guid));
             let n = count_filtered(&self.history, reader, gap_from, sn);
             if b.filter_gap(gap_from, sn, n) {
                 gap_from = sn;
