@@ -17,6 +17,36 @@ use md5::{Digest, Md5};
 
 use crate::cdr::{CdrError, Endianness};
 
+/// The two versions of the extended CDR representation (DDS-XTypes 1.3 §7.4.3); their
+/// DATA_REPRESENTATION ids are XCDR_DATA_REPRESENTATION = 0 and XCDR2_DATA_REPRESENTATION = 2
+/// (§7.6.3.1.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum XcdrVersion {
+    /// XCDR1: plain CDR with 8-byte alignment; PL_CDR for mutable types.
+    Xcdr1,
+    /// XCDR2: 4-byte maximum alignment; DHEADER for appendable, EMHEADER for mutable types.
+    Xcdr2,
+}
+
+impl XcdrVersion {
+    /// The DataRepresentationId announced in PID_DATA_REPRESENTATION.
+    pub const fn representation_id(self) -> i16 {
+        match self {
+            XcdrVersion::Xcdr1 => 0,
+            XcdrVersion::Xcdr2 => 2,
+        }
+    }
+
+    /// The version of a DataRepresentationId, `None` for XML (1) and unknown ids.
+    pub const fn from_representation_id(id: i16) -> Option<Self> {
+        match id {
+            0 => Some(XcdrVersion::Xcdr1),
+            2 => Some(XcdrVersion::Xcdr2),
+            _ => None,
+        }
+    }
+}
+
 /// A type that can be published on a topic.
 pub trait TopicType: Sized + Send + 'static {
     /// The type name announced in SEDP; peers match on exact equality (facts §5.4).
@@ -28,7 +58,19 @@ pub trait TopicType: Sized + Send + 'static {
     /// The serialized sample, encapsulation header included.
     fn serialize(&self, endian: Endianness) -> Vec<u8>;
 
-    /// Decodes a serialized sample (encapsulation header included).
+    /// The sample serialized in XCDR `version` (encapsulation header included, its kind set
+    /// by the type's extensibility: CDR/PL_CDR for XCDR1; CDR2, D_CDR2 or PL_CDR2 for XCDR2),
+    /// or `None` when the type does not implement that version. The default implements only
+    /// XCDR1, through [`TopicType::serialize`]. DDS-XTypes 1.3 §7.4.3, §7.6.3.1.2.
+    fn serialize_as(&self, version: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {
+        match version {
+            XcdrVersion::Xcdr1 => Some(self.serialize(endian)),
+            XcdrVersion::Xcdr2 => None,
+        }
+    }
+
+    /// Decodes a serialized sample (encapsulation header included); implementations accept
+    /// every version they can write, dispatching on the encapsulation header.
     fn deserialize(data: &[u8]) -> Result<Self, CdrError>;
 
     /// The instance's key hash (PID_KEY_HASH), `None` for unkeyed types. RTPS 2.5 §9.6.4.8.
