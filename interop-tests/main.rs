@@ -3,6 +3,7 @@
 //! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark.
 
 mod captures;
+mod cft_reference;
 mod demo;
 mod content_filter;
 mod loopback;

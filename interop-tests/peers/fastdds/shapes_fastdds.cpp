@@ -412,8 +412,8 @@ int main(
         wqos.history().depth = o.depth == 0 ? 1 : o.depth;
         if (o.depth == 0)
         {
-            wqos.resource_limits().max_samples = 100000;
-            wqos.resource_limits().max_instances = 4;
+            wqos.resource_limits().max_samples = 64 * 25000; // ≥ max_instances × max_samples_per_instance
+            wqos.resource_limits().max_instances = 64; // the 32-colour filtering reference (cft_reference.rs)
             wqos.resource_limits().max_samples_per_instance = 25000;
         }
         PubListener listener;
