@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use siftdds::inspect::capture::for_each_datagram;
@@ -70,24 +70,7 @@ impl Capture {
         let path = std::env::temp_dir().join(format!("siftdds-{name}-{}.pcapng", std::process::id()));
         let base = 7400 + 250 * domain;
         let filter = format!("udp and portrange {}-{}", base, base + 249);
-        let mut child = Command::new("tshark")
-            .args(["-i", "lo", "-f", &filter, "-B", "64", "-w"])
-            .stdout(Stdio::null())
-            .arg(&path)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = child.stderr.take().unwrap();
-        let mut seen = Vec::new();
-        let mut byte = [0u8; 1];
-        while !String::from_utf8_lossy(&seen).contains("Capture started") {
-            if std::io::Read::read(&mut err, &mut byte).unwrap() == 0 {
-                panic!("tshark did not start: {}", String::from_utf8_lossy(&seen));
-            }
-            seen.push(byte[0]);
-        }
-        // Keep draining tshark's stderr so it never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        let child = crate::tshark::start_capture(&filter, &["-B", "64"], &path);
         Capture { child, path }
     }
 

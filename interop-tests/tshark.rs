@@ -246,22 +246,7 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
     let domain = 115;
     let base = 7400 + 250 * domain;
     let filter = format!("udp and portrange {}-{}", base, base + 249);
-    let mut capture = Command::new("tshark")
-        .args(["-i", "lo", "-f", &filter, "-a", "duration:8", "-w"])
-        .arg(&path)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // tshark logs "Capture started." once dumpcap is capturing.
-    let mut err = capture.stderr.take().unwrap();
-    let mut seen = Vec::new();
-    let mut byte = [0u8; 1];
-    while !String::from_utf8_lossy(&seen).contains("Capture started") {
-        if std::io::Read::read(&mut err, &mut byte).unwrap() == 0 {
-            panic!("tshark did not start: {}", String::from_utf8_lossy(&seen));
-        }
-        seen.push(byte[0]);
-    }
+    let mut capture = start_capture(&filter, &["-a", "duration:8"], &path);
     let a = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
     let b = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
     let topic = a.create_topic::<ShapeType>("Square", TopicQos::default());
@@ -303,4 +288,29 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
     for kind in ["DATA(p)", "DATA(w)", "DATA(r)", "DATA_FRAG", "HEARTBEAT", "ACKNACK", "INFO_DST", "INFO_TS"] {
         assert!(summary.contains(kind), "no {kind} in the capture:\n{summary}");
     }
+}
+
+/// Starts `tshark -i lo -f FILTER EXTRA... -w PATH` and returns once it is capturing (it logs
+/// "Capture started."); its stdout is discarded and its stderr drained so it never blocks.
+pub(crate) fn start_capture(filter: &str, extra: &[&str], path: &std::path::Path) -> std::process::Child {
+    let mut child = Command::new("tshark")
+        .args(["-i", "lo", "-f", filter])
+        .args(extra)
+        .arg("-w")
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("Capture started") {
+        if std::io::Read::read(&mut err, &mut byte).unwrap() == 0 {
+            panic!("tshark did not start: {}", String::from_utf8_lossy(&seen));
+        }
+        seen.push(byte[0]);
+    }
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    child
 }
