@@ -4,15 +4,15 @@
 //! facts §3.1) and once by our writer, writing the same samples at the same pace. Both runs
 //! are captured on the sandbox's loopback and the writer-to-reader traffic (datagrams holding
 //! DATA, DATA_FRAG, GAP, HEARTBEAT or HEARTBEAT_FRAG of a user writer) is counted the same way
-//! for both. The test checks that every reader got exactly its samples in both runs; the
-//! figures are printed (and written to `target/cft-reference.md`), never asserted.
+//! for both. The test checks that every reader got exactly its samples from our writer; the
+//! figures (and what the Fast DDS writer delivered) are printed and written to
+//! `target/cft-reference.md`, never asserted.
 //!
 //! Domains 116 (Fast DDS writer) and 117 (our writer).
 
 // These tests drive real vendor processes in real time.
 #![allow(clippy::disallowed_methods)]
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -50,13 +50,27 @@ fn start_readers(domain: u32) -> Vec<Peer> {
         .collect()
 }
 
-/// Waits for every reader and checks it delivered exactly its colour, `PER_READER` times.
-fn check_readers(readers: Vec<Peer>, run: &str) {
+/// Waits for every reader (each exits after its `PER_READER` samples, or at its deadline) and
+/// returns how many samples they delivered in all, with a line per reader that missed any.
+/// A sample of another colour fails the test (the filter must hold).
+fn wait_readers(readers: Vec<Peer>, run: &str) -> (usize, Vec<String>) {
+    let mut delivered = 0;
+    let mut short = Vec::new();
     for (i, r) in readers.into_iter().enumerate() {
-        let got = peer_samples(&r.finish(Duration::from_secs(90)));
-        assert_eq!(got.len(), PER_READER, "{run}: reader {i} got {} samples", got.len());
+        let (_, out) = r.finish_any(Duration::from_secs(90));
+        let got = peer_samples(&out);
         assert!(got.iter().all(|s| s.color == color(i)), "{run}: reader {i} got a sample of another colour");
+        delivered += got.len();
+        if got.len() != PER_READER {
+            let want: Vec<i32> = (0..READERS * PER_READER)
+                .filter(|k| k % READERS == i)
+                .map(|k| 10 + 5 * k as i32)
+                .filter(|x| !got.iter().any(|s| s.x == *x))
+                .collect();
+            short.push(format!("{run}: reader {i} got {} of {PER_READER}, missing x = {want:?}", got.len()));
+        }
     }
+    (delivered, short)
 }
 
 /// A tshark capture of one domain's ports, stopped with SIGINT (by the PID we started).
@@ -93,8 +107,6 @@ struct Traffic {
     data: u64,
     gaps: u64,
     heartbeats: u64,
-    /// DATA per destination port (which reader process a DATA went to).
-    data_per_port: BTreeMap<u16, u64>,
 }
 
 impl Traffic {
@@ -121,43 +133,51 @@ impl Traffic {
                 t.data += data;
                 t.gaps += gaps;
                 t.heartbeats += hbs;
-                *t.data_per_port.entry(d.dst.port()).or_default() += data;
             }
         })
         .unwrap();
         t
     }
 
-    fn row(&self, name: &str, delivered: u64) -> String {
+    fn row(&self, name: &str, delivered: usize, written: u64) -> String {
         format!(
-            "| {name} | {} | {} | {} | {} | {} | {:.3} | {:.1} |",
+            "| {name} | {delivered}/{written} | {} | {} | {} | {} | {} | {:.3} | {:.1} |",
             self.datagrams,
             self.bytes,
             self.data,
             self.gaps,
             self.heartbeats,
-            self.datagrams as f64 / delivered as f64,
-            self.bytes as f64 / delivered as f64,
+            self.datagrams as f64 / written as f64,
+            self.bytes as f64 / written as f64,
         )
     }
 }
 
-fn fastdds_writer_run(domain: u32) -> Traffic {
+/// What one run measured.
+struct Run {
+    traffic: Traffic,
+    delivered: usize,
+    short: Vec<String>,
+}
+
+fn fastdds_writer_run(domain: u32) -> Run {
     let capture = Capture::start(domain, "cft-ref-fastdds");
     let readers = start_readers(domain);
     let colors: Vec<String> = (0..READERS).map(color).collect();
     let n = READERS * PER_READER;
     let args = argv(&format!(
-        "pub -d {domain} -k 0 -c {} -n {n} -m {READERS} -i {INTERVAL_MS} -l 2000 -t 90",
+        "pub -d {domain} -k 0 -c {} -n {n} -m {READERS} -i {INTERVAL_MS} -l 60000 -t 90",
         colors.join(",")
     ));
     let writer = spawn(Vendor::FastDds, &args);
-    check_readers(readers, "Fast DDS writer");
-    let _ = writer.finish(Duration::from_secs(90));
-    capture.stop()
+    // The writer lingers until every reader has all its samples (a loaded machine can be
+    // slow to repair the last ones), then is stopped.
+    let (delivered, short) = wait_readers(readers, "Fast DDS writer");
+    drop(writer);
+    Run { traffic: capture.stop(), delivered, short }
 }
 
-fn siftdds_writer_run(domain: u32) -> Traffic {
+fn siftdds_writer_run(domain: u32) -> Run {
     let capture = Capture::start(domain, "cft-ref-siftdds");
     let readers = start_readers(domain);
     let p = participant(domain);
@@ -179,11 +199,11 @@ fn siftdds_writer_run(domain: u32) -> Traffic {
         std::thread::sleep(Duration::from_millis(INTERVAL_MS));
     }
     w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
-    check_readers(readers, "siftdds writer");
+    let (delivered, short) = wait_readers(readers, "siftdds writer");
     let stats = w.filter_stats().unwrap();
     let _ = writeln!(std::io::stderr(), "siftdds writer filter stats: {stats:?}");
     drop((w, p));
-    capture.stop()
+    Run { traffic: capture.stop(), delivered, short }
 }
 
 #[test]
@@ -198,22 +218,25 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
     }
     let fast = fastdds_writer_run(116);
     let ours = siftdds_writer_run(117);
-    let delivered = (READERS * PER_READER) as u64;
-    // Both writers sent DATA only to the reader that passes it: one DATA per sample.
-    for (name, t) in [("Fast DDS", &fast), ("siftdds", &ours)] {
-        assert!(t.data >= delivered, "{name}: {} DATA for {delivered} samples", t.data);
+    let written = (READERS * PER_READER) as u64;
+    for line in fast.short.iter().chain(&ours.short) {
+        let _ = writeln!(std::io::stderr(), "{line}");
     }
-    assert_eq!(ours.data, delivered, "siftdds sent a DATA to a reader that does not pass it");
     let table = format!(
         "{READERS} Fast DDS 2.9 readers, reader i filters `color = %0` with 'C<i>'; \
-         {delivered} samples, each passing exactly one reader; reliable KEEP_ALL, one write \
-         every {INTERVAL_MS} ms.\n\n\
-         | writer | datagrams | bytes | DATA | GAP | HEARTBEAT | datagrams / delivered | bytes / delivered |\n\
-         |---|---|---|---|---|---|---|---|\n{}\n{}\n",
-        fast.row("Fast DDS 2.9.1", delivered),
-        ours.row("siftdds", delivered),
+         {written} samples written, each passing exactly one reader; reliable KEEP_ALL, one \
+         write every {INTERVAL_MS} ms.\n\n\
+         | writer | delivered | datagrams | bytes | DATA | GAP | HEARTBEAT | datagrams / sample | bytes / sample |\n\
+         |---|---|---|---|---|---|---|---|---|\n{}\n{}\n",
+        fast.traffic.row("Fast DDS 2.9.1", fast.delivered, written),
+        ours.traffic.row("siftdds", ours.delivered, written),
     );
     let _ = writeln!(std::io::stderr(), "{table}");
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cft-reference.md");
     let _ = std::fs::write(out, &table);
+    // Our writer: every reader got exactly its samples, and no DATA went to a reader that
+    // does not pass it (one DATA per sample). The Fast DDS run is a reference: reported, not
+    // judged.
+    assert!(ours.short.is_empty(), "siftdds writer: {:?}", ours.short);
+    assert_eq!(ours.traffic.data, written, "siftdds sent a DATA to a reader that does not pass it");
 }

@@ -134,7 +134,7 @@ impl Peer {
 
     /// Waits for the peer to exit by itself (killing it after `timeout`) and returns its exit
     /// status (`None` when killed) and stdout, whatever the status.
-    fn finish_any(mut self, timeout: Duration) -> (Option<ExitStatus>, String) {
+    pub(crate) fn finish_any(mut self, timeout: Duration) -> (Option<ExitStatus>, String) {
         let deadline = Instant::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
