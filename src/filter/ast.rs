@@ -111,7 +111,7 @@ pub enum RelOp {
     Ge,
     /// `LIKE`: `%`/`*` match any run, `_`/`?` one character.
     Like,
-    /// `MATCH`: regular expression (vendor extension; not evaluated yet).
+    /// `MATCH`: regular expression over the whole string (vendor extension; [`super::MatchPattern`]).
     Match,
 }
 

@@ -27,7 +27,7 @@
 
 use super::ast::RelOp;
 use super::compile::{CExpr, COperand, MAX_FIELDS, Node, Program};
-use super::eval::{EvalError, Truth, ValueRef, apply_ref, kleene_fold};
+use super::eval::{EvalError, Truth, ValueRef, apply_ref, kleene_fold, text_of};
 use crate::cdr::{
     CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, XcdrVersion,
 };
@@ -428,6 +428,10 @@ fn eval<'v>(e: &'v CExpr, slots: &Slots<'v>) -> Truth {
                 false,
             );
             if *negated { inside.map(|b| !b) } else { inside }
+        }
+        CExpr::Match { slot, pattern } => {
+            let mut buf = [0u8; 4];
+            text_of(&slots.get(*slot).copied().flatten()?, &mut buf).map(|t| pattern.matches(t))
         }
         CExpr::Bool(slot) => match slots.get(*slot).copied().flatten()? {
             ValueRef::Bool(b) => Some(b),

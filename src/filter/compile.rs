@@ -3,8 +3,8 @@
 //! depend on the strings and sequences before them), merged into one extraction plan that
 //! `cdr_eval` runs over a serialized sample in a single pass.
 //!
-//! Must not: accept an expression the compiled evaluator could not run (MATCH, unknown
-//! fields, incompatible operand types, unknown enum labels are compile errors here), exceed
+//! Must not: accept an expression the compiled evaluator could not run (an invalid or
+//! oversized MATCH pattern, unknown fields, incompatible operand types, unknown enum labels are compile errors here), exceed
 //! the named limits below, recurse deeper than [`MAX_TYPE_DEPTH`] or the [`BoundAst`] height.
 //! No I/O, no clock.
 //!
@@ -13,7 +13,8 @@
 //! float, enum}, float↔{float, int}, char↔{char, string}, string↔{string, char}, enum↔{the
 //! same enum, int, a label literal}. A label literal is checked against the enum's labels and
 //! compares with `=`/`<>` only: the reference evaluator orders labels as unknown, and we keep
-//! the two evaluators in agreement. LIKE needs a string or char field. Incompatible pairs, which
+//! the two evaluators in agreement. LIKE needs a string or char field; so does MATCH, whose
+//! pattern must compile within [`super::MAX_PATTERN_PROGRAM`]. Incompatible pairs, which
 //! the reference evaluator would evaluate as *unknown* on every sample, are rejected.
 
 use core::convert::Infallible;
@@ -22,6 +23,7 @@ use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate, RelOp};
 use super::error::{FilterError, FilterErrorKind};
 use super::eval::Value;
 use super::lexer::{TokenKind, tokenize};
+use super::pattern::MatchPattern;
 use crate::types::{EnumDescriptor, TypeDescriptor, TypeKind};
 
 /// Most distinct field paths one program may read (the evaluator keeps their values in a
@@ -75,6 +77,8 @@ pub(super) enum CExpr {
         high: Value,
     },
     Bool(usize),
+    /// `slot MATCH pattern`.
+    Match { slot: usize, pattern: MatchPattern },
 }
 
 /// A compiled operand.
@@ -194,10 +198,20 @@ impl<'d> Compiler<'d> {
             Predicate::Compare {
                 op: RelOp::Match,
                 lhs,
-                ..
+                rhs,
             } => {
                 let at = field_of(lhs).map(|f| (f.clone(), 0));
-                Err((FilterErrorKind::Unsupported("MATCH"), at))
+                let (l, lc) = self.operand(lhs)?;
+                let (COperand::Slot(slot), Class::Str | Class::Char) = (l, lc) else {
+                    return Err((mismatch("MATCH needs a string or char field"), at));
+                };
+                let text = match rhs {
+                    Operand::Literal(Literal::Str(s)) => s.clone(),
+                    Operand::Literal(Literal::Char(c)) => c.to_string(),
+                    _ => return Err((mismatch("MATCH needs a string pattern"), at)),
+                };
+                let pattern = MatchPattern::new(&text).map_err(|k| (k, at))?;
+                Ok(CExpr::Match { slot, pattern })
             }
             Predicate::Compare { lhs, op, rhs } => {
                 let (l, lc) = self.operand(lhs)?;

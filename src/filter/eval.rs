@@ -18,14 +18,17 @@
 //!   `true OR unknown` is true, and an unknown result filters the sample out. So a missing
 //!   field never lets a sample through, even under NOT.
 //! - LIKE applies to string and char values with a string or char pattern ([`like_match`]).
-//! - MATCH is parsed but not evaluated yet: evaluating an expression that contains it returns
-//!   [`EvalError::MatchUnsupported`] (Fast DDS uses ECMAScript std::regex, facts §4.2).
+//! - MATCH applies a regular expression to the whole string or char value (as Fast DDS's
+//!   `std::regex_match`, facts §4.2) through [`MatchPattern`]; a pattern that does not compile
+//!   is [`EvalError::BadPattern`].
 
 use core::cmp::Ordering;
 use core::convert::Infallible;
 
 use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate, RelOp};
+use super::error::FilterErrorKind;
 use super::like::like_match;
+use super::pattern::MatchPattern;
 use crate::cdr::CdrError;
 
 /// A value read from a sample.
@@ -60,8 +63,8 @@ pub trait FieldSource {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EvalError {
-    /// The expression uses MATCH, which has no evaluator yet.
-    MatchUnsupported,
+    /// A MATCH pattern is not a regular expression we accept (the kind says why).
+    BadPattern(FilterErrorKind),
     /// The serialized sample is malformed (truncated, bad length, bad boolean, string over
     /// its bound or not UTF-8, ...).
     Malformed(CdrError),
@@ -73,7 +76,7 @@ pub enum EvalError {
 impl core::fmt::Display for EvalError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            EvalError::MatchUnsupported => f.write_str("MATCH is not supported yet"),
+            EvalError::BadPattern(k) => write!(f, "MATCH pattern: {k}"),
             EvalError::Malformed(e) => write!(f, "malformed sample: {e}"),
             EvalError::Unsupported(what) => write!(f, "unsupported encoding: {what}"),
         }
@@ -143,8 +146,22 @@ fn eval_predicate<S: FieldSource + ?Sized>(
 ) -> Result<Truth, EvalError> {
     Ok(match p {
         Predicate::Compare {
-            op: RelOp::Match, ..
-        } => return Err(EvalError::MatchUnsupported),
+            op: RelOp::Match,
+            lhs,
+            rhs,
+        } => {
+            let (Some(l), Some(r)) = (operand_value(lhs, src), operand_value(rhs, src)) else {
+                return Ok(None);
+            };
+            let (mut tbuf, mut pbuf) = ([0u8; 4], [0u8; 4]);
+            match (text_of(&l.as_ref(), &mut tbuf), text_of(&r.as_ref(), &mut pbuf)) {
+                (Some(text), Some(pattern)) => {
+                    let pattern = MatchPattern::new(pattern).map_err(EvalError::BadPattern)?;
+                    Some(pattern.matches(text))
+                }
+                _ => None,
+            }
+        }
         Predicate::Compare { lhs, op, rhs } => {
             let (Some(l), Some(r)) = (operand_value(lhs, src), operand_value(rhs, src)) else {
                 return Ok(None);
@@ -247,7 +264,7 @@ pub(super) fn apply_ref(op: RelOp, l: &ValueRef<'_>, r: &ValueRef<'_>) -> Truth 
 }
 
 /// The text of a string or char value; a char is encoded into `buf`.
-fn text_of<'b>(v: &ValueRef<'b>, buf: &'b mut [u8; 4]) -> Option<&'b str> {
+pub(super) fn text_of<'b>(v: &ValueRef<'b>, buf: &'b mut [u8; 4]) -> Option<&'b str> {
     match *v {
         ValueRef::Str(s) => Some(s),
         ValueRef::Char(c) => Some(c.encode_utf8(buf)),

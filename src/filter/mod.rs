@@ -14,7 +14,8 @@
 //!   the same [`Ast`].
 //! - [`parse_parameter`] reads an expression parameter as sent by a peer, quoted (Fast DDS,
 //!   RTI) or bare (OpenDDS) (facts §1.4); [`Ast::bind`] substitutes them.
-//! - [`like_match`] is the LIKE wildcard matcher; [`BoundAst::evaluate`] is the reference
+//! - [`like_match`] is the LIKE wildcard matcher; [`MatchPattern`] the bounded, linear-time
+//!   regular expression behind MATCH; [`BoundAst::evaluate`] is the reference
 //!   evaluator with the type-promotion rules of facts §4.2 and three-valued logic for missing
 //!   fields.
 //! - [`Program::compile`] resolves field paths to accessors and type-checks;
@@ -42,6 +43,7 @@ mod lexer;
 mod like;
 mod param;
 mod parser;
+mod pattern;
 
 #[cfg(test)]
 mod tests;
@@ -55,6 +57,7 @@ pub use eval::{EvalError, FieldSource, Value};
 pub use lexer::{Keyword, Token, TokenKind, tokenize};
 pub use like::like_match;
 pub use param::{parse_parameter, parse_parameters};
+pub use pattern::{MAX_PATTERN_NEST, MAX_PATTERN_PROGRAM, MatchPattern};
 
 /// Longest filter expression (and longest single parameter) we accept, in bytes.
 pub const MAX_EXPRESSION_LEN: usize = 8 * 1024;

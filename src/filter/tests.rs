@@ -656,11 +656,21 @@ fn evaluator_with_parameters_quoted_and_bare() {
 }
 
 #[test]
-fn evaluator_reports_match_as_unsupported() {
-    assert_eq!(
-        eval_with("color MATCH 'R.*'", &[]),
-        Err(EvalError::MatchUnsupported)
-    );
+fn match_is_a_whole_string_regular_expression() {
+    // As Fast DDS's std::regex_match (facts §4.2): the pattern must cover the whole value.
+    assert_eq!(eval_with("color MATCH 'R.*'", &[]), Ok(true));
+    assert_eq!(eval_with("color MATCH 'E'", &[]), Ok(false));
+    assert_eq!(eval_with("color MATCH %0", &["'(RED|BLUE)'"]), Ok(true));
+    assert_eq!(eval_with("NOT color MATCH '[a-z]+'", &[]), Ok(true));
+    assert!(matches!(
+        eval_with("color MATCH 'R(.*'", &[]),
+        Err(EvalError::BadPattern(_))
+    ));
+    // Back-references (ECMAScript) are refused rather than silently mis-evaluated.
+    assert!(matches!(
+        eval_with("color MATCH '(R)\\1'", &[]),
+        Err(EvalError::BadPattern(_))
+    ));
 }
 
 #[test]

@@ -115,7 +115,16 @@ fn compile_errors_name_the_problem_and_position() {
     ));
     assert!(matches!(err("x").kind, FilterErrorKind::TypeMismatch(_)));
     assert!(matches!(
-        err("color MATCH 'R.*'").kind,
+        err("color MATCH 'R(.*'").kind,
+        FilterErrorKind::Invalid(_)
+    ));
+    assert!(matches!(
+        err("x MATCH '1'").kind,
+        FilterErrorKind::TypeMismatch(_)
+    ));
+    // A pattern whose compiled program exceeds the bound is refused, not built.
+    assert!(matches!(
+        err("color MATCH '(((a{1,100}){1,100}){1,100})'").kind,
         FilterErrorKind::Unsupported(_)
     ));
     // Without text, positions are 0.
@@ -375,6 +384,8 @@ fn arb_predicate() -> impl Strategy<Value = String> {
             .prop_map(|(o, s)| format!("color {o} {s}")),
         prop_oneof![Just("'R%'"), Just("'%E%'"), Just("'B_UE'"), Just("'*'")]
             .prop_map(|p| format!("color LIKE {p}")),
+        prop_oneof![Just("'R.*'"), Just("'(RED|BLUE)'"), Just("'[A-C]+'"), Just("'.?'")]
+            .prop_map(|p| format!("color MATCH {p}")),
     ]
 }
 
