@@ -324,7 +324,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
     for args in [
-        &["-S", "-x", "2"][..],
+        &["-S", "-D", "t"][..],
         &["-P", "--coherent"],
     ] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));

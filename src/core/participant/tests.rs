@@ -216,6 +216,47 @@ fn best_effort_writer_and_reliable_reader_report_incompatible_reliability_on_bot
     assert_eq!(net.nodes[0].p.matched_readers(w), 0);
 }
 
+/// DDS-XTypes 1.3 §7.6.3.1.2 through SEDP: the reader's list (empty = XCDR) must contain the
+/// writer's first id (empty = XCDR). The writer's participant judges a remote reader, the
+/// reader's a remote writer; both see the ids the other announced (PID_DATA_REPRESENTATION).
+#[test]
+fn data_representation_matching_follows_the_writers_first_id_on_both_sides() {
+    use crate::qos::{DataRepresentation, QosPolicyId};
+    const X1: i16 = DataRepresentation::XCDR;
+    const X2: i16 = DataRepresentation::XCDR2;
+    let cases: &[(&[i16], &[i16], bool)] = &[
+        (&[], &[], true),
+        (&[X2], &[], false),
+        (&[X2], &[X1, X2], true),
+        (&[X2, X1], &[X1], false),
+        (&[], &[X2], false),
+        (&[X1], &[X2, X1], true),
+    ];
+    for &(w_ids, r_ids, compatible) in cases {
+        let mut net = Net::new(2, &[0, 0]);
+        net.run_for(100);
+        let now = net.now();
+        let mut ws = writer_spec(true);
+        ws.qos.data_representation = DataRepresentation::new(w_ids.iter().copied());
+        let mut rs = reader_spec(true);
+        rs.qos.data_representation = DataRepresentation::new(r_ids.iter().copied());
+        let w = net.nodes[0].p.create_writer(now, ws);
+        let r = net.nodes[1].p.create_reader(now, rs);
+        net.run_for(300);
+        let repr = QosPolicyId::DataRepresentation;
+        let offered = net.events(0).into_iter().any(|e| matches!(e,
+            Event::OfferedIncompatibleQos { writer, reader, policies }
+                if writer == w && reader == r && policies.contains(repr)));
+        let requested = net.events(1).into_iter().any(|e| matches!(e,
+            Event::RequestedIncompatibleQos { reader, writer, policies }
+                if writer == w && reader == r && policies.contains(repr)));
+        let case = format!("writer {w_ids:?} reader {r_ids:?}");
+        assert_eq!((offered, requested), (!compatible, !compatible), "{case}");
+        assert_eq!(net.nodes[0].p.matched_readers(w), usize::from(compatible), "{case}");
+        assert_eq!(net.nodes[1].p.matched_writers(r), usize::from(compatible), "{case}");
+    }
+}
+
 #[test]
 fn participants_in_different_domains_do_not_discover_each_other() {
     let mut net = Net::new(2, &[0, 1]);
