@@ -453,11 +453,12 @@ fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
     spec
 }
 
-/// A writer (filtering when `writer_filters`) and two readers with different filters, at 10 %
-/// loss: each reader delivers exactly the samples its filter accepts. Returns the writer's
-/// filter figures and the readers' counters.
+/// A writer (filtering when `writer_filters`) of samples serialized as `version`, and two
+/// readers with different filters, at 10 % loss: each reader delivers exactly the samples its
+/// filter accepts. Returns the writer's filter figures and the readers' counters.
 fn two_filtered_readers(
     writer_filters: bool,
+    version: crate::types::XcdrVersion,
 ) -> (crate::core::writer::WriterFilterStats, Vec<crate::core::reader::ReaderCounters>) {
     let mut net = Net::new(3, &[0, 0, 0]);
     net.run_for(100);
@@ -483,7 +484,7 @@ fn two_filtered_readers(
         .collect();
     for s in &shapes {
         let now = net.now();
-        let data = Bytes::from(s.serialize(crate::cdr::Endianness::Little));
+        let data = Bytes::from(s.serialize_as(version, crate::cdr::Endianness::Little).unwrap());
         net.nodes[0].p.write(now, w, ChangeKind::Alive, s.key_hash(), data).unwrap();
         net.step(1);
     }
@@ -515,7 +516,7 @@ fn two_filtered_readers(
 
 #[test]
 fn filtering_writer_sends_two_filtered_readers_exactly_their_samples_and_gaps_the_rest() {
-    let (stats, counters) = two_filtered_readers(true);
+    let (stats, counters) = two_filtered_readers(true, crate::types::XcdrVersion::Xcdr1);
     assert_eq!(stats.filtered_readers, 2);
     // 40 rejected for the RED reader, 30 for the small one: every one covered by a GAP
     // (more with repairs of lost GAPs).
@@ -531,8 +532,21 @@ fn filtering_writer_sends_two_filtered_readers_exactly_their_samples_and_gaps_th
 
 #[test]
 fn filtered_readers_filter_locally_when_the_writer_does_not() {
-    let (stats, counters) = two_filtered_readers(false);
+    let (stats, counters) = two_filtered_readers(false, crate::types::XcdrVersion::Xcdr1);
     assert_eq!((stats.filtered_readers, stats.samples_filtered), (0, 0));
+    assert_eq!(counters[0].content_filtered_locally, 40);
+    assert_eq!(counters[1].content_filtered_locally, 30);
+}
+
+/// The same on XCDR2 (D_CDR2) samples: the filtering writer evaluates the filters past the
+/// DHEADER, and readers filtering locally do too (DDS-XTypes 1.3 §7.4.3.5).
+#[test]
+fn xcdr2_samples_are_filtered_by_the_writer_and_locally() {
+    let (stats, counters) = two_filtered_readers(true, crate::types::XcdrVersion::Xcdr2);
+    assert_eq!((stats.filtered_readers, stats.filter.lookups), (2, 60));
+    assert!(stats.samples_filtered >= 70, "{stats:?}");
+    assert!(counters.iter().all(|c| c.content_filtered_locally == 0), "{counters:?}");
+    let (_, counters) = two_filtered_readers(false, crate::types::XcdrVersion::Xcdr2);
     assert_eq!(counters[0].content_filtered_locally, 40);
     assert_eq!(counters[1].content_filtered_locally, 30);
 }
