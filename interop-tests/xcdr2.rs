@@ -168,7 +168,7 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
         return;
     }
     let n = 200;
-    let peer = python_peer(&["sub", "171", "Square", &n.to_string(), "--xcdr", "2"]);
+    let peer = python_peer(&["sub", "171", "Square", &n.to_string(), "--xcdr", "2", "--dispose"]);
     let p = participant(171);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let publisher = p.create_publisher(PublisherQos::default());
@@ -183,10 +183,13 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     for i in 0..n {
         w.write(&sample(i)).unwrap();
     }
+    // A dispose carries the key (XCDR1-encapsulated) and PID_KEY_HASH: Cyclone accepts it.
+    w.dispose(&sample(0)).unwrap();
     w.wait_for_acknowledgments(WAIT).unwrap();
     let out = peer.finish(WAIT);
     let want: Vec<_> = (0..n).map(sample).map(|s| (s.color, s.x, s.y, s.shapesize)).collect();
     assert_eq!(peer_samples(&out), want, "{out}");
+    assert!(out.lines().any(|l| l == "DISPOSED"), "{out}");
     assert!(out.contains("/cyclonedds.libs/libddsc-"), "the wheel's own libddsc: {out}");
 }
 

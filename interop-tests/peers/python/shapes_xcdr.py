@@ -13,8 +13,9 @@ qos.py `_set_p_datarepresentation`).
 
   shapes_xcdr.py pub DOMAIN TOPIC COUNT [--xcdr 1|2]   waits for a reader, writes COUNT samples
       color RED, x = i, y = 2 i, shapesize = 30 + i % 7, waits for acks, exits 0.
-  shapes_xcdr.py sub DOMAIN TOPIC COUNT [--xcdr 1|2]   prints `SAMPLE color x y shapesize` per
-      sample until COUNT arrived (exit 0) or 30 s passed (exit 1).
+  shapes_xcdr.py sub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose]   prints `SAMPLE color x y
+      shapesize` per sample until COUNT arrived (exit 0) or 30 s passed (exit 1); with
+      --dispose it also waits for an instance to be disposed and prints `DISPOSED`.
 
 Both print `libddsc: PATH` (the Cyclone library this process loaded, from /proc/self/maps),
 `matched` once matched, and exit on SIGINT/SIGTERM.
@@ -26,7 +27,8 @@ import sys
 import time
 from dataclasses import dataclass
 
-from cyclonedds.core import Qos, Policy
+from cyclonedds.core import InstanceState, Qos, Policy
+from cyclonedds.internal import InvalidSample
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
 from cyclonedds.idl.annotations import appendable, key
@@ -97,20 +99,29 @@ def publish(participant, topic, count, xcdr):
     return 0
 
 
-def subscribe(participant, topic, count, xcdr):
+def subscribe(participant, topic, count, xcdr, want_dispose):
     reader = DataReader(Subscriber(participant), topic, qos=qos(xcdr))
     deadline = time.monotonic() + TIMEOUT_S
     got = 0
+    disposed = False
     matched = False
-    while got < count and not stop and time.monotonic() < deadline:
+    while (got < count or want_dispose and not disposed) and not stop \
+            and time.monotonic() < deadline:
         if not matched and reader.get_matched_publications():
             matched = True
             say("matched")
         for s in reader.take(N=100):
-            say(f"SAMPLE {s.color} {s.x} {s.y} {s.shapesize}")
-            got += 1
+            if not isinstance(s, InvalidSample):
+                say(f"SAMPLE {s.color} {s.x} {s.y} {s.shapesize}")
+                got += 1
+            # A dispose that arrives while samples of the instance wait is only seen in their
+            # instance state; otherwise it comes as an invalid sample.
+            state = s.sample_info.instance_state
+            if state == InstanceState.NotAliveDisposed and not disposed:
+                disposed = True
+                say("DISPOSED")
         time.sleep(0.01)
-    return 0 if got >= count else 1
+    return 0 if got >= count and (disposed or not want_dispose) else 1
 
 
 def main():
@@ -122,12 +133,14 @@ def main():
     ap.add_argument("topic")
     ap.add_argument("count", type=int)
     ap.add_argument("--xcdr", type=int, choices=[1, 2], default=2)
+    ap.add_argument("--dispose", action="store_true")
     a = ap.parse_args()
     participant = DomainParticipant(a.domain)
     say(f"libddsc: {loaded_ddsc()}")
     topic = Topic(participant, a.topic, ShapeType)
-    run = publish if a.role == "pub" else subscribe
-    return run(participant, topic, a.count, a.xcdr)
+    if a.role == "pub":
+        return publish(participant, topic, a.count, a.xcdr)
+    return subscribe(participant, topic, a.count, a.xcdr, a.dispose)
 
 
 if __name__ == "__main__":
