@@ -1,6 +1,7 @@
 //! Interop and end-to-end tests over the public API. Tests that open sockets run only inside
 //! a private network namespace (see `sandbox`); `vendors` runs Cyclone DDS and Fast DDS peer
-//! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark.
+//! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark,
+//! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer.
 
 mod captures;
 mod cft_reference;
@@ -11,3 +12,4 @@ mod sandbox;
 mod shape_main;
 mod tshark;
 mod vendors;
+mod xcdr2;

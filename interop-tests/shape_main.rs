@@ -324,7 +324,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
     for args in [
-        &["-S", "-x", "2"][..],
+        &["-S", "-D", "t"][..],
         &["-P", "--coherent"],
     ] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
@@ -337,6 +337,26 @@ fn shape_main_names_unsupported_features_and_refuses_them() {
             "{args:?}: {out:?}"
         );
         assert_eq!(code, 2, "{args:?}");
+    }
+}
+
+/// A QoS file that cannot be used ends the run before any socket with exit 2 and
+/// `FILE:LINE:COL: what is wrong`; so does an unknown profile. Runs anywhere.
+#[test]
+fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos");
+    let broken = format!("{data}/broken.xml");
+    let shapes = format!("{data}/shapes.xml");
+    let cases: [(&[&str], String); 3] = [
+        (&["-S", "--qos-file", &broken], format!("{broken}:7:")),
+        (&["-P", "--qos-file", &shapes, "--qos-profile", "Shapes::Nope"], "unknown QoS profile `Shapes::Nope`".into()),
+        (&["-P", "--qos-file", &shapes, "--qos-file", &broken], format!("{broken}:7:")),
+    ];
+    for (args, want) in cases {
+        let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
+        assert_eq!(code, 2, "{args:?}: {out:?}");
+        assert!(out.iter().any(|l| l.starts_with(&want) || l == &want), "{args:?}: {out:?}");
+        assert!(!out.iter().any(|l| l.starts_with("Create topic")), "{args:?}: {out:?}");
     }
 }
 

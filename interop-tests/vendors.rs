@@ -108,6 +108,12 @@ impl Peer {
                 format!("<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>{trace}"),
             );
         }
+        Self::spawn_command(cmd)
+    }
+
+    /// Starts `cmd` (its stdout and stderr are replaced by pipes) as a peer.
+    pub(crate) fn spawn_command(mut cmd: Command) -> Peer {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let lines = Arc::new(Mutex::new(String::new()));
         let stdout = child.stdout.take().map(|o| drain_lines(o, lines.clone()));

@@ -18,7 +18,7 @@ use crate::core::writer::{WriteError, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::time::Timestamp;
-use crate::types::TopicType;
+use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
 
 /// Default DATA_FRAG threshold for user writers: large fragments (loopback MTU is 64 KiB).
@@ -96,6 +96,7 @@ impl Publisher {
         invert_filter_bit_for_tests: bool,
     ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
+        let representation = writer_representation::<T>(&qos)?;
         let max_blocking = qos.reliability.max_blocking_time.to_std().unwrap_or(Duration::MAX);
         let spec = WriterSpec {
             topic_name: topic.name.clone(),
@@ -108,7 +109,13 @@ impl Publisher {
             invert_filter_bit_for_tests,
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
-        Ok(DataWriter { participant: self.participant.clone(), guid, max_blocking, _type: PhantomData })
+        Ok(DataWriter {
+            participant: self.participant.clone(),
+            guid,
+            max_blocking,
+            representation,
+            _type: PhantomData,
+        })
     }
 }
 
@@ -156,6 +163,7 @@ impl Subscriber {
         content_filter: Option<ContentFilter>,
     ) -> Result<DataReader<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
+        check_reader_representations::<T>(&qos)?;
         let spec = ReaderSpec {
             topic_name: topic.name.clone(),
             type_name: T::type_name().to_string(),
@@ -176,6 +184,8 @@ pub struct DataWriter<T> {
     participant: DomainParticipant,
     guid: Guid,
     max_blocking: Duration,
+    /// The XCDR version of every sample: the first id of its DATA_REPRESENTATION QoS.
+    representation: XcdrVersion,
     _type: PhantomData<fn(T)>,
 }
 
@@ -188,7 +198,13 @@ impl<T: TopicType> DataWriter<T> {
     /// Publishes a sample. With a full KEEP_ALL history it blocks up to the RELIABILITY
     /// max_blocking_time for readers to acknowledge. DDS 1.4 §2.2.2.4.2.11.
     pub fn write(&self, sample: &T) -> Result<(), Error> {
-        let data = Bytes::from(sample.serialize(Endianness::Little));
+        let data = sample
+            .serialize_as(self.representation, Endianness::Little)
+            .ok_or(Error::UnsupportedDataRepresentation {
+                type_name: T::type_name(),
+                id: self.representation.representation_id(),
+            })?;
+        let data = Bytes::from(data);
         self.write_change(ChangeKind::Alive, sample.key_hash(), data)
     }
 
@@ -403,5 +419,26 @@ fn key_hash_of<T: TopicType>(kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> 
     match kind {
         ChangeKind::Alive => T::deserialize(data).ok()?.key_hash(),
         _ => T::key_hash_from_serialized_key(data),
+    }
+}
+
+/// The XCDR version a writer with `qos` writes: its DATA_REPRESENTATION's first id (XCDR
+/// when empty), refused when `T` cannot write it. DDS-XTypes 1.3 §7.6.3.1.2.
+fn writer_representation<T: TopicType>(qos: &DataWriterQos) -> Result<XcdrVersion, Error> {
+    let id = qos.data_representation.offered_id();
+    XcdrVersion::from_representation_id(id)
+        .filter(|v| T::supports(*v))
+        .ok_or(Error::UnsupportedDataRepresentation { type_name: T::type_name(), id })
+}
+
+/// A reader must be able to decode every representation its DATA_REPRESENTATION accepts
+/// (an empty list accepts XCDR only).
+fn check_reader_representations<T: TopicType>(qos: &DataReaderQos) -> Result<(), Error> {
+    let unsupported = qos.data_representation.value.iter().copied().find(|id| {
+        !XcdrVersion::from_representation_id(*id).is_some_and(T::supports)
+    });
+    match unsupported {
+        Some(id) => Err(Error::UnsupportedDataRepresentation { type_name: T::type_name(), id }),
+        None => Ok(()),
     }
 }

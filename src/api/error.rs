@@ -6,6 +6,7 @@
 use crate::cdr::CdrError;
 use crate::core::writer::WriteError;
 use crate::qos::QosError;
+use crate::qos::xml::QosXmlError;
 use crate::transport::TransportError;
 
 /// Everything the public API can fail with.
@@ -16,6 +17,17 @@ pub enum Error {
     Transport(TransportError),
     /// The QoS given is inconsistent.
     Qos(QosError),
+    /// A QoS profile could not be used: unknown `Lib::Profile`, or a file error located as
+    /// `file:line:col` (see [`crate::qos::xml::QosProvider`]).
+    QosProfile(QosXmlError),
+    /// The DATA_REPRESENTATION QoS names a representation (DDS-XTypes 1.3 §7.6.3.1.1 id) the
+    /// topic type cannot write (a writer's first id) or decode (any id of a reader's list).
+    UnsupportedDataRepresentation {
+        /// The topic type.
+        type_name: &'static str,
+        /// The DataRepresentationId: 0 XCDR, 1 XML, 2 XCDR2.
+        id: i16,
+    },
     /// The writer refused the sample (history full after max_blocking_time, ...).
     Write(WriteError),
     /// A received payload could not be decoded as the topic's type.
@@ -33,6 +45,16 @@ impl core::fmt::Display for Error {
         match self {
             Error::Transport(e) => write!(f, "transport: {e}"),
             Error::Qos(e) => write!(f, "QoS: {e}"),
+            Error::QosProfile(e) => write!(f, "QoS profile: {e}"),
+            Error::UnsupportedDataRepresentation { type_name, id } => {
+                let name = match *id {
+                    0 => "XCDR",
+                    1 => "XML",
+                    2 => "XCDR2",
+                    _ => "unknown",
+                };
+                write!(f, "type {type_name} does not support data representation {name} (id {id})")
+            }
             Error::Write(e) => write!(f, "write: {e}"),
             Error::Deserialize(e) => write!(f, "cannot decode sample: {e}"),
             Error::Timeout => f.write_str("timed out"),

@@ -7,6 +7,7 @@
 mod endpoint;
 mod error;
 mod participant;
+mod profile;
 
 pub use endpoint::{DataReader, DataWriter, Publisher, Sample, Subscriber, Topic};
 pub use error::Error;

@@ -9,7 +9,7 @@ use super::endpoint::{Publisher, Subscriber, Topic};
 use super::Error;
 use crate::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use crate::core::{Event, Participant, ParticipantConfig};
-use crate::qos::{PublisherQos, SubscriberQos, TopicQos};
+use crate::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::runtime::{Runtime, RuntimeHandle};
 use crate::transport::{DEFAULT_MULTICAST_GROUP, TransportConfig, UdpTransport};
 use crate::types::TopicType;
@@ -26,6 +26,7 @@ pub struct ParticipantBuilder {
     announce_period: Duration,
     entity_name: Option<String>,
     loopback_only: bool,
+    qos: DomainParticipantQos,
 }
 
 impl ParticipantBuilder {
@@ -73,6 +74,13 @@ impl ParticipantBuilder {
         self
     }
 
+    /// The participant's QoS: USER_DATA is announced in SPDP (RTPS 2.5 §8.5.3.2);
+    /// ENTITY_FACTORY is accepted (entities are always created enabled). DDS 1.4 §2.2.2.2.1.
+    pub fn qos(mut self, qos: DomainParticipantQos) -> Self {
+        self.qos = qos;
+        self
+    }
+
     /// Opens the sockets (refused outside the network sandbox unless loopback-only is
     /// configured) and starts the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -93,6 +101,7 @@ impl ParticipantBuilder {
         config.default_unicast_locators = locators.default_unicast.clone();
         config.default_multicast_locators = locators.default_multicast.clone();
         config.entity_name = self.entity_name;
+        config.user_data = self.qos.user_data.value;
         if multicast {
             if let Some(port) = spdp_multicast_port(self.domain_id) {
                 config.spdp_destinations.push(Locator::udpv4(DEFAULT_MULTICAST_GROUP.octets(), port));
@@ -147,6 +156,7 @@ impl DomainParticipant {
             announce_period: Duration::from_secs(3),
             entity_name: None,
             loopback_only: false,
+            qos: DomainParticipantQos::default(),
         }
     }
 

@@ -28,6 +28,9 @@
 //!   wrote it and whether it is alive, so a dispose (which carries no data) can be printed with
 //!   its color, and NOT_ALIVE_NO_WRITERS is printed when the last writer unregisters or the
 //!   reader reports the instance has no writers left (`ChangeKind::NotAliveNoWriters`).
+//! - QoS: a profile from `--qos-file`/`--qos-profile` (or the harness's defaults) overridden
+//!   by the QoS options the command line names (see `qos.rs`); `-x 2` writes and accepts
+//!   XCDR2 (the writer's DATA_REPRESENTATION picks the encoding).
 //! - Instance QoS is the core's: `-f` prints `on_offered_deadline_missed()` /
 //!   `on_requested_deadline_missed()` from the deadline events, `--lifespan`,
 //!   `--time-filter` and `-s` (EXCLUSIVE ownership on a subscriber) are plain QoS, `-R`
@@ -41,8 +44,12 @@
 mod instances;
 #[path = "shape_main/options.rs"]
 mod options;
+#[path = "shape_main/qos.rs"]
+mod qos;
 #[path = "shape_main/shape.rs"]
 mod shape;
+#[path = "shape_main/status.rs"]
+mod status;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -50,17 +57,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DataWriter, DomainParticipant, Sample, Topic};
-use siftdds::core::Event;
-use siftdds::qos::{
-    DataReaderQos, DataWriterQos, Deadline, Durability, History, IncompatiblePolicies, Lifespan,
-    Ownership, OwnershipStrength, Partition, PublisherQos, Reliability, SubscriberQos,
-    TimeBasedFilter, TopicQos,
-};
+use siftdds::qos::ReliabilityKind;
 use siftdds::types::{ShapeType, TopicType};
 use siftdds::wire::Guid;
 
 use instances::{Instances, Transition};
-use options::{DurabilityArg, FinalState, Options, Parsed};
+use options::{FinalState, Options, Parsed};
+use qos::QosBase;
 use shape::{Motion, Rng, ShapeFilter};
 
 /// Exit code for bad arguments (harness `ERROR_PARSING_ARGUMENTS`).
@@ -158,7 +161,18 @@ fn run() -> i32 {
     for p in opts.unsupported_partial() {
         out(p);
     }
-    let mut builder = DomainParticipant::builder(opts.domain);
+    // A file or profile that cannot be used: `FILE:LINE:COL: what is wrong`, before any socket.
+    let (base, participant_qos) = match QosBase::load(&opts).and_then(|b| {
+        let qos = b.participant()?;
+        Ok((b, qos))
+    }) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            out(&e);
+            return EXIT_INIT;
+        }
+    };
+    let mut builder = DomainParticipant::builder(opts.domain).qos(participant_qos);
     if opts.periodic_announcement_ms > 0 {
         builder = builder.announce_period(Duration::from_millis(opts.periodic_announcement_ms));
     }
@@ -169,20 +183,25 @@ fn run() -> i32 {
             return EXIT_INIT;
         }
     };
-    let mut app = App::new(participant, opts);
-    let topics: Vec<Topic<ShapeType>> = (0..app.opts.num_topics)
-        .map(|i| {
-            let name = if i == 0 {
-                app.opts.topic.clone()
-            } else {
-                format!("{}{i}", app.opts.topic)
-            };
-            out(&format!("Create topic: {name}"));
-            app.topic_names.push(name.clone());
-            app.participant
-                .create_topic::<ShapeType>(&name, TopicQos::default())
-        })
-        .collect();
+    let mut app = App::new(participant, opts, base);
+    let mut topics: Vec<Topic<ShapeType>> = Vec::new();
+    for i in 0..app.opts.num_topics {
+        let name = if i == 0 {
+            app.opts.topic.clone()
+        } else {
+            format!("{}{i}", app.opts.topic)
+        };
+        out(&format!("Create topic: {name}"));
+        let qos = match app.base.topic(&name) {
+            Ok(q) => q,
+            Err(e) => {
+                out(&e);
+                return EXIT_INIT;
+            }
+        };
+        topics.push(app.participant.create_topic::<ShapeType>(&name, qos));
+        app.topic_names.push(name);
+    }
     let code = if app.opts.publish {
         app.run_publisher(&topics)
     } else {
@@ -198,6 +217,8 @@ fn run() -> i32 {
 struct App {
     participant: DomainParticipant,
     opts: Options,
+    /// Where the entities' QoS come from before the command line's overrides.
+    base: QosBase,
     topic_names: Vec<String>,
     /// Local writer or reader → topic index.
     endpoints: HashMap<Guid, usize>,
@@ -210,10 +231,11 @@ struct App {
 }
 
 impl App {
-    fn new(participant: DomainParticipant, opts: Options) -> Self {
+    fn new(participant: DomainParticipant, opts: Options, base: QosBase) -> Self {
         App {
             participant,
             opts,
+            base,
             topic_names: Vec::new(),
             endpoints: HashMap::new(),
             matched: HashMap::new(),
@@ -261,134 +283,41 @@ impl App {
         }
     }
 
-    fn matched_line(&mut self, endpoint: Guid, matched: bool, callback: &str, what: &str) {
-        let Some(topic) = self.topic_of(&endpoint).map(str::to_string) else {
-            return;
-        };
-        let change: i64 = if matched { 1 } else { -1 };
-        let count = self.matched.entry(endpoint).or_insert(0);
-        *count = (*count + change).max(0);
-        let type_name = ShapeType::type_name();
-        out(&format!(
-            "{callback}() topic: '{topic}'  type: '{type_name}' : matched {what} {count} \
-             (change = {change})"
-        ));
-    }
-
-    fn incompatible_line(&self, endpoint: Guid, callback: &str, policies: IncompatiblePolicies) {
-        let Some(topic) = self.topic_of(&endpoint) else {
-            return;
-        };
-        let (id, name) = policies
-            .first()
-            .map_or((0, "UNKNOWN"), |p| (p.as_u32(), p.name()));
-        out(&format!(
-            "{callback}() topic: '{topic}'  type: '{}' : {id} ({name})",
-            ShapeType::type_name()
-        ));
-    }
-
-    /// The harness's `on_*_deadline_missed()` line: `(total = n, change = 1)`.
-    fn deadline_line(&mut self, endpoint: Guid, callback: &str) {
-        let Some(topic) = self.topic_of(&endpoint).map(str::to_string) else {
-            return;
-        };
-        let total = self.deadline_missed.entry(endpoint).or_insert(0);
-        *total += 1;
-        out(&format!(
-            "{callback}() topic: '{topic}'  type: '{}' : (total = {total}, change = 1)",
-            ShapeType::type_name()
-        ));
-    }
-
-    fn handle_event(&mut self, event: Event) {
-        match event {
-            Event::OfferedDeadlineMissed { writer, .. } => {
-                self.deadline_line(writer, "on_offered_deadline_missed");
-            }
-            Event::RequestedDeadlineMissed { reader, .. } => {
-                self.deadline_line(reader, "on_requested_deadline_missed");
-            }
-            Event::PublicationMatched {
-                writer, matched, ..
-            } => {
-                self.matched_line(writer, matched, "on_publication_matched", "readers");
-            }
-            Event::SubscriptionMatched {
-                reader, matched, ..
-            } => {
-                // NOT_ALIVE_NO_WRITERS arrives as a sample (ChangeKind::NotAliveNoWriters).
-                self.matched_line(reader, matched, "on_subscription_matched", "writers");
-            }
-            Event::OfferedIncompatibleQos {
-                writer, policies, ..
-            } => {
-                self.incompatible_line(writer, "on_offered_incompatible_qos", policies);
-            }
-            Event::RequestedIncompatibleQos {
-                reader, policies, ..
-            } => {
-                self.incompatible_line(reader, "on_requested_incompatible_qos", policies);
-            }
-            other => self.debug(&format!("event: {other:?}")),
-        }
-    }
-
     // ---- publisher ----
 
-    fn writer_qos(&self) -> DataWriterQos {
-        let o = &self.opts;
-        let mut qos = DataWriterQos {
-            reliability: if o.reliable {
-                Reliability::reliable()
-            } else {
-                Reliability::best_effort()
-            },
-            durability: durability(o.durability),
-            ..DataWriterQos::default()
-        };
-        if let Some(h) = history(o.history_depth) {
-            qos.history = h;
-        }
-        if o.ownership_strength >= 0 {
-            qos.ownership = Ownership::Exclusive;
-            qos.ownership_strength = OwnershipStrength {
-                value: o.ownership_strength,
-            };
-        }
-        if o.deadline_ms > 0 {
-            qos.deadline = Deadline {
-                period: millis(o.deadline_ms),
-            };
-        }
-        if o.lifespan_ms > 0 {
-            qos.lifespan = Lifespan {
-                duration: millis(o.lifespan_ms),
-            };
-        }
-        qos
-    }
-
     fn run_publisher(&mut self, topics: &[Topic<ShapeType>]) -> i32 {
-        let pub_qos = PublisherQos::default().partition(partition(self.opts.partition.as_deref()));
-        let publisher = self.participant.create_publisher(pub_qos);
+        let publisher = match self.base.publisher(&self.opts) {
+            Ok(q) => self.participant.create_publisher(q),
+            Err(e) => {
+                out(&e);
+                return EXIT_INIT;
+            }
+        };
         let color = self
             .opts
             .color
             .clone()
             .unwrap_or_else(|| "BLUE".to_string());
-        let qos = self.writer_qos();
         let mut writers: Vec<DataWriter<ShapeType>> = Vec::new();
+        let mut reliable = false;
         for (i, topic) in topics.iter().enumerate() {
             out(&format!(
                 "Create writer for topic: {} color: {color}",
                 topic.name()
             ));
+            let qos = match self.base.writer(&self.opts, topic.name()) {
+                Ok(q) => q,
+                Err(e) => {
+                    out(&e);
+                    return EXIT_INIT;
+                }
+            };
+            reliable |= qos.reliability.kind == ReliabilityKind::Reliable;
             let created = if self.opts.datafrag_size > 0 {
                 let size = usize::try_from(self.opts.datafrag_size).unwrap_or(usize::MAX);
-                publisher.create_datawriter_with_fragment_size(topic, qos.clone(), size)
+                publisher.create_datawriter_with_fragment_size(topic, qos, size)
             } else {
-                publisher.create_datawriter(topic, qos.clone())
+                publisher.create_datawriter(topic, qos)
             };
             match created {
                 Ok(w) => {
@@ -472,7 +401,7 @@ impl App {
                 }
             }
         }
-        if !stopping() && self.opts.reliable {
+        if !stopping() && reliable {
             // Let reliable readers catch up before the writers are deleted.
             for writer in &writers {
                 let _ = writer.wait_for_acknowledgments(FINAL_ACK_WAIT);
@@ -483,40 +412,14 @@ impl App {
 
     // ---- subscriber ----
 
-    fn reader_qos(&self) -> DataReaderQos {
-        let o = &self.opts;
-        let mut qos = DataReaderQos {
-            reliability: if o.reliable {
-                Reliability::reliable()
-            } else {
-                Reliability::best_effort()
-            },
-            durability: durability(o.durability),
-            ..DataReaderQos::default()
-        };
-        if let Some(h) = history(o.history_depth) {
-            qos.history = h;
-        }
-        if o.deadline_ms > 0 {
-            qos.deadline = Deadline {
-                period: millis(o.deadline_ms),
-            };
-        }
-        if o.time_filter_ms > 0 {
-            qos.time_based_filter = TimeBasedFilter {
-                minimum_separation: millis(o.time_filter_ms),
-            };
-        }
-        if o.ownership_strength != -1 {
-            qos.ownership = Ownership::Exclusive;
-        }
-        qos
-    }
-
     fn run_subscriber(&mut self, topics: &[Topic<ShapeType>]) -> i32 {
-        let sub_qos = SubscriberQos::default().partition(partition(self.opts.partition.as_deref()));
-        let subscriber = self.participant.create_subscriber(sub_qos);
-        let qos = self.reader_qos();
+        let subscriber = match self.base.subscriber(&self.opts) {
+            Ok(q) => self.participant.create_subscriber(q),
+            Err(e) => {
+                out(&e);
+                return EXIT_INIT;
+            }
+        };
         // The harness's filters: `-c` is `color = %0` with the quoted color (as RTI and Fast
         // DDS send it), `--cft` an expression without parameters.
         let filter_spec: Option<(String, Vec<String>)> = match (&self.opts.color, &self.opts.cft) {
@@ -526,10 +429,17 @@ impl App {
         };
         let mut readers: Vec<DataReader<ShapeType>> = Vec::new();
         for (i, topic) in topics.iter().enumerate() {
+            let qos = match self.base.reader(&self.opts, topic.name()) {
+                Ok(q) => q,
+                Err(e) => {
+                    out(&e);
+                    return EXIT_INIT;
+                }
+            };
             let created = match &filter_spec {
                 None => {
                     out(&format!("Create reader for topic: {}", topic.name()));
-                    subscriber.create_datareader(topic, qos.clone())
+                    subscriber.create_datareader(topic, qos)
                 }
                 Some((expr, params)) => {
                     // Rejected here as the other vendors' apps do; applied by the core.
@@ -547,7 +457,7 @@ impl App {
                         None => out(&format!("Create reader for topic: {cft_name}")),
                     }
                     let p: Vec<&str> = params.iter().map(String::as_str).collect();
-                    subscriber.create_filtered_datareader(topic, &cft_name, expr, &p, qos.clone())
+                    subscriber.create_filtered_datareader(topic, &cft_name, expr, &p, qos)
                 }
             };
             match created {
@@ -633,33 +543,4 @@ fn instance_key(s: &Sample<ShapeType>) -> (bool, [u8; 16]) {
         .key_hash
         .or_else(|| s.value.as_ref().and_then(TopicType::key_hash));
     (key.is_none(), key.unwrap_or_default())
-}
-
-fn durability(d: DurabilityArg) -> Durability {
-    match d {
-        DurabilityArg::Volatile => Durability::Volatile,
-        DurabilityArg::TransientLocal => Durability::TransientLocal,
-        // Refused earlier (unsupported_fatal); mapped for completeness.
-        DurabilityArg::Transient => Durability::Transient,
-        DurabilityArg::Persistent => Durability::Persistent,
-    }
-}
-
-/// `-k`: `None` keeps the default, 0 is KEEP_ALL, n is KEEP_LAST n.
-fn history(depth: Option<u32>) -> Option<History> {
-    depth.map(|d| {
-        if d == 0 {
-            History::KeepAll
-        } else {
-            History::KeepLast(d)
-        }
-    })
-}
-
-fn partition(name: Option<&str>) -> Partition {
-    name.map_or_else(Partition::default, |p| Partition::new([p]))
-}
-
-fn millis(ms: u64) -> siftdds::time::Duration {
-    siftdds::time::Duration::from_std(Duration::from_millis(ms))
 }

@@ -69,6 +69,13 @@ pub trait TopicType: Sized + Send + 'static {
         }
     }
 
+    /// True when [`TopicType::serialize_as`] returns `Some` for `version`, whatever the
+    /// sample: a DataWriter whose DATA_REPRESENTATION names a version the type does not write
+    /// is refused at creation. Implementations overriding `serialize_as` override this too.
+    fn supports(version: XcdrVersion) -> bool {
+        version == XcdrVersion::Xcdr1
+    }
+
     /// Decodes a serialized sample (encapsulation header included); implementations accept
     /// every version they can write, dispatching on the encapsulation header.
     fn deserialize(data: &[u8]) -> Result<Self, CdrError>;

@@ -2,9 +2,12 @@
 //! and the newer `srcC/shape_main.c`): getopt-style short options (bundling `-Pw` and attached
 //! values `-tSquare` allowed) plus the harness's long options.
 //!
-//! Must not: panic on any input, or touch the network. Bad input is an `Err` with a message;
-//! the caller prints it with the usage text and exits with code 1 (the harness's
-//! `ERROR_PARSING_ARGUMENTS`).
+//! QoS options are `Option`s: `None` when the command line does not name them, so that a QoS
+//! profile (`--qos-file`, `--qos-profile`) decides them (see `qos.rs`).
+//!
+//! Must not: panic on any input, or touch the network or the file system. Bad input is an
+//! `Err` with a message; the caller prints it with the usage text and exits with code 1 (the
+//! harness's `ERROR_PARSING_ARGUMENTS`).
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -48,14 +51,14 @@ pub struct Options {
     pub topic: String,
     /// `-d` (default 0).
     pub domain: u32,
-    /// `-r` (default) / `-b`.
-    pub reliable: bool,
+    /// `-r` (`Some(true)`) / `-b` (`Some(false)`); neither: the profile's, else RELIABLE.
+    pub reliable: Option<bool>,
     /// `-k`: `None` keeps the QoS default (KEEP_LAST 1); `Some(0)` is KEEP_ALL.
     pub history_depth: Option<u32>,
     /// `-f` in ms (0 = off).
-    pub deadline_ms: u64,
+    pub deadline_ms: Option<u64>,
     /// `-s` (-1 = SHARED ownership).
-    pub ownership_strength: i32,
+    pub ownership_strength: Option<i32>,
     /// `-c`: publisher color (default BLUE), subscriber content filter `color = %0`.
     pub color: Option<String>,
     /// `--cft`: subscriber content filter expression.
@@ -63,9 +66,9 @@ pub struct Options {
     /// `-p`
     pub partition: Option<String>,
     /// `-D` (default VOLATILE).
-    pub durability: DurabilityArg,
-    /// `-x` (1 = XCDR, 2 = XCDR2).
-    pub data_representation: u8,
+    pub durability: Option<DurabilityArg>,
+    /// `-x` (1 = XCDR, the default; 2 = XCDR2).
+    pub data_representation: Option<u8>,
     /// `-w`
     pub print_writer_samples: bool,
     /// `-z` (default 20; 0 = 1, 2, 3, ... per sample).
@@ -79,9 +82,9 @@ pub struct Options {
     /// `--read-period` in ms (default 100).
     pub read_period_ms: u64,
     /// `--time-filter` in ms (0 = off).
-    pub time_filter_ms: u64,
+    pub time_filter_ms: Option<u64>,
     /// `--lifespan` in ms (0 = infinite).
-    pub lifespan_ms: u64,
+    pub lifespan_ms: Option<u64>,
     /// `--num-iterations` (0 = forever).
     pub num_iterations: u64,
     /// `--num-instances` (default 1).
@@ -108,6 +111,10 @@ pub struct Options {
     pub datafrag_size: u32,
     /// `-v d`
     pub debug: bool,
+    /// `--qos-file` (repeatable): QoS profile files (OMG DDS-XML or Fast DDS XML), in order.
+    pub qos_files: Vec<String>,
+    /// `--qos-profile Lib::Profile`; with files but no profile, their default profile.
+    pub qos_profile: Option<String>,
 }
 
 impl Default for Options {
@@ -117,23 +124,23 @@ impl Default for Options {
             subscribe: false,
             topic: "Square".to_string(),
             domain: 0,
-            reliable: true,
+            reliable: None,
             history_depth: None,
-            deadline_ms: 0,
-            ownership_strength: -1,
+            deadline_ms: None,
+            ownership_strength: None,
             color: None,
             cft: None,
             partition: None,
-            durability: DurabilityArg::Volatile,
-            data_representation: 1,
+            durability: None,
+            data_representation: None,
             print_writer_samples: false,
             shapesize: 20,
             size_modulo: 0,
             use_read: false,
             write_period_ms: 33,
             read_period_ms: 100,
-            time_filter_ms: 0,
-            lifespan_ms: 0,
+            time_filter_ms: None,
+            lifespan_ms: None,
             num_iterations: 0,
             num_instances: 1,
             num_topics: 1,
@@ -147,6 +154,8 @@ impl Default for Options {
             periodic_announcement_ms: 0,
             datafrag_size: 0,
             debug: false,
+            qos_files: Vec::new(),
+            qos_profile: None,
         }
     }
 }
@@ -211,7 +220,11 @@ pub fn usage(prog: &str) -> String {
    --size-modulo <int> : If set, the modulo operation is applied to the\n\
                          shapesize. This will make that shapesize is in the\n\
                          range [1,N]. This only applies if shapesize is\n\
-                         increased (-z 0)\n"
+                         increased (-z 0)\n\
+   --qos-file <file>  : load QoS profiles from an OMG DDS-XML (or Fast DDS XML)\n\
+                        file; repeatable\n\
+   --qos-profile <Lib::Profile> : take every QoS the command line does not set\n\
+                        from this profile (default: the files' default profile)\n"
     )
 }
 
@@ -236,6 +249,8 @@ const LONG_WITH_VALUE: &[&str] = &[
     "datafrag-size",
     "cft",
     "size-modulo",
+    "qos-file",
+    "qos-profile",
 ];
 /// Long flags.
 const LONG_FLAGS: &[&str] = &["help", "coherent", "ordered", "take-read"];
@@ -306,8 +321,8 @@ fn apply_flag_short(o: &mut Options, c: char) -> bool {
         'h' => return true,
         'P' => o.publish = true,
         'S' => o.subscribe = true,
-        'b' => o.reliable = false,
-        'r' => o.reliable = true,
+        'b' => o.reliable = Some(false),
+        'r' => o.reliable = Some(true),
         'R' => o.use_read = true,
         'w' => o.print_writer_samples = true,
         _ => {}
@@ -332,24 +347,26 @@ fn apply_short(o: &mut Options, c: char, v: &str) -> Result<(), String> {
         'c' => o.color = Some(v.to_string()),
         'd' => o.domain = number(v, "domain_id", 0, i64::from(u32::MAX))?,
         'D' => {
-            o.durability = match v {
+            o.durability = Some(match v {
                 "v" => DurabilityArg::Volatile,
                 "l" => DurabilityArg::TransientLocal,
                 "t" => DurabilityArg::Transient,
                 "p" => DurabilityArg::Persistent,
                 _ => return Err(format!("unrecognized value for durability {v}")),
-            }
+            })
         }
-        'f' => o.deadline_ms = number(v, "deadline_interval", 0, MAX_MS)?,
+        'f' => o.deadline_ms = Some(number(v, "deadline_interval", 0, MAX_MS)?),
         'k' => o.history_depth = Some(number(v, "history_depth", 0, i64::from(i32::MAX))?),
         'p' => o.partition = Some(v.to_string()),
-        's' => o.ownership_strength = number(v, "ownership_strength", -1, i64::from(i32::MAX))?,
+        's' => {
+            o.ownership_strength = Some(number(v, "ownership_strength", -1, i64::from(i32::MAX))?);
+        }
         'x' => {
-            o.data_representation = match v {
+            o.data_representation = Some(match v {
                 "1" => 1,
                 "2" => 2,
                 _ => return Err(format!("unrecognized value for data representation {v}")),
-            }
+            })
         }
         't' => {
             if v.is_empty() {
@@ -377,8 +394,8 @@ fn apply_long(o: &mut Options, name: &str, v: &str) -> Result<(), String> {
     match name {
         "write-period" => o.write_period_ms = number(v, "write-period", 0, MAX_MS)?,
         "read-period" => o.read_period_ms = number(v, "read-period", 0, MAX_MS)?,
-        "time-filter" => o.time_filter_ms = number(v, "time-filter", 0, MAX_MS)?,
-        "lifespan" => o.lifespan_ms = number(v, "lifespan", 0, MAX_MS)?,
+        "time-filter" => o.time_filter_ms = Some(number(v, "time-filter", 0, MAX_MS)?),
+        "lifespan" => o.lifespan_ms = Some(number(v, "lifespan", 0, MAX_MS)?),
         "periodic-announcement" => {
             o.periodic_announcement_ms = number(v, "periodic-announcement", 0, MAX_MS)?;
         }
@@ -408,6 +425,12 @@ fn apply_long(o: &mut Options, name: &str, v: &str) -> Result<(), String> {
         "datafrag-size" => o.datafrag_size = number(v, "datafrag-size", 0, 65_535)?,
         "cft" => o.cft = Some(v.to_string()),
         "size-modulo" => o.size_modulo = number(v, "size-modulo", 1, i64::from(i32::MAX))?,
+        "qos-file" if v.is_empty() => return Err("incorrect value for qos-file (empty)".into()),
+        "qos-file" => o.qos_files.push(v.to_string()),
+        "qos-profile" if v.is_empty() => {
+            return Err("incorrect value for qos-profile (empty)".into());
+        }
+        "qos-profile" => o.qos_profile = Some(v.to_string()),
         _ => return Err(format!("unrecognized option '--{name}'")),
     }
     Ok(())
@@ -438,6 +461,9 @@ fn validate(o: &Options) -> Result<(), String> {
     if o.subscribe && o.color.is_some() && o.cft.is_some() {
         return Err("error: cannot specify both --cft and -c for subscriber applications".into());
     }
+    if o.qos_profile.is_some() && o.qos_files.is_empty() {
+        return Err("error: --qos-profile needs at least one --qos-file".into());
+    }
     Ok(())
 }
 
@@ -456,7 +482,7 @@ impl Options {
             "color was not specified, defaulting to \"BLUE\"",
         );
         warn(
-            p && self.time_filter_ms > 0,
+            p && self.time_filter_ms.is_some_and(|t| t > 0),
             "time base filter [--time-filter] ignored on publisher applications",
         );
         warn(
@@ -476,7 +502,7 @@ impl Options {
             "shapesize [-z] ignored on subscriber applications",
         );
         warn(
-            s && self.lifespan_ms > 0,
+            s && self.lifespan_ms.is_some_and(|t| t > 0),
             "--lifespan ignored on subscriber applications",
         );
         warn(
@@ -518,14 +544,11 @@ impl Options {
     /// so the application says so and exits (code 2, as for a failed entity creation).
     pub fn unsupported_fatal(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
-        if self.data_representation == 2 {
-            v.push("-x 2: XCDR2 data representation is not supported (XCDR1 only)");
-        }
         match self.durability {
-            DurabilityArg::Transient => {
+            Some(DurabilityArg::Transient) => {
                 v.push("-D t: TRANSIENT durability is not supported (no durability service)");
             }
-            DurabilityArg::Persistent => {
+            Some(DurabilityArg::Persistent) => {
                 v.push("-D p: PERSISTENT durability is not supported (no durability service)");
             }
             _ => {}
@@ -553,86 +576,5 @@ impl Options {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(args: &[&str]) -> Options {
-        match parse(args) {
-            Ok(Parsed::Run(o)) => *o,
-            other => panic!("{args:?}: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn defaults_follow_the_harness() {
-        let o = run(&["-P"]);
-        assert_eq!(o.topic, "Square");
-        assert!(o.reliable);
-        assert_eq!(o.history_depth, None);
-        assert_eq!((o.write_period_ms, o.read_period_ms), (33, 100));
-        assert_eq!(o.shapesize, 20);
-        assert_eq!(
-            o.warnings(),
-            vec!["warning: color was not specified, defaulting to \"BLUE\""]
-        );
-    }
-
-    #[test]
-    fn short_options_bundle_and_take_attached_values() {
-        let o = run(&[
-            "-Pwb",
-            "-tCircle",
-            "-d",
-            "7",
-            "-k",
-            "0",
-            "-c",
-            "RED",
-            "--num-iterations=5",
-        ]);
-        assert!(o.publish && o.print_writer_samples && !o.reliable);
-        assert_eq!(
-            (o.topic.as_str(), o.domain, o.history_depth),
-            ("Circle", 7, Some(0))
-        );
-        assert_eq!((o.color.as_deref(), o.num_iterations), (Some("RED"), 5));
-    }
-
-    #[test]
-    fn bad_input_is_an_error_never_a_panic() {
-        for bad in [
-            &["-S", "-d", "x"][..],
-            &["-S", "-d", "-3"],
-            &["-S", "-k"],
-            &["-S", "-D", "q"],
-            &["-S", "--num-iterations", "0"],
-            &["-S", "--bogus"],
-            &["-S", "-Q"],
-            &["-P", "-S"],
-            &[],
-            &["-S", "-c", "RED", "--cft", "x > 1"],
-            &["-S", "--take-read=1"],
-            &["-S", "stray"],
-            &["-S", "-é"],
-        ] {
-            assert!(parse(bad).is_err(), "{bad:?}");
-        }
-        assert!(matches!(parse(&["-S", "-h"]), Ok(Parsed::Help)));
-    }
-
-    #[test]
-    fn unsupported_features_are_named() {
-        let o = run(&["-S", "-x", "2", "-R", "--time-filter", "100", "-s", "3", "-f", "50"]);
-        assert_eq!(o.unsupported_fatal().len(), 1, "only XCDR2");
-        assert!(
-            o.unsupported_fatal()
-                .iter()
-                .chain(&o.unsupported_partial())
-                .all(|s| s.contains("not supported"))
-        );
-        assert_eq!(o.unsupported_partial().len(), 1, "read() sample states");
-        let o = run(&["-P", "-f", "100", "--lifespan", "50", "-s", "3"]);
-        assert!(o.unsupported_fatal().is_empty());
-        assert!(o.unsupported_partial().is_empty());
-    }
-}
+#[path = "options_tests.rs"]
+mod tests;

@@ -67,6 +67,8 @@ pub struct ParticipantConfig {
     pub max_remote_endpoints: usize,
     /// Optional PID_ENTITY_NAME.
     pub entity_name: Option<String>,
+    /// PID_USER_DATA of the participant (its USER_DATA QoS; sent when non-empty).
+    pub user_data: Vec<u8>,
 }
 
 impl ParticipantConfig {
@@ -86,6 +88,7 @@ impl ParticipantConfig {
             max_remote_participants: 256,
             max_remote_endpoints: 4096,
             entity_name: None,
+            user_data: Vec::new(),
         }
     }
 }

@@ -42,6 +42,7 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
     );
     data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
     data.entity_name = config.entity_name.clone();
+    data.user_data = config.user_data.clone();
     data
 }
 

@@ -216,6 +216,47 @@ fn best_effort_writer_and_reliable_reader_report_incompatible_reliability_on_bot
     assert_eq!(net.nodes[0].p.matched_readers(w), 0);
 }
 
+/// DDS-XTypes 1.3 §7.6.3.1.2 through SEDP: the reader's list (empty = XCDR) must contain the
+/// writer's first id (empty = XCDR). The writer's participant judges a remote reader, the
+/// reader's a remote writer; both see the ids the other announced (PID_DATA_REPRESENTATION).
+#[test]
+fn data_representation_matching_follows_the_writers_first_id_on_both_sides() {
+    use crate::qos::{DataRepresentation, QosPolicyId};
+    const X1: i16 = DataRepresentation::XCDR;
+    const X2: i16 = DataRepresentation::XCDR2;
+    let cases: &[(&[i16], &[i16], bool)] = &[
+        (&[], &[], true),
+        (&[X2], &[], false),
+        (&[X2], &[X1, X2], true),
+        (&[X2, X1], &[X1], false),
+        (&[], &[X2], false),
+        (&[X1], &[X2, X1], true),
+    ];
+    for &(w_ids, r_ids, compatible) in cases {
+        let mut net = Net::new(2, &[0, 0]);
+        net.run_for(100);
+        let now = net.now();
+        let mut ws = writer_spec(true);
+        ws.qos.data_representation = DataRepresentation::new(w_ids.iter().copied());
+        let mut rs = reader_spec(true);
+        rs.qos.data_representation = DataRepresentation::new(r_ids.iter().copied());
+        let w = net.nodes[0].p.create_writer(now, ws);
+        let r = net.nodes[1].p.create_reader(now, rs);
+        net.run_for(300);
+        let repr = QosPolicyId::DataRepresentation;
+        let offered = net.events(0).into_iter().any(|e| matches!(e,
+            Event::OfferedIncompatibleQos { writer, reader, policies }
+                if writer == w && reader == r && policies.contains(repr)));
+        let requested = net.events(1).into_iter().any(|e| matches!(e,
+            Event::RequestedIncompatibleQos { reader, writer, policies }
+                if writer == w && reader == r && policies.contains(repr)));
+        let case = format!("writer {w_ids:?} reader {r_ids:?}");
+        assert_eq!((offered, requested), (!compatible, !compatible), "{case}");
+        assert_eq!(net.nodes[0].p.matched_readers(w), usize::from(compatible), "{case}");
+        assert_eq!(net.nodes[1].p.matched_writers(r), usize::from(compatible), "{case}");
+    }
+}
+
 #[test]
 fn participants_in_different_domains_do_not_discover_each_other() {
     let mut net = Net::new(2, &[0, 1]);
@@ -412,11 +453,12 @@ fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
     spec
 }
 
-/// A writer (filtering when `writer_filters`) and two readers with different filters, at 10 %
-/// loss: each reader delivers exactly the samples its filter accepts. Returns the writer's
-/// filter figures and the readers' counters.
+/// A writer (filtering when `writer_filters`) of samples serialized as `version`, and two
+/// readers with different filters, at 10 % loss: each reader delivers exactly the samples its
+/// filter accepts. Returns the writer's filter figures and the readers' counters.
 fn two_filtered_readers(
     writer_filters: bool,
+    version: crate::types::XcdrVersion,
 ) -> (crate::core::writer::WriterFilterStats, Vec<crate::core::reader::ReaderCounters>) {
     let mut net = Net::new(3, &[0, 0, 0]);
     net.run_for(100);
@@ -442,7 +484,7 @@ fn two_filtered_readers(
         .collect();
     for s in &shapes {
         let now = net.now();
-        let data = Bytes::from(s.serialize(crate::cdr::Endianness::Little));
+        let data = Bytes::from(s.serialize_as(version, crate::cdr::Endianness::Little).unwrap());
         net.nodes[0].p.write(now, w, ChangeKind::Alive, s.key_hash(), data).unwrap();
         net.step(1);
     }
@@ -474,7 +516,7 @@ fn two_filtered_readers(
 
 #[test]
 fn filtering_writer_sends_two_filtered_readers_exactly_their_samples_and_gaps_the_rest() {
-    let (stats, counters) = two_filtered_readers(true);
+    let (stats, counters) = two_filtered_readers(true, crate::types::XcdrVersion::Xcdr1);
     assert_eq!(stats.filtered_readers, 2);
     // 40 rejected for the RED reader, 30 for the small one: every one covered by a GAP
     // (more with repairs of lost GAPs).
@@ -490,8 +532,21 @@ fn filtering_writer_sends_two_filtered_readers_exactly_their_samples_and_gaps_th
 
 #[test]
 fn filtered_readers_filter_locally_when_the_writer_does_not() {
-    let (stats, counters) = two_filtered_readers(false);
+    let (stats, counters) = two_filtered_readers(false, crate::types::XcdrVersion::Xcdr1);
     assert_eq!((stats.filtered_readers, stats.samples_filtered), (0, 0));
+    assert_eq!(counters[0].content_filtered_locally, 40);
+    assert_eq!(counters[1].content_filtered_locally, 30);
+}
+
+/// The same on XCDR2 (D_CDR2) samples: the filtering writer evaluates the filters past the
+/// DHEADER, and readers filtering locally do too (DDS-XTypes 1.3 §7.4.3.5).
+#[test]
+fn xcdr2_samples_are_filtered_by_the_writer_and_locally() {
+    let (stats, counters) = two_filtered_readers(true, crate::types::XcdrVersion::Xcdr2);
+    assert_eq!((stats.filtered_readers, stats.filter.lookups), (2, 60));
+    assert!(stats.samples_filtered >= 70, "{stats:?}");
+    assert!(counters.iter().all(|c| c.content_filtered_locally == 0), "{counters:?}");
+    let (_, counters) = two_filtered_readers(false, crate::types::XcdrVersion::Xcdr2);
     assert_eq!(counters[0].content_filtered_locally, 40);
     assert_eq!(counters[1].content_filtered_locally, 30);
 }

@@ -1,4 +1,5 @@
-//! Compiled evaluator tests: compile errors, ShapeType payloads in both byte orders, a nested
+//! Compiled evaluator tests: compile errors, ShapeType payloads in both byte orders and both
+//! XCDR versions (XCDR2 = D_CDR2 with a DHEADER, the type being appendable), a nested
 //! type in XCDR1 and XCDR2, agreement with the reference evaluator, projections, memoization.
 
 use proptest::prelude::*;
@@ -11,6 +12,7 @@ use crate::cdr::{EncapsulationHeader, EncapsulationKind, Endianness, Writer, Xcd
 use crate::memo::Memo;
 use crate::types::{
     EnumDescriptor, Extensibility, Member, ShapeType, TopicType, TypeDescriptor, TypeKind,
+    XcdrVersion as Repr,
 };
 
 fn shape(color: &str, x: i32, y: i32, shapesize: i32, extra: &[u8]) -> ShapeType {
@@ -53,8 +55,19 @@ impl FieldSource for Fields<'_> {
 
 const ENDIANS: [Endianness; 2] = [Endianness::Little, Endianness::Big];
 
+/// `s` in every encoding ShapeType writes: XCDR1 and XCDR2 (D_CDR2), both byte orders.
+fn encodings(s: &ShapeType) -> Vec<(Repr, Endianness, Vec<u8>)> {
+    let mut out = Vec::new();
+    for v in [Repr::Xcdr1, Repr::Xcdr2] {
+        for e in ENDIANS {
+            out.push((v, e, s.serialize_as(v, e).unwrap()));
+        }
+    }
+    out
+}
+
 #[test]
-fn shape_filters_in_both_byte_orders() {
+fn shape_filters_in_both_byte_orders_and_xcdr_versions() {
     let red = shape("RED", 12, 3, 20, &[5, 6]);
     let blue = shape("BLUE", 3, 3, 30, &[]);
     let cases: &[(&str, &[&str], bool, bool)] = &[
@@ -73,17 +86,11 @@ fn shape_filters_in_both_byte_orders() {
     ];
     for &(text, params, want_red, want_blue) in cases {
         let p = program(text, params);
-        for e in ENDIANS {
-            assert_eq!(
-                p.evaluate(&red.serialize(e)),
-                Ok(want_red),
-                "{text} on red {e:?}"
-            );
-            assert_eq!(
-                p.evaluate(&blue.serialize(e)),
-                Ok(want_blue),
-                "{text} on blue {e:?}"
-            );
+        for (v, e, bytes) in encodings(&red) {
+            assert_eq!(p.evaluate(&bytes), Ok(want_red), "{text} on red {v:?} {e:?}");
+        }
+        for (v, e, bytes) in encodings(&blue) {
+            assert_eq!(p.evaluate(&bytes), Ok(want_blue), "{text} on blue {v:?} {e:?}");
         }
     }
 }
@@ -405,8 +412,8 @@ proptest! {
         let bound = Ast::parse(&text).unwrap().bind(&[]).unwrap();
         let p = Program::compile(&bound, ShapeType::descriptor()).unwrap();
         let want = bound.evaluate(&Fields(&s)).unwrap();
-        for e in ENDIANS {
-            prop_assert_eq!(p.evaluate(&s.serialize(e)), Ok(want), "{} on {:?}", text, s);
+        for (v, e, bytes) in encodings(&s) {
+            prop_assert_eq!(p.evaluate(&bytes), Ok(want), "{} on {:?} {:?} {:?}", text, s, v, e);
         }
     }
 
@@ -426,6 +433,9 @@ proptest! {
         let ka = p.project(&a.serialize(Endianness::Little)).unwrap();
         let kb = p.project(&b.serialize(Endianness::Big)).unwrap();
         prop_assert_eq!(ka == kb, same, "{}", text);
+        // The projection does not depend on the encoding: XCDR2 (D_CDR2) keys equal XCDR1's.
+        let kb2 = p.project(&b.serialize_as(Repr::Xcdr2, Endianness::Little).unwrap()).unwrap();
+        prop_assert_eq!(kb2, kb, "{}", text);
     }
 
     #[test]

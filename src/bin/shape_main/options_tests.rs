@@ -1,0 +1,101 @@
+//! Command-line parsing tests: harness defaults, getopt bundling, errors, QoS options.
+
+use super::*;
+
+fn run(args: &[&str]) -> Options {
+    match parse(args) {
+        Ok(Parsed::Run(o)) => *o,
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn defaults_follow_the_harness() {
+    let o = run(&["-P"]);
+    assert_eq!(o.topic, "Square");
+    assert_eq!(o.reliable, None, "RELIABLE unless a profile says otherwise");
+    assert_eq!(o.history_depth, None);
+    assert_eq!((o.write_period_ms, o.read_period_ms), (33, 100));
+    assert_eq!(o.shapesize, 20);
+    assert_eq!(
+        o.warnings(),
+        vec!["warning: color was not specified, defaulting to \"BLUE\""]
+    );
+}
+
+#[test]
+fn qos_options_are_none_unless_named_and_qos_files_repeat() {
+    let o = run(&["-P", "--qos-file", "a.xml", "--qos-file=b.xml", "--qos-profile", "L::P"]);
+    assert_eq!(o.qos_files, ["a.xml", "b.xml"]);
+    assert_eq!(o.qos_profile.as_deref(), Some("L::P"));
+    assert_eq!((o.reliable, o.durability, o.history_depth), (None, None, None));
+    assert_eq!((o.deadline_ms, o.time_filter_ms, o.lifespan_ms), (None, None, None));
+    assert_eq!((o.ownership_strength, o.data_representation), (None, None));
+    let o = run(&["-S", "-r", "-f", "0", "-s", "-1", "-x", "1", "-D", "v", "--lifespan", "0"]);
+    assert_eq!((o.reliable, o.durability), (Some(true), Some(DurabilityArg::Volatile)));
+    assert_eq!((o.deadline_ms, o.lifespan_ms), (Some(0), Some(0)));
+    assert_eq!((o.ownership_strength, o.data_representation), (Some(-1), Some(1)));
+}
+
+#[test]
+fn short_options_bundle_and_take_attached_values() {
+    let o = run(&[
+        "-Pwb",
+        "-tCircle",
+        "-d",
+        "7",
+        "-k",
+        "0",
+        "-c",
+        "RED",
+        "--num-iterations=5",
+    ]);
+    assert!(o.publish && o.print_writer_samples && o.reliable == Some(false));
+    assert_eq!(
+        (o.topic.as_str(), o.domain, o.history_depth),
+        ("Circle", 7, Some(0))
+    );
+    assert_eq!((o.color.as_deref(), o.num_iterations), (Some("RED"), 5));
+}
+
+#[test]
+fn bad_input_is_an_error_never_a_panic() {
+    for bad in [
+        &["-S", "-d", "x"][..],
+        &["-S", "-d", "-3"],
+        &["-S", "-k"],
+        &["-S", "-D", "q"],
+        &["-S", "--num-iterations", "0"],
+        &["-S", "--bogus"],
+        &["-S", "-Q"],
+        &["-P", "-S"],
+        &[],
+        &["-S", "-c", "RED", "--cft", "x > 1"],
+        &["-S", "--take-read=1"],
+        &["-S", "stray"],
+        &["-S", "-é"],
+        &["-S", "--qos-profile", "L::P"],
+        &["-S", "--qos-file", ""],
+        &["-S", "-x", "3"],
+    ] {
+        assert!(parse(bad).is_err(), "{bad:?}");
+    }
+    assert!(matches!(parse(&["-S", "-h"]), Ok(Parsed::Help)));
+}
+
+#[test]
+fn unsupported_features_are_named() {
+    let o = run(&["-S", "-D", "t", "-R", "--time-filter", "100", "-s", "3", "-f", "50"]);
+    assert_eq!(o.unsupported_fatal().len(), 1, "only TRANSIENT");
+    assert!(run(&["-S", "-x", "2"]).unsupported_fatal().is_empty(), "XCDR2 works");
+    assert!(
+        o.unsupported_fatal()
+            .iter()
+            .chain(&o.unsupported_partial())
+            .all(|s| s.contains("not supported"))
+    );
+    assert_eq!(o.unsupported_partial().len(), 1, "read() sample states");
+    let o = run(&["-P", "-f", "100", "--lifespan", "50", "-s", "3"]);
+    assert!(o.unsupported_fatal().is_empty());
+    assert!(o.unsupported_partial().is_empty());
+}
