@@ -222,7 +222,8 @@ pub fn usage(prog: &str) -> String {
                          range [1,N]. This only applies if shapesize is\n\
                          increased (-z 0)\n\
    --qos-file <file>  : load QoS profiles from an OMG DDS-XML (or Fast DDS XML)\n\
-                        file; repeatable\n\
+                        file; repeatable; SIFTDDS_QOS_PROFILES and\n\
+                        ./USER_QOS_PROFILES.xml are loaded first\n\
    --qos-profile <Lib::Profile> : take every QoS the command line does not set\n\
                         from this profile (default: the files' default profile)\n"
     )
@@ -460,9 +461,6 @@ fn validate(o: &Options) -> Result<(), String> {
     }
     if o.subscribe && o.color.is_some() && o.cft.is_some() {
         return Err("error: cannot specify both --cft and -c for subscriber applications".into());
-    }
-    if o.qos_profile.is_some() && o.qos_files.is_empty() {
-        return Err("error: --qos-profile needs at least one --qos-file".into());
     }
     Ok(())
 }

@@ -74,7 +74,6 @@ fn bad_input_is_an_error_never_a_panic() {
         &["-S", "--take-read=1"],
         &["-S", "stray"],
         &["-S", "-é"],
-        &["-S", "--qos-profile", "L::P"],
         &["-S", "--qos-file", ""],
         &["-S", "-x", "3"],
     ] {

@@ -1,15 +1,16 @@
 //! The QoS of `shape_main`'s entities: a base, then the QoS the command line names.
 //!
-//! The base is the QoS profile in effect (`--qos-profile Lib::Profile` from the `--qos-file`
-//! files, or the files' default profile, `is_default_qos="true"`), looked up for each topic
+//! The base is the QoS profile in effect (`--qos-profile Lib::Profile` from the files the
+//! environment names and the `--qos-file` files, or their default profile,
+//! `is_default_qos="true"`), looked up for each topic
 //! name as `create_*_with_profile` does; without one it is the harness's defaults (DDS
 //! defaults, readers RELIABLE). Then every QoS option the command line names overrides its
 //! policy, whatever the base says: `-r`/`-b` (RELIABILITY kind), `-D`, `-k`, `-f`, `-s`, `-p`,
 //! `-x`, `--lifespan`, `--time-filter`; explicit zeros switch the policy off (`-f 0`: no
 //! deadline, `-s -1`: SHARED). Options not given leave the base alone, reliability included.
 //!
-//! Must not: touch the network. Its only I/O is reading the files named on the command line,
-//! before any entity exists; a file or profile that cannot be used is an `Err` with
+//! Must not: touch the network. Its only I/O is reading the files named on the command line
+//! or by the environment, before any entity exists; a file or profile that cannot be used is an `Err` with
 //! `FILE:LINE:COL: what is wrong`.
 
 use siftdds::qos::xml::QosProvider;
@@ -29,10 +30,17 @@ pub struct QosBase {
 }
 
 impl QosBase {
-    /// Loads the `--qos-file`s in order. `Err`: the first file that cannot be used, or an
-    /// unknown `--qos-profile`, as `FILE:LINE:COL: message`.
+    /// Loads, as RTI's tools do, the files the environment names (`SIFTDDS_QOS_PROFILES`,
+    /// then `USER_QOS_PROFILES.xml` in the working directory), then the `--qos-file`s in
+    /// order. `Err`: the first file that cannot be used, or an unknown `--qos-profile`, as
+    /// `FILE:LINE:COL: message`.
     pub fn load(o: &Options) -> Result<QosBase, String> {
-        let mut provider = QosProvider::new();
+        let mut provider = QosProvider::from_environment().map_err(|e| e.to_string())?;
+        if o.qos_profile.is_some() && o.qos_files.is_empty() && provider.profile_names().next().is_none() {
+            return Err("error: --qos-profile needs a QoS file: --qos-file FILE, \
+                        ./USER_QOS_PROFILES.xml or SIFTDDS_QOS_PROFILES"
+                .into());
+        }
         for file in &o.qos_files {
             provider.load_file(file).map_err(|e| e.to_string())?;
         }

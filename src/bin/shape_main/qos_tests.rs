@@ -116,3 +116,11 @@ fn unusable_files_and_profiles_are_errors_with_their_place() {
     let e = QosBase::load(&o).err().unwrap();
     assert!(e.starts_with(&format!("{missing}: cannot open")), "{e}");
 }
+
+#[test]
+fn a_profile_named_without_any_qos_file_is_an_error_that_says_where_files_come_from() {
+    // The tests run in the crate root, which has no USER_QOS_PROFILES.xml.
+    let o = opts(&["-S", "--qos-profile", "Shapes::Tuned"]);
+    let e = QosBase::load(&o).err().unwrap();
+    assert!(e.contains("USER_QOS_PROFILES.xml"), "{e}");
+}
