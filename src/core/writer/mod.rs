@@ -44,24 +44,30 @@ mod history;
 mod instance;
 mod liveliness;
 mod message;
+mod multicast;
+mod push_queue;
 mod reader_proxy;
 mod repair;
 mod send;
 #[cfg(test)]
 mod tests;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
+pub use self::multicast::{MulticastConfig, MulticastMode};
+use self::multicast::Groups;
+use self::push_queue::PushQueue;
 use self::content_filter::Filtering;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
 use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
+use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
 use crate::qos::{History, ResourceLimits};
 use crate::types::TypeDescriptor;
 use crate::time::{Instant, Now};
@@ -109,6 +115,8 @@ pub struct WriterConfig {
     /// The sample type's descriptor. With it the writer filters for readers that announce a
     /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
     pub descriptor: Option<Arc<TypeDescriptor>>,
+    /// The per-sample multicast/unicast choice (`multicast.rs`). Default: the cost model.
+    pub multicast: MulticastConfig,
     /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
     /// reader gets DATA for every sample, with its filter bit inverted.
     #[doc(hidden)]
@@ -135,6 +143,7 @@ impl WriterConfig {
             lifespan: None,
             topic_name: String::new(),
             descriptor: None,
+            multicast: MulticastConfig::default(),
             invert_filter_bit_for_tests: false,
         }
     }
@@ -206,6 +215,11 @@ pub struct WriterCounters {
     pub filter_gaps_sent: u64,
     /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
     pub samples_filtered: u64,
+    /// Samples sent as one multicast datagram to a group (`multicast.rs`).
+    pub samples_multicast: u64,
+    /// Samples that at least one reader gets by unicast (pushed to it alone or with
+    /// others at its unicast locators), multicast ones included when a reader is not covered.
+    pub samples_unicast: u64,
 }
 
 impl WriterCounters {
@@ -236,6 +250,12 @@ pub struct Writer {
     timers: InstanceTimers,
     /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
     filtering: Option<Filtering>,
+    /// Multicast groups of the matched readers and the planning cursor (`multicast.rs`).
+    groups: Groups,
+    /// Multicast datagrams planned and not yet handed out (`multicast.rs`).
+    outbox: VecDeque<Transmit>,
+    /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
+    queue: PushQueue,
 }
 
 impl Writer {
@@ -264,6 +284,9 @@ impl Writer {
             counters: WriterCounters::default(),
             timers,
             filtering,
+            groups: Groups::new(),
+            outbox: VecDeque::new(),
+            queue: PushQueue::new(),
         }
     }
 
@@ -322,6 +345,8 @@ impl Writer {
             .find(|r| r.remote.guid == remote.guid)
         {
             r.remote = remote;
+            self.groups.dirty = true;
+            self.queue.rescan();
             return;
         }
         let start = if self.config.durability_transient_local && remote.wants_history {
@@ -336,11 +361,17 @@ impl Writer {
             self.arm_heartbeat(now.mono);
         }
         self.readers.push(proxy);
+        self.groups.dirty = true;
+        self.queue.rescan();
+        self.queue.control_changed();
     }
 
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.retain(|r| r.remote.guid != guid);
+        // Indices moved: rebuild the groups and the queue.
+        self.groups.dirty = true;
+        self.queue.reset(&mut self.readers);
         self.forget_reader_filter(guid);
         self.collect_garbage();
     }
@@ -389,6 +420,7 @@ impl Writer {
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
             self.arm_heartbeat(now.mono);
         }
+        self.queue.rescan();
         self.on_written(now, kind, key_hash, sn);
         self.collect_garbage();
         Ok(sn)
@@ -409,8 +441,13 @@ impl Writer {
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
-        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+        let Some(i) = self.readers.iter().position(|r| r.remote.guid == reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
+            return;
+        };
+        self.queue.control_changed();
+        self.queue.touch(i);
+        let Some(r) = self.readers.get_mut(i) else {
             return;
         };
         if !reliable
@@ -455,6 +492,7 @@ impl Writer {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         };
+        self.queue.control_changed();
         if !reliable
             || !r.reliable()
             || nack.writer_sn > last
@@ -482,6 +520,7 @@ impl Writer {
     /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
         self.handle_instance_timers(now);
+        self.queue.control_changed();
         let Some(deadline) = self.heartbeat_deadline else {
             return;
         };

@@ -66,6 +66,10 @@ pub(super) struct ReaderProxy {
     /// Its slot in the writer's filter set, and the set's generation it was looked up at
     /// (`content_filter.rs`, `Writer::reader_slot`).
     pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
+    /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
+    pub(super) queued: bool,
+    /// The last change a multicast covered for it (`multicast.rs`).
+    pub(super) covered_sn: SequenceNumber,
 }
 
 impl ReaderProxy {
@@ -87,6 +91,8 @@ impl ReaderProxy {
             last_acknack_count: None,
             last_nack_frag_count: None,
             filter_slot: Cell::new(None),
+            queued: false,
+            covered_sn: SequenceNumber(0),
         }
     }
 
