@@ -67,6 +67,9 @@ pub struct ParticipantConfig {
     pub max_remote_endpoints: usize,
     /// Optional PID_ENTITY_NAME.
     pub entity_name: Option<String>,
+    /// How our writers choose between multicast and unicast per sample
+    /// (`core::writer::MulticastConfig`; default: the cost model).
+    pub writer_multicast: crate::core::writer::MulticastConfig,
 }
 
 impl ParticipantConfig {
@@ -86,6 +89,7 @@ impl ParticipantConfig {
             max_remote_participants: 256,
             max_remote_endpoints: 4096,
             entity_name: None,
+            writer_multicast: crate::core::writer::MulticastConfig::default(),
         }
     }
 }
