@@ -310,7 +310,11 @@ impl Writer {
             proxy.schedule_heartbeat(now.mono);
             self.arm_heartbeat(now.mono);
         }
+        let reliable = self.config.reliable && proxy.reliable();
         self.readers.push(proxy);
+        if !reliable {
+            self.mark_synced(self.readers.len().saturating_sub(1));
+        }
         self.groups.dirty = true;
         self.queue.rescan();
         self.queue.control_changed();
@@ -391,6 +395,7 @@ impl Writer {
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
+        let plan_next = self.groups.plan_next;
         let Some(i) = self.readers.iter().position(|r| r.remote.guid == reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
@@ -407,6 +412,8 @@ impl Writer {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         }
+        // In contact: multicasts planned from now on may cover it (`multicast.rs`).
+        r.synced_from.get_or_insert(plan_next);
         let set = &ack.reader_sn_state;
         // Pre-emptive form (facts §5.8): base 0 acknowledges nothing; treated as base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);

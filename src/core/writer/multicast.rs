@@ -189,15 +189,15 @@ impl Groups {
 }
 
 impl Writer {
-    /// True when reader `r` could take change `sn` from a multicast now: the push would send
-    /// it `sn` next or later, it is pushed to, and a reliable reader has ACKNACKed once (so
-    /// it knows us: Cyclone 0.10 drops data before the first HEARTBEAT it sees).
+    /// True when reader `r` could take change `sn` from a multicast: the push would send it
+    /// `sn` next or later, it is pushed to, and `sn` was planned after it matched and, when
+    /// reliable, after its first ACKNACK (so it knows us: Cyclone 0.10 drops data before the
+    /// first HEARTBEAT it sees). The same answer at planning and at push time.
     pub(super) fn can_cover(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
         let reliable = self.config.reliable && r.reliable();
         let pushed = self.config.push_mode || !reliable;
-        let synced = !reliable || r.last_acknack_count.is_some();
         pushed
-            && synced
+            && r.synced_from.is_some_and(|from| sn >= from)
             && sn >= r.start
             && (r.next_unsent < sn || (r.next_unsent == sn && r.next_frag == 1))
     }
@@ -209,6 +209,14 @@ impl Writer {
         !groups.is_empty()
             && groups.iter().any(|g| r.remote.multicast_locators.contains(g))
             && self.can_cover(r, sn)
+    }
+
+    /// Marks reader `i` as able to take multicasts from the next change planned on.
+    pub(super) fn mark_synced(&mut self, i: usize) {
+        let from = self.groups.plan_next;
+        if let Some(r) = self.readers.get_mut(i) {
+            r.synced_from.get_or_insert(from);
+        }
     }
 
     /// True when reader `r` listens on a multicast group the writer may use.
@@ -285,7 +293,7 @@ impl Writer {
         let gaps = covered
             .iter()
             .filter_map(|&i| self.readers.get(i))
-            .filter(|r| r.reliable() && r.gap_from < sn)
+            .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
             .count();
         let info = filter.as_ref().and_then(|f| {
             let slots = self.group_info_slots(g, f);

@@ -70,6 +70,10 @@ pub(super) struct ReaderProxy {
     pub(super) queued: bool,
     /// The last change a multicast covered for it (`multicast.rs`).
     pub(super) covered_sn: SequenceNumber,
+    /// The first change planned while it could take a multicast: once matched (best-effort)
+    /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
+    /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
+    pub(super) synced_from: Option<SequenceNumber>,
 }
 
 impl ReaderProxy {
@@ -93,6 +97,7 @@ impl ReaderProxy {
             filter_slot: Cell::new(None),
             queued: false,
             covered_sn: SequenceNumber(0),
+            synced_from: None,
         }
     }
 

@@ -191,6 +191,34 @@ fn a_reliable_reader_is_not_covered_before_its_first_acknack() {
 }
 
 #[test]
+fn a_late_joiner_on_the_group_gets_the_history_multicast_before_it_matched() {
+    let mut c = filtering_config();
+    c.durability_transient_local = true;
+    let mut w = Writer::new(c);
+    for n in 1..=3 {
+        w.matched_reader_add(at(0), listener(n, true));
+        w.set_reader_filter(reader_guid(n), Some(&red()));
+        w.handle_acknack(at(0), reader_guid(n), &acknack(1, &[], 1));
+    }
+    drain(&mut w, at(0));
+    for i in 0..3 {
+        put(&mut w, at(1), &shape("RED", i, 30, 0));
+    }
+    assert_eq!(multicasts(&drain(&mut w, at(1))).len(), 3);
+    // A TRANSIENT_LOCAL late joiner on the same group, already in contact.
+    let mut late = listener(4, true);
+    late.wants_history = true;
+    w.matched_reader_add(at(2), late);
+    w.set_reader_filter(reader_guid(4), Some(&red()));
+    w.handle_acknack(at(2), reader_guid(4), &acknack(1, &[], 1));
+    let ts = drain(&mut w, at(2));
+    let unicast = Locator::udpv4([127, 0, 0, 4], 7400);
+    let to_4: Vec<Transmit> =
+        ts.into_iter().filter(|t| t.destinations.contains(&unicast)).collect();
+    assert_eq!(data_sns(&parse_all(&to_4)), vec![1, 2, 3]);
+}
+
+#[test]
 fn cost_model_follows_the_documented_formula() {
     let c = MulticastConfig::default();
     // docs/filtering.md, example 1: 10 listeners, 8 pass, 150-byte multicast, 138 unicast.
