@@ -22,6 +22,9 @@
 //! - Content filtering (`content_filter.rs`): changes a reader's filter rejects are told to it
 //!   lazily, in one GAP in front of its next DATA, with its next HEARTBEAT, or in answer to
 //!   its ACKNACK (`send.rs`, `repair.rs`).
+//! - Per sample, a change several readers on one multicast group pass may go once to the
+//!   group instead of once per reader, when a configurable cost model says so
+//!   (`multicast.rs`, `docs/filtering.md`).
 //! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
 //!   changes; none once everything is acknowledged. ACKNACK requests are answered after
 //!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no

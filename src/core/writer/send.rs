@@ -13,6 +13,10 @@
 //! datagram shared by several readers (readerId ENTITYID_UNKNOWN) only goes to readers that
 //! get every DATA in it; unfiltered readers at the same cursor still share datagrams. A DATA
 //! for one reader carries only its own filter signature and bit; a shared one the full list.
+//! Readers on a multicast group are pushed to alone too: their push passes over the changes
+//! a multicast covered for them (`multicast.rs`), flushing a pending GAP first when the
+//! change passes them. Which readers have work is kept in a queue (`push_queue.rs`), so a
+//! drain visits each reader once per change.
 //!
 //! Lazy GAPs: the push cursor of a reader pushed to alone passes over the changes its filter
 //! rejected (and ones no longer stored) without sending anything; they stay pending in its
