@@ -2,7 +2,8 @@
 //! reader on our writer gets exactly the matching samples (our writer GAPs the rest), trusts
 //! the PID_CONTENT_FILTER_INFO bit we send for its signature (shown with the test-only
 //! inverted-bit writer), and a Cyclone DDS reader without a filter on the same writer still
-//! gets everything. Sandbox only (see `sandbox`); skipped with a printed reason otherwise.
+//! gets everything; a Fast DDS reader and one of ours on one multicast group get exactly
+//! their samples from our multicast plan. Sandbox only (see `sandbox`); skipped with a printed reason otherwise.
 //!
 //! RTPS 2.5 §8.7.3-§8.7.4, §9.6.4.1; facts §2.3, §3.4.
 
@@ -12,9 +13,12 @@
 use std::io::Write;
 use std::time::Duration;
 
-use siftdds::api::DataWriter;
-use siftdds::core::writer::WriterFilterStats;
-use siftdds::qos::{DataWriterQos, History, PublisherQos, TopicQos};
+use siftdds::api::{DataWriter, DomainParticipant};
+use siftdds::core::discovery::user_multicast_port;
+use siftdds::core::writer::{MulticastConfig, MulticastMode, WriterFilterStats};
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos,
+};
 use siftdds::types::ShapeType;
 
 use crate::vendors::{PeerSample, Vendor, argv, participant, peer_samples, ready, spawn};
@@ -216,4 +220,72 @@ fn cyclone_reader_without_filter_gets_everything_from_a_writer_filtering_for_fas
         stats.samples_filtered >= (all - red.len()) as u64,
         "{stats:?}"
     );
+}
+
+/// A Fast DDS filtered reader (`color = 'RED'`) that listens on the user multicast group (so
+/// Fast DDS's own writers would not filter for it, facts §3.1) and a siftdds filtered reader
+/// (`color = 'BLUE'`) on the same group. Our writer, forced to multicast, sends every sample
+/// one of them passes once to the group, listing both signatures with their bits: each reader
+/// delivers exactly its own samples, drops the other's on its bit (Fast DDS:
+/// `irrelevant_change_set`), and reliability completes.
+#[test]
+fn fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_samples() {
+    let test = "fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_samples";
+    if !ready(test, Vendor::FastDds) {
+        return;
+    }
+    let domain = 120;
+    let group_port = user_multicast_port(domain).unwrap();
+    let red = xs_where(|s| s.color == "RED");
+    let blue = xs_where(|s| s.color == "BLUE");
+    // Fast DDS's user unicast port: any free one (ours are PB + DG·domain + 11 + 2·index).
+    let fast_unicast = group_port + 89;
+    let fast = spawn(
+        Vendor::FastDds,
+        &argv(&format!(
+            "sub -d {domain} -k 0 -n {} -t 40 --cft -M {group_port},{fast_unicast}",
+            red.len()
+        )),
+    );
+    let plan = MulticastConfig {
+        mode: MulticastMode::AlwaysMulticast,
+        ..MulticastConfig::default()
+    };
+    let builder = || DomainParticipant::builder(domain).announce_period(Duration::from_millis(500));
+    let p = builder().writer_multicast(plan).build().unwrap();
+    let sub = builder().user_multicast(true).build().unwrap();
+    let sub_topic = sub.create_topic::<ShapeType>("Square", TopicQos::default());
+    let reader_qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let reader = sub
+        .create_subscriber(SubscriberQos::default())
+        .create_filtered_datareader(&sub_topic, "SquareBlue", "color = %0", &["'BLUE'"], reader_qos)
+        .unwrap();
+    let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let w = p
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, writer_qos())
+        .unwrap();
+    w.wait_for_matched(2, Duration::from_secs(15)).unwrap();
+    assert!(fast.wait_line("sub: matched writers 1", Duration::from_secs(15)));
+    for s in samples() {
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
+    let fast_got = peer_samples(&fast.finish(Duration::from_secs(40)));
+    let mut ours: Vec<i32> = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while ours.len() < blue.len() && std::time::Instant::now() < deadline {
+        ours.extend(reader.wait_take(Duration::from_millis(50)).unwrap().iter().filter_map(|s| s.value.as_ref().map(|v| v.x)));
+    }
+    ours.extend(reader.take().unwrap().iter().filter_map(|s| s.value.as_ref().map(|v| v.x)));
+    let stats = w.filter_stats().unwrap();
+    report(test, &stats, &fast_got);
+    assert_eq!(fast_got.iter().map(|s| s.x).collect::<Vec<_>>(), red, "Fast DDS");
+    assert_eq!(ours, blue, "siftdds reader");
+    assert!(stats.samples_multicast > 0, "{stats:?}");
 }

@@ -27,6 +27,8 @@ pub struct ParticipantBuilder {
     entity_name: Option<String>,
     loopback_only: bool,
     qos: DomainParticipantQos,
+    user_multicast: bool,
+    writer_multicast: crate::core::writer::MulticastConfig,
 }
 
 impl ParticipantBuilder {
@@ -81,6 +83,21 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Also listen for user data on the user-traffic multicast locator (239.255.0.1, port
+    /// PB + DG·domain + d2), announced in SPDP and in our readers' SEDP data, so that writers
+    /// can send a sample once to every reader here. Needs multicast (not loopback-only).
+    pub fn user_multicast(mut self, on: bool) -> Self {
+        self.user_multicast = on;
+        self
+    }
+
+    /// How this participant's writers choose between one multicast datagram and unicast
+    /// sends per sample (default: the cost model of `docs/filtering.md`).
+    pub fn writer_multicast(mut self, config: crate::core::writer::MulticastConfig) -> Self {
+        self.writer_multicast = config;
+        self
+    }
+
     /// Opens the sockets (refused outside the network sandbox unless loopback-only is
     /// configured) and starts the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -88,6 +105,7 @@ impl ParticipantBuilder {
         tc.participant_id = self.participant_id;
         tc.multicast = self.multicast;
         tc.loopback_only = self.loopback_only;
+        tc.user_multicast = self.user_multicast && self.multicast;
         let transport = UdpTransport::open(&tc).map_err(Error::Transport)?;
         let multicast = transport.scope() == crate::transport::sandbox::NetworkScope::PrivateNamespace
             && self.multicast;
@@ -102,6 +120,7 @@ impl ParticipantBuilder {
         config.default_multicast_locators = locators.default_multicast.clone();
         config.entity_name = self.entity_name;
         config.user_data = self.qos.user_data.value;
+        config.writer_multicast = self.writer_multicast;
         if multicast {
             if let Some(port) = spdp_multicast_port(self.domain_id) {
                 config.spdp_destinations.push(Locator::udpv4(DEFAULT_MULTICAST_GROUP.octets(), port));
@@ -157,6 +176,8 @@ impl DomainParticipant {
             entity_name: None,
             loopback_only: false,
             qos: DomainParticipantQos::default(),
+            user_multicast: false,
+            writer_multicast: crate::core::writer::MulticastConfig::default(),
         }
     }
 

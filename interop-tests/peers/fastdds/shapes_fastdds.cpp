@@ -55,6 +55,7 @@
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
 
 #include <atomic>
 #include <chrono>
@@ -102,6 +103,8 @@ struct Options
     std::string dispose_color;   // -x
     std::string unregister_color; // -u
     long want_states = 0;        // -w
+    long multicast_port = 0;     // -M PORT,UNICAST_PORT: user data on 239.255.0.1:PORT
+    long unicast_port = 0;       //   and 127.0.0.1:UNICAST_PORT (participant defaults)
 };
 
 static void usage()
@@ -109,7 +112,8 @@ static void usage()
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
             "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t]\n"
-            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-w N]\n");
+            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-w N]\n"
+            "       [-M MULTICAST_PORT,UNICAST_PORT]\n");
     std::exit(2);
 }
 
@@ -225,6 +229,16 @@ static Options parse(int argc, char** argv)
         else if (a == "-w")
         {
             o.want_states = std::stol(val());
+        }
+        else if (a == "-M")
+        {
+            std::vector<std::string> ports = split(val(), ',');
+            if (ports.size() != 2)
+            {
+                usage();
+            }
+            o.multicast_port = std::stol(ports[0]);
+            o.unicast_port = std::stol(ports[1]);
         }
         else if (a == "--no-typeinfo")
         {
@@ -373,6 +387,19 @@ int main(
     pqos.transport().use_builtin_transports = false;
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
     pqos.transport().user_transports.push_back(udp);
+    if (o.multicast_port > 0)
+    {
+        // User data on a multicast group as well (every endpoint inherits the participant's
+        // default locators): Fast DDS then does not filter for this reader on its own writers.
+        eprosima::fastrtps::rtps::Locator_t mc;
+        eprosima::fastrtps::rtps::IPLocator::setIPv4(mc, 239, 255, 0, 1);
+        mc.port = static_cast<uint32_t>(o.multicast_port);
+        pqos.wire_protocol().default_multicast_locator_list.push_back(mc);
+        eprosima::fastrtps::rtps::Locator_t uc;
+        eprosima::fastrtps::rtps::IPLocator::setIPv4(uc, 127, 0, 0, 1);
+        uc.port = static_cast<uint32_t>(o.unicast_port);
+        pqos.wire_protocol().default_unicast_locator_list.push_back(uc);
+    }
 
     DomainParticipant* participant =
             DomainParticipantFactory::get_instance()->create_participant(o.domain, pqos);

@@ -9,7 +9,13 @@
 //! (header, INFO_DST, INFO_TS, DATA with a one-signature PID_CONTENT_FILTER_INFO) per
 //! delivered sample.
 //!
-//! Must not: use multicast or any address outside 127/8 (the participants are loopback-only).
+//! With `--multicast`, the participants are not loopback-only: discovery uses the SPDP
+//! multicast group and every subscriber also listens on the user multicast locator, so the
+//! writer chooses per sample between one multicast datagram and unicasts (`core::writer`'s
+//! cost model). That needs the network sandbox (`scripts/netns-run`); the transport refuses
+//! otherwise.
+//!
+//! Must not: use multicast or any address outside 127/8 unless `--multicast` is given.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DomainParticipant};
 use siftdds::core::discovery::metatraffic_unicast_port;
+use siftdds::core::writer::{MulticastConfig, MulticastMode};
 use siftdds::wire::Locator;
 use siftdds::cdr::Endianness;
 use siftdds::filter::{Program, parse_parameters};
@@ -46,11 +53,15 @@ pub struct DemoOptions {
     pub domain: u32,
     /// Each sample passes exactly one subscriber (`x = %0` filters, x cycling).
     pub sparse: bool,
+    /// Subscribers listen on the user multicast group too; discovery by multicast (sandbox).
+    pub multicast: bool,
+    /// The writer's per-sample multicast/unicast choice (cost model or an override).
+    pub plan: MulticastMode,
 }
 
 impl Default for DemoOptions {
     fn default() -> Self {
-        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false }
+        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false, multicast: false, plan: MulticastMode::Auto }
     }
 }
 
@@ -91,16 +102,23 @@ struct Subscriber {
 /// Runs the demo, printing to stdout. Returns false when a subscriber got the wrong samples.
 pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let out = &mut std::io::stdout();
-    writeln!(out, "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 (loopback-only, unicast discovery)", o.subscribers, o.seconds, o.rate)?;
+    let net = if o.multicast {
+        "multicast discovery, subscribers also on the user multicast group"
+    } else {
+        "loopback-only, unicast discovery"
+    };
+    writeln!(out, "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 ({net})", o.subscribers, o.seconds, o.rate)?;
     if o.sparse {
         writeln!(out, "sparse: subscriber i filters x = i, sample n has x = n mod {}: each sample passes exactly one subscriber", o.subscribers)?;
     } else {
         writeln!(out, "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)", COLORS.len())?;
     }
     let builder = || {
-        let mut b = DomainParticipant::builder(o.domain)
-            .loopback_only()
-            .announce_period(Duration::from_millis(500));
+        let mut b = DomainParticipant::builder(o.domain).announce_period(Duration::from_millis(500));
+        if o.multicast {
+            return b;
+        }
+        b = b.loopback_only();
         // Unicast discovery reaches the first DEFAULT_LOCAL_PEERS participant indices only:
         // with more participants, list every index as an initial peer (all on 127.0.0.1).
         let participants = o.subscribers as u32 + 1;
@@ -113,7 +131,9 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         }
         b
     };
-    let publisher = builder().entity_name("demo publisher").build()?;
+    let plan = MulticastConfig { mode: o.plan, ..MulticastConfig::default() };
+    let publisher =
+        builder().writer_multicast(plan).entity_name("demo publisher").build()?;
     let topic = publisher.create_topic::<ShapeType>("Square", TopicQos::default());
     let writer = publisher.create_publisher(PublisherQos::default()).create_datawriter(
         &topic,
@@ -121,7 +141,10 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     )?;
     let mut subs = Vec::with_capacity(o.subscribers);
     for i in 0..o.subscribers {
-        let p = builder().entity_name(format!("demo subscriber {i}")).build()?;
+        let p = builder()
+            .user_multicast(o.multicast)
+            .entity_name(format!("demo subscriber {i}"))
+            .build()?;
         let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
         let (expression, parameters) = filter_of(i, o.sparse);
         let params: Vec<&str> = parameters.iter().map(String::as_str).collect();
@@ -217,7 +240,7 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     figures.insert("filtered readers", fs.filtered_readers.to_string());
     figures.insert("DATA sent to filtered readers", fs.data_sent.to_string());
     figures.insert("GAPs sent for filtered samples", fs.filter_gaps_sent.to_string());
-    figures.insert("multicast sends (per-sample choice)", "0 (not yet: unicast only)".to_string());
+    figures.insert("samples multicast / unicast", format!("{} / {} (per-sample choice)", fs.samples_multicast, fs.samples_unicast));
     figures.insert("table lookups / hits / misses", format!("{} / {} / {} ({:.1}% hit rate)", f.lookups, f.hits, f.misses, pct(f.hits, f.lookups)));
     figures.insert("filter evaluations done / saved", format!("{} / {}", f.evaluations, f.evaluations_saved));
     figures.insert("writer: datagrams / bytes sent", format!("{} / {}", fs.datagrams_sent, fs.bytes_sent));

@@ -3,10 +3,12 @@
 //! Subcommands:
 //! * `siftdds inspect FILE` — decode the RTPS traffic in a pcap/pcapng capture
 //!   (exit 0: clean, 1: malformed messages found, 2: the file cannot be read).
-//! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]` —
-//!   writer-side filtering demo on loopback (exit 0: every subscriber got exactly its
-//!   samples); `--sparse` makes each sample pass exactly one subscriber and reports the wire
-//!   efficiency against the ideal.
+//! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]
+//!   [--multicast]` — writer-side filtering demo on loopback (exit 0: every subscriber got
+//!   exactly its samples); `--sparse` makes each sample pass exactly one subscriber and reports
+//!   the wire efficiency against the ideal; `--multicast` lets subscribers listen on the user
+//!   multicast group (needs the network sandbox); `--plan` overrides the writer's per-sample
+//!   multicast/unicast cost model.
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
@@ -15,7 +17,9 @@ mod demo;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]";
+use siftdds::core::writer::MulticastMode;
+
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--multicast [--plan auto|unicast|multicast]]";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -55,12 +59,21 @@ fn inspect(file: &str) -> ExitCode {
     }
 }
 
+fn bad(flag: &str, value: &str) -> ExitCode {
+    eprintln!("siftdds demo: bad option {flag} {value}\n{USAGE}");
+    ExitCode::from(2)
+}
+
 fn demo(args: &[&str]) -> ExitCode {
     let mut o = demo::DemoOptions::default();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         if *flag == "--sparse" {
             o.sparse = true;
+            continue;
+        }
+        if *flag == "--multicast" {
+            o.multicast = true;
             continue;
         }
         let Some(value) = it.next() else {
@@ -72,11 +85,19 @@ fn demo(args: &[&str]) -> ExitCode {
             "--seconds" => value.parse().map(|v| o.seconds = v).is_ok(),
             "--rate" => value.parse().map(|v: f64| o.rate = v.max(1.0)).is_ok(),
             "--domain" => value.parse().map(|v| o.domain = v).is_ok(),
+            "--plan" => {
+                o.plan = match *value {
+                    "auto" => MulticastMode::Auto,
+                    "unicast" => MulticastMode::AlwaysUnicast,
+                    "multicast" => MulticastMode::AlwaysMulticast,
+                    _ => return bad(flag, value),
+                };
+                true
+            }
             _ => false,
         };
         if !ok {
-            eprintln!("siftdds demo: bad option {flag} {value}\n{USAGE}");
-            return ExitCode::from(2);
+            return bad(flag, value);
         }
     }
     match demo::run(&o) {

@@ -136,6 +136,7 @@ impl Participant {
         config.topic_name = spec.topic_name.clone();
         config.descriptor = spec.descriptor.clone();
         config.invert_filter_bit_for_tests = spec.invert_filter_bit_for_tests;
+        config.multicast = self.config.writer_multicast;
         let writer = Writer::new(config);
         self.writers.insert(guid.entity_id, LocalWriter { writer, spec, matched: BTreeSet::new() });
         self.liveliness_writer_created(now, guid);
@@ -315,8 +316,13 @@ impl Participant {
             participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
             topic_name: r.spec.topic_name.clone(),
             type_name: r.spec.type_name.clone(),
-            unicast_locators: Vec::new(),
-            multicast_locators: Vec::new(),
+            // With a user multicast locator, announce both lists (an endpoint that lists any
+            // locator does not inherit the participant's defaults). RTPS 2.5 §8.5.3.2.
+            unicast_locators: match self.config.default_multicast_locators.is_empty() {
+                true => Vec::new(),
+                false => self.config.default_unicast_locators.clone(),
+            },
+            multicast_locators: self.config.default_multicast_locators.clone(),
             expects_inline_qos: false,
             qos: r.spec.qos.clone(),
             presentation: r.spec.subscriber_qos.presentation,

@@ -69,6 +69,9 @@ pub struct ParticipantConfig {
     pub entity_name: Option<String>,
     /// PID_USER_DATA of the participant (its USER_DATA QoS; sent when non-empty).
     pub user_data: Vec<u8>,
+    /// How our writers choose between multicast and unicast per sample
+    /// (`core::writer::MulticastConfig`; default: the cost model).
+    pub writer_multicast: crate::core::writer::MulticastConfig,
 }
 
 impl ParticipantConfig {
@@ -89,6 +92,7 @@ impl ParticipantConfig {
             max_remote_endpoints: 4096,
             entity_name: None,
             user_data: Vec::new(),
+            writer_multicast: crate::core::writer::MulticastConfig::default(),
         }
     }
 }

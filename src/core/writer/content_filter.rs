@@ -36,6 +36,7 @@ use crate::core::discovery::ContentFilter;
 use super::reader_proxy::ReaderProxy;
 use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use crate::wire::Guid;
+use crate::wire::plist::ContentFilterInfo;
 
 /// The filter outcome stored with one change: the memoized pass set and the slot table it
 /// refers to (shared by every change written while the filter set did not change).
@@ -107,6 +108,45 @@ impl ChangeFilter {
         encoded
     }
 
+    /// The generation of the slot table this change was evaluated under.
+    pub(super) fn table_generation(&self) -> u64 {
+        self.table.generation()
+    }
+
+    /// `reader`'s slot in this change's table and its filter's signature, if it was filtered
+    /// for when the change was written.
+    pub(super) fn slot_signature(&self, reader: ReaderSlot) -> Option<(usize, [u8; 16])> {
+        let slot = self.slot(reader)?;
+        Some((slot, self.table.signature(slot)?))
+    }
+
+    /// How many of `readers` matched readers get DATA for this change: the filtered ones it
+    /// passes and every reader not filtered for when it was written.
+    pub(super) fn passing_readers(&self, readers: usize) -> usize {
+        if self.invert {
+            return readers;
+        }
+        self.pass
+            .count()
+            .saturating_add(readers.saturating_sub(self.table.len()))
+    }
+
+    /// The encoded PID_CONTENT_FILTER_INFO value for a multicast datagram: the signature and
+    /// bit of each slot in `slots` (one per distinct filter among the group's listeners).
+    /// `None` when no listener is filtered for. RTPS 2.5 §8.7.3.2, §9.6.4.1.
+    pub(super) fn group_info(&self, slots: &[usize]) -> Option<Vec<u8>> {
+        let mut info = ContentFilterInfo::new();
+        for &slot in slots {
+            info.push(self.table.signature(slot)?, self.pass.contains(slot) != self.invert);
+        }
+        if slots.is_empty() {
+            return None;
+        }
+        let mut encoded = Vec::with_capacity(info.buffer_len());
+        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
+        Some(encoded)
+    }
+
     /// True when `reader` gets DATA for this change: it was not filtered for when the change
     /// was written, or the change passes its filter.
     pub(super) fn sends_to(&self, reader: ReaderSlot) -> bool {
@@ -155,6 +195,11 @@ pub struct WriterFilterStats {
     pub heartbeats_sent: u64,
     /// GAP submessages sent (for any reason, filtering included).
     pub gaps_sent: u64,
+    /// Samples sent as one multicast datagram to a group of listeners (per-sample choice,
+    /// `multicast.rs`).
+    pub samples_multicast: u64,
+    /// Samples at least one reader got by unicast.
+    pub samples_unicast: u64,
     /// Samples written while filtering, whose info did not fit a fragment's message (sent
     /// to everyone without PID_CONTENT_FILTER_INFO; the readers filter).
     pub info_too_large: u64,
@@ -207,6 +252,8 @@ impl Writer {
         if f.announced.get(&reader).copied() == signature {
             return FilterUpdate::Unchanged;
         }
+        // Who is pushed to alone may change.
+        self.queue.rescan();
         match signature {
             Some(s) => f.announced.insert(reader, s),
             None => f.announced.remove(&reader),
@@ -268,6 +315,8 @@ impl Writer {
             heartbeats_sent: c.heartbeats_sent,
             gaps_sent: c.gaps_sent,
             samples_filtered: c.samples_filtered,
+            samples_multicast: c.samples_multicast,
+            samples_unicast: c.samples_unicast,
             ..WriterFilterStats::default()
         };
         if let Some(f) = &self.filtering {

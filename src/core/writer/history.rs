@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
-use crate::wire::SequenceNumber;
+use crate::wire::{Locator, SequenceNumber};
 
 /// Why a change could not be added. Mapped to [`super::WriteError`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,6 +38,8 @@ pub(super) struct WriterHistory {
     changes: BTreeMap<SequenceNumber, CacheChange>,
     /// The content-filter outcome of the changes that were filtered (same lifetime).
     filters: BTreeMap<SequenceNumber, ChangeFilter>,
+    /// The multicast groups each change was sent to (`multicast.rs`; same lifetime).
+    multicast: BTreeMap<SequenceNumber, Vec<Locator>>,
     /// Sequence numbers of each instance's changes, oldest first.
     instances: HashMap<InstanceKey, VecDeque<SequenceNumber>>,
     /// The last sequence number handed out (0 before the first write).
@@ -59,6 +61,7 @@ impl WriterHistory {
             limits,
             changes: BTreeMap::new(),
             filters: BTreeMap::new(),
+            multicast: BTreeMap::new(),
             instances: HashMap::new(),
             last_sn: SequenceNumber(0),
         }
@@ -92,6 +95,18 @@ impl WriterHistory {
     /// The content-filter outcome stored with a change, if it was filtered.
     pub(super) fn filter(&self, sn: SequenceNumber) -> Option<&ChangeFilter> {
         self.filters.get(&sn)
+    }
+
+    /// The multicast groups change `sn` was sent to (empty when none).
+    pub(super) fn multicast(&self, sn: SequenceNumber) -> &[Locator] {
+        self.multicast.get(&sn).map_or(&[], Vec::as_slice)
+    }
+
+    /// Records that stored change `sn` was sent to `group`.
+    pub(super) fn add_multicast(&mut self, sn: SequenceNumber, group: Locator) {
+        if self.changes.contains_key(&sn) {
+            self.multicast.entry(sn).or_default().push(group);
+        }
     }
 
     /// The stored changes from `sn` on, in order.
@@ -202,6 +217,7 @@ impl WriterHistory {
             return false;
         };
         self.filters.remove(&sn);
+        self.multicast.remove(&sn);
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
             q.retain(|s| *s != sn);
             if q.is_empty() {

@@ -149,6 +149,11 @@ impl MessageBuilder {
         self.buf.len() > self.empty_len
     }
 
+    /// Bytes so far.
+    pub(super) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
     fn fits(&self, len: usize, reserve: usize) -> bool {
         self.buf.len().saturating_add(len).saturating_add(reserve) <= self.max
     }

@@ -22,6 +22,9 @@
 //! - Content filtering (`content_filter.rs`): changes a reader's filter rejects are told to it
 //!   lazily, in one GAP in front of its next DATA, with its next HEARTBEAT, or in answer to
 //!   its ACKNACK (`send.rs`, `repair.rs`).
+//! - Per sample, a change several readers on one multicast group pass may go once to the
+//!   group instead of once per reader, when a configurable cost model says so
+//!   (`multicast.rs`, `docs/filtering.md`).
 //! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
 //!   changes; none once everything is acknowledged. ACKNACK requests are answered after
 //!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no
@@ -40,28 +43,36 @@
 )]
 
 mod content_filter;
+mod counters;
 mod history;
 mod instance;
 mod liveliness;
 mod message;
+mod multicast;
+mod push_queue;
 mod reader_proxy;
 mod repair;
 mod send;
 #[cfg(test)]
 mod tests;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
+pub use self::counters::WriterCounters;
+pub use self::multicast::{MulticastConfig, MulticastMode};
+use self::multicast::Groups;
+use self::push_queue::PushQueue;
 use self::content_filter::Filtering;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
 use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
+use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
 use crate::qos::{History, ResourceLimits};
 use crate::types::TypeDescriptor;
 use crate::time::{Instant, Now};
@@ -109,6 +120,8 @@ pub struct WriterConfig {
     /// The sample type's descriptor. With it the writer filters for readers that announce a
     /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
     pub descriptor: Option<Arc<TypeDescriptor>>,
+    /// The per-sample multicast/unicast choice (`multicast.rs`). Default: the cost model.
+    pub multicast: MulticastConfig,
     /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
     /// reader gets DATA for every sample, with its filter bit inverted.
     #[doc(hidden)]
@@ -135,6 +148,7 @@ impl WriterConfig {
             lifespan: None,
             topic_name: String::new(),
             descriptor: None,
+            multicast: MulticastConfig::default(),
             invert_filter_bit_for_tests: false,
         }
     }
@@ -172,53 +186,6 @@ impl core::fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
-/// What a writer has sent and received so far.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct WriterCounters {
-    /// DATA submessages pushed (first transmissions).
-    pub data_sent: u64,
-    /// DATA_FRAG submessages pushed (first transmissions).
-    pub data_frag_sent: u64,
-    /// DATA / DATA_FRAG submessages resent because a reader asked.
-    pub repairs_sent: u64,
-    /// GAP submessages sent.
-    pub gaps_sent: u64,
-    /// HEARTBEAT submessages sent.
-    pub heartbeats_sent: u64,
-    /// Datagrams produced.
-    pub datagrams_sent: u64,
-    /// Datagrams put on the wire: each produced datagram once per destination locator.
-    pub wire_datagrams: u64,
-    /// Bytes put on the wire: each datagram's length once per destination locator (RTPS
-    /// message only, no UDP/IP headers).
-    pub wire_bytes: u64,
-    /// ACKNACKs received for this writer (all).
-    pub acknacks_received: u64,
-    /// ACKNACKs ignored: unknown or best-effort reader, or stale / duplicate count.
-    pub acknacks_ignored: u64,
-    /// NACK_FRAGs received (all).
-    pub nack_frags_received: u64,
-    /// NACK_FRAGs ignored: unknown reader, or stale / duplicate count.
-    pub nack_frags_ignored: u64,
-    /// Changes removed from the history because their lifespan ended.
-    pub changes_expired: u64,
-    /// GAP submessages sent because a filtered reader's filter rejected the changes.
-    pub filter_gaps_sent: u64,
-    /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
-    pub samples_filtered: u64,
-}
-
-impl WriterCounters {
-    /// Counts one datagram sent to `destinations` in [`Self::wire_datagrams`] and
-    /// [`Self::wire_bytes`].
-    pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], payload: &[u8]) {
-        let n = u64::try_from(destinations.len()).unwrap_or(u64::MAX);
-        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
-        self.wire_datagrams = self.wire_datagrams.saturating_add(n);
-        self.wire_bytes = self.wire_bytes.saturating_add(len.saturating_mul(n));
-    }
-}
-
 /// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
 #[derive(Debug)]
 pub struct Writer {
@@ -236,6 +203,12 @@ pub struct Writer {
     timers: InstanceTimers,
     /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
     filtering: Option<Filtering>,
+    /// Multicast groups of the matched readers and the planning cursor (`multicast.rs`).
+    groups: Groups,
+    /// Multicast datagrams planned and not yet handed out (`multicast.rs`).
+    outbox: VecDeque<Transmit>,
+    /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
+    queue: PushQueue,
 }
 
 impl Writer {
@@ -264,6 +237,9 @@ impl Writer {
             counters: WriterCounters::default(),
             timers,
             filtering,
+            groups: Groups::new(),
+            outbox: VecDeque::new(),
+            queue: PushQueue::new(),
         }
     }
 
@@ -322,6 +298,8 @@ impl Writer {
             .find(|r| r.remote.guid == remote.guid)
         {
             r.remote = remote;
+            self.groups.dirty = true;
+            self.queue.rescan();
             return;
         }
         let start = if self.config.durability_transient_local && remote.wants_history {
@@ -335,12 +313,22 @@ impl Writer {
             proxy.schedule_heartbeat(now.mono);
             self.arm_heartbeat(now.mono);
         }
+        let reliable = self.config.reliable && proxy.reliable();
         self.readers.push(proxy);
+        if !reliable {
+            self.mark_synced(self.readers.len().saturating_sub(1));
+        }
+        self.groups.dirty = true;
+        self.queue.rescan();
+        self.queue.control_changed();
     }
 
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.retain(|r| r.remote.guid != guid);
+        // Indices moved: rebuild the groups and the queue.
+        self.groups.dirty = true;
+        self.queue.reset(&mut self.readers);
         self.forget_reader_filter(guid);
         self.collect_garbage();
     }
@@ -389,6 +377,7 @@ impl Writer {
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
             self.arm_heartbeat(now.mono);
         }
+        self.queue.rescan();
         self.on_written(now, kind, key_hash, sn);
         self.collect_garbage();
         Ok(sn)
@@ -409,8 +398,14 @@ impl Writer {
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
-        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+        let plan_next = self.groups.plan_next;
+        let Some(i) = self.readers.iter().position(|r| r.remote.guid == reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
+            return;
+        };
+        self.queue.control_changed();
+        self.queue.touch(i);
+        let Some(r) = self.readers.get_mut(i) else {
             return;
         };
         if !reliable
@@ -420,6 +415,8 @@ impl Writer {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         }
+        // In contact: multicasts planned from now on may cover it (`multicast.rs`).
+        r.synced_from.get_or_insert(plan_next);
         let set = &ack.reader_sn_state;
         // Pre-emptive form (facts §5.8): base 0 acknowledges nothing; treated as base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);
@@ -455,6 +452,7 @@ impl Writer {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         };
+        self.queue.control_changed();
         if !reliable
             || !r.reliable()
             || nack.writer_sn > last
@@ -482,6 +480,7 @@ impl Writer {
     /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
         self.handle_instance_timers(now);
+        self.queue.control_changed();
         let Some(deadline) = self.heartbeat_deadline else {
             return;
         };

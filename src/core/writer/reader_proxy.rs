@@ -66,6 +66,14 @@ pub(super) struct ReaderProxy {
     /// Its slot in the writer's filter set, and the set's generation it was looked up at
     /// (`content_filter.rs`, `Writer::reader_slot`).
     pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
+    /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
+    pub(super) queued: bool,
+    /// The last change a multicast covered for it (`multicast.rs`).
+    pub(super) covered_sn: SequenceNumber,
+    /// The first change planned while it could take a multicast: once matched (best-effort)
+    /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
+    /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
+    pub(super) synced_from: Option<SequenceNumber>,
 }
 
 impl ReaderProxy {
@@ -87,6 +95,9 @@ impl ReaderProxy {
             last_acknack_count: None,
             last_nack_frag_count: None,
             filter_slot: Cell::new(None),
+            queued: false,
+            covered_sn: SequenceNumber(0),
+            synced_from: None,
         }
     }
 

@@ -13,6 +13,10 @@
 //! datagram shared by several readers (readerId ENTITYID_UNKNOWN) only goes to readers that
 //! get every DATA in it; unfiltered readers at the same cursor still share datagrams. A DATA
 //! for one reader carries only its own filter signature and bit; a shared one the full list.
+//! Readers on a multicast group are pushed to alone too: their push passes over the changes
+//! a multicast covered for them (`multicast.rs`), flushing a pending GAP first when the
+//! change passes them. Which readers have work is kept in a queue (`push_queue.rs`), so a
+//! drain visits each reader once per change.
 //!
 //! Lazy GAPs: the push cursor of a reader pushed to alone passes over the changes its filter
 //! rejected (and ones no longer stored) without sending anything; they stay pending in its
@@ -80,23 +84,40 @@ fn union_locators<'a>(readers: impl Iterator<Item = &'a ReaderProxy>) -> Vec<Loc
 
 impl Writer {
     /// The next datagram to send, if any: first repairs and HEARTBEATs that are due (readers
-    /// served round-robin), then new changes. Call until `None` after every input.
+    /// served round-robin), then multicasts of new changes (`multicast.rs`), then pushes of
+    /// new changes to readers one at a time (`push_queue.rs`) and to readers sharing
+    /// datagrams. Call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
         // An expired change is never sent (GAP instead). DDS 1.4 §2.2.3.16.
         self.expire_lifespan(now);
         if let Some(t) = self.poll_control(now) {
             return Some(t);
         }
-        loop {
-            match self.push_once(now) {
+        self.plan_changes();
+        if let Some(t) = self.outbox.pop_front() {
+            return Some(t);
+        }
+        self.refresh_queue();
+        while let Some(i) = self.queue.front() {
+            match self.push_solo(now, i) {
+                // It stays first: its datagram may have been full.
                 Push::Sent(t) => return Some(t),
                 Push::Advanced => continue,
-                Push::Idle => return None,
+                Push::Idle => self.dequeue_front(),
             }
         }
+        while self.queue.shared_pending() {
+            match self.push_shared(now) {
+                Push::Sent(t) => return Some(t),
+                Push::Advanced => continue,
+                Push::Idle => self.queue.shared_done(),
+            }
+        }
+        self.collect_garbage();
+        None
     }
 
-    fn account(&mut self, sent: Sent, repair: bool) {
+    pub(super) fn account(&mut self, sent: Sent, repair: bool) {
         let c = &mut self.counters;
         if repair {
             c.repairs_sent = c
@@ -138,13 +159,17 @@ impl Writer {
         ok
     }
 
-    /// True when reader `r` is pushed to alone: it is filtered for, or it has a pending GAP
-    /// (its filter was just removed) that must come before anything shared.
-    fn pushed_alone(&self, r: &ReaderProxy) -> bool {
-        r.pending_gap().is_some() || self.is_filtered(r)
+    /// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP
+    /// (its filter was just removed) that must come before anything shared, or it listens on
+    /// a multicast group (its pushes pass over the changes a multicast covered for it).
+    pub(super) fn pushed_alone(&self, r: &ReaderProxy) -> bool {
+        r.pending_gap().is_some() || self.is_filtered(r) || self.multicast_listener(r)
     }
 
     fn poll_control(&mut self, now: Now) -> Option<Transmit> {
+        if self.queue.control_idle(now.mono) {
+            return None;
+        }
         let n = self.readers.len();
         for k in 0..n {
             let i = self.next_reader.wrapping_add(k).checked_rem(n).unwrap_or(0);
@@ -161,6 +186,9 @@ impl Writer {
                 return Some(t);
             }
         }
+        // Nothing due: skip the scan until the earliest deadline.
+        let next = self.readers.iter().filter_map(ReaderProxy::deadline).min();
+        self.queue.control_scanned(next);
         None
     }
 
@@ -257,55 +285,78 @@ impl Writer {
         })
     }
 
-    /// Pushes the lowest unsent changes to every reader whose cursor is exactly there (a
-    /// reader filtered for is pushed to alone). RTPS 2.5 §8.4.9.2.4 (T4: unsent change →
-    /// DATA, or GAP when no longer available), §8.7.3.2 (GAP when its filter rejects it; for
-    /// a reader pushed to alone the GAP is lazy, see the overview).
-    fn push_once(&mut self, now: Now) -> Push {
+    /// Pushes the lowest unsent changes to every reader sharing datagrams whose cursor is
+    /// exactly there. RTPS 2.5 §8.4.9.2.4 (T4: unsent change → DATA, or GAP when no longer
+    /// available).
+    fn push_shared(&mut self, now: Now) -> Push {
         let last = self.history.last_sn();
-        let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
-        let frag_size = self.config.fragment_size;
-        let eligible = |r: &ReaderProxy| {
-            r.next_unsent <= last && (push_mode || !(reliable_writer && r.reliable()))
-        };
         let cursor = |r: &ReaderProxy| (r.next_unsent, r.next_frag);
-        let Some(key) = self.readers.iter().filter(|r| eligible(r)).map(cursor).min() else {
-            return Push::Idle;
-        };
-        let alone: Vec<bool> = self.readers.iter().map(|r| self.pushed_alone(r)).collect();
-        let at_key =
-            |i: usize| self.readers.get(i).is_some_and(|r| eligible(r) && cursor(r) == key);
-        let Some(leader) = (0..self.readers.len()).find(|&i| at_key(i)) else {
-            return Push::Idle;
-        };
-        let solo = alone.get(leader).copied().unwrap_or(false);
-        let member_idx: Vec<usize> = if solo {
-            vec![leader]
-        } else {
-            (0..self.readers.len())
-                .filter(|&i| at_key(i) && !alone.get(i).copied().unwrap_or(false))
-                .collect()
-        };
-        // Stop where another shareable reader's cursor is, so that it joins the group from
-        // there on (a reader pushed to alone never joins one).
-        let joins = |i: usize| !solo && !alone.get(i).copied().unwrap_or(true);
-        let stop = self
+        let shared: Vec<bool> = self
             .readers
             .iter()
-            .enumerate()
-            .filter(|&(i, r)| {
-                eligible(r) && joins(i) && !member_idx.contains(&i) && cursor(r) > key
-            })
-            .map(|(_, r)| cursor(r))
+            .map(|r| self.push_eligible(r) && !self.pushed_alone(r))
+            .collect();
+        let is_shared = |i: usize| shared.get(i).copied().unwrap_or(false);
+        let Some(key) = (0..self.readers.len())
+            .filter(|&i| is_shared(i))
+            .filter_map(|i| self.readers.get(i).map(cursor))
+            .min()
+        else {
+            return Push::Idle;
+        };
+        let member_idx: Vec<usize> = (0..self.readers.len())
+            .filter(|&i| is_shared(i) && self.readers.get(i).is_some_and(|r| cursor(r) == key))
+            .collect();
+        // Stop where another sharing reader's cursor is, so that it joins the group from
+        // there on (a reader pushed to alone never joins one).
+        let stop = (0..self.readers.len())
+            .filter(|&i| is_shared(i))
+            .filter_map(|i| self.readers.get(i).map(cursor))
+            .filter(|c| *c > key)
             .min()
             .unwrap_or((succ(last), 1));
+        self.push_members(now, &member_idx, key, stop, false)
+    }
+
+    /// Pushes the unsent changes of reader `i`, pushed to alone (filtered for, owed a GAP, or
+    /// listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its filter
+    /// rejects a change; lazy, see the overview).
+    fn push_solo(&mut self, now: Now, i: usize) -> Push {
+        let last = self.history.last_sn();
+        let Some(r) = self.readers.get(i) else {
+            return Push::Idle;
+        };
+        if !self.push_eligible(r) || !self.pushed_alone(r) {
+            return Push::Idle;
+        }
+        let key = (r.next_unsent, r.next_frag);
+        self.push_members(now, &[i], key, (succ(last), 1), true)
+    }
+
+    /// Pushes changes from `key` up to `stop` (exclusive) to `member_idx` (all at `key`): one
+    /// reader alone (`solo`: INFO_DST, its own filter info, its lazy GAPs) or several sharing
+    /// one datagram (readerId ENTITYID_UNKNOWN, sent to the union of their locators).
+    fn push_members(
+        &mut self,
+        now: Now,
+        member_idx: &[usize],
+        key: (SequenceNumber, u32),
+        stop: (SequenceNumber, u32),
+        solo: bool,
+    ) -> Push {
+        let last = self.history.last_sn();
+        let reliable_writer = self.config.reliable;
+        let frag_size = self.config.fragment_size;
+        let Some(&leader) = member_idx.first() else {
+            return Push::Idle;
+        };
         let members = || member_idx.iter().filter_map(|&i| self.readers.get(i));
         let any_reliable = reliable_writer && members().any(ReaderProxy::reliable);
-        let dst = match member_idx.as_slice() {
+        let dst = match member_idx {
             [only] => self.readers.get(*only).map(|r| r.remote.guid),
             _ => None,
         };
-        let dst_slot = match member_idx.as_slice() {
+        let dst_slot = match member_idx {
             [only] => self.readers.get(*only).map(|r| self.reader_slot(r)),
             _ => None,
         };
@@ -317,9 +368,15 @@ impl Writer {
             false => key.0,
         };
         let (mut sn, mut frag) = key;
+        // Changes a multicast delivered to (or told as filtered to) the solo reader.
+        let mut multicast_delivered = false;
         while sn <= last && (sn, frag) < stop {
             let rejected = dst_slot.filter(|g| filtered_out(&self.history, sn, *g));
             let change = self.history.get(sn);
+            let covered = solo
+                && frag == 1
+                && change.is_some()
+                && self.readers.get(leader).is_some_and(|r| self.multicast_covers(r, sn));
             if change.is_some() && rejected.is_none() && solo && gap_from < sn {
                 // (a) the pending GAP rides in front of the next DATA for this reader.
                 let n = dst_slot.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
@@ -329,6 +386,18 @@ impl Writer {
                 gap_from = sn;
             }
             match (change, rejected) {
+                (Some(_), Some(_)) if covered && gap_from == sn => {
+                    // The multicast's filter info told it this change is filtered: nothing
+                    // pending, so no GAP is owed for it. RTPS 2.5 §8.7.3.2-§8.7.3.4.
+                    (sn, frag) = (succ(sn), 1);
+                    gap_from = sn;
+                }
+                (Some(_), None) if covered => {
+                    // Delivered by the multicast (its pending GAP went in front, above).
+                    (sn, frag) = (succ(sn), 1);
+                    gap_from = sn;
+                    multicast_delivered = true;
+                }
                 (Some(_), Some(reader)) => {
                     // Its filter rejects the change: pass over the whole run of rejected (or
                     // replaced) changes; the GAP is lazy. RTPS 2.5 §8.7.3.2.
@@ -390,7 +459,7 @@ impl Writer {
             }
         }
         let advanced = (sn, frag) != key;
-        for &i in &member_idx {
+        for &i in member_idx {
             if let Some(r) = self.readers.get_mut(i) {
                 (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
             }
@@ -408,7 +477,7 @@ impl Writer {
             };
             let first = self.history.first_sn().max(first);
             if self.add_heartbeat(&mut b, first, false) {
-                for &i in &member_idx {
+                for &i in member_idx {
                     if let Some(r) = self.readers.get_mut(i) {
                         r.last_heartbeat = Some(now.mono);
                         // It also answers any HEARTBEAT owed to them.
@@ -420,14 +489,15 @@ impl Writer {
             // Changes went out (or were passed over) without a HEARTBEAT: a later push will
             // likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
             // (the earliest one armed stands).
-            let periods = if b.has_content() {
+            let periods = if b.has_content() || multicast_delivered {
                 HEARTBEAT_BACKSTOP_PERIODS
             } else {
                 SKIPPED_BACKSTOP_PERIODS
             };
             let backstop = self.config.heartbeat_period.saturating_mul(periods);
             let at = now.mono.saturating_add(backstop);
-            for &i in &member_idx {
+            self.queue.control_scheduled(at);
+            for &i in member_idx {
                 if let Some(r) = self.readers.get_mut(i) {
                     if r.reliable() {
                         r.schedule_heartbeat(at);
@@ -435,7 +505,6 @@ impl Writer {
                 }
             }
         }
-        self.collect_garbage();
         if !b.has_content() {
             return Push::Advanced;
         }

@@ -10,6 +10,7 @@
 mod filter;
 mod instance;
 mod lazy_gap;
+mod multicast;
 mod sim;
 mod unit;
 

@@ -1,0 +1,59 @@
+//! What a writer counts: submessages, datagrams and bytes sent, requests received, and how
+//! samples went (multicast or unicast).
+//!
+//! Must not: decide anything; counters only saturate, never wrap or panic.
+//!
+//! RTPS 2.5 §8.4.7 (writer); the figures behind `Writer::filter_stats` and the demo.
+
+/// What a writer has sent and received so far.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriterCounters {
+    /// DATA submessages pushed (first transmissions).
+    pub data_sent: u64,
+    /// DATA_FRAG submessages pushed (first transmissions).
+    pub data_frag_sent: u64,
+    /// DATA / DATA_FRAG submessages resent because a reader asked.
+    pub repairs_sent: u64,
+    /// GAP submessages sent.
+    pub gaps_sent: u64,
+    /// HEARTBEAT submessages sent.
+    pub heartbeats_sent: u64,
+    /// Datagrams produced.
+    pub datagrams_sent: u64,
+    /// Datagrams put on the wire: each produced datagram once per destination locator.
+    pub wire_datagrams: u64,
+    /// Bytes put on the wire: each datagram's length once per destination locator (RTPS
+    /// message only, no UDP/IP headers).
+    pub wire_bytes: u64,
+    /// ACKNACKs received for this writer (all).
+    pub acknacks_received: u64,
+    /// ACKNACKs ignored: unknown or best-effort reader, or stale / duplicate count.
+    pub acknacks_ignored: u64,
+    /// NACK_FRAGs received (all).
+    pub nack_frags_received: u64,
+    /// NACK_FRAGs ignored: unknown reader, or stale / duplicate count.
+    pub nack_frags_ignored: u64,
+    /// Changes removed from the history because their lifespan ended.
+    pub changes_expired: u64,
+    /// GAP submessages sent because a filtered reader's filter rejected the changes.
+    pub filter_gaps_sent: u64,
+    /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
+    pub samples_filtered: u64,
+    /// Samples sent as one multicast datagram to a group (`multicast.rs`).
+    pub samples_multicast: u64,
+    /// Samples that at least one reader gets by unicast (pushed to it alone or with
+    /// others at its unicast locators), multicast ones included when a reader is not covered.
+    pub samples_unicast: u64,
+}
+
+impl WriterCounters {
+    /// Counts one datagram sent to `destinations` in [`Self::wire_datagrams`] and
+    /// [`Self::wire_bytes`].
+    pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], payload: &[u8]) {
+        let n = u64::try_from(destinations.len()).unwrap_or(u64::MAX);
+        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
+        self.wire_datagrams = self.wire_datagrams.saturating_add(n);
+        self.wire_bytes = self.wire_bytes.saturating_add(len.saturating_mul(n));
+    }
+}
+

@@ -1,0 +1,381 @@
+//! The per-sample choice between one multicast datagram and unicast sends: the cost model,
+//! its configuration, the index of multicast groups the matched readers listen on, and the
+//! planning step that sends a sample once to a group when that is cheaper.
+//!
+//! Must not: send a sample on a group to a reader it is not known to listen on, cover a reader
+//! that could not take the datagram (a reliable reader before its first ACKNACK: Cyclone 0.10
+//! drops data before the first HEARTBEAT it sees), or decide anything for fragmented samples
+//! (they always go unicast). No I/O, no clock.
+//!
+//! RTPS 2.5 §8.5.3.2-§8.5.4 (multicastLocatorList of an endpoint, or the participant's
+//! defaultMulticastLocatorList), §8.7.3.2 (a datagram reaching readers with different filters
+//! carries PID_CONTENT_FILTER_INFO for every filter applied), §8.3.7.2 (readerId
+//! ENTITYID_UNKNOWN), §9.6.4.1 (ContentFilterInfo_t).
+//!
+//! # Overview
+//! Each new change is planned once, in sequence-number order, before any push reaches it
+//! ([`Writer::plan_changes`]). For every multicast group `G` (a locator that at least one
+//! matched reader announced) the *listeners* are the readers listening on `G`; of them, the
+//! *covered* ones are those the push would send this change to next (cursor at or before it,
+//! pushed to, past their first ACKNACK when reliable) and that the change passes. With
+//! `P` covered passing listeners and `W` = listeners − `P` (receivers that do not pass, or
+//! that get it anyway by unicast), the writer multicasts when
+//!
+//! ```text
+//! cost_multicast = (1 + W)·(a + b·len_m) + k·(a + b·GAP_DATAGRAM)
+//! cost_unicast   =      P ·(a + b·len_u) + k·b·GAP_LEN
+//! ```
+//!
+//! is lower for multicast (`a` = [`MulticastConfig::datagram_cost`], `b` =
+//! [`MulticastConfig::byte_cost`], `len_m` the multicast datagram, `len_u` one unicast DATA
+//! datagram, `k` the covered listeners that still owe a GAP for earlier filtered changes: a
+//! unicast DATA carries it in front, a multicast needs a GAP datagram of its own). The
+//! multicast DATA has readerId ENTITYID_UNKNOWN and a PID_CONTENT_FILTER_INFO with one entry
+//! per distinct filter among the group's filtered listeners, so a listener the change does
+//! not pass drops it and counts the sequence number as filtered (no GAP needed for it);
+//! unfiltered listeners take everything. Covered listeners' pushes then pass over the change
+//! (`send.rs`). The formula, defaults and worked examples are in `docs/filtering.md`.
+
+use std::collections::BTreeSet;
+
+use super::Writer;
+use super::content_filter::ChangeFilter;
+use super::message::MessageBuilder;
+use super::reader_proxy::ReaderProxy;
+use super::repair::succ;
+use crate::core::Transmit;
+use crate::wire::{Locator, SequenceNumber};
+
+/// How a writer sends a sample that several readers on one multicast group want.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MulticastMode {
+    /// Per sample, the cheaper plan by the cost model (default).
+    #[default]
+    Auto,
+    /// Never multicast user data: every reader gets its own datagrams.
+    AlwaysUnicast,
+    /// Multicast every sample that at least one covered listener on a group passes.
+    AlwaysMulticast,
+}
+
+/// The multicast/unicast cost model of a writer (see the module overview and
+/// `docs/filtering.md`). Costs are in byte-equivalents.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MulticastConfig {
+    /// Auto (cost model), or an override.
+    pub mode: MulticastMode,
+    /// `a`: cost of one datagram sent or received (system call, per-packet processing, UDP/IP
+    /// and link headers). Default 1024.
+    pub datagram_cost: u64,
+    /// `b`: cost of one byte of RTPS message. Default 1.
+    pub byte_cost: u64,
+    /// In `Auto`, the fewest covered listeners passing a sample for a multicast to be
+    /// considered. Default 2: with one, unicast costs the same datagrams and does not reach
+    /// participants that listen on the group without a matched reader.
+    pub min_listeners: usize,
+}
+
+impl Default for MulticastConfig {
+    fn default() -> Self {
+        MulticastConfig {
+            mode: MulticastMode::Auto,
+            datagram_cost: 1024,
+            byte_cost: 1,
+            min_listeners: 2,
+        }
+    }
+}
+
+/// Bytes of a GAP submessage (4-byte header + 28-byte body, empty gapList). RTPS 2.5 §9.4.5.5.
+const GAP_LEN: u64 = 32;
+/// Bytes of a datagram carrying one GAP to one reader: header (20), INFO_DST (16), GAP.
+const GAP_DATAGRAM: u64 = 20 + 16 + GAP_LEN;
+/// Bytes a unicast DATA datagram has that a multicast one has not: INFO_DST.
+const INFO_DST_LEN: u64 = 16;
+/// Bytes of a one-signature PID_CONTENT_FILTER_INFO parameter (header + value).
+const SINGLE_INFO_PARAM: u64 = 4 + 28;
+
+/// The inputs of one decision (one change, one group).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Candidate {
+    /// Covered listeners the change passes (`P`).
+    pub(super) passing: u64,
+    /// Listeners that receive a multicast without needing it (`W`).
+    pub(super) wasted: u64,
+    /// Covered passing listeners that owe a GAP for earlier changes (`k`).
+    pub(super) gaps: u64,
+    /// The multicast datagram's length (`len_m`).
+    pub(super) multicast_len: u64,
+    /// One unicast DATA datagram's length (`len_u`).
+    pub(super) unicast_len: u64,
+}
+
+impl MulticastConfig {
+    /// (cost of the multicast plan, cost of the unicast plan) for `c`; saturating.
+    pub(super) fn costs(&self, c: &Candidate) -> (u64, u64) {
+        let (a, b) = (self.datagram_cost, self.byte_cost);
+        let per = |len: u64| a.saturating_add(b.saturating_mul(len));
+        let multicast = c
+            .wasted
+            .saturating_add(1)
+            .saturating_mul(per(c.multicast_len))
+            .saturating_add(c.gaps.saturating_mul(per(GAP_DATAGRAM)));
+        let unicast = c
+            .passing
+            .saturating_mul(per(c.unicast_len))
+            .saturating_add(c.gaps.saturating_mul(b.saturating_mul(GAP_LEN)));
+        (multicast, unicast)
+    }
+
+    /// True when `c` goes as one multicast datagram.
+    pub(super) fn multicast(&self, c: &Candidate) -> bool {
+        match self.mode {
+            MulticastMode::AlwaysUnicast => false,
+            MulticastMode::AlwaysMulticast => c.passing > 0,
+            MulticastMode::Auto => {
+                let enough = usize::try_from(c.passing).is_ok_and(|p| p >= self.min_listeners);
+                let (m, u) = self.costs(c);
+                enough && c.passing > 0 && m < u
+            }
+        }
+    }
+}
+
+/// A multicast locator and the matched readers (indices into `Writer::readers`) listening on
+/// it, with the distinct filters among them (cached per filter-set generation).
+#[derive(Clone, Debug)]
+pub(super) struct Group {
+    pub(super) locator: Locator,
+    pub(super) listeners: Vec<usize>,
+    /// (slot-table generation, one slot per distinct signature among the filtered listeners).
+    info_slots: Option<(u64, Vec<usize>)>,
+}
+
+/// The multicast groups of a writer's matched readers, rebuilt when readers come or go.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Groups {
+    pub(super) groups: Vec<Group>,
+    /// Readers changed since the last build.
+    pub(super) dirty: bool,
+    /// Every change below this has been planned.
+    pub(super) plan_next: SequenceNumber,
+}
+
+impl Groups {
+    pub(super) fn new() -> Self {
+        Groups { groups: Vec::new(), dirty: true, plan_next: SequenceNumber::ONE }
+    }
+
+    fn rebuild(&mut self, readers: &[ReaderProxy]) {
+        let mut locators: BTreeSet<Locator> = BTreeSet::new();
+        for r in readers {
+            locators.extend(r.remote.multicast_locators.iter().copied());
+        }
+        self.groups = locators
+            .into_iter()
+            .map(|locator| Group {
+                locator,
+                listeners: (0..readers.len())
+                    .filter(|&i| {
+                        readers.get(i).is_some_and(|r| r.remote.multicast_locators.contains(&locator))
+                    })
+                    .collect(),
+                info_slots: None,
+            })
+            .collect();
+        self.dirty = false;
+    }
+}
+
+impl Writer {
+    /// True when reader `r` could take change `sn` from a multicast: the push would send it
+    /// `sn` next or later, it is pushed to, and `sn` was planned after it matched and, when
+    /// reliable, after its first ACKNACK (so it knows us: Cyclone 0.10 drops data before the
+    /// first HEARTBEAT it sees). The same answer at planning and at push time.
+    pub(super) fn can_cover(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
+        let reliable = self.config.reliable && r.reliable();
+        let pushed = self.config.push_mode || !reliable;
+        pushed
+            && r.synced_from.is_some_and(|from| sn >= from)
+            && sn >= r.start
+            && (r.next_unsent < sn || (r.next_unsent == sn && r.next_frag == 1))
+    }
+
+    /// True when change `sn` went by multicast on a group reader `r` listens on, and `r` could
+    /// take it: its push passes over `sn` (`send.rs`).
+    pub(super) fn multicast_covers(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
+        let groups = self.history.multicast(sn);
+        !groups.is_empty()
+            && groups.iter().any(|g| r.remote.multicast_locators.contains(g))
+            && self.can_cover(r, sn)
+    }
+
+    /// Marks reader `i` as able to take multicasts from the next change planned on.
+    pub(super) fn mark_synced(&mut self, i: usize) {
+        let from = self.groups.plan_next;
+        if let Some(r) = self.readers.get_mut(i) {
+            r.synced_from.get_or_insert(from);
+        }
+    }
+
+    /// True when reader `r` listens on a multicast group the writer may use.
+    pub(super) fn multicast_listener(&self, r: &ReaderProxy) -> bool {
+        self.config.multicast.mode != MulticastMode::AlwaysUnicast
+            && !r.remote.multicast_locators.is_empty()
+    }
+
+    /// Plans every change written since the last call, in order: multicasts the ones the cost
+    /// model says to (into the outbox) and counts how each sample went.
+    pub(super) fn plan_changes(&mut self) {
+        let last = self.history.last_sn();
+        if self.groups.plan_next > last {
+            return;
+        }
+        if self.groups.dirty {
+            self.groups.rebuild(&self.readers);
+        }
+        while self.groups.plan_next <= last {
+            let sn = self.groups.plan_next;
+            self.groups.plan_next = succ(sn);
+            self.plan_change(sn);
+        }
+    }
+
+    fn plan_change(&mut self, sn: SequenceNumber) {
+        let Some(change) = self.history.get(sn) else {
+            return;
+        };
+        let passing_total = match self.history.filter(sn) {
+            Some(f) => f.passing_readers(self.readers.len()),
+            None => self.readers.len(),
+        };
+        let fragmented = change.data.len() > self.config.fragment_size;
+        let mut covered = 0usize;
+        if self.config.multicast.mode != MulticastMode::AlwaysUnicast && !fragmented {
+            for g in 0..self.groups.groups.len() {
+                covered = covered.saturating_add(self.plan_group(sn, g));
+            }
+        }
+        let c = &mut self.counters;
+        if covered > 0 {
+            c.samples_multicast = c.samples_multicast.saturating_add(1);
+        }
+        if passing_total > covered {
+            c.samples_unicast = c.samples_unicast.saturating_add(1);
+        }
+    }
+
+    /// Decides change `sn` on group `g`; sends it there if cheaper. Returns the number of
+    /// passing listeners the multicast covers (0 when it goes unicast).
+    fn plan_group(&mut self, sn: SequenceNumber, g: usize) -> usize {
+        let filter = self.history.filter(sn).cloned();
+        let Some(group) = self.groups.groups.get(g) else {
+            return 0;
+        };
+        // A reader on two groups is covered by the first that multicasts.
+        let covered: Vec<usize> = group
+            .listeners
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.readers.get(i).is_some_and(|r| {
+                    filter.as_ref().is_none_or(|f| f.sends_to(self.reader_slot(r)))
+                        && r.covered_sn != sn
+                        && self.can_cover(r, sn)
+                })
+            })
+            .collect();
+        let (listeners, locator) = (group.listeners.len(), group.locator);
+        if covered.is_empty() {
+            return 0;
+        }
+        let gaps = covered
+            .iter()
+            .filter_map(|&i| self.readers.get(i))
+            .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
+            .count();
+        let info = filter.as_ref().and_then(|f| {
+            let slots = self.group_info_slots(g, f);
+            f.group_info(&slots)
+        });
+        let Some(change) = self.history.get(sn) else {
+            return 0;
+        };
+        let mut b = MessageBuilder::new(
+            self.config.guid.prefix,
+            self.config.guid.entity_id,
+            None,
+            self.config.max_message_size,
+            0,
+            self.config.keyed,
+        );
+        if !b.data(change, info.as_deref()) {
+            return 0;
+        }
+        let len = to_u64(b.len());
+        // The unicast DATA datagram: INFO_DST more, this reader's one-signature info instead
+        // of the group's list.
+        let (info_param, single) = match &info {
+            Some(i) => (to_u64(i.len()).saturating_add(4), SINGLE_INFO_PARAM),
+            None => (0, 0),
+        };
+        let candidate = Candidate {
+            passing: to_u64(covered.len()),
+            wasted: to_u64(listeners.saturating_sub(covered.len())),
+            gaps: to_u64(gaps),
+            multicast_len: len,
+            unicast_len: len
+                .saturating_add(INFO_DST_LEN)
+                .saturating_sub(info_param)
+                .saturating_add(single),
+        };
+        if !self.config.multicast.multicast(&candidate) {
+            return 0;
+        }
+        for &i in &covered {
+            if let Some(r) = self.readers.get_mut(i) {
+                r.covered_sn = sn;
+            }
+        }
+        self.history.add_multicast(sn, locator);
+        let (payload, sent) = b.finish();
+        self.account(sent, false);
+        self.counters.count_wire(&[locator], &payload);
+        self.outbox.push_back(Transmit { destinations: vec![locator], payload });
+        covered.len()
+    }
+
+    /// One slot of `f`'s table per distinct filter signature among group `g`'s filtered
+    /// listeners (cached until the table or the group changes). RTPS 2.5 §8.7.3.2: every
+    /// filter applied is listed; readers with equal signatures share one entry.
+    fn group_info_slots(&mut self, g: usize, f: &ChangeFilter) -> Vec<usize> {
+        let generation = f.table_generation();
+        let Some(group) = self.groups.groups.get(g) else {
+            return Vec::new();
+        };
+        if let Some((cached, slots)) = &group.info_slots {
+            if *cached == generation {
+                return slots.clone();
+            }
+        }
+        let mut seen: BTreeSet<[u8; 16]> = BTreeSet::new();
+        let mut slots = Vec::new();
+        for &i in &group.listeners {
+            let Some(r) = self.readers.get(i) else { continue };
+            if let Some((slot, signature)) = f.slot_signature(self.reader_slot(r)) {
+                if seen.insert(signature) {
+                    slots.push(slot);
+                }
+            }
+        }
+        if let Some(group) = self.groups.groups.get_mut(g) {
+            group.info_slots = Some((generation, slots.clone()));
+        }
+        slots
+    }
+}
+
+fn to_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,173 @@
+//! Which matched readers have work, so that draining a writer's output after a write costs
+//! time linear in the number of readers: readers pushed to alone wait in a queue (each is
+//! visited once per change, not once per datagram of every other reader), readers sharing
+//! datagrams are scanned only while one of them has work, and the per-reader control scan
+//! is skipped until a repair or HEARTBEAT can be due.
+//!
+//! Must not: decide what is sent (`send.rs`), lose a reader with work (every input that can
+//! give a reader work marks it or asks for a full rescan), or hold stale indices (a removed
+//! reader resets the queue). No I/O, no clock.
+//!
+//! RTPS 2.5 §8.4.9.2.4 (pushing unsent changes), §8.4.9.2.7 / §8.4.9.2.12 (HEARTBEAT and
+//! repair timing).
+
+use std::collections::VecDeque;
+
+use super::Writer;
+use super::reader_proxy::ReaderProxy;
+use crate::time::Instant;
+
+/// Readers touched by inputs between two drains beyond which a full rescan is cheaper.
+const MAX_TOUCHED: usize = 64;
+
+/// The writer's work queue (indices into `Writer::readers`).
+#[derive(Debug)]
+pub(super) struct PushQueue {
+    /// Readers pushed to alone that may have changes to push, in arrival order.
+    solo: VecDeque<usize>,
+    /// Classify every reader at the next drain (after a write, a match, a filter change).
+    scan: bool,
+    /// Readers whose cursors an input moved since the last drain.
+    touched: Vec<usize>,
+    /// A reader that shares datagrams may have changes to push.
+    shared: bool,
+    /// `Some(t)`: no reader has a repair or HEARTBEAT due before `t` (`None` inside: none
+    /// scheduled at all); `None`: unknown, scan.
+    control_clear: Option<Option<Instant>>,
+}
+
+impl PushQueue {
+    pub(super) fn new() -> Self {
+        PushQueue {
+            solo: VecDeque::new(),
+            scan: true,
+            touched: Vec::new(),
+            shared: false,
+            control_clear: None,
+        }
+    }
+
+    /// Every reader may have new push work (a write, a match, a filter change).
+    pub(super) fn rescan(&mut self) {
+        self.scan = true;
+    }
+
+    /// Reader `i`'s cursors moved (an ACKNACK).
+    pub(super) fn touch(&mut self, i: usize) {
+        if self.touched.len() >= MAX_TOUCHED {
+            self.scan = true;
+        } else {
+            self.touched.push(i);
+        }
+    }
+
+    /// Reader indices changed: forget the queue and rescan.
+    pub(super) fn reset(&mut self, readers: &mut [ReaderProxy]) {
+        self.solo.clear();
+        self.touched.clear();
+        for r in readers {
+            r.queued = false;
+        }
+        self.scan = true;
+        self.shared = true;
+        self.control_clear = None;
+    }
+
+    /// A reader's repair or HEARTBEAT schedule changed in an unknown way.
+    pub(super) fn control_changed(&mut self) {
+        self.control_clear = None;
+    }
+
+    /// A reader's HEARTBEAT or repair was scheduled at `at`.
+    pub(super) fn control_scheduled(&mut self, at: Instant) {
+        if let Some(clear) = self.control_clear.as_mut() {
+            *clear = Some(clear.map_or(at, |t| t.min(at)));
+        }
+    }
+
+    /// True when no control message can be due at `now`.
+    pub(super) fn control_idle(&self, now: Instant) -> bool {
+        match self.control_clear {
+            Some(None) => true,
+            Some(Some(t)) => now < t,
+            None => false,
+        }
+    }
+
+    /// After a full control scan found nothing due: nothing is before `next`.
+    pub(super) fn control_scanned(&mut self, next: Option<Instant>) {
+        self.control_clear = Some(next);
+    }
+
+    /// The reader pushed to alone to serve next.
+    pub(super) fn front(&self) -> Option<usize> {
+        self.solo.front().copied()
+    }
+
+    /// True while a reader that shares datagrams may have work.
+    pub(super) fn shared_pending(&self) -> bool {
+        self.shared
+    }
+
+    /// The shared readers have nothing left to push.
+    pub(super) fn shared_done(&mut self) {
+        self.shared = false;
+    }
+}
+
+impl Writer {
+    /// True when reader `r` has unsent changes the push sends it.
+    /// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
+    pub(super) fn push_eligible(&self, r: &ReaderProxy) -> bool {
+        r.next_unsent <= self.history.last_sn()
+            && (self.config.push_mode || !(self.config.reliable && r.reliable()))
+    }
+
+    /// Queues reader `i` (pushed to alone) or notes shared work, if it has any.
+    fn classify(&mut self, i: usize) {
+        let Some(r) = self.readers.get(i) else {
+            return;
+        };
+        if !self.push_eligible(r) {
+            return;
+        }
+        if !self.pushed_alone(r) {
+            self.queue.shared = true;
+        } else if !r.queued {
+            if let Some(r) = self.readers.get_mut(i) {
+                r.queued = true;
+            }
+            self.queue.solo.push_back(i);
+        }
+    }
+
+    /// Brings the queue up to date with the inputs since the last drain: O(readers) after a
+    /// write, O(touched) after ACKNACKs.
+    pub(super) fn refresh_queue(&mut self) {
+        if self.queue.scan {
+            self.queue.scan = false;
+            self.queue.touched.clear();
+            for i in 0..self.readers.len() {
+                self.classify(i);
+            }
+        } else {
+            let touched = core::mem::take(&mut self.queue.touched);
+            for &i in &touched {
+                self.classify(i);
+            }
+        }
+    }
+
+    /// Reader `i`, at the front of the queue, has nothing more to push alone: dequeue it (it
+    /// may now share datagrams with others).
+    pub(super) fn dequeue_front(&mut self) {
+        if let Some(i) = self.queue.solo.pop_front() {
+            if let Some(r) = self.readers.get_mut(i) {
+                r.queued = false;
+            }
+            if self.readers.get(i).is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r)) {
+                self.queue.shared = true;
+            }
+        }
+    }
+}
