@@ -9,6 +9,11 @@
 //! (header, INFO_DST, INFO_TS, DATA with a one-signature PID_CONTENT_FILTER_INFO) per
 //! delivered sample.
 //!
+//! With `--best-effort` the subscribers are best-effort: the writer then owes them no GAP and
+//! no HEARTBEAT, so its traffic shows the cost of filtering alone; with reliable subscribers
+//! (the default) each delivered sample also carries a GAP for the sequence numbers the reader
+//! did not pass, plus the heartbeats reliability needs.
+//!
 //! With `--multicast`, the participants are not loopback-only: discovery uses the SPDP
 //! multicast group and every subscriber also listens on the user multicast locator, so the
 //! writer chooses per sample between one multicast datagram and unicasts (`core::writer`'s
@@ -57,11 +62,14 @@ pub struct DemoOptions {
     pub multicast: bool,
     /// The writer's per-sample multicast/unicast choice (cost model or an override).
     pub plan: MulticastMode,
+    /// Best-effort subscribers (default reliable): no GAPs or HEARTBEATs go to them, so the
+    /// writer's traffic is the DATA alone (RTPS 2.5 §8.4.7.2, best-effort reader proxies).
+    pub best_effort: bool,
 }
 
 impl Default for DemoOptions {
     fn default() -> Self {
-        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false, multicast: false, plan: MulticastMode::Auto }
+        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false, multicast: false, plan: MulticastMode::Auto, best_effort: false }
     }
 }
 
@@ -148,7 +156,8 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
         let (expression, parameters) = filter_of(i, o.sparse);
         let params: Vec<&str> = parameters.iter().map(String::as_str).collect();
-        let qos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
+        let reliability = if o.best_effort { Reliability::best_effort() } else { Reliability::reliable() };
+        let qos = DataReaderQos { reliability, history: History::KeepAll, ..DataReaderQos::default() };
         let reader = p.create_subscriber(SubscriberQos::default()).create_filtered_datareader(
             &t,
             &format!("SquareFiltered{i}"),

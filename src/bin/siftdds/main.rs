@@ -6,7 +6,8 @@
 //! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]
 //!   [--multicast]` — writer-side filtering demo on loopback (exit 0: every subscriber got
 //!   exactly its samples); `--sparse` makes each sample pass exactly one subscriber and reports
-//!   the wire efficiency against the ideal; `--multicast` lets subscribers listen on the user
+//!   the wire efficiency against the ideal; `--best-effort` makes the subscribers
+//!   best-effort (no GAPs or heartbeats owed); `--multicast` lets subscribers listen on the user
 //!   multicast group (needs the network sandbox); `--plan` overrides the writer's per-sample
 //!   multicast/unicast cost model.
 
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 
 use siftdds::core::writer::MulticastMode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--multicast [--plan auto|unicast|multicast]]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -74,6 +75,10 @@ fn demo(args: &[&str]) -> ExitCode {
         }
         if *flag == "--multicast" {
             o.multicast = true;
+            continue;
+        }
+        if *flag == "--best-effort" {
+            o.best_effort = true;
             continue;
         }
         let Some(value) = it.next() else {
