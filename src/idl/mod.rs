@@ -40,6 +40,7 @@
 )]
 
 pub mod ast;
+pub mod codegen;
 mod eval;
 pub mod lexer;
 pub mod parser;

@@ -5,6 +5,7 @@
 //!
 //! Must not: know about RTPS or perform I/O; depends only on `cdr`.
 
+pub mod codec;
 mod descriptor;
 mod shape;
 

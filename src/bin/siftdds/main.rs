@@ -7,15 +7,17 @@
 //!   writer-side filtering demo on loopback (exit 0: every subscriber got exactly its
 //!   samples); `--sparse` makes each sample pass exactly one subscriber and reports the wire
 //!   efficiency against the ideal.
+//! * `siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]` — generate Rust types from IDL.
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
 
 mod demo;
+mod idl;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["inspect", file] => inspect(file),
         ["demo", rest @ ..] => demo(rest),
+        ["idl", rest @ ..] => idl::run(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
