@@ -505,10 +505,11 @@ pub fn read_mutable(
     match r.xcdr() {
         Align::Xcdr2 => read_delimited(r, |r| {
             loop {
-                r.align(4, "EMHEADER")?;
+                // The body ends right after its last member, which may leave it unaligned.
                 if r.is_empty() {
                     return Ok(());
                 }
+                r.align(4, "EMHEADER")?;
                 let h = r.u32("EMHEADER")?;
                 let id = h & MEMBER_ID_MASK;
                 let len = match (h >> 28) & 7 {
