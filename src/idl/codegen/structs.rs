@@ -87,6 +87,10 @@ fn what(s: &StructType, m: &MemberItem) -> String {
 
 fn write_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut String) {
     let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
+    if members.is_empty() && s.extensibility == Extensibility::Appendable {
+        let _ = writeln!(out, "_rt::write_appendable(w, |_| Ok(())) }}");
+        return;
+    }
     let mut body = String::new();
     for m in members {
         let field = format!("&self.{}", ident(&m.name));
@@ -109,7 +113,8 @@ fn write_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Stri
     }
     match s.extensibility {
         Extensibility::Final => {
-            let _ = writeln!(out, "{body}Ok(())");
+            let unused = if members.is_empty() { "let _ = w;" } else { "" };
+            let _ = writeln!(out, "{unused}{body}Ok(())");
         }
         Extensibility::Appendable => {
             let _ = writeln!(out, "_rt::write_appendable(w, |w| {{ {body} Ok(()) }})");
@@ -129,11 +134,15 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
     };
     match s.extensibility {
         Extensibility::Final => {
-            let _ = writeln!(out, "Ok(Self {{");
+            let unused = if members.is_empty() { "let _ = r;" } else { "" };
+            let _ = writeln!(out, "{unused}Ok(Self {{");
             for m in members {
                 let _ = writeln!(out, "{}: {},", ident(&m.name), value(m));
             }
             let _ = writeln!(out, "}})");
+        }
+        Extensibility::Appendable if members.is_empty() => {
+            let _ = writeln!(out, "_rt::read_appendable(r, |_| Ok(Self {{}}))");
         }
         Extensibility::Appendable => {
             // Members a shorter (older) version of the type does not send take defaults.
@@ -177,7 +186,8 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
         members.iter().collect()
     };
     keys.sort_by_key(|m| m.id);
-    let _ = writeln!(out, "fn xcdr_write_key(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
+    let w = if keys.is_empty() { "_w" } else { "w" };
+    let _ = writeln!(out, "fn xcdr_write_key(&self, {w}: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
     for m in keys {
         let what = m.name.as_str();
         if m.optional {
