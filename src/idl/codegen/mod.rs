@@ -75,6 +75,10 @@ impl SourceLoader for RootLoader {
 pub fn generate(paths: &[PathBuf], options: &GenOptions) -> Result<String, IdlError> {
     let mut root = String::new();
     for p in paths {
+        if !p.is_file() {
+            let file = p.display().to_string();
+            return Err(IdlError { file, line: 0, col: 0, message: "file not found".into() });
+        }
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         let _ = writeln!(root, "#include \"{}\"", abs.display());
     }
