@@ -148,7 +148,7 @@ fn unknown_members_are_skipped_unless_must_understand() {
         let mut out = bytes[..4].to_vec();
         let len = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) + 8;
         out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&(flag | 2 << 28 | 0x0ABC_DEF).to_le_bytes());
+        out.extend_from_slice(&(flag | 2 << 28 | 0x00AB_CDEF).to_le_bytes());
         out.extend_from_slice(&[1, 2, 3, 4]);
         out.extend_from_slice(&bytes[8..]);
         out
@@ -187,7 +187,7 @@ fn key_hashes_follow_rtps_9_6_4_8() {
 #[test]
 fn descriptors_equal_what_the_idl_layer_builds() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../idl");
-    let spec = siftdds::idl::parse_file(&dir.join("test_types.idl"), &[dir.clone()]).unwrap();
+    let spec = siftdds::idl::parse_file(&dir.join("test_types.idl"), std::slice::from_ref(&dir)).unwrap();
     let want = siftdds::idl::descriptor(&spec, "corpus::Derived").unwrap();
     assert_eq!(Derived::descriptor(), Some(&want));
     let want = siftdds::idl::descriptor(&spec, "corpus::AllPrimitives").unwrap();

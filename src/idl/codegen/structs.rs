@@ -12,8 +12,10 @@
 use std::fmt::Write as _;
 
 use super::names::{ident, last};
-use super::value::{Ctx, const_lit, dec, default_expr, enc, key_max_end, length_code, min_size};
-use crate::idl::resolve::{MemberItem, StructType, all_members_of};
+use super::value::{
+    Ctx, const_lit, dec, dec_fn, default_expr, enc, key_max_end, length_code, min_size, or_default,
+};
+use crate::idl::resolve::{MemberItem, StructType, Ty, all_members_of};
 use crate::types::{Extensibility, TypeDescriptor};
 
 /// Emits struct `s` into `out`.
@@ -22,8 +24,12 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     let name = ident(last(&s.name));
     let ext = ext_path(s.extensibility);
 
+    // `Default` is derived unless an array or an `@default` needs spelling out.
+    let derive_default =
+        members.iter().all(|m| m.optional || (m.default.is_none() && !matches!(m.ty, Ty::Array { .. })));
+    let derives = if derive_default { "Clone, Debug, Default, PartialEq" } else { "Clone, Debug, PartialEq" };
     let _ = writeln!(out, "/// IDL `{}` ({:?}).", s.name, s.extensibility);
-    let _ = writeln!(out, "#[derive(Clone, Debug, PartialEq)]");
+    let _ = writeln!(out, "#[derive({derives})]");
     let _ = writeln!(out, "pub struct {name} {{");
     for m in &members {
         let t = cx.ty(&m.ty);
@@ -38,20 +44,10 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     }
     let _ = writeln!(out, "}}\n");
 
-    // Default: @default values, zeroes, empty collections, first enumerators.
-    let _ = writeln!(out, "impl Default for {name} {{ fn default() -> Self {{ Self {{");
-    for m in &members {
-        let v = if m.optional {
-            "None".to_owned()
-        } else {
-            m.default
-                .as_ref()
-                .and_then(|d| const_lit(cx, &m.ty, d, true))
-                .unwrap_or_else(|| default_expr(cx, &m.ty))
-        };
-        let _ = writeln!(out, "{}: {v},", ident(&m.name));
+    if !derive_default {
+        default_impl(cx, &name, &members, out);
     }
-    let _ = writeln!(out, "}} }} }}\n");
+
 
     let min: Vec<String> = match s.extensibility {
         Extensibility::Mutable => vec!["4".to_owned()],
@@ -63,9 +59,9 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     let min = if min.is_empty() { "0".to_owned() } else { min.join(" + ") };
     let _ = writeln!(out, "impl _rt::XcdrCodec for {name} {{");
     let _ = writeln!(out, "const MIN_SIZE: usize = {min};");
-    write_fn(cx, s, &members, out);
+    write_fn(s, &members, out);
     read_fn(cx, s, &members, out);
-    key_fn(cx, &members, out);
+    key_fn(&members, out);
     let _ = writeln!(out, "}}\n");
 
     if !s.nested || s.topic {
@@ -85,7 +81,7 @@ fn what(s: &StructType, m: &MemberItem) -> String {
     format!("{}.{}", s.name, m.name)
 }
 
-fn write_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut String) {
+fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
     let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
     if members.is_empty() && s.extensibility == Extensibility::Appendable {
         let _ = writeln!(out, "_rt::write_appendable(w, |_| Ok(())) }}");
@@ -97,7 +93,7 @@ fn write_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Stri
         let what = what(s, m);
         if s.extensibility == Extensibility::Mutable {
             let lc = length_code(&m.ty);
-            let e = enc(cx, &m.ty, if m.optional { "v" } else { &field }, &what, false);
+            let e = enc(&m.ty, if m.optional { "v" } else { &field }, &what, false);
             let call = format!("m.member({}, false, _rt::LengthCode::{lc}, |w| {e})?;", m.id);
             if m.optional {
                 let _ = writeln!(body, "if let Some(v) = {field} {{ {call} }}");
@@ -105,10 +101,10 @@ fn write_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Stri
                 let _ = writeln!(body, "{call}");
             }
         } else if m.optional {
-            let e = enc(cx, &m.ty, "v", &what, false);
+            let e = enc(&m.ty, "v", &what, false);
             let _ = writeln!(body, "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;", m.id, ident(&m.name));
         } else {
-            let _ = writeln!(body, "{}?;", enc(cx, &m.ty, &field, &what, false));
+            let _ = writeln!(body, "{}?;", enc(&m.ty, &field, &what, false));
         }
     }
     match s.extensibility {
@@ -130,7 +126,12 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
     let _ = writeln!(out, "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{");
     let value = |m: &MemberItem| {
         let d = dec(cx, &m.ty, &what(s, m));
-        if m.optional { format!("_rt::read_optional(r, |r| {d})?") } else { format!("{d}?") }
+        if m.optional {
+            let f = dec_fn(cx, &m.ty).unwrap_or_else(|| format!("|r| {d}"));
+            format!("_rt::read_optional(r, {f})?")
+        } else {
+            format!("{d}?")
+        }
     };
     match s.extensibility {
         Extensibility::Final => {
@@ -148,7 +149,7 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
             // Members a shorter (older) version of the type does not send take defaults.
             let _ = writeln!(out, "_rt::read_appendable(r, |r| Ok(Self {{");
             for m in members {
-                let absent = if m.optional { "None".to_owned() } else { default_expr(cx, &m.ty) };
+                let absent = if m.optional { "None".to_owned() } else { default_expr(&m.ty) };
                 let _ = writeln!(out, "{}: if r.is_empty() {{ {absent} }} else {{ {} }},", ident(&m.name), value(m));
             }
             let _ = writeln!(out, "}}))");
@@ -167,8 +168,8 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
                 if m.optional {
                     let _ = writeln!(out, "{}: m{i},", ident(&m.name));
                 } else {
-                    let d = default_expr(cx, &m.ty);
-                    let _ = writeln!(out, "{}: m{i}.unwrap_or_else(|| {d}),", ident(&m.name));
+                    let v = or_default(&format!("m{i}"), &m.ty);
+                    let _ = writeln!(out, "{}: {v},", ident(&m.name));
                 }
             }
             let _ = writeln!(out, "}})");
@@ -179,7 +180,7 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
 
 /// The key holder: key members (all members when none is a key) in member id order, as a
 /// final type. RTPS 2.5 §9.6.4.8, DDS-XTypes 1.3 §7.6.8.
-fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
+fn key_fn(members: &[MemberItem], out: &mut String) {
     let mut keys: Vec<&MemberItem> = if members.iter().any(|m| m.key) {
         members.iter().filter(|m| m.key).collect()
     } else {
@@ -191,11 +192,11 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
     for m in keys {
         let what = m.name.as_str();
         if m.optional {
-            let e = enc(cx, &m.ty, "v", what, true);
+            let e = enc(&m.ty, "v", what, true);
             let _ = writeln!(out, "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;", m.id, ident(&m.name));
         } else {
             let field = format!("&self.{}", ident(&m.name));
-            let _ = writeln!(out, "{}?;", enc(cx, &m.ty, &field, what, true));
+            let _ = writeln!(out, "{}?;", enc(&m.ty, &field, what, true));
         }
     }
     let _ = writeln!(out, "Ok(()) }}");
@@ -243,4 +244,21 @@ fn topic_impl(
         let _ = writeln!(out, "}}");
     }
     let _ = writeln!(out, "}}\n");
+}
+
+/// `Default` with `@default` values and arrays of any length.
+fn default_impl(cx: &Ctx<'_>, name: &str, members: &[MemberItem], out: &mut String) {
+    let _ = writeln!(out, "impl Default for {name} {{ fn default() -> Self {{ Self {{");
+    for m in members {
+        let v = if m.optional {
+            "None".to_owned()
+        } else {
+            m.default
+                .as_ref()
+                .and_then(|d| const_lit(cx, &m.ty, d, true))
+                .unwrap_or_else(|| default_expr(&m.ty))
+        };
+        let _ = writeln!(out, "{}: {v},", ident(&m.name));
+    }
+    let _ = writeln!(out, "}} }} }}\n");
 }

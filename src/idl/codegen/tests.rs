@@ -42,7 +42,7 @@ fn errors_carry_file_line_and_column() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.idl");
     std::fs::write(&bad, "module m {\n  struct S { long };\n};\n").unwrap();
-    let e = generate(&[bad.clone()], &GenOptions::default()).unwrap_err();
+    let e = generate(std::slice::from_ref(&bad), &GenOptions::default()).unwrap_err();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!((e.line, e.col), (2, 19), "{e}");
     assert!(e.to_string().contains("bad.idl:2:19: expected"), "{e}");

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::names::{ident, last, upper_camel};
-use super::value::{Ctx, dec, default_expr, enc, length_code};
+use super::value::{Ctx, dec, default_expr, enc, length_code, or_default};
 use crate::idl::ast::Primitive;
 use crate::idl::resolve::{Decl, Ty, UnionType};
 use crate::types::Extensibility;
@@ -141,7 +141,7 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
 
     // Default: the first case with its first label (or a free value for `default`).
     if let Some(c) = cases.first() {
-        let v = default_expr(cx, &c.ty);
+        let v = default_expr(&c.ty);
         let disc = if c.pattern == "_" {
             label_lit(cx, &u.discriminator, free_value(cx, u))
         } else {
@@ -157,10 +157,11 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     let _ = writeln!(out, "impl _rt::XcdrCodec for {name} {{");
     let _ = writeln!(out, "const MIN_SIZE: usize = {};", if mutable { "4" } else { "1" });
     // Encoding.
+    let _ = writeln!(out, "#[allow(clippy::manual_range_patterns)]");
     let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
     let disc_lc = length_code(&u.discriminator);
     let wrap = |disc: &str, value: Option<(u32, &Ty)>| -> String {
-        let value_enc = value.map(|(_, t)| enc(cx, t, "v", &u.name, false));
+        let value_enc = value.map(|(_, t)| enc(t, "v", &u.name, false));
         if mutable {
             let mut s = format!("m.member(0, true, _rt::LengthCode::{disc_lc}, |w| _rt::XcdrCodec::xcdr_write({disc}, w))?;");
             if let (Some((id, t)), Some(e)) = (value, value_enc) {
@@ -203,7 +204,7 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     let _ = writeln!(out, "}}");
 
     // Decoding.
-    let _ = writeln!(out, "#[allow(unreachable_patterns)]");
+    let _ = writeln!(out, "#[allow(unreachable_patterns, clippy::manual_range_patterns)]");
     let _ = writeln!(out, "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{");
     let select = |value: &dyn Fn(usize, &Case) -> String| -> String {
         let mut s = String::from("Ok(match d {");
@@ -232,7 +233,7 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
         }
         let _ = writeln!(out, "_ => return Ok(false), }} Ok(true) }})?;");
         let _ = writeln!(out, "let d = disc.ok_or(_rt::CdrError::Invalid(\"{} discriminator missing\"))?;", u.name);
-        let sel = select(&|i, c| format!("c{i}.unwrap_or_else(|| {})", default_expr(cx, &c.ty)));
+        let sel = select(&|i, c| or_default(&format!("c{i}"), &c.ty));
         let _ = writeln!(out, "{sel}");
     } else {
         let sel = select(&|_, c| format!("{}?", dec(cx, &c.ty, &u.name)));

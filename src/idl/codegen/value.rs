@@ -44,9 +44,9 @@ pub(super) fn needs_dheader(elem: &Ty) -> bool {
 }
 
 /// `enc(ty, place)`: encodes `*place` (`place` is a reference expression).
-pub(super) fn enc(cx: &Ctx<'_>, ty: &Ty, place: &str, what: &str, key: bool) -> String {
+pub(super) fn enc(ty: &Ty, place: &str, what: &str, key: bool) -> String {
     match ty {
-        Ty::Prim(Primitive::WChar) => format!("_rt::write_wchar(w, *{place})"),
+        Ty::Prim(Primitive::WChar) => format!("_rt::write_wchar(w, {})", by_value(place)),
         Ty::Prim(_) | Ty::Enum(_) => format!("_rt::XcdrCodec::xcdr_write({place}, w)"),
         Ty::Struct(_) | Ty::Union(_) if key => {
             format!("_rt::XcdrCodec::xcdr_write_key({place}, w)")
@@ -62,13 +62,13 @@ pub(super) fn enc(cx: &Ctx<'_>, ty: &Ty, place: &str, what: &str, key: bool) -> 
             "_rt::write_seq(w, {place}, {}, {}, {what:?}, |w, e| {})",
             bound_lit(*bound),
             needs_dheader(elem),
-            enc(cx, elem, "e", what, key)
+            enc(elem, "e", what, key)
         ),
         Ty::Array { elem, dims } => {
-            let mut body = format!("{}?;", enc(cx, elem, &format!("e{}", dims.len()), what, key));
+            let mut body = format!("{}?;", enc(elem, &format!("e{}", dims.len()), what, key));
             for depth in (0..dims.len()).rev() {
-                let src = if depth == 0 { format!("({place})") } else { format!("e{depth}") };
-                body = format!("for e{} in {src}.iter() {{ {body} }}", depth + 1);
+                let src = if depth == 0 { by_value(place) } else { format!("e{depth}") };
+                body = format!("for e{} in {src}.iter() {{ {body} }}", depth.saturating_add(1));
             }
             format!(
                 "_rt::write_array(w, {}, |w| {{ {body} Ok(()) }})",
@@ -76,6 +76,11 @@ pub(super) fn enc(cx: &Ctx<'_>, ty: &Ty, place: &str, what: &str, key: bool) -> 
             )
         }
     }
+}
+
+/// The place a reference expression points to: `&self.x` → `self.x`, `v` → `*v`.
+fn by_value(place: &str) -> String {
+    place.strip_prefix('&').map_or_else(|| format!("(*{place})"), str::to_owned)
 }
 
 /// `dec(ty)`: decodes one value.
@@ -91,11 +96,11 @@ pub(super) fn dec(cx: &Ctx<'_>, ty: &Ty, what: &str) -> String {
             format!("_rt::read_wstring(r, {}, {what:?})", bound_lit(*bound))
         }
         Ty::Sequence { elem, bound } => format!(
-            "_rt::read_seq(r, {}, {}, {}, {what:?}, |r| {})",
+            "_rt::read_seq(r, {}, {}, {}, {what:?}, {})",
             bound_lit(*bound),
             needs_dheader(elem),
             min_size(cx, elem),
-            dec(cx, elem, what)
+            dec_fn(cx, elem).unwrap_or_else(|| format!("|r| {}", dec(cx, elem, what)))
         ),
         Ty::Array { elem, dims } => {
             let mut body = dec(cx, elem, what);
@@ -104,6 +109,27 @@ pub(super) fn dec(cx: &Ctx<'_>, ty: &Ty, what: &str) -> String {
             }
             format!("_rt::read_array(r, {}, |r| {body})", needs_dheader(elem))
         }
+    }
+}
+
+/// The decoding function of `ty` when it needs no arguments beyond the reader.
+pub(super) fn dec_fn(cx: &Ctx<'_>, ty: &Ty) -> Option<String> {
+    match ty {
+        Ty::Prim(Primitive::WChar) => Some("_rt::read_wchar".to_owned()),
+        Ty::Prim(p) => Some(format!("<{} as _rt::XcdrCodec>::xcdr_read", prim(*p))),
+        Ty::Struct(n) | Ty::Union(n) | Ty::Enum(n) => {
+            Some(format!("<{} as _rt::XcdrCodec>::xcdr_read", cx.path(n)))
+        }
+        _ => None,
+    }
+}
+
+/// `var.unwrap_or_default()`, or with an explicit default for arrays (`[T; N]` implements
+/// `Default` only up to 32 elements).
+pub(super) fn or_default(var: &str, ty: &Ty) -> String {
+    match ty {
+        Ty::Array { .. } => format!("{var}.unwrap_or_else(|| {})", default_expr(ty)),
+        _ => format!("{var}.unwrap_or_default()"),
     }
 }
 
@@ -149,10 +175,10 @@ pub(super) fn length_code(ty: &Ty) -> &'static str {
 }
 
 /// The default value of `ty` (arrays of any length included).
-pub(super) fn default_expr(cx: &Ctx<'_>, ty: &Ty) -> String {
+pub(super) fn default_expr(ty: &Ty) -> String {
     match ty {
         Ty::Array { elem, dims } => {
-            let mut e = default_expr(cx, elem);
+            let mut e = default_expr(elem);
             for _ in dims {
                 e = format!("::core::array::from_fn(|_| {e})");
             }
