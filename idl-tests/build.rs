@@ -12,7 +12,10 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "idl"))
         .collect();
     files.sort();
-    let options = GenOptions { include_dirs: vec![idl.clone()], ..GenOptions::default() };
+    let options = GenOptions {
+        include_dirs: vec![idl.clone()],
+        ..GenOptions::default()
+    };
     println!("cargo:rerun-if-changed={}", idl.display());
     if let Err(e) = generate_to_out_dir(&files, &options, "idl_types.rs") {
         panic!("{e}");

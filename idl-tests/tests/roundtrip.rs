@@ -46,7 +46,11 @@ fn derived() -> Derived {
 fn round_trip<T: TopicType + PartialEq + std::fmt::Debug>(value: &T) {
     for (version, endian) in ALL {
         let bytes = value.serialize_as(version, endian).unwrap();
-        assert_eq!(T::deserialize(&bytes).as_ref(), Ok(value), "{version:?} {endian:?}");
+        assert_eq!(
+            T::deserialize(&bytes).as_ref(),
+            Ok(value),
+            "{version:?} {endian:?}"
+        );
         let pad = usize::from(bytes[3] & 3);
         for cut in 0..bytes.len() - pad {
             let got = T::deserialize(&bytes[..cut]);
@@ -55,14 +59,24 @@ fn round_trip<T: TopicType + PartialEq + std::fmt::Debug>(value: &T) {
             }
         }
     }
-    assert_eq!(T::deserialize(&value.serialize(Endianness::Little)).as_ref(), Ok(value));
+    assert_eq!(
+        T::deserialize(&value.serialize(Endianness::Little)).as_ref(),
+        Ok(value)
+    );
 }
 
 #[test]
 fn every_construct_round_trips_in_every_encoding() {
     round_trip(&derived());
-    round_trip(&Derived { color: None, choice: Choice::Text("t".into()), ..derived() });
-    round_trip(&Derived { choice: Choice::Number(Color::Green, -4), ..derived() });
+    round_trip(&Derived {
+        color: None,
+        choice: Choice::Text("t".into()),
+        ..derived()
+    });
+    round_trip(&Derived {
+        choice: Choice::Number(Color::Green, -4),
+        ..derived()
+    });
     let all = AllPrimitives {
         id: 1,
         s: -2,
@@ -93,47 +107,88 @@ fn every_construct_round_trips_in_every_encoding() {
         bws: "five!".into(),
     };
     round_trip(&wide);
-    round_trip(&Hashed { alpha: 1, beta: 2, gamma: 3, delta: 4 });
-    let tree = Node { children: vec![Node { children: vec![Node::default()] }, Node::default()] };
+    round_trip(&Hashed {
+        alpha: 1,
+        beta: 2,
+        gamma: 3,
+        delta: 4,
+    });
+    let tree = Node {
+        children: vec![
+            Node {
+                children: vec![Node::default()],
+            },
+            Node::default(),
+        ],
+    };
     round_trip(&tree);
-    assert_eq!(Empty::deserialize(&Empty {}.serialize(Endianness::Big)), Ok(Empty {}));
+    assert_eq!(
+        Empty::deserialize(&Empty {}.serialize(Endianness::Big)),
+        Ok(Empty {})
+    );
 }
 
 #[test]
 fn unions_keep_their_discriminator() {
     for (version, endian) in ALL {
         for u in [ByChar::A(7), ByChar::B('b', 1.0), ByChar::B('z', 2.0)] {
-            let d = Derived { choice: Choice::Where(Color::Blue, Point::default()), ..derived() };
-            assert!(d.serialize_as(version, endian).is_none(), "BLUE is Text's label");
+            let d = Derived {
+                choice: Choice::Where(Color::Blue, Point::default()),
+                ..derived()
+            };
+            assert!(
+                d.serialize_as(version, endian).is_none(),
+                "BLUE is Text's label"
+            );
             let mut buf = Vec::new();
             let mut w = siftdds::cdr::Writer::new(&mut buf, endian);
             w.set_xcdr(siftdds::types::codec::alignment(version));
             siftdds::types::codec::XcdrCodec::xcdr_write(&u, &mut w).unwrap();
             let mut r = siftdds::cdr::Reader::new(&buf, endian);
             r.set_xcdr(siftdds::types::codec::alignment(version));
-            assert_eq!(<ByChar as siftdds::types::codec::XcdrCodec>::xcdr_read(&mut r), Ok(u));
+            assert_eq!(
+                <ByChar as siftdds::types::codec::XcdrCodec>::xcdr_read(&mut r),
+                Ok(u)
+            );
         }
     }
 }
 
 #[test]
 fn bounds_are_checked_on_encode_and_decode() {
-    let too_long = Derived { values: vec![0; 9], ..derived() };
+    let too_long = Derived {
+        values: vec![0; 9],
+        ..derived()
+    };
     for (version, endian) in ALL {
-        assert!(too_long.serialize_as(version, endian).is_none(), "sequence<long, 8>");
+        assert!(
+            too_long.serialize_as(version, endian).is_none(),
+            "sequence<long, 8>"
+        );
     }
     // serialize() cannot fail: it sends a bare header that no reader accepts.
     let bare = too_long.serialize(Endianness::Little);
     assert_eq!(bare.len(), 4);
     assert!(Derived::deserialize(&bare).is_err());
-    let long_name = Derived { name: "n".repeat(33), ..derived() };
-    assert!(long_name.serialize_as(XcdrVersion::Xcdr2, Endianness::Big).is_none());
+    let long_name = Derived {
+        name: "n".repeat(33),
+        ..derived()
+    };
+    assert!(
+        long_name
+            .serialize_as(XcdrVersion::Xcdr2, Endianness::Big)
+            .is_none()
+    );
     // Decoding: a string over its bound (string<32> name; its length word follows the u32 source).
-    let mut bytes = derived().serialize_as(XcdrVersion::Xcdr1, Endianness::Big).unwrap();
+    let mut bytes = derived()
+        .serialize_as(XcdrVersion::Xcdr1, Endianness::Big)
+        .unwrap();
     bytes[8..12].copy_from_slice(&34u32.to_be_bytes());
     assert!(Derived::deserialize(&bytes).is_err());
     // A sequence count far beyond the payload is refused before allocating.
-    let empty = Node::default().serialize_as(XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    let empty = Node::default()
+        .serialize_as(XcdrVersion::Xcdr2, Endianness::Little)
+        .unwrap();
     let mut hostile = empty.clone();
     hostile[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(Node::deserialize(&hostile).is_err());
@@ -142,8 +197,13 @@ fn bounds_are_checked_on_encode_and_decode() {
 #[test]
 fn unknown_members_are_skipped_unless_must_understand() {
     // AllPrimitives is @mutable; in XCDR2: encapsulation, DHEADER, then EMHEADER members.
-    let all = AllPrimitives { id: 3, ..AllPrimitives::default() };
-    let bytes = all.serialize_as(XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    let all = AllPrimitives {
+        id: 3,
+        ..AllPrimitives::default()
+    };
+    let bytes = all
+        .serialize_as(XcdrVersion::Xcdr2, Endianness::Little)
+        .unwrap();
     let splice = |flag: u32| {
         let mut out = bytes[..4].to_vec();
         let len = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) + 8;
@@ -156,7 +216,10 @@ fn unknown_members_are_skipped_unless_must_understand() {
     assert_eq!(AllPrimitives::deserialize(&splice(0)), Ok(all.clone()));
     assert!(AllPrimitives::deserialize(&splice(0x8000_0000)).is_err());
     // Appendable (XCDR2): bytes appended inside the DHEADER by a newer version are skipped.
-    let w = Wide { ws: "a".into(), ..Wide::default() };
+    let w = Wide {
+        ws: "a".into(),
+        ..Wide::default()
+    };
     let bytes = w.serialize_as(XcdrVersion::Xcdr2, Endianness::Big).unwrap();
     let body_len = u32::from_be_bytes(bytes[4..8].try_into().unwrap()) as usize;
     let mut longer = bytes[..8 + body_len].to_vec();
@@ -167,7 +230,11 @@ fn unknown_members_are_skipped_unless_must_understand() {
 
 #[test]
 fn key_hashes_follow_rtps_9_6_4_8() {
-    let spec = SpecExample { color: "BLUE".into(), id: 0x1234_5678_9abc_def0, x: 1 };
+    let spec = SpecExample {
+        color: "BLUE".into(),
+        id: 0x1234_5678_9abc_def0,
+        x: 1,
+    };
     let want = [
         0xf9, 0x1a, 0x59, 0xe3, 0x2e, 0x45, 0x35, 0xd9, 0xa6, 0x9c, 0xd5, 0xd9, 0xf5, 0xb6, 0xe3,
         0x6e,
@@ -175,8 +242,15 @@ fn key_hashes_follow_rtps_9_6_4_8() {
     assert_eq!(spec.key_hash(), Some(want));
     assert_eq!(SpecExample::MAX_KEY_SIZE, Some(4 + 13 + 3 + 8));
     // Holder in member-id order: early (id 3, short) then late (id 9, long), ≤ 16 bytes.
-    let r = Reordered { late: 0x0102_0304, early: 0x0506, text: "ignored".into() };
-    assert_eq!(r.key_hash(), Some([5, 6, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0]));
+    let r = Reordered {
+        late: 0x0102_0304,
+        early: 0x0506,
+        text: "ignored".into(),
+    };
+    assert_eq!(
+        r.key_hash(),
+        Some([5, 6, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0])
+    );
     assert!(Reordered::is_keyed() && !Unkeyed::is_keyed());
     assert_eq!(Unkeyed { a: 1 }.key_hash(), None);
     // The XCDR1 serialized key (dispose payload) holds the key members only.
@@ -187,11 +261,16 @@ fn key_hashes_follow_rtps_9_6_4_8() {
 #[test]
 fn descriptors_equal_what_the_idl_layer_builds() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../idl");
-    let spec = siftdds::idl::parse_file(&dir.join("test_types.idl"), std::slice::from_ref(&dir)).unwrap();
+    let spec =
+        siftdds::idl::parse_file(&dir.join("test_types.idl"), std::slice::from_ref(&dir)).unwrap();
     let want = siftdds::idl::descriptor(&spec, "corpus::Derived").unwrap();
     assert_eq!(Derived::descriptor(), Some(&want));
     let want = siftdds::idl::descriptor(&spec, "corpus::AllPrimitives").unwrap();
     assert_eq!(AllPrimitives::descriptor(), Some(&want));
-    assert_eq!(Wide::descriptor(), None, "wchar and long double have no descriptor kind");
+    assert_eq!(
+        Wide::descriptor(),
+        None,
+        "wchar and long double have no descriptor kind"
+    );
     assert_eq!(Derived::type_name(), "corpus::Derived");
 }

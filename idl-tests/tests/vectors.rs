@@ -30,22 +30,47 @@ struct KeyVector {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
 }
 
 fn load() -> (Vec<Vector>, Vec<KeyVector>) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/xcdr/vectors.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/xcdr/vectors.txt"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let (mut data, mut keys) = (Vec::new(), Vec::new());
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let f: Vec<&str> = line.split(' ').collect();
         if f[0] == "key" {
-            keys.push(KeyVector { value: f[1].into(), holder: hex(f[2]), hash: hex(f[3]) });
+            keys.push(KeyVector {
+                value: f[1].into(),
+                holder: hex(f[2]),
+                hash: hex(f[3]),
+            });
             continue;
         }
-        let version = if f[1] == "xcdr1" { XcdrVersion::Xcdr1 } else { XcdrVersion::Xcdr2 };
-        let endian = if f[2] == "be" { Endianness::Big } else { Endianness::Little };
-        data.push(Vector { value: f[0].into(), version, endian, bytes: hex(f[3]) });
+        let version = if f[1] == "xcdr1" {
+            XcdrVersion::Xcdr1
+        } else {
+            XcdrVersion::Xcdr2
+        };
+        let endian = if f[2] == "be" {
+            Endianness::Big
+        } else {
+            Endianness::Little
+        };
+        data.push(Vector {
+            value: f[0].into(),
+            version,
+            endian,
+            bytes: hex(f[3]),
+        });
     }
     (data, keys)
 }
@@ -55,7 +80,10 @@ fn inner(a: i16, b: f64) -> Inner {
 }
 
 fn app(tag: u8, name: &str) -> AppInner {
-    AppInner { tag, name: name.into() }
+    AppInner {
+        tag,
+        name: name.into(),
+    }
 }
 
 fn collections() -> Collections {
@@ -94,12 +122,27 @@ fn check<T: TopicType + XcdrCodec + PartialEq + std::fmt::Debug>(
         let what = format!("{name} {:?} {:?}", v.version, v.endian);
         let pad = usize::from(ours[3] & 3);
         assert!(ours.len() % 4 == 0, "{what}: our payload is padded to 4");
-        assert!(ours[ours.len() - pad..].iter().all(|b| *b == 0), "{what}: zero padding");
+        assert!(
+            ours[ours.len() - pad..].iter().all(|b| *b == 0),
+            "{what}: zero padding"
+        );
         let mut unpadded = ours[..ours.len() - pad].to_vec();
         unpadded[3] = 0;
-        assert_eq!(hex_of(&unpadded), hex_of(&v.bytes), "{what}: bytes differ from Cyclone");
-        assert_eq!(T::deserialize(&v.bytes).as_ref(), Ok(value), "{what}: decoding Cyclone's");
-        assert_eq!(T::deserialize(&ours).as_ref(), Ok(value), "{what}: decoding ours");
+        assert_eq!(
+            hex_of(&unpadded),
+            hex_of(&v.bytes),
+            "{what}: bytes differ from Cyclone"
+        );
+        assert_eq!(
+            T::deserialize(&v.bytes).as_ref(),
+            Ok(value),
+            "{what}: decoding Cyclone's"
+        );
+        assert_eq!(
+            T::deserialize(&ours).as_ref(),
+            Ok(value),
+            "{what}: decoding ours"
+        );
     }
     if let Some(k) = keys.iter().find(|k| k.value == name) {
         let holder = key_holder_be(value).unwrap();
@@ -115,10 +158,18 @@ fn check<T: TopicType + XcdrCodec + PartialEq + std::fmt::Debug>(
             Extensibility::Appendable => {
                 let len = u32::from_be_bytes(k.holder[..4].try_into().unwrap());
                 assert_eq!(len as usize, k.holder.len() - 4, "{name}: DHEADER");
-                assert_eq!(hex_of(&holder), hex_of(&k.holder[4..]), "{name}: key holder");
+                assert_eq!(
+                    hex_of(&holder),
+                    hex_of(&k.holder[4..]),
+                    "{name}: key holder"
+                );
             }
             // Mutable with one key member: DHEADER + EMHEADER, then the member.
-            _ => assert_eq!(hex_of(&holder), hex_of(&k.holder[8..]), "{name}: key holder"),
+            _ => assert_eq!(
+                hex_of(&holder),
+                hex_of(&k.holder[8..]),
+                "{name}: key holder"
+            ),
         }
     } else {
         assert!(!T::is_keyed(), "{name}: keyed types have a key vector");
@@ -157,7 +208,13 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         &v,
         &k,
     );
-    n += check("collections", &collections(), Collections::EXTENSIBILITY, &v, &k);
+    n += check(
+        "collections",
+        &collections(),
+        Collections::EXTENSIBILITY,
+        &v,
+        &k,
+    );
     let empty = Collections {
         bs: String::new(),
         us: String::new(),
@@ -172,7 +229,13 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         names: [String::new(), String::new()],
         nested: vec![],
     };
-    n += check("collections_empty", &empty, Collections::EXTENSIBILITY, &v, &k);
+    n += check(
+        "collections_empty",
+        &empty,
+        Collections::EXTENSIBILITY,
+        &v,
+        &k,
+    );
     let derived = AppDerived {
         id: 42,
         label: "base".into(),
@@ -190,7 +253,13 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         note: None,
         inner: app(2, ""),
     };
-    n += check("app_derived_absent", &absent, AppDerived::EXTENSIBILITY, &v, &k);
+    n += check(
+        "app_derived_absent",
+        &absent,
+        AppDerived::EXTENSIBILITY,
+        &v,
+        &k,
+    );
     let m = Mut {
         id: 11,
         name: "mutable".into(),
@@ -210,7 +279,16 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         letter: 'Q',
     };
     n += check("mut", &m, Mut::EXTENSIBILITY, &v, &k);
-    n += check("hashed", &Hashed { alpha: 5, beta: "hash".into() }, Hashed::EXTENSIBILITY, &v, &k);
+    n += check(
+        "hashed",
+        &Hashed {
+            alpha: 5,
+            beta: "hash".into(),
+        },
+        Hashed::EXTENSIBILITY,
+        &v,
+        &k,
+    );
     let u = with_unions(1, FinalU::Number(99), AppU::Small(3), ShortU::A(-2));
     n += check("with_unions_number", &u, WithUnions::EXTENSIBILITY, &v, &k);
     let u = with_unions(
@@ -227,9 +305,22 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         ShortU::NoMember(9),
     );
     n += check("with_unions_default", &u, WithUnions::EXTENSIBILITY, &v, &k);
-    let kf = KeyedFinal { id: 0x0102_0304_0506_0708, tag: 'K', value: -1 };
+    let kf = KeyedFinal {
+        id: 0x0102_0304_0506_0708,
+        tag: 'K',
+        value: -1,
+    };
     n += check("keyed_final", &kf, KeyedFinal::EXTENSIBILITY, &v, &k);
-    n += check("nested_key", &NestedKey { r#where: inner(2, 3.5), v: 6 }, NestedKey::EXTENSIBILITY, &v, &k);
+    n += check(
+        "nested_key",
+        &NestedKey {
+            r#where: inner(2, 3.5),
+            v: 6,
+        },
+        NestedKey::EXTENSIBILITY,
+        &v,
+        &k,
+    );
     assert_eq!(n, v.len(), "every payload vector was compared");
     let _ = AppBase::default();
 }

@@ -58,8 +58,11 @@ fn kind(k: &TypeKind) -> String {
             return format!("_rt::TypeKind::String {{ bound: {} }}", bound(*b));
         }
         TypeKind::Enum(e) => {
-            let labels: Vec<String> =
-                e.labels.iter().map(|(l, v)| format!("({l:?}.to_owned(), {v})")).collect();
+            let labels: Vec<String> = e
+                .labels
+                .iter()
+                .map(|(l, v)| format!("({l:?}.to_owned(), {v})"))
+                .collect();
             return format!(
                 "_rt::TypeKind::Enum(_rt::EnumDescriptor {{ name: {:?}.to_owned(), labels: vec![{}] }})",
                 e.name,
@@ -75,7 +78,10 @@ fn kind(k: &TypeKind) -> String {
             );
         }
         TypeKind::Array { elem, dims } => {
-            return format!("_rt::TypeKind::Array {{ elem: Box::new({}), dims: vec!{dims:?} }}", kind(elem));
+            return format!(
+                "_rt::TypeKind::Array {{ elem: Box::new({}), dims: vec!{dims:?} }}",
+                kind(elem)
+            );
         }
         TypeKind::Union(u) => return format!("_rt::TypeKind::Union(Box::new({}))", union(u)),
     };

@@ -49,7 +49,11 @@ pub struct GenOptions {
 
 impl Default for GenOptions {
     fn default() -> Self {
-        GenOptions { include_dirs: Vec::new(), crate_path: "::siftdds".to_owned(), rustfmt: true }
+        GenOptions {
+            include_dirs: Vec::new(),
+            crate_path: "::siftdds".to_owned(),
+            rustfmt: true,
+        }
     }
 }
 
@@ -63,11 +67,19 @@ struct RootLoader {
 
 impl SourceLoader for RootLoader {
     fn load(&self, path: &Path) -> Result<Option<String>, String> {
-        if path == Path::new(ROOT) { Ok(Some(self.root.clone())) } else { FsLoader.load(path) }
+        if path == Path::new(ROOT) {
+            Ok(Some(self.root.clone()))
+        } else {
+            FsLoader.load(path)
+        }
     }
 
     fn identity(&self, path: &Path) -> PathBuf {
-        if path == Path::new(ROOT) { path.to_path_buf() } else { FsLoader.identity(path) }
+        if path == Path::new(ROOT) {
+            path.to_path_buf()
+        } else {
+            FsLoader.identity(path)
+        }
     }
 }
 
@@ -77,14 +89,23 @@ pub fn generate(paths: &[PathBuf], options: &GenOptions) -> Result<String, IdlEr
     for p in paths {
         if !p.is_file() {
             let file = p.display().to_string();
-            return Err(IdlError { file, line: 0, col: 0, message: "file not found".into() });
+            return Err(IdlError {
+                file,
+                line: 0,
+                col: 0,
+                message: "file not found".into(),
+            });
         }
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         let _ = writeln!(root, "#include \"{}\"", abs.display());
     }
     let spec = parse_with(&RootLoader { root }, Path::new(ROOT), &options.include_dirs)?;
     let code = generate_model(&spec.model, &options.crate_path)?;
-    Ok(if options.rustfmt { rustfmt(&code).unwrap_or(code) } else { code })
+    Ok(if options.rustfmt {
+        rustfmt(&code).unwrap_or(code)
+    } else {
+        code
+    })
 }
 
 /// For `build.rs`: generates `paths` into `$OUT_DIR/out_name` and tells Cargo to rerun when
@@ -94,7 +115,12 @@ pub fn generate_to_out_dir(
     options: &GenOptions,
     out_name: &str,
 ) -> Result<PathBuf, IdlError> {
-    let no_out = |m: String| IdlError { file: out_name.to_owned(), line: 0, col: 0, message: m };
+    let no_out = |m: String| IdlError {
+        file: out_name.to_owned(),
+        line: 0,
+        col: 0,
+        message: m,
+    };
     let dir = std::env::var_os("OUT_DIR").ok_or_else(|| no_out("OUT_DIR is not set".into()))?;
     for p in paths.iter().chain(&options.include_dirs) {
         println!("cargo:rerun-if-changed={}", p.display());
@@ -121,7 +147,11 @@ pub fn rustfmt(code: &str) -> Option<String> {
     let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().ok()?;
     feeder.join().ok()?.ok()?;
-    if out.status.success() { String::from_utf8(out.stdout).ok() } else { None }
+    if out.status.success() {
+        String::from_utf8(out.stdout).ok()
+    } else {
+        None
+    }
 }
 
 /// A module of the output: its items (declaration indexes) and child modules, in order.
@@ -170,15 +200,34 @@ fn check_name(model: &Model, fq: &str) -> Result<(), IdlError> {
     let msg = format!("'{fq}': the name {name} is reserved for the Rust type it names");
     Err(match model.get(fq) {
         Some(Decl::Struct(s)) => IdlError::at(&s.loc, msg),
-        _ => IdlError { file: String::new(), line: 0, col: 0, message: msg },
+        _ => IdlError {
+            file: String::new(),
+            line: 0,
+            col: 0,
+            message: msg,
+        },
     })
 }
 
-fn emit_module(model: &Model, krate: &str, node: &ModNode, scope: &mut Vec<String>, out: &mut String) {
-    let _ = writeln!(out, "#[allow(unused_imports)]\nuse {krate}::types::codec as _rt;\n");
-    let cx = Ctx { model, scope: scope.clone() };
+fn emit_module(
+    model: &Model,
+    krate: &str,
+    node: &ModNode,
+    scope: &mut Vec<String>,
+    out: &mut String,
+) {
+    let _ = writeln!(
+        out,
+        "#[allow(unused_imports)]\nuse {krate}::types::codec as _rt;\n"
+    );
+    let cx = Ctx {
+        model,
+        scope: scope.clone(),
+    };
     for &i in &node.decls {
-        let Some(d) = model.decls.get(i) else { continue };
+        let Some(d) = model.decls.get(i) else {
+            continue;
+        };
         match d {
             Decl::Struct(s) => {
                 let desc = to_descriptor::struct_descriptor(model, &s.name).ok();
@@ -187,7 +236,12 @@ fn emit_module(model: &Model, krate: &str, node: &ModNode, scope: &mut Vec<Strin
             Decl::Union(u) => unions::emit_union(&cx, u, out),
             Decl::Enum { name, enumerators } => unions::emit_enum(name, enumerators, out),
             Decl::Typedef { name, ty } => {
-                let _ = writeln!(out, "/// IDL typedef `{name}`.\npub type {} = {};\n", ident(last(name)), cx.ty(ty));
+                let _ = writeln!(
+                    out,
+                    "/// IDL typedef `{name}`.\npub type {} = {};\n",
+                    ident(last(name)),
+                    cx.ty(ty)
+                );
             }
             Decl::Const { name, ty, value } => {
                 let (t, v) = match ty {
@@ -200,14 +254,24 @@ fn emit_module(model: &Model, krate: &str, node: &ModNode, scope: &mut Vec<Strin
                     _ => (cx.ty(ty), const_lit(&cx, ty, value, false)),
                 };
                 if let Some(v) = v {
-                    let _ = writeln!(out, "/// IDL constant `{name}`.\npub const {}: {t} = {v};\n", ident(last(name)));
+                    let _ = writeln!(
+                        out,
+                        "/// IDL constant `{name}`.\npub const {}: {t} = {v};\n",
+                        ident(last(name))
+                    );
                 }
             }
         }
     }
     for child in &node.order {
-        let Some(n) = node.children.get(child) else { continue };
-        let _ = writeln!(out, "/// IDL module `{child}`.\npub mod {} {{", ident(child));
+        let Some(n) = node.children.get(child) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "/// IDL module `{child}`.\npub mod {} {{",
+            ident(child)
+        );
         scope.push(child.clone());
         emit_module(model, krate, n, scope, out);
         scope.pop();

@@ -9,16 +9,17 @@ use crate::idl::resolve::Ty;
 
 /// Rust keywords (2024 edition, reserved ones included) that need `r#` or a suffix.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move",
-    "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe",
-    "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override",
-    "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
 ];
 
 /// Names of prelude types the generated code uses unqualified; IDL types may not take them.
-pub(super) const RESERVED_TYPE_NAMES: &[&str] =
-    &["String", "Vec", "Option", "Result", "Box", "Ok", "Err", "Some", "None", "Default"];
+pub(super) const RESERVED_TYPE_NAMES: &[&str] = &[
+    "String", "Vec", "Option", "Result", "Box", "Ok", "Err", "Some", "None", "Default",
+];
 
 /// `name` as a Rust identifier: keywords become raw identifiers; `self`, `Self`, `super` and
 /// `crate`, which cannot be raw, get a trailing underscore.

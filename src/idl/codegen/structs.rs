@@ -25,15 +25,24 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     let ext = ext_path(s.extensibility);
 
     // `Default` is derived unless an array or an `@default` needs spelling out.
-    let derive_default =
-        members.iter().all(|m| m.optional || (m.default.is_none() && !matches!(m.ty, Ty::Array { .. })));
-    let derives = if derive_default { "Clone, Debug, Default, PartialEq" } else { "Clone, Debug, PartialEq" };
+    let derive_default = members
+        .iter()
+        .all(|m| m.optional || (m.default.is_none() && !matches!(m.ty, Ty::Array { .. })));
+    let derives = if derive_default {
+        "Clone, Debug, Default, PartialEq"
+    } else {
+        "Clone, Debug, PartialEq"
+    };
     let _ = writeln!(out, "/// IDL `{}` ({:?}).", s.name, s.extensibility);
     let _ = writeln!(out, "#[derive({derives})]");
     let _ = writeln!(out, "pub struct {name} {{");
     for m in &members {
         let t = cx.ty(&m.ty);
-        let t = if m.optional { format!("Option<{t}>") } else { t };
+        let t = if m.optional {
+            format!("Option<{t}>")
+        } else {
+            t
+        };
         let flags = match (m.key, m.optional) {
             (true, _) => " `@key`",
             (false, true) => " `@optional`",
@@ -48,15 +57,24 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
         default_impl(cx, &name, &members, out);
     }
 
-
     let min: Vec<String> = match s.extensibility {
         Extensibility::Mutable => vec!["4".to_owned()],
         _ => members
             .iter()
-            .map(|m| if m.optional { "1".to_owned() } else { min_size(cx, &m.ty) })
+            .map(|m| {
+                if m.optional {
+                    "1".to_owned()
+                } else {
+                    min_size(cx, &m.ty)
+                }
+            })
             .collect(),
     };
-    let min = if min.is_empty() { "0".to_owned() } else { min.join(" + ") };
+    let min = if min.is_empty() {
+        "0".to_owned()
+    } else {
+        min.join(" + ")
+    };
     let _ = writeln!(out, "impl _rt::XcdrCodec for {name} {{");
     let _ = writeln!(out, "const MIN_SIZE: usize = {min};");
     write_fn(s, &members, out);
@@ -82,7 +100,10 @@ fn what(s: &StructType, m: &MemberItem) -> String {
 }
 
 fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
-    let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
+    let _ = writeln!(
+        out,
+        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+    );
     if members.is_empty() && s.extensibility == Extensibility::Appendable {
         let _ = writeln!(out, "_rt::write_appendable(w, |_| Ok(())) }}");
         return;
@@ -94,7 +115,10 @@ fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
         if s.extensibility == Extensibility::Mutable {
             let lc = length_code(&m.ty);
             let e = enc(&m.ty, if m.optional { "v" } else { &field }, &what, false);
-            let call = format!("m.member({}, false, _rt::LengthCode::{lc}, |w| {e})?;", m.id);
+            let call = format!(
+                "m.member({}, false, _rt::LengthCode::{lc}, |w| {e})?;",
+                m.id
+            );
             if m.optional {
                 let _ = writeln!(body, "if let Some(v) = {field} {{ {call} }}");
             } else {
@@ -102,7 +126,12 @@ fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
             }
         } else if m.optional {
             let e = enc(&m.ty, "v", &what, false);
-            let _ = writeln!(body, "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;", m.id, ident(&m.name));
+            let _ = writeln!(
+                body,
+                "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;",
+                m.id,
+                ident(&m.name)
+            );
         } else {
             let _ = writeln!(body, "{}?;", enc(&m.ty, &field, &what, false));
         }
@@ -123,7 +152,10 @@ fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
 }
 
 fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut String) {
-    let _ = writeln!(out, "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{");
+    let _ = writeln!(
+        out,
+        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+    );
     let value = |m: &MemberItem| {
         let d = dec(cx, &m.ty, &what(s, m));
         if m.optional {
@@ -149,8 +181,17 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
             // Members a shorter (older) version of the type does not send take defaults.
             let _ = writeln!(out, "_rt::read_appendable(r, |r| Ok(Self {{");
             for m in members {
-                let absent = if m.optional { "None".to_owned() } else { default_expr(&m.ty) };
-                let _ = writeln!(out, "{}: if r.is_empty() {{ {absent} }} else {{ {} }},", ident(&m.name), value(m));
+                let absent = if m.optional {
+                    "None".to_owned()
+                } else {
+                    default_expr(&m.ty)
+                };
+                let _ = writeln!(
+                    out,
+                    "{}: if r.is_empty() {{ {absent} }} else {{ {} }},",
+                    ident(&m.name),
+                    value(m)
+                );
             }
             let _ = writeln!(out, "}}))");
         }
@@ -160,7 +201,12 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
             }
             let _ = writeln!(out, "_rt::read_mutable(r, |id, r| {{ match id {{");
             for (i, m) in members.iter().enumerate() {
-                let _ = writeln!(out, "{} => m{i} = Some({}?),", m.id, dec(cx, &m.ty, &what(s, m)));
+                let _ = writeln!(
+                    out,
+                    "{} => m{i} = Some({}?),",
+                    m.id,
+                    dec(cx, &m.ty, &what(s, m))
+                );
             }
             let _ = writeln!(out, "_ => return Ok(false), }} Ok(true) }})?;");
             let _ = writeln!(out, "Ok(Self {{");
@@ -188,12 +234,20 @@ fn key_fn(members: &[MemberItem], out: &mut String) {
     };
     keys.sort_by_key(|m| m.id);
     let w = if keys.is_empty() { "_w" } else { "w" };
-    let _ = writeln!(out, "fn xcdr_write_key(&self, {w}: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
+    let _ = writeln!(
+        out,
+        "fn xcdr_write_key(&self, {w}: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+    );
     for m in keys {
         let what = m.name.as_str();
         if m.optional {
             let e = enc(&m.ty, "v", what, true);
-            let _ = writeln!(out, "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;", m.id, ident(&m.name));
+            let _ = writeln!(
+                out,
+                "_rt::write_optional(w, {}, self.{}.as_ref(), |w, v| {e})?;",
+                m.id,
+                ident(&m.name)
+            );
         } else {
             let field = format!("&self.{}", ident(&m.name));
             let _ = writeln!(out, "{}?;", enc(&m.ty, &field, what, true));
@@ -213,12 +267,18 @@ fn topic_impl(
 ) {
     let keyed = members.iter().any(|m| m.key);
     let _ = writeln!(out, "impl {name} {{");
-    let _ = writeln!(out, "/// The extensibility that selects the encapsulation kind.");
+    let _ = writeln!(
+        out,
+        "/// The extensibility that selects the encapsulation kind."
+    );
     let _ = writeln!(out, "pub const EXTENSIBILITY: _rt::Extensibility = {ext};");
     if keyed {
         let max = key_max_end(cx.model, &s.name, 0, 0)
             .map_or_else(|| "None".to_owned(), |n| format!("Some({n})"));
-        let _ = writeln!(out, "/// The largest PLAIN_CDR2 key holder, `None` when unbounded (RTPS 2.5 §9.6.4.8).");
+        let _ = writeln!(
+            out,
+            "/// The largest PLAIN_CDR2 key holder, `None` when unbounded (RTPS 2.5 §9.6.4.8)."
+        );
         let _ = writeln!(out, "pub const MAX_KEY_SIZE: Option<usize> = {max};");
     }
     let _ = writeln!(out, "}}\n");
@@ -226,21 +286,52 @@ fn topic_impl(
     let _ = writeln!(out, "impl _rt::TopicType for {name} {{");
     let _ = writeln!(out, "fn type_name() -> &'static str {{ {:?} }}", s.name);
     let _ = writeln!(out, "fn is_keyed() -> bool {{ {keyed} }}");
-    let _ = writeln!(out, "fn serialize(&self, endian: _rt::Endianness) -> Vec<u8> {{");
-    let _ = writeln!(out, "_rt::serialize_or_empty(self, Self::EXTENSIBILITY, endian) }}");
-    let _ = writeln!(out, "fn serialize_as(&self, version: _rt::XcdrVersion, endian: _rt::Endianness) -> Option<Vec<u8>> {{");
-    let _ = writeln!(out, "_rt::serialize(self, Self::EXTENSIBILITY, version, endian).ok() }}");
-    let _ = writeln!(out, "fn deserialize(data: &[u8]) -> Result<Self, _rt::CdrError> {{ _rt::deserialize(data) }}");
+    let _ = writeln!(
+        out,
+        "fn serialize(&self, endian: _rt::Endianness) -> Vec<u8> {{"
+    );
+    let _ = writeln!(
+        out,
+        "_rt::serialize_or_empty(self, Self::EXTENSIBILITY, endian) }}"
+    );
+    let _ = writeln!(
+        out,
+        "fn serialize_as(&self, version: _rt::XcdrVersion, endian: _rt::Endianness) -> Option<Vec<u8>> {{"
+    );
+    let _ = writeln!(
+        out,
+        "_rt::serialize(self, Self::EXTENSIBILITY, version, endian).ok() }}"
+    );
+    let _ = writeln!(
+        out,
+        "fn deserialize(data: &[u8]) -> Result<Self, _rt::CdrError> {{ _rt::deserialize(data) }}"
+    );
     if keyed {
-        let _ = writeln!(out, "fn key_hash(&self) -> Option<[u8; 16]> {{ _rt::key_hash(self, Self::MAX_KEY_SIZE).ok() }}");
-        let _ = writeln!(out, "fn serialize_key(&self, endian: _rt::Endianness) -> Option<Vec<u8>> {{ _rt::serialize_key(self, endian).ok() }}");
+        let _ = writeln!(
+            out,
+            "fn key_hash(&self) -> Option<[u8; 16]> {{ _rt::key_hash(self, Self::MAX_KEY_SIZE).ok() }}"
+        );
+        let _ = writeln!(
+            out,
+            "fn serialize_key(&self, endian: _rt::Endianness) -> Option<Vec<u8>> {{ _rt::serialize_key(self, endian).ok() }}"
+        );
     } else {
         let _ = writeln!(out, "fn key_hash(&self) -> Option<[u8; 16]> {{ None }}");
     }
     if let Some(d) = desc {
-        let _ = writeln!(out, "fn descriptor() -> Option<&'static _rt::TypeDescriptor> {{");
-        let _ = writeln!(out, "static DESCRIPTOR: std::sync::OnceLock<_rt::TypeDescriptor> = std::sync::OnceLock::new();");
-        let _ = writeln!(out, "Some(DESCRIPTOR.get_or_init(|| {}))", super::descriptor::literal(d));
+        let _ = writeln!(
+            out,
+            "fn descriptor() -> Option<&'static _rt::TypeDescriptor> {{"
+        );
+        let _ = writeln!(
+            out,
+            "static DESCRIPTOR: std::sync::OnceLock<_rt::TypeDescriptor> = std::sync::OnceLock::new();"
+        );
+        let _ = writeln!(
+            out,
+            "Some(DESCRIPTOR.get_or_init(|| {}))",
+            super::descriptor::literal(d)
+        );
         let _ = writeln!(out, "}}");
     }
     let _ = writeln!(out, "}}\n");
@@ -248,7 +339,10 @@ fn topic_impl(
 
 /// `Default` with `@default` values and arrays of any length.
 fn default_impl(cx: &Ctx<'_>, name: &str, members: &[MemberItem], out: &mut String) {
-    let _ = writeln!(out, "impl Default for {name} {{ fn default() -> Self {{ Self {{");
+    let _ = writeln!(
+        out,
+        "impl Default for {name} {{ fn default() -> Self {{ Self {{"
+    );
     for m in members {
         let v = if m.optional {
             "None".to_owned()

@@ -11,10 +11,20 @@ fn model(text: &str) -> Model {
 #[test]
 fn output_is_rustfmt_stable() {
     let idl = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("idl");
-    let options = GenOptions { include_dirs: vec![idl.clone()], ..GenOptions::default() };
-    let code = generate(&[idl.join("test_types.idl"), idl.join("shape.idl")], &options).unwrap();
+    let options = GenOptions {
+        include_dirs: vec![idl.clone()],
+        ..GenOptions::default()
+    };
+    let code = generate(
+        &[idl.join("test_types.idl"), idl.join("shape.idl")],
+        &options,
+    )
+    .unwrap();
     match rustfmt(&code) {
-        Some(again) => assert_eq!(again, code, "generate() output is already rustfmt-formatted"),
+        Some(again) => assert_eq!(
+            again, code,
+            "generate() output is already rustfmt-formatted"
+        ),
         // rustfmt is part of every toolchain CI uses; without it the output is unformatted.
         None => eprintln!("rustfmt not on PATH: formatting not checked"),
     }
@@ -35,7 +45,10 @@ fn items_land_in_their_modules_with_relative_paths() {
 
 #[test]
 fn errors_carry_file_line_and_column() {
-    let missing = generate(&[PathBuf::from("/nonexistent/x.idl")], &GenOptions::default());
+    let missing = generate(
+        &[PathBuf::from("/nonexistent/x.idl")],
+        &GenOptions::default(),
+    );
     let e = missing.unwrap_err().to_string();
     assert!(e.starts_with("/nonexistent/x.idl:0:0: "), "{e}");
     let dir = std::env::temp_dir().join(format!("siftdds-codegen-{}", std::process::id()));

@@ -20,7 +20,10 @@ use crate::types::Extensibility;
 pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut String) {
     let rname = ident(last(name));
     let _ = writeln!(out, "/// IDL enum `{name}` (encoded as an int32).");
-    let _ = writeln!(out, "#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]");
+    let _ = writeln!(
+        out,
+        "#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]"
+    );
     let _ = writeln!(out, "#[repr(i32)]");
     let _ = writeln!(out, "pub enum {rname} {{");
     for (i, (label, value)) in enumerators.iter().enumerate() {
@@ -35,7 +38,10 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
     let _ = writeln!(out, "/// The enumerator's value.");
     let _ = writeln!(out, "pub const fn value(self) -> i32 {{ self as i32 }}");
     let _ = writeln!(out, "/// The enumerator with `value`, if any.");
-    let _ = writeln!(out, "pub const fn from_value(value: i32) -> Option<Self> {{ match value {{");
+    let _ = writeln!(
+        out,
+        "pub const fn from_value(value: i32) -> Option<Self> {{ match value {{"
+    );
     for (label, value) in enumerators {
         let _ = writeln!(out, "{value} => Some(Self::{}),", upper_camel(label));
     }
@@ -43,9 +49,18 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
     let _ = writeln!(out, "}}\n");
     let _ = writeln!(out, "impl _rt::XcdrCodec for {rname} {{");
     let _ = writeln!(out, "const MIN_SIZE: usize = 4;");
-    let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{ _rt::XcdrCodec::xcdr_write(&self.value(), w) }}");
-    let _ = writeln!(out, "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{");
-    let _ = writeln!(out, "Self::from_value(<i32 as _rt::XcdrCodec>::xcdr_read(r)?).ok_or(_rt::CdrError::Invalid({name:?})) }}");
+    let _ = writeln!(
+        out,
+        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{ _rt::XcdrCodec::xcdr_write(&self.value(), w) }}"
+    );
+    let _ = writeln!(
+        out,
+        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+    );
+    let _ = writeln!(
+        out,
+        "Self::from_value(<i32 as _rt::XcdrCodec>::xcdr_read(r)?).ok_or(_rt::CdrError::Invalid({name:?})) }}"
+    );
     let _ = writeln!(out, "}}\n");
 }
 
@@ -73,11 +88,21 @@ fn label_lit(cx: &Ctx<'_>, disc: &Ty, v: i64) -> String {
                     .map(|(l, _)| upper_camel(l)),
                 _ => None,
             };
-            format!("{}::{}", cx.ty(disc), label.unwrap_or_else(|| "Unknown".to_owned()))
+            format!(
+                "{}::{}",
+                cx.ty(disc),
+                label.unwrap_or_else(|| "Unknown".to_owned())
+            )
         }
         Ty::Prim(Primitive::Bool) => (v != 0).to_string(),
         Ty::Prim(Primitive::Char | Primitive::WChar) => {
-            format!("{:?}", u32::try_from(v).ok().and_then(char::from_u32).unwrap_or('\0'))
+            format!(
+                "{:?}",
+                u32::try_from(v)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or('\0')
+            )
         }
         Ty::Prim(p) => format!("{v}_{}", super::names::prim(*p)),
         _ => v.to_string(),
@@ -86,16 +111,25 @@ fn label_lit(cx: &Ctx<'_>, disc: &Ty, v: i64) -> String {
 
 /// A discriminator value no explicit label uses (for the default case's `Default`).
 fn free_value(cx: &Ctx<'_>, u: &UnionType) -> i64 {
-    let used: Vec<i64> = u.cases.iter().flat_map(|c| c.labels.iter().copied()).collect();
+    let used: Vec<i64> = u
+        .cases
+        .iter()
+        .flat_map(|c| c.labels.iter().copied())
+        .collect();
     let candidates: Vec<i64> = match &u.discriminator {
         Ty::Enum(n) => match cx.model.get(n) {
-            Some(Decl::Enum { enumerators, .. }) => enumerators.iter().map(|(_, v)| i64::from(*v)).collect(),
+            Some(Decl::Enum { enumerators, .. }) => {
+                enumerators.iter().map(|(_, v)| i64::from(*v)).collect()
+            }
             _ => vec![0],
         },
         Ty::Prim(Primitive::Bool) => vec![0, 1],
         _ => (0..=i64::from(u16::MAX)).collect(),
     };
-    candidates.into_iter().find(|v| !used.contains(v)).unwrap_or(0)
+    candidates
+        .into_iter()
+        .find(|v| !used.contains(v))
+        .unwrap_or(0)
 }
 
 /// Emits union `u`.
@@ -107,21 +141,37 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
         .cases
         .iter()
         .map(|c| {
-            let pats: Vec<String> = c.labels.iter().map(|l| label_lit(cx, &u.discriminator, *l)).collect();
+            let pats: Vec<String> = c
+                .labels
+                .iter()
+                .map(|l| label_lit(cx, &u.discriminator, *l))
+                .collect();
             Case {
                 variant: upper_camel(&c.member.name),
                 carries: c.default || c.labels.len() != 1,
-                pattern: if c.default { "_".to_owned() } else { pats.join(" | ") },
+                pattern: if c.default {
+                    "_".to_owned()
+                } else {
+                    pats.join(" | ")
+                },
                 first: pats.first().cloned(),
                 ty: c.member.ty.clone(),
                 id: c.member.id,
             }
         })
         .collect();
-    let explicit: Vec<&str> = cases.iter().filter(|c| c.pattern != "_").map(|c| c.pattern.as_str()).collect();
+    let explicit: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.pattern != "_")
+        .map(|c| c.pattern.as_str())
+        .collect();
     let explicit = explicit.join(" | ");
 
-    let _ = writeln!(out, "/// IDL union `{}` ({:?}) with discriminator `{d}`.", u.name, u.extensibility);
+    let _ = writeln!(
+        out,
+        "/// IDL union `{}` ({:?}) with discriminator `{d}`.",
+        u.name, u.extensibility
+    );
     let _ = writeln!(out, "#[derive(Clone, Debug, PartialEq)]");
     let _ = writeln!(out, "pub enum {name} {{");
     for (c, item) in cases.iter().zip(&u.cases) {
@@ -148,24 +198,44 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
             c.first.clone().unwrap_or_default()
         };
         let value = if c.carries { format!("{disc}, {v}") } else { v };
-        let _ = writeln!(out, "impl Default for {name} {{ fn default() -> Self {{ Self::{}({value}) }} }}\n", c.variant);
+        let _ = writeln!(
+            out,
+            "impl Default for {name} {{ fn default() -> Self {{ Self::{}({value}) }} }}\n",
+            c.variant
+        );
     } else {
-        let _ = writeln!(out, "impl Default for {name} {{ fn default() -> Self {{ Self::NoMember(Default::default()) }} }}\n");
+        let _ = writeln!(
+            out,
+            "impl Default for {name} {{ fn default() -> Self {{ Self::NoMember(Default::default()) }} }}\n"
+        );
     }
 
     let mutable = u.extensibility == Extensibility::Mutable;
     let _ = writeln!(out, "impl _rt::XcdrCodec for {name} {{");
-    let _ = writeln!(out, "const MIN_SIZE: usize = {};", if mutable { "4" } else { "1" });
+    let _ = writeln!(
+        out,
+        "const MIN_SIZE: usize = {};",
+        if mutable { "4" } else { "1" }
+    );
     // Encoding.
     let _ = writeln!(out, "#[allow(clippy::manual_range_patterns)]");
-    let _ = writeln!(out, "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{");
+    let _ = writeln!(
+        out,
+        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+    );
     let disc_lc = length_code(&u.discriminator);
     let wrap = |disc: &str, value: Option<(u32, &Ty)>| -> String {
         let value_enc = value.map(|(_, t)| enc(t, "v", &u.name, false));
         if mutable {
-            let mut s = format!("m.member(0, true, _rt::LengthCode::{disc_lc}, |w| _rt::XcdrCodec::xcdr_write({disc}, w))?;");
+            let mut s = format!(
+                "m.member(0, true, _rt::LengthCode::{disc_lc}, |w| _rt::XcdrCodec::xcdr_write({disc}, w))?;"
+            );
             if let (Some((id, t)), Some(e)) = (value, value_enc) {
-                let _ = write!(s, "m.member({id}, false, _rt::LengthCode::{}, |w| {e})?;", length_code(t));
+                let _ = write!(
+                    s,
+                    "m.member({id}, false, _rt::LengthCode::{}, |w| {e})?;",
+                    length_code(t)
+                );
             }
             s
         } else {
@@ -177,23 +247,48 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
         }
     };
     let mut arms = String::new();
-    let bad = format!("return Err(_rt::CdrError::Invalid(\"{} discriminator\"))", u.name);
+    let bad = format!(
+        "return Err(_rt::CdrError::Invalid(\"{} discriminator\"))",
+        u.name
+    );
     for c in &cases {
         if c.carries {
             let check = if c.pattern == "_" {
-                if explicit.is_empty() { String::new() } else { format!("if matches!(d, {explicit}) {{ {bad} }}") }
+                if explicit.is_empty() {
+                    String::new()
+                } else {
+                    format!("if matches!(d, {explicit}) {{ {bad} }}")
+                }
             } else {
                 format!("if !matches!(d, {}) {{ {bad} }}", c.pattern)
             };
-            let _ = writeln!(arms, "Self::{}(d, v) => {{ {check} {} }}", c.variant, wrap("d", Some((c.id, &c.ty))));
+            let _ = writeln!(
+                arms,
+                "Self::{}(d, v) => {{ {check} {} }}",
+                c.variant,
+                wrap("d", Some((c.id, &c.ty)))
+            );
         } else {
             let disc = format!("&{}", c.first.clone().unwrap_or_default());
-            let _ = writeln!(arms, "Self::{}(v) => {{ {} }}", c.variant, wrap(&disc, Some((c.id, &c.ty))));
+            let _ = writeln!(
+                arms,
+                "Self::{}(v) => {{ {} }}",
+                c.variant,
+                wrap(&disc, Some((c.id, &c.ty)))
+            );
         }
     }
     if !has_default {
-        let check = if explicit.is_empty() { String::new() } else { format!("if matches!(d, {explicit}) {{ {bad} }}") };
-        let _ = writeln!(arms, "Self::NoMember(d) => {{ {check} {} }}", wrap("d", None));
+        let check = if explicit.is_empty() {
+            String::new()
+        } else {
+            format!("if matches!(d, {explicit}) {{ {bad} }}")
+        };
+        let _ = writeln!(
+            arms,
+            "Self::NoMember(d) => {{ {check} {} }}",
+            wrap("d", None)
+        );
     }
     let body = format!("match self {{ {arms} }} Ok(())");
     let _ = match u.extensibility {
@@ -204,8 +299,14 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     let _ = writeln!(out, "}}");
 
     // Decoding.
-    let _ = writeln!(out, "#[allow(unreachable_patterns, clippy::manual_range_patterns)]");
-    let _ = writeln!(out, "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{");
+    let _ = writeln!(
+        out,
+        "#[allow(unreachable_patterns, clippy::manual_range_patterns)]"
+    );
+    let _ = writeln!(
+        out,
+        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+    );
     let select = |value: &dyn Fn(usize, &Case) -> String| -> String {
         let mut s = String::from("Ok(match d {");
         for (i, c) in cases.iter().enumerate() {
@@ -227,12 +328,25 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
         for (i, _) in cases.iter().enumerate() {
             let _ = writeln!(out, "let mut c{i} = None;");
         }
-        let _ = writeln!(out, "_rt::read_mutable(r, |id, r| {{ match id {{ 0 => disc = Some({}?),", dec(cx, &u.discriminator, &u.name));
+        let _ = writeln!(
+            out,
+            "_rt::read_mutable(r, |id, r| {{ match id {{ 0 => disc = Some({}?),",
+            dec(cx, &u.discriminator, &u.name)
+        );
         for (i, c) in cases.iter().enumerate() {
-            let _ = writeln!(out, "{} => c{i} = Some({}?),", c.id, dec(cx, &c.ty, &u.name));
+            let _ = writeln!(
+                out,
+                "{} => c{i} = Some({}?),",
+                c.id,
+                dec(cx, &c.ty, &u.name)
+            );
         }
         let _ = writeln!(out, "_ => return Ok(false), }} Ok(true) }})?;");
-        let _ = writeln!(out, "let d = disc.ok_or(_rt::CdrError::Invalid(\"{} discriminator missing\"))?;", u.name);
+        let _ = writeln!(
+            out,
+            "let d = disc.ok_or(_rt::CdrError::Invalid(\"{} discriminator missing\"))?;",
+            u.name
+        );
         let sel = select(&|i, c| or_default(&format!("c{i}"), &c.ty));
         let _ = writeln!(out, "{sel}");
     } else {

@@ -53,10 +53,16 @@ pub(super) fn enc(ty: &Ty, place: &str, what: &str, key: bool) -> String {
         }
         Ty::Struct(_) | Ty::Union(_) => format!("_rt::XcdrCodec::xcdr_write({place}, w)"),
         Ty::String { bound } => {
-            format!("_rt::write_string(w, {place}, {}, {what:?})", bound_lit(*bound))
+            format!(
+                "_rt::write_string(w, {place}, {}, {what:?})",
+                bound_lit(*bound)
+            )
         }
         Ty::WString { bound } => {
-            format!("_rt::write_wstring(w, {place}, {}, {what:?})", bound_lit(*bound))
+            format!(
+                "_rt::write_wstring(w, {place}, {}, {what:?})",
+                bound_lit(*bound)
+            )
         }
         Ty::Sequence { elem, bound } => format!(
             "_rt::write_seq(w, {place}, {}, {}, {what:?}, |w, e| {})",
@@ -67,8 +73,15 @@ pub(super) fn enc(ty: &Ty, place: &str, what: &str, key: bool) -> String {
         Ty::Array { elem, dims } => {
             let mut body = format!("{}?;", enc(elem, &format!("e{}", dims.len()), what, key));
             for depth in (0..dims.len()).rev() {
-                let src = if depth == 0 { by_value(place) } else { format!("e{depth}") };
-                body = format!("for e{} in {src}.iter() {{ {body} }}", depth.saturating_add(1));
+                let src = if depth == 0 {
+                    by_value(place)
+                } else {
+                    format!("e{depth}")
+                };
+                body = format!(
+                    "for e{} in {src}.iter() {{ {body} }}",
+                    depth.saturating_add(1)
+                );
             }
             format!(
                 "_rt::write_array(w, {}, |w| {{ {body} Ok(()) }})",
@@ -80,7 +93,9 @@ pub(super) fn enc(ty: &Ty, place: &str, what: &str, key: bool) -> String {
 
 /// The place a reference expression points to: `&self.x` → `self.x`, `v` → `*v`.
 fn by_value(place: &str) -> String {
-    place.strip_prefix('&').map_or_else(|| format!("(*{place})"), str::to_owned)
+    place
+        .strip_prefix('&')
+        .map_or_else(|| format!("(*{place})"), str::to_owned)
 }
 
 /// `dec(ty)`: decodes one value.
@@ -216,7 +231,11 @@ fn float_lit(f: f64, suffix: &str) -> String {
         format!("{suffix}::{}INFINITY", if f < 0.0 { "NEG_" } else { "" })
     } else {
         let s = format!("{f:?}");
-        if s.contains(['.', 'e']) { format!("{s}_{suffix}") } else { format!("{s}.0_{suffix}") }
+        if s.contains(['.', 'e']) {
+            format!("{s}_{suffix}")
+        } else {
+            format!("{s}.0_{suffix}")
+        }
     }
 }
 
@@ -239,7 +258,9 @@ pub(super) fn key_max_end(model: &Model, name: &str, pos: usize, depth: usize) -
 
 fn align4(pos: usize, a: usize) -> Option<usize> {
     let a = a.min(4);
-    pos.checked_add(a.checked_sub(1)?)?.checked_div(a)?.checked_mul(a)
+    pos.checked_add(a.checked_sub(1)?)?
+        .checked_div(a)?
+        .checked_mul(a)
 }
 
 const MAX_KEY_SCAN: usize = 1 << 20;
@@ -255,10 +276,13 @@ fn max_end(model: &Model, ty: &Ty, pos: usize, depth: usize, key: bool) -> Optio
             align4(pos, s)?.checked_add(s)
         }
         Ty::Enum(_) => align4(pos, 4)?.checked_add(4),
-        Ty::String { bound: Some(b) } => {
-            align4(pos, 4)?.checked_add(5)?.checked_add(usize::try_from(*b).ok()?)
-        }
-        Ty::Sequence { elem, bound: Some(b) } => {
+        Ty::String { bound: Some(b) } => align4(pos, 4)?
+            .checked_add(5)?
+            .checked_add(usize::try_from(*b).ok()?),
+        Ty::Sequence {
+            elem,
+            bound: Some(b),
+        } => {
             let mut p = align4(pos, 4)?.checked_add(if needs_dheader(elem) { 8 } else { 4 })?;
             for _ in 0..*b {
                 p = max_end(model, elem, p, depth, key)?.checked_add(3)?;
@@ -266,8 +290,14 @@ fn max_end(model: &Model, ty: &Ty, pos: usize, depth: usize, key: bool) -> Optio
             Some(p)
         }
         Ty::Array { elem, dims } => {
-            let n = dims.iter().try_fold(1usize, |a, d| a.checked_mul(usize::try_from(*d).ok()?))?;
-            let mut p = if needs_dheader(elem) { align4(pos, 4)?.checked_add(4)? } else { pos };
+            let n = dims
+                .iter()
+                .try_fold(1usize, |a, d| a.checked_mul(usize::try_from(*d).ok()?))?;
+            let mut p = if needs_dheader(elem) {
+                align4(pos, 4)?.checked_add(4)?
+            } else {
+                pos
+            };
             for _ in 0..n.min(MAX_KEY_SCAN) {
                 p = max_end(model, elem, p, depth, key)?;
             }

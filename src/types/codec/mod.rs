@@ -30,19 +30,13 @@ pub use super::{
 };
 pub use crate::cdr::{CdrError, Endianness, Reader, Writer};
 
-use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, MAX_STRING};
 use crate::cdr::XcdrVersion as Align;
+use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, MAX_STRING};
 
-/// PL_CDR `PID_EXTENDED` with the must-understand flag, as Cyclone writes it (§7.4.1.2).
-const PID_EXTENDED_MU: u16 = 0x3F01 | 0x4000;
-/// PL_CDR `PID_LIST_END` with the must-understand flag.
-const PID_LIST_END_MU: u16 = 0x3F02 | 0x4000;
-const PID_MASK: u16 = 0x3FFF;
-const PID_EXTENDED: u16 = 0x3F01;
-const PID_LIST_END: u16 = 0x3F02;
-const PID_IGNORE: u16 = 0x3F03;
-/// Member ids are 28 bits (§7.3.1.2.1.1).
-const MEMBER_ID_MASK: u32 = 0x0FFF_FFFF;
+mod mutable;
+
+pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
+use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU, parameter_header};
 
 /// One value of a generated (or primitive) type in the XCDR version of the cursor.
 pub trait XcdrCodec: Sized {
@@ -111,7 +105,8 @@ impl XcdrCodec for LongDouble {
 /// `wchar` as a UTF-16 code unit (XCDR2 `char16`, §7.4.3.4.1); characters outside the Basic
 /// Multilingual Plane do not fit.
 pub fn write_wchar(w: &mut Writer<'_>, c: char) -> Result<(), CdrError> {
-    let unit = u16::try_from(u32::from(c)).map_err(|_| CdrError::Invalid("wchar (not in the BMP)"))?;
+    let unit =
+        u16::try_from(u32::from(c)).map_err(|_| CdrError::Invalid("wchar (not in the BMP)"))?;
     unit.encode(w);
     Ok(())
 }
@@ -156,7 +151,9 @@ pub fn read_string(
     bound: Option<u32>,
     what: &'static str,
 ) -> Result<String, CdrError> {
-    let max = bound.map_or(MAX_STRING, |b| usize::try_from(b).unwrap_or(MAX_STRING).saturating_add(1));
+    let max = bound.map_or(MAX_STRING, |b| {
+        usize::try_from(b).unwrap_or(MAX_STRING).saturating_add(1)
+    });
     let bytes = r.string(max, what)?;
     let s = core::str::from_utf8(bytes).map_err(|_| CdrError::Invalid(what))?;
     Ok(s.to_owned())
@@ -297,7 +294,11 @@ pub fn write_array(
     dheader: bool,
     body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
-    if dheader && w.xcdr() == Align::Xcdr2 { delimited(w, body) } else { body(w) }
+    if dheader && w.xcdr() == Align::Xcdr2 {
+        delimited(w, body)
+    } else {
+        body(w)
+    }
 }
 
 /// Reads what [`write_array`] wrote.
@@ -306,7 +307,11 @@ pub fn read_array<T>(
     dheader: bool,
     body: impl FnOnce(&mut Reader<'_>) -> Result<T, CdrError>,
 ) -> Result<T, CdrError> {
-    if dheader && r.xcdr() == Align::Xcdr2 { read_delimited(r, body) } else { body(r) }
+    if dheader && r.xcdr() == Align::Xcdr2 {
+        read_delimited(r, body)
+    } else {
+        body(r)
+    }
 }
 
 /// Builds `[T; N]` from `N` fallible reads (N is a constant from the IDL, not from the wire).
@@ -361,7 +366,11 @@ pub fn read_optional<T>(
 ) -> Result<Option<T>, CdrError> {
     match r.xcdr() {
         Align::Xcdr2 => {
-            if bool::decode(r)? { body(r).map(Some) } else { Ok(None) }
+            if bool::decode(r)? {
+                body(r).map(Some)
+            } else {
+                Ok(None)
+            }
         }
         Align::Xcdr1 => {
             let (_, len, _) = parameter_header(r)?;
@@ -371,188 +380,6 @@ pub fn read_optional<T>(
             let mut sub = r.sub(len, "optional member")?;
             body(&mut sub).map(Some)
         }
-    }
-}
-
-/// Reads an XCDR1 parameter header: (pid or extended member id, length, must-understand).
-fn parameter_header(r: &mut Reader<'_>) -> Result<(u32, usize, bool), CdrError> {
-    r.align(4, "parameter header")?;
-    let pid = r.u16("parameter id")?;
-    let short_len = r.u16("parameter length")?;
-    let mu = pid & 0x4000 != 0;
-    if pid & PID_MASK == PID_EXTENDED {
-        let id = r.u32("extended parameter id")?;
-        let len = r.u32("extended parameter length")?;
-        let len = usize::try_from(len).map_err(|_| CdrError::TooLarge("parameter length"))?;
-        return Ok((id & MEMBER_ID_MASK, len, mu || id & 0x4000_0000 != 0));
-    }
-    Ok((u32::from(pid & PID_MASK), usize::from(short_len), mu))
-}
-
-/// The length code of an EMHEADER (DDS-XTypes 1.3 §7.4.3.4.8, Table 37).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum LengthCode {
-    /// LC 0: one byte follows.
-    Size1,
-    /// LC 1: two bytes.
-    Size2,
-    /// LC 2: four bytes.
-    Size4,
-    /// LC 3: eight bytes.
-    Size8,
-    /// LC 4: a NEXTINT with the length, then the value.
-    NextInt,
-    /// LC 5: the value starts with a u32 N (a length or DHEADER); it is 4 + N bytes long.
-    DualUse1,
-    /// LC 6: as LC 5, 4 + 4·N bytes.
-    DualUse4,
-    /// LC 7: as LC 5, 4 + 8·N bytes.
-    DualUse8,
-}
-
-impl LengthCode {
-    fn bits(self) -> u32 {
-        match self {
-            LengthCode::Size1 => 0,
-            LengthCode::Size2 => 1,
-            LengthCode::Size4 => 2,
-            LengthCode::Size8 => 3,
-            LengthCode::NextInt => 4,
-            LengthCode::DualUse1 => 5,
-            LengthCode::DualUse4 => 6,
-            LengthCode::DualUse8 => 7,
-        }
-    }
-}
-
-/// Writes the members of a mutable type, one [`MutableWriter::member`] call each.
-pub struct MutableWriter<'w, 'b> {
-    w: &'w mut Writer<'b>,
-}
-
-impl MutableWriter<'_, '_> {
-    /// One member: XCDR2 EMHEADER (+ NEXTINT for LC 4) then the value; XCDR1 a PID_EXTENDED
-    /// header with the value's length padded to 4, the value aligned from its own start.
-    pub fn member(
-        &mut self,
-        id: u32,
-        must_understand: bool,
-        lc: LengthCode,
-        body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
-    ) -> Result<(), CdrError> {
-        let w = &mut *self.w;
-        w.align(4);
-        match w.xcdr() {
-            Align::Xcdr2 => {
-                let m = if must_understand { 0x8000_0000 } else { 0 };
-                w.u32(m | (lc.bits() << 28) | (id & MEMBER_ID_MASK));
-                if lc == LengthCode::NextInt {
-                    let at = w.offset();
-                    w.u32(0);
-                    let start = w.position();
-                    body(w)?;
-                    let len = len_u32(w.position().saturating_sub(start), "member")?;
-                    w.patch_u32(at, len);
-                    Ok(())
-                } else {
-                    body(w)
-                }
-            }
-            Align::Xcdr1 => {
-                w.u16(PID_EXTENDED_MU);
-                w.u16(8);
-                let m = if must_understand { 0x4000_0000 } else { 0 };
-                w.u32(m | (id & MEMBER_ID_MASK));
-                let at = w.offset();
-                w.u32(0);
-                let len = {
-                    let mut inner = w.nested();
-                    body(&mut inner)?;
-                    inner.align(4);
-                    inner.position()
-                };
-                w.patch_u32(at, len_u32(len, "member")?);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// The body of a mutable type: XCDR2 PL_CDR2 (DHEADER + EMHEADER members), XCDR1 PL_CDR
-/// (parameters + PID_LIST_END).
-pub fn write_mutable(
-    w: &mut Writer<'_>,
-    members: impl FnOnce(&mut MutableWriter<'_, '_>) -> Result<(), CdrError>,
-) -> Result<(), CdrError> {
-    match w.xcdr() {
-        Align::Xcdr2 => delimited(w, |w| members(&mut MutableWriter { w })),
-        Align::Xcdr1 => {
-            members(&mut MutableWriter { w: &mut *w })?;
-            w.align(4);
-            w.u16(PID_LIST_END_MU);
-            w.u16(0);
-            Ok(())
-        }
-    }
-}
-
-/// Reads the members of a mutable type in any order, calling `member(id, value)` for each;
-/// it returns false for ids it does not know, which are skipped unless must-understand.
-pub fn read_mutable(
-    r: &mut Reader<'_>,
-    mut member: impl FnMut(u32, &mut Reader<'_>) -> Result<bool, CdrError>,
-) -> Result<(), CdrError> {
-    match r.xcdr() {
-        Align::Xcdr2 => read_delimited(r, |r| {
-            loop {
-                // The body ends right after its last member, which may leave it unaligned.
-                if r.is_empty() {
-                    return Ok(());
-                }
-                r.align(4, "EMHEADER")?;
-                let h = r.u32("EMHEADER")?;
-                let id = h & MEMBER_ID_MASK;
-                let len = match (h >> 28) & 7 {
-                    0 => 1,
-                    1 => 2,
-                    2 => 4,
-                    3 => 8,
-                    4 => usize::try_from(r.u32("NEXTINT")?).map_err(|_| CdrError::TooLarge("NEXTINT"))?,
-                    lc => {
-                        let n = usize::try_from(r.clone().u32("NEXTINT")?)
-                            .map_err(|_| CdrError::TooLarge("NEXTINT"))?;
-                        let unit = match lc {
-                            5 => 1,
-                            6 => 4,
-                            _ => 8,
-                        };
-                        n.checked_mul(unit)
-                            .and_then(|b| b.checked_add(4))
-                            .ok_or(CdrError::TooLarge("NEXTINT"))?
-                    }
-                };
-                let mut value = r.sub(len, "member value")?;
-                if !member(id, &mut value)? && h & 0x8000_0000 != 0 {
-                    return Err(CdrError::Invalid("unknown must-understand member"));
-                }
-            }
-        }),
-        Align::Xcdr1 => loop {
-            r.align(4, "parameter header")?;
-            let pid = r.clone().u16("parameter id")?;
-            if pid & PID_MASK == PID_LIST_END {
-                r.skip(4, "PID_LIST_END")?;
-                return Ok(());
-            }
-            let (id, len, mu) = parameter_header(r)?;
-            let mut value = r.sub(len, "member value")?;
-            if pid & PID_MASK == PID_IGNORE {
-                continue;
-            }
-            if !member(id, &mut value)? && mu {
-                return Err(CdrError::Invalid("unknown must-understand member"));
-            }
-        },
     }
 }
 
@@ -604,7 +431,11 @@ pub fn serialize<T: XcdrCodec>(
 /// [`serialize`] in XCDR1 for `TopicType::serialize`, which cannot fail: a sample that breaks
 /// its IDL bounds is logged and sent as a bare encapsulation header, which every reader
 /// rejects, rather than as bytes that claim to be a valid sample. `serialize_as` reports it.
-pub fn serialize_or_empty<T: XcdrCodec>(value: &T, ext: Extensibility, endian: Endianness) -> Vec<u8> {
+pub fn serialize_or_empty<T: XcdrCodec>(
+    value: &T,
+    ext: Extensibility,
+    endian: Endianness,
+) -> Vec<u8> {
     serialize(value, ext, XcdrVersion::Xcdr1, endian).unwrap_or_else(|e| {
         log::error!("sample not serialized: {e}");
         let mut out = Vec::new();
@@ -642,9 +473,15 @@ pub fn key_holder_be<T: XcdrCodec>(value: &T) -> Result<Vec<u8>, CdrError> {
 
 /// The key hash of `value` whose key holder serializes to at most `max_key_size` bytes
 /// (`None`: unbounded). RTPS 2.5 §9.6.4.8.
-pub fn key_hash<T: XcdrCodec>(value: &T, max_key_size: Option<usize>) -> Result<[u8; 16], CdrError> {
+pub fn key_hash<T: XcdrCodec>(
+    value: &T,
+    max_key_size: Option<usize>,
+) -> Result<[u8; 16], CdrError> {
     let key = key_holder_be(value)?;
-    Ok(key_hash_from_key_bytes(&key, max_key_size.unwrap_or(usize::MAX)))
+    Ok(key_hash_from_key_bytes(
+        &key,
+        max_key_size.unwrap_or(usize::MAX),
+    ))
 }
 
 /// The XCDR1 serialized key (CDR_BE/CDR_LE header and the key holder in XCDR1 alignment),
@@ -657,3 +494,5 @@ pub fn serialize_key<T: XcdrCodec>(value: &T, endian: Endianness) -> Result<Vec<
     Ok(out)
 }
 
+#[cfg(test)]
+mod tests;
