@@ -89,6 +89,14 @@ class Collections(IdlStruct, typename="xv::Collections"):
 
 
 @dataclass
+@annotate.final
+class Enums(IdlStruct, typename="xv::Enums"):
+    colors: t.sequence[Color]
+    pair: t.array[Color, 2]
+    few: t.sequence[Color, 3]
+
+
+@dataclass
 @annotate.appendable
 class AppBase(IdlStruct, typename="xv::AppBase"):
     id: t.int32
@@ -213,6 +221,8 @@ VALUES = {
         bs="", us="", bytes=[], longs=[], doubles=[], strings=[], inners=[], apps=[],
         grid=[[0, 0, 0], [0, 0, 0]], pair=[Inner(a=0, b=0.0), Inner(a=0, b=0.0)],
         names=["", ""], nested=[]),
+    "enums": Enums(colors=[Color.BLUE, Color.RED], pair=[Color.GREEN, Color.BLUE],
+                   few=[Color.GREEN]),
     "app_derived": AppDerived(id=42, label="base", color=Color.BLUE, maybe=-1, note="hi",
                               inner=AppInner(tag=1, name="in")),
     "app_derived_absent": AppDerived(id=43, label="", color=Color.GREEN, maybe=None, note=None,

@@ -9,8 +9,8 @@
 //! with our options set to 0 and our trailing padding removed, and the padding must be zeros.
 
 use idl_tests::xv::{
-    AppBase, AppDerived, AppInner, AppU, Collections, Color, FinalU, Hashed, Inner, KeyedFinal,
-    Mut, NestedKey, Prims, ShortU, WithUnions,
+    AppBase, AppDerived, AppInner, AppU, Collections, Color, Enums, FinalU, Hashed, Inner,
+    KeyedFinal, Mut, NestedKey, Prims, ShortU, WithUnions,
 };
 use siftdds::cdr::Endianness;
 use siftdds::types::codec::{XcdrCodec, key_holder_be};
@@ -236,6 +236,12 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         &v,
         &k,
     );
+    let enums = Enums {
+        colors: vec![Color::Blue, Color::Red],
+        pair: [Color::Green, Color::Blue],
+        few: vec![Color::Green],
+    };
+    n += check("enums", &enums, Enums::EXTENSIBILITY, &v, &k);
     let derived = AppDerived {
         id: 42,
         label: "base".into(),

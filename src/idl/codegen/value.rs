@@ -38,9 +38,10 @@ fn bound_lit(bound: Option<u32>) -> String {
 }
 
 /// DDS-XTypes 1.3 §7.4.3.5.3: in XCDR2, sequences and arrays of non-primitive elements carry
-/// a DHEADER. Enums count as primitive here, `char` too (Cyclone's rule; see tests/data/xcdr).
+/// a DHEADER. Primitive means the XTypes primitive types (§7.2.2.2: boolean, byte, integers,
+/// floats, char8/char16); enums are not, so their collections get one too, as Cyclone writes.
 pub(super) fn needs_dheader(elem: &Ty) -> bool {
-    !matches!(elem, Ty::Prim(_) | Ty::Enum(_))
+    !matches!(elem, Ty::Prim(_))
 }
 
 /// `enc(ty, place)`: encodes `*place` (`place` is a reference expression).
