@@ -147,6 +147,26 @@ fn check<T: TopicType + XcdrCodec + PartialEq + std::fmt::Debug>(
     if let Some(k) = keys.iter().find(|k| k.value == name) {
         let holder = key_holder_be(value).unwrap();
         let hash = value.key_hash().unwrap();
+        // Cyclone's serialized key, as a dispose payload (big-endian XCDR2 header of the
+        // type's kind), maps to our key hash.
+        let kind: u8 = match ext {
+            Extensibility::Final => 0x06,
+            Extensibility::Appendable => 0x08,
+            Extensibility::Mutable => 0x0a,
+        };
+        let mut payload = vec![0, kind, 0, 0];
+        payload.extend_from_slice(&k.holder);
+        assert_eq!(
+            T::key_hash_from_serialized_key(&payload),
+            Some(hash),
+            "{name}: from key"
+        );
+        let ours = value.serialize_key(Endianness::Little).unwrap();
+        assert_eq!(
+            T::key_hash_from_serialized_key(&ours),
+            Some(hash),
+            "{name}: our key"
+        );
         match ext {
             // A final type's key holder is the same with or without XTypes headers.
             Extensibility::Final => {

@@ -79,7 +79,7 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     let _ = writeln!(out, "const MIN_SIZE: usize = {min};");
     write_fn(s, &members, out);
     read_fn(cx, s, &members, out);
-    key_fn(&members, out);
+    key_fn(cx, &members, out);
     let _ = writeln!(out, "}}\n");
 
     if !s.nested || s.topic {
@@ -226,7 +226,7 @@ fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut Strin
 
 /// The key holder: key members (all members when none is a key) in member id order, as a
 /// final type. RTPS 2.5 §9.6.4.8, DDS-XTypes 1.3 §7.6.8.
-fn key_fn(members: &[MemberItem], out: &mut String) {
+fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
     let mut keys: Vec<&MemberItem> = if members.iter().any(|m| m.key) {
         members.iter().filter(|m| m.key).collect()
     } else {
@@ -238,7 +238,7 @@ fn key_fn(members: &[MemberItem], out: &mut String) {
         out,
         "fn xcdr_write_key(&self, {w}: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
     );
-    for m in keys {
+    for m in &keys {
         let what = m.name.as_str();
         if m.optional {
             let e = enc(&m.ty, "v", what, true);
@@ -254,6 +254,41 @@ fn key_fn(members: &[MemberItem], out: &mut String) {
         }
     }
     let _ = writeln!(out, "Ok(()) }}");
+    let r = if keys.is_empty() { "_r" } else { "r" };
+    let _ = writeln!(
+        out,
+        "fn xcdr_read_key({r}: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+    );
+    if keys.len() == members.len() {
+        let _ = writeln!(out, "Ok(Self {{");
+        for m in &keys {
+            let _ = writeln!(out, "{}: {},", ident(&m.name), dec_key(cx, m));
+        }
+        let _ = writeln!(out, "}})");
+    } else {
+        let _ = writeln!(out, "let mut v = Self::default();");
+        for m in &keys {
+            let _ = writeln!(out, "v.{} = {};", ident(&m.name), dec_key(cx, m));
+        }
+        let _ = writeln!(out, "Ok(v)");
+    }
+    let _ = writeln!(out, "}}");
+}
+
+/// Reads one key holder member (nested structs contribute their own key holders).
+fn dec_key(cx: &Ctx<'_>, m: &MemberItem) -> String {
+    let d = match &m.ty {
+        Ty::Struct(n) => format!(
+            "<{} as _rt::XcdrCodec>::xcdr_read_key(r)",
+            super::names::path_to(&cx.scope, n)
+        ),
+        t => dec(cx, t, &m.name),
+    };
+    if m.optional {
+        format!("_rt::read_optional(r, |r| {d})?")
+    } else {
+        format!("{d}?")
+    }
 }
 
 fn topic_impl(
@@ -314,6 +349,14 @@ fn topic_impl(
         let _ = writeln!(
             out,
             "fn serialize_key(&self, endian: _rt::Endianness) -> Option<Vec<u8>> {{ _rt::serialize_key(self, endian).ok() }}"
+        );
+        let _ = writeln!(
+            out,
+            "fn key_hash_from_serialized_key(data: &[u8]) -> Option<[u8; 16]> {{"
+        );
+        let _ = writeln!(
+            out,
+            "_rt::key_hash_from_serialized_key::<Self>(data, Self::MAX_KEY_SIZE) }}"
         );
     } else {
         let _ = writeln!(out, "fn key_hash(&self) -> Option<[u8; 16]> {{ None }}");
