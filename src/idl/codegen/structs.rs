@@ -259,19 +259,13 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
         out,
         "fn xcdr_read_key({r}: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
     );
-    if keys.len() == members.len() {
-        let _ = writeln!(out, "Ok(Self {{");
-        for m in &keys {
-            let _ = writeln!(out, "{}: {},", ident(&m.name), dec_key(cx, m));
-        }
-        let _ = writeln!(out, "}})");
-    } else {
-        let _ = writeln!(out, "let mut v = Self::default();");
-        for m in &keys {
-            let _ = writeln!(out, "v.{} = {};", ident(&m.name), dec_key(cx, m));
-        }
-        let _ = writeln!(out, "Ok(v)");
+    // Fields are evaluated in the order written: the holder's order.
+    let _ = writeln!(out, "Ok(Self {{");
+    for m in &keys {
+        let _ = writeln!(out, "{}: {},", ident(&m.name), dec_key(cx, m));
     }
+    let rest = if keys.len() == members.len() { "" } else { "..Default::default()" };
+    let _ = writeln!(out, "{rest} }})");
     let _ = writeln!(out, "}}");
 }
 
