@@ -274,3 +274,85 @@ fn descriptors_equal_what_the_idl_layer_builds() {
     );
     assert_eq!(Derived::type_name(), "corpus::Derived");
 }
+
+#[test]
+fn mutable_unions_wide_types_and_long_arrays_round_trip() {
+    use idl_tests::extra::{ANSWER, Defaults, MutU, WithMutU};
+    for u in [MutU::S("s".into()), MutU::L(3, -1), MutU::O(9, 0xEE)] {
+        let v = WithMutU {
+            id: 1,
+            u: u.clone(),
+            maybe: Some(u),
+            ws: "wxyz".into(),
+            ld: LongDouble(u128::MAX - 1),
+            wc: 'ž',
+            wcs: vec!['a', 'Ω'],
+        };
+        round_trip(&v);
+        round_trip(&WithMutU { maybe: None, ..v });
+    }
+    let too_wide = WithMutU {
+        ws: "12345".into(),
+        ..WithMutU::default()
+    };
+    assert!(
+        too_wide
+            .serialize_as(XcdrVersion::Xcdr2, Endianness::Big)
+            .is_none()
+    );
+    let d = Defaults::default();
+    assert_eq!((d.seven, d.half, d.big.len()), (7, 2.5, 40));
+    round_trip(&Defaults {
+        big: std::array::from_fn(|i| i as i32),
+        ..d
+    });
+    assert_eq!(ANSWER, 42);
+}
+
+#[test]
+fn constants_and_typedefs_keep_their_values() {
+    use idl_tests::corpus::{B, BOUND, C, D, FAVOURITE, L, LongSeqAlias, Matrix, STR, U64, UL};
+    assert_eq!((L, UL, BOUND, U64), (19, u32::MAX, 8, 14));
+    assert_eq!((STR, C, B, D), ("concat", 'x', true, 1250.0));
+    assert_eq!(FAVOURITE, Color::Blue);
+    let m: Matrix = [[0; 3]; 2];
+    let s: LongSeqAlias = vec![1];
+    assert_eq!((m.len(), s.len()), (2, 1));
+}
+
+#[test]
+fn generated_shape_type_matches_the_hand_written_one() {
+    let hand = siftdds::types::ShapeType {
+        color: "BLUE".into(),
+        x: 1,
+        y: 2,
+        shapesize: 30,
+        additional_payload_size: vec![1, 2, 3],
+    };
+    let generated = idl_tests::ShapeType {
+        color: "BLUE".into(),
+        x: 1,
+        y: 2,
+        shapesize: 30,
+        additional_payload_size: vec![1, 2, 3],
+    };
+    for e in [Endianness::Big, Endianness::Little] {
+        let ours = generated.serialize(e);
+        let theirs = hand.serialize(e);
+        assert_eq!(ours[..2], theirs[..2]);
+        assert_eq!(ours[4..theirs.len()], theirs[4..], "same XCDR1 body");
+        assert_eq!(
+            siftdds::types::ShapeType::deserialize(&ours),
+            Ok(hand.clone())
+        );
+        assert_eq!(
+            idl_tests::ShapeType::deserialize(&theirs).as_ref(),
+            Ok(&generated)
+        );
+    }
+    assert_eq!(generated.key_hash(), hand.key_hash());
+    assert_eq!(
+        idl_tests::ShapeType::descriptor(),
+        Some(siftdds::types::ShapeType::descriptor())
+    );
+}

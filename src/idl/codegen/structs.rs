@@ -264,7 +264,11 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
     for m in &keys {
         let _ = writeln!(out, "{}: {},", ident(&m.name), dec_key(cx, m));
     }
-    let rest = if keys.len() == members.len() { "" } else { "..Default::default()" };
+    let rest = if keys.len() == members.len() {
+        ""
+    } else {
+        "..Default::default()"
+    };
     let _ = writeln!(out, "{rest} }})");
     let _ = writeln!(out, "}}");
 }

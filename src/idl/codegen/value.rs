@@ -47,7 +47,12 @@ pub(super) fn needs_dheader(elem: &Ty) -> bool {
 /// `enc(ty, place)`: encodes `*place` (`place` is a reference expression).
 pub(super) fn enc(ty: &Ty, place: &str, what: &str, key: bool) -> String {
     match ty {
-        Ty::Prim(Primitive::WChar) => format!("_rt::write_wchar(w, {})", by_value(place)),
+        Ty::Prim(Primitive::WChar) => format!(
+            "_rt::write_wchar(w, {})",
+            place
+                .strip_prefix('&')
+                .map_or_else(|| format!("*{place}"), str::to_owned)
+        ),
         Ty::Prim(_) | Ty::Enum(_) => format!("_rt::XcdrCodec::xcdr_write({place}, w)"),
         Ty::Struct(_) | Ty::Union(_) if key => {
             format!("_rt::XcdrCodec::xcdr_write_key({place}, w)")
