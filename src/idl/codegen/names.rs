@@ -5,7 +5,7 @@
 //! file is `include!`d: every path is relative (`super::`), never `crate::`.
 
 use crate::idl::ast::Primitive;
-use crate::idl::resolve::Ty;
+use crate::idl::resolve::{Decl, Model, Ty};
 
 /// Rust keywords (2024 edition, reserved ones included) that need `r#` or a suffix.
 const KEYWORDS: &[&str] = &[
@@ -53,6 +53,35 @@ pub(super) fn upper_camel(name: &str) -> String {
         out.insert(0, 'V');
     }
     ident(&out)
+}
+
+/// Rust variant names for `names` (enumerators or union members): UpperCamelCase, unless two
+/// would collide (`RED` and `Red`) or one would take a `reserved` name; then the IDL names.
+pub(super) fn variant_names(names: &[&str], reserved: &[&str]) -> Vec<String> {
+    let camel: Vec<String> = names.iter().map(|n| upper_camel(n)).collect();
+    let clash = camel
+        .iter()
+        .enumerate()
+        .any(|(i, c)| camel.iter().take(i).any(|d| d == c) || reserved.contains(&c.as_str()));
+    if clash {
+        names.iter().map(|n| ident(n)).collect()
+    } else {
+        camel
+    }
+}
+
+/// The Rust variant of enumerator `label` of enum `enum_fq`.
+pub(super) fn enumerator(model: &Model, enum_fq: &str, label: &str) -> String {
+    let Some(Decl::Enum { enumerators, .. }) = model.get(enum_fq) else {
+        return upper_camel(label);
+    };
+    let names: Vec<&str> = enumerators.iter().map(|(l, _)| l.as_str()).collect();
+    let variants = variant_names(&names, &[]);
+    names
+        .iter()
+        .position(|n| *n == label)
+        .and_then(|i| variants.get(i).cloned())
+        .unwrap_or_else(|| upper_camel(label))
 }
 
 /// The last component of a fully qualified name.
@@ -150,5 +179,11 @@ mod tests {
         assert_eq!(upper_camel("where"), "Where");
         assert_eq!(upper_camel("redAlert"), "RedAlert");
         assert_eq!(upper_camel("_1"), "V1");
+        assert_eq!(
+            variant_names(&["RED", "light_blue"], &[]),
+            ["Red", "LightBlue"]
+        );
+        assert_eq!(variant_names(&["RED", "Red"], &[]), ["RED", "Red"]);
+        assert_eq!(variant_names(&["no_member"], &["NoMember"]), ["no_member"]);
     }
 }

@@ -73,3 +73,15 @@ fn keywords_become_raw_identifiers() {
     assert!(code.contains("pub r#type: i32,"), "{code}");
     assert!(code.contains("pub self_: i32,"), "{code}");
 }
+
+#[test]
+fn colliding_variant_names_fall_back_to_the_idl_names() {
+    let code = generate_model(
+        &model("enum E { a_b, aB }; const E C = aB; union U switch (E) { case a_b: long x; };"),
+        "crate",
+    )
+    .unwrap();
+    assert!(code.contains("a_b = 0,") && code.contains("aB = 1,"), "{code}");
+    assert!(code.contains("pub const C: E = E::aB;"), "{code}");
+    assert!(code.contains("E::a_b"), "{code}");
+}

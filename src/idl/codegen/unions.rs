@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::names::{ident, last, upper_camel};
+use super::names::{enumerator, ident, last, variant_names};
 use super::value::{Ctx, dec, default_expr, enc, length_code, or_default};
 use crate::idl::ast::Primitive;
 use crate::idl::resolve::{Decl, Ty, UnionType};
@@ -19,6 +19,8 @@ use crate::types::Extensibility;
 /// Emits enum `name` with `enumerators`.
 pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut String) {
     let rname = ident(last(name));
+    let labels: Vec<&str> = enumerators.iter().map(|(l, _)| l.as_str()).collect();
+    let variants = variant_names(&labels, &[]);
     let _ = writeln!(out, "/// IDL enum `{name}` (encoded as an int32).");
     let _ = writeln!(
         out,
@@ -26,12 +28,12 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
     );
     let _ = writeln!(out, "#[repr(i32)]");
     let _ = writeln!(out, "pub enum {rname} {{");
-    for (i, (label, value)) in enumerators.iter().enumerate() {
+    for (i, ((label, value), variant)) in enumerators.iter().zip(&variants).enumerate() {
         let _ = writeln!(out, "/// `{label}`");
         if i == 0 {
             let _ = writeln!(out, "#[default]");
         }
-        let _ = writeln!(out, "{} = {value},", upper_camel(label));
+        let _ = writeln!(out, "{variant} = {value},");
     }
     let _ = writeln!(out, "}}\n");
     let _ = writeln!(out, "impl {rname} {{");
@@ -42,8 +44,8 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
         out,
         "pub const fn from_value(value: i32) -> Option<Self> {{ match value {{"
     );
-    for (label, value) in enumerators {
-        let _ = writeln!(out, "{value} => Some(Self::{}),", upper_camel(label));
+    for ((_, value), variant) in enumerators.iter().zip(&variants) {
+        let _ = writeln!(out, "{value} => Some(Self::{variant}),");
     }
     let _ = writeln!(out, "_ => None, }} }}");
     let _ = writeln!(out, "}}\n");
@@ -85,7 +87,7 @@ fn label_lit(cx: &Ctx<'_>, disc: &Ty, v: i64) -> String {
                 Some(Decl::Enum { enumerators, .. }) => enumerators
                     .iter()
                     .find(|(_, x)| i64::from(*x) == v)
-                    .map(|(l, _)| upper_camel(l)),
+                    .map(|(l, _)| enumerator(cx.model, n, l)),
                 _ => None,
             };
             format!(
@@ -137,17 +139,20 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     let name = ident(last(&u.name));
     let d = cx.ty(&u.discriminator);
     let has_default = u.cases.iter().any(|c| c.default);
+    let member_names: Vec<&str> = u.cases.iter().map(|c| c.member.name.as_str()).collect();
+    let variants = variant_names(&member_names, &["NoMember"]);
     let cases: Vec<Case> = u
         .cases
         .iter()
-        .map(|c| {
+        .zip(variants)
+        .map(|(c, variant)| {
             let pats: Vec<String> = c
                 .labels
                 .iter()
                 .map(|l| label_lit(cx, &u.discriminator, *l))
                 .collect();
             Case {
-                variant: upper_camel(&c.member.name),
+                variant,
                 carries: c.default || c.labels.len() != 1,
                 pattern: if c.default {
                     "_".to_owned()

@@ -224,7 +224,11 @@ pub(super) fn const_lit(cx: &Ctx<'_>, ty: &Ty, v: &ConstValue, owned: bool) -> O
         }
         (Ty::String { .. } | Ty::WString { .. }, ConstValue::Str(s)) => format!("{s:?}"),
         (Ty::Enum(n), ConstValue::Enum { label, .. }) => {
-            format!("{}::{}", cx.path(n), super::names::upper_camel(label))
+            format!(
+                "{}::{}",
+                cx.path(n),
+                super::names::enumerator(cx.model, n, label)
+            )
         }
         _ => return None,
     })
@@ -285,6 +289,7 @@ fn max_end(model: &Model, ty: &Ty, pos: usize, depth: usize, key: bool) -> Optio
         Ty::String { bound: Some(b) } => align4(pos, 4)?
             .checked_add(5)?
             .checked_add(usize::try_from(*b).ok()?),
+        Ty::Sequence { bound: Some(b), .. } if usize::try_from(*b).ok()? > MAX_KEY_SCAN => None,
         Ty::Sequence {
             elem,
             bound: Some(b),
