@@ -7,6 +7,9 @@ and compares bytes. Serializing opens no socket, but run it under scripts/netns-
 
     scripts/netns-run python3 scripts/gen-xcdr-vectors.py
 
+With `--check target/tmp/xcdr-ours.txt` it instead decodes the payloads idl-tests wrote there
+(our encodings of the same values) and checks Cyclone reads back the same values.
+
 Line format: `<value> <xcdr1|xcdr2> <be|le> <hex>` (the payload including its 4-byte
 encapsulation header), and `key <value> <hex> <keyhash>`: the key holder as Cyclone's Python
 serializes it normalized (member-id order) in XCDR2 big-endian, and the key hash derived from
@@ -252,7 +255,24 @@ def key_hash(obj) -> bytes:
     return key, md5(key).digest()
 
 
+def check(path: str) -> int:
+    """Decodes the payloads idl-tests wrote (target/tmp/xcdr-ours.txt) with Cyclone."""
+    bad = 0
+    lines = Path(path).read_text().splitlines()
+    for line in lines:
+        name, data = line.split(" ")
+        obj = VALUES[name]
+        back = type(obj).deserialize(bytes.fromhex(data))
+        if back != obj:
+            bad += 1
+            print(f"{name}: Cyclone decodes our {data} as {back}")
+    print(f"Cyclone decoded {len(lines) - bad} of {len(lines)} of our payloads to the same value")
+    return 1 if bad else 0
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        return check(sys.argv[2])
     out = Path(__file__).resolve().parent.parent / "tests" / "data" / "xcdr" / "vectors.txt"
     lines = [f"# cyclonedds (Python) {version('cyclonedds')}; scripts/gen-xcdr-vectors.py"]
     for name, obj in VALUES.items():

@@ -107,18 +107,22 @@ fn with_unions(k: i16, f: FinalU, a: AppU, s: ShortU) -> WithUnions {
     WithUnions { k, f, a, s }
 }
 
-/// Checks one value against its vectors; returns how many payloads were compared.
+/// Checks one value against its vectors; returns how many payloads were compared. Appends our
+/// payloads to `ours_out` as `<value> <hex>` lines, which `scripts/gen-xcdr-vectors.py --check`
+/// decodes with Cyclone.
 fn check<T: TopicType + XcdrCodec + PartialEq + std::fmt::Debug>(
     name: &str,
     value: &T,
     ext: Extensibility,
     vectors: &[Vector],
     keys: &[KeyVector],
+    ours_out: &mut String,
 ) -> usize {
     let mine: Vec<&Vector> = vectors.iter().filter(|v| v.value == name).collect();
     assert_eq!(mine.len(), 4, "{name}: two versions x two byte orders");
     for v in &mine {
         let ours = value.serialize_as(v.version, v.endian).unwrap();
+        ours_out.push_str(&format!("{name} {}\n", hex_of(&ours)));
         let what = format!("{name} {:?} {:?}", v.version, v.endian);
         let pad = usize::from(ours[3] & 3);
         assert!(ours.len() % 4 == 0, "{what}: our payload is padded to 4");
@@ -204,6 +208,7 @@ fn hex_of(b: &[u8]) -> String {
 #[test]
 fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
     let (v, k) = load();
+    let mut ours = String::new();
     let mut n = 0;
     n += check(
         "prims",
@@ -227,6 +232,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         Prims::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     n += check(
         "collections",
@@ -234,6 +240,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         Collections::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     let empty = Collections {
         bs: String::new(),
@@ -255,13 +262,14 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         Collections::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     let enums = Enums {
         colors: vec![Color::Blue, Color::Red],
         pair: [Color::Green, Color::Blue],
         few: vec![Color::Green],
     };
-    n += check("enums", &enums, Enums::EXTENSIBILITY, &v, &k);
+    n += check("enums", &enums, Enums::EXTENSIBILITY, &v, &k, &mut ours);
     let derived = AppDerived {
         id: 42,
         label: "base".into(),
@@ -270,7 +278,14 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         note: Some("hi".into()),
         inner: app(1, "in"),
     };
-    n += check("app_derived", &derived, AppDerived::EXTENSIBILITY, &v, &k);
+    n += check(
+        "app_derived",
+        &derived,
+        AppDerived::EXTENSIBILITY,
+        &v,
+        &k,
+        &mut ours,
+    );
     let absent = AppDerived {
         id: 43,
         label: String::new(),
@@ -285,6 +300,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         AppDerived::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     let m = Mut {
         id: 11,
@@ -304,7 +320,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         words: vec!["w1".into(), "w2".into()],
         letter: 'Q',
     };
-    n += check("mut", &m, Mut::EXTENSIBILITY, &v, &k);
+    n += check("mut", &m, Mut::EXTENSIBILITY, &v, &k, &mut ours);
     n += check(
         "hashed",
         &Hashed {
@@ -314,29 +330,58 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         Hashed::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     let u = with_unions(1, FinalU::Number(99), AppU::Small(3), ShortU::A(-2));
-    n += check("with_unions_number", &u, WithUnions::EXTENSIBILITY, &v, &k);
+    n += check(
+        "with_unions_number",
+        &u,
+        WithUnions::EXTENSIBILITY,
+        &v,
+        &k,
+        &mut ours,
+    );
     let u = with_unions(
         2,
         FinalU::Text(3, "three".into()),
         AppU::Inner(inner(4, 0.25)),
         ShortU::B(1 << 40),
     );
-    n += check("with_unions_text", &u, WithUnions::EXTENSIBILITY, &v, &k);
+    n += check(
+        "with_unions_text",
+        &u,
+        WithUnions::EXTENSIBILITY,
+        &v,
+        &k,
+        &mut ours,
+    );
     let u = with_unions(
         3,
         FinalU::Other(77, 6.5),
         AppU::Other(Color::Blue, "blue".into()),
         ShortU::NoMember(9),
     );
-    n += check("with_unions_default", &u, WithUnions::EXTENSIBILITY, &v, &k);
+    n += check(
+        "with_unions_default",
+        &u,
+        WithUnions::EXTENSIBILITY,
+        &v,
+        &k,
+        &mut ours,
+    );
     let kf = KeyedFinal {
         id: 0x0102_0304_0506_0708,
         tag: 'K',
         value: -1,
     };
-    n += check("keyed_final", &kf, KeyedFinal::EXTENSIBILITY, &v, &k);
+    n += check(
+        "keyed_final",
+        &kf,
+        KeyedFinal::EXTENSIBILITY,
+        &v,
+        &k,
+        &mut ours,
+    );
     n += check(
         "nested_key",
         &NestedKey {
@@ -346,7 +391,10 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         NestedKey::EXTENSIBILITY,
         &v,
         &k,
+        &mut ours,
     );
     assert_eq!(n, v.len(), "every payload vector was compared");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("xcdr-ours.txt");
+    std::fs::write(path, ours).unwrap();
     let _ = AppBase::default();
 }
