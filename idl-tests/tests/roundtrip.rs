@@ -356,3 +356,18 @@ fn generated_shape_type_matches_the_hand_written_one() {
         Some(siftdds::types::ShapeType::descriptor())
     );
 }
+
+#[test]
+fn appendable_types_read_an_older_shorter_version() {
+    use idl_tests::xv::AppInner;
+    // `@appendable struct AppInner { octet tag; }` from an older peer: XCDR1 with the padding
+    // count in the options, and XCDR2 with a DHEADER covering only `tag`.
+    let xcdr1 = [0x00, 0x01, 0x00, 0x03, 9, 0, 0, 0];
+    let xcdr2 = [0x00, 0x09, 0x00, 0x03, 1, 0, 0, 0, 9, 0, 0, 0];
+    let want = AppInner {
+        tag: 9,
+        name: String::new(),
+    };
+    assert_eq!(AppInner::deserialize(&xcdr1), Ok(want.clone()));
+    assert_eq!(AppInner::deserialize(&xcdr2), Ok(want));
+}

@@ -452,7 +452,7 @@ pub fn serialize_or_empty<T: XcdrCodec>(
 }
 
 /// Decodes a payload in any version, dispatching on the encapsulation header; alignment
-/// restarts after the header. Trailing padding is ignored.
+/// restarts after the header. Trailing padding, counted in the options or not, is ignored.
 pub fn deserialize<T: XcdrCodec>(data: &[u8]) -> Result<T, CdrError> {
     let mut r = Reader::new(data, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r)?;
@@ -463,7 +463,12 @@ pub fn deserialize<T: XcdrCodec>(data: &[u8]) -> Result<T, CdrError> {
         }
         EncapsulationKind::Xml => return Err(CdrError::Invalid("encapsulation (XML)")),
     };
-    let mut body = Reader::new(r.rest(), header.endian);
+    // §7.6.3.1.2: the options' low two bits count the padding after the last member; without
+    // it, an appendable type from an older peer ends exactly where its members end.
+    let pad = usize::from(header.options & 3);
+    let rest = r.rest();
+    let rest = rest.get(..rest.len().saturating_sub(pad)).unwrap_or(rest);
+    let mut body = Reader::new(rest, header.endian);
     body.set_xcdr(alignment(version));
     T::xcdr_read(&mut body)
 }
