@@ -1,3 +1,7 @@
+//! Generator tests on small IDL: rustfmt-stable output, module placement and relative paths,
+//! `file:line:col` errors, reserved names, keywords and variant-name collisions. The generated
+//! code itself is compiled and exercised by the `idl-tests` workspace member.
+
 use std::path::{Path, PathBuf};
 
 use super::*;

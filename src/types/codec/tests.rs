@@ -1,3 +1,6 @@
+//! Hand-assembled payloads for the runtime helpers: every EMHEADER length code, both PL_CDR
+//! parameter forms, hostile lengths, bounds, wide types and `long double` alignment.
+
 use super::*;
 
 fn reader(b: &[u8], v: Align) -> Reader<'_> {
