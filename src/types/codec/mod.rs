@@ -33,6 +33,8 @@ pub use crate::cdr::{CdrError, Endianness, Reader, Writer};
 use crate::cdr::XcdrVersion as Align;
 use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, MAX_STRING};
 
+#[doc(hidden)]
+pub mod fuzz;
 mod mutable;
 
 pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
