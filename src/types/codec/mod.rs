@@ -81,7 +81,24 @@ macro_rules! primitive {
     )*};
 }
 
-primitive!(bool, char, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+primitive!(bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+
+/// IDL `char` (char8): one octet, Latin-1. A character above U+00FF does not fit: an error,
+/// where the plain `CdrEncode` for `char` would write `?`.
+impl XcdrCodec for char {
+    const MIN_SIZE: usize = 1;
+
+    fn xcdr_write(&self, w: &mut Writer<'_>) -> Result<(), CdrError> {
+        let octet =
+            u8::try_from(u32::from(*self)).map_err(|_| CdrError::Invalid("char (above U+00FF)"))?;
+        w.u8(octet);
+        Ok(())
+    }
+
+    fn xcdr_read(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+        char::decode(r)
+    }
+}
 
 /// IDL `long double`: an IEEE 754 binary128 bit pattern (Rust has no stable `f128`). CDR
 /// aligns it to 8 (XCDR1) or 4 (XCDR2) and writes its 16 bytes in the stream's byte order.
