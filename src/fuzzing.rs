@@ -270,13 +270,20 @@ pub fn qos_xml(data: &[u8]) {
 }
 
 /// Target `idl`: an IDL file (lossy UTF-8), with itself reachable as an include. Parsing,
-/// resolving and building descriptors must never panic.
+/// resolving, building descriptors and generating Rust must never panic.
 pub fn idl(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let loader = crate::idl::MemLoader::new().with("fuzz.idl", &text).with("inc.idl", &text);
     if let Ok(spec) = crate::idl::parse_with(&loader, std::path::Path::new("fuzz.idl"), &[]) {
         let _ = crate::idl::descriptors(&spec);
+        let _ = crate::idl::codegen::generate_model(&spec.model, "crate");
     }
+}
+
+/// Target `xcdr`: a payload of a @mutable type built from every runtime helper generated
+/// types use (`types::codec::fuzz`); whatever decodes must re-encode to the same value.
+pub fn xcdr(data: &[u8]) {
+    crate::types::codec::fuzz::round_trip(data);
 }
 
 #[cfg(test)]

@@ -295,6 +295,19 @@ impl<'b> Writer<'b> {
         self.u8(0);
     }
 
+    /// Overwrites four bytes at absolute `offset` with `v` in the writer's byte order (a
+    /// DHEADER or member length filled in once the body is written; DDS-XTypes 1.3
+    /// §7.4.3.5.2). Out-of-range offsets are ignored.
+    pub fn patch_u32(&mut self, offset: usize, v: u32) {
+        let b = match self.endian {
+            Endianness::Big => v.to_be_bytes(),
+            Endianness::Little => v.to_le_bytes(),
+        };
+        if let Some(dst) = self.buf.get_mut(offset..offset.saturating_add(4)) {
+            dst.copy_from_slice(&b);
+        }
+    }
+
     /// Overwrites two bytes at absolute `offset` with `v` in the writer's byte order.
     /// Used to fill in lengths once the body is written; out-of-range offsets are ignored.
     pub fn patch_u16(&mut self, offset: usize, v: u16) {

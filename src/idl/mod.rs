@@ -1,5 +1,5 @@
 //! IDL front end: reads OMG IDL 4.2 files and resolves them into [`TypeDescriptor`]s and a
-//! [`Model`] that the Rust code generator (issue 5, next step) will turn into `TopicType`s.
+//! [`Model`] that the Rust code generator ([`codegen`]) turns into `TopicType`s.
 //!
 //! Pipeline: [`lexer`] (characters → tokens; `#` lines become directive tokens) →
 //! [`preprocess`] (`#include`, object-like `#define`, `#ifdef`/`#ifndef`/`#else`/`#endif`,
@@ -40,6 +40,7 @@
 )]
 
 pub mod ast;
+pub mod codegen;
 mod eval;
 pub mod lexer;
 pub mod parser;

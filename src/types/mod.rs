@@ -1,10 +1,11 @@
 //! The type layer: how an application type becomes a serialized payload, a key hash and a
-//! type name that peers recognise. Types from `idl/` will be generated into this module by
-//! the IDL layer; until then [`ShapeType`] is written by hand. [`TypeDescriptor`] describes a
-//! type's members for the filter compiler.
+//! type name that peers recognise. Types generated from IDL (`idl::codegen`) implement
+//! [`TopicType`] through [`codec`]; [`ShapeType`] is written by hand. [`TypeDescriptor`]
+//! describes a type's members for the filter compiler.
 //!
 //! Must not: know about RTPS or perform I/O; depends only on `cdr`.
 
+pub mod codec;
 mod descriptor;
 mod shape;
 

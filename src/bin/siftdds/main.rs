@@ -10,17 +10,19 @@
 //!   best-effort (no GAPs or heartbeats owed); `--multicast` lets subscribers listen on the user
 //!   multicast group (needs the network sandbox); `--plan` overrides the writer's per-sample
 //!   multicast/unicast cost model.
+//! * `siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]` — generate Rust types from IDL.
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
 
 mod demo;
+mod idl;
 
 use std::process::ExitCode;
 
 use siftdds::core::writer::MulticastMode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["inspect", file] => inspect(file),
         ["demo", rest @ ..] => demo(rest),
+        ["idl", rest @ ..] => idl::run(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
