@@ -1,3 +1,6 @@
+//! XCDR1/XCDR2 alignment and encoding rules on known values and proptest round trips
+//! (DDS-XTypes 1.3 §7.4.3). Must not: depend on anything above `cdr`.
+
 // Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 

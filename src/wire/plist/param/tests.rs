@@ -1,3 +1,6 @@
+//! Every PID of the table: golden bytes, decode/encode round trips in both byte orders, and
+//! proptests over arbitrary parameter lists. Must not: open sockets or read files.
+
 // Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
