@@ -111,7 +111,7 @@ fn sn(n: i64) -> SequenceNumber {
     SequenceNumber(n)
 }
 
-pub(super) fn heartbeat_bytes(first: (i32, u32), last: (i32, u32)) -> Vec<u8> {
+fn heartbeat_bytes(first: (i32, u32), last: (i32, u32)) -> Vec<u8> {
     sub(
         HEARTBEAT,
         0,
@@ -126,7 +126,7 @@ pub(super) fn heartbeat_bytes(first: (i32, u32), last: (i32, u32)) -> Vec<u8> {
     )
 }
 
-pub(super) fn data_bytes(flags: u8, to_qos: u16, sn: (i32, u32), extra: &[u8]) -> Vec<u8> {
+fn data_bytes(flags: u8, to_qos: u16, sn: (i32, u32), extra: &[u8]) -> Vec<u8> {
     sub(
         DATA,
         flags,
