@@ -18,6 +18,8 @@ pub mod writer;
 mod proxy;
 pub mod receiver;
 mod transmit;
+#[cfg(test)]
+mod sim;
 
 pub use change::{CacheChange, ChangeKind};
 pub use deadline::DeadlineMissedStatus;

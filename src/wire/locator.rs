@@ -32,14 +32,14 @@ impl Locator {
     pub const LEN: usize = 24;
 
     /// A UDPv4 locator.
-    pub fn udpv4(ip: [u8; 4], port: u16) -> Self {
+    pub const fn udpv4(ip: [u8; 4], port: u16) -> Self {
         let mut address = [0u8; 16];
         let [a, b, c, d] = ip;
         address[12] = a;
         address[13] = b;
         address[14] = c;
         address[15] = d;
-        Locator { kind: Self::KIND_UDPV4, port: u32::from(port), address }
+        Locator { kind: Self::KIND_UDPV4, port: port as u32, address }
     }
 
     /// The IPv4 address of a UDPv4 locator.

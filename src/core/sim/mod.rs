@@ -1,0 +1,217 @@
+//! A deterministic network for the sans-IO core: N participants, a manual clock, and a seeded
+//! channel that loses, duplicates, delays and reorders datagrams. Participants can be
+//! silenced (their traffic dropped, so their lease expires elsewhere) and restarted (a new
+//! GUID prefix on the same locators, all state lost), as a crashed process would be.
+//!
+//! Must not: use sockets, threads, the clock or sleeps; every random choice comes from the
+//! seed, so a failing case replays exactly.
+
+#![allow(clippy::arithmetic_side_effects)]
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::participant::{Participant, ParticipantConfig};
+use crate::time::{Instant, Now, Timestamp};
+use crate::wire::{GuidPrefix, Locator};
+
+mod tests;
+
+/// The SPDP multicast group every simulated participant joins.
+pub const SPDP_GROUP: Locator = Locator::udpv4([239, 255, 0, 1], 7400);
+
+/// What the channel does to each datagram copy, independently.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Faults {
+    /// Percent of copies dropped.
+    pub loss_percent: u64,
+    /// Percent of copies delivered twice.
+    pub duplicate_percent: u64,
+    /// Percent of copies held back by up to `reorder_max_us` (so later ones overtake them).
+    pub reorder_percent: u64,
+    /// Longest extra delay of a reordered copy, in microseconds.
+    pub reorder_max_us: u64,
+}
+
+/// One datagram on its way: delivery time, a sequence for stable ordering, destination node,
+/// source locator, bytes.
+type InFlight = Reverse<(u64, u64, usize, Locator, Vec<u8>)>;
+
+/// One participant and the unicast locators it listens on.
+pub struct Node {
+    /// The participant under test.
+    pub p: Participant,
+    /// Metatraffic and user unicast locators.
+    pub locators: Vec<Locator>,
+}
+
+/// The simulated LAN.
+pub struct SimNet {
+    /// The participants, by index.
+    pub nodes: Vec<Node>,
+    /// Current time, nanoseconds since the start.
+    pub now: u64,
+    /// Applied to every copy sent from now on.
+    pub faults: Faults,
+    /// Nodes whose outgoing traffic is dropped.
+    pub silenced: Vec<usize>,
+    /// Copies delivered (duplicates included) and dropped, for reports.
+    pub delivered: u64,
+    /// Copies lost.
+    pub lost: u64,
+    rng: u64,
+    seq: u64,
+    restarts: u8,
+    in_flight: BinaryHeap<InFlight>,
+    configure: fn(&mut ParticipantConfig),
+}
+
+/// One-way latency of every copy (before any reorder delay): 50 µs.
+const BASE_DELAY_NS: u64 = 50_000;
+
+impl SimNet {
+    /// `n` participants in domain 0, each configured by `configure` after the defaults.
+    pub fn new(n: usize, seed: u64, configure: fn(&mut ParticipantConfig)) -> Self {
+        let mut net = SimNet {
+            nodes: Vec::with_capacity(n),
+            now: 0,
+            faults: Faults::default(),
+            silenced: Vec::new(),
+            delivered: 0,
+            lost: 0,
+            rng: seed | 1,
+            seq: 0,
+            restarts: 0,
+            in_flight: BinaryHeap::new(),
+            configure,
+        };
+        for i in 0..n {
+            let node = net.make_node(i);
+            net.nodes.push(node);
+        }
+        net
+    }
+
+    fn make_node(&self, i: usize) -> Node {
+        let prefix = GuidPrefix([1, 0x5e, self.restarts, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
+        let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
+        let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
+        let mut config = ParticipantConfig::new(0, prefix);
+        config.metatraffic_unicast_locators = vec![meta];
+        config.default_unicast_locators = vec![user];
+        config.metatraffic_multicast_locators = vec![SPDP_GROUP];
+        config.spdp_destinations = vec![SPDP_GROUP];
+        (self.configure)(&mut config);
+        Node { p: Participant::new(config), locators: vec![meta, user] }
+    }
+
+    /// Replaces node `i` by a fresh participant (new GUID prefix, same locators), as if its
+    /// process had crashed and started again. Its datagrams still in flight are dropped.
+    pub fn restart(&mut self, i: usize) {
+        self.restarts = self.restarts.wrapping_add(1);
+        let node = self.make_node(i);
+        self.nodes[i] = node;
+        let pending = std::mem::take(&mut self.in_flight);
+        self.in_flight = pending.into_iter().filter(|Reverse(f)| f.2 != i).collect();
+    }
+
+    /// The current instant for the core.
+    pub fn now(&self) -> Now {
+        Now {
+            mono: Instant::from_nanos(self.now),
+            wall: Timestamp::from_unix_nanos(1_700_000_000_000_000_000 + self.now),
+        }
+    }
+
+    fn random(&mut self) -> u64 {
+        // xorshift64
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        percent > 0 && self.random() % 100 < percent
+    }
+
+    fn enqueue(&mut self, dst: usize, src: Locator, payload: &[u8]) {
+        let copies = if self.chance(self.faults.duplicate_percent) { 2 } else { 1 };
+        for _ in 0..copies {
+            if self.chance(self.faults.loss_percent) {
+                self.lost += 1;
+                continue;
+            }
+            let mut at = self.now + BASE_DELAY_NS;
+            if self.chance(self.faults.reorder_percent) && self.faults.reorder_max_us > 0 {
+                at += (self.random() % self.faults.reorder_max_us) * 1_000;
+            }
+            self.seq += 1;
+            self.in_flight.push(Reverse((at, self.seq, dst, src, payload.to_vec())));
+        }
+    }
+
+    /// Takes every datagram the participants want to send and puts it on the channel.
+    fn collect_transmits(&mut self) {
+        let now = self.now();
+        for i in 0..self.nodes.len() {
+            while let Some(t) = self.nodes[i].p.poll_transmit(now) {
+                if self.silenced.contains(&i) {
+                    continue;
+                }
+                let src = self.nodes[i].locators[0];
+                for dst in &t.destinations {
+                    for j in 0..self.nodes.len() {
+                        let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
+                        if hit {
+                            self.enqueue(j, src, &t.payload);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Advances to the next event (a delivery or a timer), at most `max_step_us` ahead, and
+    /// processes everything due then.
+    pub fn step(&mut self, max_step_us: u64) {
+        self.collect_transmits();
+        let limit = self.now + max_step_us * 1_000;
+        let timer = self.nodes.iter().filter_map(|n| n.p.poll_timeout()).map(|t| t.as_nanos()).min();
+        let delivery = self.in_flight.peek().map(|Reverse(f)| f.0);
+        let next = [timer, delivery].into_iter().flatten().min().unwrap_or(limit);
+        self.now = next.clamp(self.now, limit);
+        let now = self.now();
+        while self.in_flight.peek().is_some_and(|Reverse(f)| f.0 <= self.now) {
+            let Some(Reverse((_, _, dst, src, bytes))) = self.in_flight.pop() else { break };
+            self.delivered += 1;
+            self.nodes[dst].p.handle_datagram(now, src, &bytes);
+        }
+        for n in &mut self.nodes {
+            if n.p.poll_timeout().is_some_and(|t| t.as_nanos() <= self.now) {
+                n.p.handle_timeout(now);
+            }
+        }
+        self.collect_transmits();
+    }
+
+    /// Runs for `ms` milliseconds of simulated time.
+    pub fn run_for(&mut self, ms: u64) {
+        let end = self.now + ms * 1_000_000;
+        while self.now < end {
+            self.step((end - self.now).div_ceil(1_000).max(1));
+        }
+    }
+
+    /// Runs until `done(self)` or `ms` milliseconds have passed; true when done.
+    pub fn run_until(&mut self, ms: u64, mut done: impl FnMut(&mut SimNet) -> bool) -> bool {
+        let end = self.now + ms * 1_000_000;
+        while self.now < end {
+            if done(self) {
+                return true;
+            }
+            self.step(1_000);
+        }
+        done(self)
+    }
+}
