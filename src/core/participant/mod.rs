@@ -327,6 +327,7 @@ impl Participant {
     /// submessage's "logical interpretation" names the endpoint).
     fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
         let src = state.source_guid_prefix;
+        self.renew_lease(now, src);
         self.liveliness_on_submessage(now, src, &sm);
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {

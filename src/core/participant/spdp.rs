@@ -143,6 +143,18 @@ impl Participant {
         self.announce(now, Some(reply_to));
     }
 
+    /// Extends the lease of a known participant we just heard a submessage from. RTPS 2.5
+    /// §8.5.3.3 speaks of announcements; like Cyclone (which renews a proxy participant's lease
+    /// on any message from it) we count every submessage, so that on a lossy link a run of lost
+    /// SPDP announcements does not drop a participant whose data and ACKNACKs keep arriving.
+    pub(super) fn renew_lease(&mut self, now: Now, prefix: GuidPrefix) {
+        if let Some(p) = self.remote_participants.get_mut(&prefix) {
+            if let Some(lease) = p.data.lease_duration.to_std() {
+                p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
+            }
+        }
+    }
+
     /// Removes participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).
     pub(super) fn expire_leases(&mut self, now: Now) {
         let expired: Vec<GuidPrefix> = self
