@@ -19,7 +19,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DataWriter, DomainParticipant};
-use siftdds::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, History, Length, PublisherQos, Reliability, ReliabilityKind, ResourceLimits,
+    SubscriberQos, TopicQos,
+};
 use siftdds::types::ShapeType;
 
 /// Default sample count (the figure); CI lowers it with `SIFTDDS_LOSSY_SAMPLES`.
@@ -59,9 +62,27 @@ fn shape(i: usize) -> ShapeType {
     ShapeType { color: "BLUE".into(), x: i as i32, y: 7, shapesize: 30, additional_payload_size: vec![] }
 }
 
+/// Unacknowledged samples the writer may hold: KEEP_ALL with RESOURCE_LIMITS max_samples, so
+/// `write` blocks while that many await acknowledgment (DDS flow control). It also bounds the
+/// writer history, whose garbage collection costs O(history) per acknowledged sample of one
+/// instance (`WriterHistory::remove`), which made an unbounded 100,000-sample run crawl.
+const WINDOW: u32 = 1000;
+
 fn writer(p: &DomainParticipant) -> DataWriter<ShapeType> {
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() };
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        reliability: Reliability {
+            kind: ReliabilityKind::Reliable,
+            max_blocking_time: siftdds::time::Duration { seconds: 60, fraction: 0 },
+        },
+        resource_limits: ResourceLimits {
+            max_samples: Length::Limited(WINDOW),
+            max_samples_per_instance: Length::Limited(WINDOW),
+            ..ResourceLimits::default()
+        },
+        ..DataWriterQos::default()
+    };
     p.create_publisher(PublisherQos::default()).create_datawriter(&topic, qos).unwrap()
 }
 
