@@ -12,7 +12,7 @@ use bytes::Bytes;
 use siftdds::cdr::Endianness;
 use siftdds::core::discovery::{ParticipantProxyData, SubscriptionData};
 use siftdds::core::participant::{
-    GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET, WriterSpec,
+    DEFAULT_MAX_REMOTE_ENDPOINTS, GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET, WriterSpec,
 };
 use siftdds::core::{ChangeKind, Event, Participant, ParticipantConfig};
 use siftdds::qos::{
@@ -94,7 +94,7 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(gate: GateConfig) -> Self {
+    fn new(gate: GateConfig, max_remote_endpoints: usize) -> Self {
         let node = |i: u16| {
             let prefix = GuidPrefix([1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
             let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i);
@@ -105,6 +105,7 @@ impl Sim {
             config.metatraffic_multicast_locators = vec![GROUP];
             config.spdp_destinations = vec![GROUP];
             config.gate = gate.clone();
+            config.max_remote_endpoints = max_remote_endpoints;
             (Participant::new(config), [meta, user])
         };
         Sim { nodes: [node(0), node(1)], now_ns: 1, victim_datagrams: 0, victim_bytes: 0 }
@@ -222,14 +223,20 @@ fn fake_prefix(i: u32) -> GuidPrefix {
     GuidPrefix([0xba, 0xd0, 0, 0, 0, 0, 0, 0, a, b, c, d])
 }
 
-/// One RTPS message holding one DATA from `writer_id` to `reader_id` with `payload`.
-fn datagram(prefix: GuidPrefix, writer_id: EntityId, reader_id: EntityId, payload: &[u8]) -> Vec<u8> {
+/// One RTPS message holding DATA `sn` from `writer_id` to `reader_id` with `payload`.
+fn datagram(
+    prefix: GuidPrefix,
+    writer_id: EntityId,
+    reader_id: EntityId,
+    sn: i64,
+    payload: &[u8],
+) -> Vec<u8> {
     let data = Data {
         endian: Endianness::Little,
         extra_flags: 0,
         reader_id,
         writer_id,
-        writer_sn: SequenceNumber(1),
+        writer_sn: SequenceNumber(sn),
         inline_qos: None,
         payload: DataPayload::Data(payload),
     };
@@ -248,15 +255,18 @@ fn fake_spdp(i: u32, port: u16) -> Vec<u8> {
         fake_prefix(i),
         EntityId::SPDP_PARTICIPANT_ANNOUNCER,
         EntityId::SPDP_PARTICIPANT_DETECTOR,
+        1,
         &payload,
     )
 }
 
-/// A spoofed SEDP DATA(r): a reliable reader of our topic at the victim's address.
-fn fake_sedp_reader(i: u32) -> Vec<u8> {
+/// A spoofed SEDP DATA(r) number `sn` of fake participant `i`: a reliable reader of our topic
+/// at the victim's address.
+fn fake_sedp_reader(i: u32, sn: u16) -> Vec<u8> {
     let prefix = fake_prefix(i);
+    let [a, b] = sn.to_be_bytes();
     let r = SubscriptionData {
-        guid: Guid::new(prefix, EntityId([0, 0, 1, EntityId::KIND_READER_NO_KEY])),
+        guid: Guid::new(prefix, EntityId([0, a, b, EntityId::KIND_READER_NO_KEY])),
         participant_guid: Guid::new(prefix, EntityId::PARTICIPANT),
         topic_name: "Square".into(),
         type_name: "ShapeType".into(),
@@ -281,6 +291,7 @@ fn fake_sedp_reader(i: u32) -> Vec<u8> {
         prefix,
         EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER,
         EntityId::SEDP_SUBSCRIPTIONS_DETECTOR,
+        i64::from(sn),
         &payload,
     )
 }
@@ -294,7 +305,7 @@ fn gate_bound(elapsed_ns: u64) -> u64 {
 #[test]
 fn ten_thousand_fake_participants_keep_memory_bounded_and_the_real_reader_gets_every_sample() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut sim = Sim::new(GateConfig::default());
+    let mut sim = Sim::new(GateConfig::default(), DEFAULT_MAX_REMOTE_ENDPOINTS);
     sim.step(10);
     let (w, r) = sim.matched_pair();
     let start_ns = sim.now_ns;
@@ -347,12 +358,12 @@ fn ten_thousand_fake_participants_keep_memory_bounded_and_the_real_reader_gets_e
 /// reader at the victim's address, re-announced every 3 s, while the writer publishes 100
 /// samples a second to its real reader. Returns (bytes to the victim, elapsed ns).
 fn reflection(gate: GateConfig) -> (u64, u64, Vec<Event>) {
-    let mut sim = Sim::new(gate);
+    let mut sim = Sim::new(gate, DEFAULT_MAX_REMOTE_ENDPOINTS);
     sim.step(10);
     let (w, r) = sim.matched_pair();
     let start_ns = sim.now_ns;
     sim.inject(&fake_spdp(1, 7410));
-    sim.inject(&fake_sedp_reader(1));
+    sim.inject(&fake_sedp_reader(1, 1));
     let mut got = Vec::new();
     let mut events = Vec::new();
     for i in 0..6000u32 {
@@ -389,4 +400,35 @@ fn spoofed_spdp_and_sedp_reader_at_a_victim_yield_a_bounded_trickle() {
     // ...and the gate held it to the budget, a small fraction of what it would have sent.
     assert!(gated <= gate_bound(elapsed));
     assert!(ungated > 10 * gated, "scenario did not amplify: {ungated} vs {gated}");
+}
+
+#[test]
+fn a_flood_of_spoofed_remote_readers_is_capped_and_the_real_reader_still_served() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // A small cap keeps the debug-build test quick; the mechanism is the same at the default.
+    let max = 500;
+    let mut sim = Sim::new(GateConfig::default(), max);
+    sim.step(10);
+    let (w, r) = sim.matched_pair();
+    sim.inject(&fake_spdp(7, 7410));
+    let mut got = Vec::new();
+    for sn in 1..=6000u16 {
+        sim.inject(&fake_sedp_reader(7, sn));
+        if sn % 10 == 0 {
+            sim.write(w, u32::from(sn / 10 - 1));
+            sim.step(1);
+            sim.take_all(r, &mut got);
+        }
+    }
+    let matched = sim.nodes[0].0.matched_readers(w);
+    let stats = sim.nodes[0].0.stats();
+    eprintln!(
+        "endpoint flood: 6000 spoofed readers announced, writer matched {matched} (cap {max} remote \
+         endpoints, the real reader's participant holds some), over limit {}; victim got {} bytes",
+        stats.over_limit, sim.victim_bytes,
+    );
+    assert!(matched <= max);
+    assert_eq!(matched, max, "the cap is reached, counting the real reader");
+    assert!(stats.over_limit >= 6000 - max as u64);
+    assert_eq!(got, (0..600).collect::<Vec<_>>());
 }
