@@ -2,9 +2,10 @@
 //! endpoints, and every local writer and reader, routing received submessages to them and
 //! collecting what they want to send.
 //!
-//! Must not: touch sockets or clocks (time arrives as `now`), block, or let a remote peer grow
+//! Must not: touch sockets or clocks (time arrives as `now`), block, let a remote peer grow
 //! its state without bound (remote participants and endpoints are capped, see
-//! [`ParticipantConfig`]).
+//! [`ParticipantConfig`]), or send volume to an address it has not heard from (every transmit
+//! passes the outbound gate, `gate.rs`; `docs/security.md`).
 //!
 //! # Overview
 //! RTPS 2.5 §8.5 (discovery), §8.3.4 (receiver). Inputs: [`Participant::handle_datagram`],

@@ -2,8 +2,8 @@
 //! RTPS 2.5 §8.5.3 (SPDP), §9.6.2.1 (SPDPdiscoveredParticipantData).
 //!
 //! Must not: perform I/O; remember more than `ParticipantConfig::max_remote_participants`;
-//! answer a participant that only claims an address (announcements to its locators are
-//! bounded to one reply per new participant, see `docs/security.md` in the robustness issue).
+//! answer a participant that only claims an address with more than one reply per new
+//! participant (and the outbound gate, `gate.rs`, bounds what an unverified address gets).
 
 use super::{Participant, ParticipantConfig};
 use crate::cdr::Endianness;
