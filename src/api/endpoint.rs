@@ -14,7 +14,7 @@ use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::KeyHasher;
-use crate::core::writer::{WriteError, WriterFilterStats};
+use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::time::Timestamp;
@@ -260,6 +260,14 @@ impl<T: TopicType> DataWriter<T> {
         let guid = self.guid;
         let stats = self.participant.inner.handle.execute(move |p, _| p.writer_filter_stats(guid))?;
         Ok(stats.unwrap_or_default())
+    }
+
+    /// The writer's protocol counters: DATA pushed, repairs resent on request, heartbeats,
+    /// ACKNACKs and NACK_FRAGs received.
+    pub fn counters(&self) -> Result<WriterCounters, Error> {
+        let guid = self.guid;
+        let counters = self.participant.inner.handle.execute(move |p, _| p.writer_counters(guid))?;
+        Ok(counters.unwrap_or_default())
     }
 
     /// Number of matched readers (PUBLICATION_MATCHED current_count).

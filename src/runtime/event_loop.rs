@@ -94,6 +94,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             }
             if let Flow::Stop = self.run_commands() {
+                // Send what the last commands queued (a deleted writer's SEDP dispose) first:
+                // otherwise peers only learn of the deletion when our lease expires.
+                self.flush(self.clock.now());
                 break;
             }
             // Commands may have taken a while, and a command's caller may have moved a

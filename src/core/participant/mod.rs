@@ -2,9 +2,10 @@
 //! endpoints, and every local writer and reader, routing received submessages to them and
 //! collecting what they want to send.
 //!
-//! Must not: touch sockets or clocks (time arrives as `now`), block, or let a remote peer grow
+//! Must not: touch sockets or clocks (time arrives as `now`), block, let a remote peer grow
 //! its state without bound (remote participants and endpoints are capped, see
-//! [`ParticipantConfig`]).
+//! [`ParticipantConfig`]), or send volume to an address it has not heard from (every transmit
+//! passes the outbound gate, `gate.rs`; `docs/security.md`).
 //!
 //! # Overview
 //! RTPS 2.5 §8.5 (discovery), §8.3.4 (receiver). Inputs: [`Participant::handle_datagram`],
@@ -14,6 +15,7 @@
 //! local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in `liveliness.rs`.
 
 mod endpoints;
+mod gate;
 mod liveliness;
 mod sedp;
 mod spdp;
@@ -23,6 +25,10 @@ mod tests;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use endpoints::{ReaderSpec, WriterSpec};
+pub use gate::{
+    GateConfig, GateStats, MAX_TRACKED_HOSTS, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET,
+    UNVERIFIED_DATAGRAM_BUDGET,
+};
 pub use liveliness::{
     AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
     MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
@@ -37,6 +43,7 @@ use crate::wire::submessage::Submessage;
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator, VendorId};
 
 use endpoints::{LocalReader, LocalWriter};
+use gate::OutboundGate;
 use sedp::Builtin;
 use spdp::RemoteParticipant;
 
@@ -65,6 +72,9 @@ pub struct ParticipantConfig {
     pub max_remote_participants: usize,
     /// Most remote endpoints (writers + readers) remembered at once.
     pub max_remote_endpoints: usize,
+    /// The outbound gate's limits and allow list: what an address we have not heard from may
+    /// be sent (see `gate.rs` and `docs/security.md`).
+    pub gate: GateConfig,
     /// Optional PID_ENTITY_NAME.
     pub entity_name: Option<String>,
     /// PID_USER_DATA of the participant (its USER_DATA QoS; sent when non-empty).
@@ -73,6 +83,11 @@ pub struct ParticipantConfig {
     /// (`core::writer::MulticastConfig`; default: the cost model).
     pub writer_multicast: crate::core::writer::MulticastConfig,
 }
+
+/// Default for [`ParticipantConfig::max_remote_participants`].
+pub const DEFAULT_MAX_REMOTE_PARTICIPANTS: usize = 256;
+/// Default for [`ParticipantConfig::max_remote_endpoints`].
+pub const DEFAULT_MAX_REMOTE_ENDPOINTS: usize = 4096;
 
 impl ParticipantConfig {
     /// Default limits and periods (lease 20 s, announcements every 3 s, like Fast DDS), no
@@ -88,8 +103,9 @@ impl ParticipantConfig {
             default_unicast_locators: Vec::new(),
             default_multicast_locators: Vec::new(),
             spdp_destinations: Vec::new(),
-            max_remote_participants: 256,
-            max_remote_endpoints: 4096,
+            max_remote_participants: DEFAULT_MAX_REMOTE_PARTICIPANTS,
+            max_remote_endpoints: DEFAULT_MAX_REMOTE_ENDPOINTS,
+            gate: GateConfig::default(),
             entity_name: None,
             user_data: Vec::new(),
             writer_multicast: crate::core::writer::MulticastConfig::default(),
@@ -112,6 +128,8 @@ pub struct ParticipantStats {
     pub bad_discovery_data: u64,
     /// Remote participants or endpoints ignored because a limit was reached.
     pub over_limit: u64,
+    /// What the outbound gate let through to, and kept from, unverified addresses.
+    pub gate: GateStats,
 }
 
 /// The protocol state of one DomainParticipant.
@@ -130,6 +148,7 @@ pub struct Participant {
     liveliness: liveliness::LivelinessState,
     next_entity_key: u32,
     pending: VecDeque<Transmit>,
+    gate: OutboundGate,
     events: VecDeque<Event>,
     stats: ParticipantStats,
     started: bool,
@@ -143,6 +162,7 @@ impl Participant {
     pub fn new(config: ParticipantConfig) -> Self {
         let local_data = spdp::local_participant_data(&config);
         let builtin = Builtin::new(config.guid_prefix);
+        let gate = OutboundGate::new(config.gate.clone(), &config.spdp_destinations);
         Participant {
             local_data,
             spdp_sn: 1,
@@ -156,6 +176,7 @@ impl Participant {
             liveliness: liveliness::LivelinessState::default(),
             next_entity_key: 1,
             pending: VecDeque::new(),
+            gate,
             events: VecDeque::new(),
             stats: ParticipantStats::default(),
             started: false,
@@ -175,7 +196,7 @@ impl Participant {
 
     /// Counters of what peers sent us.
     pub fn stats(&self) -> ParticipantStats {
-        self.stats
+        ParticipantStats { gate: self.gate.stats(), ..self.stats }
     }
 
     /// Remote participants currently alive.
@@ -193,6 +214,10 @@ impl Participant {
                 self.route(now, source, state, sm);
             }
         });
+        // A datagram that carried a submessage for us verifies its source host (`gate.rs`).
+        if outcome.delivered > 0 {
+            self.gate.heard_from(now.mono, &source);
+        }
         if outcome.malformed {
             self.stats.malformed = self.stats.malformed.saturating_add(1);
         }
@@ -247,8 +272,20 @@ impl Participant {
         Some(t)
     }
 
-    /// The next datagram to send, if any. Call until `None` after every input.
+    /// The next datagram to send, if any. Call until `None` after every input. Every
+    /// datagram passes the outbound gate: destinations it refuses are removed, and a datagram
+    /// left with none is dropped (`gate.rs`).
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        loop {
+            let mut t = self.next_transmit(now)?;
+            if self.gate.admit(now.mono, &mut t) {
+                return Some(t);
+            }
+        }
+    }
+
+    /// The next datagram any endpoint wants sent, before the gate.
+    fn next_transmit(&mut self, now: Now) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
             return Some(t);
         }
@@ -298,6 +335,7 @@ impl Participant {
     /// submessage's "logical interpretation" names the endpoint).
     fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
         let src = state.source_guid_prefix;
+        self.renew_lease(now, src);
         self.liveliness_on_submessage(now, src, &sm);
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {

@@ -2,8 +2,8 @@
 //! RTPS 2.5 §8.5.3 (SPDP), §9.6.2.1 (SPDPdiscoveredParticipantData).
 //!
 //! Must not: perform I/O; remember more than `ParticipantConfig::max_remote_participants`;
-//! answer a participant that only claims an address (announcements to its locators are
-//! bounded to one reply per new participant, see `docs/security.md` in the robustness issue).
+//! answer a participant that only claims an address with more than one reply per new
+//! participant (and the outbound gate, `gate.rs`, bounds what an unverified address gets).
 
 use super::{Participant, ParticipantConfig};
 use crate::cdr::Endianness;
@@ -142,6 +142,18 @@ impl Participant {
         self.remote_participants.insert(prefix, RemoteParticipant { data, lease_expires });
         self.push_event(Event::ParticipantDiscovered(prefix));
         self.announce(now, Some(reply_to));
+    }
+
+    /// Extends the lease of a known participant we just heard a submessage from. RTPS 2.5
+    /// §8.5.3.3 speaks of announcements; like Cyclone (which renews a proxy participant's lease
+    /// on any message from it) we count every submessage, so that on a lossy link a run of lost
+    /// SPDP announcements does not drop a participant whose data and ACKNACKs keep arriving.
+    pub(super) fn renew_lease(&mut self, now: Now, prefix: GuidPrefix) {
+        if let Some(p) = self.remote_participants.get_mut(&prefix) {
+            if let Some(lease) = p.data.lease_duration.to_std() {
+                p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
+            }
+        }
     }
 
     /// Removes participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).

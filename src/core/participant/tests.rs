@@ -24,6 +24,8 @@ struct Net {
     loss_percent: u64,
     /// Nodes whose outgoing traffic is dropped entirely (to test lease expiry).
     silenced: Vec<usize>,
+    /// Nodes whose multicast (SPDP announcements) is dropped; their unicast still flows.
+    unannounced: Vec<usize>,
 }
 
 const SPDP_GROUP: Locator = Locator { kind: 1, port: 7400, address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239, 255, 0, 1] };
@@ -43,7 +45,7 @@ impl Net {
                 Node { p: Participant::new(config), locators: vec![meta, user] }
             })
             .collect();
-        Net { nodes, now: 0, rng: 0x2545_f491_4f6c_dd1d, loss_percent: 0, silenced: Vec::new() }
+        Net { nodes, now: 0, rng: 0x2545_f491_4f6c_dd1d, loss_percent: 0, silenced: Vec::new(), unannounced: Vec::new() }
     }
 
     fn now(&self) -> Now {
@@ -73,6 +75,9 @@ impl Net {
                         continue;
                     }
                     for dst in &t.destinations {
+                        if *dst == SPDP_GROUP && self.unannounced.contains(&i) {
+                            continue;
+                        }
                         for j in 0..self.nodes.len() {
                             let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
                             if hit && self.random() % 100 >= self.loss_percent {
@@ -281,6 +286,27 @@ fn a_silent_participant_is_dropped_when_its_lease_expires_and_unmatched() {
     let events = net.events(0);
     assert!(events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())));
     assert!(events.contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+}
+
+#[test]
+fn a_participant_whose_announcements_are_lost_stays_alive_while_its_data_arrives() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[1].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[0].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    net.events(0);
+    net.unannounced.push(1);
+    for i in 0u32..60 {
+        let now = net.now();
+        let payload = Bytes::from([0u8, 1, 0, 0].into_iter().chain(i.to_le_bytes()).collect::<Vec<_>>());
+        net.nodes[1].p.write(now, w, ChangeKind::Alive, Some([1; 16]), payload).unwrap();
+        net.run_for(1_000);
+    }
+    // 60 s without an SPDP announcement from node 1, three leases, yet its data kept coming.
+    assert!(!net.events(0).contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())));
+    assert_eq!(net.nodes[0].p.matched_writers(r), 1);
 }
 
 #[test]

@@ -17,7 +17,8 @@
 //! [`Reader::handle_timeout`] when the deadline passes.
 //!
 //! - `writer_proxy`: per-writer SN bookkeeping, GAP/HEARTBEAT handling, ACKNACK building.
-//! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size` and the in-flight cap.
+//! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size`, the in-flight cap and the
+//!   reader-wide `max_reassembly_bytes`.
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
 //! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
@@ -68,6 +69,7 @@ use writer_proxy::{Sink, Slot, WriterProxy};
 pub const DEFAULT_MAX_SAMPLE_SIZE: usize = 16 * 1024 * 1024;
 /// Default cap on samples being reassembled per remote writer.
 pub const DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT: usize = 16;
+pub use reassembly::DEFAULT_MAX_REASSEMBLY_BYTES;
 /// Default delay before answering a HEARTBEAT (Fast DDS uses 5 ms). RTPS 2.5 §8.4.12.1
 /// (heartbeatResponseDelay).
 pub const DEFAULT_HEARTBEAT_RESPONSE_DELAY: core::time::Duration =
@@ -94,6 +96,9 @@ pub struct ReaderConfig {
     pub max_sample_size: usize,
     /// Samples reassembled at once per remote writer; the oldest is evicted beyond this.
     pub max_fragmented_samples_in_flight: usize,
+    /// Bytes of reassembly buffers over all remote writers; a fragment that would start a
+    /// sample beyond it is dropped (and re-requested later, when room has been made).
+    pub max_reassembly_bytes: usize,
     /// The topic has a key (samples are grouped into instances by key hash).
     pub keyed: bool,
     /// DEADLINE period (`None`: infinite). DDS 1.4 §2.2.3.7.
@@ -140,6 +145,7 @@ impl ReaderConfig {
             heartbeat_response_delay: DEFAULT_HEARTBEAT_RESPONSE_DELAY,
             max_sample_size: DEFAULT_MAX_SAMPLE_SIZE,
             max_fragmented_samples_in_flight: DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT,
+            max_reassembly_bytes: DEFAULT_MAX_REASSEMBLY_BYTES,
             keyed,
             deadline: None,
             time_based_filter: None,
@@ -176,6 +182,8 @@ pub struct ReaderCounters {
     pub malformed_fragments_dropped: u64,
     /// DATA_FRAGs refused because sampleSize exceeded `max_sample_size`.
     pub oversized_samples_refused: u64,
+    /// DATA_FRAGs refused because starting their sample would exceed `max_reassembly_bytes`.
+    pub reassembly_budget_refusals: u64,
     /// HEARTBEAT / HEARTBEAT_FRAG with a stale count (or to a best-effort proxy), ignored.
     pub heartbeats_ignored: u64,
     /// Submessages from writers that are not matched.
@@ -418,6 +426,14 @@ impl Reader {
             self.config.max_sample_size,
             self.config.max_fragmented_samples_in_flight,
         );
+        // A fragment that starts a new partial sample must fit the reader-wide budget.
+        let starts = self.writers.get(&writer).is_some_and(|p| !p.reassembly.contains(sn));
+        let all = self.writers.values().map(|p| &p.reassembly);
+        if starts && reassembly::over_budget(all, frag, max_size, self.config.max_reassembly_bytes) {
+            let c = &mut self.counters.reassembly_budget_refusals;
+            *c = c.saturating_add(1);
+            return;
+        }
         let signature = self.own_signature();
         let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;

@@ -26,6 +26,26 @@ use crate::wire::{FragmentNumber, FragmentNumberSet, MAX_SET_BITS, SequenceNumbe
 /// Bits per bitmap word.
 const WORD_BITS: u32 = 64;
 
+/// Default cap on the reassembly buffers of one reader over all its remote writers
+/// (`ReaderConfig::max_reassembly_bytes`): a partial sample reserves its whole sampleSize at
+/// its first fragment, so without it an attacker announcing many writers could reserve
+/// writers × in-flight × max_sample_size.
+pub const DEFAULT_MAX_REASSEMBLY_BYTES: usize = 64 * 1024 * 1024;
+
+/// True when starting the sample of `frag` would take the buffers of `all` (every remote
+/// writer of one reader) past `budget`. A sample above `max_sample_size` is not judged here:
+/// [`Reassembly::handle`] refuses it as too large.
+pub(super) fn over_budget<'a>(
+    all: impl Iterator<Item = &'a Reassembly>,
+    frag: &DataFrag<'_>,
+    max_sample_size: usize,
+    budget: usize,
+) -> bool {
+    let Ok(size) = usize::try_from(frag.sample_size) else { return false };
+    let reserved = all.map(Reassembly::bytes).fold(0, usize::saturating_add);
+    size <= max_sample_size && reserved.saturating_add(size) > budget
+}
+
 /// Why a DATA_FRAG was not used.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum FragRefusal {
@@ -183,6 +203,11 @@ impl Reassembly {
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.partials.len()
+    }
+
+    /// Octets reserved by the partial samples (their buffers).
+    pub(super) fn bytes(&self) -> usize {
+        self.partials.values().map(|p| p.buf.len()).fold(0, usize::saturating_add)
     }
 
     /// True if `sn` is being reassembled.

@@ -95,6 +95,34 @@ fn in_flight_cap_evicts_the_oldest_partial_sample() {
 }
 
 #[test]
+fn reassembly_budget_spans_writers_and_refuses_samples_beyond_it() {
+    let mut c = config(true);
+    c.max_reassembly_bytes = 10_000;
+    let mut r = matched(c, true);
+    // Three more writers: an attacker announcing writers to get more reassembly buffers.
+    let others: Vec<Guid> = (3u8..6)
+        .map(|i| Guid::new(GuidPrefix([i; 12]), EntityId([0, 0, 1, 0x02])))
+        .collect();
+    for g in &others {
+        r.matched_writer_add(at(0), RemoteWriter { guid: *g, ..remote(true) });
+    }
+    // Each first fragment claims a 4,000-octet sample: two fit the 10,000-octet budget.
+    let mut first = frag(1, 1, 1, 1_000, 4_000, &[0; 1_000]);
+    for g in std::iter::once(writer_guid()).chain(others.iter().copied()) {
+        first.writer_id = g.entity_id;
+        r.handle_data_frag(at(1), g, None, &first);
+    }
+    let reserved: usize = r.writers.values().map(|p| p.reassembly.bytes()).sum();
+    assert_eq!(reserved, 8_000);
+    assert_eq!(r.counters().reassembly_budget_refusals, 2);
+    // Fragments of a sample already started are still taken.
+    let mut second = frag(1, 2, 1, 1_000, 4_000, &[0; 1_000]);
+    second.writer_id = writer_guid().entity_id;
+    r.handle_data_frag(at(1), writer_guid(), None, &second);
+    assert_eq!(r.counters().reassembly_budget_refusals, 2);
+}
+
+#[test]
 fn heartbeat_shows_partial_sample_so_missing_fragments_get_a_nack_frag() {
     let mut r = matched(config(true), true);
     let w = writer_guid();

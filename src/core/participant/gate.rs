@@ -1,0 +1,338 @@
+//! The outbound gate: no volume of traffic to an address we have never heard from. Every
+//! datagram the participant hands out passes here; a unicast destination whose host has not
+//! sent us an RTPS message (and is not configured) gets at most a small budget per window.
+//!
+//! Must not: perform I/O or read a clock (time arrives as `now`), look inside the datagrams it
+//! gates, or grow without bound (both address tables are capped).
+//!
+//! # Overview
+//! The 2021 DDS reflection/amplification class (CVE-2021-38425 / -38429 / -38487, see
+//! `docs/security.md`): an attacker announces a participant (SPDP, RTPS 2.5 §8.5.3) or a reader
+//! (SEDP, §8.5.4) whose locators name a victim. Without a gate every writer then sends the
+//! victim heartbeats (§8.4.7.2) and user data, at the writer's rate, for as long as the lease
+//! lasts. The gate keys on the *host* (locator kind and address, port ignored):
+//! - "heard from" means a datagram from that IP carried at least one RTPS submessage for us.
+//!   IP, not IP:port, because DDS implementations send from a different socket than the one
+//!   they announce (Fast DDS sends from an ephemeral port, Cyclone from its transmit socket),
+//!   so IP:port would never match a real peer; and the victim of a reflection is a host, so
+//!   one budget per IP (not per port) bounds what a victim can receive however many ports the
+//!   attacker names.
+//! - multicast destinations pass: they name a group, not a victim host, and reach only
+//!   subscribed hosts on the local network; non-UDP locator kinds pass because the transport
+//!   cannot send to them.
+//! - configured destinations pass: the SPDP destinations (initial peers) and the allow list.
+//! - every other destination spends from its host's budget ([`UNVERIFIED_DATAGRAM_BUDGET`]
+//!   datagrams and [`UNVERIFIED_BYTE_BUDGET`] bytes per [`UNVERIFIED_BUDGET_WINDOW`]); beyond
+//!   it the destination is dropped from the transmit and counted. That budget is what lets a
+//!   peer whose SPDP reached us by a path its replies do not take still complete discovery.
+//!
+//! Limit: an attacker that can forge the *source* address of its datagrams can make a victim
+//! look heard-from; plain RTPS carries no nonce to verify an address with (DDS Security's
+//! handshake does). The per-host budget still holds for every address not forged that way.
+
+use std::collections::BTreeMap;
+
+use crate::core::Transmit;
+use crate::time::Instant;
+use crate::wire::Locator;
+
+/// Datagrams one unverified host may receive per window.
+pub const UNVERIFIED_DATAGRAM_BUDGET: u32 = 16;
+/// Bytes one unverified host may receive per window.
+pub const UNVERIFIED_BYTE_BUDGET: usize = 16 * 1024;
+/// Length of the budget window.
+pub const UNVERIFIED_BUDGET_WINDOW: core::time::Duration = core::time::Duration::from_secs(10);
+/// Most hosts tracked in each table (heard-from, and unverified budgets).
+pub const MAX_TRACKED_HOSTS: usize = 1024;
+
+/// The gate's limits; [`GateConfig::default`] uses the constants above.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateConfig {
+    /// Datagrams one unverified host may receive per window.
+    pub unverified_datagrams: u32,
+    /// Bytes one unverified host may receive per window.
+    pub unverified_bytes: usize,
+    /// Length of the budget window.
+    pub window: core::time::Duration,
+    /// Most hosts tracked in each table.
+    pub max_tracked_hosts: usize,
+    /// Unicast destinations always allowed (their host, any port).
+    pub allow_list: Vec<Locator>,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            unverified_datagrams: UNVERIFIED_DATAGRAM_BUDGET,
+            unverified_bytes: UNVERIFIED_BYTE_BUDGET,
+            window: UNVERIFIED_BUDGET_WINDOW,
+            max_tracked_hosts: MAX_TRACKED_HOSTS,
+            allow_list: Vec::new(),
+        }
+    }
+}
+
+/// Counters of the gate's decisions.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GateStats {
+    /// Destinations sent to while their host was unverified (spent from a budget).
+    pub unverified_sends: u64,
+    /// Destinations removed from a transmit because their host's budget was spent.
+    pub blocked: u64,
+}
+
+/// A host: locator kind and address, port ignored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Host {
+    kind: i32,
+    address: [u8; 16],
+}
+
+impl Host {
+    fn of(l: &Locator) -> Self {
+        Host { kind: l.kind, address: l.address }
+    }
+}
+
+/// What an unverified host has received in the current window.
+#[derive(Copy, Clone, Debug)]
+struct Budget {
+    window_start: Instant,
+    datagrams: u32,
+    bytes: usize,
+}
+
+/// The gate state: hosts heard from, and the budgets of the others.
+#[derive(Debug)]
+pub(super) struct OutboundGate {
+    config: GateConfig,
+    /// Always-allowed hosts: the allow list and the configured SPDP destinations.
+    configured: Vec<Host>,
+    /// Hosts heard from, with when they were last heard (the oldest is evicted when full).
+    heard: BTreeMap<Host, Instant>,
+    budgets: BTreeMap<Host, Budget>,
+    stats: GateStats,
+}
+
+impl OutboundGate {
+    /// A gate that always allows `config.allow_list` and `configured` (the SPDP destinations).
+    pub(super) fn new(config: GateConfig, configured: &[Locator]) -> Self {
+        let configured =
+            config.allow_list.iter().chain(configured).map(Host::of).collect::<Vec<_>>();
+        OutboundGate {
+            config,
+            configured,
+            heard: BTreeMap::new(),
+            budgets: BTreeMap::new(),
+            stats: GateStats::default(),
+        }
+    }
+
+    pub(super) fn stats(&self) -> GateStats {
+        self.stats
+    }
+
+    /// Records that `source` sent us an RTPS message: its host is verified from now on (until
+    /// evicted by [`MAX_TRACKED_HOSTS`] newer ones).
+    pub(super) fn heard_from(&mut self, now: Instant, source: &Locator) {
+        let host = Host::of(source);
+        self.budgets.remove(&host);
+        if !self.heard.contains_key(&host) && self.heard.len() >= self.config.max_tracked_hosts {
+            let oldest = self.heard.iter().min_by_key(|(_, t)| **t).map(|(h, _)| *h);
+            if let Some(oldest) = oldest {
+                self.heard.remove(&oldest);
+            }
+        }
+        if self.config.max_tracked_hosts > 0 {
+            self.heard.insert(host, now);
+        }
+    }
+
+    /// Removes from `transmit` every destination the gate refuses; false when none is left.
+    pub(super) fn admit(&mut self, now: Instant, transmit: &mut Transmit) -> bool {
+        let len = transmit.payload.len();
+        let mut destinations = core::mem::take(&mut transmit.destinations);
+        destinations.retain(|d| self.allows(now, d, len));
+        transmit.destinations = destinations;
+        !transmit.destinations.is_empty()
+    }
+
+    fn allows(&mut self, now: Instant, dst: &Locator, len: usize) -> bool {
+        if !gated_kind(dst) || is_multicast(dst) {
+            return true;
+        }
+        let host = Host::of(dst);
+        if self.heard.contains_key(&host) || self.configured.contains(&host) {
+            return true;
+        }
+        if !self.budgets.contains_key(&host) && !self.make_room(now) {
+            self.stats.blocked = self.stats.blocked.saturating_add(1);
+            return false;
+        }
+        let window = self.config.window;
+        let budget = self.budgets.entry(host).or_insert(Budget {
+            window_start: now,
+            datagrams: 0,
+            bytes: 0,
+        });
+        if now.saturating_duration_since(budget.window_start) >= window {
+            *budget = Budget { window_start: now, datagrams: 0, bytes: 0 };
+        }
+        let bytes = budget.bytes.saturating_add(len);
+        if budget.datagrams >= self.config.unverified_datagrams
+            || bytes > self.config.unverified_bytes
+        {
+            self.stats.blocked = self.stats.blocked.saturating_add(1);
+            return false;
+        }
+        budget.datagrams = budget.datagrams.saturating_add(1);
+        budget.bytes = bytes;
+        self.stats.unverified_sends = self.stats.unverified_sends.saturating_add(1);
+        true
+    }
+
+    /// Makes room for one more budget: drops budgets whose window has ended. Never evicts a
+    /// live budget (that would hand its host a fresh one); false when the table stays full.
+    fn make_room(&mut self, now: Instant) -> bool {
+        if self.budgets.len() < self.config.max_tracked_hosts {
+            return true;
+        }
+        let window = self.config.window;
+        self.budgets.retain(|_, b| now.saturating_duration_since(b.window_start) < window);
+        self.budgets.len() < self.config.max_tracked_hosts
+    }
+}
+
+/// UDP locators are gated; others (e.g. Fast DDS shared memory) cannot be sent to anyway.
+fn gated_kind(l: &Locator) -> bool {
+    l.kind == Locator::KIND_UDPV4 || l.kind == Locator::KIND_UDPV6
+}
+
+/// IPv4 224.0.0.0/4 or IPv6 ff00::/8.
+fn is_multicast(l: &Locator) -> bool {
+    match l.ipv4() {
+        Some([a, ..]) => (224..=239).contains(&a),
+        None => l.address.first() == Some(&0xff),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VICTIM: [u8; 4] = [10, 0, 0, 66];
+
+    fn transmit(to: Vec<Locator>, len: usize) -> Transmit {
+        Transmit { destinations: to, payload: vec![0; len] }
+    }
+
+    fn at(secs: u64) -> Instant {
+        Instant::from_nanos(secs * 1_000_000_000)
+    }
+
+    #[test]
+    fn unverified_host_gets_only_its_budget_across_ports() {
+        let mut gate = OutboundGate::new(GateConfig::default(), &[]);
+        let mut sent = 0;
+        for port in 0..1000u16 {
+            let mut t = transmit(vec![Locator::udpv4(VICTIM, 7000 + port)], 100);
+            if gate.admit(at(0), &mut t) {
+                sent += 1;
+            }
+        }
+        assert_eq!(sent, UNVERIFIED_DATAGRAM_BUDGET);
+        assert_eq!(gate.stats().blocked, 1000 - u64::from(UNVERIFIED_DATAGRAM_BUDGET));
+    }
+
+    #[test]
+    fn byte_budget_caps_large_datagrams() {
+        let mut gate = OutboundGate::new(GateConfig::default(), &[]);
+        let mut bytes = 0;
+        for _ in 0..10 {
+            let mut t = transmit(vec![Locator::udpv4(VICTIM, 7400)], 6000);
+            if gate.admit(at(0), &mut t) {
+                bytes += t.payload.len();
+            }
+        }
+        assert_eq!(bytes, 12_000);
+    }
+
+    #[test]
+    fn budget_refills_after_the_window() {
+        let mut gate = OutboundGate::new(GateConfig::default(), &[]);
+        let dst = Locator::udpv4(VICTIM, 7400);
+        let count = |gate: &mut OutboundGate, t: Instant| {
+            (0..100).filter(|_| gate.admit(t, &mut transmit(vec![dst], 10))).count()
+        };
+        assert_eq!(count(&mut gate, at(0)), 16);
+        assert_eq!(count(&mut gate, at(9)), 0);
+        assert_eq!(count(&mut gate, at(10)), 16);
+    }
+
+    #[test]
+    fn heard_from_host_is_unlimited_on_any_port() {
+        let mut gate = OutboundGate::new(GateConfig::default(), &[]);
+        gate.heard_from(at(0), &Locator::udpv4([127, 0, 0, 1], 50_000));
+        let dst = Locator::udpv4([127, 0, 0, 1], 7411);
+        assert!((0..1000).all(|_| gate.admit(at(0), &mut transmit(vec![dst], 1000))));
+        assert_eq!(gate.stats(), GateStats::default());
+    }
+
+    #[test]
+    fn multicast_allow_list_and_spdp_destinations_pass() {
+        let allowed = Locator::udpv4([10, 0, 0, 7], 7400);
+        let peer = Locator::udpv4([10, 0, 0, 8], 7400);
+        let config = GateConfig { allow_list: vec![allowed], ..GateConfig::default() };
+        let mut gate = OutboundGate::new(config, &[peer]);
+        let group = Locator::udpv4([239, 255, 0, 1], 7400);
+        for _ in 0..100 {
+            let mut t = transmit(vec![group, allowed, peer, Locator::udpv4(VICTIM, 1)], 10);
+            assert!(gate.admit(at(0), &mut t));
+        }
+        assert_eq!(gate.stats().unverified_sends, 16);
+        assert_eq!(gate.stats().blocked, 84);
+    }
+
+    #[test]
+    fn mixed_transmit_keeps_verified_destinations_only_when_budget_spent() {
+        let mut gate = OutboundGate::new(GateConfig::default(), &[]);
+        let real = Locator::udpv4([127, 0, 0, 1], 7411);
+        gate.heard_from(at(0), &real);
+        let victim = Locator::udpv4(VICTIM, 7411);
+        for _ in 0..UNVERIFIED_DATAGRAM_BUDGET {
+            let mut t = transmit(vec![real, victim], 10);
+            assert!(gate.admit(at(0), &mut t));
+            assert_eq!(t.destinations, vec![real, victim]);
+        }
+        let mut t = transmit(vec![real, victim], 10);
+        assert!(gate.admit(at(0), &mut t));
+        assert_eq!(t.destinations, vec![real]);
+        let mut only_victim = transmit(vec![victim], 10);
+        assert!(!gate.admit(at(0), &mut only_victim));
+    }
+
+    #[test]
+    fn full_budget_table_refuses_new_hosts_instead_of_evicting_live_budgets() {
+        let config = GateConfig { max_tracked_hosts: 4, ..GateConfig::default() };
+        let mut gate = OutboundGate::new(config, &[]);
+        let host = |i: u8| Locator::udpv4([10, 0, 1, i], 7400);
+        for i in 0..4 {
+            assert!(gate.admit(at(0), &mut transmit(vec![host(i)], 10)));
+        }
+        assert!(!gate.admit(at(0), &mut transmit(vec![host(4)], 10)));
+        assert!(gate.admit(at(10), &mut transmit(vec![host(4)], 10)));
+        assert!(gate.budgets.len() <= 4);
+    }
+
+    #[test]
+    fn heard_table_is_capped_and_evicts_the_oldest() {
+        let config = GateConfig { max_tracked_hosts: 3, ..GateConfig::default() };
+        let mut gate = OutboundGate::new(config, &[]);
+        for i in 0..10u8 {
+            gate.heard_from(at(u64::from(i)), &Locator::udpv4([10, 0, 2, i], 1));
+        }
+        assert_eq!(gate.heard.len(), 3);
+        assert!(gate.heard.contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 9], 1))));
+        assert!(!gate.heard.contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 0], 1))));
+    }
+}
