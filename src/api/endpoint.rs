@@ -5,6 +5,7 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -23,6 +24,11 @@ use crate::wire::Guid;
 
 /// Default DATA_FRAG threshold for user writers: large fragments (loopback MTU is 64 KiB).
 pub const DEFAULT_FRAGMENT_SIZE: usize = 60_000;
+
+/// Pipelined writes handed to the event loop between two writes that wait for it: bounds
+/// the queue when the history itself is unbounded (KEEP_LAST) and how stale the writer's
+/// view of its history room gets.
+pub const MAX_PIPELINED_WRITES: usize = 256;
 
 /// A topic: a name bound to a type. DDS 1.4 §2.2.2.3.
 #[derive(Clone, Debug)]
@@ -108,7 +114,14 @@ impl Publisher {
             invert_filter_bit_for_tests,
         };
         let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
-        Ok(DataWriter { participant: self.participant.clone(), guid, max_blocking, _type: PhantomData })
+        Ok(DataWriter {
+            participant: self.participant.clone(),
+            guid,
+            max_blocking,
+            pipelined: AtomicBool::new(false),
+            credit: AtomicUsize::new(0),
+            _type: PhantomData,
+        })
     }
 }
 
@@ -176,6 +189,11 @@ pub struct DataWriter<T> {
     participant: DomainParticipant,
     guid: Guid,
     max_blocking: Duration,
+    /// Writes may be handed to the event loop without waiting ([`DataWriter::set_pipelined`]).
+    pipelined: AtomicBool,
+    /// Writes that may still be handed over without waiting: what the history had room for
+    /// at the last write that waited, capped at [`MAX_PIPELINED_WRITES`].
+    credit: AtomicUsize,
     _type: PhantomData<fn(T)>,
 }
 
@@ -207,14 +225,42 @@ impl<T: TopicType> DataWriter<T> {
         sample.serialize_key(Endianness::Little).map(Bytes::from).unwrap_or_default()
     }
 
+    /// Pipelined writes (off by default): `write` hands the sample to the event loop and
+    /// returns without waiting for it while the history is known to have room, so the loop
+    /// takes many writes per wakeup and packs their DATA into shared datagrams. Write errors
+    /// and blocking on a full KEEP_ALL history keep their meaning: the history's room is
+    /// learnt at each write that waits, and only that many writes go ahead unawaited.
+    pub fn set_pipelined(&self, on: bool) {
+        self.pipelined.store(on, Ordering::Relaxed);
+        self.credit.store(0, Ordering::Relaxed);
+    }
+
     fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
         let guid = self.guid;
+        let handle = &self.participant.inner.handle;
+        let pipelined = self.pipelined.load(Ordering::Relaxed);
+        if pipelined && self.credit.fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| c.checked_sub(1)).is_ok() {
+            // The history had room for this change when the credit was granted, and room only
+            // grows until our own writes use it, so this write cannot find it full.
+            handle.submit(move |p, now| {
+                if let Err(e) = p.write(now, guid, kind, key, data) {
+                    log::error!("writer {guid}: pipelined write failed: {e}");
+                }
+            })?;
+            return Ok(());
+        }
         let attempt = move |p: &mut crate::core::Participant, now| match p.write(now, guid, kind, key, data.clone()) {
             Err(WriteError::HistoryFull) => None,
-            other => Some(other),
+            Ok(_) => Some(Ok(p.writer_room(guid))),
+            Err(e) => Some(Err(e)),
         };
-        match self.participant.inner.handle.wait_for(self.max_blocking, attempt)? {
-            Some(Ok(_)) => Ok(()),
+        match handle.wait_for(self.max_blocking, attempt)? {
+            Some(Ok(room)) => {
+                if pipelined {
+                    self.credit.store(room.min(MAX_PIPELINED_WRITES), Ordering::Release);
+                }
+                Ok(())
+            }
             Some(Err(e)) => Err(Error::Write(e)),
             None => Err(Error::Write(WriteError::HistoryFull)),
         }

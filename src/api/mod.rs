@@ -8,6 +8,9 @@ mod endpoint;
 mod error;
 mod participant;
 
-pub use endpoint::{DataReader, DataWriter, Publisher, Sample, Subscriber, Topic};
+pub use endpoint::{
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, MAX_PIPELINED_WRITES, Publisher, Sample, Subscriber,
+    Topic,
+};
 pub use error::Error;
 pub use participant::{DomainParticipant, ParticipantBuilder};

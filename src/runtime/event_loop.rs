@@ -8,12 +8,14 @@
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Duration;
 
 use mio::{Events, Poll, Token};
 
 use super::clock::Clock;
+use super::progress::Progress;
 use super::protocol::Protocol;
 use super::stats::Counters;
 use crate::time::Now;
@@ -49,11 +51,15 @@ pub(crate) struct EventLoop<P, C> {
     pub(crate) poll: Poll,
     pub(crate) commands: Receiver<Message<P>>,
     pub(crate) counters: Arc<Counters>,
+    pub(crate) progress: Arc<Progress>,
+    /// True while the loop may block in `poll`: a sender that clears it must wake the loop.
+    pub(crate) parked: Arc<AtomicBool>,
 }
 
 /// What the command channel said.
 enum Flow {
-    Continue,
+    /// Carry on; this many commands ran.
+    Continue(usize),
     Stop,
 }
 
@@ -68,9 +74,20 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         let mut readable = [true; SocketKind::ALL.len()];
         let mut more_transmits = true;
         loop {
-            let busy = more_transmits || readable.iter().any(|r| *r);
+            let mut busy = more_transmits || readable.iter().any(|r| *r);
+            if !busy {
+                // Park, then run what was sent before parking (its sender saw no need to wake
+                // us); anything sent from here on clears `parked` and wakes the poll.
+                self.parked.store(true, Ordering::SeqCst);
+                match self.run_commands() {
+                    Flow::Stop => break,
+                    Flow::Continue(ran) => busy = ran > 0,
+                }
+            }
             let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
-            match self.poll.poll(&mut events, timeout) {
+            let polled = self.poll.poll(&mut events, timeout);
+            self.parked.store(false, Ordering::SeqCst);
+            match polled {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -86,10 +103,11 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             }
             let now = self.clock.now();
+            let mut handled = 0;
             for kind in SocketKind::ALL {
                 if let Some(flag) = readable.get_mut(kind.index()) {
                     if *flag {
-                        *flag = self.receive(now, kind, &mut buf);
+                        *flag = self.receive(now, kind, &mut buf, &mut handled);
                     }
                 }
             }
@@ -101,8 +119,12 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             let now = self.clock.now();
             if self.protocol.poll_timeout().is_some_and(|t| t <= now.mono) {
                 self.protocol.handle_timeout(now);
+                handled += 1;
             }
             more_transmits = self.flush(now);
+            if handled > 0 {
+                self.progress.bump();
+            }
         }
         self.protocol
     }
@@ -114,8 +136,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         Some(left.min(MAX_WAIT))
     }
 
-    /// Reads up to a bounded number of datagrams from one socket; true when it may hold more.
-    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8]) -> bool {
+    /// Reads up to a bounded number of datagrams from one socket, counting those handed to
+    /// the protocol in `handled`; true when the socket may hold more.
+    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8], handled: &mut usize) -> bool {
         for _ in 0..MAX_DATAGRAMS_PER_SOCKET {
             let received = match self.transport.recv(kind, buf) {
                 Ok(Some(r)) => r,
@@ -135,6 +158,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 continue;
             };
             self.protocol.handle_datagram(now, source, data);
+            *handled += 1;
         }
         true
     }
@@ -142,11 +166,15 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     /// Runs every queued command, each with a fresh clock reading (a command sees time as at
     /// least as late as when its caller sent it).
     fn run_commands(&mut self) -> Flow {
+        let mut ran = 0;
         loop {
             match self.commands.try_recv() {
-                Ok(Message::Run(command)) => command(&mut self.protocol, self.clock.now()),
+                Ok(Message::Run(command)) => {
+                    command(&mut self.protocol, self.clock.now());
+                    ran += 1;
+                }
                 Ok(Message::Shutdown) | Err(TryRecvError::Disconnected) => return Flow::Stop,
-                Err(TryRecvError::Empty) => return Flow::Continue,
+                Err(TryRecvError::Empty) => return Flow::Continue(ran),
             }
         }
     }

@@ -20,6 +20,7 @@ mod clock;
 mod event_loop;
 mod guid;
 mod participant;
+mod progress;
 mod protocol;
 mod stats;
 #[cfg(test)]
@@ -27,6 +28,7 @@ mod tests;
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
@@ -39,7 +41,11 @@ pub use stats::RuntimeStats;
 
 use crate::time::Now;
 use crate::transport::{LocalLocators, UdpTransport};
+use progress::Progress;
 use stats::Counters;
+
+/// Longest a [`RuntimeHandle::wait_for`] waits without re-running its check.
+pub const WAIT_RECHECK: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Starts event loops.
 #[derive(Debug)]
@@ -67,6 +73,8 @@ impl Runtime {
         let participant_id = transport.participant_id();
         let (commands_tx, commands_rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
+        let progress = Arc::new(Progress::default());
+        let parked = Arc::new(AtomicBool::new(false));
         let event_loop = EventLoop {
             protocol,
             transport,
@@ -74,6 +82,8 @@ impl Runtime {
             poll,
             commands: commands_rx,
             counters: Arc::clone(&counters),
+            progress: Arc::clone(&progress),
+            parked: Arc::clone(&parked),
         };
         let thread = std::thread::Builder::new()
             .name(format!("siftdds-rt-{participant_id}"))
@@ -83,6 +93,8 @@ impl Runtime {
             waker,
             thread: Some(thread),
             counters,
+            progress,
+            parked,
             locators,
             participant_id,
         })
@@ -107,6 +119,9 @@ pub struct RuntimeHandle<P> {
     waker: Arc<mio::Waker>,
     thread: Option<JoinHandle<P>>,
     counters: Arc<Counters>,
+    progress: Arc<Progress>,
+    /// Set by the loop before it blocks in `poll`; whoever clears it wakes the loop.
+    parked: Arc<AtomicBool>,
     locators: LocalLocators,
     participant_id: u16,
 }
@@ -125,13 +140,34 @@ impl<P: Protocol> RuntimeHandle<P> {
             // The caller may have given up waiting; nothing to do then.
             let _ = reply_tx.send(f(p, now));
         });
-        self.commands.send(Message::Run(command)).map_err(|_| RuntimeStopped)?;
-        self.waker.wake().map_err(|_| RuntimeStopped)?;
+        self.send(Message::Run(command))?;
         reply_rx.recv().map_err(|_| RuntimeStopped)
     }
 
-    /// Runs `check` on the loop thread every millisecond until it returns `Some` or
-    /// `timeout` passes. The waiting happens here, in the layer allowed to sleep.
+    /// Queues `f` to run on the loop thread and returns at once: the cheap hand-off for work
+    /// whose result nobody waits for (pipelined writes). Commands run in the order sent,
+    /// `execute`'s included. The loop is woken (a system call) only when it is parked.
+    pub fn submit<F>(&self, f: F) -> Result<(), RuntimeStopped>
+    where
+        F: FnOnce(&mut P, Now) + Send + 'static,
+    {
+        self.send(Message::Run(Box::new(f)))
+    }
+
+    fn send(&self, message: Message<P>) -> Result<(), RuntimeStopped> {
+        self.commands.send(message).map_err(|_| RuntimeStopped)?;
+        // The loop sets `parked` and then drains the channel before blocking, so a command
+        // sent while `parked` is false is run without a wake-up.
+        if self.parked.swap(false, Ordering::SeqCst) {
+            self.waker.wake().map_err(|_| RuntimeStopped)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `check` on the loop thread until it returns `Some` or `timeout` passes: once now,
+    /// then each time the loop has handled input (datagrams, due timers), and at least every
+    /// [`WAIT_RECHECK`] (state changed by other threads' commands). The waiting happens here,
+    /// in the layer allowed to block.
     pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
     where
         R: Send + 'static,
@@ -140,14 +176,16 @@ impl<P: Protocol> RuntimeHandle<P> {
         let check = Arc::new(check);
         let deadline = std::time::Instant::now() + timeout;
         loop {
+            let seen = self.progress.generation();
             let c = Arc::clone(&check);
             if let Some(r) = self.execute(move |p, now| c(p, now))? {
                 return Ok(Some(r));
             }
-            if std::time::Instant::now() >= deadline {
+            let now = std::time::Instant::now();
+            if now >= deadline {
                 return Ok(None);
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+            self.progress.wait_past(seen, deadline.min(now + WAIT_RECHECK));
         }
     }
 

@@ -7,15 +7,18 @@
 //!   writer-side filtering demo on loopback (exit 0: every subscriber got exactly its
 //!   samples); `--sparse` makes each sample pass exactly one subscriber and reports the wire
 //!   efficiency against the ideal.
+//! * `siftdds perf pub|sub|ping|pong [OPTIONS]` — throughput and latency, interoperable with
+//!   Cyclone's `ddsperf` (exit 0: ran and lost nothing, 1: losses or no peer, 2: set-up error).
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
 
 mod demo;
+mod perf;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -23,6 +26,7 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["inspect", file] => inspect(file),
         ["demo", rest @ ..] => demo(rest),
+        ["perf", rest @ ..] => perf(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -84,6 +88,24 @@ fn demo(args: &[&str]) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("siftdds demo: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn perf(args: &[&str]) -> ExitCode {
+    let options = match perf::PerfOptions::parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("siftdds perf: {e}\nusage: {}", perf::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match perf::run(&options) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("siftdds perf: {e}");
             ExitCode::from(2)
         }
     }

@@ -218,6 +218,12 @@ impl Participant {
         self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())
     }
 
+    /// A lower bound on how many more changes a local writer accepts without
+    /// [`WriteError::HistoryFull`] (0 for an unknown writer).
+    pub fn writer_room(&self, writer: Guid) -> usize {
+        self.writers.get(&writer.entity_id).map_or(0, |w| w.writer.room())
+    }
+
     /// True when every reliable matched reader acknowledged everything written.
     pub fn all_acked(&self, writer: Guid) -> bool {
         self.writers.get(&writer.entity_id).is_none_or(|w| w.writer.all_acked())

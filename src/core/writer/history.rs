@@ -112,6 +112,24 @@ impl WriterHistory {
         self.changes.len()
     }
 
+    /// A lower bound on how many changes [`Self::add`] accepts from now on, whatever their
+    /// instances, while nothing is acknowledged: `usize::MAX` when no limit applies, 0 when an
+    /// instance limit does (only an attempt can tell). DDS 1.4 §2.2.3.19.
+    pub(super) fn room(&self, removable_through: SequenceNumber) -> usize {
+        let per_instance_limited = self.history == History::KeepAll
+            && limit(self.limits.max_samples_per_instance).is_some();
+        if per_instance_limited || limit(self.limits.max_instances).is_some() {
+            return 0;
+        }
+        match limit(self.limits.max_samples) {
+            None => usize::MAX,
+            Some(max) => {
+                let removable = self.changes.range(..=removable_through).count();
+                max.saturating_sub(self.changes.len().saturating_sub(removable))
+            }
+        }
+    }
+
     /// Stores a new change built by `make(sn)`, making room first:
     /// - KEEP_LAST(depth): the instance's oldest change beyond `depth` is removed, acknowledged
     ///   or not (DDS 1.4 §2.2.3.18);
@@ -203,7 +221,12 @@ impl WriterHistory {
         };
         self.filters.remove(&sn);
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
-            q.retain(|s| *s != sn);
+            // Changes nearly always go oldest first: O(1) then, not a scan of the instance.
+            if q.front() == Some(&sn) {
+                q.pop_front();
+            } else {
+                q.retain(|s| *s != sn);
+            }
             if q.is_empty() {
                 self.instances.remove(&change.key_hash);
             }

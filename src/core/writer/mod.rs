@@ -526,6 +526,12 @@ impl Writer {
         sn <= self.ack_floor()
     }
 
+    /// A lower bound on how many more changes [`Self::write`] accepts before it would return
+    /// [`WriteError::HistoryFull`] (lets the API hand writes over without waiting).
+    pub fn room(&self) -> usize {
+        self.history.room(self.ack_floor())
+    }
+
     /// True if every reliable reader has acknowledged every change written so far.
     pub fn all_acked(&self) -> bool {
         self.is_acked_by_all(self.history.last_sn())
