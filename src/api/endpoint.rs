@@ -14,8 +14,8 @@ use super::{DomainParticipant, Error};
 use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::reader::KeyHasher;
-use crate::core::writer::{WriteError, WriterFilterStats};
+use crate::core::reader::{KeyHasher, ReaderCounters};
+use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::time::Timestamp;
@@ -292,6 +292,13 @@ impl<T: TopicType> DataWriter<T> {
         Ok(stats.unwrap_or_default())
     }
 
+    /// What the writer sent and received: DATA, datagrams, HEARTBEATs, ACKNACKs, repairs.
+    pub fn counters(&self) -> Result<WriterCounters, Error> {
+        let guid = self.guid;
+        let counters = self.participant.inner.handle.execute(move |p, _| p.writer_counters(guid))?;
+        Ok(counters.unwrap_or_default())
+    }
+
     /// Number of matched readers (PUBLICATION_MATCHED current_count).
     pub fn matched_subscriptions(&self) -> Result<usize, Error> {
         let guid = self.guid;
@@ -418,6 +425,13 @@ impl<T: TopicType> DataReader<T> {
             .handle
             .wait_for(timeout, move |p, _| p.has_samples(guid).then_some(()))?;
         self.take()
+    }
+
+    /// What the reader received, delivered, dropped and acknowledged.
+    pub fn counters(&self) -> Result<ReaderCounters, Error> {
+        let guid = self.guid;
+        let counters = self.participant.inner.handle.execute(move |p, _| p.reader_counters(guid))?;
+        Ok(counters.unwrap_or_default())
     }
 
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).

@@ -213,6 +213,11 @@ impl Participant {
         self.writers.get(&writer.entity_id).map(|w| w.writer.filter_stats())
     }
 
+    /// A local writer's counters (datagrams, heartbeats, acknowledgements, repairs).
+    pub fn writer_counters(&self, writer: Guid) -> Option<crate::core::writer::WriterCounters> {
+        self.writers.get(&writer.entity_id).map(|w| w.writer.counters())
+    }
+
     /// A local reader's counters (content-filter decisions included).
     pub fn reader_counters(&self, reader: Guid) -> Option<crate::core::reader::ReaderCounters> {
         self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())

@@ -71,6 +71,13 @@ use crate::wire::{Guid, SequenceNumber};
 /// The smallest `max_message_size` accepted; smaller values are raised to it.
 pub const MIN_MESSAGE_SIZE: usize = 512;
 
+/// Changes written since the last HEARTBEAT after which the next push carries one whatever
+/// the heartbeat period, when RESOURCE_LIMITS.max_samples does not set a smaller step (a
+/// quarter of it): acknowledgements then keep pace with the data, so a fast KEEP_ALL writer
+/// frees history room in time instead of stalling for a period (Cyclone solicits
+/// acknowledgements by the writer history's fill level in the same way).
+pub const HEARTBEAT_VOLUME: i64 = 4096;
+
 /// Configuration of one writer. Build with [`WriterConfig::new`] and adjust fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriterConfig {
@@ -227,6 +234,8 @@ pub struct Writer {
     readers: Vec<ReaderProxy>,
     /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
     heartbeat_count: i32,
+    /// lastSN of the latest HEARTBEAT sent (to any reader).
+    heartbeat_last_sn: SequenceNumber,
     /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
     heartbeat_deadline: Option<Instant>,
     /// Round-robin start for per-reader control messages (fairness).
@@ -259,6 +268,7 @@ impl Writer {
             config,
             readers: Vec::new(),
             heartbeat_count: 0,
+            heartbeat_last_sn: SequenceNumber(0),
             heartbeat_deadline: None,
             next_reader: 0,
             counters: WriterCounters::default(),
@@ -524,6 +534,16 @@ impl Writer {
     /// DDS 1.4 §2.2.2.4.2.22 (wait_for_acknowledgments), RTPS 2.5 §8.4.7.2 (is_acked_by_all).
     pub fn is_acked_by_all(&self, sn: SequenceNumber) -> bool {
         sn <= self.ack_floor()
+    }
+
+    /// True when so many changes were written since the last HEARTBEAT that the next push
+    /// should carry one (see [`HEARTBEAT_VOLUME`]).
+    fn heartbeat_by_volume(&self) -> bool {
+        let step = match self.config.resource_limits.max_samples {
+            crate::qos::Length::Limited(n) => (i64::from(n) / 4).clamp(1, HEARTBEAT_VOLUME),
+            crate::qos::Length::Unlimited => HEARTBEAT_VOLUME,
+        };
+        self.history.last_sn().0.saturating_sub(self.heartbeat_last_sn.0) >= step
     }
 
     /// A lower bound on how many more changes [`Self::write`] accepts before it would return
