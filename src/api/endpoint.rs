@@ -417,14 +417,15 @@ impl<T: TopicType> DataReader<T> {
         out
     }
 
-    /// Waits up to `timeout` until a sample can be taken, then takes all available.
+    /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
+    /// same visit to the event loop that found them).
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
         let guid = self.guid;
-        self.participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, _| p.has_samples(guid).then_some(()))?;
-        self.take()
+        let changes = self.participant.inner.handle.wait_for(timeout, move |p, now| {
+            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
+            (!changes.is_empty()).then_some(changes)
+        })?;
+        Ok(Self::samples(guid, changes.unwrap_or_default()))
     }
 
     /// What the reader received, delivered, dropped and acknowledged.

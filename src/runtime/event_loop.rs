@@ -15,9 +15,9 @@ use std::time::Duration;
 use mio::{Events, Poll, Token};
 
 use super::clock::Clock;
-use super::progress::Progress;
 use super::protocol::Protocol;
 use super::stats::Counters;
+use super::waiter::Waiter;
 use crate::time::Now;
 use crate::transport::{SocketKind, UdpTransport, socket_addr_to_locator};
 
@@ -39,6 +39,8 @@ pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
 pub(crate) enum Message<P> {
     /// Run this with the protocol.
     Run(Command<P>),
+    /// Check this now and after every wakeup that did something, until it is satisfied.
+    Wait(Box<dyn Waiter<P>>),
     /// Stop the loop and return the protocol.
     Shutdown,
 }
@@ -51,7 +53,8 @@ pub(crate) struct EventLoop<P, C> {
     pub(crate) poll: Poll,
     pub(crate) commands: Receiver<Message<P>>,
     pub(crate) counters: Arc<Counters>,
-    pub(crate) progress: Arc<Progress>,
+    /// Pending `wait_for` checks, run after every wakeup that did something.
+    pub(crate) waiters: Vec<Box<dyn Waiter<P>>>,
     /// True while the loop may block in `poll`: a sender that clears it must wake the loop.
     pub(crate) parked: Arc<AtomicBool>,
 }
@@ -111,8 +114,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     }
                 }
             }
-            if let Flow::Stop = self.run_commands() {
-                break;
+            match self.run_commands() {
+                Flow::Stop => break,
+                Flow::Continue(ran) => handled += ran,
             }
             // Commands may have taken a while, and a command's caller may have moved a
             // manual clock: read it again for the timeout and the transmits.
@@ -121,11 +125,16 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 self.protocol.handle_timeout(now);
                 handled += 1;
             }
-            more_transmits = self.flush(now);
-            if handled > 0 {
-                self.progress.bump();
+            if handled > 0 && !self.waiters.is_empty() {
+                let protocol = &mut self.protocol;
+                self.waiters.retain_mut(|w| !w.poll(protocol, now));
             }
+            more_transmits = self.flush(now);
         }
+        for w in &self.waiters {
+            w.stop();
+        }
+        drainstop(&self.commands);
         self.protocol
     }
 
@@ -173,6 +182,12 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     command(&mut self.protocol, self.clock.now());
                     ran += 1;
                 }
+                Ok(Message::Wait(mut w)) => {
+                    if !w.poll(&mut self.protocol, self.clock.now()) {
+                        self.waiters.push(w);
+                    }
+                    ran += 1;
+                }
                 Ok(Message::Shutdown) | Err(TryRecvError::Disconnected) => return Flow::Stop,
                 Err(TryRecvError::Empty) => return Flow::Continue(ran),
             }
@@ -189,5 +204,14 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             self.counters.sent(&report);
         }
         true
+    }
+}
+
+/// Releases the waits still queued when the loop stops (their threads get `RuntimeStopped`).
+fn drainstop<P>(commands: &Receiver<Message<P>>) {
+    while let Ok(m) = commands.try_recv() {
+        if let Message::Wait(w) = m {
+            w.stop();
+        }
     }
 }

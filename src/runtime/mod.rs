@@ -20,11 +20,11 @@ mod clock;
 mod event_loop;
 mod guid;
 mod participant;
-mod progress;
 mod protocol;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod waiter;
 
 use std::io;
 use std::sync::Arc;
@@ -41,11 +41,8 @@ pub use stats::RuntimeStats;
 
 use crate::time::Now;
 use crate::transport::{LocalLocators, UdpTransport};
-use progress::Progress;
 use stats::Counters;
-
-/// Longest a [`RuntimeHandle::wait_for`] waits without re-running its check.
-pub const WAIT_RECHECK: std::time::Duration = std::time::Duration::from_millis(10);
+use waiter::{Outcome, Slot, Wait};
 
 /// Starts event loops.
 #[derive(Debug)]
@@ -73,7 +70,6 @@ impl Runtime {
         let participant_id = transport.participant_id();
         let (commands_tx, commands_rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
-        let progress = Arc::new(Progress::default());
         let parked = Arc::new(AtomicBool::new(false));
         let event_loop = EventLoop {
             protocol,
@@ -82,7 +78,7 @@ impl Runtime {
             poll,
             commands: commands_rx,
             counters: Arc::clone(&counters),
-            progress: Arc::clone(&progress),
+            waiters: Vec::new(),
             parked: Arc::clone(&parked),
         };
         let thread = std::thread::Builder::new()
@@ -93,7 +89,6 @@ impl Runtime {
             waker,
             thread: Some(thread),
             counters,
-            progress,
             parked,
             locators,
             participant_id,
@@ -119,7 +114,6 @@ pub struct RuntimeHandle<P> {
     waker: Arc<mio::Waker>,
     thread: Option<JoinHandle<P>>,
     counters: Arc<Counters>,
-    progress: Arc<Progress>,
     /// Set by the loop before it blocks in `poll`; whoever clears it wakes the loop.
     parked: Arc<AtomicBool>,
     locators: LocalLocators,
@@ -164,28 +158,22 @@ impl<P: Protocol> RuntimeHandle<P> {
         Ok(())
     }
 
-    /// Runs `check` on the loop thread until it returns `Some` or `timeout` passes: once now,
-    /// then each time the loop has handled input (datagrams, due timers), and at least every
-    /// [`WAIT_RECHECK`] (state changed by other threads' commands). The waiting happens here,
-    /// in the layer allowed to block.
+    /// Waits until `check` returns `Some` or `timeout` passes. The check runs on the loop
+    /// thread: at once, then after every wakeup that handled input (datagrams, due timers)
+    /// or commands, and never after the wait timed out; this thread is woken once, with the
+    /// result.
     pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
     where
         R: Send + 'static,
-        F: Fn(&mut P, Now) -> Option<R> + Send + Sync + 'static,
+        F: FnMut(&mut P, Now) -> Option<R> + Send + 'static,
     {
-        let check = Arc::new(check);
         let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let seen = self.progress.generation();
-            let c = Arc::clone(&check);
-            if let Some(r) = self.execute(move |p, now| c(p, now))? {
-                return Ok(Some(r));
-            }
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return Ok(None);
-            }
-            self.progress.wait_past(seen, deadline.min(now + WAIT_RECHECK));
+        let slot = Slot::new();
+        self.send(Message::Wait(Box::new(Wait { slot: Arc::clone(&slot), check })))?;
+        match slot.wait(deadline) {
+            Outcome::Done(r) => Ok(Some(r)),
+            Outcome::TimedOut => Ok(None),
+            Outcome::Stopped => Err(RuntimeStopped),
         }
     }
 

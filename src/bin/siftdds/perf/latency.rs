@@ -41,6 +41,7 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let writer = dp
         .create_publisher(PublisherQos::default())
         .create_datawriter_with_fragment_size(&ping_topic, o.ping_writer_qos(), o.fragment_size)?;
+    writer.set_pipelined(o.batch);
     let sub_qos = SubscriberQos { partition: Partition::new([guid_partition(dp.guid_prefix())]), ..SubscriberQos::default() };
     let reader = dp.create_subscriber(sub_qos).create_datareader(&pong_topic, o.ping_reader_qos())?;
     println!("ping: {} size {}, waiting for a ponger", ping_topic.name(), o.size);
@@ -106,6 +107,7 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let writer = dp
         .create_publisher(pub_qos)
         .create_datawriter_with_fragment_size(&pong_topic, o.ping_writer_qos(), o.fragment_size)?;
+    writer.set_pipelined(o.batch);
     println!("pong: echoing {} on {}", ping_topic.name(), pong_topic.name());
     let start = Instant::now();
     let mut last_ping: Option<Instant> = None;
