@@ -6,6 +6,7 @@ mod captures;
 mod demo;
 mod content_filter;
 mod loopback;
+mod perf;
 mod sandbox;
 mod shape_main;
 mod tshark;
