@@ -120,6 +120,7 @@ impl Publisher {
             max_blocking,
             pipelined: AtomicBool::new(false),
             credit: AtomicUsize::new(0),
+            credit_bytes: AtomicUsize::new(0),
             _type: PhantomData,
         })
     }
@@ -192,8 +193,10 @@ pub struct DataWriter<T> {
     /// Writes may be handed to the event loop without waiting ([`DataWriter::set_pipelined`]).
     pipelined: AtomicBool,
     /// Writes that may still be handed over without waiting: what the history had room for
-    /// at the last write that waited, capped at [`MAX_PIPELINED_WRITES`].
+    /// at the last write that waited, capped at [`MAX_PIPELINED_WRITES`]…
     credit: AtomicUsize,
+    /// …and the payload bytes it had room for.
+    credit_bytes: AtomicUsize,
     _type: PhantomData<fn(T)>,
 }
 
@@ -233,13 +236,28 @@ impl<T: TopicType> DataWriter<T> {
     pub fn set_pipelined(&self, on: bool) {
         self.pipelined.store(on, Ordering::Relaxed);
         self.credit.store(0, Ordering::Relaxed);
+        self.credit_bytes.store(0, Ordering::Relaxed);
+    }
+
+    /// Takes the credit for one pipelined write of `len` payload bytes, if there is enough.
+    fn take_credit(&self, len: usize) -> bool {
+        let sub = |n: usize| move |c: usize| c.checked_sub(n);
+        if self.credit_bytes.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(len)).is_err() {
+            return false;
+        }
+        if self.credit.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(1)).is_err() {
+            self.credit_bytes.fetch_add(len, Ordering::AcqRel);
+            return false;
+        }
+        true
     }
 
     fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
         let guid = self.guid;
         let handle = &self.participant.inner.handle;
         let pipelined = self.pipelined.load(Ordering::Relaxed);
-        if pipelined && self.credit.fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| c.checked_sub(1)).is_ok() {
+        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
+        if pipelined && self.take_credit(data.len().max(crate::core::writer::MIN_KEY_PAYLOAD)) {
             // The history had room for this change when the credit was granted, and room only
             // grows until our own writes use it, so this write cannot find it full.
             handle.submit(move |p, now| {
@@ -255,9 +273,10 @@ impl<T: TopicType> DataWriter<T> {
             Err(e) => Some(Err(e)),
         };
         match handle.wait_for(self.max_blocking, attempt)? {
-            Some(Ok(room)) => {
+            Some(Ok((samples, bytes))) => {
                 if pipelined {
-                    self.credit.store(room.min(MAX_PIPELINED_WRITES), Ordering::Release);
+                    self.credit_bytes.store(bytes, Ordering::Release);
+                    self.credit.store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);
                 }
                 Ok(())
             }

@@ -223,10 +223,10 @@ impl Participant {
         self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())
     }
 
-    /// A lower bound on how many more changes a local writer accepts without
-    /// [`WriteError::HistoryFull`] (0 for an unknown writer).
-    pub fn writer_room(&self, writer: Guid) -> usize {
-        self.writers.get(&writer.entity_id).map_or(0, |w| w.writer.room())
+    /// Lower bounds on how many more changes, and payload bytes in all, a local writer
+    /// accepts without [`WriteError::HistoryFull`] (none for an unknown writer).
+    pub fn writer_room(&self, writer: Guid) -> (usize, usize) {
+        self.writers.get(&writer.entity_id).map_or((0, 0), |w| w.writer.room())
     }
 
     /// True when every reliable matched reader acknowledged everything written.

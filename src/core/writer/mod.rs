@@ -56,7 +56,7 @@ use bytes::Bytes;
 
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
 use self::content_filter::Filtering;
-use self::history::{AddError, WriterHistory};
+use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
@@ -234,8 +234,10 @@ pub struct Writer {
     readers: Vec<ReaderProxy>,
     /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
     heartbeat_count: i32,
-    /// lastSN of the latest HEARTBEAT sent (to any reader).
+    /// lastSN of the latest HEARTBEAT sent (to any reader), and the payload bytes written
+    /// since.
     heartbeat_last_sn: SequenceNumber,
+    unannounced_bytes: usize,
     /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
     heartbeat_deadline: Option<Instant>,
     /// Round-robin start for per-reader control messages (fairness).
@@ -269,6 +271,7 @@ impl Writer {
             readers: Vec::new(),
             heartbeat_count: 0,
             heartbeat_last_sn: SequenceNumber(0),
+            unannounced_bytes: 0,
             heartbeat_deadline: None,
             next_reader: 0,
             counters: WriterCounters::default(),
@@ -377,11 +380,12 @@ impl Writer {
             return Err(WriteError::SampleTooLarge);
         }
         let data = pad_key_payload(kind, data);
+        let len = data.len();
         let floor = self.ack_floor();
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
-        let result = self.history.add(key_hash, floor, filter, |sn| CacheChange {
+        let result = self.history.add(key_hash, data.len(), floor, filter, |sn| CacheChange {
             kind,
             writer_guid,
             sequence_number: sn,
@@ -394,6 +398,7 @@ impl Writer {
             AddError::TooManyInstances => WriteError::TooManyInstances,
             AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
         })?;
+        self.unannounced_bytes = self.unannounced_bytes.saturating_add(len);
         // Evicted changes need no bookkeeping: readers that still need them get a GAP when
         // the push cursor or a NACK reaches them.
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
@@ -544,11 +549,13 @@ impl Writer {
             crate::qos::Length::Unlimited => HEARTBEAT_VOLUME,
         };
         self.history.last_sn().0.saturating_sub(self.heartbeat_last_sn.0) >= step
+            || self.unannounced_bytes >= KEEP_ALL_BYTES_LIMIT / 4
     }
 
-    /// A lower bound on how many more changes [`Self::write`] accepts before it would return
-    /// [`WriteError::HistoryFull`] (lets the API hand writes over without waiting).
-    pub fn room(&self) -> usize {
+    /// Lower bounds on how many more changes, and payload bytes in all, [`Self::write`]
+    /// accepts before it would return [`WriteError::HistoryFull`] (lets the API hand writes
+    /// over without waiting).
+    pub fn room(&self) -> (usize, usize) {
         self.history.room(self.ack_floor())
     }
 

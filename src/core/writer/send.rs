@@ -135,6 +135,7 @@ impl Writer {
         if ok {
             self.heartbeat_count = count;
             self.heartbeat_last_sn = last;
+            self.unannounced_bytes = 0;
         }
         ok
     }
