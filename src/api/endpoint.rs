@@ -439,12 +439,19 @@ impl<T: TopicType> DataReader<T> {
     /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
     /// same visit to the event loop that found them).
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
+        Ok(Self::samples(self.guid, self.wait_take_serialized(timeout)?))
+    }
+
+    /// [`DataReader::wait_take`] without decoding: the changes as received, each payload the
+    /// serialized sample (encapsulation header included) sharing the reader's buffer. For
+    /// applications that read a few fields, forward the bytes, or reuse their own memory.
+    pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
         let guid = self.guid;
         let changes = self.participant.inner.handle.wait_for(timeout, move |p, now| {
             let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
             (!changes.is_empty()).then_some(changes)
         })?;
-        Ok(Self::samples(guid, changes.unwrap_or_default()))
+        Ok(changes.unwrap_or_default())
     }
 
     /// What the reader received, delivered, dropped and acknowledged.

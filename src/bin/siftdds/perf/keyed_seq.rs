@@ -32,6 +32,16 @@ impl KeyedSeq {
     pub fn size(&self) -> usize {
         FIXED_SIZE.saturating_add(self.baggage.len())
     }
+
+    /// `seq`, `keyval` and size of a serialized sample, without copying the baggage (the
+    /// subscriber's hot path needs only these).
+    pub fn peek(data: &[u8]) -> Result<(u32, u32, usize), CdrError> {
+        let (mut r, _) = body(data)?;
+        let seq = r.u32("KeyedSeq.seq")?;
+        let keyval = r.u32("KeyedSeq.keyval")?;
+        let len = r.seq_len(1, "KeyedSeq.baggage")?;
+        Ok((seq, keyval, FIXED_SIZE.saturating_add(len)))
+    }
 }
 
 /// The reader over a sample's members, after checking its encapsulation header.
@@ -105,12 +115,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips_in_both_byte_orders() {
+    fn round_trips_in_both_byte_orders_and_peeks_without_the_baggage() {
         let s = KeyedSeq { seq: 7, keyval: 3, baggage: vec![0xee; 5] };
         for e in [Endianness::Little, Endianness::Big] {
             let bytes = s.serialize(e);
             assert_eq!(bytes.len(), 4 + 12 + 5);
             assert_eq!(KeyedSeq::deserialize(&bytes), Ok(s.clone()));
+            assert_eq!(KeyedSeq::peek(&bytes), Ok((7, 3, 17)));
         }
     }
 

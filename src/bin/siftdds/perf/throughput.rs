@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use siftdds::core::ChangeKind;
 use siftdds::qos::{PublisherQos, SubscriberQos};
 use siftdds::wire::Guid;
 
@@ -149,7 +150,8 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut last = Instant::now();
     let mut last_matched_check = Instant::now();
     loop {
-        let samples = reader.wait_take(Duration::from_millis(100))?;
+        // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
+        let samples = reader.wait_take_serialized(Duration::from_millis(100))?;
         let now = Instant::now();
         if !samples.is_empty() {
             if first.is_none() {
@@ -159,13 +161,16 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             last = now;
         }
         let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
-        for s in &samples {
-            let Some(v) = &s.value else { continue };
-            let (new, gap) = continuity.observe(s.writer, v.keyval, v.seq);
+        for c in samples.iter().filter(|c| c.kind == ChangeKind::Alive) {
+            let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
+                eprintln!("sub: undecodable sample from {}", c.writer_guid);
+                continue;
+            };
+            let (new, gap) = continuity.observe(c.writer_guid, keyval, seq);
             lost += gap;
             if new {
                 n += 1;
-                bytes += v.size() as u64;
+                bytes += size as u64;
             }
         }
         meter.record(n, bytes, lost);
