@@ -185,6 +185,25 @@ impl Subscriber {
     }
 }
 
+/// What a listener may do on the event-loop thread: write, without waiting.
+pub struct ListenerContext<'a> {
+    participant: &'a mut crate::core::Participant,
+    now: crate::time::Now,
+}
+
+impl ListenerContext<'_> {
+    /// Writes `sample` with the writer `writer` ([`DataWriter::guid`]) now; a full KEEP_ALL
+    /// history is an error at once (a listener cannot block). The listener holds the GUID,
+    /// not the `DataWriter`: a handle dropped on the loop thread would wait for itself.
+    /// DDS 1.4 §2.2.2.4.2.11.
+    pub fn write<U: TopicType>(&mut self, writer: Guid, sample: &U) -> Result<(), Error> {
+        let data = Bytes::from(sample.serialize(Endianness::Little));
+        let (now, guid) = (self.now, writer);
+        self.participant.write(now, guid, ChangeKind::Alive, sample.key_hash(), data).map_err(Error::Write)?;
+        Ok(())
+    }
+}
+
 /// Writes samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataWriter<T> {
     participant: DomainParticipant,
@@ -459,6 +478,31 @@ impl<T: TopicType> DataReader<T> {
         let guid = self.guid;
         let counters = self.participant.inner.handle.execute(move |p, _| p.reader_counters(guid))?;
         Ok(counters.unwrap_or_default())
+    }
+
+    /// Sets a DATA_AVAILABLE listener: `f` runs on the participant's event-loop thread with
+    /// the samples taken (each time some arrived), and may write through the
+    /// [`ListenerContext`] at once, without handing anything to another thread (a reply
+    /// leaves in the same wakeup that received the request). `f` must not block; the
+    /// listener ends when it returns `false` or the reader is deleted. It must not own API
+    /// handles (readers, writers, participants): it is dropped on the loop thread, where their
+    /// drop would wait for the loop itself. DDS 1.4 §2.2.4.4.
+    pub fn set_listener<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<Sample<T>>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        self.participant.inner.handle.attach(move |p, now| {
+            if p.reader_counters(guid).is_none() {
+                return true;
+            }
+            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
+            if changes.is_empty() {
+                return false;
+            }
+            !f(Self::samples(guid, changes), &mut ListenerContext { participant: p, now })
+        })?;
+        Ok(())
     }
 
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).

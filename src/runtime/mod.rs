@@ -42,7 +42,7 @@ pub use stats::RuntimeStats;
 use crate::time::Now;
 use crate::transport::{LocalLocators, UdpTransport};
 use stats::Counters;
-use waiter::{Outcome, Slot, Wait};
+use waiter::{Listener, Outcome, Slot, Wait};
 
 /// Starts event loops.
 #[derive(Debug)]
@@ -146,6 +146,17 @@ impl<P: Protocol> RuntimeHandle<P> {
         F: FnOnce(&mut P, Now) + Send + 'static,
     {
         self.send(Message::Run(Box::new(f)))
+    }
+
+    /// Registers `f` to run on the loop thread now and after every wakeup that handled input
+    /// or commands, until it returns true or the loop stops: work that must react to input
+    /// without a hand-off to another thread (a listener). `f` must be bounded work and must
+    /// not own anything whose drop calls back into this handle (it is dropped on the loop).
+    pub fn attach<F>(&self, f: F) -> Result<(), RuntimeStopped>
+    where
+        F: FnMut(&mut P, Now) -> bool + Send + 'static,
+    {
+        self.send(Message::Wait(Box::new(Listener(f))))
     }
 
     fn send(&self, message: Message<P>) -> Result<(), RuntimeStopped> {

@@ -108,3 +108,18 @@ where
         self.slot.done.notify_one();
     }
 }
+
+/// A check that stays registered: it runs after every wakeup that did something until it
+/// returns true (a DATA_AVAILABLE listener run on the loop thread).
+pub(crate) struct Listener<F>(pub(crate) F);
+
+impl<P, F> Waiter<P> for Listener<F>
+where
+    F: FnMut(&mut P, Now) -> bool + Send,
+{
+    fn poll(&mut self, protocol: &mut P, now: Now) -> bool {
+        (self.0)(protocol, now)
+    }
+
+    fn stop(&self) {}
+}

@@ -8,8 +8,12 @@
 //! pinger does the same, and our ponger writes into the partition pattern `*`, which matches
 //! every pinger's partition (DDS 1.4 §2.2.3.13).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use siftdds::api::{DataReader, DataWriter};
 use siftdds::qos::{Partition, PublisherQos, SubscriberQos};
 use siftdds::wire::{EntityId, GuidPrefix};
 
@@ -50,6 +54,9 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         return Ok(false);
     }
     let mut sample = KeyedSeq { seq: 0, keyval: 0, baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)] };
+    if o.batch && o.rate.is_none() {
+        return ping_from_listener(o, &writer, &reader, sample);
+    }
     let mut lat = Latencies::default();
     let start = Instant::now();
     let mut next_report = start + Duration::from_secs(1);
@@ -97,6 +104,76 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(lat.count() > 0)
 }
 
+/// `ping` as `ddsperf` does it: the next ping is written by the pong reader's listener, on
+/// the event-loop thread that received the pong; this thread only collects the round trips
+/// (and re-sends a ping lost for [`PING_TIMEOUT`]).
+fn ping_from_listener(
+    o: &PerfOptions,
+    writer: &DataWriter<KeyedSeq>,
+    reader: &DataReader<KeyedSeq>,
+    mut sample: KeyedSeq,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let base = Instant::now();
+    let since_base = move || u64::try_from(base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let outstanding = Arc::new(AtomicU32::new(0));
+    let sent_at = Arc::new(AtomicU64::new(since_base()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (rtts, rtts_rx) = mpsc::channel::<u64>();
+    {
+        let (outstanding, sent_at, stop) = (Arc::clone(&outstanding), Arc::clone(&sent_at), Arc::clone(&stop));
+        let (w, mut next) = (writer.guid(), sample.clone());
+        reader.set_listener(move |echoes, ctx| {
+            for v in echoes.into_iter().filter_map(|s| s.value) {
+                if v.seq != outstanding.load(Ordering::Acquire) {
+                    continue;
+                }
+                let now = since_base();
+                if rtts.send(now.saturating_sub(sent_at.load(Ordering::Acquire))).is_err() || stop.load(Ordering::Acquire) {
+                    return false;
+                }
+                next.seq = v.seq.wrapping_add(1);
+                outstanding.store(next.seq, Ordering::Release);
+                sent_at.store(since_base(), Ordering::Release);
+                if let Err(e) = ctx.write(w, &next) {
+                    eprintln!("ping: {e}");
+                }
+            }
+            true
+        })?;
+    }
+    writer.write(&sample)?;
+    let mut lat = Latencies::default();
+    let start = Instant::now();
+    let mut next_report = start + Duration::from_secs(1);
+    let mut timeouts = 0u64;
+    loop {
+        if o.count.is_some_and(|n| lat.count() as u64 >= n) || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+            break;
+        }
+        match rtts_rx.recv_timeout(PING_TIMEOUT) {
+            Ok(ns) => lat.record(Duration::from_nanos(ns)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                timeouts += 1;
+                sample.seq = outstanding.load(Ordering::Acquire).wrapping_add(1);
+                outstanding.store(sample.seq, Ordering::Release);
+                sent_at.store(since_base(), Ordering::Release);
+                writer.write(&sample)?;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if Instant::now() >= next_report {
+            lat.report_interval(start.elapsed().as_secs_f64());
+            next_report += Duration::from_secs(1);
+        }
+    }
+    stop.store(true, Ordering::Release);
+    if timeouts > 0 {
+        println!("ping: {timeouts} pings timed out and were sent again");
+    }
+    lat.summary();
+    Ok(lat.count() > 0)
+}
+
 /// `pong`: echoes every ping until `--duration` passes or the pinger has gone.
 pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
@@ -109,26 +186,47 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         .create_datawriter_with_fragment_size(&pong_topic, o.ping_writer_qos(), o.fragment_size)?;
     writer.set_pipelined(o.batch);
     println!("pong: echoing {} on {}", ping_topic.name(), pong_topic.name());
+    // Echo on the event-loop thread (a listener): the pong leaves in the wakeup that
+    // received the ping. `--batch off` echoes from this thread instead (two hand-offs more).
+    let echoed = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    if o.batch {
+        let (w, n, stop) = (writer.guid(), Arc::clone(&echoed), Arc::clone(&stop));
+        reader.set_listener(move |samples, ctx| {
+            for v in samples.into_iter().filter_map(|s| s.value) {
+                if let Err(e) = ctx.write(w, &v) {
+                    eprintln!("pong: {e}");
+                }
+                n.fetch_add(1, Ordering::Relaxed);
+            }
+            !stop.load(Ordering::Relaxed)
+        })?;
+    }
     let start = Instant::now();
-    let mut last_ping: Option<Instant> = None;
-    let mut echoed = 0u64;
+    let mut last_count = 0;
+    let mut last_change = Instant::now();
     loop {
-        for s in reader.wait_take(Duration::from_millis(100))? {
-            if let Some(v) = s.value {
+        if o.batch {
+            std::thread::sleep(Duration::from_millis(50));
+        } else {
+            for v in reader.wait_take(Duration::from_millis(100))?.into_iter().filter_map(|s| s.value) {
                 writer.write(&v)?;
-                echoed += 1;
-                last_ping = Some(Instant::now());
+                echoed.fetch_add(1, Ordering::Relaxed);
             }
         }
-        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d)
-            || o.count.is_some_and(|n| echoed >= n)
-        {
+        let n = echoed.load(Ordering::Relaxed);
+        if n != last_count {
+            (last_count, last_change) = (n, Instant::now());
+        }
+        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) || o.count.is_some_and(|c| n >= c) {
             break;
         }
-        if last_ping.is_some_and(|t| t.elapsed() >= PONG_IDLE) && reader.matched_publications()? == 0 {
+        if n > 0 && last_change.elapsed() >= PONG_IDLE && reader.matched_publications()? == 0 {
             break;
         }
     }
+    stop.store(true, Ordering::Relaxed);
+    let echoed = echoed.load(Ordering::Relaxed);
     println!("summary: samples={echoed}");
     Ok(echoed > 0)
 }
