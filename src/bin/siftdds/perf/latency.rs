@@ -22,6 +22,8 @@ use super::{KeyedSeq, MATCH_TIMEOUT, PerfOptions, keyed_seq::FIXED_SIZE};
 
 /// A ping not answered within this long is sent again (KEEP_LAST 1 may drop it).
 const PING_TIMEOUT: Duration = Duration::from_secs(1);
+/// How often the listener-driven pinger collects the round trips.
+const COLLECT_EVERY: Duration = Duration::from_millis(20);
 /// The ponger stops this long after the last ping once the pinger is gone.
 const PONG_IDLE: Duration = Duration::from_secs(1);
 
@@ -146,20 +148,30 @@ fn ping_from_listener(
     let start = Instant::now();
     let mut next_report = start + Duration::from_secs(1);
     let mut timeouts = 0u64;
+    let mut last_rtt = Instant::now();
     loop {
         if o.count.is_some_and(|n| lat.count() as u64 >= n) || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
             break;
         }
-        match rtts_rx.recv_timeout(PING_TIMEOUT) {
-            Ok(ns) => lat.record(Duration::from_nanos(ns)),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                timeouts += 1;
-                sample.seq = outstanding.load(Ordering::Acquire).wrapping_add(1);
-                outstanding.store(sample.seq, Ordering::Release);
-                sent_at.store(since_base(), Ordering::Release);
-                writer.write(&sample)?;
+        // Collect by polling, not by blocking on the channel: a blocked receiver would be
+        // woken by every round trip, a context switch that competes with the loop thread.
+        std::thread::sleep(COLLECT_EVERY);
+        let before = lat.count();
+        for ns in rtts_rx.try_iter() {
+            lat.record(Duration::from_nanos(ns));
+            if o.count.is_some_and(|n| lat.count() as u64 >= n) {
+                break;
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if lat.count() > before {
+            last_rtt = Instant::now();
+        } else if last_rtt.elapsed() >= PING_TIMEOUT {
+            timeouts += 1;
+            last_rtt = Instant::now();
+            sample.seq = outstanding.load(Ordering::Acquire).wrapping_add(1);
+            outstanding.store(sample.seq, Ordering::Release);
+            sent_at.store(since_base(), Ordering::Release);
+            writer.write(&sample)?;
         }
         if Instant::now() >= next_report {
             lat.report_interval(start.elapsed().as_secs_f64());
