@@ -492,6 +492,16 @@ impl<T: TopicType> DataReader<T> {
         F: FnMut(Vec<Sample<T>>, &mut ListenerContext<'_>) -> bool + Send + 'static,
     {
         let guid = self.guid;
+        self.set_listener_serialized(move |changes, ctx| f(Self::samples(guid, changes), ctx))
+    }
+
+    /// [`DataReader::set_listener`] without decoding: the changes as received (see
+    /// [`DataReader::wait_take_serialized`]).
+    pub fn set_listener_serialized<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<CacheChange>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
         self.participant.inner.handle.attach(move |p, now| {
             if p.reader_counters(guid).is_none() {
                 return true;
@@ -500,7 +510,7 @@ impl<T: TopicType> DataReader<T> {
             if changes.is_empty() {
                 return false;
             }
-            !f(Self::samples(guid, changes), &mut ListenerContext { participant: p, now })
+            !f(changes, &mut ListenerContext { participant: p, now })
         })?;
         Ok(())
     }

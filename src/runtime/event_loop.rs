@@ -29,6 +29,9 @@ const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 /// Receive buffer: the largest UDP payload fits.
 const RECV_BUFFER: usize = 64 * 1024;
+/// How long the loop keeps polling its command channel before it parks, after a wakeup
+/// that ran commands (see `run`).
+const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
 
@@ -76,8 +79,29 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         // readable: datagrams may have arrived between bind and register.
         let mut readable = [true; SocketKind::ALL.len()];
         let mut more_transmits = true;
-        loop {
+        let mut commands_ran = 0;
+        'run: loop {
             let mut busy = more_transmits || readable.iter().any(|r| *r);
+            if !busy && commands_ran > 0 {
+                // The application is handing work over: stay awake a moment rather than park
+                // and be woken (a system call per hand-off, and an inter-processor wake-up
+                // when it runs on another core). Yielding keeps a shared core usable.
+                let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
+                loop {
+                    match self.run_commands() {
+                        Flow::Stop => break 'run,
+                        Flow::Continue(ran) if ran > 0 => {
+                            busy = true;
+                            break;
+                        }
+                        Flow::Continue(_) => {}
+                    }
+                    if std::time::Instant::now() >= until {
+                        break;
+                    }
+                    std::thread::yield_now();
+                }
+            }
             if !busy {
                 // Park, then run what was sent before parking (its sender saw no need to wake
                 // us); anything sent from here on clears `parked` and wakes the poll.
@@ -114,10 +138,11 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     }
                 }
             }
-            match self.run_commands() {
+            commands_ran = match self.run_commands() {
                 Flow::Stop => break,
-                Flow::Continue(ran) => handled += ran,
-            }
+                Flow::Continue(ran) => ran,
+            };
+            handled += commands_ran;
             // Commands may have taken a while, and a command's caller may have moved a
             // manual clock: read it again for the timeout and the transmits.
             let now = self.clock.now();

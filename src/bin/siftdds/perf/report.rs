@@ -72,11 +72,6 @@ impl Meter {
         self.interval_lost = self.interval_lost.saturating_add(lost);
     }
 
-    /// Samples so far.
-    pub fn samples(&self) -> u64 {
-        self.samples
-    }
-
     /// Lost so far.
     pub fn lost(&self) -> u64 {
         self.lost

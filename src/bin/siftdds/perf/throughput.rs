@@ -4,6 +4,8 @@
 //! numbers below the expected one are counted as neither received-new nor lost).
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use siftdds::core::ChangeKind;
@@ -132,77 +134,106 @@ impl Continuity {
     }
 }
 
-/// `sub`: takes samples until `--count`, `--duration` (from the first sample) or the
-/// publishers are gone; returns false when samples were lost in a reliable KEEP_ALL run.
+/// What the subscriber's listener counted (read by the reporting thread).
+#[derive(Default)]
+struct Counts {
+    samples: AtomicU64,
+    bytes: AtomicU64,
+    lost: AtomicU64,
+    /// Nanoseconds from the start to the first and the latest sample (0: none yet).
+    first_ns: AtomicU64,
+    last_ns: AtomicU64,
+}
+
+/// `sub`: counts samples in a listener on the event-loop thread (as `ddsperf sub` does by
+/// default) until `--count`, `--duration` (from the first sample) or the publishers are
+/// gone; returns false when samples were lost in a reliable KEEP_ALL run.
 pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
     let topic = o.topic::<KeyedSeq>(&dp, "Data");
     let reader = dp.create_subscriber(SubscriberQos::default()).create_datareader(&topic, o.data_reader_qos())?;
     println!("sub: {} {} history {:?}, waiting for a writer", topic.name(), if o.reliable { "reliable" } else { "best-effort" }, o.history);
+    let start = Instant::now();
+    let counts = Arc::new(Counts::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (counts, stop) = (Arc::clone(&counts), Arc::clone(&stop));
+        let mut continuity = Continuity::default();
+        // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
+        reader.set_listener_serialized(move |changes, _| {
+            let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
+            for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
+                let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
+                    eprintln!("sub: undecodable sample from {}", c.writer_guid);
+                    continue;
+                };
+                let (new, gap) = continuity.observe(c.writer_guid, keyval, seq);
+                lost += gap;
+                if new {
+                    n += 1;
+                    bytes += size as u64;
+                }
+            }
+            let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
+            let _ = counts.first_ns.compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            counts.last_ns.store(now, Ordering::Release);
+            counts.lost.fetch_add(lost, Ordering::AcqRel);
+            counts.bytes.fetch_add(bytes, Ordering::AcqRel);
+            counts.samples.fetch_add(n, Ordering::AcqRel);
+            !stop.load(Ordering::Acquire)
+        })?;
+    }
     if reader.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
         println!("sub: no writer matched within {MATCH_TIMEOUT:?}");
         Meter::new("sub").summary(1.0);
         return Ok(false);
     }
     let mut meter = Meter::new("sub");
-    let mut continuity = Continuity::default();
-    let mut first: Option<Instant> = None;
-    let mut last = Instant::now();
+    let (mut seen, mut seen_bytes, mut seen_lost) = (0u64, 0u64, 0u64);
     let mut last_matched_check = Instant::now();
     loop {
-        // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
-        let samples = reader.wait_take_serialized(Duration::from_millis(100))?;
-        let now = Instant::now();
-        if !samples.is_empty() {
-            if first.is_none() {
-                first = Some(now);
-                meter.restart();
-            }
-            last = now;
+        std::thread::sleep(Duration::from_millis(50));
+        let (n, bytes, lost) = (
+            counts.samples.load(Ordering::Acquire),
+            counts.bytes.load(Ordering::Acquire),
+            counts.lost.load(Ordering::Acquire),
+        );
+        if seen == 0 && n > 0 {
+            meter.restart();
         }
-        let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
-        for c in samples.iter().filter(|c| c.kind == ChangeKind::Alive) {
-            let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
-                eprintln!("sub: undecodable sample from {}", c.writer_guid);
-                continue;
-            };
-            let (new, gap) = continuity.observe(c.writer_guid, keyval, seq);
-            lost += gap;
-            if new {
-                n += 1;
-                bytes += size as u64;
-            }
-        }
-        meter.record(n, bytes, lost);
+        meter.record(n - seen, bytes - seen_bytes, lost - seen_lost);
+        (seen, seen_bytes, seen_lost) = (n, bytes, lost);
         meter.tick();
-        if o.count.is_some_and(|c| meter.samples() >= c) {
+        let first = counts.first_ns.load(Ordering::Acquire);
+        let last = counts.last_ns.load(Ordering::Acquire);
+        let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if o.count.is_some_and(|c| n >= c) {
             break;
         }
-        if let (Some(d), Some(f)) = (o.duration, first) {
-            if now.duration_since(f).as_secs_f64() >= d {
-                break;
-            }
+        if first > 0 && o.duration.is_some_and(|d| now.saturating_sub(first) as f64 / 1e9 >= d) {
+            break;
         }
-        let idle = now.duration_since(last);
-        if first.is_some() && idle >= IDLE_UNMATCHED && now.duration_since(last_matched_check) >= IDLE_UNMATCHED {
-            last_matched_check = now;
+        let idle = Duration::from_nanos(now.saturating_sub(last));
+        if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
+            last_matched_check = Instant::now();
             if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
                 break;
             }
         }
-        if first.is_none() && o.duration.is_some_and(|d| meter.elapsed() >= d + MATCH_TIMEOUT.as_secs_f64()) {
+        if first == 0 && o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d + MATCH_TIMEOUT.as_secs_f64()) {
             break;
         }
     }
+    stop.store(true, Ordering::Release);
     let c = reader.counters()?;
     println!(
         "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs",
         c.samples_received, c.duplicates, c.samples_rejected, c.out_of_window, c.acknacks_sent
     );
-    let secs = first.map_or(0.0, |f| last.duration_since(f).as_secs_f64());
-    meter.summary(secs);
+    let (first, last) = (counts.first_ns.load(Ordering::Acquire), counts.last_ns.load(Ordering::Acquire));
+    meter.summary(last.saturating_sub(first) as f64 / 1e9);
     let strict = o.reliable && o.history.is_none();
-    Ok(first.is_some() && !(strict && meter.lost() > 0))
+    Ok(first > 0 && !(strict && meter.lost() > 0))
 }
 
 #[cfg(test)]
