@@ -156,10 +156,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             }
             more_transmits = self.flush(now);
         }
-        for w in &self.waiters {
-            w.stop();
-        }
-        drainstop(&self.commands);
+        // Pending waits (registered or still queued) are released as they drop with the loop.
         self.protocol
     }
 
@@ -232,11 +229,3 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     }
 }
 
-/// Releases the waits still queued when the loop stops (their threads get `RuntimeStopped`).
-fn drainstop<P>(commands: &Receiver<Message<P>>) {
-    while let Ok(m) = commands.try_recv() {
-        if let Message::Wait(w) = m {
-            w.stop();
-        }
-    }
-}

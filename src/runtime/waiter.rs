@@ -64,12 +64,11 @@ impl<R> Slot<R> {
     }
 }
 
-/// A registered wait, as the loop sees it.
+/// A registered wait, as the loop sees it. Dropping it (the loop stopped, or panicked)
+/// releases its waiter with [`Outcome::Stopped`] if it was still pending.
 pub(crate) trait Waiter<P>: Send {
     /// Runs the check unless the waiter gave up; true when the wait is over (drop it).
     fn poll(&mut self, protocol: &mut P, now: Now) -> bool;
-    /// The loop is stopping: release the waiter.
-    fn stop(&self);
 }
 
 /// A check and the slot its result goes to.
@@ -98,14 +97,16 @@ where
             None => false,
         }
     }
+}
 
-    fn stop(&self) {
+impl<R, F> Drop for Wait<R, F> {
+    fn drop(&mut self) {
         let mut s = self.slot.lock();
         if matches!(*s, State::Pending) {
             *s = State::Stopped;
+            drop(s);
+            self.slot.done.notify_one();
         }
-        drop(s);
-        self.slot.done.notify_one();
     }
 }
 
@@ -120,6 +121,4 @@ where
     fn poll(&mut self, protocol: &mut P, now: Now) -> bool {
         (self.0)(protocol, now)
     }
-
-    fn stop(&self) {}
 }

@@ -282,3 +282,66 @@ impl WriterHistory {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::core::ChangeKind;
+    use crate::wire::{EntityId, Guid, GuidPrefix};
+
+    fn change(sn: SequenceNumber, len: usize) -> CacheChange {
+        CacheChange {
+            kind: ChangeKind::Alive,
+            writer_guid: Guid { prefix: GuidPrefix([1; 12]), entity_id: EntityId([0, 0, 1, 2]) },
+            sequence_number: sn,
+            key_hash: None,
+            source_timestamp: None,
+            data: Bytes::from(vec![0u8; len]),
+        }
+    }
+
+    fn add(h: &mut WriterHistory, len: usize, acked: i64) -> Result<SequenceNumber, AddError> {
+        h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len)).map(|(sn, _)| sn)
+    }
+
+    #[test]
+    fn keep_all_refuses_past_the_byte_limit_until_acknowledged() {
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        let half = KEEP_ALL_BYTES_LIMIT / 2;
+        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(1)));
+        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(2)));
+        assert_eq!(add(&mut h, 1, 0), Err(AddError::Full));
+        // Once SN 1 is acknowledged it makes room.
+        assert_eq!(add(&mut h, 1, 1), Ok(SequenceNumber(3)));
+        assert_eq!(h.len(), 2);
+        // A change larger than the limit still goes into an empty history.
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT * 2, 0), Ok(SequenceNumber(1)));
+        // KEEP_LAST has no byte limit.
+        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(1)));
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(2)));
+    }
+
+    #[test]
+    fn room_counts_unacknowledged_samples_and_bytes() {
+        let limits = ResourceLimits { max_samples: Length::Limited(10), ..ResourceLimits::default() };
+        let mut h = WriterHistory::new(History::KeepAll, limits);
+        assert_eq!(h.room(SequenceNumber(0)), (10, KEEP_ALL_BYTES_LIMIT));
+        for _ in 0..3 {
+            add(&mut h, 100, 0).unwrap();
+        }
+        assert_eq!(h.room(SequenceNumber(0)), (7, KEEP_ALL_BYTES_LIMIT - 300));
+        assert_eq!(h.room(SequenceNumber(2)), (9, KEEP_ALL_BYTES_LIMIT - 100));
+        // The lower bound holds: exactly that many more samples go in.
+        for _ in 0..7 {
+            add(&mut h, 100, 0).unwrap();
+        }
+        assert_eq!(add(&mut h, 100, 0), Err(AddError::Full));
+        // An instance limit makes the bound unknown (0).
+        let limits = ResourceLimits { max_instances: Length::Limited(4), ..ResourceLimits::default() };
+        assert_eq!(WriterHistory::new(History::KeepAll, limits).room(SequenceNumber(0)), (0, 0));
+    }
+}

@@ -385,7 +385,7 @@ impl Writer {
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
-        let result = self.history.add(key_hash, data.len(), floor, filter, |sn| CacheChange {
+        let result = self.history.add(key_hash, len, floor, filter, |sn| CacheChange {
             kind,
             writer_guid,
             sequence_number: sn,
