@@ -46,7 +46,6 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         // it drops until then is repaired only after NACKs, at a fraction of the rate. The
         // first sample's acknowledgement shows the match on both sides.
         writer.write(&sample)?;
-        meter.record(1, size, 0);
         sample.seq = 1;
         if writer.wait_for_acknowledgments(MATCH_TIMEOUT).is_err() {
             println!("pub: the first sample was not acknowledged within {MATCH_TIMEOUT:?}");
