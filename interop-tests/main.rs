@@ -9,6 +9,7 @@ mod demo;
 mod content_filter;
 mod loopback;
 mod reflection;
+mod perf;
 mod sandbox;
 mod shape_main;
 mod spoof;

@@ -5,6 +5,7 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,7 +14,7 @@ use super::{DomainParticipant, Error};
 use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::reader::KeyHasher;
+use crate::core::reader::{KeyHasher, ReaderCounters};
 use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
@@ -23,6 +24,11 @@ use crate::wire::Guid;
 
 /// Default DATA_FRAG threshold for user writers: large fragments (loopback MTU is 64 KiB).
 pub const DEFAULT_FRAGMENT_SIZE: usize = 60_000;
+
+/// Pipelined writes handed to the event loop between two writes that wait for it: bounds
+/// the queue when the history itself is unbounded (KEEP_LAST) and how stale the writer's
+/// view of its history room gets.
+pub const MAX_PIPELINED_WRITES: usize = 256;
 
 /// A topic: a name bound to a type. DDS 1.4 §2.2.2.3.
 #[derive(Clone, Debug)]
@@ -114,6 +120,9 @@ impl Publisher {
             guid,
             max_blocking,
             representation,
+            pipelined: AtomicBool::new(false),
+            credit: AtomicUsize::new(0),
+            credit_bytes: AtomicUsize::new(0),
             _type: PhantomData,
         })
     }
@@ -179,6 +188,25 @@ impl Subscriber {
     }
 }
 
+/// What a listener may do on the event-loop thread: write, without waiting.
+pub struct ListenerContext<'a> {
+    participant: &'a mut crate::core::Participant,
+    now: crate::time::Now,
+}
+
+impl ListenerContext<'_> {
+    /// Writes `sample` with the writer `writer` ([`DataWriter::guid`]) now; a full KEEP_ALL
+    /// history is an error at once (a listener cannot block). The listener holds the GUID,
+    /// not the `DataWriter`: a handle dropped on the loop thread would wait for itself.
+    /// DDS 1.4 §2.2.2.4.2.11.
+    pub fn write<U: TopicType>(&mut self, writer: Guid, sample: &U) -> Result<(), Error> {
+        let data = Bytes::from(sample.serialize(Endianness::Little));
+        let (now, guid) = (self.now, writer);
+        self.participant.write(now, guid, ChangeKind::Alive, sample.key_hash(), data).map_err(Error::Write)?;
+        Ok(())
+    }
+}
+
 /// Writes samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataWriter<T> {
     participant: DomainParticipant,
@@ -186,6 +214,13 @@ pub struct DataWriter<T> {
     max_blocking: Duration,
     /// The XCDR version of every sample: the first id of its DATA_REPRESENTATION QoS.
     representation: XcdrVersion,
+    /// Writes may be handed to the event loop without waiting ([`DataWriter::set_pipelined`]).
+    pipelined: AtomicBool,
+    /// Writes that may still be handed over without waiting: what the history had room for
+    /// at the last write that waited, capped at [`MAX_PIPELINED_WRITES`]…
+    credit: AtomicUsize,
+    /// …and the payload bytes it had room for.
+    credit_bytes: AtomicUsize,
     _type: PhantomData<fn(T)>,
 }
 
@@ -223,14 +258,58 @@ impl<T: TopicType> DataWriter<T> {
         sample.serialize_key(Endianness::Little).map(Bytes::from).unwrap_or_default()
     }
 
+    /// Pipelined writes (off by default): `write` hands the sample to the event loop and
+    /// returns without waiting for it while the history is known to have room, so the loop
+    /// takes many writes per wakeup and packs their DATA into shared datagrams. Write errors
+    /// and blocking on a full KEEP_ALL history keep their meaning: the history's room is
+    /// learnt at each write that waits, and only that many writes go ahead unawaited.
+    pub fn set_pipelined(&self, on: bool) {
+        self.pipelined.store(on, Ordering::Relaxed);
+        self.credit.store(0, Ordering::Relaxed);
+        self.credit_bytes.store(0, Ordering::Relaxed);
+    }
+
+    /// Takes the credit for one pipelined write of `len` payload bytes, if there is enough.
+    fn take_credit(&self, len: usize) -> bool {
+        let sub = |n: usize| move |c: usize| c.checked_sub(n);
+        if self.credit_bytes.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(len)).is_err() {
+            return false;
+        }
+        if self.credit.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(1)).is_err() {
+            self.credit_bytes.fetch_add(len, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+
     fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
         let guid = self.guid;
+        let handle = &self.participant.inner.handle;
+        let pipelined = self.pipelined.load(Ordering::Relaxed);
+        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
+        if pipelined && self.take_credit(data.len().max(crate::core::writer::MIN_KEY_PAYLOAD)) {
+            // The history had room for this change when the credit was granted, and room only
+            // grows until our own writes use it, so this write cannot find it full.
+            handle.submit(move |p, now| {
+                if let Err(e) = p.write(now, guid, kind, key, data) {
+                    log::error!("writer {guid}: pipelined write failed: {e}");
+                }
+            })?;
+            return Ok(());
+        }
         let attempt = move |p: &mut crate::core::Participant, now| match p.write(now, guid, kind, key, data.clone()) {
             Err(WriteError::HistoryFull) => None,
-            other => Some(other),
+            Ok(_) => Some(Ok(p.writer_room(guid))),
+            Err(e) => Some(Err(e)),
         };
-        match self.participant.inner.handle.wait_for(self.max_blocking, attempt)? {
-            Some(Ok(_)) => Ok(()),
+        match handle.wait_for(self.max_blocking, attempt)? {
+            Some(Ok((samples, bytes))) => {
+                if pipelined {
+                    self.credit_bytes.store(bytes, Ordering::Release);
+                    self.credit.store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);
+                }
+                Ok(())
+            }
             Some(Err(e)) => Err(Error::Write(e)),
             None => Err(Error::Write(WriteError::HistoryFull)),
         }
@@ -388,14 +467,64 @@ impl<T: TopicType> DataReader<T> {
         out
     }
 
-    /// Waits up to `timeout` until a sample can be taken, then takes all available.
+    /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
+    /// same visit to the event loop that found them).
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
+        Ok(Self::samples(self.guid, self.wait_take_serialized(timeout)?))
+    }
+
+    /// [`DataReader::wait_take`] without decoding: the changes as received, each payload the
+    /// serialized sample (encapsulation header included) sharing the reader's buffer. For
+    /// applications that read a few fields, forward the bytes, or reuse their own memory.
+    pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
         let guid = self.guid;
-        self.participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, _| p.has_samples(guid).then_some(()))?;
-        self.take()
+        let changes = self.participant.inner.handle.wait_for(timeout, move |p, now| {
+            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
+            (!changes.is_empty()).then_some(changes)
+        })?;
+        Ok(changes.unwrap_or_default())
+    }
+
+    /// What the reader received, delivered, dropped and acknowledged.
+    pub fn counters(&self) -> Result<ReaderCounters, Error> {
+        let guid = self.guid;
+        let counters = self.participant.inner.handle.execute(move |p, _| p.reader_counters(guid))?;
+        Ok(counters.unwrap_or_default())
+    }
+
+    /// Sets a DATA_AVAILABLE listener: `f` runs on the participant's event-loop thread with
+    /// the samples taken (each time some arrived), and may write through the
+    /// [`ListenerContext`] at once, without handing anything to another thread (a reply
+    /// leaves in the same wakeup that received the request). `f` must not block; the
+    /// listener ends when it returns `false` or the reader is deleted. It must not own API
+    /// handles (readers, writers, participants): it is dropped on the loop thread, where their
+    /// drop would wait for the loop itself. DDS 1.4 §2.2.4.4.
+    pub fn set_listener<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<Sample<T>>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        self.set_listener_serialized(move |changes, ctx| f(Self::samples(guid, changes), ctx))
+    }
+
+    /// [`DataReader::set_listener`] without decoding: the changes as received (see
+    /// [`DataReader::wait_take_serialized`]).
+    pub fn set_listener_serialized<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<CacheChange>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        self.participant.inner.handle.attach(move |p, now| {
+            if p.reader_counters(guid).is_none() {
+                return true;
+            }
+            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
+            if changes.is_empty() {
+                return false;
+            }
+            !f(changes, &mut ListenerContext { participant: p, now })
+        })?;
+        Ok(())
     }
 
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).

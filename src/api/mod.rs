@@ -9,6 +9,9 @@ mod error;
 mod participant;
 mod profile;
 
-pub use endpoint::{DataReader, DataWriter, Publisher, Sample, Subscriber, Topic};
+pub use endpoint::{
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, MAX_PIPELINED_WRITES, Publisher, Sample,
+    Subscriber, Topic,
+};
 pub use error::Error;
 pub use participant::{DomainParticipant, ParticipantBuilder};

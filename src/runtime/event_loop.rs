@@ -8,6 +8,7 @@
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use mio::{Events, Poll, Token};
 use super::clock::Clock;
 use super::protocol::Protocol;
 use super::stats::Counters;
+use super::waiter::Waiter;
 use crate::time::Now;
 use crate::transport::{SocketKind, UdpTransport, socket_addr_to_locator};
 
@@ -27,6 +29,9 @@ const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 /// Receive buffer: the largest UDP payload fits.
 const RECV_BUFFER: usize = 64 * 1024;
+/// How long the loop keeps polling its command channel before it parks, after a wakeup
+/// that ran commands (see `run`).
+const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
 
@@ -37,6 +42,8 @@ pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
 pub(crate) enum Message<P> {
     /// Run this with the protocol.
     Run(Command<P>),
+    /// Check this now and after every wakeup that did something, until it is satisfied.
+    Wait(Box<dyn Waiter<P>>),
     /// Stop the loop and return the protocol.
     Shutdown,
 }
@@ -49,11 +56,16 @@ pub(crate) struct EventLoop<P, C> {
     pub(crate) poll: Poll,
     pub(crate) commands: Receiver<Message<P>>,
     pub(crate) counters: Arc<Counters>,
+    /// Pending `wait_for` checks, run after every wakeup that did something.
+    pub(crate) waiters: Vec<Box<dyn Waiter<P>>>,
+    /// True while the loop may block in `poll`: a sender that clears it must wake the loop.
+    pub(crate) parked: Arc<AtomicBool>,
 }
 
 /// What the command channel said.
 enum Flow {
-    Continue,
+    /// Carry on; this many commands ran.
+    Continue(usize),
     Stop,
 }
 
@@ -67,10 +79,42 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         // readable: datagrams may have arrived between bind and register.
         let mut readable = [true; SocketKind::ALL.len()];
         let mut more_transmits = true;
-        loop {
-            let busy = more_transmits || readable.iter().any(|r| *r);
+        let mut commands_ran = 0;
+        'run: loop {
+            let mut busy = more_transmits || readable.iter().any(|r| *r);
+            if !busy && commands_ran > 0 {
+                // The application is handing work over: stay awake a moment rather than park
+                // and be woken (a system call per hand-off, and an inter-processor wake-up
+                // when it runs on another core). Yielding keeps a shared core usable.
+                let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
+                loop {
+                    match self.run_commands() {
+                        Flow::Stop => break 'run,
+                        Flow::Continue(ran) if ran > 0 => {
+                            busy = true;
+                            break;
+                        }
+                        Flow::Continue(_) => {}
+                    }
+                    if std::time::Instant::now() >= until {
+                        break;
+                    }
+                    std::thread::yield_now();
+                }
+            }
+            if !busy {
+                // Park, then run what was sent before parking (its sender saw no need to wake
+                // us); anything sent from here on clears `parked` and wakes the poll.
+                self.parked.store(true, Ordering::SeqCst);
+                match self.run_commands() {
+                    Flow::Stop => break,
+                    Flow::Continue(ran) => busy = ran > 0,
+                }
+            }
             let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
-            match self.poll.poll(&mut events, timeout) {
+            let polled = self.poll.poll(&mut events, timeout);
+            self.parked.store(false, Ordering::SeqCst);
+            match polled {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -86,27 +130,38 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             }
             let now = self.clock.now();
+            let mut handled = 0;
             for kind in SocketKind::ALL {
                 if let Some(flag) = readable.get_mut(kind.index()) {
                     if *flag {
-                        *flag = self.receive(now, kind, &mut buf);
+                        *flag = self.receive(now, kind, &mut buf, &mut handled);
                     }
                 }
             }
-            if let Flow::Stop = self.run_commands() {
-                // Send what the last commands queued (a deleted writer's SEDP dispose) first:
-                // otherwise peers only learn of the deletion when our lease expires.
-                self.flush(self.clock.now());
-                break;
-            }
+            commands_ran = match self.run_commands() {
+                Flow::Stop => {
+                    // Send what the last commands queued (a deleted writer's SEDP dispose)
+                    // first: otherwise peers only learn of the deletion when our lease expires.
+                    self.flush(self.clock.now());
+                    break;
+                }
+                Flow::Continue(ran) => ran,
+            };
+            handled += commands_ran;
             // Commands may have taken a while, and a command's caller may have moved a
             // manual clock: read it again for the timeout and the transmits.
             let now = self.clock.now();
             if self.protocol.poll_timeout().is_some_and(|t| t <= now.mono) {
                 self.protocol.handle_timeout(now);
+                handled += 1;
+            }
+            if handled > 0 && !self.waiters.is_empty() {
+                let protocol = &mut self.protocol;
+                self.waiters.retain_mut(|w| !w.poll(protocol, now));
             }
             more_transmits = self.flush(now);
         }
+        // Pending waits (registered or still queued) are released as they drop with the loop.
         self.protocol
     }
 
@@ -117,8 +172,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         Some(left.min(MAX_WAIT))
     }
 
-    /// Reads up to a bounded number of datagrams from one socket; true when it may hold more.
-    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8]) -> bool {
+    /// Reads up to a bounded number of datagrams from one socket, counting those handed to
+    /// the protocol in `handled`; true when the socket may hold more.
+    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8], handled: &mut usize) -> bool {
         for _ in 0..MAX_DATAGRAMS_PER_SOCKET {
             let received = match self.transport.recv(kind, buf) {
                 Ok(Some(r)) => r,
@@ -138,6 +194,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 continue;
             };
             self.protocol.handle_datagram(now, source, data);
+            *handled += 1;
         }
         true
     }
@@ -145,11 +202,21 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     /// Runs every queued command, each with a fresh clock reading (a command sees time as at
     /// least as late as when its caller sent it).
     fn run_commands(&mut self) -> Flow {
+        let mut ran = 0;
         loop {
             match self.commands.try_recv() {
-                Ok(Message::Run(command)) => command(&mut self.protocol, self.clock.now()),
+                Ok(Message::Run(command)) => {
+                    command(&mut self.protocol, self.clock.now());
+                    ran += 1;
+                }
+                Ok(Message::Wait(mut w)) => {
+                    if !w.poll(&mut self.protocol, self.clock.now()) {
+                        self.waiters.push(w);
+                    }
+                    ran += 1;
+                }
                 Ok(Message::Shutdown) | Err(TryRecvError::Disconnected) => return Flow::Stop,
-                Err(TryRecvError::Empty) => return Flow::Continue,
+                Err(TryRecvError::Empty) => return Flow::Continue(ran),
             }
         }
     }
@@ -166,3 +233,4 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         true
     }
 }
+

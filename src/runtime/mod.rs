@@ -24,9 +24,11 @@ mod protocol;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod waiter;
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
@@ -40,6 +42,7 @@ pub use stats::RuntimeStats;
 use crate::time::Now;
 use crate::transport::{LocalLocators, UdpTransport};
 use stats::Counters;
+use waiter::{Listener, Outcome, Slot, Wait};
 
 /// Starts event loops.
 #[derive(Debug)]
@@ -67,6 +70,7 @@ impl Runtime {
         let participant_id = transport.participant_id();
         let (commands_tx, commands_rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
+        let parked = Arc::new(AtomicBool::new(false));
         let event_loop = EventLoop {
             protocol,
             transport,
@@ -74,6 +78,8 @@ impl Runtime {
             poll,
             commands: commands_rx,
             counters: Arc::clone(&counters),
+            waiters: Vec::new(),
+            parked: Arc::clone(&parked),
         };
         let thread = std::thread::Builder::new()
             .name(format!("siftdds-rt-{participant_id}"))
@@ -83,6 +89,7 @@ impl Runtime {
             waker,
             thread: Some(thread),
             counters,
+            parked,
             locators,
             participant_id,
         })
@@ -107,6 +114,8 @@ pub struct RuntimeHandle<P> {
     waker: Arc<mio::Waker>,
     thread: Option<JoinHandle<P>>,
     counters: Arc<Counters>,
+    /// Set by the loop before it blocks in `poll`; whoever clears it wakes the loop.
+    parked: Arc<AtomicBool>,
     locators: LocalLocators,
     participant_id: u16,
 }
@@ -125,29 +134,57 @@ impl<P: Protocol> RuntimeHandle<P> {
             // The caller may have given up waiting; nothing to do then.
             let _ = reply_tx.send(f(p, now));
         });
-        self.commands.send(Message::Run(command)).map_err(|_| RuntimeStopped)?;
-        self.waker.wake().map_err(|_| RuntimeStopped)?;
+        self.send(Message::Run(command))?;
         reply_rx.recv().map_err(|_| RuntimeStopped)
     }
 
-    /// Runs `check` on the loop thread every millisecond until it returns `Some` or
-    /// `timeout` passes. The waiting happens here, in the layer allowed to sleep.
+    /// Queues `f` to run on the loop thread and returns at once: the cheap hand-off for work
+    /// whose result nobody waits for (pipelined writes). Commands run in the order sent,
+    /// `execute`'s included. The loop is woken (a system call) only when it is parked.
+    pub fn submit<F>(&self, f: F) -> Result<(), RuntimeStopped>
+    where
+        F: FnOnce(&mut P, Now) + Send + 'static,
+    {
+        self.send(Message::Run(Box::new(f)))
+    }
+
+    /// Registers `f` to run on the loop thread now and after every wakeup that handled input
+    /// or commands, until it returns true or the loop stops: work that must react to input
+    /// without a hand-off to another thread (a listener). `f` must be bounded work and must
+    /// not own anything whose drop calls back into this handle (it is dropped on the loop).
+    pub fn attach<F>(&self, f: F) -> Result<(), RuntimeStopped>
+    where
+        F: FnMut(&mut P, Now) -> bool + Send + 'static,
+    {
+        self.send(Message::Wait(Box::new(Listener(f))))
+    }
+
+    fn send(&self, message: Message<P>) -> Result<(), RuntimeStopped> {
+        self.commands.send(message).map_err(|_| RuntimeStopped)?;
+        // The loop sets `parked` and then drains the channel before blocking, so a command
+        // sent while `parked` is false is run without a wake-up.
+        if self.parked.swap(false, Ordering::SeqCst) {
+            self.waker.wake().map_err(|_| RuntimeStopped)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until `check` returns `Some` or `timeout` passes. The check runs on the loop
+    /// thread: at once, then after every wakeup that handled input (datagrams, due timers)
+    /// or commands, and never after the wait timed out; this thread is woken once, with the
+    /// result.
     pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
     where
         R: Send + 'static,
-        F: Fn(&mut P, Now) -> Option<R> + Send + Sync + 'static,
+        F: FnMut(&mut P, Now) -> Option<R> + Send + 'static,
     {
-        let check = Arc::new(check);
         let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let c = Arc::clone(&check);
-            if let Some(r) = self.execute(move |p, now| c(p, now))? {
-                return Ok(Some(r));
-            }
-            if std::time::Instant::now() >= deadline {
-                return Ok(None);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        let slot = Slot::new();
+        self.send(Message::Wait(Box::new(Wait { slot: Arc::clone(&slot), check })))?;
+        match slot.wait(deadline) {
+            Outcome::Done(r) => Ok(Some(r)),
+            Outcome::TimedOut => Ok(None),
+            Outcome::Stopped => Err(RuntimeStopped),
         }
     }
 

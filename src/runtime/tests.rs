@@ -176,3 +176,75 @@ fn a_panicking_command_stops_the_runtime_without_hanging_callers() {
     assert_eq!(handle.execute(|_: &mut Pinger, _| ()), Err(RuntimeStopped));
     assert!(handle.shutdown().is_none());
 }
+
+#[test]
+fn submitted_commands_run_in_order_before_a_later_execute() {
+    let test = "submitted_commands_run_in_order_before_a_later_execute";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(142)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    for i in 0..100 {
+        // Each sees the ones before it: timeouts counts 0, 1, 2, ...
+        handle.submit(move |p: &mut Pinger, _| {
+            assert_eq!(p.timeouts, i);
+            p.timeouts += 1;
+        })
+        .unwrap();
+    }
+    assert_eq!(handle.execute(|p: &mut Pinger, _| p.timeouts), Ok(100));
+}
+
+#[test]
+fn a_timed_out_wait_never_runs_its_check_again() {
+    let test = "a_timed_out_wait_never_runs_its_check_again";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(143)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = std::sync::Arc::clone(&runs);
+    let got = handle.wait_for(Duration::from_millis(30), move |_: &mut Pinger, _| {
+        r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        None::<()>
+    });
+    assert_eq!(got, Ok(None));
+    let after = runs.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(after >= 1, "the check ran when registered");
+    // Every command is a wakeup that polls the registered waits.
+    for _ in 0..20 {
+        handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    }
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), after);
+    // A satisfied wait returns the check's value.
+    assert_eq!(handle.wait_for(WAIT, |p: &mut Pinger, _| Some(p.timeouts)), Ok(Some(0)));
+}
+
+#[test]
+fn a_pending_wait_is_released_when_the_loop_stops() {
+    let test = "a_pending_wait_is_released_when_the_loop_stops";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(144)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let (registered, is_registered) = mpsc::channel();
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            handle.wait_for(Duration::from_secs(3600), move |_: &mut Pinger, _| {
+                let _ = registered.send(());
+                None::<()>
+            })
+        });
+        is_registered.recv_timeout(WAIT).unwrap();
+        let r: Result<(), _> = handle.execute(|_: &mut Pinger, _| panic!("test panic stops the loop"));
+        assert_eq!(r, Err(RuntimeStopped));
+        // Not Ok(None) after an hour: the wait learns that the loop is gone.
+        assert_eq!(waiter.join().unwrap(), Err(RuntimeStopped));
+    });
+}

@@ -44,18 +44,27 @@ pub struct TransportConfig {
     pub multicast: bool,
     /// Also open the user-traffic multicast socket (PB + DG·domain + d2); needs `multicast`.
     pub user_multicast: bool,
-    /// `SO_RCVBUF` for every socket; `None` keeps the OS default.
+    /// `SO_RCVBUF` for every socket (default [`DEFAULT_RECV_BUFFER`]); `None` keeps the OS
+    /// default.
     pub recv_buffer_size: Option<usize>,
-    /// `SO_SNDBUF` for every socket; `None` keeps the OS default.
+    /// `SO_SNDBUF` for every socket (default [`DEFAULT_SEND_BUFFER`]); `None` keeps the OS
+    /// default.
     pub send_buffer_size: Option<usize>,
     /// Force [`NetworkScope::LoopbackOnly`]: bind 127.0.0.1 only, no multicast, send only to
     /// 127/8. Safe on any machine, so it needs no sandbox (README, "Network safety").
     pub loopback_only: bool,
 }
 
+/// Default `SO_RCVBUF`: a writer's burst of 64 KiB datagrams must fit while the reader's loop
+/// is busy, or it is dropped and repaired a heartbeat later (the Linux default of 208 KiB
+/// holds three). The kernel caps it at `net.core.rmem_max`.
+pub const DEFAULT_RECV_BUFFER: usize = 4 << 20;
+/// Default `SO_SNDBUF` (capped at `net.core.wmem_max`).
+pub const DEFAULT_SEND_BUFFER: usize = 1 << 20;
+
 impl TransportConfig {
     /// Defaults for `domain_id`: automatic participant index, loopback interface, multicast
-    /// discovery on, no user multicast, OS buffer sizes.
+    /// discovery on, no user multicast, large socket buffers.
     pub fn new(domain_id: u32) -> Self {
         TransportConfig {
             domain_id,
@@ -63,8 +72,8 @@ impl TransportConfig {
             interface: None,
             multicast: true,
             user_multicast: false,
-            recv_buffer_size: None,
-            send_buffer_size: None,
+            recv_buffer_size: Some(DEFAULT_RECV_BUFFER),
+            send_buffer_size: Some(DEFAULT_SEND_BUFFER),
             loopback_only: false,
         }
     }

@@ -11,18 +11,21 @@
 //!   multicast group (needs the network sandbox); `--plan` overrides the writer's per-sample
 //!   multicast/unicast cost model.
 //! * `siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]` — generate Rust types from IDL.
+//! * `siftdds perf pub|sub|ping|pong [OPTIONS]` — throughput and latency, interoperable with
+//!   Cyclone's `ddsperf` (exit 0: ran and lost nothing, 1: losses or no peer, 2: set-up error).
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
 
 mod demo;
 mod idl;
+mod perf;
 
 use std::process::ExitCode;
 
 use siftdds::core::writer::MulticastMode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         ["inspect", file] => inspect(file),
         ["demo", rest @ ..] => demo(rest),
         ["idl", rest @ ..] => idl::run(rest),
+        ["perf", rest @ ..] => perf(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -113,6 +117,24 @@ fn demo(args: &[&str]) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("siftdds demo: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn perf(args: &[&str]) -> ExitCode {
+    let options = match perf::PerfOptions::parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("siftdds perf: {e}\nusage: {}", perf::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match perf::run(&options) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("siftdds perf: {e}");
             ExitCode::from(2)
         }
     }

@@ -224,6 +224,12 @@ impl Participant {
         self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())
     }
 
+    /// Lower bounds on how many more changes, and payload bytes in all, a local writer
+    /// accepts without [`WriteError::HistoryFull`] (none for an unknown writer).
+    pub fn writer_room(&self, writer: Guid) -> (usize, usize) {
+        self.writers.get(&writer.entity_id).map_or((0, 0), |w| w.writer.room())
+    }
+
     /// True when every reliable matched reader acknowledged everything written.
     pub fn all_acked(&self, writer: Guid) -> bool {
         self.writers.get(&writer.entity_id).is_none_or(|w| w.writer.all_acked())

@@ -44,7 +44,20 @@ pub(super) struct WriterHistory {
     instances: HashMap<InstanceKey, VecDeque<SequenceNumber>>,
     /// The last sequence number handed out (0 before the first write).
     last_sn: SequenceNumber,
+    /// Payload bytes of the stored changes.
+    bytes: usize,
 }
+
+/// Payload bytes a KEEP_ALL history holds at most (besides one change, whatever its size):
+/// a writer blocks rather than have more than this unacknowledged, as Cyclone's writer does at
+/// its history's high-water mark. It keeps a fast writer's data in flight within a reader's
+/// socket receive buffer (4 MiB by default, `transport::DEFAULT_RECV_BUFFER`) and what it
+/// buffers out of order while its application is slow to take
+/// ([`crate::core::reader::MAX_OUT_OF_ORDER_BYTES`]); beyond that, datagrams are dropped and
+/// samples repaired at a few hundred per round trip (measured with `siftdds perf` at 16 KiB
+/// without this limit: half the samples repaired). DDS 1.4 §2.2.3.19 (resource limits; this
+/// is an implementation one).
+pub const KEEP_ALL_BYTES_LIMIT: usize = 2 << 20;
 
 fn limit(l: Length) -> Option<usize> {
     match l {
@@ -64,6 +77,7 @@ impl WriterHistory {
             multicast: BTreeMap::new(),
             instances: HashMap::new(),
             last_sn: SequenceNumber(0),
+            bytes: 0,
         }
     }
 
@@ -127,6 +141,31 @@ impl WriterHistory {
         self.changes.len()
     }
 
+    /// Lower bounds on how many changes, and how many payload bytes in all, [`Self::add`]
+    /// accepts from now on whatever their instances while nothing is acknowledged:
+    /// `usize::MAX` when no limit applies, 0 when an instance limit does (only an attempt can
+    /// tell). DDS 1.4 §2.2.3.19.
+    pub(super) fn room(&self, removable_through: SequenceNumber) -> (usize, usize) {
+        let per_instance_limited = self.history == History::KeepAll
+            && limit(self.limits.max_samples_per_instance).is_some();
+        if per_instance_limited || limit(self.limits.max_instances).is_some() {
+            return (0, 0);
+        }
+        let (n, bytes) = self
+            .changes
+            .range(..=removable_through)
+            .fold((0usize, 0usize), |(n, b), (_, c)| (n.saturating_add(1), b.saturating_add(c.data.len())));
+        let samples = match limit(self.limits.max_samples) {
+            None => usize::MAX,
+            Some(max) => max.saturating_sub(self.changes.len().saturating_sub(n)),
+        };
+        let bytes = match self.history {
+            History::KeepAll => KEEP_ALL_BYTES_LIMIT.saturating_sub(self.bytes.saturating_sub(bytes)),
+            History::KeepLast(_) => usize::MAX,
+        };
+        (samples, bytes)
+    }
+
     /// Stores a new change built by `make(sn)`, making room first:
     /// - KEEP_LAST(depth): the instance's oldest change beyond `depth` is removed, acknowledged
     ///   or not (DDS 1.4 §2.2.3.18);
@@ -139,6 +178,7 @@ impl WriterHistory {
     pub(super) fn add(
         &mut self,
         key: InstanceKey,
+        len: usize,
         removable_through: SequenceNumber,
         filter: Option<ChangeFilter>,
         make: impl FnOnce(SequenceNumber) -> CacheChange,
@@ -176,10 +216,13 @@ impl WriterHistory {
         if let Some(max) = limit(self.limits.max_samples) {
             let after = self.changes.len().saturating_sub(removed.len());
             if after >= max {
+                // Keys are ordered: only a prefix can be acknowledged (a full history of
+                // unacknowledged changes is refused at its first key, not after a scan).
                 let victim = self
                     .changes
                     .keys()
-                    .find(|s| **s <= removable_through && !removed.contains(s))
+                    .take_while(|s| **s <= removable_through)
+                    .find(|s| !removed.contains(s))
                     .copied();
                 match victim {
                     Some(v) => removed.push(v),
@@ -187,11 +230,33 @@ impl WriterHistory {
                 }
             }
         }
+        if self.history == History::KeepAll {
+            // Payload room (KEEP_ALL_BYTES_LIMIT): acknowledged changes may go, oldest first.
+            let mut kept = self.bytes;
+            let mut kept_n = self.changes.len();
+            for old in &removed {
+                kept = kept.saturating_sub(self.changes.get(old).map_or(0, |c| c.data.len()));
+                kept_n = kept_n.saturating_sub(1);
+            }
+            let mut acked = self.changes.range(..=removable_through);
+            while kept_n > 0 && kept.saturating_add(len) > KEEP_ALL_BYTES_LIMIT {
+                let Some((old, c)) = acked.next() else {
+                    return Err(AddError::Full);
+                };
+                if !removed.contains(old) {
+                    removed.push(*old);
+                    kept = kept.saturating_sub(c.data.len());
+                    kept_n = kept_n.saturating_sub(1);
+                }
+            }
+        }
         for old in &removed {
             self.remove(*old);
         }
         self.last_sn = sn;
-        self.changes.insert(sn, make(sn));
+        let change = make(sn);
+        self.bytes = self.bytes.saturating_add(change.data.len());
+        self.changes.insert(sn, change);
         if let Some(f) = filter {
             self.filters.insert(sn, f);
         }
@@ -216,14 +281,83 @@ impl WriterHistory {
         let Some(change) = self.changes.remove(&sn) else {
             return false;
         };
+        self.bytes = self.bytes.saturating_sub(change.data.len());
         self.filters.remove(&sn);
         self.multicast.remove(&sn);
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
-            q.retain(|s| *s != sn);
+            // Changes nearly always go oldest first: O(1) then, not a scan of the instance.
+            if q.front() == Some(&sn) {
+                q.pop_front();
+            } else {
+                q.retain(|s| *s != sn);
+            }
             if q.is_empty() {
                 self.instances.remove(&change.key_hash);
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::core::ChangeKind;
+    use crate::wire::{EntityId, Guid, GuidPrefix};
+
+    fn change(sn: SequenceNumber, len: usize) -> CacheChange {
+        CacheChange {
+            kind: ChangeKind::Alive,
+            writer_guid: Guid { prefix: GuidPrefix([1; 12]), entity_id: EntityId([0, 0, 1, 2]) },
+            sequence_number: sn,
+            key_hash: None,
+            source_timestamp: None,
+            data: Bytes::from(vec![0u8; len]),
+        }
+    }
+
+    fn add(h: &mut WriterHistory, len: usize, acked: i64) -> Result<SequenceNumber, AddError> {
+        h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len)).map(|(sn, _)| sn)
+    }
+
+    #[test]
+    fn keep_all_refuses_past_the_byte_limit_until_acknowledged() {
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        let half = KEEP_ALL_BYTES_LIMIT / 2;
+        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(1)));
+        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(2)));
+        assert_eq!(add(&mut h, 1, 0), Err(AddError::Full));
+        // Once SN 1 is acknowledged it makes room.
+        assert_eq!(add(&mut h, 1, 1), Ok(SequenceNumber(3)));
+        assert_eq!(h.len(), 2);
+        // A change larger than the limit still goes into an empty history.
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT * 2, 0), Ok(SequenceNumber(1)));
+        // KEEP_LAST has no byte limit.
+        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(1)));
+        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(2)));
+    }
+
+    #[test]
+    fn room_counts_unacknowledged_samples_and_bytes() {
+        let limits = ResourceLimits { max_samples: Length::Limited(10), ..ResourceLimits::default() };
+        let mut h = WriterHistory::new(History::KeepAll, limits);
+        assert_eq!(h.room(SequenceNumber(0)), (10, KEEP_ALL_BYTES_LIMIT));
+        for _ in 0..3 {
+            add(&mut h, 100, 0).unwrap();
+        }
+        assert_eq!(h.room(SequenceNumber(0)), (7, KEEP_ALL_BYTES_LIMIT - 300));
+        assert_eq!(h.room(SequenceNumber(2)), (9, KEEP_ALL_BYTES_LIMIT - 100));
+        // The lower bound holds: exactly that many more samples go in.
+        for _ in 0..7 {
+            add(&mut h, 100, 0).unwrap();
+        }
+        assert_eq!(add(&mut h, 100, 0), Err(AddError::Full));
+        // An instance limit makes the bound unknown (0).
+        let limits = ResourceLimits { max_instances: Length::Limited(4), ..ResourceLimits::default() };
+        assert_eq!(WriterHistory::new(History::KeepAll, limits).room(SequenceNumber(0)), (0, 0));
     }
 }

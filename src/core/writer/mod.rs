@@ -67,7 +67,7 @@ pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::multicast::Groups;
 use self::push_queue::PushQueue;
 use self::content_filter::Filtering;
-use self::history::{AddError, WriterHistory};
+use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::reader_proxy::ReaderProxy;
@@ -81,6 +81,13 @@ use crate::wire::{Guid, SequenceNumber};
 
 /// The smallest `max_message_size` accepted; smaller values are raised to it.
 pub const MIN_MESSAGE_SIZE: usize = 512;
+
+/// Changes written since the last HEARTBEAT after which the next push carries one whatever
+/// the heartbeat period, when RESOURCE_LIMITS.max_samples does not set a smaller step (a
+/// quarter of it): acknowledgements then keep pace with the data, so a fast KEEP_ALL writer
+/// frees history room in time instead of stalling for a period (Cyclone solicits
+/// acknowledgements by the writer history's fill level in the same way).
+pub const HEARTBEAT_VOLUME: i64 = 4096;
 
 /// Configuration of one writer. Build with [`WriterConfig::new`] and adjust fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,6 +201,10 @@ pub struct Writer {
     readers: Vec<ReaderProxy>,
     /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
     heartbeat_count: i32,
+    /// lastSN of the latest HEARTBEAT sent (to any reader), and the payload bytes written
+    /// since.
+    heartbeat_last_sn: SequenceNumber,
+    unannounced_bytes: usize,
     /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
     heartbeat_deadline: Option<Instant>,
     /// Round-robin start for per-reader control messages (fairness).
@@ -232,6 +243,8 @@ impl Writer {
             config,
             readers: Vec::new(),
             heartbeat_count: 0,
+            heartbeat_last_sn: SequenceNumber(0),
+            unannounced_bytes: 0,
             heartbeat_deadline: None,
             next_reader: 0,
             counters: WriterCounters::default(),
@@ -355,11 +368,12 @@ impl Writer {
             return Err(WriteError::SampleTooLarge);
         }
         let data = pad_key_payload(kind, data);
+        let len = data.len();
         let floor = self.ack_floor();
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
-        let result = self.history.add(key_hash, floor, filter, |sn| CacheChange {
+        let result = self.history.add(key_hash, len, floor, filter, |sn| CacheChange {
             kind,
             writer_guid,
             sequence_number: sn,
@@ -372,6 +386,7 @@ impl Writer {
             AddError::TooManyInstances => WriteError::TooManyInstances,
             AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
         })?;
+        self.unannounced_bytes = self.unannounced_bytes.saturating_add(len);
         // Evicted changes need no bookkeeping: readers that still need them get a GAP when
         // the push cursor or a NACK reaches them.
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
@@ -523,6 +538,24 @@ impl Writer {
     /// DDS 1.4 §2.2.2.4.2.22 (wait_for_acknowledgments), RTPS 2.5 §8.4.7.2 (is_acked_by_all).
     pub fn is_acked_by_all(&self, sn: SequenceNumber) -> bool {
         sn <= self.ack_floor()
+    }
+
+    /// True when so many changes were written since the last HEARTBEAT that the next push
+    /// should carry one (see [`HEARTBEAT_VOLUME`]).
+    fn heartbeat_by_volume(&self) -> bool {
+        let step = match self.config.resource_limits.max_samples {
+            crate::qos::Length::Limited(n) => (i64::from(n) / 4).clamp(1, HEARTBEAT_VOLUME),
+            crate::qos::Length::Unlimited => HEARTBEAT_VOLUME,
+        };
+        self.history.last_sn().0.saturating_sub(self.heartbeat_last_sn.0) >= step
+            || self.unannounced_bytes >= KEEP_ALL_BYTES_LIMIT / 4
+    }
+
+    /// Lower bounds on how many more changes, and payload bytes in all, [`Self::write`]
+    /// accepts before it would return [`WriteError::HistoryFull`] (lets the API hand writes
+    /// over without waiting).
+    pub fn room(&self) -> (usize, usize) {
+        self.history.room(self.ack_floor())
     }
 
     /// True if every reliable reader has acknowledged every change written so far.

@@ -155,6 +155,8 @@ impl Writer {
         let ok = b.heartbeat(first, last, count, fin);
         if ok {
             self.heartbeat_count = count;
+            self.heartbeat_last_sn = last;
+            self.unannounced_bytes = 0;
         }
         ok
     }
@@ -448,7 +450,8 @@ impl Writer {
         let hb_due = any_reliable
             && sn > last
             && b.has_content()
-            && members().any(|r| r.heartbeat_stale(now.mono, self.config.heartbeat_period));
+            && (self.heartbeat_by_volume()
+                || members().any(|r| r.heartbeat_stale(now.mono, self.config.heartbeat_period)));
         if hb_due && gap_from < sn {
             // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
             // the reader does not NACK it.

@@ -1,0 +1,96 @@
+//! `siftdds perf` end to end: a publisher writing an exact count to a subscriber (reliable
+//! KEEP_ALL: the subscriber must see every sequence number), and a few hundred ping-pong
+//! round trips. Asserts the closing `summary:` lines are well-formed and nothing was lost;
+//! never a rate or a latency (the machine is shared).
+
+// Child processes run in real time: bounding them needs the wall clock and a poll interval.
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::sandbox::may_open_sockets;
+
+/// Longest a perf process may take here (discovery, the run, the acknowledgments).
+const PROCESS_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn perf(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .arg("perf")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for `child` (killing it, by its own handle, after [`PROCESS_TIMEOUT`]).
+fn finish(mut child: Child) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > PROCESS_TIMEOUT {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The `key=value` fields of the one `summary:` line (units such as `/s` stripped).
+fn summary(out: &Output) -> HashMap<String, f64> {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("summary: ")).collect();
+    assert_eq!(lines.len(), 1, "one summary line expected:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    lines[0]["summary: ".len()..]
+        .split(' ')
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("not key=value: {kv:?} in {}", lines[0]));
+            let v = v.trim_end_matches("/s").parse::<f64>().unwrap_or_else(|e| panic!("{kv}: {e}"));
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+#[test]
+fn perf_pub_count_reaches_sub_without_loss() {
+    if !may_open_sockets("perf_pub_count_reaches_sub_without_loss") {
+        return;
+    }
+    let sub = perf(&["sub", "--domain", "140", "--count", "3000"]);
+    let publisher = finish(perf(&["pub", "--domain", "140", "--count", "3000", "--size", "1024"]));
+    let sub = finish(sub);
+    assert!(publisher.status.success(), "pub: {}", String::from_utf8_lossy(&publisher.stdout));
+    assert!(sub.status.success(), "sub: {}", String::from_utf8_lossy(&sub.stdout));
+    let p = summary(&publisher);
+    assert_eq!(p["samples"], 3000.0);
+    assert_eq!(p["lost"], 0.0);
+    let s = summary(&sub);
+    let keys: Vec<&str> = {
+        let mut k: Vec<&str> = s.keys().map(String::as_str).collect();
+        k.sort_unstable();
+        k
+    };
+    assert_eq!(keys, ["lost", "mbps", "rate", "samples"]);
+    assert_eq!(s["samples"], 3000.0, "every sample arrives");
+    assert_eq!(s["lost"], 0.0, "no gap in the sequence numbers");
+    assert!(s["rate"] > 0.0 && s["mbps"] > 0.0);
+}
+
+#[test]
+fn perf_ping_pong_completes_round_trips() {
+    if !may_open_sockets("perf_ping_pong_completes_round_trips") {
+        return;
+    }
+    let pong = perf(&["pong", "--domain", "141"]);
+    let ping = finish(perf(&["ping", "--domain", "141", "--count", "300", "--size", "1024"]));
+    let pong = finish(pong);
+    assert!(ping.status.success(), "ping: {}", String::from_utf8_lossy(&ping.stdout));
+    let s = summary(&ping);
+    assert_eq!(s["samples"], 300.0);
+    let (p50, p90, p99, max) = (s["p50_us"], s["p90_us"], s["p99_us"], s["max_us"]);
+    assert!(0.0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max, "{s:?}");
+    assert!(pong.status.success(), "pong: {}", String::from_utf8_lossy(&pong.stdout));
+    assert!(summary(&pong)["samples"] >= 300.0);
+}

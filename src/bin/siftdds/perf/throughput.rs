@@ -1,0 +1,256 @@
+//! `siftdds perf pub` and `sub`: throughput of KeyedSeq samples on `DDSPerf{R,U}DataKS`.
+//!
+//! Must not: count a sample twice, or call a gap lost when it is only reordering (sequence
+//! numbers below the expected one are counted as neither received-new nor lost).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use siftdds::core::ChangeKind;
+use siftdds::qos::{PublisherQos, SubscriberQos};
+use siftdds::wire::Guid;
+
+use super::report::Meter;
+use super::{KeyedSeq, MATCH_TIMEOUT, PerfOptions, keyed_seq::FIXED_SIZE};
+
+/// Writes between two checks of the clock (report, duration, rate).
+const WRITES_PER_TICK: u64 = 64;
+/// The subscriber stops after this long without data once its publishers are gone…
+const IDLE_UNMATCHED: Duration = Duration::from_secs(1);
+/// …and after this long without data in any case.
+const IDLE_MAX: Duration = Duration::from_secs(5);
+/// How long a `pub --count` waits for the readers' acknowledgments.
+const ACK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `pub`: writes samples until `--count` or `--duration`; returns whether every write
+/// succeeded (and, with `--count`, was acknowledged).
+pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    let dp = o.participant()?;
+    let topic = o.topic::<KeyedSeq>(&dp, "Data");
+    let writer = dp
+        .create_publisher(PublisherQos::default())
+        .create_datawriter_with_fragment_size(&topic, o.data_writer_qos(), o.fragment_size)?;
+    writer.set_pipelined(o.batch);
+    println!("pub: {} size {} {} history {:?} batch {}, waiting for a reader", topic.name(), o.size, if o.reliable { "reliable" } else { "best-effort" }, o.history, if o.batch { "on" } else { "off" });
+    if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
+        println!("pub: no reader matched within {MATCH_TIMEOUT:?}");
+        return Ok(false);
+    }
+    let mut sample = KeyedSeq { seq: 0, keyval: 0, baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)] };
+    let size = sample.size() as u64;
+    let mut meter = Meter::new("pub");
+    if o.reliable {
+        // The reader may not have matched us yet (discovery is not symmetric in time): data
+        // it drops until then is repaired only after NACKs, at a fraction of the rate. The
+        // first sample's acknowledgement shows the match on both sides.
+        writer.write(&sample)?;
+        sample.seq = 1;
+        if writer.wait_for_acknowledgments(MATCH_TIMEOUT).is_err() {
+            println!("pub: the first sample was not acknowledged within {MATCH_TIMEOUT:?}");
+            return Ok(false);
+        }
+        meter.restart();
+        meter.record(1, size, 0);
+    }
+    let start = Instant::now();
+    let mut failed = 0u64;
+    let mut written = u64::from(sample.seq);
+    'write: loop {
+        for _ in 0..WRITES_PER_TICK {
+            if o.count.is_some_and(|n| written >= n) {
+                break 'write;
+            }
+            match writer.write(&sample) {
+                Ok(()) => meter.record(1, size, 0),
+                Err(e) => {
+                    failed += 1;
+                    meter.record(0, 0, 1);
+                    eprintln!("pub: write {}: {e}", sample.seq);
+                }
+            }
+            written += 1;
+            sample.seq = sample.seq.wrapping_add(1);
+            if let Some(rate) = o.rate {
+                // Pace against the schedule, not the previous write (no drift).
+                let due = start + Duration::from_secs_f64(written as f64 / rate);
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep(due - now);
+                }
+            }
+        }
+        meter.tick();
+        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+            break;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let mut acked = true;
+    if o.count.is_some() && o.reliable {
+        acked = writer.wait_for_acknowledgments(ACK_TIMEOUT).is_ok();
+        if !acked {
+            println!("pub: not every sample was acknowledged within {ACK_TIMEOUT:?}");
+        }
+    }
+    let c = writer.counters()?;
+    println!(
+        "pub: {} DATA, {} DATA_FRAG in {} datagrams; {} HEARTBEATs, {} ACKNACKs, {} repairs",
+        c.data_sent, c.data_frag_sent, c.datagrams_sent, c.heartbeats_sent, c.acknacks_received, c.repairs_sent
+    );
+    let rs = dp.runtime_stats();
+    println!("pub: runtime sent {} datagrams, {} send errors, received {}", rs.datagrams_sent, rs.send_errors, rs.datagrams_received);
+    meter.summary(secs);
+    Ok(failed == 0 && acked)
+}
+
+/// Per (writer, key) sequence tracking: the next expected `seq`.
+#[derive(Default)]
+struct Continuity {
+    expected: HashMap<(Guid, u32), u32>,
+}
+
+impl Continuity {
+    /// Returns (new sample?, samples newly known lost). The first sample of a stream sets the
+    /// expectation (a late-joining reader has not lost what was written before it matched).
+    fn observe(&mut self, writer: Guid, keyval: u32, seq: u32) -> (bool, u64) {
+        let next = seq.wrapping_add(1);
+        match self.expected.insert((writer, keyval), next) {
+            None => (true, 0),
+            Some(exp) if seq == exp => (true, 0),
+            Some(exp) => {
+                let ahead = seq.wrapping_sub(exp);
+                if ahead < u32::MAX / 2 {
+                    (true, u64::from(ahead))
+                } else {
+                    // Older than expected: a duplicate or reordering; keep the expectation.
+                    self.expected.insert((writer, keyval), exp);
+                    (false, 0)
+                }
+            }
+        }
+    }
+}
+
+/// What the subscriber's listener counted (read by the reporting thread).
+#[derive(Default)]
+struct Counts {
+    samples: AtomicU64,
+    bytes: AtomicU64,
+    lost: AtomicU64,
+    /// Nanoseconds from the start to the first and the latest sample (0: none yet).
+    first_ns: AtomicU64,
+    last_ns: AtomicU64,
+}
+
+/// `sub`: counts samples in a listener on the event-loop thread (as `ddsperf sub` does by
+/// default) until `--count`, `--duration` (from the first sample) or the publishers are
+/// gone; returns false when samples were lost in a reliable KEEP_ALL run.
+pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    let dp = o.participant()?;
+    let topic = o.topic::<KeyedSeq>(&dp, "Data");
+    let reader = dp.create_subscriber(SubscriberQos::default()).create_datareader(&topic, o.data_reader_qos())?;
+    println!("sub: {} {} history {:?}, waiting for a writer", topic.name(), if o.reliable { "reliable" } else { "best-effort" }, o.history);
+    let start = Instant::now();
+    let counts = Arc::new(Counts::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (counts, stop) = (Arc::clone(&counts), Arc::clone(&stop));
+        let mut continuity = Continuity::default();
+        // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
+        reader.set_listener_serialized(move |changes, _| {
+            let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
+            for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
+                let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
+                    eprintln!("sub: undecodable sample from {}", c.writer_guid);
+                    continue;
+                };
+                let (new, gap) = continuity.observe(c.writer_guid, keyval, seq);
+                lost += gap;
+                if new {
+                    n += 1;
+                    bytes += size as u64;
+                }
+            }
+            let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
+            let _ = counts.first_ns.compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            counts.last_ns.store(now, Ordering::Release);
+            counts.lost.fetch_add(lost, Ordering::AcqRel);
+            counts.bytes.fetch_add(bytes, Ordering::AcqRel);
+            counts.samples.fetch_add(n, Ordering::AcqRel);
+            !stop.load(Ordering::Acquire)
+        })?;
+    }
+    if reader.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
+        println!("sub: no writer matched within {MATCH_TIMEOUT:?}");
+        Meter::new("sub").summary(1.0);
+        return Ok(false);
+    }
+    let mut meter = Meter::new("sub");
+    let (mut seen, mut seen_bytes, mut seen_lost) = (0u64, 0u64, 0u64);
+    let mut last_matched_check = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let (n, bytes, lost) = (
+            counts.samples.load(Ordering::Acquire),
+            counts.bytes.load(Ordering::Acquire),
+            counts.lost.load(Ordering::Acquire),
+        );
+        if seen == 0 && n > 0 {
+            meter.restart();
+        }
+        meter.record(n - seen, bytes - seen_bytes, lost - seen_lost);
+        (seen, seen_bytes, seen_lost) = (n, bytes, lost);
+        meter.tick();
+        let first = counts.first_ns.load(Ordering::Acquire);
+        let last = counts.last_ns.load(Ordering::Acquire);
+        let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if o.count.is_some_and(|c| n >= c) {
+            break;
+        }
+        if first > 0 && o.duration.is_some_and(|d| now.saturating_sub(first) as f64 / 1e9 >= d) {
+            break;
+        }
+        let idle = Duration::from_nanos(now.saturating_sub(last));
+        if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
+            last_matched_check = Instant::now();
+            if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
+                break;
+            }
+        }
+        if first == 0 && o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d + MATCH_TIMEOUT.as_secs_f64()) {
+            break;
+        }
+    }
+    stop.store(true, Ordering::Release);
+    let c = reader.counters()?;
+    println!(
+        "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs",
+        c.samples_received, c.duplicates, c.samples_rejected, c.out_of_window, c.acknacks_sent
+    );
+    let (first, last) = (counts.first_ns.load(Ordering::Acquire), counts.last_ns.load(Ordering::Acquire));
+    meter.summary(last.saturating_sub(first) as f64 / 1e9);
+    let strict = o.reliable && o.history.is_none();
+    Ok(first > 0 && !(strict && meter.lost() > 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use siftdds::wire::{EntityId, GuidPrefix};
+
+    #[test]
+    fn continuity_counts_gaps_and_ignores_duplicates() {
+        let w = Guid { prefix: GuidPrefix([1; 12]), entity_id: EntityId([0, 0, 1, 2]) };
+        let mut c = Continuity::default();
+        assert_eq!(c.observe(w, 0, 5), (true, 0));
+        assert_eq!(c.observe(w, 0, 6), (true, 0));
+        assert_eq!(c.observe(w, 0, 9), (true, 2));
+        assert_eq!(c.observe(w, 0, 8), (false, 0));
+        assert_eq!(c.observe(w, 0, 10), (true, 0));
+        assert_eq!(c.observe(w, 1, 0), (true, 0));
+        assert_eq!(c.observe(w, 2, u32::MAX), (true, 0));
+        assert_eq!(c.observe(w, 2, 0), (true, 0), "wraps around");
+    }
+}
