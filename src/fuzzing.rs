@@ -161,6 +161,49 @@ pub fn filter(data: &[u8]) {
             .unwrap_or_else(|e| panic!("canonical form {printed:?} does not parse: {e}"));
         assert_eq!(again, ast, "AST changed through its canonical form {printed:?}");
     }
+    filter_on_payloads(&text);
+}
+
+/// The expression compiled for ShapeType (with four fixed parameters) and run on serialized
+/// samples: it must not panic, and must give the same answer on XCDR1 and XCDR2 payloads of
+/// the same sample in both byte orders (the compiled evaluator walks each encoding its own
+/// way), and equal projections must mean equal answers (the memo table's soundness).
+fn filter_on_payloads(text: &str) {
+    use crate::filter::{Program, parse_parameters};
+    use crate::types::{ShapeType, TopicType, XcdrVersion};
+    let Some(desc) = <ShapeType as TopicType>::descriptor() else { return };
+    let Ok(params) = parse_parameters(&["'RED'", "10", "2.5", "'B%'"]) else { return };
+    let Ok(program) = Program::compile_expression(text, &params, desc) else { return };
+    let shape = |color: &str, x: i32, extra: usize| ShapeType {
+        color: color.into(),
+        x,
+        y: -x,
+        shapesize: 10 + x,
+        additional_payload_size: vec![3; extra],
+    };
+    let encodings = [
+        (XcdrVersion::Xcdr1, Endianness::Little),
+        (XcdrVersion::Xcdr1, Endianness::Big),
+        (XcdrVersion::Xcdr2, Endianness::Little),
+        (XcdrVersion::Xcdr2, Endianness::Big),
+    ];
+    let mut seen: Vec<(Vec<u8>, Option<bool>)> = Vec::new();
+    for s in [shape("RED", 10, 0), shape("BLUE", -3, 2), shape("", 0, 5), shape("BR", 11, 1)] {
+        let mut answers = encodings.iter().filter_map(|&(v, e)| {
+            let bytes = s.serialize_as(v, e)?;
+            Some((program.evaluate(&bytes).ok(), program.project(&bytes).ok()))
+        });
+        let Some((first, key)) = answers.next() else { continue };
+        for (answer, _) in answers {
+            assert_eq!(answer, first, "{text:?} on {s:?}: encodings disagree");
+        }
+        if let Some(key) = key {
+            if let Some((_, earlier)) = seen.iter().find(|(k, _)| *k == key) {
+                assert_eq!(*earlier, first, "{text:?}: equal projections, different answers");
+            }
+            seen.push((key, first));
+        }
+    }
 }
 
 
@@ -293,6 +336,23 @@ mod tests {
 
     fn unhex(s: &str) -> Vec<u8> {
         (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    /// The filter harness reaches the compiled evaluator (not only the parser) on the kinds
+    /// of expression the seeds hold, MATCH included, and finds the encodings in agreement.
+    #[test]
+    fn filter_harness_compiles_and_evaluates_seed_expressions() {
+        for text in [
+            "color = %0 AND x > %1",
+            "color MATCH 'B.*' OR shapesize BETWEEN %1 AND 20",
+            "color LIKE %3 AND NOT y < -2",
+            "additional_payload_size[1] = 3",
+        ] {
+            let params = crate::filter::parse_parameters(&["'RED'", "10", "2.5", "'B%'"]).unwrap();
+            let desc = <crate::types::ShapeType as crate::types::TopicType>::descriptor().unwrap();
+            assert!(crate::filter::Program::compile_expression(text, &params, desc).is_ok(), "{text}");
+            filter(text.as_bytes());
+        }
     }
 
     /// plist crash-7632fafa: a parameter whose length (10) is not a multiple of 4 was
