@@ -172,7 +172,8 @@ impl<P: Protocol> RuntimeHandle<P> {
     /// Waits until `check` returns `Some` or `timeout` passes. The check runs on the loop
     /// thread: at once, then after every wakeup that handled input (datagrams, due timers)
     /// or commands, and never after the wait timed out; this thread is woken once, with the
-    /// result.
+    /// result. The check always runs at least once: a timeout that expires before the loop
+    /// reached it (a busy or CPU-starved loop) is extended until that first run.
     pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
     where
         R: Send + 'static,

@@ -224,6 +224,27 @@ fn a_timed_out_wait_never_runs_its_check_again() {
     assert_eq!(handle.wait_for(WAIT, |p: &mut Pinger, _| Some(p.timeouts)), Ok(Some(0)));
 }
 
+/// A wait whose timeout expires while the loop is still busy with earlier work (a CPU-starved
+/// loop) is not a timeout: its check has not run yet. It runs once the loop gets to it, and
+/// its result is returned (a write queued behind other work must not fail as "full").
+#[test]
+fn a_wait_the_loop_has_not_reached_by_its_deadline_still_runs_once() {
+    let test = "a_wait_the_loop_has_not_reached_by_its_deadline_still_runs_once";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(146)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    // Keep the loop busy for 100 ms, then register a 10 ms wait behind it.
+    handle.submit(|_: &mut Pinger, _| std::thread::sleep(Duration::from_millis(100))).unwrap();
+    let got = handle.wait_for(Duration::from_millis(10), |_: &mut Pinger, _| Some(7));
+    assert_eq!(got, Ok(Some(7)));
+    // A check that ran and said "not yet" still times out.
+    let got = handle.wait_for(Duration::from_millis(10), |_: &mut Pinger, _| None::<()>);
+    assert_eq!(got, Ok(None));
+}
+
 #[test]
 fn a_pending_wait_is_released_when_the_loop_stops() {
     let test = "a_pending_wait_is_released_when_the_loop_stops";

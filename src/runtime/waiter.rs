@@ -12,8 +12,13 @@ use std::time::Instant;
 
 use crate::time::Now;
 
+/// How often a waiter past its deadline looks again while the loop has not run its check yet
+/// (it is also notified when the check first runs).
+const UNTRIED_RECHECK: std::time::Duration = std::time::Duration::from_millis(10);
+
 enum State<R> {
-    Pending,
+    /// Not decided yet; `tried` once the check has run (and returned `None`) at least once.
+    Pending { tried: bool },
     Done(R),
     /// The waiter gave up (timeout) or took the result.
     Closed,
@@ -36,29 +41,35 @@ pub(crate) enum Outcome<R> {
 
 impl<R> Slot<R> {
     pub(crate) fn new() -> Arc<Self> {
-        Arc::new(Slot { state: Mutex::new(State::Pending), done: Condvar::new() })
+        Arc::new(Slot { state: Mutex::new(State::Pending { tried: false }), done: Condvar::new() })
     }
 
     fn lock(&self) -> MutexGuard<'_, State<R>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Waits until the loop delivered a result, the loop stopped, or `deadline`; on timeout
-    /// the slot is closed, so the check never runs again.
+    /// Waits until the loop delivered a result, the loop stopped, or `deadline` passed
+    /// after the check ran at least once; on timeout the slot is closed, so the check never
+    /// runs again. A check the loop has not reached yet (it is busy, or starved of CPU) is
+    /// waited for past the deadline: a write queued behind other work has not been blocked
+    /// by its resource limits, and must not fail as if it had (DDS 1.4 §2.2.2.4.2.11).
     pub(crate) fn wait(&self, deadline: Instant) -> Outcome<R> {
         let mut s = self.lock();
         loop {
-            match std::mem::replace(&mut *s, State::Closed) {
+            let tried = match std::mem::replace(&mut *s, State::Closed) {
                 State::Done(r) => return Outcome::Done(r),
                 State::Stopped => return Outcome::Stopped,
                 State::Closed => return Outcome::TimedOut,
-                State::Pending => *s = State::Pending,
-            }
+                State::Pending { tried } => tried,
+            };
+            *s = State::Pending { tried };
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if left.is_zero() && tried {
                 *s = State::Closed;
                 return Outcome::TimedOut;
             }
+            // Past the deadline and not tried yet: the loop notifies after the first check.
+            let left = if left.is_zero() { UNTRIED_RECHECK } else { left };
             s = self.done.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
@@ -84,9 +95,9 @@ where
 {
     fn poll(&mut self, protocol: &mut P, now: Now) -> bool {
         let mut s = self.slot.lock();
-        if !matches!(*s, State::Pending) {
+        let State::Pending { tried } = *s else {
             return true;
-        }
+        };
         match (self.check)(protocol, now) {
             Some(r) => {
                 *s = State::Done(r);
@@ -94,7 +105,15 @@ where
                 self.slot.done.notify_one();
                 true
             }
-            None => false,
+            None => {
+                *s = State::Pending { tried: true };
+                if !tried {
+                    // A waiter past its deadline is waiting for this first verdict.
+                    drop(s);
+                    self.slot.done.notify_one();
+                }
+                false
+            }
         }
     }
 }
@@ -102,7 +121,7 @@ where
 impl<R, F> Drop for Wait<R, F> {
     fn drop(&mut self) {
         let mut s = self.slot.lock();
-        if matches!(*s, State::Pending) {
+        if matches!(*s, State::Pending { .. }) {
             *s = State::Stopped;
             drop(s);
             self.slot.done.notify_one();
