@@ -114,7 +114,7 @@ fn siftdds_pub_reaches_ddsperf_sub_without_loss() {
     // `total` may miss the first few samples: ddsperf's VOLATILE reader starts at the
     // writer's first HEARTBEAT once *it* has matched our writer, which can be after our
     // writer matched it and wrote. Lost counts gaps after that start, so it must be 0.
-    let last = log.lines().filter(|l| l.contains(" total ")).last().unwrap_or_else(|| panic!("no totals:\n{log}"));
+    let last = log.lines().rfind(|l| l.contains(" total ")).unwrap_or_else(|| panic!("no totals:\n{log}"));
     let total = field(last, "total", "").unwrap();
     assert!(0.0 < total && total <= 3000.0, "{last}");
     assert_eq!(field(last, "lost", ""), Some(0.0), "{last}");
