@@ -264,6 +264,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn user_data_is_what_ddsperf_parses() {
+        // ddsperf: sscanf(udata, "DDSPerf:%d:%ld%n", …) == 2, then ':' and the hostname up to
+        // the end of the USER_DATA (no NUL inside).
+        let text = String::from_utf8(ddsperf_user_data()).unwrap();
+        let mut fields = text.splitn(4, ':');
+        assert_eq!(fields.next(), Some("DDSPerf"));
+        assert_eq!(fields.next(), Some("0"), "no Data reader");
+        assert_eq!(fields.next(), Some(std::process::id().to_string().as_str()));
+        let host = fields.next().unwrap();
+        assert!(!host.is_empty() && !host.contains('\0') && !host.contains('\n'), "{host:?}");
+    }
+
+    #[test]
     fn parses_ddsperf_style_sizes_and_every_option() {
         assert_eq!(parse_size("16"), Ok(16));
         assert_eq!(parse_size("1k"), Ok(1024));
