@@ -201,7 +201,8 @@ impl PerfOptions {
     }
 
     /// The participant; a pinger's or ponger's announces `ddsperf`'s USER_DATA (see
-    /// [`ddsperf_user_data`]) so that `ddsperf` answers and expects its pongs.
+    /// [`ddsperf_user_data`]) so that `ddsperf` answers and expects its pongs. A publisher's or
+    /// subscriber's does not: `ddsperf` would then expect ping/pong endpoints of it too.
     fn participant(&self) -> Result<DomainParticipant, DdsError> {
         let qos = match self.mode {
             Mode::Ping | Mode::Pong => {
