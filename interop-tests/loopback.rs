@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use siftdds::api::DomainParticipant;
 use siftdds::qos::{DataReaderQos, DataWriterQos, Durability, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+use siftdds::time::Timestamp;
 use siftdds::types::ShapeType;
 
 use crate::sandbox::may_open_sockets;
@@ -35,4 +36,52 @@ fn reliable_shapes_flow_between_two_participants_over_udp() {
         xs.extend(got.into_iter().map(|s| s.value.unwrap().x));
     }
     assert_eq!(xs, (0..1000).collect::<Vec<_>>());
+}
+
+/// `write_w_timestamp` sets the source timestamp, from a `DataWriter` and from a listener: a
+/// ping written with a fixed time is echoed by the other participant's listener with the
+/// ping's timestamp (what `siftdds perf pong` does), and both arrive with exactly that time.
+#[test]
+fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
+    if !may_open_sockets("write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener") {
+        return;
+    }
+    let a = DomainParticipant::builder(149).announce_period(Duration::from_millis(200)).build().unwrap();
+    let b = DomainParticipant::builder(149).announce_period(Duration::from_millis(200)).build().unwrap();
+    let wqos = DataWriterQos { history: History::KeepAll, durability: Durability::TransientLocal, ..DataWriterQos::default() };
+    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
+    let (ping_a, pong_a) = (a.create_topic::<ShapeType>("Ping", TopicQos::default()), a.create_topic::<ShapeType>("Pong", TopicQos::default()));
+    let (ping_b, pong_b) = (b.create_topic::<ShapeType>("Ping", TopicQos::default()), b.create_topic::<ShapeType>("Pong", TopicQos::default()));
+    let pinger = a.create_publisher(PublisherQos::default()).create_datawriter(&ping_a, wqos.clone()).unwrap();
+    let pongs = a.create_subscriber(SubscriberQos::default()).create_datareader(&pong_a, rqos.clone()).unwrap();
+    let ponger = b.create_publisher(PublisherQos::default()).create_datawriter(&pong_b, wqos).unwrap();
+    let pings = b.create_subscriber(SubscriberQos::default()).create_datareader(&ping_b, rqos).unwrap();
+    let echo = ponger.guid();
+    pings
+        .set_listener(move |samples, ctx| {
+            for s in samples {
+                let (v, ts) = (s.value.unwrap(), s.source_timestamp.unwrap());
+                ctx.write_w_timestamp(echo, &v, ts).unwrap();
+            }
+            true
+        })
+        .unwrap();
+    for (w, r) in [(&pinger, &pings), (&ponger, &pongs)] {
+        w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+        r.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    }
+    // 1970: no clock reads this, so only the explicit timestamp can produce it.
+    let stamp = Timestamp::from_unix_nanos(1_234_567_890);
+    let s = ShapeType { color: "RED".into(), x: 7, y: 8, shapesize: 30, additional_payload_size: vec![] };
+    pinger.write_w_timestamp(&s, stamp).unwrap();
+    pinger.write(&ShapeType { x: 9, ..s.clone() }).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let batch = pongs.wait_take(Duration::from_secs(5)).unwrap();
+        assert!(!batch.is_empty(), "stalled after {} pongs", got.len());
+        got.extend(batch.into_iter().map(|p| (p.value.unwrap().x, p.source_timestamp.unwrap())));
+    }
+    assert_eq!(got[0], (7, stamp), "the ping's timestamp, echoed");
+    assert_eq!(got[1].0, 9);
+    assert!(got[1].1.to_unix_nanos().unwrap() > 1_000_000_000_000_000_000, "a plain write is stamped now: {:?}", got[1].1);
 }

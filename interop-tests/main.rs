@@ -10,6 +10,7 @@ mod content_filter;
 mod loopback;
 mod reflection;
 mod perf;
+mod perf_ddsperf;
 mod sandbox;
 mod shape_main;
 mod spoof;

@@ -7,7 +7,9 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::sandbox::may_open_sockets;
@@ -15,31 +17,53 @@ use crate::sandbox::may_open_sockets;
 /// Longest a perf process may take here (discovery, the run, the acknowledgments).
 const PROCESS_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn perf(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_siftdds"))
-        .arg("perf")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+pub(crate) fn perf(args: &[&str]) -> Running {
+    start(Command::new(env!("CARGO_BIN_EXE_siftdds")).arg("perf").args(args))
 }
 
-/// Waits for `child` (killing it, by its own handle, after [`PROCESS_TIMEOUT`]).
-fn finish(mut child: Child) -> Output {
+/// A child process whose output is read while it runs: a child blocked on a full pipe would
+/// never exit.
+pub(crate) struct Running {
+    child: Child,
+    stdout: Option<JoinHandle<Vec<u8>>>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+}
+
+/// Reads a child's pipe to its end on a thread of its own.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<JoinHandle<Vec<u8>>> {
+    pipe.map(|mut r| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = r.read_to_end(&mut bytes);
+            bytes
+        })
+    })
+}
+
+/// Spawns `cmd` with its stdout and stderr piped and drained.
+pub(crate) fn start(cmd: &mut Command) -> Running {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    Running { child, stdout, stderr }
+}
+
+/// Waits for the child (killing it, by its own handle, after [`PROCESS_TIMEOUT`]).
+pub(crate) fn finish(mut r: Running) -> Output {
     let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    while r.child.try_wait().unwrap().is_none() {
         if start.elapsed() > PROCESS_TIMEOUT {
-            let _ = child.kill();
+            let _ = r.child.kill();
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    child.wait_with_output().unwrap()
+    let status = r.child.wait().unwrap();
+    let collect = |h: Option<JoinHandle<Vec<u8>>>| h.map(|h| h.join().unwrap()).unwrap_or_default();
+    Output { status, stdout: collect(r.stdout), stderr: collect(r.stderr) }
 }
 
 /// The `key=value` fields of the one `summary:` line (units such as `/s` stripped).
-fn summary(out: &Output) -> HashMap<String, f64> {
+pub(crate) fn summary(out: &Output) -> HashMap<String, f64> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("summary: ")).collect();
     assert_eq!(lines.len(), 1, "one summary line expected:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));

@@ -200,9 +200,15 @@ impl ListenerContext<'_> {
     /// not the `DataWriter`: a handle dropped on the loop thread would wait for itself.
     /// DDS 1.4 §2.2.2.4.2.11.
     pub fn write<U: TopicType>(&mut self, writer: Guid, sample: &U) -> Result<(), Error> {
+        self.write_w_timestamp(writer, sample, self.now.wall)
+    }
+
+    /// [`ListenerContext::write`] with `timestamp` as the source timestamp instead of now.
+    /// DDS 1.4 §2.2.2.4.2.12 (write_w_timestamp).
+    pub fn write_w_timestamp<U: TopicType>(&mut self, writer: Guid, sample: &U, timestamp: Timestamp) -> Result<(), Error> {
         let data = Bytes::from(sample.serialize(Endianness::Little));
-        let (now, guid) = (self.now, writer);
-        self.participant.write(now, guid, ChangeKind::Alive, sample.key_hash(), data).map_err(Error::Write)?;
+        let now = crate::time::Now { wall: timestamp, ..self.now };
+        self.participant.write(now, writer, ChangeKind::Alive, sample.key_hash(), data).map_err(Error::Write)?;
         Ok(())
     }
 }
@@ -233,24 +239,33 @@ impl<T: TopicType> DataWriter<T> {
     /// Publishes a sample. With a full KEEP_ALL history it blocks up to the RELIABILITY
     /// max_blocking_time for readers to acknowledge. DDS 1.4 §2.2.2.4.2.11.
     pub fn write(&self, sample: &T) -> Result<(), Error> {
+        self.write_stamped(sample, None)
+    }
+
+    /// [`DataWriter::write`] with `timestamp` as the source timestamp instead of the time of
+    /// the write. DDS 1.4 §2.2.2.4.2.12.
+    pub fn write_w_timestamp(&self, sample: &T, timestamp: Timestamp) -> Result<(), Error> {
+        self.write_stamped(sample, Some(timestamp))
+    }
+
+    fn write_stamped(&self, sample: &T, timestamp: Option<Timestamp>) -> Result<(), Error> {
         let data = sample
             .serialize_as(self.representation, Endianness::Little)
             .ok_or(Error::UnsupportedDataRepresentation {
                 type_name: T::type_name(),
                 id: self.representation.representation_id(),
             })?;
-        let data = Bytes::from(data);
-        self.write_change(ChangeKind::Alive, sample.key_hash(), data)
+        self.write_change(ChangeKind::Alive, sample.key_hash(), Bytes::from(data), timestamp)
     }
 
     /// Disposes the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.13.
     pub fn dispose(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Self::key_payload(sample))
+        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Self::key_payload(sample), None)
     }
 
     /// Unregisters the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.7.
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Self::key_payload(sample))
+        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Self::key_payload(sample), None)
     }
 
     /// The serialized key sent with a dispose/unregister (K flag), empty if the type has none.
@@ -282,8 +297,10 @@ impl<T: TopicType> DataWriter<T> {
         true
     }
 
-    fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes) -> Result<(), Error> {
+    /// Writes one change; `timestamp` replaces the write time as its source timestamp.
+    fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes, timestamp: Option<Timestamp>) -> Result<(), Error> {
         let guid = self.guid;
+        let stamp = move |now: crate::time::Now| crate::time::Now { wall: timestamp.unwrap_or(now.wall), ..now };
         let handle = &self.participant.inner.handle;
         let pipelined = self.pipelined.load(Ordering::Relaxed);
         // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
@@ -291,13 +308,13 @@ impl<T: TopicType> DataWriter<T> {
             // The history had room for this change when the credit was granted, and room only
             // grows until our own writes use it, so this write cannot find it full.
             handle.submit(move |p, now| {
-                if let Err(e) = p.write(now, guid, kind, key, data) {
+                if let Err(e) = p.write(stamp(now), guid, kind, key, data) {
                     log::error!("writer {guid}: pipelined write failed: {e}");
                 }
             })?;
             return Ok(());
         }
-        let attempt = move |p: &mut crate::core::Participant, now| match p.write(now, guid, kind, key, data.clone()) {
+        let attempt = move |p: &mut crate::core::Participant, now| match p.write(stamp(now), guid, kind, key, data.clone()) {
             Err(WriteError::HistoryFull) => None,
             Ok(_) => Some(Ok(p.writer_room(guid))),
             Err(e) => Some(Err(e)),

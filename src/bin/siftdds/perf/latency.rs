@@ -7,13 +7,20 @@
 //! (`xxxxxxxx_xxxxxxxx_xxxxxxxx_xxxxxxxx`, hex) and the ponger writes pongs into it; our
 //! pinger does the same, and our ponger writes into the partition pattern `*`, which matches
 //! every pinger's partition (DDS 1.4 §2.2.3.13).
+//!
+//! Like every `ddsperf` process, each side also has the other side's two endpoints, idle:
+//! `ddsperf` expects a ping and a pong reader and writer of every participant announcing its
+//! `DDSPerf:` USER_DATA and fails the run otherwise. The pong goes out with the ping's source
+//! timestamp, as `ddsperf`'s pong does (`dds_write_ts`): its pinger takes the round trip from
+//! that timestamp and pings again at once only for a pong whose timestamp has the lowest bit
+//! set, as its own pings have (echoed unchanged here).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use siftdds::api::{DataReader, DataWriter};
+use siftdds::api::{DataReader, DataWriter, DomainParticipant, Topic};
 use siftdds::qos::{Partition, PublisherQos, SubscriberQos};
 use siftdds::wire::{EntityId, GuidPrefix};
 
@@ -39,17 +46,45 @@ fn guid_partition(prefix: GuidPrefix) -> String {
     s
 }
 
+/// The ping writer and the pong reader (a pinger's) or the ping reader and the pong writer (a
+/// ponger's), created together with the other pair, idle (see the module header).
+struct Endpoints {
+    ping_writer: DataWriter<KeyedSeq>,
+    ping_reader: DataReader<KeyedSeq>,
+    pong_writer: DataWriter<KeyedSeq>,
+    pong_reader: DataReader<KeyedSeq>,
+}
+
+impl Endpoints {
+    fn new(o: &PerfOptions, dp: &DomainParticipant) -> Result<(Self, Topic<KeyedSeq>), siftdds::api::Error> {
+        let ping_topic = o.topic::<KeyedSeq>(dp, "Ping");
+        let pong_topic = o.topic::<KeyedSeq>(dp, "Pong");
+        let writer = |partition: Option<&str>, topic: &Topic<KeyedSeq>| {
+            let qos = PublisherQos { partition: Partition::new(partition), ..PublisherQos::default() };
+            let w = dp.create_publisher(qos).create_datawriter_with_fragment_size(topic, o.ping_writer_qos(), o.fragment_size)?;
+            w.set_pipelined(o.batch);
+            Ok::<_, siftdds::api::Error>(w)
+        };
+        let reader = |partition: Option<String>, topic: &Topic<KeyedSeq>| {
+            let qos = SubscriberQos { partition: Partition::new(partition), ..SubscriberQos::default() };
+            dp.create_subscriber(qos).create_datareader(topic, o.ping_reader_qos())
+        };
+        let endpoints = Endpoints {
+            ping_writer: writer(None, &ping_topic)?,
+            ping_reader: reader(None, &ping_topic)?,
+            pong_writer: writer(Some("*"), &pong_topic)?,
+            pong_reader: reader(Some(guid_partition(dp.guid_prefix())), &pong_topic)?,
+        };
+        Ok((endpoints, ping_topic))
+    }
+}
+
 /// `ping`: round trips until `--count` or `--duration`; true when at least one completed.
 pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
-    let ping_topic = o.topic::<KeyedSeq>(&dp, "Ping");
-    let pong_topic = o.topic::<KeyedSeq>(&dp, "Pong");
-    let writer = dp
-        .create_publisher(PublisherQos::default())
-        .create_datawriter_with_fragment_size(&ping_topic, o.ping_writer_qos(), o.fragment_size)?;
-    writer.set_pipelined(o.batch);
-    let sub_qos = SubscriberQos { partition: Partition::new([guid_partition(dp.guid_prefix())]), ..SubscriberQos::default() };
-    let reader = dp.create_subscriber(sub_qos).create_datareader(&pong_topic, o.ping_reader_qos())?;
+    // The idle pair is bound (not `..`): it must live as long as the run.
+    let (Endpoints { ping_writer: writer, pong_reader: reader, ping_reader: _idle_r, pong_writer: _idle_w }, ping_topic) =
+        Endpoints::new(o, &dp)?;
     println!("ping: {} size {}, waiting for a ponger", ping_topic.name(), o.size);
     if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err() || reader.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
         println!("ping: no ponger matched within {MATCH_TIMEOUT:?}");
@@ -189,15 +224,9 @@ fn ping_from_listener(
 /// `pong`: echoes every ping until `--duration` passes or the pinger has gone.
 pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
-    let ping_topic = o.topic::<KeyedSeq>(&dp, "Ping");
-    let pong_topic = o.topic::<KeyedSeq>(&dp, "Pong");
-    let reader = dp.create_subscriber(SubscriberQos::default()).create_datareader(&ping_topic, o.ping_reader_qos())?;
-    let pub_qos = PublisherQos { partition: Partition::new(["*"]), ..PublisherQos::default() };
-    let writer = dp
-        .create_publisher(pub_qos)
-        .create_datawriter_with_fragment_size(&pong_topic, o.ping_writer_qos(), o.fragment_size)?;
-    writer.set_pipelined(o.batch);
-    println!("pong: echoing {} on {}", ping_topic.name(), pong_topic.name());
+    let (Endpoints { ping_reader: reader, pong_writer: writer, ping_writer: _idle_w, pong_reader: _idle_r }, ping_topic) =
+        Endpoints::new(o, &dp)?;
+    println!("pong: echoing {} on {}", ping_topic.name(), o.topic_name("Pong"));
     // Echo on the event-loop thread (a listener): the pong leaves in the wakeup that
     // received the ping. `--batch off` echoes from this thread instead (two hand-offs more).
     let echoed = Arc::new(AtomicU64::new(0));
@@ -205,8 +234,12 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     if o.batch {
         let (w, n, stop) = (writer.guid(), Arc::clone(&echoed), Arc::clone(&stop));
         reader.set_listener(move |samples, ctx| {
-            for v in samples.into_iter().filter_map(|s| s.value) {
-                if let Err(e) = ctx.write(w, &v) {
+            for (v, ts) in samples.into_iter().filter_map(|s| Some((s.value?, s.source_timestamp))) {
+                let written = match ts {
+                    Some(ts) => ctx.write_w_timestamp(w, &v, ts),
+                    None => ctx.write(w, &v),
+                };
+                if let Err(e) = written {
                     eprintln!("pong: {e}");
                 }
                 n.fetch_add(1, Ordering::Relaxed);
@@ -221,8 +254,12 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         if o.batch {
             std::thread::sleep(Duration::from_millis(50));
         } else {
-            for v in reader.wait_take(Duration::from_millis(100))?.into_iter().filter_map(|s| s.value) {
-                writer.write(&v)?;
+            for s in reader.wait_take(Duration::from_millis(100))? {
+                match (s.value, s.source_timestamp) {
+                    (Some(v), Some(ts)) => writer.write_w_timestamp(&v, ts)?,
+                    (Some(v), None) => writer.write(&v)?,
+                    (None, _) => continue,
+                }
                 echoed.fetch_add(1, Ordering::Relaxed);
             }
         }

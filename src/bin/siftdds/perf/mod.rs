@@ -24,7 +24,8 @@ use std::time::Duration;
 
 use siftdds::api::{DomainParticipant, Error as DdsError};
 use siftdds::qos::{
-    DataReaderQos, DataWriterQos, History, Length, Reliability, ResourceLimits, TopicQos,
+    DataReaderQos, DataWriterQos, DomainParticipantQos, History, Length, Reliability, ResourceLimits, TopicQos,
+    UserData,
 };
 use siftdds::types::TopicType;
 
@@ -199,16 +200,39 @@ impl PerfOptions {
         DataReaderQos { reliability: self.reliability(), history: History::KeepLast(1), ..DataReaderQos::default() }
     }
 
+    /// The participant; a pinger's or ponger's announces `ddsperf`'s USER_DATA (see
+    /// [`ddsperf_user_data`]) so that `ddsperf` answers and expects its pongs. A publisher's or
+    /// subscriber's does not: `ddsperf` would then expect ping/pong endpoints of it too.
     fn participant(&self) -> Result<DomainParticipant, DdsError> {
+        let qos = match self.mode {
+            Mode::Ping | Mode::Pong => {
+                DomainParticipantQos { user_data: UserData { value: ddsperf_user_data() }, ..Default::default() }
+            }
+            Mode::Pub | Mode::Sub => DomainParticipantQos::default(),
+        };
         DomainParticipant::builder(self.domain)
             .entity_name(format!("siftdds perf {:?}", self.mode))
             .announce_period(Duration::from_millis(500))
+            .qos(qos)
             .build()
     }
 
     fn topic<T: TopicType>(&self, dp: &DomainParticipant, kind: &str) -> siftdds::api::Topic<T> {
         dp.create_topic::<T>(&self.topic_name(kind), TopicQos { reliability: self.reliability(), ..TopicQos::default() })
     }
+}
+
+/// `ddsperf`'s participant USER_DATA, `DDSPerf:0:PID:HOSTNAME` (no terminating NUL; the `0`
+/// says there is no reader of the Data topic). `ddsperf` creates a pong writer only for
+/// participants that announce it, counts a pong from each of them before it pings again, and
+/// expects their ping and pong endpoints to match.
+fn ddsperf_user_data() -> Vec<u8> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = match host.trim() {
+        "" => "?",
+        h => h,
+    };
+    format!("DDSPerf:0:{}:{host}", std::process::id()).into_bytes()
 }
 
 /// `N`, `Nk`/`NkB`/`NKiB` (×1024), `NM`/`NMB`/`NMiB` (×1024²), as `ddsperf` reads sizes.
@@ -239,6 +263,19 @@ pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_data_is_what_ddsperf_parses() {
+        // ddsperf: sscanf(udata, "DDSPerf:%d:%ld%n", …) == 2, then ':' and the hostname up to
+        // the end of the USER_DATA (no NUL inside).
+        let text = String::from_utf8(ddsperf_user_data()).unwrap();
+        let mut fields = text.splitn(4, ':');
+        assert_eq!(fields.next(), Some("DDSPerf"));
+        assert_eq!(fields.next(), Some("0"), "no Data reader");
+        assert_eq!(fields.next(), Some(std::process::id().to_string().as_str()));
+        let host = fields.next().unwrap();
+        assert!(!host.is_empty() && !host.contains('\0') && !host.contains('\n'), "{host:?}");
+    }
 
     #[test]
     fn parses_ddsperf_style_sizes_and_every_option() {
