@@ -68,4 +68,7 @@ fn generated_type_in_xcdr2_is_filtered_by_the_writer_and_delivered_exactly() {
     assert_eq!(got, want);
     let stats = w.filter_stats().unwrap();
     assert_eq!(stats.data_sent, want.len() as u64, "the writer filtered: {stats:?}");
+    // `color` is a string<128>: a longer one is refused before anything is sent.
+    let too_long = idl_tests::ShapeType { color: "R".repeat(129), ..Default::default() };
+    assert!(matches!(w.write(&too_long), Err(siftdds::api::Error::InvalidSample { .. })));
 }

@@ -249,12 +249,10 @@ impl<T: TopicType> DataWriter<T> {
     }
 
     fn write_stamped(&self, sample: &T, timestamp: Option<Timestamp>) -> Result<(), Error> {
-        let data = sample
-            .serialize_as(self.representation, Endianness::Little)
-            .ok_or(Error::UnsupportedDataRepresentation {
-                type_name: T::type_name(),
-                id: self.representation.representation_id(),
-            })?;
+        // The representation was checked at creation: `None` now means this sample breaks a
+        // bound of its type (a string, sequence or array too long).
+        let invalid = Error::InvalidSample { type_name: T::type_name() };
+        let data = sample.serialize_as(self.representation, Endianness::Little).ok_or(invalid)?;
         self.write_change(ChangeKind::Alive, sample.key_hash(), Bytes::from(data), timestamp)
     }
 

@@ -28,6 +28,12 @@ pub enum Error {
         /// The DataRepresentationId: 0 XCDR, 1 XML, 2 XCDR2.
         id: i16,
     },
+    /// The sample cannot be serialized: it breaks a bound of its type (a bounded string,
+    /// sequence or array holds too many elements).
+    InvalidSample {
+        /// The topic type.
+        type_name: &'static str,
+    },
     /// The writer refused the sample (history full after max_blocking_time, ...).
     Write(WriteError),
     /// A received payload could not be decoded as the topic's type.
@@ -54,6 +60,9 @@ impl core::fmt::Display for Error {
                     _ => "unknown",
                 };
                 write!(f, "type {type_name} does not support data representation {name} (id {id})")
+            }
+            Error::InvalidSample { type_name } => {
+                write!(f, "a {type_name} sample breaks a bound of its type")
             }
             Error::Write(e) => write!(f, "write: {e}"),
             Error::Deserialize(e) => write!(f, "cannot decode sample: {e}"),
