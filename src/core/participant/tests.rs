@@ -9,7 +9,6 @@ use crate::core::{CacheChange, ChangeKind};
 use crate::core::discovery::ContentFilter;
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::types::{ShapeType, TopicType};
-use crate::time::{Instant, Timestamp};
 
 struct Node {
     p: Participant,
@@ -49,17 +48,11 @@ impl Net {
     }
 
     fn now(&self) -> Now {
-        Now {
-            mono: Instant::from_nanos(self.now),
-            wall: Timestamp::from_unix_nanos(1_700_000_000_000_000_000 + self.now),
-        }
+        crate::core::sim::sim_now(self.now)
     }
 
     fn random(&mut self) -> u64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
+        crate::core::sim::xorshift64(&mut self.rng)
     }
 
     /// Moves every queued datagram to its destinations (with loss), repeatedly, then runs

@@ -66,6 +66,22 @@ pub struct SimNet {
     configure: fn(&mut ParticipantConfig),
 }
 
+/// The core's `Now` at `nanos` of simulated time (the wall clock starts at a fixed 2023 date).
+pub fn sim_now(nanos: u64) -> Now {
+    Now {
+        mono: Instant::from_nanos(nanos),
+        wall: Timestamp::from_unix_nanos(1_700_000_000_000_000_000 + nanos),
+    }
+}
+
+/// The next value of a xorshift64 generator (`state` must not be 0).
+pub fn xorshift64(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// One-way latency of every copy (before any reorder delay): 50 µs.
 const BASE_DELAY_NS: u64 = 50_000;
 
@@ -117,18 +133,11 @@ impl SimNet {
 
     /// The current instant for the core.
     pub fn now(&self) -> Now {
-        Now {
-            mono: Instant::from_nanos(self.now),
-            wall: Timestamp::from_unix_nanos(1_700_000_000_000_000_000 + self.now),
-        }
+        sim_now(self.now)
     }
 
     fn random(&mut self) -> u64 {
-        // xorshift64
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
+        xorshift64(&mut self.rng)
     }
 
     fn chance(&mut self, percent: u64) -> bool {
