@@ -53,6 +53,15 @@ fn writer_qos() -> DataWriterQos {
     }
 }
 
+/// Writes [`samples`] 2 ms apart and waits until every reliable reader acknowledged them.
+fn write_all_acknowledged(w: &DataWriter<ShapeType>) {
+    for s in samples() {
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
+}
+
 fn report(test: &str, stats: &WriterFilterStats, got: &[PeerSample]) {
     let _ = writeln!(
         std::io::stderr(),
@@ -89,11 +98,7 @@ fn run_fastdds_filtered(
         peer.wait_line("sub: matched writers 1", Duration::from_secs(15)),
         "Fast DDS never matched us"
     );
-    for s in samples() {
-        w.write(&s).unwrap();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
+    write_all_acknowledged(&w);
     let out = peer.finish(Duration::from_secs(40));
     let stats = w.filter_stats().unwrap();
     (peer_samples(&out), stats)
@@ -201,11 +206,7 @@ fn cyclone_reader_without_filter_gets_everything_from_a_writer_filtering_for_fas
     w.wait_for_matched(2, Duration::from_secs(15)).unwrap();
     assert!(fast.wait_line("sub: matched writers 1", Duration::from_secs(15)));
     assert!(cyc.wait_line("sub: matched writers 1", Duration::from_secs(15)));
-    for s in samples() {
-        w.write(&s).unwrap();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
+    write_all_acknowledged(&w);
     let fast_got = peer_samples(&fast.finish(Duration::from_secs(40)));
     let cyc_got = peer_samples(&cyc.finish(Duration::from_secs(40)));
     let stats = w.filter_stats().unwrap();
@@ -271,11 +272,7 @@ fn fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_sam
         .unwrap();
     w.wait_for_matched(2, Duration::from_secs(15)).unwrap();
     assert!(fast.wait_line("sub: matched writers 1", Duration::from_secs(15)));
-    for s in samples() {
-        w.write(&s).unwrap();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    w.wait_for_acknowledgments(Duration::from_secs(30)).unwrap();
+    write_all_acknowledged(&w);
     let fast_got = peer_samples(&fast.finish(Duration::from_secs(40)));
     let mut ours: Vec<i32> = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
