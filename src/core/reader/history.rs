@@ -8,18 +8,26 @@
 //! (RESOURCE_LIMITS); RTPS 2.5 §8.2.2 (reader HistoryCache).
 //!
 //! # Overview
-//! Entries are numbered in arrival order (`order`), stored in `queue` by that number, and each
-//! instance keeps the numbers of its queued entries oldest first, so KEEP_LAST can replace the
-//! oldest sample of one instance in O(log n). The instance is the key hash; a keyless topic
-//! has one instance. A keyed sample without PID_KEY_HASH cannot be attributed to an instance
-//! here (computing the hash needs the type layer), so it is not counted per instance and is
-//! bounded only by the total capacity.
+//! Entries are numbered in arrival order (`order`) and stored in a ring (`VecDeque`) indexed
+//! by `order - base`, so queueing and taking the oldest are O(1) without a tree. Removing an
+//! entry from the middle (KEEP_LAST replacing the oldest sample of one instance, an expired
+//! sample) leaves a hole; holes at the front are trimmed at once, and the ring is compacted
+//! when holes outnumber the queued samples (amortized O(1), so the ring stays below twice the
+//! capacity plus [`COMPACT_SLACK`]). Each instance keeps a chain of its queued entries, oldest
+//! first (head, tail and a link in each entry), so KEEP_LAST finds the oldest sample of one
+//! instance without a scan and without allocating per sample. Instances are looked up in a
+//! `BTreeMap` by key hash: key hashes come from the network, and an ordered map has no hash
+//! function to attack (no HashDoS), while with the usual one or few instances a lookup is a
+//! comparison or two. The instance is the key hash; a keyless topic has one instance. A keyed
+//! sample without PID_KEY_HASH cannot be attributed to an instance here (computing the hash
+//! needs the type layer), so it is not counted per instance and is bounded only by the total
+//! capacity.
 //!
 //! Each entry also has a sample state (DDS 1.4 §2.2.2.5.3.8: READ once returned by `read`) and
 //! an optional expiry (LIFESPAN, DDS 1.4 §2.2.3.16): expired entries are dropped when the
 //! application reads or takes.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
@@ -28,8 +36,11 @@ use crate::qos::{History, Length, ResourceLimits};
 /// must not be able to grow the queue without bound while the application is not taking.
 pub const MAX_QUEUED_SAMPLES: usize = 65_536;
 
+/// Holes tolerated in the ring beyond the number of queued samples before it is compacted.
+const COMPACT_SLACK: usize = 64;
+
 /// Which instance a sample belongs to for history accounting.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum InstanceKey {
     /// Keyless topic: the single instance.
     Keyless,
@@ -46,12 +57,22 @@ struct Entry {
     read: bool,
     /// Source timestamp + the writer's lifespan, in Unix nanoseconds.
     expires_ns: Option<u64>,
+    /// The order of the next queued entry of the same instance.
+    next_same: Option<u64>,
 }
 
 impl Entry {
     fn expired(&self, now_ns: Option<u64>) -> bool {
         self.expires_ns.zip(now_ns).is_some_and(|(e, n)| n >= e)
     }
+}
+
+/// The queued entries of one instance, oldest first, linked through [`Entry::next_same`].
+#[derive(Copy, Clone, Debug)]
+struct Chain {
+    head: u64,
+    tail: u64,
+    len: usize,
 }
 
 /// Why a sample was not queued.
@@ -66,9 +87,12 @@ pub(super) struct DeliveryQueue {
     max_samples: usize,
     max_instances: usize,
     max_per_instance: usize,
-    queue: BTreeMap<u64, Entry>,
-    instances: HashMap<InstanceKey, VecDeque<u64>>,
-    next_order: u64,
+    /// `ring[i]` holds order `base + i`; `None` is a hole (removed from the middle).
+    ring: VecDeque<Option<Entry>>,
+    base: u64,
+    /// Queued entries (the ring minus its holes).
+    live: usize,
+    instances: BTreeMap<InstanceKey, Chain>,
 }
 
 fn limit(l: Length) -> usize {
@@ -87,15 +111,16 @@ impl DeliveryQueue {
             max_samples: limit(limits.max_samples).min(MAX_QUEUED_SAMPLES),
             max_instances: limit(limits.max_instances),
             max_per_instance: limit(limits.max_samples_per_instance),
-            queue: BTreeMap::new(),
-            instances: HashMap::new(),
-            next_order: 0,
+            ring: VecDeque::new(),
+            base: 0,
+            live: 0,
+            instances: BTreeMap::new(),
         }
     }
 
     /// Number of queued samples.
     pub(super) fn len(&self) -> usize {
-        self.queue.len()
+        self.live
     }
 
     fn instance_of(&self, key_hash: Option<[u8; 16]>) -> Option<InstanceKey> {
@@ -106,33 +131,36 @@ impl DeliveryQueue {
         }
     }
 
-    fn instance_len(&self, key: Option<InstanceKey>) -> usize {
+    /// Queued entries of `key` (`None` when the instance has none).
+    fn chain(&self, key: Option<InstanceKey>) -> Option<&Chain> {
         key.and_then(|k| self.instances.get(&k))
-            .map_or(0, VecDeque::len)
     }
 
-    fn is_new_instance_refused(&self, key: Option<InstanceKey>) -> bool {
+    fn is_new_instance_refused(&self, key: Option<InstanceKey>, chain: Option<&Chain>) -> bool {
         // DDS 1.4 §2.2.3.19: max_instances bounds the instances the reader manages.
-        key.is_some_and(|k| !self.instances.contains_key(&k))
-            && self.instances.len() >= self.max_instances
+        key.is_some() && chain.is_none() && self.instances.len() >= self.max_instances
     }
 
-    /// True if a sample with this key hash would be queued now. A reliable writer proxy that
-    /// gets `false` stops delivering (and so stops acknowledging) until the application
-    /// takes samples: KEEP_ALL flow control, DDS 1.4 §2.2.3.18.
-    pub(super) fn has_room(&self, key_hash: Option<[u8; 16]>) -> bool {
-        let key = self.instance_of(key_hash);
-        if self.is_new_instance_refused(key) {
+    fn room_for(&self, key: Option<InstanceKey>) -> bool {
+        let chain = self.chain(key);
+        if self.is_new_instance_refused(key, chain) {
             return false;
         }
         match self.history {
             // KEEP_LAST replaces older samples instead of refusing new ones.
             History::KeepLast(_) => true,
             History::KeepAll => {
-                self.queue.len() < self.max_samples
-                    && self.instance_len(key) < self.max_per_instance
+                self.live < self.max_samples
+                    && chain.map_or(0, |c| c.len) < self.max_per_instance
             }
         }
+    }
+
+    /// True if a sample with this key hash would be queued now. A reliable writer proxy that
+    /// gets `false` stops delivering (and so stops acknowledging) until the application
+    /// takes samples: KEEP_ALL flow control, DDS 1.4 §2.2.3.18.
+    pub(super) fn has_room(&self, key_hash: Option<[u8; 16]>) -> bool {
+        self.room_for(self.instance_of(key_hash))
     }
 
     /// Queues `change`. Returns how many older samples KEEP_LAST replaced, or `Rejected` when
@@ -143,17 +171,17 @@ impl DeliveryQueue {
         change: CacheChange,
         expires_ns: Option<u64>,
     ) -> Result<usize, Rejected> {
-        if !self.has_room(change.key_hash) {
+        let key = self.instance_of(change.key_hash);
+        if !self.room_for(key) {
             return Err(Rejected);
         }
-        let key = self.instance_of(change.key_hash);
         let mut replaced = 0usize;
         if let History::KeepLast(depth) = self.history {
             // DDS 1.4 §2.2.3.18: keep the most recent `depth` samples per instance.
             let depth = usize::try_from(depth.max(1)).unwrap_or(usize::MAX);
             let per_instance = depth.min(self.max_per_instance);
             if let Some(k) = key {
-                while self.instance_len(Some(k)) >= per_instance {
+                while self.instances.get(&k).is_some_and(|c| c.len >= per_instance) {
                     if !self.evict_oldest_of(k) {
                         break;
                     }
@@ -161,51 +189,164 @@ impl DeliveryQueue {
                 }
             }
             // The total bound still holds: drop the oldest sample overall.
-            while self.queue.len() >= self.max_samples {
-                if !self.evict_oldest() {
+            while self.live >= self.max_samples {
+                if self.pop().is_none() {
                     break;
                 }
                 replaced = replaced.saturating_add(1);
             }
         }
-        let order = self.next_order;
-        self.next_order = self.next_order.wrapping_add(1);
+        let order = self.next_order();
         if let Some(k) = key {
-            self.instances.entry(k).or_default().push_back(order);
+            match self.instances.get_mut(&k) {
+                Some(chain) => {
+                    let tail = chain.tail;
+                    chain.tail = order;
+                    chain.len = chain.len.saturating_add(1);
+                    if let Some(prev) = self.entry_mut(tail) {
+                        prev.next_same = Some(order);
+                    }
+                }
+                None => {
+                    self.instances.insert(k, Chain { head: order, tail: order, len: 1 });
+                }
+            }
         }
-        self.queue.insert(order, Entry { key, change, read: false, expires_ns });
+        self.ring
+            .push_back(Some(Entry { key, change, read: false, expires_ns, next_same: None }));
+        self.live = self.live.saturating_add(1);
         Ok(replaced)
     }
 
+    /// The order the next queued entry gets.
+    fn next_order(&self) -> u64 {
+        self.base
+            .wrapping_add(u64::try_from(self.ring.len()).unwrap_or(u64::MAX))
+    }
+
+    fn index(&self, order: u64) -> Option<usize> {
+        usize::try_from(order.wrapping_sub(self.base)).ok()
+    }
+
+    fn entry_mut(&mut self, order: u64) -> Option<&mut Entry> {
+        let i = self.index(order)?;
+        self.ring.get_mut(i)?.as_mut()
+    }
+
     fn evict_oldest_of(&mut self, key: InstanceKey) -> bool {
-        let Some(order) = self.instances.get_mut(&key).and_then(VecDeque::pop_front) else {
+        let Some(head) = self.instances.get(&key).map(|c| c.head) else {
             return false;
         };
-        self.queue.remove(&order);
-        self.forget_if_empty(key);
-        true
+        let removed = self.remove(head).is_some();
+        self.maybe_compact();
+        removed
     }
 
-    fn evict_oldest(&mut self) -> bool {
-        self.pop().is_some()
+    /// Removes the entry `order` (a hole is left unless it is at the front), unlinking it
+    /// from its instance's chain. Never renumbers (see [`DeliveryQueue::maybe_compact`]).
+    fn remove(&mut self, order: u64) -> Option<CacheChange> {
+        let i = self.index(order)?;
+        let e = self.ring.get_mut(i)?.take()?;
+        self.live = self.live.saturating_sub(1);
+        if let Some(k) = e.key {
+            self.unlink(k, order, e.next_same);
+        }
+        self.trim_front();
+        Some(e.change)
     }
 
-    fn forget_if_empty(&mut self, key: InstanceKey) {
-        if self.instances.get(&key).is_some_and(VecDeque::is_empty) {
-            self.instances.remove(&key);
+    /// Compacts the ring when its holes outnumber the queued samples (plus slack), so it
+    /// stays within about twice the capacity whatever the order of removals. Renumbers the
+    /// entries: no order may be held across this call.
+    fn maybe_compact(&mut self) {
+        if self.ring.len() > self.live.saturating_mul(2).saturating_add(COMPACT_SLACK) {
+            self.compact();
+        }
+    }
+
+    /// Takes `order` out of `key`'s chain; `next` is the removed entry's link.
+    fn unlink(&mut self, key: InstanceKey, order: u64, next: Option<u64>) {
+        let Some(chain) = self.instances.get(&key).copied() else {
+            return;
+        };
+        let mut chain = chain;
+        chain.len = chain.len.saturating_sub(1);
+        if chain.head == order {
+            // The usual case: entries of one instance are queued and taken oldest first.
+            match next {
+                Some(n) if chain.len > 0 => chain.head = n,
+                _ => {
+                    self.instances.remove(&key);
+                    return;
+                }
+            }
+        } else {
+            // From the middle of the chain (an expired sample): find its predecessor.
+            let mut at = chain.head;
+            let mut steps = 0usize;
+            let bound = self.ring.len();
+            loop {
+                let Some(e) = self.entry_mut(at) else { break };
+                if e.next_same == Some(order) {
+                    e.next_same = next;
+                    if chain.tail == order {
+                        chain.tail = at;
+                    }
+                    break;
+                }
+                match e.next_same {
+                    Some(n) if steps < bound => at = n,
+                    _ => break,
+                }
+                steps = steps.saturating_add(1);
+            }
+        }
+        if let Some(c) = self.instances.get_mut(&key) {
+            *c = chain;
+        }
+    }
+
+    fn trim_front(&mut self) {
+        while matches!(self.ring.front(), Some(None)) {
+            self.ring.pop_front();
+            self.base = self.base.wrapping_add(1);
+        }
+    }
+
+    /// Renumbers the queued entries without holes and rebuilds the instance chains.
+    fn compact(&mut self) {
+        let entries: Vec<Entry> = self.ring.drain(..).flatten().collect();
+        self.instances.clear();
+        self.live = 0;
+        for mut e in entries {
+            let order = self.next_order();
+            e.next_same = None;
+            if let Some(k) = e.key {
+                let chain = self.instances.entry(k).or_insert(Chain { head: order, tail: order, len: 0 });
+                let tail = chain.tail;
+                chain.tail = order;
+                chain.len = chain.len.saturating_add(1);
+                if tail != order {
+                    if let Some(prev) = self.entry_mut(tail) {
+                        prev.next_same = Some(order);
+                    }
+                }
+            }
+            self.ring.push_back(Some(e));
+            self.live = self.live.saturating_add(1);
         }
     }
 
     /// Number of samples not yet returned by [`DeliveryQueue::read`].
     pub(super) fn unread_len(&self) -> usize {
-        self.queue.values().filter(|e| !e.read).count()
+        self.ring.iter().flatten().filter(|e| !e.read).count()
     }
 
     /// Takes the oldest queued sample that has not expired at `now_ns` (Unix ns); expired
     /// ones on the way are dropped and counted in the second value.
     pub(super) fn pop_live(&mut self, now_ns: Option<u64>) -> (Option<CacheChange>, u64) {
         let mut expired = 0u64;
-        while let Some(e) = self.queue.first_key_value().map(|(_, e)| e.expired(now_ns)) {
+        while let Some(e) = self.ring.front().and_then(Option::as_ref).map(|e| e.expired(now_ns)) {
             let change = self.pop();
             if !e {
                 return (change, expired);
@@ -219,47 +360,113 @@ impl DeliveryQueue {
     /// they stay queued for a later take. Expired samples are dropped first (counted in the
     /// second value). DDS 1.4 §2.2.2.5.3.8 (read, NOT_READ_SAMPLE_STATE).
     pub(super) fn read(&mut self, now_ns: Option<u64>) -> (Vec<CacheChange>, u64) {
-        let expired: Vec<u64> = self
-            .queue
-            .iter()
-            .filter(|(_, e)| e.expired(now_ns))
-            .map(|(o, _)| *o)
+        let expired: Vec<u64> = (self.base..)
+            .zip(self.ring.iter())
+            .filter(|(_, e)| e.as_ref().is_some_and(|e| e.expired(now_ns)))
+            .map(|(o, _)| o)
             .collect();
         for order in &expired {
             self.remove(*order);
         }
+        self.maybe_compact();
         let mut out = Vec::new();
-        for e in self.queue.values_mut().filter(|e| !e.read) {
+        for e in self.ring.iter_mut().flatten().filter(|e| !e.read) {
             e.read = true;
             out.push(e.change.clone());
         }
         (out, u64::try_from(expired.len()).unwrap_or(u64::MAX))
     }
 
-    fn remove(&mut self, order: u64) {
-        let Some(e) = self.queue.remove(&order) else { return };
-        if let Some(k) = e.key {
-            if let Some(orders) = self.instances.get_mut(&k) {
-                orders.retain(|o| *o != order);
-            }
-            self.forget_if_empty(k);
+    /// Takes the oldest queued sample.
+    pub(super) fn pop(&mut self) -> Option<CacheChange> {
+        // The front is never a hole (trimmed on every removal).
+        self.trim_front();
+        self.remove(self.base)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    use super::*;
+    use crate::core::ChangeKind;
+    use crate::wire::{Guid, SequenceNumber};
+    use bytes::Bytes;
+
+    fn change(key: u8, sn: i64) -> CacheChange {
+        CacheChange {
+            kind: ChangeKind::Alive,
+            writer_guid: Guid::default(),
+            sequence_number: SequenceNumber(sn),
+            key_hash: Some([key; 16]),
+            source_timestamp: None,
+            data: Bytes::new(),
         }
     }
 
-    /// Takes the oldest queued sample.
-    pub(super) fn pop(&mut self) -> Option<CacheChange> {
-        let (order, Entry { key, change, .. }) = self.queue.pop_first()?;
-        if let Some(k) = key {
-            if let Some(orders) = self.instances.get_mut(&k) {
-                // Entries of one instance are queued and taken in arrival order.
-                if orders.front() == Some(&order) {
-                    orders.pop_front();
-                } else {
-                    orders.retain(|o| *o != order);
-                }
-            }
-            self.forget_if_empty(k);
+    fn sns(q: &mut DeliveryQueue) -> Vec<(u8, i64)> {
+        std::iter::from_fn(|| q.pop())
+            .map(|c| (c.key_hash.unwrap()[0], c.sequence_number.0))
+            .collect()
+    }
+
+    #[test]
+    fn keep_last_replacing_one_instance_behind_an_old_one_keeps_the_ring_bounded() {
+        let mut q = DeliveryQueue::new(History::KeepLast(1), ResourceLimits::default(), true);
+        q.push_expiring(change(1, 1), None).unwrap();
+        for sn in 2..10_000 {
+            assert_eq!(q.push_expiring(change(2, sn), None), Ok(usize::from(sn > 2)));
+            assert!(q.ring.len() <= 2 * q.len() + COMPACT_SLACK, "{}", q.ring.len());
         }
-        Some(change)
+        assert_eq!(q.len(), 2);
+        assert_eq!(sns(&mut q), [(1, 1), (2, 9_999)]);
+        assert!(q.instances.is_empty());
+    }
+
+    #[test]
+    fn keep_last_depth_evicts_the_oldest_of_the_instance_only() {
+        let mut q = DeliveryQueue::new(History::KeepLast(2), ResourceLimits::default(), true);
+        for (key, sn) in [(1, 1), (2, 2), (1, 3), (2, 4), (1, 5), (3, 6), (1, 7)] {
+            q.push_expiring(change(key, sn), None).unwrap();
+        }
+        assert_eq!(sns(&mut q), [(2, 2), (2, 4), (1, 5), (3, 6), (1, 7)]);
+    }
+
+    #[test]
+    fn keep_all_refuses_a_full_instance_and_an_instance_beyond_max_instances() {
+        let limits = ResourceLimits {
+            max_samples: Length::Limited(10),
+            max_instances: Length::Limited(2),
+            max_samples_per_instance: Length::Limited(2),
+        };
+        let mut q = DeliveryQueue::new(History::KeepAll, limits, true);
+        q.push_expiring(change(1, 1), None).unwrap();
+        q.push_expiring(change(1, 2), None).unwrap();
+        assert!(!q.has_room(Some([1; 16])));
+        assert_eq!(q.push_expiring(change(1, 3), None), Err(Rejected));
+        q.push_expiring(change(2, 4), None).unwrap();
+        assert!(!q.has_room(Some([3; 16])), "a third instance");
+        assert_eq!(q.pop().unwrap().sequence_number.0, 1);
+        assert!(q.has_room(Some([1; 16])));
+        q.push_expiring(change(1, 5), None).unwrap();
+        assert_eq!(sns(&mut q), [(1, 2), (2, 4), (1, 5)]);
+        assert!(q.has_room(Some([3; 16])), "every instance was taken");
+    }
+
+    #[test]
+    fn read_drops_expired_samples_from_the_middle_and_keeps_the_chains() {
+        let mut q = DeliveryQueue::new(History::KeepLast(3), ResourceLimits::default(), true);
+        q.push_expiring(change(1, 1), None).unwrap();
+        q.push_expiring(change(1, 2), Some(100)).unwrap();
+        q.push_expiring(change(2, 3), Some(100)).unwrap();
+        q.push_expiring(change(1, 4), None).unwrap();
+        let (read, expired) = q.read(Some(150));
+        assert_eq!(expired, 2);
+        assert_eq!(read.len(), 2);
+        assert_eq!(q.unread_len(), 0);
+        // Instance 1 holds SNs 1 and 4: two more replace SN 1.
+        assert_eq!(q.push_expiring(change(1, 5), None), Ok(0));
+        assert_eq!(q.push_expiring(change(1, 6), None), Ok(1));
+        assert_eq!(sns(&mut q), [(1, 4), (1, 5), (1, 6)]);
     }
 }

@@ -108,6 +108,14 @@ impl Sink<'_> {
     }
 }
 
+/// True if delivering `slot` now would not hit a full delivery queue (KEEP_ALL flow control).
+fn slot_fits(slot: &Slot, queue: &DeliveryQueue) -> bool {
+    match slot {
+        Slot::Sample(c) => queue.has_room(c.key_hash),
+        Slot::Irrelevant => true,
+    }
+}
+
 /// `b - a` as a count (0 when `b ≤ a`).
 fn span(a: SequenceNumber, b: SequenceNumber) -> u64 {
     u64::try_from(b.0.saturating_sub(a.0)).unwrap_or(0)
@@ -253,6 +261,15 @@ impl WriterProxy {
             return;
         }
         self.available_max = self.available_max.max(sn);
+        if sn == self.next_expected && self.buffered.is_empty() && slot_fits(&slot, sink.queue) {
+            // The usual case: in order with nothing parked, so it is delivered without passing
+            // through `buffered` (what `pump` would do after inserting it).
+            sink.deliver(slot);
+            self.stalled = false;
+            self.next_expected = sn.checked_add(1).unwrap_or(sn);
+            self.reassembly.drop_below(self.next_expected);
+            return;
+        }
         self.buffered_bytes = self.buffered_bytes.saturating_add(len);
         self.buffered.insert(sn, slot);
         self.pump(sink);
@@ -266,11 +283,9 @@ impl WriterProxy {
             if *entry.key() != self.next_expected {
                 break;
             }
-            if let Slot::Sample(c) = entry.get() {
-                if !sink.queue.has_room(c.key_hash) {
-                    self.stalled = true;
-                    break;
-                }
+            if !slot_fits(entry.get(), sink.queue) {
+                self.stalled = true;
+                break;
             }
             let slot = entry.remove();
             self.buffered_bytes = self.buffered_bytes.saturating_sub(slot.len());
