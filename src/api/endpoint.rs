@@ -431,7 +431,9 @@ impl<T: TopicType> DataReader<T> {
     pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
         let guid = self.guid;
         let changes = self.participant.inner.handle.execute(move |p, now| {
-            std::iter::from_fn(|| p.take(now, guid)).collect::<Vec<CacheChange>>()
+            let mut changes = Vec::new();
+            p.take_all(now, guid, &mut changes);
+            changes
         })?;
         Ok(Self::samples(guid, changes))
     }
@@ -494,7 +496,8 @@ impl<T: TopicType> DataReader<T> {
     pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
         let guid = self.guid;
         let changes = self.participant.inner.handle.wait_for(timeout, move |p, now| {
-            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
+            let mut changes = Vec::new();
+            p.take_all(now, guid, &mut changes);
             (!changes.is_empty()).then_some(changes)
         })?;
         Ok(changes.unwrap_or_default())
@@ -530,12 +533,12 @@ impl<T: TopicType> DataReader<T> {
     {
         let guid = self.guid;
         self.participant.inner.handle.attach(move |p, now| {
-            if p.reader_counters(guid).is_none() {
-                return true;
-            }
-            let changes: Vec<CacheChange> = std::iter::from_fn(|| p.take(now, guid)).collect();
-            if changes.is_empty() {
-                return false;
+            let mut changes = Vec::new();
+            match p.take_all(now, guid, &mut changes) {
+                // The reader was deleted: the listener ends.
+                None => return true,
+                Some(0) => return false,
+                Some(_) => {}
             }
             !f(changes, &mut ListenerContext { participant: p, now })
         })?;

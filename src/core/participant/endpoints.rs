@@ -257,6 +257,11 @@ impl Participant {
         self.readers.get_mut(&reader.entity_id)?.reader.take(now)
     }
 
+    /// Takes every sample of a local reader into `out`; `None` when the reader does not exist.
+    pub fn take_all(&mut self, now: Now, reader: Guid, out: &mut Vec<CacheChange>) -> Option<usize> {
+        Some(self.readers.get_mut(&reader.entity_id)?.reader.take_all(now, out))
+    }
+
     /// Returns the samples a local reader has not returned by an earlier `read`, marking
     /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
     /// (read, simplified to NOT_READ samples).

@@ -266,10 +266,9 @@ impl DeliveryQueue {
 
     /// Takes `order` out of `key`'s chain; `next` is the removed entry's link.
     fn unlink(&mut self, key: InstanceKey, order: u64, next: Option<u64>) {
-        let Some(chain) = self.instances.get(&key).copied() else {
+        let Some(chain) = self.instances.get_mut(&key) else {
             return;
         };
-        let mut chain = chain;
         chain.len = chain.len.saturating_sub(1);
         if chain.head == order {
             // The usual case: entries of one instance are queued and taken oldest first.
@@ -277,29 +276,28 @@ impl DeliveryQueue {
                 Some(n) if chain.len > 0 => chain.head = n,
                 _ => {
                     self.instances.remove(&key);
-                    return;
                 }
             }
-        } else {
-            // From the middle of the chain (an expired sample): find its predecessor.
-            let mut at = chain.head;
-            let mut steps = 0usize;
-            let bound = self.ring.len();
-            loop {
-                let Some(e) = self.entry_mut(at) else { break };
-                if e.next_same == Some(order) {
-                    e.next_same = next;
-                    if chain.tail == order {
-                        chain.tail = at;
-                    }
-                    break;
+            return;
+        }
+        // From the middle of the chain (an expired sample): find its predecessor.
+        let mut chain = *chain;
+        let mut at = chain.head;
+        let mut steps = 0usize;
+        let bound = self.ring.len();
+        while let Some(e) = self.entry_mut(at) {
+            if e.next_same == Some(order) {
+                e.next_same = next;
+                if chain.tail == order {
+                    chain.tail = at;
                 }
-                match e.next_same {
-                    Some(n) if steps < bound => at = n,
-                    _ => break,
-                }
-                steps = steps.saturating_add(1);
+                break;
             }
+            match e.next_same {
+                Some(n) if steps < bound => at = n,
+                _ => break,
+            }
+            steps = steps.saturating_add(1);
         }
         if let Some(c) = self.instances.get_mut(&key) {
             *c = chain;

@@ -45,20 +45,28 @@ impl InlineInfo {
         let Some(qos) = qos else {
             return InlineInfo::default();
         };
+        // One walk over the list (it is walked per received DATA); the first occurrence of
+        // each parameter wins.
+        let (mut status, mut key, mut filter) = (None, None, None);
+        for p in qos.iter() {
+            match p.pid {
+                PID_STATUS_INFO if status.is_none() => status = Some(p.value),
+                PID_KEY_HASH if key.is_none() => key = Some(p.value),
+                PID_CONTENT_FILTER_INFO if filter.is_none() => filter = Some(p.value),
+                _ => {}
+            }
+        }
         // RTPS 2.5 §9.6.4.9 / facts §5.7: StatusInfo_t is read big-endian whatever the
         // submessage's E flag says (Cyclone `fromBE4u`, Fast DDS reads the 4th octet).
-        let status_info = qos.find(PID_STATUS_INFO).and_then(|p| {
-            Reader::new(p.value, Endianness::Big)
+        let status_info = status.and_then(|v| {
+            Reader::new(v, Endianness::Big)
                 .u32_be("PID_STATUS_INFO")
                 .ok()
         });
         // RTPS 2.5 §9.6.4.8: KeyHash_t is 16 octets, no byte order.
-        let key_hash = qos
-            .find(PID_KEY_HASH)
-            .and_then(|p| <[u8; 16]>::try_from(p.value).ok());
-        let filter_result = signature.and_then(|sig| {
-            let p = qos.find(PID_CONTENT_FILTER_INFO)?;
-            super::content_filter::filter_result(p.value, qos.endian(), sig)
+        let key_hash = key.and_then(|v| <[u8; 16]>::try_from(v).ok());
+        let filter_result = signature.zip(filter).and_then(|(sig, v)| {
+            super::content_filter::filter_result(v, qos.endian(), sig)
         });
         InlineInfo {
             status_info,

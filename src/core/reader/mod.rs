@@ -530,6 +530,33 @@ impl Reader {
         Some(change)
     }
 
+    /// Takes every queued sample at `now` into `out` (as repeated [`Reader::take`], with the
+    /// stalled writers resumed once at the end); returns how many were added.
+    pub fn take_all(&mut self, now: Now, out: &mut Vec<CacheChange>) -> usize {
+        let before = out.len();
+        let now_ns = now.wall.to_unix_nanos();
+        loop {
+            let mut progress = false;
+            loop {
+                let (change, expired) = self.queue.pop_live(now_ns);
+                self.count_expired(expired);
+                progress |= expired > 0;
+                let Some(change) = change else { break };
+                out.push(change);
+                progress = true;
+            }
+            if !progress {
+                break;
+            }
+            // Resuming a stalled writer may queue more (KEEP_ALL flow control): take those too.
+            self.unstall(now);
+            if self.queue.len() == 0 {
+                break;
+            }
+        }
+        out.len().saturating_sub(before)
+    }
+
     /// Returns every queued sample not returned by an earlier `read` and marks it READ; the
     /// samples stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read with
     /// NOT_READ_SAMPLE_STATE).

@@ -414,6 +414,25 @@ fn keep_all_full_queue_stops_acknowledging_until_the_application_takes() {
 }
 
 #[test]
+fn take_all_drains_past_a_full_queue_the_stalled_writer_refills() {
+    let mut c = config(true);
+    c.resource_limits.max_samples = Length::Limited(2);
+    let mut r = matched(c, true);
+    let w = writer_guid();
+    // The window is max_samples (2) wide: 3 and 4 wait in the writer proxy.
+    for sn in [2, 1, 3, 4] {
+        r.handle_data(at(1), w, None, &data(sn, b"x"));
+    }
+    assert_eq!(r.samples_queued(), 2, "the queue holds two, the writer is stalled");
+    let mut out = Vec::new();
+    assert_eq!(r.take_all(at(2), &mut out), 4);
+    let sns: Vec<i64> = out.iter().map(|c| c.sequence_number.0).collect();
+    assert_eq!(sns, [1, 2, 3, 4]);
+    assert_eq!(r.take_all(at(2), &mut out), 0);
+    assert_eq!(r.counters().samples_rejected, 0);
+}
+
+#[test]
 fn data_from_an_unmatched_writer_is_counted_and_ignored() {
     let mut r = matched(config(true), true);
     let other = Guid::new(GuidPrefix([9; 12]), EntityId([0, 0, 2, 0x02]));
