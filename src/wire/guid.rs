@@ -8,10 +8,31 @@
 use crate::cdr::{CdrError, Reader, Writer};
 
 /// GuidPrefix_t: 12 octets identifying a participant. RTPS 2.5 §9.3.1.1.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct GuidPrefix(pub [u8; 12]);
 
+// Ordered as the octets are (lexicographically), compared as big-endian integers: the
+// derived order calls memcmp, and GUIDs are the keys of the maps looked up per received
+// submessage (route, matched writers, instances).
+impl Ord for GuidPrefix {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for GuidPrefix {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl GuidPrefix {
+    /// The octets as big-endian integers (same order as the octets).
+    fn key(&self) -> (u64, u32) {
+        let [a, b, c, d, e, f, g, h, i, j, k, l] = self.0;
+        (u64::from_be_bytes([a, b, c, d, e, f, g, h]), u32::from_be_bytes([i, j, k, l]))
+    }
+
     /// GUIDPREFIX_UNKNOWN.
     pub const UNKNOWN: GuidPrefix = GuidPrefix([0; 12]);
 
@@ -41,8 +62,21 @@ impl core::fmt::Display for GuidPrefix {
 }
 
 /// EntityId_t: 3 octets of key and one octet of kind. RTPS 2.5 §9.3.1.2.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct EntityId(pub [u8; 4]);
+
+// Ordered as the octets are, compared as one big-endian integer (see GuidPrefix).
+impl Ord for EntityId {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        u32::from_be_bytes(self.0).cmp(&u32::from_be_bytes(other.0))
+    }
+}
+
+impl PartialOrd for EntityId {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl EntityId {
     /// ENTITYID_UNKNOWN.
@@ -117,7 +151,8 @@ impl core::fmt::Display for EntityId {
     }
 }
 
-/// GUID_t = prefix + entity id. RTPS 2.5 §9.3.1.5.
+/// GUID_t = prefix + entity id. RTPS 2.5 §9.3.1.5. Ordered by prefix, then entity id (as the
+/// 16 octets are).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Guid {
     /// The participant part.
@@ -224,6 +259,29 @@ impl ProtocolVersion {
 mod tests {
     use super::*;
     use crate::cdr::Endianness;
+
+    #[test]
+    fn guids_order_as_their_octets() {
+        // Octet patterns that differ at every position, high bit set and clear.
+        let mut guids = Vec::new();
+        for at in 0..16 {
+            for v in [0u8, 1, 0x7f, 0x80, 0xff] {
+                let mut b = [0x80u8; 16];
+                b[at] = v;
+                let mut prefix = [0u8; 12];
+                prefix.copy_from_slice(&b[..12]);
+                guids.push((b, Guid::new(GuidPrefix(prefix), EntityId([b[12], b[13], b[14], b[15]]))));
+            }
+        }
+        for (ba, a) in &guids {
+            for (bb, b) in &guids {
+                assert_eq!(a.cmp(b), ba.cmp(bb), "{a} vs {b}");
+                assert_eq!(a.prefix.cmp(&b.prefix), ba[..12].cmp(&bb[..12]));
+                assert_eq!(a.entity_id.cmp(&b.entity_id), ba[12..].cmp(&bb[12..]));
+                assert_eq!(a.partial_cmp(b), Some(ba.cmp(bb)));
+            }
+        }
+    }
 
     #[test]
     fn guid_round_trips_and_prints_dotted() {

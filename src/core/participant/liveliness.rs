@@ -321,9 +321,18 @@ impl Participant {
         self.liveliness.remote.remove(&writer);
     }
 
-    /// Every received submessage from `src`: the participant is alive (AUTOMATIC writers), and
-    /// DATA, DATA_FRAG or HEARTBEAT with the L flag asserts its writer. RTPS 2.5 §8.4.13,
-    /// §8.3.7.5.
+    /// Received submessages from `src`: the participant is alive, which asserts its AUTOMATIC
+    /// writers. Called once per datagram and source (the same `now` for all its submessages).
+    /// RTPS 2.5 §8.4.13.
+    pub(super) fn liveliness_from_participant(&mut self, now: Now, src: GuidPrefix) {
+        if self.liveliness.remote.is_empty() {
+            return;
+        }
+        self.assert_remote(now, src, |k| k == LivelinessKind::Automatic);
+    }
+
+    /// Every received DATA, DATA_FRAG or HEARTBEAT with the L flag from `src` asserts its
+    /// writer. RTPS 2.5 §8.4.13, §8.3.7.5.
     pub(super) fn liveliness_on_submessage(
         &mut self,
         now: Now,
@@ -333,7 +342,6 @@ impl Participant {
         if self.liveliness.remote.is_empty() {
             return;
         }
-        self.assert_remote(now, src, |k| k == LivelinessKind::Automatic);
         let writer = match sm {
             Submessage::Data(d) => d.writer_id,
             Submessage::DataFrag(d) => d.writer_id,

@@ -209,10 +209,20 @@ impl Participant {
         self.start(now);
         self.stats.datagrams = self.stats.datagrams.saturating_add(1);
         let our_prefix = self.config.guid_prefix;
+        // The source participant whose lease was renewed for this datagram (it changes only
+        // with INFO_SRC): once per datagram and source, not per submessage.
+        let mut renewed: Option<GuidPrefix> = None;
         let outcome = receiver::receive(datagram, our_prefix, understood, |state, sm| {
-            if state.source_guid_prefix != our_prefix {
-                self.route(now, source, state, sm);
+            let src = state.source_guid_prefix;
+            if src == our_prefix {
+                return;
             }
+            if renewed != Some(src) {
+                renewed = Some(src);
+                self.renew_lease(now, src);
+                self.liveliness_from_participant(now, src);
+            }
+            self.route(now, source, state, sm);
         });
         // A datagram that carried a submessage for us verifies its source host (`gate.rs`).
         if outcome.delivered > 0 {
@@ -335,7 +345,6 @@ impl Participant {
     /// submessage's "logical interpretation" names the endpoint).
     fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
         let src = state.source_guid_prefix;
-        self.renew_lease(now, src);
         self.liveliness_on_submessage(now, src, &sm);
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::Reader;
+use super::{Reader, ReaderConfig, ReaderCounters};
 use super::inline_qos::{InlineInfo, PayloadKind};
 use super::writer_proxy::Slot;
 use crate::cdr::{self, Endianness};
@@ -84,20 +84,32 @@ impl Reader {
             .as_ref()
             .map(ReaderFilter::signature)
     }
+}
 
+/// A whole received serializedPayload and what came with it.
+pub(super) struct Received {
+    /// The writer (GUID resolved by the message receiver).
+    pub writer: Guid,
+    /// Its writerSN.
+    pub sn: SequenceNumber,
+    /// From INFO_TS, if any.
+    pub source_timestamp: Option<Timestamp>,
+    /// The inline QoS the reader acts on.
+    pub inline: InlineInfo,
+    /// D, K or no payload.
+    pub payload: PayloadKind,
+    /// The payload (stored: the one copy).
+    pub data: Bytes,
+}
+
+impl ReaderConfig {
     /// Builds the change for a whole serializedPayload, or `Slot::Irrelevant` when it carries
-    /// nothing for the application (see [`InlineInfo::change_kind`]).
-    pub(super) fn make_slot(
-        &mut self,
-        writer: Guid,
-        sn: SequenceNumber,
-        source_timestamp: Option<Timestamp>,
-        inline: InlineInfo,
-        payload: PayloadKind,
-        data: Bytes,
-    ) -> Slot {
+    /// nothing for the application (see [`InlineInfo::change_kind`]). A method of the
+    /// configuration, not the reader, so the caller can hold its writer proxy meanwhile.
+    pub(super) fn make_slot(&self, counters: &mut ReaderCounters, r: Received) -> Slot {
+        let Received { writer, sn, source_timestamp, inline, payload, data } = r;
         match inline.change_kind(payload) {
-            Some(ChangeKind::Alive) if !self.passes_content_filter(&inline, &data) => {
+            Some(ChangeKind::Alive) if !self.passes_content_filter(counters, &inline, &data) => {
                 Slot::Irrelevant
             }
             Some(kind) => Slot::Sample(CacheChange {
@@ -105,8 +117,8 @@ impl Reader {
                 writer_guid: writer,
                 sequence_number: sn,
                 // RTPS 2.5 §9.6.4.8: PID_KEY_HASH is optional; compute it when absent.
-                key_hash: inline.key_hash.or_else(|| match self.config.key_hasher {
-                    Some(h) if self.config.keyed && !data.is_empty() => (h.0)(kind, &data),
+                key_hash: inline.key_hash.or_else(|| match self.key_hasher {
+                    Some(h) if self.keyed && !data.is_empty() => (h.0)(kind, &data),
                     _ => None,
                 }),
                 source_timestamp,
@@ -120,11 +132,15 @@ impl Reader {
     /// Our content filter's verdict on an ALIVE sample: the writer's bit for our signature
     /// when it sent one (trusted, not re-evaluated), else our own evaluation. A rejected
     /// sample's SN is irrelevant, like a GAP entry. RTPS 2.5 §8.7.3.3-§8.7.3.4.
-    fn passes_content_filter(&mut self, inline: &InlineInfo, data: &[u8]) -> bool {
-        let Some(f) = &self.config.content_filter else {
+    fn passes_content_filter(
+        &self,
+        c: &mut ReaderCounters,
+        inline: &InlineInfo,
+        data: &[u8],
+    ) -> bool {
+        let Some(f) = &self.content_filter else {
             return true;
         };
-        let c = &mut self.counters;
         match inline.filter_result {
             Some(true) => {
                 c.content_passed_by_writer = c.content_passed_by_writer.saturating_add(1);

@@ -39,14 +39,13 @@ pub const MAX_QUEUED_SAMPLES: usize = 65_536;
 /// Holes tolerated in the ring beyond the number of queued samples before it is compacted.
 const COMPACT_SLACK: usize = 64;
 
-/// Which instance a sample belongs to for history accounting.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum InstanceKey {
-    /// Keyless topic: the single instance.
-    Keyless,
-    /// Keyed topic: the key hash.
-    Keyed([u8; 16]),
-}
+/// Which instance a sample belongs to for history accounting: the key hash as one big-endian
+/// integer (compared without memcmp), or 0 for the single instance of a keyless topic (a
+/// queue is either keyed or keyless, so the two never meet).
+type InstanceKey = u128;
+
+/// The instance key of a keyless topic.
+const KEYLESS: InstanceKey = 0;
 
 /// One queued sample.
 #[derive(Debug)]
@@ -125,9 +124,9 @@ impl DeliveryQueue {
 
     fn instance_of(&self, key_hash: Option<[u8; 16]>) -> Option<InstanceKey> {
         if self.keyed {
-            key_hash.map(InstanceKey::Keyed)
+            key_hash.map(u128::from_be_bytes)
         } else {
-            Some(InstanceKey::Keyless)
+            Some(KEYLESS)
         }
     }
 

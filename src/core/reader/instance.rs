@@ -49,6 +49,21 @@ struct Instance {
     last_delivered: Option<Instant>,
 }
 
+/// An [`InstanceId`] as an integer map key: the key hash read big-endian orders exactly as
+/// its octets do (`None`, keyless, first), without a memcmp per comparison.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key(Option<u128>);
+
+impl Key {
+    fn of(id: InstanceId) -> Self {
+        Key(id.map(u128::from_be_bytes))
+    }
+
+    fn id(self) -> InstanceId {
+        self.0.map(u128::to_be_bytes)
+    }
+}
+
 /// The outcome of [`InstanceTable::admit`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum Verdict {
@@ -73,7 +88,7 @@ pub(super) struct InstanceTable {
     minimum_separation: Option<core::time::Duration>,
     max_instances: usize,
     writers: BTreeMap<Guid, WriterInfo>,
-    instances: BTreeMap<InstanceId, Instance>,
+    instances: BTreeMap<Key, Instance>,
     pub(super) deadline: DeadlineTracker,
 }
 
@@ -129,7 +144,7 @@ impl InstanceTable {
             }
             if inst.writers.is_empty() && inst.alive {
                 inst.alive = false;
-                no_writers.push(*key);
+                no_writers.push(key.id());
             }
         }
         for key in &no_writers {
@@ -161,6 +176,8 @@ impl InstanceTable {
         let Some(key) = self.instance_of(c) else {
             return Verdict::Deliver { expires_ns };
         };
+        let id = key;
+        let key = Key::of(id);
         if !self.instances.contains_key(&key) && !self.make_room() {
             // Untracked: no ownership, filter or deadline for it (bounded state wins).
             return Verdict::Deliver { expires_ns };
@@ -197,7 +214,7 @@ impl InstanceTable {
             ChangeKind::Alive => {
                 inst.writers.insert(writer);
                 inst.alive = true;
-                self.deadline.touch(key, now.mono);
+                self.deadline.touch(id, now.mono);
                 // DDS 1.4 §2.2.3.12: at most one sample per minimum_separation.
                 if let Some(sep) = separation {
                     if inst
@@ -211,7 +228,7 @@ impl InstanceTable {
             }
             ChangeKind::NotAliveDisposed => {
                 inst.alive = false;
-                self.deadline.remove(key);
+                self.deadline.remove(id);
             }
             ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveDisposedUnregistered => {
                 inst.writers.remove(&writer);
@@ -220,7 +237,7 @@ impl InstanceTable {
                 }
                 if c.kind == ChangeKind::NotAliveDisposedUnregistered || inst.writers.is_empty() {
                     inst.alive = false;
-                    self.deadline.remove(key);
+                    self.deadline.remove(id);
                 }
             }
             ChangeKind::NotAliveNoWriters => {}
@@ -241,7 +258,7 @@ impl InstanceTable {
         match victim {
             Some(k) => {
                 self.instances.remove(&k);
-                self.deadline.remove(k);
+                self.deadline.remove(k.id());
                 true
             }
             None => false,

@@ -59,6 +59,7 @@ use crate::qos::{History, Length, ResourceLimits};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag};
 use crate::wire::{Guid, SequenceNumber};
+use content_filter::Received;
 use history::DeliveryQueue;
 use instance::InstanceTable;
 use inline_qos::{InlineInfo, PayloadKind};
@@ -385,39 +386,42 @@ impl Reader {
         data: &Data<'_>,
     ) {
         let sn = data.writer_sn;
-        let wanted = match self.writers.get(&writer) {
-            Some(p) => p.wants(sn),
-            None => {
-                self.counters.unknown_writer = self.counters.unknown_writer.saturating_add(1);
-                return;
-            }
+        self.last_now = now;
+        let signature = self.own_signature();
+        // One lookup of the proxy for the whole DATA (the config and counters are disjoint).
+        let Some(p) = self.writers.get_mut(&writer) else {
+            self.counters.unknown_writer = self.counters.unknown_writer.saturating_add(1);
+            return;
         };
         self.counters.samples_received = self.counters.samples_received.saturating_add(1);
-        if !wanted {
-            // Let the proxy count it (duplicate or out of window) without copying the payload.
-            if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
-                p.receive(sn, Slot::Irrelevant, &mut sink);
-            }
-            return;
-        }
-        let inline = InlineInfo::parse(data.inline_qos.as_ref(), self.own_signature().as_ref());
-        let (kind, bytes) = match data.payload {
-            DataPayload::Data(b) => (PayloadKind::Data, b),
-            DataPayload::Key(b) => (PayloadKind::Key, b),
-            DataPayload::None => (PayloadKind::None, &[][..]),
+        // Unwanted (duplicate or out of window): the proxy counts it; nothing is copied.
+        let slot = if p.wants(sn) {
+            let inline = InlineInfo::parse(data.inline_qos.as_ref(), signature.as_ref());
+            let (kind, bytes) = match data.payload {
+                DataPayload::Data(b) => (PayloadKind::Data, b),
+                DataPayload::Key(b) => (PayloadKind::Key, b),
+                DataPayload::None => (PayloadKind::None, &[][..]),
+            };
+            let received = Received {
+                writer,
+                sn,
+                source_timestamp,
+                inline,
+                payload: kind,
+                // The one copy: the sample is stored (STYLE §3).
+                data: Bytes::copy_from_slice(bytes),
+            };
+            self.config.make_slot(&mut self.counters, received)
+        } else {
+            Slot::Irrelevant
         };
-        // The one copy: the sample is stored (STYLE §3).
-        let slot = self.make_slot(
-            writer,
-            sn,
-            source_timestamp,
-            inline,
-            kind,
-            Bytes::copy_from_slice(bytes),
-        );
-        if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
-            p.receive(sn, slot, &mut sink);
-        }
+        let mut sink = Sink {
+            queue: &mut self.queue,
+            counters: &mut self.counters,
+            instances: &mut self.instances,
+            now,
+        };
+        p.receive(sn, slot, &mut sink);
     }
 
     /// DATA_FRAG from `writer`. RTPS 2.5 §8.3.7.3, §8.4.14.1.
@@ -475,8 +479,15 @@ impl Reader {
         } else {
             PayloadKind::Data
         };
-        let ts = done.source_timestamp;
-        let slot = self.make_slot(writer, sn, ts, done.inline, payload, done.data);
+        let received = Received {
+            writer,
+            sn,
+            source_timestamp: done.source_timestamp,
+            inline: done.inline,
+            payload,
+            data: done.data,
+        };
+        let slot = self.config.make_slot(&mut self.counters, received);
         if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
             p.receive(sn, slot, &mut sink);
         }
