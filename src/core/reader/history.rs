@@ -378,7 +378,15 @@ impl DeliveryQueue {
     pub(super) fn pop(&mut self) -> Option<CacheChange> {
         // The front is never a hole (trimmed on every removal).
         self.trim_front();
-        self.remove(self.base)
+        let e = self.ring.pop_front()??;
+        let order = self.base;
+        self.base = self.base.wrapping_add(1);
+        self.live = self.live.saturating_sub(1);
+        if let Some(k) = e.key {
+            self.unlink(k, order, e.next_same);
+        }
+        self.trim_front();
+        Some(e.change)
     }
 }
 

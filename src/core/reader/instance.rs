@@ -212,7 +212,10 @@ impl InstanceTable {
         }
         match c.kind {
             ChangeKind::Alive => {
-                inst.writers.insert(writer);
+                // The usual case, one writer per instance, needs no search.
+                if inst.writers.first() != Some(&writer) {
+                    inst.writers.insert(writer);
+                }
                 inst.alive = true;
                 self.deadline.touch(id, now.mono);
                 // DDS 1.4 §2.2.3.12: at most one sample per minimum_separation.

@@ -264,10 +264,12 @@ impl WriterProxy {
         if sn == self.next_expected && self.buffered.is_empty() && slot_fits(&slot, sink.queue) {
             // The usual case: in order with nothing parked, so it is delivered without passing
             // through `buffered` (what `pump` would do after inserting it).
+            // No `reassembly.drop_below`: partial samples are only started for wanted SNs
+            // (≥ next_expected) and every move of next_expected drops those below it, so after
+            // `remove(sn)` above none is ≤ sn.
             sink.deliver(slot);
             self.stalled = false;
             self.next_expected = sn.checked_add(1).unwrap_or(sn);
-            self.reassembly.drop_below(self.next_expected);
             return;
         }
         self.buffered_bytes = self.buffered_bytes.saturating_add(len);
