@@ -34,17 +34,18 @@ impl<'a> ParameterListView<'a> {
     pub fn new_checked(r: &mut Reader<'a>) -> Result<Self, WireError> {
         let start = r.rest();
         let endian = r.endian();
+        // Walked on the slice (once per received DATA with inline QoS); the cursor is moved
+        // past the list at the end.
+        let mut rest = start;
         let mut count = 0usize;
         loop {
-            let before = r.position();
-            let pid = r.u16("parameterId")?;
-            let len = usize::from(r.u16("parameter length")?);
+            let (pid, len, after) = header(rest, endian)?;
             if pid == PID_SENTINEL {
                 // The sentinel's length is ignored (RTPS 2.5 §9.4.2.11); its 4 header bytes end
                 // the list.
-                let consumed = r.position().saturating_sub(before);
-                let body_len = start_len_before(start, r.rest()).saturating_sub(consumed);
+                let body_len = start.len().saturating_sub(rest.len());
                 let bytes = start.get(..body_len).ok_or(WireError::Truncated("parameter list"))?;
+                r.skip(body_len.saturating_add(HEADER_LEN), "parameter list")?;
                 return Ok(ParameterListView { bytes, endian });
             }
             // RTPS 2.5 §9.4.2.11: the length keeps the next parameter 4-aligned, so it is a
@@ -53,7 +54,7 @@ impl<'a> ParameterListView<'a> {
             if len % 4 != 0 {
                 return Err(WireError::Invalid("parameter length (not a multiple of 4)"));
             }
-            r.skip(len, "parameter value")?;
+            rest = after.get(len..).ok_or(WireError::Truncated("parameter value"))?;
             count = count.saturating_add(1);
             if count > MAX_PARAMS {
                 return Err(WireError::TooLarge("parameter count"));
@@ -73,7 +74,7 @@ impl<'a> ParameterListView<'a> {
 
     /// Iterates the parameters in order, skipping PID_PAD.
     pub fn iter(&self) -> RawParameters<'a> {
-        RawParameters { r: Reader::new(self.bytes, self.endian) }
+        RawParameters { rest: self.bytes, endian: self.endian }
     }
 
     /// The first parameter with this id (ignoring the vendor and must-understand bits only if
@@ -83,14 +84,28 @@ impl<'a> ParameterListView<'a> {
     }
 }
 
-fn start_len_before(start: &[u8], rest: &[u8]) -> usize {
-    start.len().saturating_sub(rest.len())
+/// Octets of a parameter header (parameterId, length).
+const HEADER_LEN: usize = 4;
+
+/// The parameter header at the start of `b`: (parameterId, length, the bytes after the
+/// header), both fields in the list's byte order. RTPS 2.5 §9.4.2.11.
+fn header(b: &[u8], endian: Endianness) -> Result<(u16, usize, &[u8]), WireError> {
+    let ([p0, p1], after) = b.split_first_chunk::<2>().map(|(h, a)| (*h, a))
+        .ok_or(WireError::Truncated("parameterId"))?;
+    let ([l0, l1], after) = after.split_first_chunk::<2>().map(|(h, a)| (*h, a))
+        .ok_or(WireError::Truncated("parameter length"))?;
+    let (pid, len) = match endian {
+        Endianness::Big => (u16::from_be_bytes([p0, p1]), u16::from_be_bytes([l0, l1])),
+        Endianness::Little => (u16::from_le_bytes([p0, p1]), u16::from_le_bytes([l0, l1])),
+    };
+    Ok((pid, usize::from(len), after))
 }
 
 /// Iterator over a validated list. Validation guarantees every header and value is in bounds.
 #[derive(Clone, Debug)]
 pub struct RawParameters<'a> {
-    r: Reader<'a>,
+    rest: &'a [u8],
+    endian: Endianness,
 }
 
 impl<'a> Iterator for RawParameters<'a> {
@@ -98,9 +113,9 @@ impl<'a> Iterator for RawParameters<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let pid = self.r.u16("parameterId").ok()?;
-            let len = usize::from(self.r.u16("parameter length").ok()?);
-            let value = self.r.take(len, "parameter value").ok()?;
+            let (pid, len, after) = header(self.rest, self.endian).ok()?;
+            let value = after.get(..len)?;
+            self.rest = after.get(len..)?;
             if pid != PID_PAD {
                 return Some(RawParameter { pid, value });
             }
