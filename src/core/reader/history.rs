@@ -39,6 +39,10 @@ pub const MAX_QUEUED_SAMPLES: usize = 65_536;
 /// Holes tolerated in the ring beyond the number of queued samples before it is compacted.
 const COMPACT_SLACK: usize = 64;
 
+/// Ring slots kept allocated once the queue is empty: a burst (up to [`MAX_QUEUED_SAMPLES`])
+/// does not pin its memory afterwards, and a steady stream does not reallocate.
+const IDLE_CAPACITY: usize = 1024;
+
 /// Which instance a sample belongs to for history accounting: the key hash as one big-endian
 /// integer (compared without memcmp), or 0 for the single instance of a keyless topic (a
 /// queue is either keyed or keyless, so the two never meet).
@@ -251,6 +255,9 @@ impl DeliveryQueue {
             self.unlink(k, order, e.next_same);
         }
         self.trim_front();
+        if self.ring.is_empty() && self.ring.capacity() > IDLE_CAPACITY {
+            self.ring.shrink_to(IDLE_CAPACITY);
+        }
         Some(e.change)
     }
 
@@ -386,6 +393,9 @@ impl DeliveryQueue {
             self.unlink(k, order, e.next_same);
         }
         self.trim_front();
+        if self.ring.is_empty() && self.ring.capacity() > IDLE_CAPACITY {
+            self.ring.shrink_to(IDLE_CAPACITY);
+        }
         Some(e.change)
     }
 }
@@ -426,6 +436,17 @@ mod tests {
         assert_eq!(q.len(), 2);
         assert_eq!(sns(&mut q), [(1, 1), (2, 9_999)]);
         assert!(q.instances.is_empty());
+    }
+
+    #[test]
+    fn a_drained_queue_gives_back_the_memory_of_a_burst() {
+        let mut q = DeliveryQueue::new(History::KeepAll, ResourceLimits::default(), false);
+        for sn in 0..20_000 {
+            q.push_expiring(change(1, sn), None).unwrap();
+        }
+        assert!(q.ring.capacity() >= 20_000);
+        assert_eq!(std::iter::from_fn(|| q.pop()).count(), 20_000);
+        assert!(q.ring.capacity() <= IDLE_CAPACITY, "{}", q.ring.capacity());
     }
 
     #[test]
