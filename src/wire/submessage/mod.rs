@@ -102,9 +102,16 @@ impl SubmessageHeader {
 
     /// Reads the 4 octets; the length is read in the byte order of the E flag.
     pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let id = r.u8("submessageId")?;
-        let flags = r.u8("submessage flags")?;
-        let b = r.take_array::<2>("octetsToNextHeader")?;
+        // The 4 octets in one read (once per received submessage); field by field only when
+        // fewer are left, so the error names the field that is cut.
+        let (id, flags, b) = match r.take_array::<4>("submessage header") {
+            Ok([id, flags, b0, b1]) => (id, flags, [b0, b1]),
+            Err(_) => {
+                let id = r.u8("submessageId")?;
+                let flags = r.u8("submessage flags")?;
+                (id, flags, r.take_array::<2>("octetsToNextHeader")?)
+            }
+        };
         let octets_to_next_header = match Endianness::from_e_flag(flags) {
             Endianness::Big => u16::from_be_bytes(b),
             Endianness::Little => u16::from_le_bytes(b),

@@ -35,12 +35,22 @@ impl KeyedSeq {
 
     /// `seq`, `keyval` and size of a serialized sample, without copying the baggage (the
     /// subscriber's hot path needs only these).
+    /// Reads the three words off the slice (it runs once per received sample).
     pub fn peek(data: &[u8]) -> Result<(u32, u32, usize), CdrError> {
-        let (mut r, _) = body(data)?;
-        let seq = r.u32("KeyedSeq.seq")?;
-        let keyval = r.u32("KeyedSeq.keyval")?;
-        let len = r.seq_len(1, "KeyedSeq.baggage")?;
-        Ok((seq, keyval, FIXED_SIZE.saturating_add(len)))
+        let (r, _) = body(data)?;
+        let word = |b: &[u8; 4]| match r.endian() {
+            Endianness::Big => u32::from_be_bytes(*b),
+            Endianness::Little => u32::from_le_bytes(*b),
+        };
+        let rest = r.rest();
+        let (seq, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.seq"))?;
+        let (keyval, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.keyval"))?;
+        let (len, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.baggage"))?;
+        let len = usize::try_from(word(len)).unwrap_or(usize::MAX);
+        if len > rest.len() {
+            return Err(CdrError::Truncated("KeyedSeq.baggage"));
+        }
+        Ok((word(seq), word(keyval), FIXED_SIZE.saturating_add(len)))
     }
 }
 
@@ -123,6 +133,15 @@ mod tests {
             assert_eq!(KeyedSeq::deserialize(&bytes), Ok(s.clone()));
             assert_eq!(KeyedSeq::peek(&bytes), Ok((7, 3, 17)));
         }
+    }
+
+    #[test]
+    fn peek_refuses_truncated_samples_and_a_baggage_longer_than_the_bytes() {
+        let bytes = KeyedSeq { seq: 1, keyval: 2, baggage: vec![1; 8] }.serialize(Endianness::Big);
+        for cut in 0..bytes.len() {
+            assert!(KeyedSeq::peek(&bytes[..cut]).is_err(), "cut {cut}");
+        }
+        assert_eq!(KeyedSeq::peek(&bytes), Ok((1, 2, 20)));
     }
 
     #[test]
