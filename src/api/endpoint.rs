@@ -18,6 +18,7 @@ use crate::core::reader::{KeyHasher, ReaderCounters};
 use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
+use crate::runtime::WriteCommand;
 use crate::time::Timestamp;
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
@@ -305,11 +306,8 @@ impl<T: TopicType> DataWriter<T> {
         if pipelined && self.take_credit(data.len().max(crate::core::writer::MIN_KEY_PAYLOAD)) {
             // The history had room for this change when the credit was granted, and room only
             // grows until our own writes use it, so this write cannot find it full.
-            handle.submit(move |p, now| {
-                if let Err(e) = p.write(stamp(now), guid, kind, key, data) {
-                    log::error!("writer {guid}: pipelined write failed: {e}");
-                }
-            })?;
+            let command = WriteCommand { writer: guid, kind, key_hash: key, data, timestamp };
+            handle.submit_command(command)?;
             return Ok(());
         }
         let attempt = move |p: &mut crate::core::Participant, now| match p.write(stamp(now), guid, kind, key, data.clone()) {

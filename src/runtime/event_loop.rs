@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use mio::{Events, Poll, Token};
 
+use super::batch::{self, Batches};
 use super::clock::Clock;
 use super::protocol::Protocol;
 use super::stats::Counters;
@@ -42,6 +43,8 @@ pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
 pub(crate) enum Message<P> {
     /// Run this with the protocol.
     Run(Command<P>),
+    /// Run the oldest batch of [`Protocol::Command`]s (`batch.rs`).
+    Drain,
     /// Check this now and after every wakeup that did something, until it is satisfied.
     Wait(Box<dyn Waiter<P>>),
     /// Stop the loop and return the protocol.
@@ -49,12 +52,14 @@ pub(crate) enum Message<P> {
 }
 
 /// Everything the loop thread owns.
-pub(crate) struct EventLoop<P, C> {
+pub(crate) struct EventLoop<P: Protocol, C> {
     pub(crate) protocol: P,
     pub(crate) transport: UdpTransport,
     pub(crate) clock: C,
     pub(crate) poll: Poll,
     pub(crate) commands: Receiver<Message<P>>,
+    /// Batched commands (`batch.rs`), one batch per [`Message::Drain`].
+    pub(crate) batches: Arc<Batches<P::Command>>,
     pub(crate) counters: Arc<Counters>,
     /// Pending `wait_for` checks, run after every wakeup that did something.
     pub(crate) waiters: Vec<Box<dyn Waiter<P>>>,
@@ -200,7 +205,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     }
 
     /// Runs every queued command, each with a fresh clock reading (a command sees time as at
-    /// least as late as when its caller sent it).
+    /// least as late as when its caller sent it); a batch of commands shares one reading.
     fn run_commands(&mut self) -> Flow {
         let mut ran = 0;
         loop {
@@ -208,6 +213,12 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 Ok(Message::Run(command)) => {
                     command(&mut self.protocol, self.clock.now());
                     ran += 1;
+                }
+                Ok(Message::Drain) => {
+                    if let Some(mut commands) = self.batches.take() {
+                        ran += batch::run(&mut self.protocol, self.clock.now(), &mut commands);
+                        self.batches.recycle(commands);
+                    }
                 }
                 Ok(Message::Wait(mut w)) => {
                     if !w.poll(&mut self.protocol, self.clock.now()) {

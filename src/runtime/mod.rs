@@ -11,11 +11,14 @@
 //! datagrams per socket (until WouldBlock) → [`Protocol::handle_datagram`] → run commands from
 //! the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
 //! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
-//! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`).
+//! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`),
+//! its variants, and [`RuntimeHandle::submit_command`], which hands over plain commands in
+//! batches (`batch.rs`).
 
 // This layer owns the threads, the poll and the clocks (STYLE.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod batch;
 mod clock;
 mod event_loop;
 mod guid;
@@ -32,9 +35,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
+use batch::Batches;
 use event_loop::{EventLoop, Message, WAKER};
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use participant::WriteCommand;
 pub use guid::random_guid_prefix;
 pub use protocol::Protocol;
 pub use stats::RuntimeStats;
@@ -71,12 +76,14 @@ impl Runtime {
         let (commands_tx, commands_rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let parked = Arc::new(AtomicBool::new(false));
+        let batches = Arc::new(Batches::new());
         let event_loop = EventLoop {
             protocol,
             transport,
             clock,
             poll,
             commands: commands_rx,
+            batches: Arc::clone(&batches),
             counters: Arc::clone(&counters),
             waiters: Vec::new(),
             parked: Arc::clone(&parked),
@@ -86,6 +93,7 @@ impl Runtime {
             .spawn(move || event_loop.run())?;
         Ok(RuntimeHandle {
             commands: commands_tx,
+            batches,
             waker,
             thread: Some(thread),
             counters,
@@ -109,8 +117,10 @@ impl core::fmt::Display for RuntimeStopped {
 impl std::error::Error for RuntimeStopped {}
 
 /// Controls a running loop: runs closures on it, reads its counters, stops it (also on drop).
-pub struct RuntimeHandle<P> {
+pub struct RuntimeHandle<P: Protocol> {
     commands: Sender<Message<P>>,
+    /// Batched commands ([`RuntimeHandle::submit_command`]).
+    batches: Arc<Batches<P::Command>>,
     waker: Arc<mio::Waker>,
     thread: Option<JoinHandle<P>>,
     counters: Arc<Counters>,
@@ -148,6 +158,16 @@ impl<P: Protocol> RuntimeHandle<P> {
         self.send(Message::Run(Box::new(f)))
     }
 
+    /// Hands `command` to the loop and returns at once: the cheapest hand-off, for work
+    /// whose result nobody waits for (pipelined writes). Commands made in a row go in one
+    /// batch: one message (and one wake-up of a parked loop) per batch, one clock reading
+    /// for all of its commands ([`Protocol::handle_command`]). Commands run in the order
+    /// made, relative to every other command (`execute`, `submit`, …) too. The caller bounds
+    /// how many it hands over without waiting.
+    pub fn submit_command(&self, command: P::Command) -> Result<(), RuntimeStopped> {
+        self.batches.push(command, || self.send_now(Message::Drain))
+    }
+
     /// Registers `f` to run on the loop thread now and after every wakeup that handled input
     /// or commands, until it returns true or the loop stops: work that must react to input
     /// without a hand-off to another thread (a listener). `f` must be bounded work and must
@@ -159,7 +179,12 @@ impl<P: Protocol> RuntimeHandle<P> {
         self.send(Message::Wait(Box::new(Listener(f))))
     }
 
+    /// Sends `message` after the batched commands made so far (`batch.rs`).
     fn send(&self, message: Message<P>) -> Result<(), RuntimeStopped> {
+        self.batches.seal(|| self.send_now(message))
+    }
+
+    fn send_now(&self, message: Message<P>) -> Result<(), RuntimeStopped> {
         self.commands.send(message).map_err(|_| RuntimeStopped)?;
         // The loop sets `parked` and then drains the channel before blocking, so a command
         // sent while `parked` is false is run without a wake-up.
@@ -210,7 +235,7 @@ impl<P: Protocol> RuntimeHandle<P> {
     }
 }
 
-impl<P> RuntimeHandle<P> {
+impl<P: Protocol> RuntimeHandle<P> {
     /// Stops and joins the loop thread once; later calls return `None`.
     fn stop(&mut self) -> Option<P> {
         let thread = self.thread.take()?;
@@ -227,7 +252,7 @@ impl<P> RuntimeHandle<P> {
     }
 }
 
-impl<P> core::fmt::Debug for RuntimeHandle<P> {
+impl<P: Protocol> core::fmt::Debug for RuntimeHandle<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RuntimeHandle")
             .field("participant_id", &self.participant_id)
@@ -236,7 +261,7 @@ impl<P> core::fmt::Debug for RuntimeHandle<P> {
     }
 }
 
-impl<P> Drop for RuntimeHandle<P> {
+impl<P: Protocol> Drop for RuntimeHandle<P> {
     fn drop(&mut self) {
         drop(self.stop());
     }

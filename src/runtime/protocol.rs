@@ -11,6 +11,13 @@ use crate::wire::Locator;
 
 /// A sans-IO protocol driven by the runtime. Every call is bounded work and must not block.
 pub trait Protocol: Send + 'static {
+    /// Work handed over in batches by [`RuntimeHandle::submit_command`](super::RuntimeHandle::submit_command)
+    /// (a pipelined write): a plain value, so that the hand-off allocates nothing per command.
+    type Command: Send + 'static;
+
+    /// Runs one handed-over command. Commands of one batch share `now`.
+    fn handle_command(&mut self, now: Now, command: Self::Command);
+
     /// One datagram received from `source` (its UDPv4 locator). Bad input is counted and
     /// dropped by the implementation, never a panic.
     fn handle_datagram(&mut self, now: Now, source: Locator, data: &[u8]);

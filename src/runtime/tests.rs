@@ -36,6 +36,8 @@ struct Pinger {
     period: Option<Duration>,
     seen: Sender<Seen>,
     timeouts: u64,
+    /// Batched commands and closures that ran, in order, with the time each was given.
+    log: Vec<(u64, Instant)>,
 }
 
 impl Pinger {
@@ -49,12 +51,19 @@ impl Pinger {
             period: Some(RESEND),
             seen,
             timeouts: 0,
+            log: Vec::new(),
         };
         (pinger, rx)
     }
 }
 
 impl Protocol for Pinger {
+    type Command = u64;
+
+    fn handle_command(&mut self, now: Now, command: u64) {
+        self.log.push((command, now.mono));
+    }
+
     fn handle_datagram(&mut self, _now: Now, source: Locator, data: &[u8]) {
         let _ = self.seen.send(Seen::Datagram { source, payload: data.to_vec() });
     }
@@ -195,6 +204,37 @@ fn submitted_commands_run_in_order_before_a_later_execute() {
         .unwrap();
     }
     assert_eq!(handle.execute(|p: &mut Pinger, _| p.timeouts), Ok(100));
+}
+
+#[test]
+fn batched_commands_keep_their_order_with_other_commands_and_see_a_later_time() {
+    let test = "batched_commands_keep_their_order_with_other_commands_and_see_a_later_time";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(184)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let clock = ManualClock::new(Instant::ZERO, 0);
+    let handle = Runtime::spawn_with_clock(pinger, transport, clock.clone()).unwrap();
+    let mut handed_over_at = Vec::new();
+    for i in 0..3000u64 {
+        handed_over_at.push(clock.now().mono);
+        match i % 50 {
+            // Closures and batched commands interleave: each must run in the order made.
+            7 => handle.submit(move |p: &mut Pinger, now| p.log.push((i, now.mono))).unwrap(),
+            13 => handle.execute(move |p: &mut Pinger, now| p.log.push((i, now.mono))).unwrap(),
+            _ => handle.submit_command(i).unwrap(),
+        }
+        if i % 10 == 0 {
+            clock.advance(Duration::from_micros(1));
+        }
+    }
+    let log = handle.execute(|p: &mut Pinger, _| core::mem::take(&mut p.log)).unwrap();
+    let order: Vec<u64> = log.iter().map(|(i, _)| *i).collect();
+    assert_eq!(order, (0..3000).collect::<Vec<_>>());
+    for ((i, ran_at), at) in log.iter().zip(&handed_over_at) {
+        assert!(ran_at >= at, "command {i} ran at {ran_at:?}, handed over at {at:?}");
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! RTPS 2.5 §8.2.2 (HistoryCache), §8.4.7.2 (writer history); DDS 1.4 §2.2.3.18 (HISTORY),
 //! §2.2.3.19 (RESOURCE_LIMITS).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
@@ -29,19 +29,54 @@ pub(super) enum AddError {
 /// The instance key of a change: its key hash, or `None` for unkeyed topics (one instance).
 type InstanceKey = Option<[u8; 16]>;
 
+/// Instance index hasher. Key hashes come from the local application's samples, which may
+/// carry keys chosen by someone else (a bridge republishing remote data), so the hasher is
+/// seeded per map (foldhash's `RandomState`) rather than fixed, but it need not be the
+/// std's SipHash: it hashes one 17-byte key per write.
+type InstanceHasher = foldhash::fast::RandomState;
+
+/// A stored change and what the writer keeps with it.
+#[derive(Debug)]
+struct Stored {
+    change: CacheChange,
+    /// The content-filter outcome, when the change was filtered.
+    filter: Option<ChangeFilter>,
+    /// The multicast groups it was sent to (`multicast.rs`).
+    multicast: Vec<Locator>,
+}
+
+/// One sequence number in the window: `None` once removed out of order (a tombstone).
+#[derive(Debug)]
+struct Entry {
+    sn: SequenceNumber,
+    stored: Option<Stored>,
+}
+
+/// Tombstones tolerated beyond the number of stored changes before the window is compacted:
+/// keeps memory within twice the stored changes (plus this) whatever the removal order.
+const MAX_EXTRA_TOMBSTONES: usize = 64;
+
 /// The writer's history. Sequence numbers start at 1 and increase by one per change
 /// (RTPS 2.5 §8.4.7.2: `new_change` increments `last_change_sequence_number`).
+///
+/// Changes sit in a window ordered by sequence number: appended at the back, removed at the
+/// front (acknowledged, KEEP_ALL) in O(1); a change removed elsewhere (KEEP_LAST replacement,
+/// LIFESPAN) leaves a tombstone until the front reaches it or the window is compacted. While
+/// no tombstone lies before it, a change is found at `sn - front` (O(1)), else by binary
+/// search.
 #[derive(Debug)]
 pub(super) struct WriterHistory {
     history: History,
     limits: ResourceLimits,
-    changes: BTreeMap<SequenceNumber, CacheChange>,
-    /// The content-filter outcome of the changes that were filtered (same lifetime).
-    filters: BTreeMap<SequenceNumber, ChangeFilter>,
-    /// The multicast groups each change was sent to (`multicast.rs`; same lifetime).
-    multicast: BTreeMap<SequenceNumber, Vec<Locator>>,
-    /// Sequence numbers of each instance's changes, oldest first.
-    instances: HashMap<InstanceKey, VecDeque<SequenceNumber>>,
+    /// Ascending sequence numbers; the first and last entries are never tombstones.
+    window: VecDeque<Entry>,
+    /// Stored changes (entries that are not tombstones).
+    stored: usize,
+    /// Sequence numbers of each instance's changes, oldest first; kept only when a policy
+    /// needs them (`track_instances`).
+    instances: HashMap<InstanceKey, VecDeque<SequenceNumber>, InstanceHasher>,
+    /// KEEP_LAST, or a per-instance or instance-count limit: instances must be indexed.
+    track_instances: bool,
     /// The last sequence number handed out (0 before the first write).
     last_sn: SequenceNumber,
     /// Payload bytes of the stored changes.
@@ -69,13 +104,16 @@ fn limit(l: Length) -> Option<usize> {
 impl WriterHistory {
     /// An empty history with the given HISTORY and RESOURCE_LIMITS policies.
     pub(super) fn new(history: History, limits: ResourceLimits) -> Self {
+        let track_instances = matches!(history, History::KeepLast(_))
+            || limit(limits.max_samples_per_instance).is_some()
+            || limit(limits.max_instances).is_some();
         WriterHistory {
             history,
             limits,
-            changes: BTreeMap::new(),
-            filters: BTreeMap::new(),
-            multicast: BTreeMap::new(),
-            instances: HashMap::new(),
+            window: VecDeque::new(),
+            stored: 0,
+            instances: HashMap::with_hasher(InstanceHasher::default()),
+            track_instances,
             last_sn: SequenceNumber(0),
             bytes: 0,
         }
@@ -94,32 +132,57 @@ impl WriterHistory {
     /// The lowest sequence number still stored, or `last_sn + 1` when empty, as HEARTBEAT's
     /// firstSN requires. RTPS 2.5 §8.3.7.5, §8.4.7.5 (seq_num_min).
     pub(super) fn first_sn(&self) -> SequenceNumber {
-        self.changes
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or_else(|| self.next_sn())
+        self.window.front().map_or_else(|| self.next_sn(), |e| e.sn)
+    }
+
+    /// The window position of `sn`, stored or a tombstone.
+    fn position(&self, sn: SequenceNumber) -> Option<usize> {
+        let front = self.window.front()?.sn;
+        let offset = usize::try_from(sn.0.checked_sub(front.0)?).ok()?;
+        match self.window.get(offset) {
+            Some(e) if e.sn == sn => Some(offset),
+            // Tombstones before `sn` were compacted away: search.
+            _ => self.window.binary_search_by_key(&sn, |e| e.sn).ok(),
+        }
+    }
+
+    /// The window position of the first entry with a sequence number ≥ `sn`.
+    fn lower_bound(&self, sn: SequenceNumber) -> usize {
+        self.window.partition_point(|e| e.sn < sn)
+    }
+
+    fn stored(&self, sn: SequenceNumber) -> Option<&Stored> {
+        self.window.get(self.position(sn)?)?.stored.as_ref()
+    }
+
+    /// The stored changes with `sn <= through`, oldest first.
+    fn stored_through(&self, through: SequenceNumber) -> impl Iterator<Item = &CacheChange> + '_ {
+        self.window
+            .iter()
+            .take_while(move |e| e.sn <= through)
+            .filter_map(|e| e.stored.as_ref().map(|s| &s.change))
     }
 
     /// The change with this sequence number, if still stored.
     pub(super) fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
-        self.changes.get(&sn)
+        self.stored(sn).map(|s| &s.change)
     }
 
     /// The content-filter outcome stored with a change, if it was filtered.
     pub(super) fn filter(&self, sn: SequenceNumber) -> Option<&ChangeFilter> {
-        self.filters.get(&sn)
+        self.stored(sn)?.filter.as_ref()
     }
 
     /// The multicast groups change `sn` was sent to (empty when none).
     pub(super) fn multicast(&self, sn: SequenceNumber) -> &[Locator] {
-        self.multicast.get(&sn).map_or(&[], Vec::as_slice)
+        self.stored(sn).map_or(&[], |s| s.multicast.as_slice())
     }
 
     /// Records that stored change `sn` was sent to `group`.
     pub(super) fn add_multicast(&mut self, sn: SequenceNumber, group: Locator) {
-        if self.changes.contains_key(&sn) {
-            self.multicast.entry(sn).or_default().push(group);
+        let Some(i) = self.position(sn) else { return };
+        if let Some(s) = self.window.get_mut(i).and_then(|e| e.stored.as_mut()) {
+            s.multicast.push(group);
         }
     }
 
@@ -128,17 +191,20 @@ impl WriterHistory {
         &self,
         sn: SequenceNumber,
     ) -> impl Iterator<Item = SequenceNumber> + '_ {
-        self.changes.range(sn..).map(|(k, _)| *k)
+        self.window
+            .range(self.lower_bound(sn)..)
+            .filter(|e| e.stored.is_some())
+            .map(|e| e.sn)
     }
 
     /// The first stored sequence number ≥ `sn`.
     pub(super) fn next_stored_from(&self, sn: SequenceNumber) -> Option<SequenceNumber> {
-        self.changes.range(sn..).next().map(|(k, _)| *k)
+        self.stored_from(sn).next()
     }
 
     /// Number of stored changes.
     pub(super) fn len(&self) -> usize {
-        self.changes.len()
+        self.stored
     }
 
     /// Lower bounds on how many changes, and how many payload bytes in all, [`Self::add`]
@@ -152,12 +218,11 @@ impl WriterHistory {
             return (0, 0);
         }
         let (n, bytes) = self
-            .changes
-            .range(..=removable_through)
-            .fold((0usize, 0usize), |(n, b), (_, c)| (n.saturating_add(1), b.saturating_add(c.data.len())));
+            .stored_through(removable_through)
+            .fold((0usize, 0usize), |(n, b), c| (n.saturating_add(1), b.saturating_add(c.data.len())));
         let samples = match limit(self.limits.max_samples) {
             None => usize::MAX,
-            Some(max) => max.saturating_sub(self.changes.len().saturating_sub(n)),
+            Some(max) => max.saturating_sub(self.stored.saturating_sub(n)),
         };
         let bytes = match self.history {
             History::KeepAll => KEEP_ALL_BYTES_LIMIT.saturating_sub(self.bytes.saturating_sub(bytes)),
@@ -189,7 +254,11 @@ impl WriterHistory {
             .filter(|s| s.0 < i64::MAX)
             .ok_or(AddError::SequenceExhausted)?;
         let mut removed = Vec::new();
-        let instance_len = self.instances.get(&key).map_or(0, VecDeque::len);
+        let instance = match self.track_instances {
+            true => self.instances.get(&key),
+            false => None,
+        };
+        let instance_len = instance.map_or(0, VecDeque::len);
         if instance_len == 0 {
             if let Some(max) = limit(self.limits.max_instances) {
                 if self.instances.len() >= max {
@@ -197,14 +266,14 @@ impl WriterHistory {
                 }
             }
         }
-        // Per-instance room.
+        // Per-instance room (tracked whenever such a limit applies).
         let per_instance = match self.history {
             History::KeepLast(depth) => Some(usize::try_from(depth.max(1)).unwrap_or(usize::MAX)),
             History::KeepAll => limit(self.limits.max_samples_per_instance),
         };
         if let Some(max) = per_instance {
             if instance_len >= max {
-                let oldest = self.instances.get(&key).and_then(|q| q.front()).copied();
+                let oldest = instance.and_then(|q| q.front()).copied();
                 match (self.history, oldest) {
                     (History::KeepLast(_), Some(old)) => removed.push(old),
                     (History::KeepAll, Some(old)) if old <= removable_through => removed.push(old),
@@ -214,16 +283,14 @@ impl WriterHistory {
         }
         // Total room: max_samples (both kinds). Only acknowledged changes may go.
         if let Some(max) = limit(self.limits.max_samples) {
-            let after = self.changes.len().saturating_sub(removed.len());
+            let after = self.stored.saturating_sub(removed.len());
             if after >= max {
-                // Keys are ordered: only a prefix can be acknowledged (a full history of
-                // unacknowledged changes is refused at its first key, not after a scan).
+                // Ordered: only a prefix can be acknowledged (a full history of
+                // unacknowledged changes is refused at its first change, not after a scan).
                 let victim = self
-                    .changes
-                    .keys()
-                    .take_while(|s| **s <= removable_through)
-                    .find(|s| !removed.contains(s))
-                    .copied();
+                    .stored_through(removable_through)
+                    .map(|c| c.sequence_number)
+                    .find(|s| !removed.contains(s));
                 match victim {
                     Some(v) => removed.push(v),
                     None => return Err(AddError::Full),
@@ -233,18 +300,18 @@ impl WriterHistory {
         if self.history == History::KeepAll {
             // Payload room (KEEP_ALL_BYTES_LIMIT): acknowledged changes may go, oldest first.
             let mut kept = self.bytes;
-            let mut kept_n = self.changes.len();
+            let mut kept_n = self.stored;
             for old in &removed {
-                kept = kept.saturating_sub(self.changes.get(old).map_or(0, |c| c.data.len()));
+                kept = kept.saturating_sub(self.get(*old).map_or(0, |c| c.data.len()));
                 kept_n = kept_n.saturating_sub(1);
             }
-            let mut acked = self.changes.range(..=removable_through);
+            let mut acked = self.stored_through(removable_through);
             while kept_n > 0 && kept.saturating_add(len) > KEEP_ALL_BYTES_LIMIT {
-                let Some((old, c)) = acked.next() else {
+                let Some(c) = acked.next() else {
                     return Err(AddError::Full);
                 };
-                if !removed.contains(old) {
-                    removed.push(*old);
+                if !removed.contains(&c.sequence_number) {
+                    removed.push(c.sequence_number);
                     kept = kept.saturating_sub(c.data.len());
                     kept_n = kept_n.saturating_sub(1);
                 }
@@ -256,18 +323,19 @@ impl WriterHistory {
         self.last_sn = sn;
         let change = make(sn);
         self.bytes = self.bytes.saturating_add(change.data.len());
-        self.changes.insert(sn, change);
-        if let Some(f) = filter {
-            self.filters.insert(sn, f);
+        self.stored = self.stored.saturating_add(1);
+        let stored = Stored { change, filter, multicast: Vec::new() };
+        self.window.push_back(Entry { sn, stored: Some(stored) });
+        if self.track_instances {
+            self.instances.entry(key).or_default().push_back(sn);
         }
-        self.instances.entry(key).or_default().push_back(sn);
         Ok((sn, removed))
     }
 
     /// Removes every change with `sn <= through` (acknowledged by all reliable readers of a
     /// VOLATILE KEEP_ALL writer: nobody can ask for it again). RTPS 2.5 §8.4.7.2 (remove_change).
     pub(super) fn remove_through(&mut self, through: SequenceNumber) {
-        while let Some(sn) = self.changes.keys().next().copied() {
+        while let Some(sn) = self.window.front().map(|e| e.sn) {
             if sn > through {
                 break;
             }
@@ -278,12 +346,28 @@ impl WriterHistory {
     /// Removes one change (LIFESPAN expiry, KEEP_LAST, garbage collection). Returns false when
     /// it was not stored. RTPS 2.5 §8.4.7.2 (remove_change).
     pub(super) fn remove(&mut self, sn: SequenceNumber) -> bool {
-        let Some(change) = self.changes.remove(&sn) else {
+        let Some(i) = self.position(sn) else {
             return false;
         };
+        let Some(Stored { change, .. }) = self.window.get_mut(i).and_then(|e| e.stored.take())
+        else {
+            return false;
+        };
+        self.stored = self.stored.saturating_sub(1);
         self.bytes = self.bytes.saturating_sub(change.data.len());
-        self.filters.remove(&sn);
-        self.multicast.remove(&sn);
+        // The ends are never tombstones; too many tombstones inside are compacted away.
+        while self.window.front().is_some_and(|e| e.stored.is_none()) {
+            self.window.pop_front();
+        }
+        while self.window.back().is_some_and(|e| e.stored.is_none()) {
+            self.window.pop_back();
+        }
+        if self.window.len() > self.stored.saturating_mul(2).saturating_add(MAX_EXTRA_TOMBSTONES) {
+            self.window.retain(|e| e.stored.is_some());
+        }
+        if !self.track_instances {
+            return true;
+        }
         if let Some(q) = self.instances.get_mut(&change.key_hash) {
             // Changes nearly always go oldest first: O(1) then, not a scan of the instance.
             if q.front() == Some(&sn) {
@@ -339,6 +423,48 @@ mod tests {
         let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
         assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(1)));
         assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(2)));
+    }
+
+    #[test]
+    fn out_of_order_removals_keep_lookups_right_and_the_window_bounded() {
+        // KEEP_LAST(1) with one instance written once and another written many times: every
+        // replacement removes a change behind the stale one, leaving a tombstone.
+        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
+        let keyed = |h: &mut WriterHistory, k: u8| {
+            let key = Some([k; 16]);
+            h.add(key, 8, SequenceNumber(0), None, |sn| CacheChange { key_hash: key, ..change(sn, 8) })
+                .map(|(sn, _)| sn)
+        };
+        assert_eq!(keyed(&mut h, 1), Ok(SequenceNumber(1)));
+        for n in 2..=10_000 {
+            assert_eq!(keyed(&mut h, 2), Ok(SequenceNumber(n)));
+            assert_eq!(h.len(), 2);
+        }
+        assert!(h.window.len() <= 2 * 2 + MAX_EXTRA_TOMBSTONES, "window {}", h.window.len());
+        assert_eq!(h.first_sn(), SequenceNumber(1));
+        assert!(h.get(SequenceNumber(1)).is_some());
+        assert!(h.get(SequenceNumber(9_999)).is_none());
+        assert_eq!(h.get(SequenceNumber(10_000)).map(|c| c.sequence_number), Some(SequenceNumber(10_000)));
+        assert_eq!(h.stored_from(SequenceNumber(2)).collect::<Vec<_>>(), [SequenceNumber(10_000)]);
+        assert_eq!(h.next_stored_from(SequenceNumber(0)), Some(SequenceNumber(1)));
+        // Removing the stale front leaves the newest change first.
+        assert!(h.remove(SequenceNumber(1)));
+        assert!(!h.remove(SequenceNumber(1)));
+        assert_eq!(h.first_sn(), SequenceNumber(10_000));
+        assert_eq!(h.len(), 1);
+        h.remove_through(SequenceNumber(10_000));
+        assert_eq!((h.len(), h.first_sn()), (0, SequenceNumber(10_001)));
+    }
+
+    #[test]
+    fn keep_all_without_instance_limits_does_not_index_instances() {
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).unwrap();
+        assert!(h.instances.is_empty());
+        let limits = ResourceLimits { max_instances: Length::Limited(1), ..ResourceLimits::default() };
+        let mut h = WriterHistory::new(History::KeepAll, limits);
+        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).unwrap();
+        assert_eq!(h.add(Some([4; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).map(|(s, _)| s), Err(AddError::TooManyInstances));
     }
 
     #[test]

@@ -57,6 +57,11 @@ pub(super) struct MessageBuilder {
     reader_id: EntityId,
     writer_id: EntityId,
     keyed: bool,
+    /// The encoded inline QoS of the last DATA / DATA_FRAG added, and the (kind, key hash)
+    /// it was encoded for when it carried no filter info: the next change of the same
+    /// instance reuses it.
+    qos: Vec<u8>,
+    qos_of: Option<(ChangeKind, Option<[u8; 16]>)>,
     pub(super) sent: Sent,
 }
 
@@ -65,38 +70,36 @@ pub(super) struct MessageBuilder {
 /// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept),
 /// and the change's encoded PID_CONTENT_FILTER_INFO value when it was filtered (RTPS 2.5
 /// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, facts §2.1).
-fn inline_qos_bytes(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>) -> Option<Vec<u8>> {
-    let mut params = Vec::with_capacity(3);
+fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &mut Vec<u8>) {
+    out.clear();
     let alive = change.kind == ChangeKind::Alive;
-    if let Some(k) = change.key_hash.filter(|_| keyed || !alive) {
-        params.push(Parameter::Known {
-            pid: PID_KEY_HASH,
-            value: Value::KeyHash(k),
-        });
+    let key_hash = change.key_hash.filter(|_| keyed || !alive).map(|k| Parameter::Known {
+        pid: PID_KEY_HASH,
+        value: Value::KeyHash(k),
+    });
+    // RTPS 2.5 §9.6.4.9: StatusInfo_t flags, D = 0x1, U = 0x2.
+    let status_info = (!alive).then(|| Parameter::Known {
+        pid: PID_STATUS_INFO,
+        value: Value::StatusInfo(change.kind.status_info()),
+    });
+    let filter_info =
+        cfi.map(|value| Parameter::Unknown(RawParameter { pid: PID_CONTENT_FILTER_INFO, value }));
+    let params = [key_hash, status_info, filter_info];
+    if params.iter().all(Option::is_none) {
+        return;
     }
-    if !alive {
-        // RTPS 2.5 §9.6.4.9: StatusInfo_t flags, D = 0x1, U = 0x2.
-        let value = Value::StatusInfo(change.kind.status_info());
-        params.push(Parameter::Known {
-            pid: PID_STATUS_INFO,
-            value,
-        });
+    if emit_parameter_list(params.iter().flatten(), &mut Writer::new(out, ENDIAN)).is_err() {
+        out.clear();
     }
-    if let Some(value) = cfi {
-        params.push(Parameter::Unknown(RawParameter { pid: PID_CONTENT_FILTER_INFO, value }));
-    }
-    if params.is_empty() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(64usize.saturating_add(cfi.map_or(0, <[u8]>::len)));
-    emit_parameter_list(&params, &mut Writer::new(&mut out, ENDIAN)).ok()?;
-    Some(out)
 }
 
-fn view(bytes: &Option<Vec<u8>>) -> Option<ParameterListView<'_>> {
-    let b = bytes.as_deref()?;
+/// The inline QoS list in `bytes` (`None` when empty).
+fn view(bytes: &[u8]) -> Option<ParameterListView<'_>> {
+    if bytes.is_empty() {
+        return None;
+    }
     // invariant: we just encoded this list; a failure would only drop the inline QoS.
-    ParameterListView::new_checked(&mut Reader::new(b, ENDIAN)).ok()
+    ParameterListView::new_checked(&mut Reader::new(bytes, ENDIAN)).ok()
 }
 
 /// The fragment count of a payload of `len` bytes in `frag_size` pieces (≥ 1).
@@ -140,6 +143,8 @@ impl MessageBuilder {
             reader_id,
             writer_id,
             keyed,
+            qos: Vec::new(),
+            qos_of: None,
             sent: Sent::default(),
         }
     }
@@ -147,6 +152,13 @@ impl MessageBuilder {
     /// True when at least one submessage was added.
     pub(super) fn has_content(&self) -> bool {
         self.buf.len() > self.empty_len
+    }
+
+    /// Makes room for a message of `total` bytes (at most the size limit) at once: a burst
+    /// of small changes then fills one buffer instead of regrowing (and copying) it.
+    pub(super) fn reserve_total(&mut self, total: usize) {
+        let total = total.min(self.max);
+        self.buf.reserve(total.saturating_sub(self.buf.len()));
     }
 
     /// Bytes so far.
@@ -192,11 +204,23 @@ impl MessageBuilder {
         true
     }
 
+    /// Encodes the inline QoS of `change` into `self.qos`, unless it holds that list already.
+    fn prepare_inline_qos(&mut self, change: &CacheChange, cfi: Option<&[u8]>) {
+        let of = (change.kind, change.key_hash);
+        if cfi.is_none() && self.qos_of == Some(of) {
+            return;
+        }
+        inline_qos_into(change, self.keyed, cfi, &mut self.qos);
+        self.qos_of = cfi.is_none().then_some(of);
+    }
+
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
     /// KEY_HASH and the serialized key (K flag) when there is one. RTPS 2.5 §8.3.7.2, §9.4.5.3.
     /// `cfi` is the change's encoded PID_CONTENT_FILTER_INFO value, if any.
     pub(super) fn data(&mut self, change: &CacheChange, cfi: Option<&[u8]>) -> bool {
-        let qos = inline_qos_bytes(change, self.keyed, cfi);
+        self.prepare_inline_qos(change, cfi);
+        // Taken out for the duration of the push (which borrows the builder mutably).
+        let qos = core::mem::take(&mut self.qos);
         let payload = match change.kind {
             ChangeKind::Alive => DataPayload::Data(&change.data),
             _ if change.data.is_empty() => DataPayload::None,
@@ -212,6 +236,7 @@ impl MessageBuilder {
             payload,
         });
         let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
+        self.qos = qos;
         if ok {
             self.sent.data = self.sent.data.saturating_add(1);
         }
@@ -239,7 +264,8 @@ impl MessageBuilder {
         ) else {
             return true; // invariant: callers pass frag ≤ fragment_count; nothing to send.
         };
-        let qos = inline_qos_bytes(change, self.keyed, cfi);
+        self.prepare_inline_qos(change, cfi);
+        let qos = core::mem::take(&mut self.qos);
         let sub = Submessage::DataFrag(DataFrag {
             endian: ENDIAN,
             extra_flags: 0,
@@ -255,6 +281,7 @@ impl MessageBuilder {
             fragments: bytes,
         });
         let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
+        self.qos = qos;
         if ok {
             self.sent.data_frag = self.sent.data_frag.saturating_add(1);
         }

@@ -364,6 +364,11 @@ impl Writer {
         };
         let dest = union_locators(members());
         let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
+        // A burst of changes: size the buffer for a full message once.
+        let pending = last.0.saturating_sub(key.0.0);
+        if pending > 0 {
+            b.reserve_total(self.config.max_message_size);
+        }
         // The solo reader's pending lazy GAP start (for a group: nothing pending).
         let mut gap_from = match solo {
             true => self.readers.get(leader).map_or(key.0, |r| r.gap_from),

@@ -160,12 +160,17 @@ pub fn parameter_list_len(params: &[Parameter<'_>]) -> usize {
 
 /// Writes the parameters and PID_SENTINEL. Refuses, before writing anything, a list with more
 /// than [`MAX_PARAMS`] entries or a value that does not fit the 16-bit length.
-pub fn emit_parameter_list(params: &[Parameter<'_>], w: &mut Writer<'_>) -> Result<(), WireError> {
-    if params.len() > MAX_PARAMS {
+pub fn emit_parameter_list<'p, 'a: 'p, I>(params: I, w: &mut Writer<'_>) -> Result<(), WireError>
+where
+    I: IntoIterator<Item = &'p Parameter<'a>>,
+    I::IntoIter: Clone,
+{
+    let params = params.into_iter();
+    if params.clone().count() > MAX_PARAMS {
         return Err(WireError::TooLarge("parameter count"));
     }
     if params
-        .iter()
+        .clone()
         .any(|p| p.buffer_len().saturating_sub(4) > usize::from(u16::MAX))
     {
         return Err(WireError::TooLarge("parameter value"));
