@@ -82,8 +82,10 @@ enum Flow {
 
 /// How a spin before parking ended.
 enum Spin {
-    /// Commands ran or a socket became readable: do a round without blocking.
+    /// Commands ran: do a round without blocking.
     Work,
+    /// A socket became readable (already flagged): read it, no need to poll again.
+    Readable,
     /// Nothing came within [`SPIN_BEFORE_PARK`]: park.
     Idle,
     /// Shutdown.
@@ -103,10 +105,12 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         let mut worked = false;
         loop {
             let mut busy = more_transmits || readable.iter().any(|r| *r);
+            let mut polled = false;
             if !busy && worked {
                 match self.spin(&mut events, &mut readable) {
                     Spin::Stop => break,
                     Spin::Work => busy = true,
+                    Spin::Readable => (busy, polled) = (true, true),
                     Spin::Idle => {}
                 }
             }
@@ -119,18 +123,20 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     Flow::Continue(ran) => busy = ran > 0,
                 }
             }
-            let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
-            let polled = self.poll.poll(&mut events, timeout);
-            self.parked.store(false, Ordering::SeqCst);
-            match polled {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    log::error!("runtime: poll failed, stopping: {e}");
-                    break;
+            if !polled {
+                let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
+                let result = self.poll.poll(&mut events, timeout);
+                self.parked.store(false, Ordering::SeqCst);
+                match result {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        log::error!("runtime: poll failed, stopping: {e}");
+                        break;
+                    }
                 }
+                mark_readable(&events, &mut readable);
             }
-            mark_readable(&events, &mut readable);
             let now = self.clock.now();
             let mut handled = 0;
             for kind in SocketKind::ALL {
@@ -185,7 +191,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             // A failed poll is left to the blocking poll that follows, which reports it.
             if self.poll.poll(events, Some(Duration::ZERO)).is_ok() && !events.is_empty() {
                 mark_readable(events, readable);
-                return Spin::Work;
+                return Spin::Readable;
             }
             if std::time::Instant::now() >= until {
                 return Spin::Idle;
