@@ -118,3 +118,37 @@ fn perf_ping_pong_completes_round_trips() {
     assert!(pong.status.success(), "pong: {}", String::from_utf8_lossy(&pong.stdout));
     assert!(summary(&pong)["samples"] >= 300.0);
 }
+
+#[test]
+fn perf_64k_samples_reach_sub_intact_without_loss() {
+    // 64 KiB samples: two DATA_FRAG each, the 60 000-byte one sent from the stored sample
+    // (gather send) and reassembled into reused buffers; the sub checks every sequence number.
+    if !may_open_sockets("perf_64k_samples_reach_sub_intact_without_loss") {
+        return;
+    }
+    let sub = perf(&["sub", "--domain", "195", "--count", "2000"]);
+    let publisher = finish(perf(&["pub", "--domain", "195", "--count", "2000", "--size", "64k"]));
+    let sub = finish(sub);
+    assert!(publisher.status.success(), "pub: {}", String::from_utf8_lossy(&publisher.stdout));
+    assert!(sub.status.success(), "sub: {}", String::from_utf8_lossy(&sub.stdout));
+    let s = summary(&sub);
+    assert_eq!(s["samples"], 2000.0, "every sample arrives");
+    assert_eq!(s["lost"], 0.0, "no gap in the sequence numbers");
+}
+
+#[test]
+fn udp_ping_pong_completes_round_trips() {
+    if !may_open_sockets("udp_ping_pong_completes_round_trips") {
+        return;
+    }
+    let pong = perf(&["udp-pong", "--domain", "196", "--duration", "20"]);
+    let ping = finish(perf(&["udp-ping", "--domain", "196", "--count", "300", "--size", "1024"]));
+    let pong = finish(pong);
+    assert!(ping.status.success(), "udp-ping: {}", String::from_utf8_lossy(&ping.stdout));
+    let s = summary(&ping);
+    assert_eq!(s["samples"], 300.0);
+    let (p50, p90, p99, max) = (s["p50_us"], s["p90_us"], s["p99_us"], s["max_us"]);
+    assert!(0.0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max, "{s:?}");
+    assert!(pong.status.success(), "udp-pong: {}", String::from_utf8_lossy(&pong.stdout));
+    assert!(summary(&pong)["samples"] >= 300.0);
+}

@@ -290,7 +290,7 @@ pub fn participant_rx(data: &[u8]) {
         now.mono = Instant::from_nanos(now.mono.as_nanos().wrapping_add(1_000_000));
         p.handle_timeout(now);
         while let Some(t) = p.poll_transmit(now) {
-            assert!(Message::parse(&t.payload).is_ok(), "we produced an unparsable message");
+            assert!(Message::parse(&t.datagram()).is_ok(), "we produced an unparsable message");
         }
         rest = after;
     }

@@ -26,4 +26,4 @@ pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use proxy::{RemoteReader, RemoteWriter};
 pub use participant::{Participant, ParticipantConfig};
-pub use transmit::{MAX_DATAGRAM, Transmit};
+pub use transmit::{MAX_DATAGRAM, Splice, Transmit};

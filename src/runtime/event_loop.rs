@@ -30,8 +30,8 @@ const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 /// Receive buffer: the largest UDP payload fits.
 const RECV_BUFFER: usize = 64 * 1024;
-/// How long the loop keeps polling its command channel before it parks, after a wakeup
-/// that ran commands (see `run`).
+/// How long the loop keeps polling its command channel and its sockets before it parks,
+/// after a wakeup that did work (see [`EventLoop::spin`]).
 const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
@@ -49,6 +49,17 @@ pub(crate) enum Message<P> {
     Wait(Box<dyn Waiter<P>>),
     /// Stop the loop and return the protocol.
     Shutdown,
+}
+
+/// Flags the sockets `events` reported readable (the waker's event flags none).
+fn mark_readable(events: &Events, readable: &mut [bool; SocketKind::ALL.len()]) {
+    for event in events {
+        if let Some(flag) = SocketKind::from_index(event.token().0)
+            .and_then(|kind| readable.get_mut(kind.index()))
+        {
+            *flag = true;
+        }
+    }
 }
 
 /// Everything the loop thread owns.
@@ -74,6 +85,18 @@ enum Flow {
     Stop,
 }
 
+/// How a spin before parking ended.
+enum Spin {
+    /// Commands ran: do a round without blocking.
+    Work,
+    /// A socket became readable (already flagged): read it, no need to poll again.
+    Readable,
+    /// Nothing came within [`SPIN_BEFORE_PARK`]: park.
+    Idle,
+    /// Shutdown.
+    Stop,
+}
+
 impl<P: Protocol, C: Clock> EventLoop<P, C> {
     /// Runs until shutdown (or a fatal poll error) and gives the protocol back.
     pub(crate) fn run(mut self) -> P {
@@ -84,27 +107,16 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         // readable: datagrams may have arrived between bind and register.
         let mut readable = [true; SocketKind::ALL.len()];
         let mut more_transmits = true;
-        let mut commands_ran = 0;
-        'run: loop {
+        let mut worked = false;
+        loop {
             let mut busy = more_transmits || readable.iter().any(|r| *r);
-            if !busy && commands_ran > 0 {
-                // The application is handing work over: stay awake a moment rather than park
-                // and be woken (a system call per hand-off, and an inter-processor wake-up
-                // when it runs on another core). Yielding keeps a shared core usable.
-                let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
-                loop {
-                    match self.run_commands() {
-                        Flow::Stop => break 'run,
-                        Flow::Continue(ran) if ran > 0 => {
-                            busy = true;
-                            break;
-                        }
-                        Flow::Continue(_) => {}
-                    }
-                    if std::time::Instant::now() >= until {
-                        break;
-                    }
-                    std::thread::yield_now();
+            let mut polled = false;
+            if !busy && worked {
+                match self.spin(&mut events, &mut readable) {
+                    Spin::Stop => break,
+                    Spin::Work => busy = true,
+                    Spin::Readable => (busy, polled) = (true, true),
+                    Spin::Idle => {}
                 }
             }
             if !busy {
@@ -116,23 +128,19 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     Flow::Continue(ran) => busy = ran > 0,
                 }
             }
-            let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
-            let polled = self.poll.poll(&mut events, timeout);
-            self.parked.store(false, Ordering::SeqCst);
-            match polled {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    log::error!("runtime: poll failed, stopping: {e}");
-                    break;
-                }
-            }
-            for event in &events {
-                if let Some(kind) = SocketKind::from_index(event.token().0) {
-                    if let Some(flag) = readable.get_mut(kind.index()) {
-                        *flag = true;
+            if !polled {
+                let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
+                let result = self.poll.poll(&mut events, timeout);
+                self.parked.store(false, Ordering::SeqCst);
+                match result {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        log::error!("runtime: poll failed, stopping: {e}");
+                        break;
                     }
                 }
+                mark_readable(&events, &mut readable);
             }
             let now = self.clock.now();
             let mut handled = 0;
@@ -143,7 +151,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     }
                 }
             }
-            commands_ran = match self.run_commands() {
+            let commands_ran = match self.run_commands() {
                 Flow::Stop => {
                     // Send what the last commands queued (a deleted writer's SEDP dispose)
                     // first: otherwise peers only learn of the deletion when our lease expires.
@@ -165,9 +173,36 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 self.waiters.retain_mut(|w| !w.poll(protocol, now));
             }
             more_transmits = self.flush(now);
+            worked = handled > 0;
         }
         // Pending waits (registered or still queued) are released as they drop with the loop.
         self.protocol
+    }
+
+    /// Stays awake up to [`SPIN_BEFORE_PARK`] after a wakeup that did work, polling the
+    /// command channel and (without blocking) the sockets, yielding the core in between.
+    /// Parking and being woken costs a system call per hand-off from the application and,
+    /// for an answer arriving on the socket, a wake-up that crosses processors when the
+    /// peer runs on another core; a ping-pong or a stream of hand-offs usually brings the
+    /// next piece of work within the spin. Yielding keeps a shared core usable by the peer.
+    fn spin(&mut self, events: &mut Events, readable: &mut [bool; SocketKind::ALL.len()]) -> Spin {
+        let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
+        loop {
+            match self.run_commands() {
+                Flow::Stop => return Spin::Stop,
+                Flow::Continue(ran) if ran > 0 => return Spin::Work,
+                Flow::Continue(_) => {}
+            }
+            // A failed poll is left to the blocking poll that follows, which reports it.
+            if self.poll.poll(events, Some(Duration::ZERO)).is_ok() && !events.is_empty() {
+                mark_readable(events, readable);
+                return Spin::Readable;
+            }
+            if std::time::Instant::now() >= until {
+                return Spin::Idle;
+            }
+            std::thread::yield_now();
+        }
     }
 
     /// How long to wait for readiness: until the protocol's next timeout, or indefinitely.

@@ -73,7 +73,7 @@ impl Protocol for Pinger {
         let _ = self.seen.send(Seen::Timeout(now.mono));
         for (destinations, payload) in &self.sends {
             self.queue
-                .push(Transmit { destinations: destinations.clone(), payload: payload.clone() });
+                .push(Transmit::new(destinations.clone(), payload.clone()));
         }
         self.next = self.period.map(|p| now.mono.saturating_add(p));
     }

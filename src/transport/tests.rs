@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::sandbox::{self, NetworkScope};
 use super::*;
-use crate::core::Transmit;
+use crate::core::{Splice, Transmit};
 use crate::wire::Locator;
 
 /// The scope this test may use, or `None` after printing why it is skipped. Written to the
@@ -91,10 +91,8 @@ fn send_skips_unusable_locators_and_delivers_to_the_rest() {
     let mut too_big = target;
     too_big.port = 70_000;
     let ipv6 = Locator { kind: Locator::KIND_UDPV6, port: 7411, address: [0; 16] };
-    let transmit = Transmit {
-        destinations: vec![port_zero, too_big, ipv6, target],
-        payload: b"RTPS-test".to_vec(),
-    };
+    let transmit =
+        Transmit::new(vec![port_zero, too_big, ipv6, target], b"RTPS-test".to_vec());
     let report = a.send(&transmit);
     assert_eq!(report, SendReport { sent: 1, bytes: 9, skipped: 3, errors: 0 });
 
@@ -104,6 +102,23 @@ fn send_skips_unusable_locators_and_delivers_to_the_rest() {
     assert_eq!(received.kind, SocketKind::UserUnicast);
     // Everything is sent from the metatraffic unicast socket.
     assert_eq!(socket_addr_to_locator(received.source), Some(a.metatraffic_unicast_locators()[0]));
+}
+
+#[test]
+fn a_spliced_transmit_arrives_as_one_datagram_with_the_splice_in_place() {
+    let test = "a_spliced_transmit_arrives_as_one_datagram_with_the_splice_in_place";
+    let Some(_scope) = may_open_sockets(test, false) else { return };
+    let domain = 194;
+    let a = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let mut b = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let sample: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+    let mut transmit = Transmit::new(b.default_unicast_locators().to_vec(), b"headtail".to_vec());
+    transmit.splice = Some(Splice { at: 4, bytes: bytes::Bytes::from(sample.clone()) });
+    let report = a.send(&transmit);
+    assert_eq!(report, SendReport { sent: 1, bytes: 40_008, skipped: 0, errors: 0 });
+    let (got, _) = recv_within(&mut b, SocketKind::UserUnicast, Duration::from_secs(5))
+        .expect("datagram within 5 s");
+    assert_eq!(got, [&b"head"[..], &sample, &b"tail"[..]].concat());
 }
 
 #[test]
@@ -121,9 +136,6 @@ fn multicast_locators_follow_the_config() {
     let u = UdpTransport::open(&unicast_only).unwrap();
     assert!(u.metatraffic_multicast_locators().is_empty());
     assert!(u.default_multicast_locators().is_empty());
-    let to_group = Transmit {
-        destinations: t.metatraffic_multicast_locators().to_vec(),
-        payload: b"x".to_vec(),
-    };
+    let to_group = Transmit::new(t.metatraffic_multicast_locators().to_vec(), b"x".to_vec());
     assert_eq!(u.send(&to_group).skipped, 1);
 }

@@ -16,10 +16,10 @@
 //! metatraffic unicast socket, whose multicast interface and loopback are set so that our
 //! multicasts reach the other participants on this host.
 
-use std::io;
+use std::io::{self, IoSlice};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 
-use socket2::{Domain, Protocol, Socket, Type};
+use socket2::{Domain, Protocol, SockAddr, SockRef, Socket, Type};
 
 use super::addr::locator_to_socket_addr;
 use super::port::{
@@ -377,7 +377,9 @@ impl UdpTransport {
         }
     }
 
-    /// Sends the payload to each destination we may and can reach, without blocking.
+    /// Sends the datagram to each destination we may and can reach, without blocking. A
+    /// transmit with a splice goes out in one gather send (`sendmsg`, one iovec per piece),
+    /// so the spliced sample bytes are copied only by the kernel.
     pub fn send(&self, transmit: &Transmit) -> SendReport {
         let mut report = SendReport::default();
         let Some(Some(socket)) = self.sockets.get(SocketKind::MetatrafficUnicast.index()) else {
@@ -389,7 +391,15 @@ impl UdpTransport {
                 report.skipped += 1;
                 continue;
             };
-            match socket.send_to(&transmit.payload, addr) {
+            let sent = match &transmit.splice {
+                None => socket.send_to(&transmit.payload, addr),
+                Some(_) => {
+                    let [head, splice, tail] = transmit.parts();
+                    let parts = [IoSlice::new(head), IoSlice::new(splice), IoSlice::new(tail)];
+                    SockRef::from(socket).send_to_vectored(&parts, &SockAddr::from(addr))
+                }
+            };
+            match sent {
                 Ok(n) => {
                     report.sent += 1;
                     report.bytes += u64::try_from(n).unwrap_or(u64::MAX);

@@ -11,8 +11,9 @@
 //!   multicast group (needs the network sandbox); `--plan` overrides the writer's per-sample
 //!   multicast/unicast cost model.
 //! * `siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]` — generate Rust types from IDL.
-//! * `siftdds perf pub|sub|ping|pong [OPTIONS]` — throughput and latency, interoperable with
-//!   Cyclone's `ddsperf` (exit 0: ran and lost nothing, 1: losses or no peer, 2: set-up error).
+//! * `siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [OPTIONS]` — throughput and latency,
+//!   interoperable with Cyclone's `ddsperf` (exit 0: ran and lost nothing, 1: losses or no
+//!   peer, 2: set-up error); `udp-ping`/`udp-pong` are the raw-UDP round-trip reference.
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]

@@ -150,7 +150,7 @@ impl OutboundGate {
 
     /// Removes from `transmit` every destination the gate refuses; false when none is left.
     pub(super) fn admit(&mut self, now: Instant, transmit: &mut Transmit) -> bool {
-        let len = transmit.payload.len();
+        let len = transmit.len();
         let mut destinations = core::mem::take(&mut transmit.destinations);
         destinations.retain(|d| self.allows(now, d, len));
         transmit.destinations = destinations;
@@ -223,7 +223,7 @@ mod tests {
     const VICTIM: [u8; 4] = [10, 0, 0, 66];
 
     fn transmit(to: Vec<Locator>, len: usize) -> Transmit {
-        Transmit { destinations: to, payload: vec![0; len] }
+        Transmit::new(to, vec![0; len])
     }
 
     fn at(secs: u64) -> Instant {

@@ -74,7 +74,7 @@ impl Participant {
         );
         let destinations = only.unwrap_or_else(|| self.config.spdp_destinations.clone());
         if !destinations.is_empty() {
-            self.pending.push_back(Transmit { destinations, payload: buf });
+            self.pending.push_back(Transmit::new(destinations, buf));
         }
     }
 

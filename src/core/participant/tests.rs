@@ -75,7 +75,7 @@ impl Net {
                             let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
                             if hit && self.random() % 100 >= self.loss_percent {
                                 let src = self.nodes[i].locators[0];
-                                self.nodes[j].p.handle_datagram(now, src, &t.payload);
+                                self.nodes[j].p.handle_datagram(now, src, &t.datagram());
                             }
                         }
                     }

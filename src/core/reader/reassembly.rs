@@ -8,15 +8,25 @@
 //! §8.3.7.8 (NackFrag).
 //!
 //! # Overview
-//! Each sample in flight has a buffer of `sampleSize` octets and a bitmap of received
-//! fragments. The first fragment fixes sampleSize, fragmentSize and the K flag; a later
-//! fragment that disagrees means the writer (or an attacker) is inconsistent, so the partial
-//! sample is dropped and will be re-requested. When all fragments are in, the buffer becomes
-//! the sample's payload without a copy.
+//! Each sample in flight has a buffer with room for `sampleSize` octets and a bitmap of
+//! received fragments. The first fragment fixes sampleSize, fragmentSize and the K flag; a
+//! later fragment that disagrees means the writer (or an attacker) is inconsistent, so the
+//! partial sample is dropped and will be re-requested. When all fragments are in, the buffer
+//! becomes the sample's payload without a copy.
+//!
+//! The buffer is not zeroed up front: fragments arriving in order are appended, and only the
+//! room before a fragment that overtakes missing ones is zero-filled (then overwritten when
+//! they come). Each writer keeps a handle on the buffer of its last completed sample; once the
+//! application has dropped that sample, the next sample of the writer is reassembled in the
+//! same allocation (no allocation, and no fresh pages to fault in, per large sample). A
+//! reclaimable buffer counts towards [`Reassembly::bytes`] (the reader-wide budget). The
+//! runtime hands a wakeup's samples to the application after the whole batch of datagrams,
+//! so a writer keeps the handles of its last few samples ([`MAX_SPARES`], at most
+//! [`MAX_SPARE_BYTES`] in all).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use super::inline_qos::InlineInfo;
 use crate::time::Timestamp;
@@ -25,6 +35,10 @@ use crate::wire::{FragmentNumber, FragmentNumberSet, MAX_SET_BITS, SequenceNumbe
 
 /// Bits per bitmap word.
 const WORD_BITS: u32 = 64;
+/// Buffers of completed samples a writer keeps for reuse…
+const MAX_SPARES: usize = 16;
+/// …and their total size at most (a larger sample is not kept).
+const MAX_SPARE_BYTES: usize = 1 << 20;
 
 /// Default cap on the reassembly buffers of one reader over all its remote writers
 /// (`ReaderConfig::max_reassembly_bytes`): a partial sample reserves its whole sampleSize at
@@ -41,7 +55,9 @@ pub(super) fn over_budget<'a>(
     max_sample_size: usize,
     budget: usize,
 ) -> bool {
-    let Ok(size) = usize::try_from(frag.sample_size) else { return false };
+    let Ok(size) = usize::try_from(frag.sample_size) else {
+        return false;
+    };
     let reserved = all.map(Reassembly::bytes).fold(0, usize::saturating_add);
     size <= max_sample_size && reserved.saturating_add(size) > budget
 }
@@ -90,7 +106,8 @@ struct Partial {
     fragment_size: u16,
     key: bool,
     total: u32,
-    buf: Vec<u8>,
+    /// Room for `sample_size` octets; filled up to its length (see [`write_fragment`]).
+    buf: BytesMut,
     received: Vec<u64>,
     received_count: u32,
     inline: InlineInfo,
@@ -169,6 +186,27 @@ impl Partial {
 pub(super) struct Reassembly {
     partials: BTreeMap<SequenceNumber, Partial>,
     next_order: u64,
+    /// The payloads of the last completed samples, oldest first: a buffer is reused for a
+    /// new sample once nothing else refers to it.
+    spares: VecDeque<Bytes>,
+}
+
+/// Writes the fragment `bytes` at `offset` of `buf`, whose capacity covers the sample and
+/// whose length is the end of the highest fragment so far: a fragment at the end is
+/// appended, one beyond it first zero-fills the gap (its missing fragments overwrite the
+/// zeros later), one below it overwrites. `offset + bytes.len()` is within the sample
+/// ([`fragment_ranges`]), so the buffer never grows past its reserved capacity.
+fn write_fragment(buf: &mut BytesMut, offset: usize, bytes: &[u8]) {
+    if offset > buf.len() {
+        buf.resize(offset, 0);
+    }
+    let inside = buf.len().saturating_sub(offset).min(bytes.len());
+    let (overwrite, append) = bytes.split_at(inside);
+    let end = offset.saturating_add(inside);
+    if let Some(dst) = buf.get_mut(offset..end) {
+        dst.copy_from_slice(overwrite);
+    }
+    buf.extend_from_slice(append);
 }
 
 /// `(byte offset, length)` of every fragment in `frag`, checked against the sample.
@@ -205,9 +243,19 @@ impl Reassembly {
         self.partials.len()
     }
 
-    /// Octets reserved by the partial samples (their buffers).
+    /// Octets reserved by the partial samples (their buffers' capacity) and by the spare
+    /// buffers only we hold.
     pub(super) fn bytes(&self) -> usize {
-        self.partials.values().map(|p| p.buf.len()).fold(0, usize::saturating_add)
+        let spare = self
+            .spares
+            .iter()
+            .filter(|b| b.is_unique())
+            .map(Bytes::len)
+            .fold(0, usize::saturating_add);
+        self.partials
+            .values()
+            .map(|p| p.buf.capacity())
+            .fold(spare, usize::saturating_add)
     }
 
     /// True if `sn` is being reassembled.
@@ -310,10 +358,7 @@ impl Reassembly {
             };
             data = rest;
             if p.mark(number) {
-                let end = offset.saturating_add(len);
-                if let Some(dst) = p.buf.get_mut(offset..end) {
-                    dst.copy_from_slice(bytes);
-                }
+                write_fragment(&mut p.buf, offset, bytes);
             }
             number = number.saturating_add(1);
         }
@@ -327,13 +372,58 @@ impl Reassembly {
             return FragOutcome::Incomplete;
         }
         match self.partials.remove(&sn) {
-            Some(p) => FragOutcome::Complete(Completed {
-                data: Bytes::from(p.buf),
-                key: p.key,
-                inline: p.inline,
-                source_timestamp: p.source_timestamp,
-            }),
+            Some(mut p) => {
+                // Every fragment was written, so the buffer already holds the whole sample;
+                // this keeps the length right whatever the order was.
+                p.buf.resize(sample_size, 0);
+                let data = p.buf.freeze();
+                // Keep a handle for reuse only when it costs nothing (the sample is the
+                // application's now; our handle frees nothing until it lets go).
+                self.keep_spare(&data);
+                FragOutcome::Complete(Completed {
+                    data,
+                    key: p.key,
+                    inline: p.inline,
+                    source_timestamp: p.source_timestamp,
+                })
+            }
             None => FragOutcome::Incomplete,
+        }
+    }
+
+    /// Keeps a handle on `data` for reuse, dropping the oldest handles beyond the caps.
+    fn keep_spare(&mut self, data: &Bytes) {
+        if data.len() > MAX_SPARE_BYTES {
+            return;
+        }
+        self.spares.push_back(data.clone());
+        let mut total = self
+            .spares
+            .iter()
+            .map(Bytes::len)
+            .fold(0, usize::saturating_add);
+        while self.spares.len() > MAX_SPARES || total > MAX_SPARE_BYTES {
+            let Some(old) = self.spares.pop_front() else {
+                break;
+            };
+            total = total.saturating_sub(old.len());
+        }
+    }
+
+    /// An empty buffer with room for `sample_size` octets: the oldest spare nothing else
+    /// refers to any more (its allocation is kept if large enough), else a new one.
+    fn buffer(&mut self, sample_size: usize) -> BytesMut {
+        let free = self.spares.iter().position(Bytes::is_unique);
+        match free
+            .and_then(|i| self.spares.remove(i))
+            .map(Bytes::try_into_mut)
+        {
+            Some(Ok(mut buf)) => {
+                buf.clear();
+                buf.reserve(sample_size);
+                buf
+            }
+            Some(Err(_)) | None => BytesMut::with_capacity(sample_size),
         }
     }
 
@@ -358,7 +448,7 @@ impl Reassembly {
             fragment_size: frag.fragment_size,
             key: frag.key,
             total,
-            buf: vec![0u8; sample_size],
+            buf: self.buffer(sample_size),
             received,
             received_count: 0,
             inline: InlineInfo::default(),

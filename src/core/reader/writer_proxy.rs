@@ -508,9 +508,6 @@ impl WriterProxy {
         } else {
             self.remote.unicast_locators.clone()
         };
-        Some(Transmit {
-            destinations,
-            payload,
-        })
+        Some(Transmit::new(destinations, payload))
     }
 }

@@ -173,7 +173,7 @@ impl SimNet {
                     for j in 0..self.nodes.len() {
                         let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
                         if hit {
-                            self.enqueue(j, src, &t.payload);
+                            self.enqueue(j, src, &t.datagram());
                         }
                     }
                 }

@@ -49,9 +49,9 @@ pub struct WriterCounters {
 impl WriterCounters {
     /// Counts one datagram sent to `destinations` in [`Self::wire_datagrams`] and
     /// [`Self::wire_bytes`].
-    pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], payload: &[u8]) {
+    pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], len: usize) {
         let n = u64::try_from(destinations.len()).unwrap_or(u64::MAX);
-        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
+        let len = u64::try_from(len).unwrap_or(u64::MAX);
         self.wire_datagrams = self.wire_datagrams.saturating_add(n);
         self.wire_bytes = self.wire_bytes.saturating_add(len.saturating_mul(n));
     }

@@ -58,10 +58,7 @@ impl Writer {
         let c = &mut self.counters;
         c.heartbeats_sent = c.heartbeats_sent.saturating_add(1);
         c.datagrams_sent = c.datagrams_sent.saturating_add(1);
-        c.count_wire(&destinations, &payload);
-        Some(Transmit {
-            destinations,
-            payload,
-        })
+        c.count_wire(&destinations, payload.len());
+        Some(Transmit::new(destinations, payload))
     }
 }

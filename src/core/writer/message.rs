@@ -5,12 +5,16 @@
 //! Must not: decide what to send (the writer does), exceed `max` bytes, copy payloads more than
 //! once (straight into the datagram), or do I/O / read clocks.
 //!
+//! A DATA_FRAG fragment of at least [`SPLICE_MIN_FRAGMENT`] bytes is not copied at all: the
+//! message records it as a [`Splice`] of the stored sample (one per message), which the
+//! transport sends with the rest in one gather send.
+//!
 //! RTPS 2.5 §8.3.3 (message structure), §8.3.7.2-§8.3.7.5 (DATA, DATA_FRAG, GAP, HEARTBEAT),
 //! §8.3.7.7 (INFO_DST), §8.3.7.11 (INFO_TS), §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO),
 //! §9.6.4.1 (PID_CONTENT_FILTER_INFO).
 
 use crate::cdr::{Endianness, Reader, Writer};
-use crate::core::{CacheChange, ChangeKind};
+use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
 use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
 use crate::wire::plist::{
@@ -20,7 +24,8 @@ use crate::wire::submessage::{
     Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
 };
 use crate::wire::{
-    EntityId, FragmentNumber, Guid, GuidPrefix, Header, SequenceNumber, SequenceNumberSet,
+    EntityId, FragmentNumber, Guid, GuidPrefix, Header, Locator, SequenceNumber,
+    SequenceNumberSet,
 };
 
 /// Byte order of everything we emit.
@@ -32,6 +37,9 @@ pub(super) const HEARTBEAT_LEN: usize = 32;
 /// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up. A change's
 /// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
 pub(super) const MESSAGE_OVERHEAD: usize = 160;
+/// Smallest fragment sent as a [`Splice`] rather than copied into the message: below it, a
+/// copy costs less than the extra iovec and the shared handle.
+pub(super) const SPLICE_MIN_FRAGMENT: usize = 16 * 1024;
 
 /// What one message carried, for the writer's counters.
 #[derive(Copy, Clone, Debug, Default)]
@@ -62,6 +70,8 @@ pub(super) struct MessageBuilder {
     /// instance reuses it.
     qos: Vec<u8>,
     qos_of: Option<(ChangeKind, Option<[u8; 16]>)>,
+    /// A fragment sent from the stored sample rather than copied into `buf`.
+    splice: Option<Splice>,
     pub(super) sent: Sent,
 }
 
@@ -145,6 +155,7 @@ impl MessageBuilder {
             keyed,
             qos: Vec::new(),
             qos_of: None,
+            splice: None,
             sent: Sent::default(),
         }
     }
@@ -161,13 +172,15 @@ impl MessageBuilder {
         self.buf.reserve(total.saturating_sub(self.buf.len()));
     }
 
-    /// Bytes so far.
+    /// Bytes so far (a splice included).
     pub(super) fn len(&self) -> usize {
-        self.buf.len()
+        self.buf
+            .len()
+            .saturating_add(self.splice.as_ref().map_or(0, |s| s.bytes.len()))
     }
 
     fn fits(&self, len: usize, reserve: usize) -> bool {
-        self.buf.len().saturating_add(len).saturating_add(reserve) <= self.max
+        self.len().saturating_add(len).saturating_add(reserve) <= self.max
     }
 
     /// The INFO_TS needed before a change with `ts`, if the last one differs.
@@ -189,10 +202,18 @@ impl MessageBuilder {
         sub: &Submessage<'_>,
         reserve: usize,
     ) -> bool {
+        if !self.make_room(ts, sub.buffer_len(), reserve) {
+            return false;
+        }
+        sub.emit(&mut self.buf);
+        true
+    }
+
+    /// If a submessage of `len` bytes fits (after INFO_TS for `ts` when needed), emits that
+    /// INFO_TS and returns true; else emits nothing and returns false.
+    fn make_room(&mut self, ts: Option<Option<Timestamp>>, len: usize, reserve: usize) -> bool {
         let info = ts.and_then(|t| self.info_ts_for(t));
-        let len = sub
-            .buffer_len()
-            .saturating_add(info.map_or(0, |i| i.buffer_len()));
+        let len = len.saturating_add(info.map_or(0, |i| i.buffer_len()));
         if !self.fits(len, reserve) {
             return false;
         }
@@ -200,7 +221,6 @@ impl MessageBuilder {
             i.emit(&mut self.buf);
             self.ts = Some(t);
         }
-        sub.emit(&mut self.buf);
         true
     }
 
@@ -244,7 +264,9 @@ impl MessageBuilder {
     }
 
     /// Adds DATA_FRAG `frag` (1-based) of `change`, one fragment per submessage, with the
-    /// inline QoS repeated on every fragment. RTPS 2.5 §8.3.7.3, §9.4.5.4.
+    /// inline QoS repeated on every fragment; the first fragment of at least
+    /// [`SPLICE_MIN_FRAGMENT`] bytes in the message is spliced, not copied.
+    /// RTPS 2.5 §8.3.7.3, §9.4.5.4.
     pub(super) fn data_frag(
         &mut self,
         change: &CacheChange,
@@ -266,7 +288,7 @@ impl MessageBuilder {
         };
         self.prepare_inline_qos(change, cfi);
         let qos = core::mem::take(&mut self.qos);
-        let sub = Submessage::DataFrag(DataFrag {
+        let frag_sub = DataFrag {
             endian: ENDIAN,
             extra_flags: 0,
             reader_id: self.reader_id,
@@ -279,13 +301,21 @@ impl MessageBuilder {
             inline_qos: view(&qos),
             key: false,
             fragments: bytes,
-        });
-        let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
-        self.qos = qos;
-        if ok {
+        };
+        let ts = Some(change.source_timestamp);
+        let fits = self.make_room(ts, frag_sub.buffer_len(), self.reserve);
+        if fits {
+            if bytes.len() >= SPLICE_MIN_FRAGMENT && self.splice.is_none() {
+                frag_sub.emit_head(&mut self.buf);
+                let bytes = change.data.slice(start..end);
+                self.splice = Some(Splice { at: self.buf.len(), bytes });
+            } else {
+                frag_sub.emit(&mut self.buf);
+            }
             self.sent.data_frag = self.sent.data_frag.saturating_add(1);
         }
-        ok
+        self.qos = qos;
+        fits
     }
 
     /// Adds a GAP marking `[start, end)` irrelevant (gapList = {end, numBits 0}).
@@ -368,8 +398,9 @@ impl MessageBuilder {
         ok
     }
 
-    /// The finished datagram.
-    pub(super) fn finish(self) -> (Vec<u8>, Sent) {
-        (self.buf, self.sent)
+    /// The finished datagram, for `destinations`.
+    pub(super) fn finish(self, destinations: Vec<Locator>) -> (Transmit, Sent) {
+        let transmit = Transmit { destinations, payload: self.buf, splice: self.splice };
+        (transmit, self.sent)
     }
 }

@@ -43,7 +43,6 @@ use super::content_filter::ChangeFilter;
 use super::message::MessageBuilder;
 use super::reader_proxy::ReaderProxy;
 use super::repair::succ;
-use crate::core::Transmit;
 use crate::wire::{Locator, SequenceNumber};
 
 /// How a writer sends a sample that several readers on one multicast group want.
@@ -339,10 +338,10 @@ impl Writer {
             }
         }
         self.history.add_multicast(sn, locator);
-        let (payload, sent) = b.finish();
+        let (transmit, sent) = b.finish(vec![locator]);
         self.account(sent, false);
-        self.counters.count_wire(&[locator], &payload);
-        self.outbox.push_back(Transmit { destinations: vec![locator], payload });
+        self.counters.count_wire(&transmit.destinations, transmit.len());
+        self.outbox.push_back(transmit);
         covered.len()
     }
 

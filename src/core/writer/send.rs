@@ -277,14 +277,10 @@ impl Writer {
             r.repair_at = None;
             return None;
         }
-        let dest = r.locators().to_vec();
-        let (payload, sent) = b.finish();
+        let (transmit, sent) = b.finish(r.locators().to_vec());
         self.account(sent, true);
-        self.counters.count_wire(&dest, &payload);
-        Some(Transmit {
-            destinations: dest,
-            payload,
-        })
+        self.counters.count_wire(&transmit.destinations, transmit.len());
+        Some(transmit)
     }
 
     /// Pushes the lowest unsent changes to every reader sharing datagrams whose cursor is
@@ -516,12 +512,9 @@ impl Writer {
         if !b.has_content() {
             return Push::Advanced;
         }
-        let (payload, sent) = b.finish();
+        let (transmit, sent) = b.finish(dest);
         self.account(sent, false);
-        self.counters.count_wire(&dest, &payload);
-        Push::Sent(Transmit {
-            destinations: dest,
-            payload,
-        })
+        self.counters.count_wire(&transmit.destinations, transmit.len());
+        Push::Sent(transmit)
     }
 }

@@ -298,6 +298,24 @@ impl<'a> DataFrag<'a> {
             w.bytes(self.fragments);
         });
     }
+
+    /// Appends the submessage without its fragment bytes, for a sender that puts them on
+    /// the wire right after (gather I/O): octetsToNextHeader counts them. `emit_head`
+    /// followed by `fragments` is byte for byte what [`emit`](Self::emit) writes.
+    pub fn emit_head(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        DataFrag { fragments: &[], ..*self }.emit(buf);
+        let len = u16::try_from(self.body_len()).unwrap_or(0);
+        let len = match self.endian {
+            Endianness::Little => len.to_le_bytes(),
+            Endianness::Big => len.to_be_bytes(),
+        };
+        // RTPS 2.5 §9.4.5.1: octetsToNextHeader follows submessageId and flags.
+        let at = start.saturating_add(2)..start.saturating_add(4);
+        if let Some(dst) = buf.get_mut(at) {
+            dst.copy_from_slice(&len);
+        }
+    }
 }
 
 /// RTPS 2.5 §8.3.7.3.3 (as Cyclone's `validate_DataFrag` applies it): fragmentSize > 0,

@@ -12,6 +12,8 @@
 //!   `--count` samples; with `--count` it then waits until every reader acknowledged.
 //! * `sub` takes samples and counts gaps in each (writer, key)'s sequence numbers as lost.
 //! * `ping` writes one sample, waits for its echo, repeats; `pong` echoes every ping.
+//! * `udp-ping` / `udp-pong` do the same with bare UDP datagrams of `--size` bytes on
+//!   127.0.0.1: the raw-UDP round trip the latency goal is measured against.
 //!
 //! Each mode prints a line per second and one closing `summary:` line (see `report.rs`).
 
@@ -19,6 +21,7 @@ mod keyed_seq;
 mod latency;
 mod report;
 mod throughput;
+mod udp;
 
 use std::time::Duration;
 
@@ -41,7 +44,7 @@ pub const MAX_SAMPLES: u32 = 10_000;
 pub const MAX_BLOCKING: Duration = Duration::from_secs(10);
 
 /// Usage of the `perf` subcommand.
-pub const USAGE: &str = "siftdds perf pub|sub|ping|pong [--size BYTES] [--reliable|--best-effort] [--history N|all] [--batch on|off] [--rate HZ] [--duration SECS] [--count N] [--domain D] [--fragment-size BYTES]";
+pub const USAGE: &str = "siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [--size BYTES] [--reliable|--best-effort] [--history N|all] [--batch on|off] [--rate HZ] [--duration SECS] [--count N] [--domain D] [--fragment-size BYTES]";
 
 /// The mode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -54,6 +57,10 @@ pub enum Mode {
     Ping,
     /// Echo pings.
     Pong,
+    /// Raw-UDP round trips (the reference for the latency goal).
+    UdpPing,
+    /// Echo raw-UDP pings.
+    UdpPong,
 }
 
 /// Options of `siftdds perf`.
@@ -108,6 +115,8 @@ impl PerfOptions {
             "sub" => Mode::Sub,
             "ping" => Mode::Ping,
             "pong" => Mode::Pong,
+            "udp-ping" => Mode::UdpPing,
+            "udp-pong" => Mode::UdpPong,
             other => return Err(format!("unknown mode {other}")),
         };
         let mut it = rest.iter();
@@ -208,7 +217,7 @@ impl PerfOptions {
             Mode::Ping | Mode::Pong => {
                 DomainParticipantQos { user_data: UserData { value: ddsperf_user_data() }, ..Default::default() }
             }
-            Mode::Pub | Mode::Sub => DomainParticipantQos::default(),
+            Mode::Pub | Mode::Sub | Mode::UdpPing | Mode::UdpPong => DomainParticipantQos::default(),
         };
         DomainParticipant::builder(self.domain)
             .entity_name(format!("siftdds perf {:?}", self.mode))
@@ -257,6 +266,8 @@ pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         Mode::Sub => throughput::subscribe(o),
         Mode::Ping => latency::ping(o),
         Mode::Pong => latency::pong(o),
+        Mode::UdpPing => udp::ping(o),
+        Mode::UdpPong => udp::pong(o),
     }
 }
 

@@ -172,7 +172,7 @@ impl Pair {
                     moved = true;
                     if !self.muted[i] {
                         let src = self.p[i].config().metatraffic_unicast_locators[0];
-                        self.p[1 - i].handle_datagram(now, src, &t.payload);
+                        self.p[1 - i].handle_datagram(now, src, &t.datagram());
                     }
                 }
             }

@@ -144,3 +144,68 @@ fn heartbeat_shows_partial_sample_so_missing_fragments_get_a_nack_frag() {
     assert_eq!(frags, [2, 4]);
     assert_eq!(r.counters().nackfrags_sent, 1);
 }
+
+#[test]
+fn fragments_in_reverse_order_reassemble_over_the_zero_filled_gap() {
+    let mut r = matched(config(true), true);
+    let w = writer_guid();
+    let sample = sample_bytes(2_500);
+    // The short last fragment first (the buffer is zero-filled up to it), then the others.
+    for n in [3u32, 1, 2] {
+        let off = (n as usize - 1) * 1_000;
+        let end = (off + 1_000).min(sample.len());
+        r.handle_data_frag(
+            at(1),
+            w,
+            None,
+            &frag(1, n, 1, 1_000, 2_500, &sample[off..end]),
+        );
+    }
+    assert_eq!(r.poll_sample().unwrap().data.as_ref(), &sample[..]);
+}
+
+#[test]
+fn next_sample_reuses_the_buffer_the_application_dropped_and_not_one_it_holds() {
+    let mut r = matched(config(true), true);
+    let w = writer_guid();
+    let deliver = |r: &mut Reader, sn: i64, fill: u8| {
+        let b = vec![fill; 3_000];
+        for n in 1..=3u32 {
+            let off = (n as usize - 1) * 1_000;
+            r.handle_data_frag(
+                at(1),
+                w,
+                None,
+                &frag(sn, n, 1, 1_000, 3_000, &b[off..off + 1_000]),
+            );
+        }
+        r.poll_sample().unwrap().data
+    };
+    let first = deliver(&mut r, 1, 1);
+    let first_ptr = first.as_ptr();
+    // Held by the application: not reclaimable, so not counted as ours either.
+    assert_eq!(r.writers[&w].reassembly.bytes(), 0);
+    let second = deliver(&mut r, 2, 2);
+    assert_ne!(
+        second.as_ptr(),
+        first_ptr,
+        "a buffer still in use is never reused"
+    );
+    assert!(first.iter().all(|b| *b == 1));
+    drop(first);
+    // Dropped by the application: the writer's spare is now only ours, and it counts.
+    drop(second);
+    assert_eq!(r.writers[&w].reassembly.bytes(), 6_000);
+    let third = deliver(&mut r, 3, 3);
+    assert_eq!(
+        third.as_ptr(),
+        first_ptr,
+        "the oldest dropped buffer is reassembled into again"
+    );
+    assert!(third.iter().all(|b| *b == 3));
+    assert_eq!(
+        r.writers[&w].reassembly.bytes(),
+        3_000,
+        "the second sample's buffer is spare"
+    );
+}

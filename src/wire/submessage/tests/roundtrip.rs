@@ -292,11 +292,18 @@ proptest! {
         let inline_qos = qbuf
             .as_ref()
             .map(|b| ParameterListView::new_checked(&mut Reader::new(b, e)).unwrap());
-        round_trip(&Submessage::DataFrag(DataFrag {
+        let frag = DataFrag {
             endian: e, extra_flags: 0, reader_id: r, writer_id: w, writer_sn,
             fragment_starting_num: FragmentNumber(start), fragments_in_submessage: count,
             fragment_size: size, sample_size, inline_qos, key, fragments: &fragments,
-        }));
+        };
+        round_trip(&Submessage::DataFrag(frag));
+        // The head for a gather send, then the fragment bytes: exactly what emit writes.
+        let (mut whole, mut head) = (Vec::new(), Vec::new());
+        frag.emit(&mut whole);
+        frag.emit_head(&mut head);
+        head.extend_from_slice(&fragments);
+        prop_assert_eq!(head, whole);
     }
 
     #[test]

@@ -1,0 +1,176 @@
+//! `siftdds perf udp-ping` and `udp-pong`: the raw-UDP reference for the round-trip goal
+//! (siftdds p50 ≤ 1.75× raw UDP). Two plain blocking UDP sockets on 127.0.0.1, a datagram of
+//! `--size` bytes bounced back and forth, reported like `perf ping` (a line per second and the
+//! same `summary: samples=N p50_us=.. p90_us=.. p99_us=.. max_us=..` line).
+//!
+//! Must not: open a socket the network-safety gate has not allowed, bind or send anywhere but
+//! 127.0.0.1, or count a round trip for a stale echo (only the echo of the outstanding number).
+//!
+//! No RTPS is involved: the pinger sends the datagram, blocks in `recv` until its echo comes
+//! back and sends the next one; the ponger blocks in `recv_from` and sends every datagram back
+//! to where it came from. Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger).
+
+// A raw-UDP baseline needs raw sockets; they are opened only after `sandbox::check` and bound
+// to the loopback address (the same rule the transport follows).
+#![allow(clippy::disallowed_types)]
+
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::time::{Duration, Instant};
+
+use siftdds::transport::sandbox;
+
+use super::PerfOptions;
+use super::report::Latencies;
+
+/// First port of the raw-UDP pairs: 6000 + 2·domain stays below 7400, where the RTPS ports of
+/// domain 0 start (RTPS 2.5 §9.6.1.1: PB 7400 + DG 250·d), for every domain id up to 232.
+const UDP_PORT_BASE: u16 = 6_000;
+/// A ping not answered within this long is sent again (UDP may drop it).
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+/// The ponger stops this long after its last echo once it has echoed something.
+const PONG_IDLE: Duration = Duration::from_secs(1);
+/// Largest datagram: the UDPv4 payload limit.
+const MAX_DATAGRAM: usize = 65_507;
+
+/// The ponger's and the pinger's loopback addresses for `domain`.
+fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
+    let pong = u16::try_from(domain)
+        .ok()
+        .and_then(|d| d.checked_mul(2))
+        .and_then(|d| d.checked_add(UDP_PORT_BASE))
+        .filter(|p| *p < 7_400)
+        .ok_or_else(|| format!("domain {domain} is too large for the raw-UDP ports"))?;
+    Ok((SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong), SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong + 1)))
+}
+
+/// A socket bound to `addr`, once the gate allowed sockets.
+fn bind(addr: SocketAddrV4) -> Result<UdpSocket, Box<dyn std::error::Error>> {
+    sandbox::check()?;
+    Ok(UdpSocket::bind(addr)?)
+}
+
+fn check_size(o: &PerfOptions) -> Result<(), String> {
+    if o.size > MAX_DATAGRAM {
+        return Err(format!("--size {} is above the UDP limit of {MAX_DATAGRAM} bytes", o.size));
+    }
+    Ok(())
+}
+
+/// `udp-ping`: round trips until `--count` or `--duration`; true when at least one completed.
+pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    check_size(o)?;
+    let (pong_addr, ping_addr) = addresses(o.domain)?;
+    let socket = bind(ping_addr)?;
+    socket.connect(pong_addr)?;
+    socket.set_read_timeout(Some(PING_TIMEOUT))?;
+    println!("udp-ping: {} bytes to {pong_addr}", o.size);
+    // The first 8 bytes carry the ping number (or fewer, for tiny sizes).
+    let mut out = vec![0xeeu8; o.size.max(1)];
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let tag_len = out.len().min(8);
+    let mut lat = Latencies::default();
+    let start = Instant::now();
+    let mut next_report = start + Duration::from_secs(1);
+    let mut number = 0u64;
+    let mut timeouts = 0u64;
+    loop {
+        if o.count.is_some_and(|n| lat.count() as u64 >= n)
+            || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+        {
+            break;
+        }
+        if let Some(rate) = o.rate {
+            let due = start + Duration::from_secs_f64(number as f64 / rate);
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+        }
+        let tag = number.to_le_bytes();
+        out[..tag_len].copy_from_slice(&tag[..tag_len]);
+        let sent = Instant::now();
+        // Connection refused (no ponger yet) shows up on send or receive: retry after a pause.
+        if socket.send(&out).is_err() {
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        }
+        let answered = loop {
+            match socket.recv(&mut buf) {
+                Ok(n) if n == out.len() && buf[..tag_len] == tag[..tag_len] => break true,
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                    break false;
+                }
+                Err(_) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                    break false;
+                }
+            }
+        };
+        if answered {
+            lat.record(sent.elapsed());
+        } else if lat.count() > 0 {
+            timeouts += 1;
+        }
+        number = number.wrapping_add(1);
+        if Instant::now() >= next_report {
+            lat.report_interval(start.elapsed().as_secs_f64());
+            next_report += Duration::from_secs(1);
+        }
+    }
+    if timeouts > 0 {
+        println!("udp-ping: {timeouts} pings timed out and were sent again");
+    }
+    lat.summary();
+    Ok(lat.count() > 0)
+}
+
+/// `udp-pong`: echoes every datagram until `--duration` passes or the pinger has been quiet
+/// for [`PONG_IDLE`] after the first echo.
+pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    let (pong_addr, _) = addresses(o.domain)?;
+    let socket = bind(pong_addr)?;
+    socket.set_read_timeout(Some(Duration::from_millis(100)))?;
+    println!("udp-pong: echoing on {pong_addr}");
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let start = Instant::now();
+    let mut echoed = 0u64;
+    let mut last_echo = Instant::now();
+    loop {
+        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) || o.count.is_some_and(|c| echoed >= c) {
+            break;
+        }
+        match socket.recv_from(&mut buf) {
+            Ok((n, from)) => {
+                // Only loopback peers are answered (the socket is bound to 127.0.0.1 anyway).
+                if from.ip().is_loopback() && socket.send_to(&buf[..n], from).is_ok() {
+                    echoed += 1;
+                    last_echo = Instant::now();
+                }
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                if echoed > 0 && last_echo.elapsed() >= PONG_IDLE {
+                    break;
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    println!("summary: samples={echoed}");
+    Ok(echoed > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ports_are_per_domain_and_below_the_rtps_range() {
+        let (pong, ping) = addresses(0).unwrap();
+        assert_eq!((pong.port(), ping.port()), (6_000, 6_001));
+        let (pong, ping) = addresses(232).unwrap();
+        assert_eq!((pong.port(), ping.port()), (6_464, 6_465));
+        assert!(pong.ip().is_loopback() && ping.ip().is_loopback());
+        assert!(addresses(700).is_err());
+    }
+}
