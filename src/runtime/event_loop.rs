@@ -152,12 +152,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             }
             let commands_ran = match self.run_commands() {
-                Flow::Stop => {
-                    // Send what the last commands queued (a deleted writer's SEDP dispose)
-                    // first: otherwise peers only learn of the deletion when our lease expires.
-                    self.flush(self.clock.now());
-                    break;
-                }
+                Flow::Stop => break,
                 Flow::Continue(ran) => ran,
             };
             handled += commands_ran;
@@ -175,6 +170,10 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             more_transmits = self.flush(now);
             worked = handled > 0;
         }
+        // Whichever way the loop stopped (the shutdown may have been read while spinning or
+        // just before parking), send what the last commands queued (a deleted writer's SEDP
+        // dispose): otherwise peers only learn of the deletion when our lease expires.
+        self.flush(self.clock.now());
         // Pending waits (registered or still queued) are released as they drop with the loop.
         self.protocol
     }

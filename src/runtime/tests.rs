@@ -309,3 +309,38 @@ fn a_pending_wait_is_released_when_the_loop_stops() {
         assert_eq!(waiter.join().unwrap(), Err(RuntimeStopped));
     });
 }
+
+#[test]
+fn what_the_last_command_queued_is_sent_however_the_shutdown_is_read() {
+    let test = "what_the_last_command_queued_is_sent_however_the_shutdown_is_read";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let domain = 210;
+    let tb = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let to_b = tb.default_unicast_locators().to_vec();
+    let (pb, b_seen) = Pinger::new(Vec::new(), None);
+    let b = Runtime::spawn(pb, tb).unwrap();
+    // The shutdown may reach the loop while it runs the commands just before blocking, while
+    // it spins after work, or while it is blocked; each round lands wherever it lands, and
+    // every round's farewell must arrive (a deleted writer's SEDP dispose is such a farewell).
+    for round in 0..20u8 {
+        let ta = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+        let (pa, _) = Pinger::new(Vec::new(), None);
+        let a = Runtime::spawn(pa, ta).unwrap();
+        if round % 2 == 1 {
+            // Work first, so that the loop is spinning when the next commands come.
+            a.execute(|_: &mut Pinger, _| ()).unwrap();
+        }
+        let destinations = to_b.clone();
+        let payload = vec![b'x', round];
+        let queued = payload.clone();
+        a.submit(move |p: &mut Pinger, _| {
+            p.queue.push(Transmit::new(destinations, queued));
+        })
+        .unwrap();
+        drop(a.shutdown());
+        wait_for_payload(&b_seen, &payload);
+    }
+    drop(b);
+}
