@@ -150,6 +150,14 @@ pub(super) struct Inner {
     domain_id: u32,
 }
 
+impl Drop for Inner {
+    /// The last handle is gone: tell the peers we leave (SPDP DATA(p[UD])); the runtime then
+    /// stops with `handle` and sends it before its thread ends.
+    fn drop(&mut self) {
+        let _ = self.handle.execute(|p, now| p.leave(now));
+    }
+}
+
 /// An RTPS DomainParticipant: the sockets, the discovery protocol and every entity below
 /// it. Cloning gives another handle to the same participant; it stops when the last handle,
 /// writer and reader is dropped.

@@ -569,3 +569,22 @@ fn xcdr2_samples_are_filtered_by_the_writer_and_locally() {
     assert_eq!(counters[0].content_filtered_locally, 40);
     assert_eq!(counters[1].content_filtered_locally, 30);
 }
+
+#[test]
+fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
+    let mut net = Net::new(2, &[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(300);
+    net.events(0);
+    let now = net.now();
+    net.nodes[1].p.leave(now);
+    // The announcement goes out without any time passing: no lease has to run out.
+    net.flush();
+    assert_eq!(net.nodes[0].p.remote_participants().count(), 0);
+    let events = net.events(0);
+    assert!(events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())), "{events:?}");
+    assert!(events.contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+}
