@@ -57,26 +57,38 @@ impl Participant {
                 return;
             }
         };
+        let destinations = only.unwrap_or_else(|| self.config.spdp_destinations.clone());
+        self.queue_spdp(now, None, DataPayload::Data(&payload), destinations);
+    }
+
+    /// Queues one SPDP DATA (after an INFO_TS) with our current SPDP sequence number.
+    fn queue_spdp(
+        &mut self,
+        now: Now,
+        inline_qos: Option<ParameterListView<'_>>,
+        payload: DataPayload<'_>,
+        destinations: Vec<Locator>,
+    ) {
+        if destinations.is_empty() {
+            return;
+        }
         let data = Data {
             endian: Endianness::Little,
             extra_flags: 0,
             reader_id: EntityId::SPDP_PARTICIPANT_DETECTOR,
             writer_id: EntityId::SPDP_PARTICIPANT_ANNOUNCER,
             writer_sn: SequenceNumber(self.spdp_sn),
-            inline_qos: None,
-            payload: DataPayload::Data(&payload),
+            inline_qos,
+            payload,
         };
         let ts = InfoTs { endian: Endianness::Little, timestamp: Some(now.wall) };
-        let mut buf = Vec::with_capacity(payload.len().saturating_add(64));
+        let mut buf = Vec::with_capacity(data.buffer_len().saturating_add(64));
         emit_message(
             &Header::new(self.config.guid_prefix),
             &[Submessage::InfoTs(ts), Submessage::Data(data)],
             &mut buf,
         );
-        let destinations = only.unwrap_or_else(|| self.config.spdp_destinations.clone());
-        if !destinations.is_empty() {
-            self.pending.push_back(Transmit::new(destinations, buf));
-        }
+        self.pending.push_back(Transmit::new(destinations, buf));
     }
 
     /// Queues DATA(p[UD]): our participant is leaving. Sent to the SPDP destinations and to
@@ -112,22 +124,6 @@ impl Participant {
         key.extend_from_slice(&guid);
         key.extend_from_slice(&[0x01, 0x00, 0x00, 0x00]);
         self.spdp_sn = self.spdp_sn.saturating_add(1);
-        let data = Data {
-            endian: Endianness::Little,
-            extra_flags: 0,
-            reader_id: EntityId::SPDP_PARTICIPANT_DETECTOR,
-            writer_id: EntityId::SPDP_PARTICIPANT_ANNOUNCER,
-            writer_sn: SequenceNumber(self.spdp_sn),
-            inline_qos: Some(inline_qos),
-            payload: DataPayload::Key(&key),
-        };
-        let ts = InfoTs { endian: Endianness::Little, timestamp: Some(now.wall) };
-        let mut buf = Vec::with_capacity(128);
-        emit_message(
-            &Header::new(self.config.guid_prefix),
-            &[Submessage::InfoTs(ts), Submessage::Data(data)],
-            &mut buf,
-        );
         let mut destinations = self.config.spdp_destinations.clone();
         for p in self.remote_participants.values() {
             for l in &p.data.metatraffic_unicast_locators {
@@ -136,9 +132,7 @@ impl Participant {
                 }
             }
         }
-        if !destinations.is_empty() {
-            self.pending.push_back(Transmit::new(destinations, buf));
-        }
+        self.queue_spdp(now, Some(inline_qos), DataPayload::Key(&key), destinations);
     }
 
     /// Handles a DATA from a remote SPDP writer. RTPS 2.5 §8.5.3.
