@@ -37,8 +37,8 @@ pub(super) const HEARTBEAT_LEN: usize = 32;
 /// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up. A change's
 /// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
 pub(super) const MESSAGE_OVERHEAD: usize = 160;
-/// Smallest fragment sent as a [`Splice`] rather than copied into the message: below it, a
-/// copy costs less than the extra iovec and the shared handle.
+/// Smallest payload or fragment sent as a [`Splice`] rather than copied into the message:
+/// below it, a copy costs less than the extra iovec and the shared handle.
 pub(super) const SPLICE_MIN_FRAGMENT: usize = 16 * 1024;
 
 /// What one message carried, for the writer's counters.
@@ -235,7 +235,9 @@ impl MessageBuilder {
     }
 
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
-    /// KEY_HASH and the serialized key (K flag) when there is one. RTPS 2.5 §8.3.7.2, §9.4.5.3.
+    /// KEY_HASH and the serialized key (K flag) when there is one; the message's first sample
+    /// of at least [`SPLICE_MIN_FRAGMENT`] bytes is spliced, not copied.
+    /// RTPS 2.5 §8.3.7.2, §9.4.5.3.
     /// `cfi` is the change's encoded PID_CONTENT_FILTER_INFO value, if any.
     pub(super) fn data(&mut self, change: &CacheChange, cfi: Option<&[u8]>) -> bool {
         self.prepare_inline_qos(change, cfi);
@@ -246,7 +248,7 @@ impl MessageBuilder {
             _ if change.data.is_empty() => DataPayload::None,
             _ => DataPayload::Key(&change.data),
         };
-        let sub = Submessage::Data(Data {
+        let data = Data {
             endian: ENDIAN,
             extra_flags: 0,
             reader_id: self.reader_id,
@@ -254,12 +256,20 @@ impl MessageBuilder {
             writer_sn: change.sequence_number,
             inline_qos: view(&qos),
             payload,
-        });
-        let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
-        self.qos = qos;
+        };
+        let ok = self.make_room(Some(change.source_timestamp), data.buffer_len(), self.reserve);
         if ok {
+            let large = matches!(payload, DataPayload::Data(b) if b.len() >= SPLICE_MIN_FRAGMENT);
+            if large && self.splice.is_none() {
+                data.emit_head(&mut self.buf);
+                let bytes = change.data.clone();
+                self.splice = Some(Splice { at: self.buf.len(), bytes });
+            } else {
+                data.emit(&mut self.buf);
+            }
             self.sent.data = self.sent.data.saturating_add(1);
         }
+        self.qos = qos;
         ok
     }
 
