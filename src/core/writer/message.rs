@@ -70,6 +70,8 @@ pub(super) struct MessageBuilder {
     /// instance reuses it.
     qos: Vec<u8>,
     qos_of: Option<(ChangeKind, Option<[u8; 16]>)>,
+    /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
+    qos_len: Option<usize>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
     pub(super) sent: Sent,
@@ -103,13 +105,20 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
     }
 }
 
-/// The inline QoS list in `bytes` (`None` when empty).
+/// The inline QoS list in `bytes` (`None` when empty), checked.
 fn view(bytes: &[u8]) -> Option<ParameterListView<'_>> {
     if bytes.is_empty() {
         return None;
     }
     // invariant: we just encoded this list; a failure would only drop the inline QoS.
     ParameterListView::new_checked(&mut Reader::new(bytes, ENDIAN)).ok()
+}
+
+/// The inline QoS list in `bytes` that [`view`] checked when it was encoded, `len` bytes
+/// without the sentinel: not walked again for every DATA that carries it.
+fn checked_view(bytes: &[u8], len: Option<usize>) -> Option<ParameterListView<'_>> {
+    let list = bytes.get(..len?)?;
+    Some(ParameterListView::prevalidated(list, ENDIAN))
 }
 
 /// The fragment count of a payload of `len` bytes in `frag_size` pieces (≥ 1).
@@ -155,6 +164,7 @@ impl MessageBuilder {
             keyed,
             qos: Vec::new(),
             qos_of: None,
+            qos_len: None,
             splice: None,
             sent: Sent::default(),
         }
@@ -232,6 +242,7 @@ impl MessageBuilder {
         }
         inline_qos_into(change, self.keyed, cfi, &mut self.qos);
         self.qos_of = cfi.is_none().then_some(of);
+        self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
 
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
@@ -254,7 +265,7 @@ impl MessageBuilder {
             reader_id: self.reader_id,
             writer_id: self.writer_id,
             writer_sn: change.sequence_number,
-            inline_qos: view(&qos),
+            inline_qos: checked_view(&qos, self.qos_len),
             payload,
         };
         let ok = self.make_room(Some(change.source_timestamp), data.buffer_len(), self.reserve);
@@ -308,7 +319,7 @@ impl MessageBuilder {
             fragments_in_submessage: 1,
             fragment_size: size16,
             sample_size,
-            inline_qos: view(&qos),
+            inline_qos: checked_view(&qos, self.qos_len),
             key: false,
             fragments: bytes,
         };
