@@ -85,3 +85,48 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
     assert_eq!(got[1].0, 9);
     assert!(got[1].1.to_unix_nanos().unwrap() > 1_000_000_000_000_000_000, "a plain write is stamped now: {:?}", got[1].1);
 }
+
+/// Pipelined writes keep KEEP_ALL's limits and blocking: the reader queues at most 50 and
+/// takes nothing (so it acknowledges 50: KEEP_ALL flow control), the writer keeps at most 600
+/// unacknowledged; exactly 650 writes go through (more than two credits' worth, so grants
+/// made on the way are used), the next one waits max_blocking_time and fails with
+/// HistoryFull, and once the reader takes, all 650 arrive in order and writing resumes.
+#[test]
+fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
+    use siftdds::api::Error;
+    use siftdds::core::writer::WriteError;
+    use siftdds::qos::{Length, ResourceLimits};
+    if !may_open_sockets("pipelined_writes_keep_the_keep_all_limit_and_lose_nothing") {
+        return;
+    }
+    let a = DomainParticipant::builder(230).announce_period(Duration::from_millis(200)).build().unwrap();
+    let b = DomainParticipant::builder(230).announce_period(Duration::from_millis(200)).build().unwrap();
+    let limits = |n| ResourceLimits { max_samples: Length::Limited(n), ..ResourceLimits::default() };
+    let mut reliability = Reliability::reliable();
+    reliability.max_blocking_time = siftdds::time::Duration { seconds: 2, fraction: 0 };
+    let qos = DataWriterQos { history: History::KeepAll, reliability, resource_limits: limits(600), ..DataWriterQos::default() };
+    let writer = a.create_publisher(PublisherQos::default()).create_datawriter(&a.create_topic::<ShapeType>("Square", TopicQos::default()), qos).unwrap();
+    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, resource_limits: limits(50), ..DataReaderQos::default() };
+    let reader = b.create_subscriber(SubscriberQos::default()).create_datareader(&b.create_topic::<ShapeType>("Square", TopicQos::default()), rqos).unwrap();
+    writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    reader.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    writer.set_pipelined(true);
+    let shape = |x| ShapeType { color: "RED".into(), x, y: 0, shapesize: 30, additional_payload_size: vec![] };
+    for x in 0..650 {
+        writer.write(&shape(x)).unwrap_or_else(|e| panic!("write {x}: {e}"));
+    }
+    match writer.write(&shape(650)) {
+        Err(Error::Write(WriteError::HistoryFull)) => {}
+        other => panic!("write 650 on a full history: {other:?}"),
+    }
+    let mut xs = Vec::new();
+    while xs.len() < 650 {
+        let got = reader.wait_take(Duration::from_secs(5)).unwrap();
+        assert!(!got.is_empty(), "stalled after {} samples", xs.len());
+        xs.extend(got.into_iter().map(|s| s.value.unwrap().x));
+    }
+    assert_eq!(xs, (0..650).collect::<Vec<_>>());
+    writer.write(&shape(650)).unwrap();
+    let got = reader.wait_take(Duration::from_secs(5)).unwrap();
+    assert_eq!(got.into_iter().map(|s| s.value.unwrap().x).collect::<Vec<_>>(), [650]);
+}

@@ -312,11 +312,13 @@ impl<T: TopicType> DataWriter<T> {
         }
         let attempt = move |p: &mut crate::core::Participant, now| match p.write(stamp(now), guid, kind, key, data.clone()) {
             Err(WriteError::HistoryFull) => None,
-            Ok(_) => Some(Ok(p.writer_room(guid))),
+            Ok(_) => Some(Ok((p.writer_room(guid), p.take_released(guid)))),
             Err(e) => Some(Err(e)),
         };
         match handle.wait_for(self.max_blocking, attempt)? {
-            Some(Ok((samples, bytes))) => {
+            Some(Ok(((samples, bytes), released))) => {
+                // Freed here, on the application's thread, rather than by the event loop.
+                drop(released);
                 if pipelined {
                     self.credit_bytes.store(bytes, Ordering::Release);
                     self.credit.store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);

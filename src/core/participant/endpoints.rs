@@ -230,6 +230,12 @@ impl Participant {
         self.writers.get(&writer.entity_id).map_or((0, 0), |w| w.writer.room())
     }
 
+    /// The payloads a local writer's history removed since the last call, for the caller to
+    /// drop (free) off the event loop's thread.
+    pub fn take_released(&mut self, writer: Guid) -> Vec<bytes::Bytes> {
+        self.writers.get_mut(&writer.entity_id).map(|w| w.writer.take_released()).unwrap_or_default()
+    }
+
     /// True when every reliable matched reader acknowledged everything written.
     pub fn all_acked(&self, writer: Guid) -> bool {
         self.writers.get(&writer.entity_id).is_none_or(|w| w.writer.all_acked())

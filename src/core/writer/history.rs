@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use bytes::Bytes;
+
 use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
@@ -81,7 +83,17 @@ pub(super) struct WriterHistory {
     last_sn: SequenceNumber,
     /// Payload bytes of the stored changes.
     bytes: usize,
+    /// Payloads of removed changes not freed yet: the caller frees them off the loop thread
+    /// ([`Self::take_released`]); at most [`MAX_RELEASED`] of them, [`MAX_RELEASED_BYTES`] in
+    /// all (beyond that, removal frees them at once).
+    released: Vec<Bytes>,
+    released_bytes: usize,
 }
+
+/// Most payloads of removed changes kept for the caller to free.
+const MAX_RELEASED: usize = 1024;
+/// Most payload bytes kept for the caller to free.
+const MAX_RELEASED_BYTES: usize = 1 << 20;
 
 /// Payload bytes a KEEP_ALL history holds at most (besides one change, whatever its size):
 /// a writer blocks rather than have more than this unacknowledged, as Cyclone's writer does at
@@ -116,7 +128,16 @@ impl WriterHistory {
             track_instances,
             last_sn: SequenceNumber(0),
             bytes: 0,
+            released: Vec::new(),
+            released_bytes: 0,
         }
+    }
+
+    /// The payloads of changes removed since the last call, for the caller to drop (free)
+    /// where it costs the event loop nothing.
+    pub(super) fn take_released(&mut self) -> Vec<Bytes> {
+        self.released_bytes = 0;
+        std::mem::take(&mut self.released)
     }
 
     /// The highest sequence number written so far (0 if none). RTPS 2.5 §8.4.7.2.
@@ -355,6 +376,12 @@ impl WriterHistory {
         };
         self.stored = self.stored.saturating_sub(1);
         self.bytes = self.bytes.saturating_sub(change.data.len());
+        let key_hash = change.key_hash;
+        let len = change.data.len();
+        if self.released.len() < MAX_RELEASED && self.released_bytes.saturating_add(len) <= MAX_RELEASED_BYTES {
+            self.released_bytes = self.released_bytes.saturating_add(len);
+            self.released.push(change.data);
+        }
         // The ends are never tombstones; too many tombstones inside are compacted away.
         while self.window.front().is_some_and(|e| e.stored.is_none()) {
             self.window.pop_front();
@@ -368,7 +395,7 @@ impl WriterHistory {
         if !self.track_instances {
             return true;
         }
-        if let Some(q) = self.instances.get_mut(&change.key_hash) {
+        if let Some(q) = self.instances.get_mut(&key_hash) {
             // Changes nearly always go oldest first: O(1) then, not a scan of the instance.
             if q.front() == Some(&sn) {
                 q.pop_front();
@@ -376,7 +403,7 @@ impl WriterHistory {
                 q.retain(|s| *s != sn);
             }
             if q.is_empty() {
-                self.instances.remove(&change.key_hash);
+                self.instances.remove(&key_hash);
             }
         }
         true
@@ -404,6 +431,31 @@ mod tests {
 
     fn add(h: &mut WriterHistory, len: usize, acked: i64) -> Result<SequenceNumber, AddError> {
         h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len)).map(|(sn, _)| sn)
+    }
+
+    #[test]
+    fn removed_payloads_are_handed_out_once_and_within_the_bounds() {
+        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
+        for len in [100, 200, 300] {
+            add(&mut h, len, 0).unwrap();
+        }
+        h.remove_through(SequenceNumber(2));
+        assert_eq!(h.take_released().iter().map(Bytes::len).collect::<Vec<_>>(), [100, 200]);
+        assert!(h.take_released().is_empty());
+        // Past MAX_RELEASED_BYTES a removed payload is freed at once; a take makes room again.
+        let big = MAX_RELEASED_BYTES / 2 + 1;
+        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
+        for _ in 0..4 {
+            add(&mut h, big, 0).unwrap(); // replaces the previous one
+        }
+        assert_eq!(h.take_released().len(), 1);
+        add(&mut h, big, 0).unwrap();
+        assert_eq!(h.take_released().len(), 1);
+        // And past MAX_RELEASED payloads.
+        for _ in 0..MAX_RELEASED + 10 {
+            add(&mut h, 1, 0).unwrap();
+        }
+        assert_eq!(h.take_released().len(), MAX_RELEASED);
     }
 
     #[test]

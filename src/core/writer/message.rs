@@ -37,8 +37,8 @@ pub(super) const HEARTBEAT_LEN: usize = 32;
 /// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up. A change's
 /// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
 pub(super) const MESSAGE_OVERHEAD: usize = 160;
-/// Smallest fragment sent as a [`Splice`] rather than copied into the message: below it, a
-/// copy costs less than the extra iovec and the shared handle.
+/// Smallest payload or fragment sent as a [`Splice`] rather than copied into the message:
+/// below it, a copy costs less than the extra iovec and the shared handle.
 pub(super) const SPLICE_MIN_FRAGMENT: usize = 16 * 1024;
 
 /// What one message carried, for the writer's counters.
@@ -70,6 +70,8 @@ pub(super) struct MessageBuilder {
     /// instance reuses it.
     qos: Vec<u8>,
     qos_of: Option<(ChangeKind, Option<[u8; 16]>)>,
+    /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
+    qos_len: Option<usize>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
     pub(super) sent: Sent,
@@ -103,13 +105,20 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
     }
 }
 
-/// The inline QoS list in `bytes` (`None` when empty).
+/// The inline QoS list in `bytes` (`None` when empty), checked.
 fn view(bytes: &[u8]) -> Option<ParameterListView<'_>> {
     if bytes.is_empty() {
         return None;
     }
     // invariant: we just encoded this list; a failure would only drop the inline QoS.
     ParameterListView::new_checked(&mut Reader::new(bytes, ENDIAN)).ok()
+}
+
+/// The inline QoS list in `bytes` that [`view`] checked when it was encoded, `len` bytes
+/// without the sentinel: not walked again for every DATA that carries it.
+fn checked_view(bytes: &[u8], len: Option<usize>) -> Option<ParameterListView<'_>> {
+    let list = bytes.get(..len?)?;
+    Some(ParameterListView::prevalidated(list, ENDIAN))
 }
 
 /// The fragment count of a payload of `len` bytes in `frag_size` pieces (≥ 1).
@@ -155,6 +164,7 @@ impl MessageBuilder {
             keyed,
             qos: Vec::new(),
             qos_of: None,
+            qos_len: None,
             splice: None,
             sent: Sent::default(),
         }
@@ -232,10 +242,13 @@ impl MessageBuilder {
         }
         inline_qos_into(change, self.keyed, cfi, &mut self.qos);
         self.qos_of = cfi.is_none().then_some(of);
+        self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
 
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
-    /// KEY_HASH and the serialized key (K flag) when there is one. RTPS 2.5 §8.3.7.2, §9.4.5.3.
+    /// KEY_HASH and the serialized key (K flag) when there is one; the message's first sample
+    /// of at least [`SPLICE_MIN_FRAGMENT`] bytes is spliced, not copied.
+    /// RTPS 2.5 §8.3.7.2, §9.4.5.3.
     /// `cfi` is the change's encoded PID_CONTENT_FILTER_INFO value, if any.
     pub(super) fn data(&mut self, change: &CacheChange, cfi: Option<&[u8]>) -> bool {
         self.prepare_inline_qos(change, cfi);
@@ -246,20 +259,28 @@ impl MessageBuilder {
             _ if change.data.is_empty() => DataPayload::None,
             _ => DataPayload::Key(&change.data),
         };
-        let sub = Submessage::Data(Data {
+        let data = Data {
             endian: ENDIAN,
             extra_flags: 0,
             reader_id: self.reader_id,
             writer_id: self.writer_id,
             writer_sn: change.sequence_number,
-            inline_qos: view(&qos),
+            inline_qos: checked_view(&qos, self.qos_len),
             payload,
-        });
-        let ok = self.push(Some(change.source_timestamp), &sub, self.reserve);
-        self.qos = qos;
+        };
+        let ok = self.make_room(Some(change.source_timestamp), data.buffer_len(), self.reserve);
         if ok {
+            let large = matches!(payload, DataPayload::Data(b) if b.len() >= SPLICE_MIN_FRAGMENT);
+            if large && self.splice.is_none() {
+                data.emit_head(&mut self.buf);
+                let bytes = change.data.clone();
+                self.splice = Some(Splice { at: self.buf.len(), bytes });
+            } else {
+                data.emit(&mut self.buf);
+            }
             self.sent.data = self.sent.data.saturating_add(1);
         }
+        self.qos = qos;
         ok
     }
 
@@ -298,7 +319,7 @@ impl MessageBuilder {
             fragments_in_submessage: 1,
             fragment_size: size16,
             sample_size,
-            inline_qos: view(&qos),
+            inline_qos: checked_view(&qos, self.qos_len),
             key: false,
             fragments: bytes,
         };

@@ -563,8 +563,10 @@ impl Writer {
         self.is_acked_by_all(self.history.last_sn())
     }
 
-    /// A VOLATILE KEEP_ALL writer drops changes every reader is done with: nobody can ask for
-    /// them again, and keeping them would grow the history without bound.
+    /// The payloads of changes removed since the last call, to drop off the loop thread.
+    pub fn take_released(&mut self) -> Vec<Bytes> { self.history.take_released() }
+
+    /// A VOLATILE KEEP_ALL writer drops changes every reader is done with (nobody can ask).
     fn collect_garbage(&mut self) {
         if self.config.durability_transient_local || self.config.history != History::KeepAll {
             return;

@@ -28,6 +28,13 @@ pub struct ParameterListView<'a> {
 }
 
 impl<'a> ParameterListView<'a> {
+    /// The view of `bytes` (parameters, no sentinel) that [`Self::new_checked`] returned
+    /// before for the same bytes: a sender that re-uses one list it encoded on many
+    /// submessages checks it once. Accessors stay bounded whatever the bytes.
+    pub(crate) fn prevalidated(bytes: &'a [u8], endian: Endianness) -> Self {
+        ParameterListView { bytes, endian }
+    }
+
     /// Validates the list at the cursor and consumes it, sentinel included.
     ///
     /// Errors: a parameter running past the end, a missing sentinel, or too many parameters.

@@ -184,17 +184,52 @@ impl<'a> Data<'a> {
 
     /// Appends the complete submessage.
     pub fn emit(&self, buf: &mut Vec<u8>) {
-        emit_submessage(buf, DATA, self.flags(), self.endian, self.body_len(), |w| {
+        self.emit_parts(buf, true);
+    }
+
+    /// Appends the submessage without its serializedPayload bytes (flags and
+    /// octetsToNextHeader still announce them), for a sender that puts them on the wire right
+    /// after (gather I/O). `emit_head` followed by the payload is byte for byte what
+    /// [`emit`](Self::emit) writes.
+    pub fn emit_head(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        self.emit_parts(buf, false);
+        set_octets_to_next_header(buf, start, self.endian, self.body_len());
+    }
+
+    /// Appends the submessage, its payload bytes only `with_payload`.
+    fn emit_parts(&self, buf: &mut Vec<u8>, with_payload: bool) {
+        let payload = self.payload.bytes().filter(|_| with_payload);
+        let body_len = self
+            .body_len()
+            .saturating_sub(self.payload.len())
+            .saturating_add(payload.map_or(0, <[u8]>::len));
+        emit_submessage(buf, DATA, self.flags(), self.endian, body_len, |w| {
             w.u16(self.extra_flags);
             w.u16(DATA_OCTETS_TO_INLINE_QOS);
             self.reader_id.emit(w);
             self.writer_id.emit(w);
             self.writer_sn.emit(w);
             emit_inline_qos(w, &self.inline_qos);
-            if let Some(p) = self.payload.bytes() {
+            if let Some(p) = payload {
                 w.bytes(p);
             }
         });
+    }
+}
+
+/// Overwrites octetsToNextHeader of the submessage written at `buf[start..]` with
+/// `body_len`: a head emitted without its trailing payload bytes announces them.
+/// RTPS 2.5 §9.4.5.1: octetsToNextHeader follows submessageId and flags.
+fn set_octets_to_next_header(buf: &mut [u8], start: usize, endian: Endianness, body_len: usize) {
+    let len = u16::try_from(body_len).unwrap_or(0);
+    let len = match endian {
+        Endianness::Little => len.to_le_bytes(),
+        Endianness::Big => len.to_be_bytes(),
+    };
+    let at = start.saturating_add(2)..start.saturating_add(4);
+    if let Some(dst) = buf.get_mut(at) {
+        dst.copy_from_slice(&len);
     }
 }
 
@@ -305,16 +340,7 @@ impl<'a> DataFrag<'a> {
     pub fn emit_head(&self, buf: &mut Vec<u8>) {
         let start = buf.len();
         DataFrag { fragments: &[], ..*self }.emit(buf);
-        let len = u16::try_from(self.body_len()).unwrap_or(0);
-        let len = match self.endian {
-            Endianness::Little => len.to_le_bytes(),
-            Endianness::Big => len.to_be_bytes(),
-        };
-        // RTPS 2.5 §9.4.5.1: octetsToNextHeader follows submessageId and flags.
-        let at = start.saturating_add(2)..start.saturating_add(4);
-        if let Some(dst) = buf.get_mut(at) {
-            dst.copy_from_slice(&len);
-        }
+        set_octets_to_next_header(buf, start, self.endian, self.body_len());
     }
 }
 

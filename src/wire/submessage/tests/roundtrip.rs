@@ -274,9 +274,16 @@ proptest! {
             1 => DataPayload::Data(&payload),
             _ => DataPayload::Key(&payload),
         };
-        round_trip(&Submessage::Data(Data {
+        let data = Data {
             endian: e, extra_flags, reader_id: r, writer_id: w, writer_sn, inline_qos, payload,
-        }));
+        };
+        round_trip(&Submessage::Data(data));
+        // The head for a gather send, then the payload bytes: exactly what emit writes.
+        let (mut whole, mut head) = (Vec::new(), Vec::new());
+        data.emit(&mut whole);
+        data.emit_head(&mut head);
+        head.extend_from_slice(payload.bytes().unwrap_or_default());
+        prop_assert_eq!(head, whole);
     }
 
     #[test]
