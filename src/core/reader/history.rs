@@ -250,6 +250,12 @@ impl DeliveryQueue {
     fn remove(&mut self, order: u64) -> Option<CacheChange> {
         let i = self.index(order)?;
         let e = self.ring.get_mut(i)?.take()?;
+        Some(self.forget(order, e))
+    }
+
+    /// The bookkeeping after entry `order` left the ring: counts, its instance's chain, the
+    /// front trimmed, a drained ring's burst memory given back.
+    fn forget(&mut self, order: u64, e: Entry) -> CacheChange {
         self.live = self.live.saturating_sub(1);
         if let Some(k) = e.key {
             self.unlink(k, order, e.next_same);
@@ -258,7 +264,7 @@ impl DeliveryQueue {
         if self.ring.is_empty() && self.ring.capacity() > IDLE_CAPACITY {
             self.ring.shrink_to(IDLE_CAPACITY);
         }
-        Some(e.change)
+        e.change
     }
 
     /// Compacts the ring when its holes outnumber the queued samples (plus slack), so it
@@ -388,15 +394,7 @@ impl DeliveryQueue {
         let e = self.ring.pop_front()??;
         let order = self.base;
         self.base = self.base.wrapping_add(1);
-        self.live = self.live.saturating_sub(1);
-        if let Some(k) = e.key {
-            self.unlink(k, order, e.next_same);
-        }
-        self.trim_front();
-        if self.ring.is_empty() && self.ring.capacity() > IDLE_CAPACITY {
-            self.ring.shrink_to(IDLE_CAPACITY);
-        }
-        Some(e.change)
+        Some(self.forget(order, e))
     }
 }
 

@@ -181,18 +181,25 @@ fn a_silenced_participant_expires_after_its_lease_and_its_endpoints_unmatch() {
     assert!((1_000..=1_500).contains(&waited_ms), "unmatched after {waited_ms} ms");
 }
 
-#[test]
-fn large_fragments_sent_from_the_stored_sample_arrive_intact_under_loss() {
-    // 30 000-byte fragments go out as splices of the stored sample (gather I/O), the short
-    // last one copied; SimNet assembles each datagram as the transport's gather send would.
-    let mut net = SimNet::new(2, 23, fast);
+/// A matched KEEP_ALL writer (with `fragment_size`) and reader on a fault-free start, then
+/// 20 % loss from here on.
+fn keep_all_pair_at_twenty_percent_loss(seed: u64, fragment_size: usize) -> (SimNet, Guid, Guid) {
+    let mut net = SimNet::new(2, seed, fast);
     net.run_for(300);
     let now = net.now();
-    let spec = WriterSpec { fragment_size: 30_000, ..writer_spec(History::KeepAll) };
+    let spec = WriterSpec { fragment_size, ..writer_spec(History::KeepAll) };
     let w = net.nodes[0].p.create_writer(now, spec);
     let r = net.nodes[1].p.create_reader(now, reader_spec(History::KeepAll));
     assert!(net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1));
     net.faults = Faults { loss_percent: 20, ..Faults::default() };
+    (net, w, r)
+}
+
+#[test]
+fn large_fragments_sent_from_the_stored_sample_arrive_intact_under_loss() {
+    // 30 000-byte fragments go out as splices of the stored sample (gather I/O), the short
+    // last one copied; SimNet assembles each datagram as the transport's gather send would.
+    let (mut net, w, r) = keep_all_pair_at_twenty_percent_loss(23, 30_000);
     let sent: Vec<Bytes> = (0u32..20).map(|i| payload(i, 1, 100_000)).collect();
     for p in &sent {
         let now = net.now();
@@ -209,14 +216,7 @@ fn large_fragments_sent_from_the_stored_sample_arrive_intact_under_loss() {
 fn large_unfragmented_samples_spliced_into_shared_datagrams_arrive_intact_under_loss() {
     // 20 000-byte samples under a 60 000-byte fragment size: a datagram carries up to three
     // DATA, the first spliced from the stored sample, the others copied.
-    let mut net = SimNet::new(2, 29, fast);
-    net.run_for(300);
-    let now = net.now();
-    let spec = WriterSpec { fragment_size: 60_000, ..writer_spec(History::KeepAll) };
-    let w = net.nodes[0].p.create_writer(now, spec);
-    let r = net.nodes[1].p.create_reader(now, reader_spec(History::KeepAll));
-    assert!(net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1));
-    net.faults = Faults { loss_percent: 20, ..Faults::default() };
+    let (mut net, w, r) = keep_all_pair_at_twenty_percent_loss(29, 60_000);
     let sent: Vec<Bytes> = (0u32..30).map(|i| payload(i, 1, 20_000)).collect();
     for burst in sent.chunks(3) {
         let now = net.now();
