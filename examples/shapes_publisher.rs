@@ -16,7 +16,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let writer = participant
         .create_publisher(PublisherQos::default())
         .create_datawriter(&topic, DataWriterQos::default())?;
-    let mut shape = ShapeType { color: "RED".into(), x: 0, y: 100, shapesize: 30, ..Default::default() };
+    let mut shape = ShapeType {
+        color: "RED".into(),
+        x: 0,
+        y: 100,
+        shapesize: 30,
+        ..Default::default()
+    };
     for _ in 0..100 {
         shape.x = (shape.x + 5) % 240;
         writer.write(&shape)?;

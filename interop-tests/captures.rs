@@ -26,7 +26,10 @@ fn vendor_captures() -> Vec<PathBuf> {
         .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("bad-"))
         .collect();
     files.sort();
-    assert!(files.len() >= 4, "expected the committed vendor captures, found {files:?}");
+    assert!(
+        files.len() >= 4,
+        "expected the committed vendor captures, found {files:?}"
+    );
     files
 }
 
@@ -78,7 +81,10 @@ fn assert_plist_round_trips(view: &ParameterListView<'_>, vendor: VendorId, what
         Endianness::Big => [0, 1, 0, 0],
     };
     expected.extend_from_slice(&sentinel);
-    assert_eq!(buf, expected, "{what}: parameter list did not re-emit identically");
+    assert_eq!(
+        buf, expected,
+        "{what}: parameter list did not re-emit identically"
+    );
 }
 
 #[test]
@@ -92,23 +98,38 @@ fn every_vendor_submessage_decodes_and_re_encodes_to_the_same_bytes() {
                 submessages += 1;
                 let mut buf = Vec::new();
                 sm.emit(&mut buf);
-                assert_eq!(buf, original, "{name} frame {}: {sm:?} re-encoded differently", d.frame);
+                assert_eq!(
+                    buf, original,
+                    "{name} frame {}: {sm:?} re-encoded differently",
+                    d.frame
+                );
                 if let Some(qos) = sm.inline_qos() {
                     plists += 1;
-                    assert_plist_round_trips(qos, vendor, &format!("{name} frame {} inline QoS", d.frame));
+                    assert_plist_round_trips(
+                        qos,
+                        vendor,
+                        &format!("{name} frame {} inline QoS", d.frame),
+                    );
                 }
                 if let Submessage::Data(data) = &sm {
                     if let DataPayload::Data(p) | DataPayload::Key(p) = data.payload {
                         if let Ok(view) = parse_pl_cdr_payload(p) {
                             plists += 1;
-                            assert_plist_round_trips(&view, vendor, &format!("{name} frame {} payload", d.frame));
+                            assert_plist_round_trips(
+                                &view,
+                                vendor,
+                                &format!("{name} frame {} payload", d.frame),
+                            );
                         }
                     }
                 }
             }
             siftdds::fuzzing::rtps_message(&d.payload);
         }
-        assert!(submessages > 0 && plists > 0, "{name}: {submessages} submessages, {plists} lists");
+        assert!(
+            submessages > 0 && plists > 0,
+            "{name}: {submessages} submessages, {plists} lists"
+        );
     }
 }
 
@@ -137,12 +158,20 @@ fn truncating_vendor_messages_at_every_offset_is_an_error_never_a_panic() {
                     assert!(cut < 20, "header of {cut} bytes refused");
                     continue;
                 };
-                let malformed = iter.filter(|o| matches!(o, SubmessageOutcome::Malformed(_))).count();
+                let malformed = iter
+                    .filter(|o| matches!(o, SubmessageOutcome::Malformed(_)))
+                    .count();
                 let last_start = boundaries[boundaries.len() - 2];
                 if boundaries.contains(&cut) || (to_end && cut > last_start + 4) {
                     assert_eq!(malformed, 0, "cut at a boundary {cut} reported malformed");
                 } else {
-                    assert_eq!(malformed, 1, "{} frame {}: cut at {cut} not reported", path.display(), d.frame);
+                    assert_eq!(
+                        malformed,
+                        1,
+                        "{} frame {}: cut at {cut} not reported",
+                        path.display(),
+                        d.frame
+                    );
                 }
             }
         }
@@ -162,7 +191,11 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
                     if let DataPayload::Data(p) = data.payload {
                         if let Ok(view) = parse_pl_cdr_payload(p) {
                             if let Some(raw) = view.find(pid::PID_CONTENT_FILTER_PROPERTY) {
-                                let cfp = ContentFilterProperty::parse(&mut Reader::new(raw.value, view.endian())).unwrap();
+                                let cfp = ContentFilterProperty::parse(&mut Reader::new(
+                                    raw.value,
+                                    view.endian(),
+                                ))
+                                .unwrap();
                                 assert_eq!(cfp.related_topic_name, "Square");
                                 assert_eq!(cfp.filter_class_name, "DDSSQL");
                                 assert_eq!(cfp.filter_expression, "color = %0");
@@ -171,10 +204,16 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
                             }
                         }
                     }
-                    if let Some(raw) = data.inline_qos.as_ref().and_then(|q| q.find(pid::PID_CONTENT_FILTER_INFO)) {
+                    if let Some(raw) = data
+                        .inline_qos
+                        .as_ref()
+                        .and_then(|q| q.find(pid::PID_CONTENT_FILTER_INFO))
+                    {
                         let endian = data.inline_qos.as_ref().unwrap().endian();
-                        let cfi = ContentFilterInfo::parse(&mut Reader::new(raw.value, endian)).unwrap();
-                        let sig = signature.expect("filter info before the reader's filter was announced");
+                        let cfi =
+                            ContentFilterInfo::parse(&mut Reader::new(raw.value, endian)).unwrap();
+                        let sig = signature
+                            .expect("filter info before the reader's filter was announced");
                         // Fast DDS's writer evaluated the reader's filter and said it passed, under
                         // the very signature we compute from the announced property (facts §2.2).
                         assert_eq!(cfi.result_for(&sig), Some(true));
@@ -186,7 +225,10 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
             }
         }
     }
-    assert!(passed > 0 && gaps > 0, "filter info on {passed} DATA, {gaps} GAPs");
+    assert!(
+        passed > 0 && gaps > 0,
+        "filter info on {passed} DATA, {gaps} GAPs"
+    );
 }
 
 #[test]
@@ -196,11 +238,20 @@ fn hand_made_bad_capture_reports_each_defect() {
     let totals = siftdds::inspect::run(file, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert_eq!(
-        (totals.messages, totals.submessages, totals.malformed, totals.not_understood, totals.not_rtps),
+        (
+            totals.messages,
+            totals.submessages,
+            totals.malformed,
+            totals.not_understood,
+            totals.not_rtps
+        ),
         (6, 7, 4, 1, 1),
         "{text}"
     );
-    assert!(text.ends_with("messages: 6, submessages: 7, malformed: 4, not understood: 1\n"), "{text}");
+    assert!(
+        text.ends_with("messages: 6, submessages: 7, malformed: 4, not understood: 1\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -211,12 +262,22 @@ fn inspect_command_exit_status_tells_clean_malformed_and_unreadable_apart() {
             .arg(file)
             .output()
             .unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (code, stdout, _) = run(&capture_dir().join("fastdds-cft.pcapng"));
     assert_eq!(code, Some(0));
-    assert!(stdout.lines().last().unwrap().starts_with("messages: "), "{stdout}");
-    assert!(stdout.contains("filterInfo=[47bb7e53662fda8091cb7f1a47db53b7:pass]"), "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().starts_with("messages: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("filterInfo=[47bb7e53662fda8091cb7f1a47db53b7:pass]"),
+        "{stdout}"
+    );
     let (code, _, _) = run(&capture_dir().join("bad-messages.pcap"));
     assert_eq!(code, Some(1));
     let missing = capture_dir().join("no-such-file.pcap");

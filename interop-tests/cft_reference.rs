@@ -59,7 +59,10 @@ fn wait_readers(readers: Vec<Peer>, run: &str) -> (usize, Vec<String>) {
     for (i, r) in readers.into_iter().enumerate() {
         let (_, out) = r.finish_any(Duration::from_secs(90));
         let got = peer_samples(&out);
-        assert!(got.iter().all(|s| s.color == color(i)), "{run}: reader {i} got a sample of another colour");
+        assert!(
+            got.iter().all(|s| s.color == color(i)),
+            "{run}: reader {i} got a sample of another colour"
+        );
         delivered += got.len();
         if got.len() != PER_READER {
             let want: Vec<i32> = (0..READERS * PER_READER)
@@ -67,7 +70,10 @@ fn wait_readers(readers: Vec<Peer>, run: &str) -> (usize, Vec<String>) {
                 .map(|k| 10 + 5 * k as i32)
                 .filter(|x| !got.iter().any(|s| s.x == *x))
                 .collect();
-            short.push(format!("{run}: reader {i} got {} of {PER_READER}, missing x = {want:?}", got.len()));
+            short.push(format!(
+                "{run}: reader {i} got {} of {PER_READER}, missing x = {want:?}",
+                got.len()
+            ));
         }
     }
     (delivered, short)
@@ -81,7 +87,8 @@ struct Capture {
 
 impl Capture {
     fn start(domain: u32, name: &str) -> Capture {
-        let path = std::env::temp_dir().join(format!("siftdds-{name}-{}.pcapng", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("siftdds-{name}-{}.pcapng", std::process::id()));
         let base = 7400 + 250 * domain;
         let filter = format!("udp and portrange {}-{}", base, base + 249);
         let child = crate::tshark::start_capture(&filter, &["-B", "64"], &path);
@@ -91,7 +98,9 @@ impl Capture {
     /// Lets the last datagrams land, stops tshark and returns the writer traffic's figures.
     fn stop(mut self) -> Traffic {
         std::thread::sleep(Duration::from_millis(500));
-        let _ = Command::new("kill").args(["-INT", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
         let _ = self.child.wait();
         let t = Traffic::read(&self.path);
         let _ = std::fs::remove_file(&self.path);
@@ -114,10 +123,14 @@ impl Traffic {
         let mut t = Traffic::default();
         let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
         for_each_datagram(file, |d| {
-            let Ok((_, subs)) = Message::parse(&d.payload) else { return };
+            let Ok((_, subs)) = Message::parse(&d.payload) else {
+                return;
+            };
             let (mut data, mut gaps, mut hbs) = (0, 0, 0);
             for s in subs {
-                let SubmessageOutcome::Accept(sm) = s else { continue };
+                let SubmessageOutcome::Accept(sm) = s else {
+                    continue;
+                };
                 match sm {
                     Submessage::Data(x) if !x.writer_id.is_builtin() => data += 1,
                     Submessage::DataFrag(x) if !x.writer_id.is_builtin() => data += 1,
@@ -174,7 +187,11 @@ fn fastdds_writer_run(domain: u32) -> Run {
     // slow to repair the last ones), then is stopped.
     let (delivered, short) = wait_readers(readers, "Fast DDS writer");
     drop(writer);
-    Run { traffic: capture.stop(), delivered, short }
+    Run {
+        traffic: capture.stop(),
+        delivered,
+        short,
+    }
 }
 
 fn siftdds_writer_run(domain: u32) -> Run {
@@ -182,9 +199,16 @@ fn siftdds_writer_run(domain: u32) -> Run {
     let readers = start_readers(domain);
     let p = participant(domain);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() };
-    let w = p.create_publisher(PublisherQos::default()).create_datawriter(&topic, qos).unwrap();
-    w.wait_for_matched(READERS, Duration::from_secs(30)).unwrap();
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        ..DataWriterQos::default()
+    };
+    let w = p
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, qos)
+        .unwrap();
+    w.wait_for_matched(READERS, Duration::from_secs(30))
+        .unwrap();
     // As the Fast DDS peer does: let the readers' side finish matching too.
     std::thread::sleep(Duration::from_millis(300));
     for k in 0..READERS * PER_READER {
@@ -203,7 +227,11 @@ fn siftdds_writer_run(domain: u32) -> Run {
     let stats = w.filter_stats().unwrap();
     let _ = writeln!(std::io::stderr(), "siftdds writer filter stats: {stats:?}");
     drop((w, p));
-    Run { traffic: capture.stop(), delivered, short }
+    Run {
+        traffic: capture.stop(),
+        delivered,
+        short,
+    }
 }
 
 #[test]
@@ -213,7 +241,10 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
         return;
     }
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: tshark not installed (scripts/setup installs it)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: tshark not installed (scripts/setup installs it)"
+        );
         return;
     }
     let fast = fastdds_writer_run(116);
@@ -238,5 +269,8 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
     // does not pass it (one DATA per sample). The Fast DDS run is a reference: reported, not
     // judged.
     assert!(ours.short.is_empty(), "siftdds writer: {:?}", ours.short);
-    assert_eq!(ours.traffic.data, written, "siftdds sent a DATA to a reader that does not pass it");
+    assert_eq!(
+        ours.traffic.data, written,
+        "siftdds sent a DATA to a reader that does not pass it"
+    );
 }

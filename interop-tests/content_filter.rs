@@ -263,7 +263,13 @@ fn fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_sam
     };
     let reader = sub
         .create_subscriber(SubscriberQos::default())
-        .create_filtered_datareader(&sub_topic, "SquareBlue", "color = %0", &["'BLUE'"], reader_qos)
+        .create_filtered_datareader(
+            &sub_topic,
+            "SquareBlue",
+            "color = %0",
+            &["'BLUE'"],
+            reader_qos,
+        )
         .unwrap();
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let w = p
@@ -277,12 +283,28 @@ fn fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_sam
     let mut ours: Vec<i32> = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while ours.len() < blue.len() && std::time::Instant::now() < deadline {
-        ours.extend(reader.wait_take(Duration::from_millis(50)).unwrap().iter().filter_map(|s| s.value.as_ref().map(|v| v.x)));
+        ours.extend(
+            reader
+                .wait_take(Duration::from_millis(50))
+                .unwrap()
+                .iter()
+                .filter_map(|s| s.value.as_ref().map(|v| v.x)),
+        );
     }
-    ours.extend(reader.take().unwrap().iter().filter_map(|s| s.value.as_ref().map(|v| v.x)));
+    ours.extend(
+        reader
+            .take()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s.value.as_ref().map(|v| v.x)),
+    );
     let stats = w.filter_stats().unwrap();
     report(test, &stats, &fast_got);
-    assert_eq!(fast_got.iter().map(|s| s.x).collect::<Vec<_>>(), red, "Fast DDS");
+    assert_eq!(
+        fast_got.iter().map(|s| s.x).collect::<Vec<_>>(),
+        red,
+        "Fast DDS"
+    );
     assert_eq!(ours, blue, "siftdds reader");
     assert!(stats.samples_multicast > 0, "{stats:?}");
 }

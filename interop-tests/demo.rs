@@ -12,12 +12,29 @@ fn demo_delivers_exactly_the_filtered_samples() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
-        .args(["demo", "--subscribers", "12", "--seconds", "1", "--rate", "400", "--domain", "114"])
+        .args([
+            "demo",
+            "--subscribers",
+            "12",
+            "--seconds",
+            "1",
+            "--rate",
+            "400",
+            "--domain",
+            "114",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("every subscriber received exactly the samples its filter passes"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("every subscriber received exactly the samples its filter passes"),
+        "{stdout}"
+    );
     let hits = stdout
         .lines()
         .find(|l| l.contains("table lookups / hits / misses"))
@@ -38,13 +55,30 @@ fn demo_over_multicast_delivers_exactly_the_filtered_samples() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
-        .args(["demo", "--subscribers", "8", "--seconds", "1", "--rate", "400", "--domain", "121"])
+        .args([
+            "demo",
+            "--subscribers",
+            "8",
+            "--seconds",
+            "1",
+            "--rate",
+            "400",
+            "--domain",
+            "121",
+        ])
         .args(["--multicast", "--plan", "multicast"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("every subscriber received exactly the samples its filter passes"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("every subscriber received exactly the samples its filter passes"),
+        "{stdout}"
+    );
     let multicast = stdout
         .lines()
         .find(|l| l.contains("samples multicast / unicast"))

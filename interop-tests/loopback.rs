@@ -4,7 +4,10 @@
 use std::time::Duration;
 
 use siftdds::api::DomainParticipant;
-use siftdds::qos::{DataReaderQos, DataWriterQos, Durability, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, Durability, History, PublisherQos, Reliability, SubscriberQos,
+    TopicQos,
+};
 use siftdds::time::Timestamp;
 use siftdds::types::ShapeType;
 
@@ -15,20 +18,48 @@ fn reliable_shapes_flow_between_two_participants_over_udp() {
     if !may_open_sockets("reliable_shapes_flow_between_two_participants_over_udp") {
         return;
     }
-    let a = DomainParticipant::builder(7).announce_period(Duration::from_millis(200)).build().unwrap();
-    let b = DomainParticipant::builder(7).announce_period(Duration::from_millis(200)).build().unwrap();
+    let a = DomainParticipant::builder(7)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let b = DomainParticipant::builder(7)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
     let topic = a.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataWriterQos { history: History::KeepAll, durability: Durability::TransientLocal, ..DataWriterQos::default() };
-    let writer = a.create_publisher(PublisherQos::default()).create_datawriter(&topic, qos).unwrap();
-    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
-    let reader = b.create_subscriber(SubscriberQos::default()).create_datareader(&topic, rqos).unwrap();
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        durability: Durability::TransientLocal,
+        ..DataWriterQos::default()
+    };
+    let writer = a
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, qos)
+        .unwrap();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let reader = b
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, rqos)
+        .unwrap();
     writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     reader.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     for i in 0..1000 {
-        let s = ShapeType { color: "RED".into(), x: i, y: 2 * i, shapesize: 30, additional_payload_size: vec![] };
+        let s = ShapeType {
+            color: "RED".into(),
+            x: i,
+            y: 2 * i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
         writer.write(&s).unwrap();
     }
-    writer.wait_for_acknowledgments(Duration::from_secs(20)).unwrap();
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(20))
+        .unwrap();
     let mut xs = Vec::new();
     while xs.len() < 1000 {
         let got = reader.wait_take(Duration::from_secs(5)).unwrap();
@@ -46,16 +77,48 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
     if !may_open_sockets("write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener") {
         return;
     }
-    let a = DomainParticipant::builder(149).announce_period(Duration::from_millis(200)).build().unwrap();
-    let b = DomainParticipant::builder(149).announce_period(Duration::from_millis(200)).build().unwrap();
-    let wqos = DataWriterQos { history: History::KeepAll, durability: Durability::TransientLocal, ..DataWriterQos::default() };
-    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
-    let (ping_a, pong_a) = (a.create_topic::<ShapeType>("Ping", TopicQos::default()), a.create_topic::<ShapeType>("Pong", TopicQos::default()));
-    let (ping_b, pong_b) = (b.create_topic::<ShapeType>("Ping", TopicQos::default()), b.create_topic::<ShapeType>("Pong", TopicQos::default()));
-    let pinger = a.create_publisher(PublisherQos::default()).create_datawriter(&ping_a, wqos.clone()).unwrap();
-    let pongs = a.create_subscriber(SubscriberQos::default()).create_datareader(&pong_a, rqos.clone()).unwrap();
-    let ponger = b.create_publisher(PublisherQos::default()).create_datawriter(&pong_b, wqos).unwrap();
-    let pings = b.create_subscriber(SubscriberQos::default()).create_datareader(&ping_b, rqos).unwrap();
+    let a = DomainParticipant::builder(149)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let b = DomainParticipant::builder(149)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let wqos = DataWriterQos {
+        history: History::KeepAll,
+        durability: Durability::TransientLocal,
+        ..DataWriterQos::default()
+    };
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let (ping_a, pong_a) = (
+        a.create_topic::<ShapeType>("Ping", TopicQos::default()),
+        a.create_topic::<ShapeType>("Pong", TopicQos::default()),
+    );
+    let (ping_b, pong_b) = (
+        b.create_topic::<ShapeType>("Ping", TopicQos::default()),
+        b.create_topic::<ShapeType>("Pong", TopicQos::default()),
+    );
+    let pinger = a
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&ping_a, wqos.clone())
+        .unwrap();
+    let pongs = a
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&pong_a, rqos.clone())
+        .unwrap();
+    let ponger = b
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&pong_b, wqos)
+        .unwrap();
+    let pings = b
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&ping_b, rqos)
+        .unwrap();
     let echo = ponger.guid();
     pings
         .set_listener(move |samples, ctx| {
@@ -72,18 +135,32 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
     }
     // 1970: no clock reads this, so only the explicit timestamp can produce it.
     let stamp = Timestamp::from_unix_nanos(1_234_567_890);
-    let s = ShapeType { color: "RED".into(), x: 7, y: 8, shapesize: 30, additional_payload_size: vec![] };
+    let s = ShapeType {
+        color: "RED".into(),
+        x: 7,
+        y: 8,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    };
     pinger.write_w_timestamp(&s, stamp).unwrap();
     pinger.write(&ShapeType { x: 9, ..s.clone() }).unwrap();
     let mut got = Vec::new();
     while got.len() < 2 {
         let batch = pongs.wait_take(Duration::from_secs(5)).unwrap();
         assert!(!batch.is_empty(), "stalled after {} pongs", got.len());
-        got.extend(batch.into_iter().map(|p| (p.value.unwrap().x, p.source_timestamp.unwrap())));
+        got.extend(
+            batch
+                .into_iter()
+                .map(|p| (p.value.unwrap().x, p.source_timestamp.unwrap())),
+        );
     }
     assert_eq!(got[0], (7, stamp), "the ping's timestamp, echoed");
     assert_eq!(got[1].0, 9);
-    assert!(got[1].1.to_unix_nanos().unwrap() > 1_000_000_000_000_000_000, "a plain write is stamped now: {:?}", got[1].1);
+    assert!(
+        got[1].1.to_unix_nanos().unwrap() > 1_000_000_000_000_000_000,
+        "a plain write is stamped now: {:?}",
+        got[1].1
+    );
 }
 
 /// Pipelined writes keep KEEP_ALL's limits and blocking: the reader queues at most 50 and
@@ -99,21 +176,63 @@ fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
     if !may_open_sockets("pipelined_writes_keep_the_keep_all_limit_and_lose_nothing") {
         return;
     }
-    let a = DomainParticipant::builder(230).announce_period(Duration::from_millis(200)).build().unwrap();
-    let b = DomainParticipant::builder(230).announce_period(Duration::from_millis(200)).build().unwrap();
-    let limits = |n| ResourceLimits { max_samples: Length::Limited(n), ..ResourceLimits::default() };
+    let a = DomainParticipant::builder(230)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let b = DomainParticipant::builder(230)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let limits = |n| ResourceLimits {
+        max_samples: Length::Limited(n),
+        ..ResourceLimits::default()
+    };
     let mut reliability = Reliability::reliable();
-    reliability.max_blocking_time = siftdds::time::Duration { seconds: 2, fraction: 0 };
-    let qos = DataWriterQos { history: History::KeepAll, reliability, resource_limits: limits(600), ..DataWriterQos::default() };
-    let writer = a.create_publisher(PublisherQos::default()).create_datawriter(&a.create_topic::<ShapeType>("Square", TopicQos::default()), qos).unwrap();
-    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, resource_limits: limits(50), ..DataReaderQos::default() };
-    let reader = b.create_subscriber(SubscriberQos::default()).create_datareader(&b.create_topic::<ShapeType>("Square", TopicQos::default()), rqos).unwrap();
+    reliability.max_blocking_time = siftdds::time::Duration {
+        seconds: 2,
+        fraction: 0,
+    };
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        reliability,
+        resource_limits: limits(600),
+        ..DataWriterQos::default()
+    };
+    let writer = a
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(
+            &a.create_topic::<ShapeType>("Square", TopicQos::default()),
+            qos,
+        )
+        .unwrap();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        resource_limits: limits(50),
+        ..DataReaderQos::default()
+    };
+    let reader = b
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(
+            &b.create_topic::<ShapeType>("Square", TopicQos::default()),
+            rqos,
+        )
+        .unwrap();
     writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     reader.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     writer.set_pipelined(true);
-    let shape = |x| ShapeType { color: "RED".into(), x, y: 0, shapesize: 30, additional_payload_size: vec![] };
+    let shape = |x| ShapeType {
+        color: "RED".into(),
+        x,
+        y: 0,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    };
     for x in 0..650 {
-        writer.write(&shape(x)).unwrap_or_else(|e| panic!("write {x}: {e}"));
+        writer
+            .write(&shape(x))
+            .unwrap_or_else(|e| panic!("write {x}: {e}"));
     }
     match writer.write(&shape(650)) {
         Err(Error::Write(WriteError::HistoryFull)) => {}
@@ -128,5 +247,10 @@ fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
     assert_eq!(xs, (0..650).collect::<Vec<_>>());
     writer.write(&shape(650)).unwrap();
     let got = reader.wait_take(Duration::from_secs(5)).unwrap();
-    assert_eq!(got.into_iter().map(|s| s.value.unwrap().x).collect::<Vec<_>>(), [650]);
+    assert_eq!(
+        got.into_iter()
+            .map(|s| s.value.unwrap().x)
+            .collect::<Vec<_>>(),
+        [650]
+    );
 }

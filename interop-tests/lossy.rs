@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DataWriter, DomainParticipant};
 use siftdds::qos::{
-    DataReaderQos, DataWriterQos, History, Length, PublisherQos, Reliability, ReliabilityKind, ResourceLimits,
-    SubscriberQos, TopicQos,
+    DataReaderQos, DataWriterQos, History, Length, PublisherQos, Reliability, ReliabilityKind,
+    ResourceLimits, SubscriberQos, TopicQos,
 };
 use siftdds::types::ShapeType;
 
@@ -49,7 +49,10 @@ fn lossy_link(test: &str) -> Option<String> {
 }
 
 fn samples() -> usize {
-    std::env::var("SIFTDDS_LOSSY_SAMPLES").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_SAMPLES)
+    std::env::var("SIFTDDS_LOSSY_SAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_SAMPLES)
 }
 
 fn report(line: &str) {
@@ -57,11 +60,20 @@ fn report(line: &str) {
 }
 
 fn participant(domain: u32) -> DomainParticipant {
-    DomainParticipant::builder(domain).announce_period(Duration::from_millis(500)).build().unwrap()
+    DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(500))
+        .build()
+        .unwrap()
 }
 
 fn shape(i: usize) -> ShapeType {
-    ShapeType { color: "BLUE".into(), x: i as i32, y: 7, shapesize: 30, additional_payload_size: vec![] }
+    ShapeType {
+        color: "BLUE".into(),
+        x: i as i32,
+        y: 7,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    }
 }
 
 /// Unacknowledged samples the writer may hold: KEEP_ALL with RESOURCE_LIMITS max_samples, so
@@ -76,7 +88,10 @@ fn writer(p: &DomainParticipant) -> DataWriter<ShapeType> {
         history: History::KeepAll,
         reliability: Reliability {
             kind: ReliabilityKind::Reliable,
-            max_blocking_time: siftdds::time::Duration { seconds: 60, fraction: 0 },
+            max_blocking_time: siftdds::time::Duration {
+                seconds: 60,
+                fraction: 0,
+            },
         },
         resource_limits: ResourceLimits {
             max_samples: Length::Limited(WINDOW),
@@ -85,7 +100,9 @@ fn writer(p: &DomainParticipant) -> DataWriter<ShapeType> {
         },
         ..DataWriterQos::default()
     };
-    p.create_publisher(PublisherQos::default()).create_datawriter(&topic, qos).unwrap()
+    p.create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, qos)
+        .unwrap()
 }
 
 /// Writes `n` samples and waits until every matched reader acknowledged them; prints the
@@ -121,8 +138,15 @@ fn siftdds_writer_to_siftdds_reader_over_lossy_link() {
     let pr = participant(150);
     let w = writer(&pw);
     let topic = pr.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
-    let r: DataReader<ShapeType> = pr.create_subscriber(SubscriberQos::default()).create_datareader(&topic, qos).unwrap();
+    let qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let r: DataReader<ShapeType> = pr
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, qos)
+        .unwrap();
     w.wait_for_matched(1, Duration::from_secs(30)).unwrap();
     r.wait_for_matched(1, Duration::from_secs(30)).unwrap();
     let taker = std::thread::spawn(move || {
@@ -138,7 +162,10 @@ fn siftdds_writer_to_siftdds_reader_over_lossy_link() {
     publish("siftdds -> siftdds", &link, &w, n);
     let xs = taker.join().unwrap();
     assert_eq!(xs.len(), n, "received {} of {n}", xs.len());
-    assert!(xs.iter().copied().eq(0..n), "not every sample once in order");
+    assert!(
+        xs.iter().copied().eq(0..n),
+        "not every sample once in order"
+    );
 }
 
 /// A vendor subscriber peer (`interop-tests/peers/`), its stdout in a file we can poll.
@@ -158,9 +185,22 @@ impl Peer {
         let out = std::fs::File::create(&log).unwrap();
         let secs = RUN_TIMEOUT.as_secs().to_string();
         let child = Command::new(bin)
-            .args(["sub", "-d", &domain.to_string(), "-n", &n.to_string(), "-t", &secs, "-k", "0"])
+            .args([
+                "sub",
+                "-d",
+                &domain.to_string(),
+                "-n",
+                &n.to_string(),
+                "-t",
+                &secs,
+                "-k",
+                "0",
+            ])
             // Cyclone: loopback only (ignored by Fast DDS).
-            .env("CYCLONEDDS_URI", "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>")
+            .env(
+                "CYCLONEDDS_URI",
+                "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+            )
             .stdout(Stdio::from(out))
             .stderr(Stdio::null())
             .spawn()
@@ -200,13 +240,18 @@ fn siftdds_to_vendor(test: &str, binary: &str, domain: u32) {
     // The peer stops on its own only after far more samples than we send; we stop it once the
     // last BLUE sample is in (warm-up samples below are counted by it too).
     let Some(peer) = Peer::spawn(binary, domain, n + MAX_WARM_UP + 1) else {
-        report(&format!("SKIPPED {test}: target/peers/{binary} not built (scripts/build-peers)"));
+        report(&format!(
+            "SKIPPED {test}: target/peers/{binary} not built (scripts/build-peers)"
+        ));
         return;
     };
     let p = participant(domain);
     let w = writer(&p);
     w.wait_for_matched(1, Duration::from_secs(30)).unwrap();
-    assert!(peer.wait_line("sub: matched writers 1", Duration::from_secs(30)), "{binary} never matched");
+    assert!(
+        peer.wait_line("sub: matched writers 1", Duration::from_secs(30)),
+        "{binary} never matched"
+    );
     // A VOLATILE Cyclone reader takes a writer's changes from the first HEARTBEAT it sees on:
     // when our initial HEARTBEAT is lost (20 %), the first one it sees is piggy-backed on the
     // first batch of DATA and covers it, so it skips that batch (seen in CI: x = 0..49
@@ -214,28 +259,54 @@ fn siftdds_to_vendor(test: &str, binary: &str, domain: u32) {
     // i.e. until it is in step with the writer; only the BLUE run that follows is checked.
     let mut warm = 0;
     while !peer.output().contains(" RED x=") {
-        assert!(warm < MAX_WARM_UP, "{binary} delivered none of {MAX_WARM_UP} warm-up samples");
-        w.write(&ShapeType { color: "RED".into(), ..shape(warm) }).unwrap();
+        assert!(
+            warm < MAX_WARM_UP,
+            "{binary} delivered none of {MAX_WARM_UP} warm-up samples"
+        );
+        w.write(&ShapeType {
+            color: "RED".into(),
+            ..shape(warm)
+        })
+        .unwrap();
         warm += 1;
         std::thread::sleep(Duration::from_millis(20));
     }
     publish(&format!("siftdds -> {binary}"), &link, &w, n);
     let last = format!(" BLUE x={} ", n - 1);
-    assert!(peer.wait_line(&last, Duration::from_secs(60)), "{binary} did not get all");
+    assert!(
+        peer.wait_line(&last, Duration::from_secs(60)),
+        "{binary} did not get all"
+    );
     let out = peer.output();
     // Every sample, once, in order: "sub: <k> BLUE x=<x> ..." per sample.
-    let xs = out.lines().filter_map(|l| l.strip_prefix("sub: ")?.split_once(" BLUE x=")?.1.split(' ').next()?.parse::<usize>().ok());
+    let xs = out.lines().filter_map(|l| {
+        l.strip_prefix("sub: ")?
+            .split_once(" BLUE x=")?
+            .1
+            .split(' ')
+            .next()?
+            .parse::<usize>()
+            .ok()
+    });
     assert!(xs.eq(0..n), "{binary}: not every sample once in order");
 }
 
 #[test]
 #[ignore = "needs its own lossy namespace: scripts/netns-run scripts/lossy-link cargo test --test lossy -- --ignored"]
 fn siftdds_writer_to_cyclone_reader_over_lossy_link() {
-    siftdds_to_vendor("siftdds_writer_to_cyclone_reader_over_lossy_link", "cyclone/shapes_cyclone", 151);
+    siftdds_to_vendor(
+        "siftdds_writer_to_cyclone_reader_over_lossy_link",
+        "cyclone/shapes_cyclone",
+        151,
+    );
 }
 
 #[test]
 #[ignore = "needs its own lossy namespace: scripts/netns-run scripts/lossy-link cargo test --test lossy -- --ignored"]
 fn siftdds_writer_to_fastdds_reader_over_lossy_link() {
-    siftdds_to_vendor("siftdds_writer_to_fastdds_reader_over_lossy_link", "fastdds/shapes_fastdds", 152);
+    siftdds_to_vendor(
+        "siftdds_writer_to_fastdds_reader_over_lossy_link",
+        "fastdds/shapes_fastdds",
+        152,
+    );
 }

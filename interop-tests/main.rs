@@ -5,12 +5,12 @@
 
 mod captures;
 mod cft_reference;
-mod demo;
 mod content_filter;
+mod demo;
 mod loopback;
-mod reflection;
 mod perf;
 mod perf_ddsperf;
+mod reflection;
 mod sandbox;
 mod shape_main;
 mod spoof;

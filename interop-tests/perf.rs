@@ -18,7 +18,11 @@ use crate::sandbox::may_open_sockets;
 const PROCESS_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub(crate) fn perf(args: &[&str]) -> Running {
-    start(Command::new(env!("CARGO_BIN_EXE_siftdds")).arg("perf").args(args))
+    start(
+        Command::new(env!("CARGO_BIN_EXE_siftdds"))
+            .arg("perf")
+            .args(args),
+    )
 }
 
 /// A child process whose output is read while it runs: a child blocked on a full pipe would
@@ -42,9 +46,17 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<JoinHandle<Vec<u8>
 
 /// Spawns `cmd` with its stdout and stderr piped and drained.
 pub(crate) fn start(cmd: &mut Command) -> Running {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
-    Running { child, stdout, stderr }
+    Running {
+        child,
+        stdout,
+        stderr,
+    }
 }
 
 /// Waits for the child (killing it, by its own handle, after [`PROCESS_TIMEOUT`]).
@@ -59,19 +71,36 @@ pub(crate) fn finish(mut r: Running) -> Output {
     }
     let status = r.child.wait().unwrap();
     let collect = |h: Option<JoinHandle<Vec<u8>>>| h.map(|h| h.join().unwrap()).unwrap_or_default();
-    Output { status, stdout: collect(r.stdout), stderr: collect(r.stderr) }
+    Output {
+        status,
+        stdout: collect(r.stdout),
+        stderr: collect(r.stderr),
+    }
 }
 
 /// The `key=value` fields of the one `summary:` line (units such as `/s` stripped).
 pub(crate) fn summary(out: &Output) -> HashMap<String, f64> {
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("summary: ")).collect();
-    assert_eq!(lines.len(), 1, "one summary line expected:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("summary: "))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "one summary line expected:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     lines[0]["summary: ".len()..]
         .split(' ')
         .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("not key=value: {kv:?} in {}", lines[0]));
-            let v = v.trim_end_matches("/s").parse::<f64>().unwrap_or_else(|e| panic!("{kv}: {e}"));
+            let (k, v) = kv
+                .split_once('=')
+                .unwrap_or_else(|| panic!("not key=value: {kv:?} in {}", lines[0]));
+            let v = v
+                .trim_end_matches("/s")
+                .parse::<f64>()
+                .unwrap_or_else(|e| panic!("{kv}: {e}"));
             (k.to_string(), v)
         })
         .collect()
@@ -83,10 +112,20 @@ fn perf_pub_count_reaches_sub_without_loss() {
         return;
     }
     let sub = perf(&["sub", "--domain", "140", "--count", "3000"]);
-    let publisher = finish(perf(&["pub", "--domain", "140", "--count", "3000", "--size", "1024"]));
+    let publisher = finish(perf(&[
+        "pub", "--domain", "140", "--count", "3000", "--size", "1024",
+    ]));
     let sub = finish(sub);
-    assert!(publisher.status.success(), "pub: {}", String::from_utf8_lossy(&publisher.stdout));
-    assert!(sub.status.success(), "sub: {}", String::from_utf8_lossy(&sub.stdout));
+    assert!(
+        publisher.status.success(),
+        "pub: {}",
+        String::from_utf8_lossy(&publisher.stdout)
+    );
+    assert!(
+        sub.status.success(),
+        "sub: {}",
+        String::from_utf8_lossy(&sub.stdout)
+    );
     let p = summary(&publisher);
     assert_eq!(p["samples"], 3000.0);
     assert_eq!(p["lost"], 0.0);
@@ -108,14 +147,24 @@ fn perf_ping_pong_completes_round_trips() {
         return;
     }
     let pong = perf(&["pong", "--domain", "141"]);
-    let ping = finish(perf(&["ping", "--domain", "141", "--count", "300", "--size", "1024"]));
+    let ping = finish(perf(&[
+        "ping", "--domain", "141", "--count", "300", "--size", "1024",
+    ]));
     let pong = finish(pong);
-    assert!(ping.status.success(), "ping: {}", String::from_utf8_lossy(&ping.stdout));
+    assert!(
+        ping.status.success(),
+        "ping: {}",
+        String::from_utf8_lossy(&ping.stdout)
+    );
     let s = summary(&ping);
     assert_eq!(s["samples"], 300.0);
     let (p50, p90, p99, max) = (s["p50_us"], s["p90_us"], s["p99_us"], s["max_us"]);
     assert!(0.0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max, "{s:?}");
-    assert!(pong.status.success(), "pong: {}", String::from_utf8_lossy(&pong.stdout));
+    assert!(
+        pong.status.success(),
+        "pong: {}",
+        String::from_utf8_lossy(&pong.stdout)
+    );
     assert!(summary(&pong)["samples"] >= 300.0);
 }
 
@@ -127,10 +176,20 @@ fn perf_64k_samples_reach_sub_intact_without_loss() {
         return;
     }
     let sub = perf(&["sub", "--domain", "195", "--count", "2000"]);
-    let publisher = finish(perf(&["pub", "--domain", "195", "--count", "2000", "--size", "64k"]));
+    let publisher = finish(perf(&[
+        "pub", "--domain", "195", "--count", "2000", "--size", "64k",
+    ]));
     let sub = finish(sub);
-    assert!(publisher.status.success(), "pub: {}", String::from_utf8_lossy(&publisher.stdout));
-    assert!(sub.status.success(), "sub: {}", String::from_utf8_lossy(&sub.stdout));
+    assert!(
+        publisher.status.success(),
+        "pub: {}",
+        String::from_utf8_lossy(&publisher.stdout)
+    );
+    assert!(
+        sub.status.success(),
+        "sub: {}",
+        String::from_utf8_lossy(&sub.stdout)
+    );
     let s = summary(&sub);
     assert_eq!(s["samples"], 2000.0, "every sample arrives");
     assert_eq!(s["lost"], 0.0, "no gap in the sequence numbers");
@@ -142,13 +201,23 @@ fn udp_ping_pong_completes_round_trips() {
         return;
     }
     let pong = perf(&["udp-pong", "--domain", "196", "--duration", "20"]);
-    let ping = finish(perf(&["udp-ping", "--domain", "196", "--count", "300", "--size", "1024"]));
+    let ping = finish(perf(&[
+        "udp-ping", "--domain", "196", "--count", "300", "--size", "1024",
+    ]));
     let pong = finish(pong);
-    assert!(ping.status.success(), "udp-ping: {}", String::from_utf8_lossy(&ping.stdout));
+    assert!(
+        ping.status.success(),
+        "udp-ping: {}",
+        String::from_utf8_lossy(&ping.stdout)
+    );
     let s = summary(&ping);
     assert_eq!(s["samples"], 300.0);
     let (p50, p90, p99, max) = (s["p50_us"], s["p90_us"], s["p99_us"], s["max_us"]);
     assert!(0.0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max, "{s:?}");
-    assert!(pong.status.success(), "udp-pong: {}", String::from_utf8_lossy(&pong.stdout));
+    assert!(
+        pong.status.success(),
+        "udp-pong: {}",
+        String::from_utf8_lossy(&pong.stdout)
+    );
     assert!(summary(&pong)["samples"] >= 300.0);
 }

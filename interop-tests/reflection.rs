@@ -11,13 +11,15 @@
 
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use siftdds::api::DomainParticipant;
 use siftdds::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use siftdds::core::participant::UNVERIFIED_BYTE_BUDGET;
-use siftdds::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos,
+};
 use siftdds::types::ShapeType;
 use siftdds::wire::Locator;
 
@@ -33,9 +35,14 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
     }
     // The victim: counts every byte it is sent.
     let victim = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 0)).unwrap();
-    victim.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    victim
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
     let victim_port = victim.local_addr().unwrap().port();
-    let (bytes, stop) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
+    let (bytes, stop) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicBool::new(false)),
+    );
     let counter = {
         let (bytes, stop) = (Arc::clone(&bytes), Arc::clone(&stop));
         std::thread::spawn(move || {
@@ -47,25 +54,51 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
             }
         })
     };
-    let p = DomainParticipant::builder(DOMAIN).announce_period(Duration::from_millis(200)).build().unwrap();
-    let q = DomainParticipant::builder(DOMAIN).announce_period(Duration::from_millis(200)).build().unwrap();
+    let p = DomainParticipant::builder(DOMAIN)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let q = DomainParticipant::builder(DOMAIN)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let wqos = DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() };
-    let w = p.create_publisher(PublisherQos::default()).create_datawriter(&topic, wqos).unwrap();
+    let wqos = DataWriterQos {
+        history: History::KeepAll,
+        ..DataWriterQos::default()
+    };
+    let w = p
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, wqos)
+        .unwrap();
     let rtopic = q.create_topic::<ShapeType>("Square", TopicQos::default());
-    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
-    let r = q.create_subscriber(SubscriberQos::default()).create_datareader(&rtopic, rqos).unwrap();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let r = q
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&rtopic, rqos)
+        .unwrap();
     w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
 
     // The attacker: a spoofed participant and reader at the victim, to the SPDP group.
     let attacker = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 3), 0)).unwrap();
-    let group = SocketAddrV4::new(Ipv4Addr::new(239, 255, 0, 1), spdp_multicast_port(DOMAIN).unwrap());
+    let group = SocketAddrV4::new(
+        Ipv4Addr::new(239, 255, 0, 1),
+        spdp_multicast_port(DOMAIN).unwrap(),
+    );
     let at_victim = Locator::udpv4([127, 0, 0, 2], victim_port);
     let fake = spoof::prefix(153);
-    attacker.send_to(&spoof::spdp(fake, DOMAIN, at_victim, at_victim), group).unwrap();
+    attacker
+        .send_to(&spoof::spdp(fake, DOMAIN, at_victim, at_victim), group)
+        .unwrap();
     let meta_port = metatraffic_unicast_port(DOMAIN, u32::from(p.participant_id())).unwrap();
     let meta = SocketAddrV4::new(Ipv4Addr::LOCALHOST, meta_port);
-    attacker.send_to(&spoof::sedp_reader(fake, 1, 1, at_victim, true), meta).unwrap();
+    attacker
+        .send_to(&spoof::sedp_reader(fake, 1, 1, at_victim, true), meta)
+        .unwrap();
     w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
 
     // 1,500 samples of 1 KiB: ~1.5 MiB the writer would push (and repeat) to the fake reader,
@@ -73,13 +106,23 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
     // acknowledges; past that, writes block; docs/security.md "Known gap").
     let n = 1500;
     for i in 0..n {
-        let s = ShapeType { color: "RED".into(), x: i, y: 0, shapesize: 30, additional_payload_size: vec![7; 1024] };
+        let s = ShapeType {
+            color: "RED".into(),
+            x: i,
+            y: 0,
+            shapesize: 30,
+            additional_payload_size: vec![7; 1024],
+        };
         w.write(&s).unwrap();
     }
     let mut xs = Vec::new();
     while xs.len() < n as usize {
         let got = r.wait_take(Duration::from_secs(5)).unwrap();
-        assert!(!got.is_empty(), "real reader stalled after {} samples", xs.len());
+        assert!(
+            !got.is_empty(),
+            "real reader stalled after {} samples",
+            xs.len()
+        );
         xs.extend(got.into_iter().map(|s| s.value.unwrap().x));
     }
     // Let the writer's heartbeats to the never-acknowledging fake reader keep coming a while.
@@ -95,9 +138,15 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
         gate.unverified_sends, gate.blocked
     ));
     assert_eq!(xs, (0..n).collect::<Vec<_>>());
-    assert!(gate.blocked > 0, "the writer never tried to flood the victim: the test shows nothing");
+    assert!(
+        gate.blocked > 0,
+        "the writer never tried to flood the victim: the test shows nothing"
+    );
     // Both participants heard the multicast announcement; each has its own budget.
-    assert!(got <= 2 * UNVERIFIED_BYTE_BUDGET as u64, "victim got {got} bytes");
+    assert!(
+        got <= 2 * UNVERIFIED_BYTE_BUDGET as u64,
+        "victim got {got} bytes"
+    );
 }
 
 fn writeln_stderr(line: &str) -> std::io::Result<()> {

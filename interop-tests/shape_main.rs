@@ -248,11 +248,23 @@ fn shape_main_reports_missed_deadlines_on_both_sides() {
     // Writes every 300 ms with a 100 ms deadline: both sides miss it.
     let publisher = App::spawn(
         SHAPE_MAIN,
-        &["-P", "-f", "100", "--write-period", "300", "--num-iterations", "6", "-d", "112"],
+        &[
+            "-P",
+            "-f",
+            "100",
+            "--write-period",
+            "300",
+            "--num-iterations",
+            "6",
+            "-d",
+            "112",
+        ],
     );
     sub.expect("a sample", wait, is_sample);
     sub.expect("requested deadline missed", wait, |l| {
-        l.starts_with("on_requested_deadline_missed() topic: 'Square'  type: 'ShapeType' : (total = ")
+        l.starts_with(
+            "on_requested_deadline_missed() topic: 'Square'  type: 'ShapeType' : (total = ",
+        )
     });
     let (code, out) = publisher.finish(wait);
     assert_eq!(code, 0, "{out:?}");
@@ -276,10 +288,27 @@ fn shape_main_exclusive_subscriber_follows_the_strongest_publisher() {
     // Same instance (RED); the strong writer (size 30) stops after 40 samples.
     let strong = App::spawn(
         SHAPE_MAIN,
-        &["-P", "-c", "RED", "-s", "10", "-z", "30", "--num-iterations", "40", "-d", "113"],
+        &[
+            "-P",
+            "-c",
+            "RED",
+            "-s",
+            "10",
+            "-z",
+            "30",
+            "--num-iterations",
+            "40",
+            "-d",
+            "113",
+        ],
     );
-    let weak = App::spawn(SHAPE_MAIN, &["-P", "-c", "RED", "-s", "5", "-z", "15", "-d", "113"]);
-    sub.expect("a strong sample", wait, |l| sample_line(l).is_some_and(|s| s.size == 30));
+    let weak = App::spawn(
+        SHAPE_MAIN,
+        &["-P", "-c", "RED", "-s", "5", "-z", "15", "-d", "113"],
+    );
+    sub.expect("a strong sample", wait, |l| {
+        sample_line(l).is_some_and(|s| s.size == 30)
+    });
     let (code, _) = strong.finish(wait);
     assert_eq!(code, 0);
     sub.expect("the weak writer takes over", wait, |l| {
@@ -323,10 +352,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 #[test]
 fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
-    for args in [
-        &["-S", "-D", "t"][..],
-        &["-P", "--coherent"],
-    ] {
+    for args in [&["-S", "-D", "t"][..], &["-P", "--coherent"]] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
         assert!(
             out.iter().any(|l| l.contains("not supported")),
@@ -349,14 +375,26 @@ fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
     let shapes = format!("{data}/shapes.xml");
     let cases: [(&[&str], String); 3] = [
         (&["-S", "--qos-file", &broken], format!("{broken}:7:")),
-        (&["-P", "--qos-file", &shapes, "--qos-profile", "Shapes::Nope"], "unknown QoS profile `Shapes::Nope`".into()),
-        (&["-P", "--qos-file", &shapes, "--qos-file", &broken], format!("{broken}:7:")),
+        (
+            &["-P", "--qos-file", &shapes, "--qos-profile", "Shapes::Nope"],
+            "unknown QoS profile `Shapes::Nope`".into(),
+        ),
+        (
+            &["-P", "--qos-file", &shapes, "--qos-file", &broken],
+            format!("{broken}:7:"),
+        ),
     ];
     for (args, want) in cases {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
         assert_eq!(code, 2, "{args:?}: {out:?}");
-        assert!(out.iter().any(|l| l.starts_with(&want) || l == &want), "{args:?}: {out:?}");
-        assert!(!out.iter().any(|l| l.starts_with("Create topic")), "{args:?}: {out:?}");
+        assert!(
+            out.iter().any(|l| l.starts_with(&want) || l == &want),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            !out.iter().any(|l| l.starts_with("Create topic")),
+            "{args:?}: {out:?}"
+        );
     }
 }
 

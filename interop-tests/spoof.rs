@@ -6,9 +6,13 @@
 
 use siftdds::cdr::Endianness;
 use siftdds::core::discovery::{ParticipantProxyData, SubscriptionData};
-use siftdds::qos::{DataReaderQos, GroupData, History, Partition, Presentation, Reliability, TopicData};
+use siftdds::qos::{
+    DataReaderQos, GroupData, History, Partition, Presentation, Reliability, TopicData,
+};
 use siftdds::wire::submessage::{Data, DataPayload, Submessage};
-use siftdds::wire::{EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, VendorId, emit_message};
+use siftdds::wire::{
+    EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, VendorId, emit_message,
+};
 
 /// A GUID prefix for fake participant `i`.
 pub fn prefix(i: u32) -> GuidPrefix {
@@ -17,7 +21,13 @@ pub fn prefix(i: u32) -> GuidPrefix {
 }
 
 /// One RTPS message holding DATA `sn` from `writer_id` to `reader_id` with `payload`.
-fn message(prefix: GuidPrefix, writer_id: EntityId, reader_id: EntityId, sn: i64, payload: &[u8]) -> Vec<u8> {
+fn message(
+    prefix: GuidPrefix,
+    writer_id: EntityId,
+    reader_id: EntityId,
+    sn: i64,
+    payload: &[u8],
+) -> Vec<u8> {
     let data = Data {
         endian: Endianness::Little,
         extra_flags: 0,
@@ -38,16 +48,34 @@ pub fn spdp(prefix: GuidPrefix, domain: u32, meta: Locator, user: Locator) -> Ve
     let mut p = ParticipantProxyData::new(prefix, domain);
     p.metatraffic_unicast_locators = vec![meta];
     p.default_unicast_locators = vec![user];
-    let payload = p.to_payload(Endianness::Little).expect("encodable participant data");
-    message(prefix, EntityId::SPDP_PARTICIPANT_ANNOUNCER, EntityId::SPDP_PARTICIPANT_DETECTOR, 1, &payload)
+    let payload = p
+        .to_payload(Endianness::Little)
+        .expect("encodable participant data");
+    message(
+        prefix,
+        EntityId::SPDP_PARTICIPANT_ANNOUNCER,
+        EntityId::SPDP_PARTICIPANT_DETECTOR,
+        1,
+        &payload,
+    )
 }
 
 /// SEDP DATA(r) number `sn` of participant `prefix`: reader `key` of topic Square (ShapeType,
 /// with or without a key as `keyed` says: the entity kind must match the writer's), reliable
 /// KEEP_ALL, at `unicast`.
-pub fn sedp_reader(prefix: GuidPrefix, key: u16, sn: i64, unicast: Locator, keyed: bool) -> Vec<u8> {
+pub fn sedp_reader(
+    prefix: GuidPrefix,
+    key: u16,
+    sn: i64,
+    unicast: Locator,
+    keyed: bool,
+) -> Vec<u8> {
     let [a, b] = key.to_be_bytes();
-    let kind = if keyed { EntityId::KIND_READER_WITH_KEY } else { EntityId::KIND_READER_NO_KEY };
+    let kind = if keyed {
+        EntityId::KIND_READER_WITH_KEY
+    } else {
+        EntityId::KIND_READER_NO_KEY
+    };
     let r = SubscriptionData {
         guid: Guid::new(prefix, EntityId([0, a, b, kind])),
         participant_guid: Guid::new(prefix, EntityId::PARTICIPANT),
@@ -56,7 +84,11 @@ pub fn sedp_reader(prefix: GuidPrefix, key: u16, sn: i64, unicast: Locator, keye
         unicast_locators: vec![unicast],
         multicast_locators: Vec::new(),
         expects_inline_qos: false,
-        qos: DataReaderQos { history: History::KeepAll, reliability: Reliability::reliable(), ..DataReaderQos::default() },
+        qos: DataReaderQos {
+            history: History::KeepAll,
+            reliability: Reliability::reliable(),
+            ..DataReaderQos::default()
+        },
         presentation: Presentation::default(),
         partition: Partition::default(),
         group_data: GroupData::default(),
@@ -65,6 +97,14 @@ pub fn sedp_reader(prefix: GuidPrefix, key: u16, sn: i64, unicast: Locator, keye
         type_information: None,
         vendor_id: VendorId::UNKNOWN,
     };
-    let payload = r.to_payload(Endianness::Little).expect("encodable subscription data");
-    message(prefix, EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER, EntityId::SEDP_SUBSCRIPTIONS_DETECTOR, sn, &payload)
+    let payload = r
+        .to_payload(Endianness::Little)
+        .expect("encodable subscription data");
+    message(
+        prefix,
+        EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER,
+        EntityId::SEDP_SUBSCRIPTIONS_DETECTOR,
+        sn,
+        &payload,
+    )
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 use siftdds::cdr::{Endianness, Writer};
 use siftdds::time::Timestamp;
 use siftdds::wire::plist::{
-    ContentFilterInfo, ContentFilterProperty, ParameterListView, Parameter, Value, pid,
+    ContentFilterInfo, ContentFilterProperty, Parameter, ParameterListView, Value, pid,
     serialize_pl_cdr_payload,
 };
 use siftdds::wire::submessage::{
@@ -45,20 +45,34 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
     let header = Header::new(PREFIX);
     let inline = plist_bytes(
         &[
-            Parameter::Known { pid: pid::PID_KEY_HASH, value: Value::KeyHash([7; 16]) },
-            Parameter::Known { pid: pid::PID_CONTENT_FILTER_INFO, value: Value::ContentFilterInfo(filter_info()) },
+            Parameter::Known {
+                pid: pid::PID_KEY_HASH,
+                value: Value::KeyHash([7; 16]),
+            },
+            Parameter::Known {
+                pid: pid::PID_CONTENT_FILTER_INFO,
+                value: Value::ContentFilterInfo(filter_info()),
+            },
         ],
         e,
     );
-    let inline_view = ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&inline, e)).unwrap();
+    let inline_view =
+        ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&inline, e)).unwrap();
     let dispose = plist_bytes(
         &[
-            Parameter::Known { pid: pid::PID_KEY_HASH, value: Value::KeyHash([7; 16]) },
-            Parameter::Known { pid: pid::PID_STATUS_INFO, value: Value::StatusInfo(3) },
+            Parameter::Known {
+                pid: pid::PID_KEY_HASH,
+                value: Value::KeyHash([7; 16]),
+            },
+            Parameter::Known {
+                pid: pid::PID_STATUS_INFO,
+                value: Value::StatusInfo(3),
+            },
         ],
         e,
     );
-    let dispose_view = ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&dispose, e)).unwrap();
+    let dispose_view =
+        ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&dispose, e)).unwrap();
     let sample = [0u8, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0];
     let big = vec![0xab; 3000];
     let cfp = ContentFilterProperty {
@@ -71,10 +85,22 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
     let reader_guid = Guid::new(PREFIX, READER);
     let sedp = serialize_pl_cdr_payload(
         &[
-            Parameter::Known { pid: pid::PID_ENDPOINT_GUID, value: Value::Guid(reader_guid) },
-            Parameter::Known { pid: pid::PID_TOPIC_NAME, value: Value::String("Square") },
-            Parameter::Known { pid: pid::PID_TYPE_NAME, value: Value::String("ShapeType") },
-            Parameter::Known { pid: pid::PID_CONTENT_FILTER_PROPERTY, value: Value::ContentFilterProperty(cfp) },
+            Parameter::Known {
+                pid: pid::PID_ENDPOINT_GUID,
+                value: Value::Guid(reader_guid),
+            },
+            Parameter::Known {
+                pid: pid::PID_TOPIC_NAME,
+                value: Value::String("Square"),
+            },
+            Parameter::Known {
+                pid: pid::PID_TYPE_NAME,
+                value: Value::String("ShapeType"),
+            },
+            Parameter::Known {
+                pid: pid::PID_CONTENT_FILTER_PROPERTY,
+                value: Value::ContentFilterProperty(cfp),
+            },
         ],
         e,
     )
@@ -90,65 +116,128 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
     });
     let group = [
         vec![
-            Submessage::InfoTs(InfoTs { endian: e, timestamp: Some(Timestamp { seconds: 1_700_000_000, fraction: 1 << 31 }) }),
+            Submessage::InfoTs(InfoTs {
+                endian: e,
+                timestamp: Some(Timestamp {
+                    seconds: 1_700_000_000,
+                    fraction: 1 << 31,
+                }),
+            }),
             data,
             Submessage::Heartbeat(Heartbeat {
-                endian: e, final_flag: false, liveliness: false, reader_id: EntityId::UNKNOWN,
-                writer_id: WRITER, first_sn: sn(1), last_sn: sn(5), count: 1,
+                endian: e,
+                final_flag: false,
+                liveliness: false,
+                reader_id: EntityId::UNKNOWN,
+                writer_id: WRITER,
+                first_sn: sn(1),
+                last_sn: sn(5),
+                count: 1,
             }),
         ],
         vec![
-            Submessage::InfoDst(InfoDst { endian: e, guid_prefix: PEER }),
+            Submessage::InfoDst(InfoDst {
+                endian: e,
+                guid_prefix: PEER,
+            }),
             Submessage::AckNack(AckNack {
-                endian: e, final_flag: true, reader_id: READER, writer_id: WRITER,
-                reader_sn_state: SequenceNumberSet::from_members(sn(3), [sn(3), sn(5), sn(200)]).unwrap(),
+                endian: e,
+                final_flag: true,
+                reader_id: READER,
+                writer_id: WRITER,
+                reader_sn_state: SequenceNumberSet::from_members(sn(3), [sn(3), sn(5), sn(200)])
+                    .unwrap(),
                 count: 4,
             }),
             Submessage::NackFrag(NackFrag {
-                endian: e, reader_id: READER, writer_id: WRITER, writer_sn: sn(2),
-                fragment_number_state: FragmentNumberSet::from_members(FragmentNumber(2), [FragmentNumber(2), FragmentNumber(3)]).unwrap(),
+                endian: e,
+                reader_id: READER,
+                writer_id: WRITER,
+                writer_sn: sn(2),
+                fragment_number_state: FragmentNumberSet::from_members(
+                    FragmentNumber(2),
+                    [FragmentNumber(2), FragmentNumber(3)],
+                )
+                .unwrap(),
                 count: 1,
             }),
         ],
         vec![
             Submessage::Gap(Gap {
-                endian: e, reader_id: READER, writer_id: WRITER, gap_start: sn(2),
-                gap_list: SequenceNumberSet::from_members(sn(4), [sn(6)]).unwrap(), group: None,
+                endian: e,
+                reader_id: READER,
+                writer_id: WRITER,
+                gap_start: sn(2),
+                gap_list: SequenceNumberSet::from_members(sn(4), [sn(6)]).unwrap(),
+                group: None,
             }),
             Submessage::HeartbeatFrag(HeartbeatFrag {
-                endian: e, reader_id: READER, writer_id: WRITER, writer_sn: sn(7),
-                last_fragment_num: FragmentNumber(3), count: 1,
+                endian: e,
+                reader_id: READER,
+                writer_id: WRITER,
+                writer_sn: sn(7),
+                last_fragment_num: FragmentNumber(3),
+                count: 1,
             }),
             Submessage::DataFrag(DataFrag {
-                endian: e, extra_flags: 0, reader_id: READER, writer_id: WRITER, writer_sn: sn(7),
-                fragment_starting_num: FragmentNumber(1), fragments_in_submessage: 1,
-                fragment_size: 1000, sample_size: 3000, inline_qos: Some(inline_view), key: false,
+                endian: e,
+                extra_flags: 0,
+                reader_id: READER,
+                writer_id: WRITER,
+                writer_sn: sn(7),
+                fragment_starting_num: FragmentNumber(1),
+                fragments_in_submessage: 1,
+                fragment_size: 1000,
+                sample_size: 3000,
+                inline_qos: Some(inline_view),
+                key: false,
                 fragments: &big[..1000],
             }),
         ],
         vec![
             Submessage::InfoSrc(InfoSrc {
-                endian: e, unused: 0, version: ProtocolVersion::V2_5, vendor_id: VendorId::SIFTDDS,
+                endian: e,
+                unused: 0,
+                version: ProtocolVersion::V2_5,
+                vendor_id: VendorId::SIFTDDS,
                 guid_prefix: PEER,
             }),
             Submessage::InfoReply(InfoReply {
-                endian: e, unicast: vec![Locator::udpv4([127, 0, 0, 1], 7411)],
+                endian: e,
+                unicast: vec![Locator::udpv4([127, 0, 0, 1], 7411)],
                 multicast: Some(vec![Locator::udpv4([239, 255, 0, 1], 7401)]),
             }),
             Submessage::InfoReplyIp4(InfoReplyIp4 {
-                endian: e, unicast: Ip4Locator { address: 0x7f00_0001, port: 7413 }, multicast: None,
+                endian: e,
+                unicast: Ip4Locator {
+                    address: 0x7f00_0001,
+                    port: 7413,
+                },
+                multicast: None,
             }),
             // Wireshark 4.0 flags a PAD with a body ("Should be ZERO"); we only send empty ones.
-            Submessage::Pad(Pad { endian: e, body_len: 0 }),
+            Submessage::Pad(Pad {
+                endian: e,
+                body_len: 0,
+            }),
         ],
         vec![Submessage::Data(Data {
-            endian: e, extra_flags: 0, reader_id: EntityId::SEDP_SUBSCRIPTIONS_DETECTOR,
-            writer_id: EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER, writer_sn: sn(1), inline_qos: None,
+            endian: e,
+            extra_flags: 0,
+            reader_id: EntityId::SEDP_SUBSCRIPTIONS_DETECTOR,
+            writer_id: EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER,
+            writer_sn: sn(1),
+            inline_qos: None,
             payload: DataPayload::Data(&sedp),
         })],
         vec![Submessage::Data(Data {
-            endian: e, extra_flags: 0, reader_id: READER, writer_id: WRITER, writer_sn: sn(9),
-            inline_qos: Some(dispose_view), payload: DataPayload::None,
+            endian: e,
+            extra_flags: 0,
+            reader_id: READER,
+            writer_id: WRITER,
+            writer_sn: sn(9),
+            inline_qos: Some(dispose_view),
+            payload: DataPayload::None,
         })],
     ];
     group
@@ -178,7 +267,10 @@ fn ethernet_frame(payload: &[u8]) -> Vec<u8> {
 #[test]
 fn wireshark_dissects_every_submessage_we_encode_without_warnings() {
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "SKIPPED wireshark_dissects_every_submessage_we_encode_without_warnings: tshark not installed (scripts/setup installs it)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED wireshark_dissects_every_submessage_we_encode_without_warnings: tshark not installed (scripts/setup installs it)"
+        );
         return;
     }
     let mut pcap = Vec::new();
@@ -201,25 +293,61 @@ fn wireshark_dissects_every_submessage_we_encode_without_warnings() {
     let path = std::env::temp_dir().join(format!("siftdds-tshark-{}.pcap", std::process::id()));
     std::fs::write(&path, &pcap).unwrap();
     let tshark = |args: &[&str]| {
-        let out = Command::new("tshark").arg("-r").arg(&path).args(args).output().unwrap();
-        assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("tshark")
+            .arg("-r")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tshark failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     // Wireshark's RTPS heuristic dissector recognises the messages by their magic.
     let warnings = tshark(&[
-        "-Y", "_ws.malformed || _ws.expert.severity >= warning",
-        "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message", "-e", "_ws.malformed",
+        "-Y",
+        "_ws.malformed || _ws.expert.severity >= warning",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "_ws.expert.message",
+        "-e",
+        "_ws.malformed",
     ]);
     let ids = tshark(&["-T", "fields", "-e", "rtps.sm.id"]);
     let verbose = tshark(&["-V"]);
     let _ = std::fs::remove_file(&path);
-    assert_eq!(warnings.trim(), "", "tshark flagged our messages:\n{warnings}");
-    let dissected: usize = ids.lines().map(|l| l.split(',').filter(|s| !s.is_empty()).count()).sum();
-    assert_eq!(dissected, expected_submessages, "tshark saw other submessages:\n{ids}");
+    assert_eq!(
+        warnings.trim(),
+        "",
+        "tshark flagged our messages:\n{warnings}"
+    );
+    let dissected: usize = ids
+        .lines()
+        .map(|l| l.split(',').filter(|s| !s.is_empty()).count())
+        .sum();
+    assert_eq!(
+        dissected, expected_submessages,
+        "tshark saw other submessages:\n{ids}"
+    );
     // The content-filter parameters are recognised by name, not shown as unknown.
-    assert!(verbose.contains("PID_CONTENT_FILTER_INFO"), "no filter info in:\n{verbose}");
-    assert!(verbose.contains("PID_CONTENT_FILTER_PROPERTY"), "no filter property in:\n{verbose}");
-    assert!(verbose.contains("color = %0 AND x > %1"), "filter expression not dissected");
+    assert!(
+        verbose.contains("PID_CONTENT_FILTER_INFO"),
+        "no filter info in:\n{verbose}"
+    );
+    assert!(
+        verbose.contains("PID_CONTENT_FILTER_PROPERTY"),
+        "no filter property in:\n{verbose}"
+    );
+    assert!(
+        verbose.contains("color = %0 AND x > %1"),
+        "filter expression not dissected"
+    );
 }
 
 /// Live traffic of two siftdds participants (discovery, reliable data, a 100 KB fragmented
@@ -228,7 +356,9 @@ fn wireshark_dissects_every_submessage_we_encode_without_warnings() {
 #[test]
 fn wireshark_finds_no_warning_in_our_live_traffic() {
     use siftdds::api::DomainParticipant;
-    use siftdds::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos};
+    use siftdds::qos::{
+        DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos,
+    };
     use siftdds::types::ShapeType;
     use std::time::Duration;
 
@@ -237,7 +367,10 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
         return;
     }
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: tshark not installed (scripts/setup installs it)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: tshark not installed (scripts/setup installs it)"
+        );
         return;
     }
     let path = std::env::temp_dir().join(format!("siftdds-live-{}.pcapng", std::process::id()));
@@ -247,20 +380,52 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
     let base = 7400 + 250 * domain;
     let filter = format!("udp and portrange {}-{}", base, base + 249);
     let mut capture = start_capture(&filter, &["-a", "duration:8"], &path);
-    let a = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
-    let b = DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap();
+    let a = DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let b = DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap();
     let topic = a.create_topic::<ShapeType>("Square", TopicQos::default());
     let w = a
         .create_publisher(PublisherQos::default())
-        .create_datawriter(&topic, DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() })
+        .create_datawriter(
+            &topic,
+            DataWriterQos {
+                history: History::KeepAll,
+                ..DataWriterQos::default()
+            },
+        )
         .unwrap();
-    let rqos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() };
-    let r = b.create_subscriber(SubscriberQos::default()).create_datareader(&topic, rqos).unwrap();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let r = b
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, rqos)
+        .unwrap();
     w.wait_for_matched(1, Duration::from_secs(5)).unwrap();
     for i in 0..50 {
-        w.write(&ShapeType { color: "RED".into(), x: i, y: i, shapesize: 20, additional_payload_size: vec![] }).unwrap();
+        w.write(&ShapeType {
+            color: "RED".into(),
+            x: i,
+            y: i,
+            shapesize: 20,
+            additional_payload_size: vec![],
+        })
+        .unwrap();
     }
-    let big = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![7; 100_000] };
+    let big = ShapeType {
+        color: "BLUE".into(),
+        x: 1,
+        y: 2,
+        shapesize: 3,
+        additional_payload_size: vec![7; 100_000],
+    };
     w.write(&big).unwrap();
     w.dispose(&big).unwrap();
     w.wait_for_acknowledgments(Duration::from_secs(5)).unwrap();
@@ -273,26 +438,57 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
     drop((w, r, a, b));
     assert!(capture.wait().unwrap().success());
     let tshark = |args: &[&str]| {
-        let out = Command::new("tshark").arg("-r").arg(&path).args(args).output().unwrap();
+        let out = Command::new("tshark")
+            .arg("-r")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
         String::from_utf8(out.stdout).unwrap()
     };
     let warnings = tshark(&[
-        "-Y", "_ws.malformed || _ws.expert.severity >= warning",
-        "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message",
+        "-Y",
+        "_ws.malformed || _ws.expert.severity >= warning",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "_ws.expert.message",
     ]);
     let summary = tshark(&["-Y", "rtps"]);
     if std::env::var_os("SIFTDDS_KEEP_CAPTURE").is_none() {
         let _ = std::fs::remove_file(&path);
     }
-    assert_eq!(warnings.trim(), "", "tshark flagged our traffic:\n{warnings}");
-    for kind in ["DATA(p)", "DATA(w)", "DATA(r)", "DATA_FRAG", "HEARTBEAT", "ACKNACK", "INFO_DST", "INFO_TS"] {
-        assert!(summary.contains(kind), "no {kind} in the capture:\n{summary}");
+    assert_eq!(
+        warnings.trim(),
+        "",
+        "tshark flagged our traffic:\n{warnings}"
+    );
+    for kind in [
+        "DATA(p)",
+        "DATA(w)",
+        "DATA(r)",
+        "DATA_FRAG",
+        "HEARTBEAT",
+        "ACKNACK",
+        "INFO_DST",
+        "INFO_TS",
+    ] {
+        assert!(
+            summary.contains(kind),
+            "no {kind} in the capture:\n{summary}"
+        );
     }
 }
 
 /// Starts `tshark -i lo -f FILTER EXTRA... -w PATH` and returns once it is capturing (it logs
 /// "Capture started."); its stdout is discarded and its stderr drained so it never blocks.
-pub(crate) fn start_capture(filter: &str, extra: &[&str], path: &std::path::Path) -> std::process::Child {
+pub(crate) fn start_capture(
+    filter: &str,
+    extra: &[&str],
+    path: &std::path::Path,
+) -> std::process::Child {
     let mut child = Command::new("tshark")
         .args(["-i", "lo", "-f", filter])
         .args(extra)

@@ -26,7 +26,10 @@ use crate::sandbox::may_open_sockets;
 use crate::vendors::Peer;
 
 const SHAPES_XML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos/shapes.xml");
-const PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/interop-tests/peers/python/shapes_xcdr.py");
+const PEER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/interop-tests/peers/python/shapes_xcdr.py"
+);
 const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -66,7 +69,10 @@ fn shape_main(args: &[&str]) -> Peer {
 }
 
 fn participant(domain: u32) -> DomainParticipant {
-    DomainParticipant::builder(domain).announce_period(Duration::from_millis(300)).build().unwrap()
+    DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap()
 }
 
 fn xcdr2() -> DataRepresentation {
@@ -102,10 +108,16 @@ fn wait_incompatible_representation(p: &DomainParticipant, endpoint: Guid) -> bo
     let deadline = Instant::now() + WAIT;
     while Instant::now() < deadline {
         match p.wait_event(Duration::from_millis(200)).unwrap() {
-            Some(Event::OfferedIncompatibleQos { writer: e, policies, .. })
-            | Some(Event::RequestedIncompatibleQos { reader: e, policies, .. })
-                if e == endpoint && policies.contains(QosPolicyId::DataRepresentation) =>
-            {
+            Some(Event::OfferedIncompatibleQos {
+                writer: e,
+                policies,
+                ..
+            })
+            | Some(Event::RequestedIncompatibleQos {
+                reader: e,
+                policies,
+                ..
+            }) if e == endpoint && policies.contains(QosPolicyId::DataRepresentation) => {
                 return true;
             }
             _ => {}
@@ -116,7 +128,9 @@ fn wait_incompatible_representation(p: &DomainParticipant, endpoint: Guid) -> bo
 
 #[test]
 fn profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible() {
-    if !may_open_sockets("profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible") {
+    if !may_open_sockets(
+        "profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible",
+    ) {
         return;
     }
     let mut provider = QosProvider::new();
@@ -129,18 +143,37 @@ fn profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible(
         .build()
         .unwrap();
     let b = DomainParticipant::with_profile(170, &provider, profile).unwrap();
-    let topic_a = a.create_topic_with_profile::<ShapeType>("Xcdr2Square", &provider, profile).unwrap();
-    let topic_b = b.create_topic_with_profile::<ShapeType>("Xcdr2Square", &provider, profile).unwrap();
+    let topic_a = a
+        .create_topic_with_profile::<ShapeType>("Xcdr2Square", &provider, profile)
+        .unwrap();
+    let topic_b = b
+        .create_topic_with_profile::<ShapeType>("Xcdr2Square", &provider, profile)
+        .unwrap();
     let publisher = a.create_publisher_with_profile(&provider, profile).unwrap();
-    let w = publisher.create_datawriter_with_profile(&topic_a, &provider, profile).unwrap();
-    let subscriber = b.create_subscriber_with_profile(&provider, profile).unwrap();
-    let r2: DataReader<ShapeType> = subscriber.create_datareader_with_profile(&topic_b, &provider, profile).unwrap();
-    let xcdr1_qos = DataReaderQos { reliability: Reliability::reliable(), ..DataReaderQos::default() };
+    let w = publisher
+        .create_datawriter_with_profile(&topic_a, &provider, profile)
+        .unwrap();
+    let subscriber = b
+        .create_subscriber_with_profile(&provider, profile)
+        .unwrap();
+    let r2: DataReader<ShapeType> = subscriber
+        .create_datareader_with_profile(&topic_b, &provider, profile)
+        .unwrap();
+    let xcdr1_qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        ..DataReaderQos::default()
+    };
     let r1: DataReader<ShapeType> = subscriber.create_datareader(&topic_b, xcdr1_qos).unwrap();
     w.wait_for_matched(1, WAIT).unwrap();
     r2.wait_for_matched(1, WAIT).unwrap();
-    assert!(wait_incompatible_representation(&a, w.guid()), "no OFFERED_INCOMPATIBLE_QOS at the writer");
-    assert!(wait_incompatible_representation(&b, r1.guid()), "no REQUESTED_INCOMPATIBLE_QOS at the reader");
+    assert!(
+        wait_incompatible_representation(&a, w.guid()),
+        "no OFFERED_INCOMPATIBLE_QOS at the writer"
+    );
+    assert!(
+        wait_incompatible_representation(&b, r1.guid()),
+        "no REQUESTED_INCOMPATIBLE_QOS at the reader"
+    );
     let sent: Vec<ShapeType> = (0..100).map(sample).collect();
     for s in &sent {
         w.write(s).unwrap();
@@ -149,7 +182,12 @@ fn profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible(
     let mut got = Vec::new();
     let deadline = Instant::now() + WAIT;
     while got.len() < sent.len() && Instant::now() < deadline {
-        got.extend(r2.wait_take(Duration::from_millis(200)).unwrap().into_iter().filter_map(|s| s.value));
+        got.extend(
+            r2.wait_take(Duration::from_millis(200))
+                .unwrap()
+                .into_iter()
+                .filter_map(|s| s.value),
+        );
     }
     assert_eq!(got, sent);
     assert_eq!(w.matched_subscriptions().unwrap(), 1);
@@ -157,9 +195,16 @@ fn profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible(
     // An unknown profile, and a representation ShapeType cannot write (XML).
     let nope = publisher.create_datawriter_with_profile(&topic_a, &provider, "Shapes::Nope");
     assert!(matches!(nope, Err(Error::QosProfile(_))));
-    let xml = DataWriterQos::default().data_representation(DataRepresentation::new([DataRepresentation::XML]));
+    let xml = DataWriterQos::default()
+        .data_representation(DataRepresentation::new([DataRepresentation::XML]));
     let refused = publisher.create_datawriter(&topic_a, xml);
-    assert!(matches!(refused, Err(Error::UnsupportedDataRepresentation { type_name: "ShapeType", id: 1 })));
+    assert!(matches!(
+        refused,
+        Err(Error::UnsupportedDataRepresentation {
+            type_name: "ShapeType",
+            id: 1
+        })
+    ));
 }
 
 #[test]
@@ -168,18 +213,38 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
         return;
     }
     let n = 200;
-    let peer = python_peer(&["sub", "171", "Square", &n.to_string(), "--xcdr", "2", "--dispose"]);
+    let peer = python_peer(&[
+        "sub",
+        "171",
+        "Square",
+        &n.to_string(),
+        "--xcdr",
+        "2",
+        "--dispose",
+    ]);
     let p = participant(171);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let publisher = p.create_publisher(PublisherQos::default());
     // Our default (XCDR1) writer cannot match the XCDR2-only reader: §7.6.3.1.2.
-    let x1 = publisher.create_datawriter(&topic, DataWriterQos::default()).unwrap();
-    assert!(wait_incompatible_representation(&p, x1.guid()), "XCDR1 writer matched an XCDR2 reader");
+    let x1 = publisher
+        .create_datawriter(&topic, DataWriterQos::default())
+        .unwrap();
+    assert!(
+        wait_incompatible_representation(&p, x1.guid()),
+        "XCDR1 writer matched an XCDR2 reader"
+    );
     drop(x1);
-    let qos = DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() }.data_representation(xcdr2());
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        ..DataWriterQos::default()
+    }
+    .data_representation(xcdr2());
     let w = publisher.create_datawriter(&topic, qos).unwrap();
     w.wait_for_matched(1, WAIT).unwrap();
-    assert!(peer.wait_line("matched", WAIT), "the Python reader never matched us");
+    assert!(
+        peer.wait_line("matched", WAIT),
+        "the Python reader never matched us"
+    );
     for i in 0..n {
         w.write(&sample(i)).unwrap();
     }
@@ -187,10 +252,16 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     w.dispose(&sample(0)).unwrap();
     w.wait_for_acknowledgments(WAIT).unwrap();
     let out = peer.finish(WAIT);
-    let want: Vec<_> = (0..n).map(sample).map(|s| (s.color, s.x, s.y, s.shapesize)).collect();
+    let want: Vec<_> = (0..n)
+        .map(sample)
+        .map(|s| (s.color, s.x, s.y, s.shapesize))
+        .collect();
     assert_eq!(peer_samples(&out), want, "{out}");
     assert!(out.lines().any(|l| l == "DISPOSED"), "{out}");
-    assert!(out.contains("/cyclonedds.libs/libddsc-"), "the wheel's own libddsc: {out}");
+    assert!(
+        out.contains("/cyclonedds.libs/libddsc-"),
+        "the wheel's own libddsc: {out}"
+    );
 }
 
 #[test]
@@ -201,18 +272,37 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
     let n = 200;
     let p = participant(172);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() }
-        .data_representation(DataRepresentation::new([DataRepresentation::XCDR, DataRepresentation::XCDR2]));
-    let r: DataReader<ShapeType> = p.create_subscriber(SubscriberQos::default()).create_datareader(&topic, qos).unwrap();
+    let qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    }
+    .data_representation(DataRepresentation::new([
+        DataRepresentation::XCDR,
+        DataRepresentation::XCDR2,
+    ]));
+    let r: DataReader<ShapeType> = p
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, qos)
+        .unwrap();
     let peer = python_peer(&["pub", "172", "Square", &n.to_string(), "--xcdr", "2"]);
     let mut got = Vec::new();
     let deadline = Instant::now() + WAIT;
     while got.len() < n as usize && Instant::now() < deadline {
-        got.extend(r.wait_take(Duration::from_millis(200)).unwrap().into_iter().filter_map(|s| s.value));
+        got.extend(
+            r.wait_take(Duration::from_millis(200))
+                .unwrap()
+                .into_iter()
+                .filter_map(|s| s.value),
+        );
     }
     let out = peer.finish(WAIT);
-    let want: Vec<ShapeType> =
-        (0..n).map(|i| ShapeType { additional_payload_size: vec![], ..sample(i) }).collect();
+    let want: Vec<ShapeType> = (0..n)
+        .map(|i| ShapeType {
+            additional_payload_size: vec![],
+            ..sample(i)
+        })
+        .collect();
     assert_eq!(got, want, "peer output:\n{out}");
 }
 
@@ -222,12 +312,34 @@ fn shape_main_x2_publisher_to_python_cyclone_xcdr2_reader() {
         return;
     }
     let peer = python_peer(&["sub", "173", "Circle", "10", "--xcdr", "2"]);
-    let publisher = shape_main(&["-P", "-x", "2", "-d", "173", "-t", "Circle", "-c", "GREEN", "--write-period", "20", "--num-iterations", "1500"]);
-    assert!(publisher.wait_line("on_publication_matched()", WAIT), "shape_main -x 2 never matched");
+    let publisher = shape_main(&[
+        "-P",
+        "-x",
+        "2",
+        "-d",
+        "173",
+        "-t",
+        "Circle",
+        "-c",
+        "GREEN",
+        "--write-period",
+        "20",
+        "--num-iterations",
+        "1500",
+    ]);
+    assert!(
+        publisher.wait_line("on_publication_matched()", WAIT),
+        "shape_main -x 2 never matched"
+    );
     let out = peer.finish(WAIT);
     let samples = peer_samples(&out);
     assert!(samples.len() >= 10, "{out}");
-    assert!(samples.iter().all(|(c, _, _, size)| c == "GREEN" && *size == 20), "{out}");
+    assert!(
+        samples
+            .iter()
+            .all(|(c, _, _, size)| c == "GREEN" && *size == 20),
+        "{out}"
+    );
 }
 
 #[test]
@@ -235,11 +347,27 @@ fn python_cyclone_xcdr2_writer_to_shape_main_x2_subscriber() {
     if !python_ready("python_cyclone_xcdr2_writer_to_shape_main_x2_subscriber") {
         return;
     }
-    let sub = shape_main(&["-S", "-x", "2", "-d", "174", "-t", "Triangle", "--read-period", "20"]);
+    let sub = shape_main(&[
+        "-S",
+        "-x",
+        "2",
+        "-d",
+        "174",
+        "-t",
+        "Triangle",
+        "--read-period",
+        "20",
+    ]);
     assert!(sub.wait_line("Create reader for topic: Triangle", WAIT));
     let peer = python_peer(&["pub", "174", "Triangle", "50", "--xcdr", "2"]);
-    assert!(sub.wait_line("on_subscription_matched()", WAIT), "shape_main -x 2 never matched");
+    assert!(
+        sub.wait_line("on_subscription_matched()", WAIT),
+        "shape_main -x 2 never matched"
+    );
     // The last sample: x = 49, y = 98, shapesize 30 + 49 % 7 = 30.
-    assert!(sub.wait_line("Triangle   RED        049 098 [30]", WAIT), "last sample not printed");
+    assert!(
+        sub.wait_line("Triangle   RED        049 098 [30]", WAIT),
+        "last sample not printed"
+    );
     peer.finish(WAIT);
 }

@@ -20,12 +20,18 @@ use crate::wire::{Message, VendorId};
 /// Target `rtps_message`: parse a datagram; every accepted submessage must re-emit to bytes
 /// that parse back to the same submessage.
 pub fn rtps_message(data: &[u8]) {
-    let Ok((_header, iter)) = Message::parse(data) else { return };
+    let Ok((_header, iter)) = Message::parse(data) else {
+        return;
+    };
     for outcome in iter {
         if let SubmessageOutcome::Accept(sm) = outcome {
             let mut buf = Vec::new();
             sm.emit(&mut buf);
-            assert_eq!(buf.len(), sm.buffer_len(), "buffer_len disagrees with emit: {sm:?}");
+            assert_eq!(
+                buf.len(),
+                sm.buffer_len(),
+                "buffer_len disagrees with emit: {sm:?}"
+            );
             match SubmessageIter::new(&buf).next() {
                 Some(SubmessageOutcome::Accept(again)) => {
                     assert_eq!(again, sm, "submessage changed in a round trip")
@@ -40,8 +46,14 @@ pub fn rtps_message(data: &[u8]) {
 /// parameter list. A decoded list must re-emit to a list that decodes to the same parameters.
 /// The content-filter property and info decoders get the same bytes.
 pub fn plist(data: &[u8]) {
-    let Some((&selector, body)) = data.split_first() else { return };
-    let endian = if selector & 1 == 1 { Endianness::Little } else { Endianness::Big };
+    let Some((&selector, body)) = data.split_first() else {
+        return;
+    };
+    let endian = if selector & 1 == 1 {
+        Endianness::Little
+    } else {
+        Endianness::Big
+    };
     let vendor = match selector >> 1 & 3 {
         0 => VendorId::CYCLONE_DDS,
         1 => VendorId::FAST_DDS,
@@ -129,14 +141,18 @@ impl<'a> CdrDecode<'a> for Sample {
 /// header says CDR2). Whatever decodes must encode back to bytes that decode to the same value.
 pub fn cdr(data: &[u8]) {
     let mut r = Reader::new(data, Endianness::Big);
-    let Ok(header) = EncapsulationHeader::parse(&mut r) else { return };
+    let Ok(header) = EncapsulationHeader::parse(&mut r) else {
+        return;
+    };
     let version = match header.kind {
         crate::cdr::EncapsulationKind::Cdr2 => XcdrVersion::Xcdr2,
         _ => XcdrVersion::Xcdr1,
     };
     let mut body = Reader::new(r.rest(), header.endian);
     body.set_xcdr(version);
-    let Ok(sample) = Sample::decode(&mut body) else { return };
+    let Ok(sample) = Sample::decode(&mut body) else {
+        return;
+    };
     let mut buf = Vec::new();
     let mut w = Writer::new(&mut buf, header.endian);
     w.set_xcdr(version);
@@ -146,20 +162,34 @@ pub fn cdr(data: &[u8]) {
     let decoded = Sample::decode(&mut again).unwrap_or_else(|e| panic!("re-encoded sample: {e}"));
     // NaN != NaN: compare the bit patterns of the float.
     assert_eq!(decoded.real.to_bits(), sample.real.to_bits());
-    assert_eq!(Sample { real: 0.0, ..decoded }, Sample { real: 0.0, ..sample });
+    assert_eq!(
+        Sample {
+            real: 0.0,
+            ..decoded
+        },
+        Sample {
+            real: 0.0,
+            ..sample
+        }
+    );
 }
 
 /// Target `filter`: a DDS-SQL expression (lossy UTF-8). Whatever parses must print to a
 /// canonical form that parses to the same AST.
 pub fn filter(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let Ok(ast) = crate::filter::Ast::parse(&text) else { return };
+    let Ok(ast) = crate::filter::Ast::parse(&text) else {
+        return;
+    };
     let printed = ast.to_string();
     // The canonical form may exceed the input length limit (documented in filter::ast).
     if printed.len() <= crate::filter::MAX_EXPRESSION_LEN {
         let again = crate::filter::Ast::parse(&printed)
             .unwrap_or_else(|e| panic!("canonical form {printed:?} does not parse: {e}"));
-        assert_eq!(again, ast, "AST changed through its canonical form {printed:?}");
+        assert_eq!(
+            again, ast,
+            "AST changed through its canonical form {printed:?}"
+        );
     }
     filter_on_payloads(&text);
 }
@@ -171,9 +201,15 @@ pub fn filter(data: &[u8]) {
 fn filter_on_payloads(text: &str) {
     use crate::filter::{Program, parse_parameters};
     use crate::types::{ShapeType, TopicType, XcdrVersion};
-    let Some(desc) = <ShapeType as TopicType>::descriptor() else { return };
-    let Ok(params) = parse_parameters(&["'RED'", "10", "2.5", "'B%'"]) else { return };
-    let Ok(program) = Program::compile_expression(text, &params, desc) else { return };
+    let Some(desc) = <ShapeType as TopicType>::descriptor() else {
+        return;
+    };
+    let Ok(params) = parse_parameters(&["'RED'", "10", "2.5", "'B%'"]) else {
+        return;
+    };
+    let Ok(program) = Program::compile_expression(text, &params, desc) else {
+        return;
+    };
     let shape = |color: &str, x: i32, extra: usize| ShapeType {
         color: color.into(),
         x,
@@ -188,36 +224,52 @@ fn filter_on_payloads(text: &str) {
         (XcdrVersion::Xcdr2, Endianness::Big),
     ];
     let mut seen: Vec<(Vec<u8>, Option<bool>)> = Vec::new();
-    for s in [shape("RED", 10, 0), shape("BLUE", -3, 2), shape("", 0, 5), shape("BR", 11, 1)] {
+    for s in [
+        shape("RED", 10, 0),
+        shape("BLUE", -3, 2),
+        shape("", 0, 5),
+        shape("BR", 11, 1),
+    ] {
         let mut answers = encodings.iter().filter_map(|&(v, e)| {
             let bytes = s.serialize_as(v, e)?;
             Some((program.evaluate(&bytes).ok(), program.project(&bytes).ok()))
         });
-        let Some((first, key)) = answers.next() else { continue };
+        let Some((first, key)) = answers.next() else {
+            continue;
+        };
         for (answer, _) in answers {
             assert_eq!(answer, first, "{text:?} on {s:?}: encodings disagree");
         }
         if let Some(key) = key {
             if let Some((_, earlier)) = seen.iter().find(|(k, _)| *k == key) {
-                assert_eq!(*earlier, first, "{text:?}: equal projections, different answers");
+                assert_eq!(
+                    *earlier, first,
+                    "{text:?}: equal projections, different answers"
+                );
             }
             seen.push((key, first));
         }
     }
 }
 
-
-
 /// Target `discovery`: SPDP and SEDP payloads. Whatever decodes must encode to a payload that
 /// decodes to the same data.
 pub fn discovery(data: &[u8]) {
     use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
-    let Some((&selector, payload)) = data.split_first() else { return };
-    let vendor = if selector & 1 == 0 { VendorId::CYCLONE_DDS } else { VendorId::FAST_DDS };
+    let Some((&selector, payload)) = data.split_first() else {
+        return;
+    };
+    let vendor = if selector & 1 == 0 {
+        VendorId::CYCLONE_DDS
+    } else {
+        VendorId::FAST_DDS
+    };
     match selector >> 1 & 3 {
         0 => {
             if let Ok(p) = ParticipantProxyData::from_payload(payload, vendor) {
-                let again = p.to_payload(Endianness::Little).map(|b| ParticipantProxyData::from_payload(&b, vendor));
+                let again = p
+                    .to_payload(Endianness::Little)
+                    .map(|b| ParticipantProxyData::from_payload(&b, vendor));
                 if let Ok(again) = again {
                     assert_eq!(again.as_ref().ok(), Some(&p), "participant data changed");
                 }
@@ -228,8 +280,11 @@ pub fn discovery(data: &[u8]) {
                 if let Ok(b) = w.to_payload(Endianness::Little) {
                     // The vendor is not part of the data we send: it comes from the sender's
                     // PID_VENDORID or message header, so compare the rest.
-                    let again = PublicationData::from_payload(&b, vendor)
-                        .map(|a| PublicationData { vendor_id: w.vendor_id, ..a });
+                    let again =
+                        PublicationData::from_payload(&b, vendor).map(|a| PublicationData {
+                            vendor_id: w.vendor_id,
+                            ..a
+                        });
                     assert_eq!(again.ok().as_ref(), Some(&w), "publication data changed");
                 }
             }
@@ -237,8 +292,11 @@ pub fn discovery(data: &[u8]) {
         _ => {
             if let Ok(r) = SubscriptionData::from_payload(payload, vendor) {
                 if let Ok(b) = r.to_payload(Endianness::Little) {
-                    let again = SubscriptionData::from_payload(&b, vendor)
-                        .map(|a| SubscriptionData { vendor_id: r.vendor_id, ..a });
+                    let again =
+                        SubscriptionData::from_payload(&b, vendor).map(|a| SubscriptionData {
+                            vendor_id: r.vendor_id,
+                            ..a
+                        });
                     assert_eq!(again.ok().as_ref(), Some(&r), "subscription data changed");
                 }
             }
@@ -260,27 +318,36 @@ pub fn participant_rx(data: &[u8]) {
     config.max_remote_participants = 8;
     config.max_remote_endpoints = 32;
     let mut p = Participant::new(config);
-    let mut now = Now { mono: Instant::from_nanos(1), wall: Timestamp::from_unix_nanos(1) };
-    p.create_writer(now, WriterSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: true,
-        qos: DataWriterQos::default(),
-        publisher_qos: PublisherQos::default(),
-        fragment_size: 512,
-        descriptor: None,
-        invert_filter_bit_for_tests: false,
-    });
-    p.create_reader(now, ReaderSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: true,
-        qos: DataReaderQos::default(),
-        subscriber_qos: SubscriberQos::default(),
-        content_filter: None,
-        descriptor: None,
-        key_hasher: None,
-    });
+    let mut now = Now {
+        mono: Instant::from_nanos(1),
+        wall: Timestamp::from_unix_nanos(1),
+    };
+    p.create_writer(
+        now,
+        WriterSpec {
+            topic_name: "Square".into(),
+            type_name: "ShapeType".into(),
+            keyed: true,
+            qos: DataWriterQos::default(),
+            publisher_qos: PublisherQos::default(),
+            fragment_size: 512,
+            descriptor: None,
+            invert_filter_bit_for_tests: false,
+        },
+    );
+    p.create_reader(
+        now,
+        ReaderSpec {
+            topic_name: "Square".into(),
+            type_name: "ShapeType".into(),
+            keyed: true,
+            qos: DataReaderQos::default(),
+            subscriber_qos: SubscriberQos::default(),
+            content_filter: None,
+            descriptor: None,
+            key_hasher: None,
+        },
+    );
     let source = Locator::udpv4([127, 0, 0, 1], 7410);
     let mut rest = data;
     while let [a, b, tail @ ..] = rest {
@@ -290,7 +357,10 @@ pub fn participant_rx(data: &[u8]) {
         now.mono = Instant::from_nanos(now.mono.as_nanos().wrapping_add(1_000_000));
         p.handle_timeout(now);
         while let Some(t) = p.poll_transmit(now) {
-            assert!(Message::parse(&t.datagram()).is_ok(), "we produced an unparsable message");
+            assert!(
+                Message::parse(&t.datagram()).is_ok(),
+                "we produced an unparsable message"
+            );
         }
         rest = after;
     }
@@ -316,7 +386,9 @@ pub fn qos_xml(data: &[u8]) {
 /// resolving, building descriptors and generating Rust must never panic.
 pub fn idl(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let loader = crate::idl::MemLoader::new().with("fuzz.idl", &text).with("inc.idl", &text);
+    let loader = crate::idl::MemLoader::new()
+        .with("fuzz.idl", &text)
+        .with("inc.idl", &text);
     if let Ok(spec) = crate::idl::parse_with(&loader, std::path::Path::new("fuzz.idl"), &[]) {
         let _ = crate::idl::descriptors(&spec);
         let _ = crate::idl::codegen::generate_model(&spec.model, "crate");
@@ -335,7 +407,10 @@ mod tests {
     use super::*;
 
     fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     /// The filter harness reaches the compiled evaluator (not only the parser) on the kinds
@@ -350,7 +425,10 @@ mod tests {
         ] {
             let params = crate::filter::parse_parameters(&["'RED'", "10", "2.5", "'B%'"]).unwrap();
             let desc = <crate::types::ShapeType as crate::types::TopicType>::descriptor().unwrap();
-            assert!(crate::filter::Program::compile_expression(text, &params, desc).is_ok(), "{text}");
+            assert!(
+                crate::filter::Program::compile_expression(text, &params, desc).is_ok(),
+                "{text}"
+            );
             filter(text.as_bytes());
         }
     }

@@ -50,18 +50,30 @@ pub struct Timestamp {
 
 impl Timestamp {
     /// TIME_ZERO. RTPS 2.5 §9.3.2.
-    pub const ZERO: Timestamp = Timestamp { seconds: 0, fraction: 0 };
+    pub const ZERO: Timestamp = Timestamp {
+        seconds: 0,
+        fraction: 0,
+    };
     /// TIME_INVALID. RTPS 2.5 §9.3.2.
-    pub const INVALID: Timestamp = Timestamp { seconds: -1, fraction: 0xffff_ffff };
+    pub const INVALID: Timestamp = Timestamp {
+        seconds: -1,
+        fraction: 0xffff_ffff,
+    };
     /// TIME_INFINITE. RTPS 2.5 §9.3.2.
-    pub const INFINITE: Timestamp = Timestamp { seconds: 0x7fff_ffff, fraction: 0xffff_ffff };
+    pub const INFINITE: Timestamp = Timestamp {
+        seconds: 0x7fff_ffff,
+        fraction: 0xffff_ffff,
+    };
 
     /// Builds a timestamp from nanoseconds since the Unix epoch (saturating at TIME_INFINITE).
     pub fn from_unix_nanos(nanos: u64) -> Self {
         let secs = nanos / 1_000_000_000;
         let sub = nanos % 1_000_000_000;
         match i32::try_from(secs) {
-            Ok(seconds) => Timestamp { seconds, fraction: nanos_to_fraction(sub) },
+            Ok(seconds) => Timestamp {
+                seconds,
+                fraction: nanos_to_fraction(sub),
+            },
             Err(_) => Timestamp::INFINITE,
         }
     }
@@ -87,22 +99,30 @@ pub struct Duration {
 
 impl Duration {
     /// DURATION_ZERO.
-    pub const ZERO: Duration = Duration { seconds: 0, fraction: 0 };
+    pub const ZERO: Duration = Duration {
+        seconds: 0,
+        fraction: 0,
+    };
     /// DURATION_INFINITE = {0x7fffffff, 0xffffffff} (facts §5.4; Cyclone `ddsi_time.h`).
-    pub const INFINITE: Duration = Duration { seconds: 0x7fff_ffff, fraction: 0xffff_ffff };
+    pub const INFINITE: Duration = Duration {
+        seconds: 0x7fff_ffff,
+        fraction: 0xffff_ffff,
+    };
 
     /// True for DURATION_INFINITE, and for the {0x7fffffff, 0x7fffffff} form that some
     /// implementations write when they copy DDS's INFINITE_NSEC into the fraction.
     pub fn is_infinite(self) -> bool {
-        self.seconds == 0x7fff_ffff && (self.fraction == 0xffff_ffff || self.fraction == 0x7fff_ffff)
+        self.seconds == 0x7fff_ffff
+            && (self.fraction == 0xffff_ffff || self.fraction == 0x7fff_ffff)
     }
 
     /// Converts a std duration, saturating at DURATION_INFINITE.
     pub fn from_std(d: core::time::Duration) -> Self {
         match i32::try_from(d.as_secs()) {
-            Ok(seconds) if seconds < 0x7fff_ffff => {
-                Duration { seconds, fraction: nanos_to_fraction(u64::from(d.subsec_nanos())) }
-            }
+            Ok(seconds) if seconds < 0x7fff_ffff => Duration {
+                seconds,
+                fraction: nanos_to_fraction(u64::from(d.subsec_nanos())),
+            },
             _ => Duration::INFINITE,
         }
     }
@@ -114,7 +134,8 @@ impl Duration {
         }
         let secs = u64::try_from(self.seconds).ok()?;
         Some(core::time::Duration::from_nanos(
-            secs.saturating_mul(1_000_000_000).saturating_add(fraction_to_nanos(self.fraction)),
+            secs.saturating_mul(1_000_000_000)
+                .saturating_add(fraction_to_nanos(self.fraction)),
         ))
     }
 }
@@ -144,15 +165,30 @@ mod tests {
     #[test]
     fn half_second_is_half_of_two_to_the_32() {
         let t = Timestamp::from_unix_nanos(1_500_000_000);
-        assert_eq!(t, Timestamp { seconds: 1, fraction: 0x8000_0000 });
+        assert_eq!(
+            t,
+            Timestamp {
+                seconds: 1,
+                fraction: 0x8000_0000
+            }
+        );
         assert_eq!(t.to_unix_nanos(), Some(1_500_000_000));
     }
 
     #[test]
     fn infinite_duration_has_no_std_value() {
         assert_eq!(Duration::INFINITE.to_std(), None);
-        assert!(Duration { seconds: 0x7fff_ffff, fraction: 0x7fff_ffff }.is_infinite());
-        assert_eq!(Duration::from_std(core::time::Duration::from_secs(u64::MAX)), Duration::INFINITE);
+        assert!(
+            Duration {
+                seconds: 0x7fff_ffff,
+                fraction: 0x7fff_ffff
+            }
+            .is_infinite()
+        );
+        assert_eq!(
+            Duration::from_std(core::time::Duration::from_secs(u64::MAX)),
+            Duration::INFINITE
+        );
     }
 
     #[test]

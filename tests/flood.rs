@@ -13,10 +13,13 @@ mod spoof;
 
 use bytes::Bytes;
 use siftdds::core::participant::{
-    DEFAULT_MAX_REMOTE_ENDPOINTS, GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET, WriterSpec,
+    DEFAULT_MAX_REMOTE_ENDPOINTS, GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW,
+    UNVERIFIED_BYTE_BUDGET, WriterSpec,
 };
 use siftdds::core::{ChangeKind, Participant, ParticipantConfig};
-use siftdds::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos};
+use siftdds::qos::{
+    DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos,
+};
 use siftdds::time::{Instant, Now, Timestamp};
 use siftdds::wire::{Guid, GuidPrefix, Locator};
 
@@ -68,7 +71,11 @@ fn reset_peak() -> usize {
     now
 }
 
-const GROUP: Locator = Locator { kind: 1, port: 7400, address: group_address() };
+const GROUP: Locator = Locator {
+    kind: 1,
+    port: 7400,
+    address: group_address(),
+};
 const VICTIM: [u8; 4] = [10, 66, 0, 1];
 const ATTACKER: [u8; 4] = [10, 9, 9, 9];
 
@@ -104,7 +111,12 @@ impl Sim {
             config.max_remote_endpoints = max_remote_endpoints;
             (Participant::new(config), [meta, user])
         };
-        Sim { nodes: [node(0), node(1)], now_ns: 1, victim_datagrams: 0, victim_bytes: 0 }
+        Sim {
+            nodes: [node(0), node(1)],
+            now_ns: 1,
+            victim_datagrams: 0,
+            victim_bytes: 0,
+        }
     }
 
     fn now(&self) -> Now {
@@ -153,7 +165,9 @@ impl Sim {
 
     fn inject(&mut self, datagram: &[u8]) {
         let now = self.now();
-        self.nodes[0].0.handle_datagram(now, Locator::udpv4(ATTACKER, 40_000), datagram);
+        self.nodes[0]
+            .0
+            .handle_datagram(now, Locator::udpv4(ATTACKER, 40_000), datagram);
         self.flush();
     }
 
@@ -165,30 +179,36 @@ impl Sim {
             reliability: Reliability::reliable(),
             ..DataWriterQos::default()
         };
-        let w = self.nodes[0].0.create_writer(now, WriterSpec {
-            topic_name: "Square".into(),
-            type_name: "ShapeType".into(),
-            keyed: false,
-            qos,
-            publisher_qos: PublisherQos::default(),
-            fragment_size: 1024,
-            descriptor: None,
-            invert_filter_bit_for_tests: false,
-        });
-        let r = self.nodes[1].0.create_reader(now, ReaderSpec {
-            topic_name: "Square".into(),
-            type_name: "ShapeType".into(),
-            keyed: false,
-            qos: DataReaderQos {
-                history: History::KeepAll,
-                reliability: Reliability::reliable(),
-                ..DataReaderQos::default()
+        let w = self.nodes[0].0.create_writer(
+            now,
+            WriterSpec {
+                topic_name: "Square".into(),
+                type_name: "ShapeType".into(),
+                keyed: false,
+                qos,
+                publisher_qos: PublisherQos::default(),
+                fragment_size: 1024,
+                descriptor: None,
+                invert_filter_bit_for_tests: false,
             },
-            subscriber_qos: SubscriberQos::default(),
-            content_filter: None,
-            descriptor: None,
-            key_hasher: None,
-        });
+        );
+        let r = self.nodes[1].0.create_reader(
+            now,
+            ReaderSpec {
+                topic_name: "Square".into(),
+                type_name: "ShapeType".into(),
+                keyed: false,
+                qos: DataReaderQos {
+                    history: History::KeepAll,
+                    reliability: Reliability::reliable(),
+                    ..DataReaderQos::default()
+                },
+                subscriber_qos: SubscriberQos::default(),
+                content_filter: None,
+                descriptor: None,
+                key_hasher: None,
+            },
+        );
         for _ in 0..1000 {
             self.step(10);
             if self.nodes[0].0.matched_readers(w) == 1 {
@@ -203,7 +223,10 @@ impl Sim {
         let mut payload = vec![0u8, 1, 0, 0];
         payload.extend_from_slice(&i.to_le_bytes());
         payload.resize(64, 0xaa);
-        self.nodes[0].0.write(now, w, ChangeKind::Alive, None, Bytes::from(payload)).unwrap();
+        self.nodes[0]
+            .0
+            .write(now, w, ChangeKind::Alive, None, Bytes::from(payload))
+            .unwrap();
     }
 
     fn take_all(&mut self, r: Guid, got: &mut Vec<u32>) {
@@ -216,11 +239,22 @@ impl Sim {
 
 fn fake_spdp(i: u32, port: u16) -> Vec<u8> {
     let meta = Locator::udpv4(VICTIM, port);
-    spoof::spdp(spoof::prefix(i), 0, meta, Locator::udpv4(VICTIM, port.wrapping_add(1)))
+    spoof::spdp(
+        spoof::prefix(i),
+        0,
+        meta,
+        Locator::udpv4(VICTIM, port.wrapping_add(1)),
+    )
 }
 
 fn fake_sedp_reader(i: u32, key: u16) -> Vec<u8> {
-    spoof::sedp_reader(spoof::prefix(i), key, i64::from(key), Locator::udpv4(VICTIM, 7411), false)
+    spoof::sedp_reader(
+        spoof::prefix(i),
+        key,
+        i64::from(key),
+        Locator::udpv4(VICTIM, 7411),
+        false,
+    )
 }
 
 /// The most bytes the gate lets through to one host in `elapsed_ns` of simulated time.
@@ -273,11 +307,17 @@ fn ten_thousand_fake_participants_keep_memory_bounded_and_the_real_reader_gets_e
     );
     assert_eq!(got, (0..10_000).collect::<Vec<_>>());
     // 255 fakes fill the table next to the real reader's participant; the rest are refused.
-    assert_eq!(remembered, siftdds::core::participant::DEFAULT_MAX_REMOTE_PARTICIPANTS);
+    assert_eq!(
+        remembered,
+        siftdds::core::participant::DEFAULT_MAX_REMOTE_PARTICIPANTS
+    );
     assert!(stats.over_limit >= 9_000);
     // Bounded: the last 9,000 fakes (refused by the cap) raise the peak by less than the
     // first 1,000 did, and by less than 1 MiB.
-    assert!(peak - peak_after_first_thousand < 1 << 20, "peak kept growing: {peak}");
+    assert!(
+        peak - peak_after_first_thousand < 1 << 20,
+        "peak kept growing: {peak}"
+    );
     assert!(sim.victim_bytes <= gate_bound(elapsed));
 }
 
@@ -291,7 +331,11 @@ fn reflection(gate: GateConfig) -> (u64, u64) {
     let start_ns = sim.now_ns;
     sim.inject(&fake_spdp(1, 7410));
     sim.inject(&fake_sedp_reader(1, 1));
-    assert_eq!(sim.nodes[0].0.matched_readers(w), 2, "the spoofed reader matched");
+    assert_eq!(
+        sim.nodes[0].0.matched_readers(w),
+        2,
+        "the spoofed reader matched"
+    );
     let mut got = Vec::new();
     for i in 0..6000u32 {
         if i % 300 == 0 {
@@ -301,7 +345,11 @@ fn reflection(gate: GateConfig) -> (u64, u64) {
         sim.step(10);
         sim.take_all(r, &mut got);
     }
-    assert_eq!(got, (0..6000).collect::<Vec<_>>(), "the real reader lost samples");
+    assert_eq!(
+        got,
+        (0..6000).collect::<Vec<_>>(),
+        "the real reader lost samples"
+    );
     (sim.victim_bytes, sim.now_ns - start_ns)
 }
 
@@ -324,7 +372,10 @@ fn spoofed_spdp_and_sedp_reader_at_a_victim_yield_a_bounded_trickle() {
     // The spoofed reader matched (asserted in `reflection`); the gate held what reached the
     // victim to the budget, a small fraction of what the writer would have sent.
     assert!(gated <= gate_bound(elapsed));
-    assert!(ungated > 10 * gated, "scenario did not amplify: {ungated} vs {gated}");
+    assert!(
+        ungated > 10 * gated,
+        "scenario did not amplify: {ungated} vs {gated}"
+    );
 }
 
 #[test]

@@ -29,9 +29,15 @@ fn generated_type_in_xcdr2_is_filtered_by_the_writer_and_delivered_exactly() {
     let (a, b) = (participant(), participant());
     let wt = a.create_topic::<idl_tests::ShapeType>("GenSquare", TopicQos::default());
     let rt = b.create_topic::<idl_tests::ShapeType>("GenSquare", TopicQos::default());
-    let wqos = DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() }
-        .data_representation(xcdr2());
-    let w = a.create_publisher(PublisherQos::default()).create_datawriter(&wt, wqos).unwrap();
+    let wqos = DataWriterQos {
+        history: History::KeepAll,
+        ..DataWriterQos::default()
+    }
+    .data_representation(xcdr2());
+    let w = a
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&wt, wqos)
+        .unwrap();
     let rqos = DataReaderQos {
         reliability: Reliability::reliable(),
         history: History::KeepAll,
@@ -40,7 +46,13 @@ fn generated_type_in_xcdr2_is_filtered_by_the_writer_and_delivered_exactly() {
     .data_representation(xcdr2());
     let r = b
         .create_subscriber(SubscriberQos::default())
-        .create_filtered_datareader(&rt, "GenSquareRed", "color = %0 AND x > 5", &["'RED'"], rqos)
+        .create_filtered_datareader(
+            &rt,
+            "GenSquareRed",
+            "color = %0 AND x > 5",
+            &["'RED'"],
+            rqos,
+        )
         .unwrap();
     w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     let colors = ["RED", "BLUE"];
@@ -61,14 +73,28 @@ fn generated_type_in_xcdr2_is_filtered_by_the_writer_and_delivered_exactly() {
     while got.len() < want.len() && Instant::now() < deadline {
         for s in r.wait_take(Duration::from_millis(100)).unwrap() {
             let v = s.value.unwrap();
-            assert_eq!(v.additional_payload_size.len(), v.x as usize, "payload intact");
+            assert_eq!(
+                v.additional_payload_size.len(),
+                v.x as usize,
+                "payload intact"
+            );
             got.push(v.x);
         }
     }
     assert_eq!(got, want);
     let stats = w.filter_stats().unwrap();
-    assert_eq!(stats.data_sent, want.len() as u64, "the writer filtered: {stats:?}");
+    assert_eq!(
+        stats.data_sent,
+        want.len() as u64,
+        "the writer filtered: {stats:?}"
+    );
     // `color` is a string<128>: a longer one is refused before anything is sent.
-    let too_long = idl_tests::ShapeType { color: "R".repeat(129), ..Default::default() };
-    assert!(matches!(w.write(&too_long), Err(siftdds::api::Error::InvalidSample { .. })));
+    let too_long = idl_tests::ShapeType {
+        color: "R".repeat(129),
+        ..Default::default()
+    };
+    assert!(matches!(
+        w.write(&too_long),
+        Err(siftdds::api::Error::InvalidSample { .. })
+    ));
 }

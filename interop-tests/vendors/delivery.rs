@@ -12,12 +12,23 @@ use super::*;
 /// Our best-effort writer → the vendor's best-effort reader: ≥ 90 %, in order, no duplicates.
 fn best_effort_to_vendor(vendor: Vendor, domain: u32) {
     const N: usize = 1000;
-    let peer = spawn(vendor, &argv(&format!("sub -d {domain} -b -k 0 -n {N} -t 10")));
+    let peer = spawn(
+        vendor,
+        &argv(&format!("sub -d {domain} -b -k 0 -n {N} -t 10")),
+    );
     let p = participant(domain);
     // KEEP_ALL: with KEEP_LAST(1) a burst of writes replaces samples not yet sent (allowed).
-    let w = make_writer(&p, "Square", &[], writer_qos(false, Durability::Volatile, History::KeepAll));
+    let w = make_writer(
+        &p,
+        "Square",
+        &[],
+        writer_qos(false, Durability::Volatile, History::KeepAll),
+    );
     w.wait_for_matched(1, Duration::from_secs(8)).unwrap();
-    assert!(peer.wait_line("sub: matched writers 1", Duration::from_secs(8)), "{vendor:?} never matched us");
+    assert!(
+        peer.wait_line("sub: matched writers 1", Duration::from_secs(8)),
+        "{vendor:?} never matched us"
+    );
     for i in 0..N {
         w.write(&shape(i as i32, "BLUE")).unwrap();
         if i % 10 == 9 {
@@ -27,8 +38,15 @@ fn best_effort_to_vendor(vendor: Vendor, domain: u32) {
     let (_, out) = peer.finish_any(Duration::from_secs(12));
     let xs: Vec<i32> = peer_samples(&out).iter().map(|s| s.x).collect();
     eprintln!("{vendor:?} best-effort reader got {} of {N}", xs.len());
-    assert!(xs.len() * 10 >= N * 9, "{vendor:?}: only {} of {N}", xs.len());
-    assert!(strictly_increasing(&xs), "{vendor:?}: out of order or duplicated");
+    assert!(
+        xs.len() * 10 >= N * 9,
+        "{vendor:?}: only {} of {N}",
+        xs.len()
+    );
+    assert!(
+        strictly_increasing(&xs),
+        "{vendor:?}: out of order or duplicated"
+    );
 }
 
 /// The vendor's best-effort writer → our best-effort reader.
@@ -36,7 +54,12 @@ fn best_effort_from_vendor(vendor: Vendor, domain: u32) {
     const N: usize = 1000;
     let p = participant(domain);
     let r = make_reader(&p, "Square", &[], reader_qos(false, Durability::Volatile));
-    let peer = spawn(vendor, &argv(&format!("pub -d {domain} -b -k 0 -n {N} -i 1 -c GREEN -t 12 -l 200")));
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "pub -d {domain} -b -k 0 -n {N} -i 1 -c GREEN -t 12 -l 200"
+        )),
+    );
     let mut got = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(12);
     while Instant::now() < deadline && !peer.output().contains("pub: wrote") {
@@ -47,8 +70,15 @@ fn best_effort_from_vendor(vendor: Vendor, domain: u32) {
     drop(peer);
     let xs = alive_xs(&got);
     eprintln!("{vendor:?} best-effort writer: we got {} of {N}", xs.len());
-    assert!(xs.len() * 10 >= N * 9, "{vendor:?}: only {} of {N}", xs.len());
-    assert!(strictly_increasing(&xs), "{vendor:?}: out of order or duplicated");
+    assert!(
+        xs.len() * 10 >= N * 9,
+        "{vendor:?}: only {} of {N}",
+        xs.len()
+    );
+    assert!(
+        strictly_increasing(&xs),
+        "{vendor:?}: out of order or duplicated"
+    );
 }
 
 #[test]
@@ -86,7 +116,12 @@ fn fastdds_best_effort_writer_to_siftdds() {
 fn transient_local_to_vendor(vendor: Vendor, domain: u32, history: History) {
     const N: i32 = 20;
     let p = participant(domain);
-    let w = make_writer(&p, "Square", &[], writer_qos(true, Durability::TransientLocal, history));
+    let w = make_writer(
+        &p,
+        "Square",
+        &[],
+        writer_qos(true, Durability::TransientLocal, history),
+    );
     for i in 0..N {
         w.write(&shape(i, "BLUE")).unwrap();
     }
@@ -94,7 +129,13 @@ fn transient_local_to_vendor(vendor: Vendor, domain: u32, history: History) {
         History::KeepLast(d) => (N - d as i32..N).collect(),
         History::KeepAll => (0..N).collect(),
     };
-    let peer = spawn(vendor, &argv(&format!("sub -d {domain} -D t -k 0 -n {} -t 10", expected.len())));
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "sub -d {domain} -D t -k 0 -n {} -t 10",
+            expected.len()
+        )),
+    );
     let (status, out) = peer.finish_any(Duration::from_secs(12));
     let xs: Vec<i32> = peer_samples(&out).iter().map(|s| s.x).collect();
     assert_eq!(xs, expected, "{vendor:?} {history:?} ({status:?}):\n{out}");
@@ -104,10 +145,24 @@ fn transient_local_to_vendor(vendor: Vendor, domain: u32, history: History) {
 /// The vendor's TRANSIENT_LOCAL writer (KEEP_LAST 5) writes 20 samples with nobody matched;
 /// our late TRANSIENT_LOCAL reader gets the last 5.
 fn transient_local_from_vendor(vendor: Vendor, domain: u32) {
-    let peer = spawn(vendor, &argv(&format!("pub -d {domain} -D t -k 5 -m 0 -n 20 -i 0 -c GREEN -t 12 -l 8000")));
-    assert!(peer.wait_line("pub: 20 GREEN", Duration::from_secs(8)), "{vendor:?}:\n{}", peer.output());
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "pub -d {domain} -D t -k 5 -m 0 -n 20 -i 0 -c GREEN -t 12 -l 8000"
+        )),
+    );
+    assert!(
+        peer.wait_line("pub: 20 GREEN", Duration::from_secs(8)),
+        "{vendor:?}:\n{}",
+        peer.output()
+    );
     let p = participant(domain);
-    let r = make_reader(&p, "Square", &[], reader_qos(true, Durability::TransientLocal));
+    let r = make_reader(
+        &p,
+        "Square",
+        &[],
+        reader_qos(true, Durability::TransientLocal),
+    );
     let got = collect(&r, Duration::from_secs(8), |s| s.len() >= 5);
     std::thread::sleep(Duration::from_millis(300));
     let mut got = got;
@@ -118,42 +173,60 @@ fn transient_local_from_vendor(vendor: Vendor, domain: u32) {
 
 #[test]
 fn siftdds_transient_local_keep_last_to_late_cyclone_reader() {
-    if ready("siftdds_transient_local_keep_last_to_late_cyclone_reader", Vendor::Cyclone) {
+    if ready(
+        "siftdds_transient_local_keep_last_to_late_cyclone_reader",
+        Vendor::Cyclone,
+    ) {
         transient_local_to_vendor(Vendor::Cyclone, 28, History::KeepLast(5));
     }
 }
 
 #[test]
 fn siftdds_transient_local_keep_last_to_late_fastdds_reader() {
-    if ready("siftdds_transient_local_keep_last_to_late_fastdds_reader", Vendor::FastDds) {
+    if ready(
+        "siftdds_transient_local_keep_last_to_late_fastdds_reader",
+        Vendor::FastDds,
+    ) {
         transient_local_to_vendor(Vendor::FastDds, 29, History::KeepLast(5));
     }
 }
 
 #[test]
 fn siftdds_transient_local_keep_all_to_late_cyclone_reader() {
-    if ready("siftdds_transient_local_keep_all_to_late_cyclone_reader", Vendor::Cyclone) {
+    if ready(
+        "siftdds_transient_local_keep_all_to_late_cyclone_reader",
+        Vendor::Cyclone,
+    ) {
         transient_local_to_vendor(Vendor::Cyclone, 30, History::KeepAll);
     }
 }
 
 #[test]
 fn siftdds_transient_local_keep_all_to_late_fastdds_reader() {
-    if ready("siftdds_transient_local_keep_all_to_late_fastdds_reader", Vendor::FastDds) {
+    if ready(
+        "siftdds_transient_local_keep_all_to_late_fastdds_reader",
+        Vendor::FastDds,
+    ) {
         transient_local_to_vendor(Vendor::FastDds, 31, History::KeepAll);
     }
 }
 
 #[test]
 fn cyclone_transient_local_writer_to_late_siftdds_reader() {
-    if ready("cyclone_transient_local_writer_to_late_siftdds_reader", Vendor::Cyclone) {
+    if ready(
+        "cyclone_transient_local_writer_to_late_siftdds_reader",
+        Vendor::Cyclone,
+    ) {
         transient_local_from_vendor(Vendor::Cyclone, 32);
     }
 }
 
 #[test]
 fn fastdds_transient_local_writer_to_late_siftdds_reader() {
-    if ready("fastdds_transient_local_writer_to_late_siftdds_reader", Vendor::FastDds) {
+    if ready(
+        "fastdds_transient_local_writer_to_late_siftdds_reader",
+        Vendor::FastDds,
+    ) {
         transient_local_from_vendor(Vendor::FastDds, 33);
     }
 }
@@ -173,15 +246,29 @@ fn fragments_to_vendor(vendor: Vendor, domain: u32) {
     let p = participant(domain);
     let w = make_writer(&p, "Square", &[], reliable_writer_qos());
     w.wait_for_matched(1, Duration::from_secs(8)).unwrap();
-    assert!(peer.wait_line("sub: matched writers 1", Duration::from_secs(8)), "{vendor:?} never matched us");
+    assert!(
+        peer.wait_line("sub: matched writers 1", Duration::from_secs(8)),
+        "{vendor:?} never matched us"
+    );
     for i in 0..N {
-        w.write(&ShapeType { additional_payload_size: big_payload(), ..shape(i as i32, "BLUE") }).unwrap();
+        w.write(&ShapeType {
+            additional_payload_size: big_payload(),
+            ..shape(i as i32, "BLUE")
+        })
+        .unwrap();
     }
     w.wait_for_acknowledgments(Duration::from_secs(10)).unwrap();
     let (status, out) = peer.finish_any(Duration::from_secs(12));
     let got = peer_samples(&out);
-    assert_eq!(got.iter().map(|s| s.x).collect::<Vec<_>>(), (0..N as i32).collect::<Vec<_>>(), "{vendor:?} ({status:?}):\n{out}");
-    assert!(got.iter().all(|s| s.payload == BIG && s.color == "BLUE"), "{vendor:?}:\n{out}");
+    assert_eq!(
+        got.iter().map(|s| s.x).collect::<Vec<_>>(),
+        (0..N as i32).collect::<Vec<_>>(),
+        "{vendor:?} ({status:?}):\n{out}"
+    );
+    assert!(
+        got.iter().all(|s| s.payload == BIG && s.color == "BLUE"),
+        "{vendor:?}:\n{out}"
+    );
 }
 
 /// The vendor writes 100 KB samples; we reassemble them intact.
@@ -189,7 +276,12 @@ fn fragments_from_vendor(vendor: Vendor, domain: u32) {
     const N: usize = 5;
     let p = participant(domain);
     let r = make_reader(&p, "Square", &[], reliable_reader_qos());
-    let peer = spawn(vendor, &argv(&format!("pub -d {domain} -k 0 -n {N} -i 50 -z {BIG} -c GREEN -t 12")));
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "pub -d {domain} -k 0 -n {N} -i 50 -z {BIG} -c GREEN -t 12"
+        )),
+    );
     let got = collect(&r, Duration::from_secs(12), |s| s.len() >= N);
     let out = peer.output();
     drop(peer);
@@ -198,8 +290,15 @@ fn fragments_from_vendor(vendor: Vendor, domain: u32) {
     let expected = big_payload();
     for (i, v) in values.iter().enumerate() {
         assert_eq!(v.x, 10 + 5 * i as i32);
-        assert_eq!(v.additional_payload_size.len(), BIG, "{vendor:?} sample {i}");
-        assert!(v.additional_payload_size == expected, "{vendor:?} sample {i}: payload corrupted");
+        assert_eq!(
+            v.additional_payload_size.len(),
+            BIG,
+            "{vendor:?} sample {i}"
+        );
+        assert!(
+            v.additional_payload_size == expected,
+            "{vendor:?} sample {i}: payload corrupted"
+        );
     }
 }
 
@@ -236,19 +335,31 @@ fn fastdds_fragmented_100k_to_siftdds() {
 /// We write RED and BLUE, dispose RED and unregister BLUE; the vendor's reader reports both
 /// instance state changes.
 fn dispose_to_vendor(vendor: Vendor, domain: u32) {
-    let peer = spawn(vendor, &argv(&format!("sub -d {domain} -k 0 -n 2 -w 2 -t 10")));
+    let peer = spawn(
+        vendor,
+        &argv(&format!("sub -d {domain} -k 0 -n 2 -w 2 -t 10")),
+    );
     let p = participant(domain);
     let w = make_writer(&p, "Square", &[], reliable_writer_qos());
     w.wait_for_matched(1, Duration::from_secs(8)).unwrap();
-    assert!(peer.wait_line("sub: matched writers 1", Duration::from_secs(8)), "{vendor:?} never matched us");
+    assert!(
+        peer.wait_line("sub: matched writers 1", Duration::from_secs(8)),
+        "{vendor:?} never matched us"
+    );
     w.write(&shape(1, "RED")).unwrap();
     w.write(&shape(2, "BLUE")).unwrap();
     w.dispose(&shape(0, "RED")).unwrap();
     w.unregister_instance(&shape(0, "BLUE")).unwrap();
     w.wait_for_acknowledgments(Duration::from_secs(8)).unwrap();
     let (status, out) = peer.finish_any(Duration::from_secs(10));
-    assert!(out.contains("sub: instance RED NOT_ALIVE_DISPOSED"), "{vendor:?} ({status:?}):\n{out}");
-    assert!(out.contains("sub: instance BLUE NOT_ALIVE_NO_WRITERS"), "{vendor:?} ({status:?}):\n{out}");
+    assert!(
+        out.contains("sub: instance RED NOT_ALIVE_DISPOSED"),
+        "{vendor:?} ({status:?}):\n{out}"
+    );
+    assert!(
+        out.contains("sub: instance BLUE NOT_ALIVE_NO_WRITERS"),
+        "{vendor:?} ({status:?}):\n{out}"
+    );
 }
 
 /// The vendor writes RED and BLUE, disposes RED, unregisters BLUE; we see both, with the key
@@ -256,46 +367,91 @@ fn dispose_to_vendor(vendor: Vendor, domain: u32) {
 fn dispose_from_vendor(vendor: Vendor, domain: u32) {
     let p = participant(domain);
     let r = make_reader(&p, "Square", &[], reliable_reader_qos());
-    let peer = spawn(vendor, &argv(&format!("pub -d {domain} -k 0 -n 2 -c RED,BLUE -x RED -u BLUE -t 10 -l 500")));
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "pub -d {domain} -k 0 -n 2 -c RED,BLUE -x RED -u BLUE -t 10 -l 500"
+        )),
+    );
     let red = shape(0, "RED").key_hash();
     let blue = shape(0, "BLUE").key_hash();
-    let has = |s: &[Sample<ShapeType>], kinds: &[ChangeKind], key| s.iter().any(|x| kinds.contains(&x.kind) && x.key_hash == key);
+    let has = |s: &[Sample<ShapeType>], kinds: &[ChangeKind], key| {
+        s.iter()
+            .any(|x| kinds.contains(&x.kind) && x.key_hash == key)
+    };
     // Both vendors' writers autodispose on unregister by default: BLUE may come as D|U.
     let disposed = [ChangeKind::NotAliveDisposed];
-    let unregistered = [ChangeKind::NotAliveUnregistered, ChangeKind::NotAliveDisposedUnregistered];
-    let got = collect(&r, Duration::from_secs(10), |s| has(s, &disposed, red) && has(s, &unregistered, blue));
+    let unregistered = [
+        ChangeKind::NotAliveUnregistered,
+        ChangeKind::NotAliveDisposedUnregistered,
+    ];
+    let got = collect(&r, Duration::from_secs(10), |s| {
+        has(s, &disposed, red) && has(s, &unregistered, blue)
+    });
     let out = peer.output();
     drop(peer);
-    let summary: Vec<String> = got.iter().map(|s| format!("{:?} {:?} {:02x?}", s.kind, s.value.as_ref().map(|v| &v.color), s.key_hash)).collect();
-    assert_eq!(alive_xs(&got), vec![10, 15], "{vendor:?}: {summary:#?}\n{out}");
-    assert!(has(&got, &disposed, red), "{vendor:?}: no dispose of RED: {summary:#?}\n{out}");
-    assert!(has(&got, &unregistered, blue), "{vendor:?}: no unregister of BLUE: {summary:#?}\n{out}");
+    let summary: Vec<String> = got
+        .iter()
+        .map(|s| {
+            format!(
+                "{:?} {:?} {:02x?}",
+                s.kind,
+                s.value.as_ref().map(|v| &v.color),
+                s.key_hash
+            )
+        })
+        .collect();
+    assert_eq!(
+        alive_xs(&got),
+        vec![10, 15],
+        "{vendor:?}: {summary:#?}\n{out}"
+    );
+    assert!(
+        has(&got, &disposed, red),
+        "{vendor:?}: no dispose of RED: {summary:#?}\n{out}"
+    );
+    assert!(
+        has(&got, &unregistered, blue),
+        "{vendor:?}: no unregister of BLUE: {summary:#?}\n{out}"
+    );
 }
 
 #[test]
 fn siftdds_dispose_unregister_seen_by_cyclone() {
-    if ready("siftdds_dispose_unregister_seen_by_cyclone", Vendor::Cyclone) {
+    if ready(
+        "siftdds_dispose_unregister_seen_by_cyclone",
+        Vendor::Cyclone,
+    ) {
         dispose_to_vendor(Vendor::Cyclone, 38);
     }
 }
 
 #[test]
 fn siftdds_dispose_unregister_seen_by_fastdds() {
-    if ready("siftdds_dispose_unregister_seen_by_fastdds", Vendor::FastDds) {
+    if ready(
+        "siftdds_dispose_unregister_seen_by_fastdds",
+        Vendor::FastDds,
+    ) {
         dispose_to_vendor(Vendor::FastDds, 39);
     }
 }
 
 #[test]
 fn cyclone_dispose_unregister_seen_by_siftdds() {
-    if ready("cyclone_dispose_unregister_seen_by_siftdds", Vendor::Cyclone) {
+    if ready(
+        "cyclone_dispose_unregister_seen_by_siftdds",
+        Vendor::Cyclone,
+    ) {
         dispose_from_vendor(Vendor::Cyclone, 40);
     }
 }
 
 #[test]
 fn fastdds_dispose_unregister_seen_by_siftdds() {
-    if ready("fastdds_dispose_unregister_seen_by_siftdds", Vendor::FastDds) {
+    if ready(
+        "fastdds_dispose_unregister_seen_by_siftdds",
+        Vendor::FastDds,
+    ) {
         dispose_from_vendor(Vendor::FastDds, 41);
     }
 }

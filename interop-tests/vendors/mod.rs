@@ -76,7 +76,10 @@ fn drain(mut r: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<
 }
 
 /// Like [`drain`], also publishing every line to `lines` as it arrives.
-fn drain_lines(r: impl std::io::Read + Send + 'static, lines: Arc<Mutex<String>>) -> std::thread::JoinHandle<String> {
+fn drain_lines(
+    r: impl std::io::Read + Send + 'static,
+    lines: Arc<Mutex<String>>,
+) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut r = std::io::BufReader::new(r);
         let mut line = String::new();
@@ -118,7 +121,12 @@ impl Peer {
         let lines = Arc::new(Mutex::new(String::new()));
         let stdout = child.stdout.take().map(|o| drain_lines(o, lines.clone()));
         let stderr = child.stderr.take().map(drain);
-        Peer { child, stdout, stderr, lines }
+        Peer {
+            child,
+            stdout,
+            stderr,
+            lines,
+        }
     }
 
     /// Waits until the peer printed a line containing `pat`; false on timeout.
@@ -153,7 +161,11 @@ impl Peer {
             }
             std::thread::sleep(Duration::from_millis(20));
         };
-        let out = self.stdout.take().map(|h| h.join().unwrap()).unwrap_or_default();
+        let out = self
+            .stdout
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
         (status, out)
     }
 
@@ -167,14 +179,26 @@ impl Peer {
             if Instant::now() >= deadline {
                 let _ = self.child.kill();
                 let _ = self.child.wait();
-                let out = self.stdout.take().map(|h| h.join().unwrap()).unwrap_or_default();
+                let out = self
+                    .stdout
+                    .take()
+                    .map(|h| h.join().unwrap())
+                    .unwrap_or_default();
                 let tail: String = out.lines().rev().take(5).collect::<Vec<_>>().join("\n");
                 panic!("peer did not finish in {timeout:?}; last lines:\n{tail}");
             }
             std::thread::sleep(Duration::from_millis(20));
         };
-        let out = self.stdout.take().map(|h| h.join().unwrap()).unwrap_or_default();
-        let err = self.stderr.take().map(|h| h.join().unwrap()).unwrap_or_default();
+        let out = self
+            .stdout
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
+        let err = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
         assert!(status.success(), "peer failed ({status}):\n{out}\n{err}");
         out
     }
@@ -190,42 +214,78 @@ impl Drop for Peer {
 }
 
 pub(crate) fn participant(domain: u32) -> DomainParticipant {
-    DomainParticipant::builder(domain).announce_period(Duration::from_millis(500)).build().unwrap()
+    DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(500))
+        .build()
+        .unwrap()
 }
 
 fn shape(i: i32, color: &str) -> ShapeType {
-    ShapeType { color: color.into(), x: i, y: 100 + i, shapesize: 30, additional_payload_size: vec![] }
+    ShapeType {
+        color: color.into(),
+        x: i,
+        y: 100 + i,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    }
 }
 
 fn reliable_writer_qos() -> DataWriterQos {
-    DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() }
+    DataWriterQos {
+        history: History::KeepAll,
+        ..DataWriterQos::default()
+    }
 }
 
 fn reliable_reader_qos() -> DataReaderQos {
-    DataReaderQos { reliability: Reliability::reliable(), history: History::KeepAll, ..DataReaderQos::default() }
+    DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    }
 }
 
 /// siftdds writes `n` samples; the vendor's reliable subscriber must print all of them.
 fn siftdds_to_vendor(vendor: Vendor, domain: u32, n: usize) {
     let d = domain.to_string();
     let count = n.to_string();
-    let peer = Peer::spawn(vendor, &["sub", "-d", &d, "-n", &count, "-t", "60", "-k", "0"]);
+    let peer = Peer::spawn(
+        vendor,
+        &["sub", "-d", &d, "-n", &count, "-t", "60", "-k", "0"],
+    );
     let p = participant(domain);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let w = p.create_publisher(PublisherQos::default()).create_datawriter(&topic, reliable_writer_qos()).unwrap();
+    let w = p
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&topic, reliable_writer_qos())
+        .unwrap();
     w.wait_for_matched(1, Duration::from_secs(15)).unwrap();
     // A volatile reader that matches us after the first samples need not get them.
-    assert!(peer.wait_line("sub: matched writers 1", Duration::from_secs(15)), "{vendor:?} never matched us");
+    assert!(
+        peer.wait_line("sub: matched writers 1", Duration::from_secs(15)),
+        "{vendor:?} never matched us"
+    );
     for i in 0..n {
         w.write(&shape(i as i32, "BLUE")).unwrap();
     }
     w.wait_for_acknowledgments(Duration::from_secs(60)).unwrap();
     let out = peer.finish(Duration::from_secs(60));
-    assert!(out.contains(&format!("sub: received {n} samples")), "{vendor:?} output:\n{out}");
+    assert!(
+        out.contains(&format!("sub: received {n} samples")),
+        "{vendor:?} output:\n{out}"
+    );
     // Every sample, once, in order: the peer prints "sub: <k> BLUE x=<x> ..." per sample.
     let xs: Vec<usize> = out
         .lines()
-        .filter_map(|l| l.strip_prefix("sub: ")?.split_once(" BLUE x=")?.1.split(' ').next()?.parse().ok())
+        .filter_map(|l| {
+            l.strip_prefix("sub: ")?
+                .split_once(" BLUE x=")?
+                .1
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
         .collect();
     assert_eq!(xs, (0..n).collect::<Vec<_>>(), "{vendor:?}");
 }
@@ -234,11 +294,18 @@ fn siftdds_to_vendor(vendor: Vendor, domain: u32, n: usize) {
 fn vendor_to_siftdds(vendor: Vendor, domain: u32, n: usize) {
     let p = participant(domain);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let r: DataReader<ShapeType> =
-        p.create_subscriber(SubscriberQos::default()).create_datareader(&topic, reliable_reader_qos()).unwrap();
+    let r: DataReader<ShapeType> = p
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, reliable_reader_qos())
+        .unwrap();
     let d = domain.to_string();
     let count = n.to_string();
-    let peer = Peer::spawn(vendor, &["pub", "-d", &d, "-n", &count, "-i", "0", "-c", "GREEN", "-t", "60", "-k", "0"]);
+    let peer = Peer::spawn(
+        vendor,
+        &[
+            "pub", "-d", &d, "-n", &count, "-i", "0", "-c", "GREEN", "-t", "60", "-k", "0",
+        ],
+    );
     let mut xs = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     while xs.len() < n && Instant::now() < deadline {
@@ -258,28 +325,40 @@ fn vendor_to_siftdds(vendor: Vendor, domain: u32, n: usize) {
 
 #[test]
 fn siftdds_writer_to_cyclone_reader_keep_all_10k() {
-    if ready("siftdds_writer_to_cyclone_reader_keep_all_10k", Vendor::Cyclone) {
+    if ready(
+        "siftdds_writer_to_cyclone_reader_keep_all_10k",
+        Vendor::Cyclone,
+    ) {
         siftdds_to_vendor(Vendor::Cyclone, 20, 10_000);
     }
 }
 
 #[test]
 fn cyclone_writer_to_siftdds_reader_keep_all_10k() {
-    if ready("cyclone_writer_to_siftdds_reader_keep_all_10k", Vendor::Cyclone) {
+    if ready(
+        "cyclone_writer_to_siftdds_reader_keep_all_10k",
+        Vendor::Cyclone,
+    ) {
         vendor_to_siftdds(Vendor::Cyclone, 21, 10_000);
     }
 }
 
 #[test]
 fn siftdds_writer_to_fastdds_reader_keep_all_10k() {
-    if ready("siftdds_writer_to_fastdds_reader_keep_all_10k", Vendor::FastDds) {
+    if ready(
+        "siftdds_writer_to_fastdds_reader_keep_all_10k",
+        Vendor::FastDds,
+    ) {
         siftdds_to_vendor(Vendor::FastDds, 22, 10_000);
     }
 }
 
 #[test]
 fn fastdds_writer_to_siftdds_reader_keep_all_10k() {
-    if ready("fastdds_writer_to_siftdds_reader_keep_all_10k", Vendor::FastDds) {
+    if ready(
+        "fastdds_writer_to_siftdds_reader_keep_all_10k",
+        Vendor::FastDds,
+    ) {
         vendor_to_siftdds(Vendor::FastDds, 23, 10_000);
     }
 }
@@ -313,29 +392,67 @@ fn strictly_increasing(xs: &[i32]) -> bool {
 }
 
 fn writer_qos(reliable: bool, durability: Durability, history: History) -> DataWriterQos {
-    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
-    DataWriterQos { reliability, durability, history, ..DataWriterQos::default() }
+    let reliability = if reliable {
+        Reliability::reliable()
+    } else {
+        Reliability::best_effort()
+    };
+    DataWriterQos {
+        reliability,
+        durability,
+        history,
+        ..DataWriterQos::default()
+    }
 }
 
 fn reader_qos(reliable: bool, durability: Durability) -> DataReaderQos {
-    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
-    DataReaderQos { reliability, durability, history: History::KeepAll, ..DataReaderQos::default() }
+    let reliability = if reliable {
+        Reliability::reliable()
+    } else {
+        Reliability::best_effort()
+    };
+    DataReaderQos {
+        reliability,
+        durability,
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    }
 }
 
-fn make_writer(p: &DomainParticipant, topic: &str, partition: &[&str], qos: DataWriterQos) -> DataWriter<ShapeType> {
+fn make_writer(
+    p: &DomainParticipant,
+    topic: &str,
+    partition: &[&str],
+    qos: DataWriterQos,
+) -> DataWriter<ShapeType> {
     let t = p.create_topic::<ShapeType>(topic, TopicQos::default());
-    let pq = PublisherQos { partition: Partition::new(partition.iter().copied()), ..PublisherQos::default() };
+    let pq = PublisherQos {
+        partition: Partition::new(partition.iter().copied()),
+        ..PublisherQos::default()
+    };
     p.create_publisher(pq).create_datawriter(&t, qos).unwrap()
 }
 
-fn make_reader(p: &DomainParticipant, topic: &str, partition: &[&str], qos: DataReaderQos) -> DataReader<ShapeType> {
+fn make_reader(
+    p: &DomainParticipant,
+    topic: &str,
+    partition: &[&str],
+    qos: DataReaderQos,
+) -> DataReader<ShapeType> {
     let t = p.create_topic::<ShapeType>(topic, TopicQos::default());
-    let sq = SubscriberQos { partition: Partition::new(partition.iter().copied()), ..SubscriberQos::default() };
+    let sq = SubscriberQos {
+        partition: Partition::new(partition.iter().copied()),
+        ..SubscriberQos::default()
+    };
     p.create_subscriber(sq).create_datareader(&t, qos).unwrap()
 }
 
 /// Takes from `r` until `done(all so far)` or `timeout`.
-fn collect(r: &DataReader<ShapeType>, timeout: Duration, done: impl Fn(&[Sample<ShapeType>]) -> bool) -> Vec<Sample<ShapeType>> {
+fn collect(
+    r: &DataReader<ShapeType>,
+    timeout: Duration,
+    done: impl Fn(&[Sample<ShapeType>]) -> bool,
+) -> Vec<Sample<ShapeType>> {
     let mut all = Vec::new();
     let deadline = Instant::now() + timeout;
     while !done(&all) && Instant::now() < deadline {
@@ -345,7 +462,11 @@ fn collect(r: &DataReader<ShapeType>, timeout: Duration, done: impl Fn(&[Sample<
 }
 
 fn alive_xs(samples: &[Sample<ShapeType>]) -> Vec<i32> {
-    samples.iter().filter_map(|s| s.value.as_ref()).map(|v| v.x).collect()
+    samples
+        .iter()
+        .filter_map(|s| s.value.as_ref())
+        .map(|v| v.x)
+        .collect()
 }
 
 pub(crate) fn spawn(vendor: Vendor, args: &[String]) -> Peer {

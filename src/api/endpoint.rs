@@ -41,7 +41,11 @@ pub struct Topic<T> {
 
 impl<T: TopicType> Topic<T> {
     pub(super) fn new(name: &str, qos: TopicQos) -> Self {
-        Topic { name: name.to_string(), qos, _type: PhantomData }
+        Topic {
+            name: name.to_string(),
+            qos,
+            _type: PhantomData,
+        }
     }
 
     /// The topic name.
@@ -104,7 +108,11 @@ impl Publisher {
     ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         let representation = writer_representation::<T>(&qos)?;
-        let max_blocking = qos.reliability.max_blocking_time.to_std().unwrap_or(Duration::MAX);
+        let max_blocking = qos
+            .reliability
+            .max_blocking_time
+            .to_std()
+            .unwrap_or(Duration::MAX);
         let spec = WriterSpec {
             topic_name: topic.name.clone(),
             type_name: T::type_name().to_string(),
@@ -115,7 +123,11 @@ impl Publisher {
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             invert_filter_bit_for_tests,
         };
-        let guid = self.participant.inner.handle.execute(move |p, now| p.create_writer(now, spec))?;
+        let guid = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.create_writer(now, spec))?;
         Ok(DataWriter {
             participant: self.participant.clone(),
             guid,
@@ -184,8 +196,16 @@ impl Subscriber {
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
         };
-        let guid = self.participant.inner.handle.execute(move |p, now| p.create_reader(now, spec))?;
-        Ok(DataReader { participant: self.participant.clone(), guid, _type: PhantomData })
+        let guid = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.create_reader(now, spec))?;
+        Ok(DataReader {
+            participant: self.participant.clone(),
+            guid,
+            _type: PhantomData,
+        })
     }
 }
 
@@ -206,10 +226,20 @@ impl ListenerContext<'_> {
 
     /// [`ListenerContext::write`] with `timestamp` as the source timestamp instead of now.
     /// DDS 1.4 §2.2.2.4.2.12 (write_w_timestamp).
-    pub fn write_w_timestamp<U: TopicType>(&mut self, writer: Guid, sample: &U, timestamp: Timestamp) -> Result<(), Error> {
+    pub fn write_w_timestamp<U: TopicType>(
+        &mut self,
+        writer: Guid,
+        sample: &U,
+        timestamp: Timestamp,
+    ) -> Result<(), Error> {
         let data = Bytes::from(sample.serialize(Endianness::Little));
-        let now = crate::time::Now { wall: timestamp, ..self.now };
-        self.participant.write(now, writer, ChangeKind::Alive, sample.key_hash(), data).map_err(Error::Write)?;
+        let now = crate::time::Now {
+            wall: timestamp,
+            ..self.now
+        };
+        self.participant
+            .write(now, writer, ChangeKind::Alive, sample.key_hash(), data)
+            .map_err(Error::Write)?;
         Ok(())
     }
 }
@@ -252,24 +282,46 @@ impl<T: TopicType> DataWriter<T> {
     fn write_stamped(&self, sample: &T, timestamp: Option<Timestamp>) -> Result<(), Error> {
         // The representation was checked at creation: `None` now means this sample breaks a
         // bound of its type (a string, sequence or array too long).
-        let invalid = Error::InvalidSample { type_name: T::type_name() };
-        let data = sample.serialize_as(self.representation, Endianness::Little).ok_or(invalid)?;
-        self.write_change(ChangeKind::Alive, sample.key_hash(), Bytes::from(data), timestamp)
+        let invalid = Error::InvalidSample {
+            type_name: T::type_name(),
+        };
+        let data = sample
+            .serialize_as(self.representation, Endianness::Little)
+            .ok_or(invalid)?;
+        self.write_change(
+            ChangeKind::Alive,
+            sample.key_hash(),
+            Bytes::from(data),
+            timestamp,
+        )
     }
 
     /// Disposes the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.13.
     pub fn dispose(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveDisposed, sample.key_hash(), Self::key_payload(sample), None)
+        self.write_change(
+            ChangeKind::NotAliveDisposed,
+            sample.key_hash(),
+            Self::key_payload(sample),
+            None,
+        )
     }
 
     /// Unregisters the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.7.
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(ChangeKind::NotAliveUnregistered, sample.key_hash(), Self::key_payload(sample), None)
+        self.write_change(
+            ChangeKind::NotAliveUnregistered,
+            sample.key_hash(),
+            Self::key_payload(sample),
+            None,
+        )
     }
 
     /// The serialized key sent with a dispose/unregister (K flag), empty if the type has none.
     fn key_payload(sample: &T) -> Bytes {
-        sample.serialize_key(Endianness::Little).map(Bytes::from).unwrap_or_default()
+        sample
+            .serialize_key(Endianness::Little)
+            .map(Bytes::from)
+            .unwrap_or_default()
     }
 
     /// Pipelined writes (off by default): `write` hands the sample to the event loop and
@@ -286,10 +338,18 @@ impl<T: TopicType> DataWriter<T> {
     /// Takes the credit for one pipelined write of `len` payload bytes, if there is enough.
     fn take_credit(&self, len: usize) -> bool {
         let sub = |n: usize| move |c: usize| c.checked_sub(n);
-        if self.credit_bytes.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(len)).is_err() {
+        if self
+            .credit_bytes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(len))
+            .is_err()
+        {
             return false;
         }
-        if self.credit.fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(1)).is_err() {
+        if self
+            .credit
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(1))
+            .is_err()
+        {
             self.credit_bytes.fetch_add(len, Ordering::AcqRel);
             return false;
         }
@@ -297,20 +357,41 @@ impl<T: TopicType> DataWriter<T> {
     }
 
     /// Writes one change; `timestamp` replaces the write time as its source timestamp.
-    fn write_change(&self, kind: ChangeKind, key: Option<[u8; 16]>, data: Bytes, timestamp: Option<Timestamp>) -> Result<(), Error> {
+    fn write_change(
+        &self,
+        kind: ChangeKind,
+        key: Option<[u8; 16]>,
+        data: Bytes,
+        timestamp: Option<Timestamp>,
+    ) -> Result<(), Error> {
         let guid = self.guid;
-        let stamp = move |now: crate::time::Now| crate::time::Now { wall: timestamp.unwrap_or(now.wall), ..now };
+        let stamp = move |now: crate::time::Now| crate::time::Now {
+            wall: timestamp.unwrap_or(now.wall),
+            ..now
+        };
         let handle = &self.participant.inner.handle;
         let pipelined = self.pipelined.load(Ordering::Relaxed);
         // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
         if pipelined && self.take_credit(data.len().max(crate::core::writer::MIN_KEY_PAYLOAD)) {
             // The history had room for this change when the credit was granted, and room only
             // grows until our own writes use it, so this write cannot find it full.
-            let command = WriteCommand { writer: guid, kind, key_hash: key, data, timestamp };
+            let command = WriteCommand {
+                writer: guid,
+                kind,
+                key_hash: key,
+                data,
+                timestamp,
+            };
             handle.submit_command(command)?;
             return Ok(());
         }
-        let attempt = move |p: &mut crate::core::Participant, now| match p.write(stamp(now), guid, kind, key, data.clone()) {
+        let attempt = move |p: &mut crate::core::Participant, now| match p.write(
+            stamp(now),
+            guid,
+            kind,
+            key,
+            data.clone(),
+        ) {
             Err(WriteError::HistoryFull) => None,
             Ok(_) => Some(Ok((p.writer_room(guid), p.take_released(guid)))),
             Err(e) => Some(Err(e)),
@@ -321,7 +402,8 @@ impl<T: TopicType> DataWriter<T> {
                 drop(released);
                 if pipelined {
                     self.credit_bytes.store(bytes, Ordering::Release);
-                    self.credit.store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);
+                    self.credit
+                        .store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);
                 }
                 Ok(())
             }
@@ -334,7 +416,12 @@ impl<T: TopicType> DataWriter<T> {
     /// DDS 1.4 §2.2.2.4.2.15.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<(), Error> {
         let guid = self.guid;
-        match self.participant.inner.handle.wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))? {
+        match self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))?
+        {
             Some(()) => Ok(()),
             None => Err(Error::Timeout),
         }
@@ -344,7 +431,11 @@ impl<T: TopicType> DataWriter<T> {
     /// DDS 1.4 §2.2.2.4.2.19.
     pub fn offered_deadline_missed_status(&self) -> Result<DeadlineMissedStatus, Error> {
         let guid = self.guid;
-        let status = self.participant.inner.handle.execute(move |p, _| p.offered_deadline_missed(guid))?;
+        let status = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.offered_deadline_missed(guid))?;
         Ok(status.unwrap_or_default())
     }
 
@@ -352,7 +443,11 @@ impl<T: TopicType> DataWriter<T> {
     /// filtered for, DATA sent and GAPs sent because of filtering.
     pub fn filter_stats(&self) -> Result<WriterFilterStats, Error> {
         let guid = self.guid;
-        let stats = self.participant.inner.handle.execute(move |p, _| p.writer_filter_stats(guid))?;
+        let stats = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.writer_filter_stats(guid))?;
         Ok(stats.unwrap_or_default())
     }
 
@@ -360,20 +455,34 @@ impl<T: TopicType> DataWriter<T> {
     /// ACKNACKs and NACK_FRAGs received.
     pub fn counters(&self) -> Result<WriterCounters, Error> {
         let guid = self.guid;
-        let counters = self.participant.inner.handle.execute(move |p, _| p.writer_counters(guid))?;
+        let counters = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.writer_counters(guid))?;
         Ok(counters.unwrap_or_default())
     }
 
     /// Number of matched readers (PUBLICATION_MATCHED current_count).
     pub fn matched_subscriptions(&self) -> Result<usize, Error> {
         let guid = self.guid;
-        Ok(self.participant.inner.handle.execute(move |p, _| p.matched_readers(guid))?)
+        Ok(self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.matched_readers(guid))?)
     }
 
     /// Waits until at least `n` readers are matched.
     pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
         let guid = self.guid;
-        match self.participant.inner.handle.wait_for(timeout, move |p, _| (p.matched_readers(guid) >= n).then_some(()))? {
+        match self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, _| {
+                (p.matched_readers(guid) >= n).then_some(())
+            })? {
             Some(()) => Ok(()),
             None => Err(Error::Timeout),
         }
@@ -384,7 +493,10 @@ impl<T: TopicType> DataWriter<T> {
     /// MANUAL_BY_PARTICIPANT asserts the whole participant. DDS 1.4 §2.2.2.4.2.22.
     pub fn assert_liveliness(&self) -> Result<(), Error> {
         let guid = self.guid;
-        self.participant.inner.handle.execute(move |p, now| p.assert_writer_liveliness(now, guid))?;
+        self.participant
+            .inner
+            .handle
+            .execute(move |p, now| p.assert_writer_liveliness(now, guid))?;
         Ok(())
     }
 }
@@ -392,7 +504,11 @@ impl<T: TopicType> DataWriter<T> {
 impl<T> Drop for DataWriter<T> {
     fn drop(&mut self) {
         let guid = self.guid;
-        let _ = self.participant.inner.handle.execute(move |p, now| p.delete_writer(now, guid));
+        let _ = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.delete_writer(now, guid));
     }
 }
 
@@ -443,7 +559,11 @@ impl<T: TopicType> DataReader<T> {
     /// state: `read` never returns a sample twice. DDS 1.4 §2.2.2.5.3.8.
     pub fn read(&self) -> Result<Vec<Sample<T>>, Error> {
         let guid = self.guid;
-        let changes = self.participant.inner.handle.execute(move |p, now| p.read(now, guid))?;
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.read(now, guid))?;
         Ok(Self::samples(guid, changes))
     }
 
@@ -451,7 +571,11 @@ impl<T: TopicType> DataReader<T> {
     /// DEADLINE period. DDS 1.4 §2.2.2.5.3.27.
     pub fn requested_deadline_missed_status(&self) -> Result<DeadlineMissedStatus, Error> {
         let guid = self.guid;
-        let status = self.participant.inner.handle.execute(move |p, _| p.requested_deadline_missed(guid))?;
+        let status = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.requested_deadline_missed(guid))?;
         Ok(status.unwrap_or_default())
     }
 
@@ -462,7 +586,10 @@ impl<T: TopicType> DataReader<T> {
                 ChangeKind::Alive => match T::deserialize(&c.data) {
                     Ok(v) => Some(v),
                     Err(e) => {
-                        log::warn!("reader {guid}: undecodable sample from {}: {e}", c.writer_guid);
+                        log::warn!(
+                            "reader {guid}: undecodable sample from {}: {e}",
+                            c.writer_guid
+                        );
                         continue;
                     }
                 },
@@ -487,7 +614,10 @@ impl<T: TopicType> DataReader<T> {
     /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
     /// same visit to the event loop that found them).
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
-        Ok(Self::samples(self.guid, self.wait_take_serialized(timeout)?))
+        Ok(Self::samples(
+            self.guid,
+            self.wait_take_serialized(timeout)?,
+        ))
     }
 
     /// [`DataReader::wait_take`] without decoding: the changes as received, each payload the
@@ -495,18 +625,26 @@ impl<T: TopicType> DataReader<T> {
     /// applications that read a few fields, forward the bytes, or reuse their own memory.
     pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
         let guid = self.guid;
-        let changes = self.participant.inner.handle.wait_for(timeout, move |p, now| {
-            let mut changes = Vec::new();
-            p.take_all(now, guid, &mut changes);
-            (!changes.is_empty()).then_some(changes)
-        })?;
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, now| {
+                let mut changes = Vec::new();
+                p.take_all(now, guid, &mut changes);
+                (!changes.is_empty()).then_some(changes)
+            })?;
         Ok(changes.unwrap_or_default())
     }
 
     /// What the reader received, delivered, dropped and acknowledged.
     pub fn counters(&self) -> Result<ReaderCounters, Error> {
         let guid = self.guid;
-        let counters = self.participant.inner.handle.execute(move |p, _| p.reader_counters(guid))?;
+        let counters = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.reader_counters(guid))?;
         Ok(counters.unwrap_or_default())
     }
 
@@ -540,7 +678,13 @@ impl<T: TopicType> DataReader<T> {
                 Some(0) => return false,
                 Some(_) => {}
             }
-            !f(changes, &mut ListenerContext { participant: p, now })
+            !f(
+                changes,
+                &mut ListenerContext {
+                    participant: p,
+                    now,
+                },
+            )
         })?;
         Ok(())
     }
@@ -548,13 +692,23 @@ impl<T: TopicType> DataReader<T> {
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).
     pub fn matched_publications(&self) -> Result<usize, Error> {
         let guid = self.guid;
-        Ok(self.participant.inner.handle.execute(move |p, _| p.matched_writers(guid))?)
+        Ok(self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.matched_writers(guid))?)
     }
 
     /// Waits until at least `n` writers are matched.
     pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
         let guid = self.guid;
-        match self.participant.inner.handle.wait_for(timeout, move |p, _| (p.matched_writers(guid) >= n).then_some(()))? {
+        match self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, _| {
+                (p.matched_writers(guid) >= n).then_some(())
+            })? {
             Some(()) => Ok(()),
             None => Err(Error::Timeout),
         }
@@ -564,7 +718,11 @@ impl<T: TopicType> DataReader<T> {
 impl<T> Drop for DataReader<T> {
     fn drop(&mut self) {
         let guid = self.guid;
-        let _ = self.participant.inner.handle.execute(move |p, now| p.delete_reader(now, guid));
+        let _ = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.delete_reader(now, guid));
     }
 }
 
@@ -583,17 +741,26 @@ fn writer_representation<T: TopicType>(qos: &DataWriterQos) -> Result<XcdrVersio
     let id = qos.data_representation.offered_id();
     XcdrVersion::from_representation_id(id)
         .filter(|v| T::supports(*v))
-        .ok_or(Error::UnsupportedDataRepresentation { type_name: T::type_name(), id })
+        .ok_or(Error::UnsupportedDataRepresentation {
+            type_name: T::type_name(),
+            id,
+        })
 }
 
 /// A reader must be able to decode every representation its DATA_REPRESENTATION accepts
 /// (an empty list accepts XCDR only).
 fn check_reader_representations<T: TopicType>(qos: &DataReaderQos) -> Result<(), Error> {
-    let unsupported = qos.data_representation.value.iter().copied().find(|id| {
-        !XcdrVersion::from_representation_id(*id).is_some_and(T::supports)
-    });
+    let unsupported = qos
+        .data_representation
+        .value
+        .iter()
+        .copied()
+        .find(|id| !XcdrVersion::from_representation_id(*id).is_some_and(T::supports));
     match unsupported {
-        Some(id) => Err(Error::UnsupportedDataRepresentation { type_name: T::type_name(), id }),
+        Some(id) => Err(Error::UnsupportedDataRepresentation {
+            type_name: T::type_name(),
+            id,
+        }),
         None => Ok(()),
     }
 }

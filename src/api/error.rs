@@ -59,7 +59,10 @@ impl core::fmt::Display for Error {
                     2 => "XCDR2",
                     _ => "unknown",
                 };
-                write!(f, "type {type_name} does not support data representation {name} (id {id})")
+                write!(
+                    f,
+                    "type {type_name} does not support data representation {name} (id {id})"
+                )
             }
             Error::InvalidSample { type_name } => {
                 write!(f, "a {type_name} sample breaks a bound of its type")

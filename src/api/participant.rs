@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::endpoint::{Publisher, Subscriber, Topic};
 use super::Error;
+use super::endpoint::{Publisher, Subscriber, Topic};
 use crate::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use crate::core::{Event, Participant, ParticipantConfig};
 use crate::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
@@ -107,7 +107,8 @@ impl ParticipantBuilder {
         tc.loopback_only = self.loopback_only;
         tc.user_multicast = self.user_multicast && self.multicast;
         let transport = UdpTransport::open(&tc).map_err(Error::Transport)?;
-        let multicast = transport.scope() == crate::transport::sandbox::NetworkScope::PrivateNamespace
+        let multicast = transport.scope()
+            == crate::transport::sandbox::NetworkScope::PrivateNamespace
             && self.multicast;
         let locators = transport.locators().clone();
         let guid_prefix = crate::runtime::random_guid_prefix();
@@ -123,21 +124,31 @@ impl ParticipantBuilder {
         config.writer_multicast = self.writer_multicast;
         if multicast {
             if let Some(port) = spdp_multicast_port(self.domain_id) {
-                config.spdp_destinations.push(Locator::udpv4(DEFAULT_MULTICAST_GROUP.octets(), port));
+                config
+                    .spdp_destinations
+                    .push(Locator::udpv4(DEFAULT_MULTICAST_GROUP.octets(), port));
             }
         } else if self.initial_peers.is_empty() {
             // Unicast discovery on this host: the first participant indices' metatraffic
             // ports, as Fast DDS does for its default localhost initial peers.
             for id in 0..DEFAULT_LOCAL_PEERS {
                 if let Some(port) = metatraffic_unicast_port(self.domain_id, id) {
-                    config.spdp_destinations.push(Locator::udpv4([127, 0, 0, 1], port));
+                    config
+                        .spdp_destinations
+                        .push(Locator::udpv4([127, 0, 0, 1], port));
                 }
             }
         }
         config.spdp_destinations.extend(self.initial_peers);
         let participant = Participant::new(config);
         let handle = Runtime::spawn(participant, transport).map_err(Error::Io)?;
-        Ok(DomainParticipant { inner: Arc::new(Inner { handle, guid_prefix, domain_id: self.domain_id }) })
+        Ok(DomainParticipant {
+            inner: Arc::new(Inner {
+                handle,
+                guid_prefix,
+                domain_id: self.domain_id,
+            }),
+        })
     }
 }
 
@@ -206,12 +217,18 @@ impl DomainParticipant {
 
     /// A publisher with the given QoS.
     pub fn create_publisher(&self, qos: PublisherQos) -> Publisher {
-        Publisher { participant: self.clone(), qos }
+        Publisher {
+            participant: self.clone(),
+            qos,
+        }
     }
 
     /// A subscriber with the given QoS.
     pub fn create_subscriber(&self, qos: SubscriberQos) -> Subscriber {
-        Subscriber { participant: self.clone(), qos }
+        Subscriber {
+            participant: self.clone(),
+            qos,
+        }
     }
 
     /// A topic of type `T`.
@@ -231,13 +248,19 @@ impl DomainParticipant {
 
     /// Number of remote participants currently alive.
     pub fn discovered_participants(&self) -> Result<usize, Error> {
-        Ok(self.inner.handle.execute(|p, _| p.remote_participants().count())?)
+        Ok(self
+            .inner
+            .handle
+            .execute(|p, _| p.remote_participants().count())?)
     }
 
     /// Manually asserts the liveliness of this participant's MANUAL_BY_PARTICIPANT writers
     /// (a WLP MANUAL_LIVELINESS_UPDATE). DDS 1.4 §2.2.2.2.1.27; RTPS 2.5 §8.4.13.
     pub fn assert_liveliness(&self) -> Result<(), Error> {
-        Ok(self.inner.handle.execute(|p, now| p.assert_liveliness(now))?)
+        Ok(self
+            .inner
+            .handle
+            .execute(|p, now| p.assert_liveliness(now))?)
     }
 
     /// Counters of the event loop: datagrams and bytes received and sent.

@@ -25,7 +25,9 @@ use crate::types::TopicType;
 impl ParticipantBuilder {
     /// Uses the DomainParticipant QoS of `profile` (see [`ParticipantBuilder::qos`]).
     pub fn qos_profile(self, provider: &QosProvider, profile: &str) -> Result<Self, Error> {
-        let qos = provider.participant_qos(profile).map_err(Error::QosProfile)?;
+        let qos = provider
+            .participant_qos(profile)
+            .map_err(Error::QosProfile)?;
         Ok(self.qos(qos))
     }
 }
@@ -38,7 +40,9 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Self, Error> {
-        Self::builder(domain_id).qos_profile(provider, profile)?.build()
+        Self::builder(domain_id)
+            .qos_profile(provider, profile)?
+            .build()
     }
 
     /// A topic `name` of type `T` with the Topic QoS that `profile` gives `name`.
@@ -48,7 +52,9 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Topic<T>, Error> {
-        let qos = provider.topic_qos(profile, name).map_err(Error::QosProfile)?;
+        let qos = provider
+            .topic_qos(profile, name)
+            .map_err(Error::QosProfile)?;
         Ok(self.create_topic(name, qos))
     }
 
@@ -68,7 +74,9 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Subscriber, Error> {
-        let qos = provider.subscriber_qos(profile).map_err(Error::QosProfile)?;
+        let qos = provider
+            .subscriber_qos(profile)
+            .map_err(Error::QosProfile)?;
         Ok(self.create_subscriber(qos))
     }
 }
@@ -82,7 +90,9 @@ impl Publisher {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<DataWriter<T>, Error> {
-        let qos = provider.datawriter_qos(profile, topic.name()).map_err(Error::QosProfile)?;
+        let qos = provider
+            .datawriter_qos(profile, topic.name())
+            .map_err(Error::QosProfile)?;
         self.create_datawriter(topic, qos)
     }
 }
@@ -96,7 +106,9 @@ impl Subscriber {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<DataReader<T>, Error> {
-        let qos = provider.datareader_qos(profile, topic.name()).map_err(Error::QosProfile)?;
+        let qos = provider
+            .datareader_qos(profile, topic.name())
+            .map_err(Error::QosProfile)?;
         self.create_datareader(topic, qos)
     }
 }

@@ -33,7 +33,12 @@ macro_rules! read_int {
 impl<'a> Reader<'a> {
     /// A cursor at the start of `buf`, which is also the alignment origin.
     pub fn new(buf: &'a [u8], endian: Endianness) -> Self {
-        Reader { buf, pos: 0, endian, xcdr: XcdrVersion::Xcdr1 }
+        Reader {
+            buf,
+            pos: 0,
+            endian,
+            xcdr: XcdrVersion::Xcdr1,
+        }
     }
 
     /// The byte order used by the integer reads.
@@ -84,7 +89,10 @@ impl<'a> Reader<'a> {
 
     /// Consumes and returns the next `n` bytes.
     pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], CdrError> {
-        let (head, _) = self.rest().split_at_checked(n).ok_or(CdrError::Truncated(what))?;
+        let (head, _) = self
+            .rest()
+            .split_at_checked(n)
+            .ok_or(CdrError::Truncated(what))?;
         self.pos = self.pos.saturating_add(n);
         Ok(head)
     }
@@ -169,7 +177,9 @@ impl<'a> Reader<'a> {
     pub fn seq_len(&mut self, min_elem_size: usize, what: &'static str) -> Result<usize, CdrError> {
         self.align(4, what)?;
         let len = usize::try_from(self.u32(what)?).map_err(|_| CdrError::TooLarge(what))?;
-        let need = len.checked_mul(min_elem_size.max(1)).ok_or(CdrError::TooLarge(what))?;
+        let need = len
+            .checked_mul(min_elem_size.max(1))
+            .ok_or(CdrError::TooLarge(what))?;
         if need > self.remaining() {
             return Err(CdrError::Truncated(what));
         }
@@ -181,7 +191,10 @@ impl<'a> Reader<'a> {
 pub(crate) fn padding(pos: usize, align: usize) -> usize {
     match align {
         0 | 1 => 0,
-        a => a.wrapping_sub(pos.checked_rem(a).unwrap_or(0)).checked_rem(a).unwrap_or(0),
+        a => a
+            .wrapping_sub(pos.checked_rem(a).unwrap_or(0))
+            .checked_rem(a)
+            .unwrap_or(0),
     }
 }
 
@@ -211,14 +224,24 @@ impl<'b> Writer<'b> {
     /// A writer appending to `buf`; alignment origin is the current end of `buf`.
     pub fn new(buf: &'b mut Vec<u8>, endian: Endianness) -> Self {
         let origin = buf.len();
-        Writer { buf, origin, endian, xcdr: XcdrVersion::Xcdr1 }
+        Writer {
+            buf,
+            origin,
+            endian,
+            xcdr: XcdrVersion::Xcdr1,
+        }
     }
 
     /// A writer appending to the same buffer whose alignment origin is the current end (for a
     /// parameter value, RTPS 2.5 §9.4.2.11, or a CDR body after its encapsulation header).
     pub fn nested(&mut self) -> Writer<'_> {
         let origin = self.buf.len();
-        Writer { buf: &mut *self.buf, origin, endian: self.endian, xcdr: self.xcdr }
+        Writer {
+            buf: &mut *self.buf,
+            origin,
+            endian: self.endian,
+            xcdr: self.xcdr,
+        }
     }
 
     /// The byte order used by the integer writes.
@@ -329,7 +352,10 @@ mod tests {
     fn reads_both_byte_orders() {
         let b = [0x12, 0x34, 0x56, 0x78];
         assert_eq!(Reader::new(&b, Endianness::Big).u32("x"), Ok(0x1234_5678));
-        assert_eq!(Reader::new(&b, Endianness::Little).u32("x"), Ok(0x7856_3412));
+        assert_eq!(
+            Reader::new(&b, Endianness::Little).u32("x"),
+            Ok(0x7856_3412)
+        );
     }
 
     #[test]
@@ -346,7 +372,12 @@ mod tests {
         let mut w = Writer::new(&mut v, Endianness::Little);
         w.u8(7);
         w.string(b"Square");
-        assert_eq!(v, [7, 0, 0, 0, 7, 0, 0, 0, b'S', b'q', b'u', b'a', b'r', b'e', 0]);
+        assert_eq!(
+            v,
+            [
+                7, 0, 0, 0, 7, 0, 0, 0, b'S', b'q', b'u', b'a', b'r', b'e', 0
+            ]
+        );
         let mut r = Reader::new(&v, Endianness::Little);
         assert_eq!(r.u8("pad"), Ok(7));
         assert_eq!(r.string(64, "s"), Ok(&b"Square"[..]));
@@ -355,12 +386,19 @@ mod tests {
     #[test]
     fn string_without_nul_is_invalid() {
         let b = [2, 0, 0, 0, b'a', b'b'];
-        assert_eq!(Reader::new(&b, Endianness::Little).string(64, "s"), Err(CdrError::Invalid("s")));
+        assert_eq!(
+            Reader::new(&b, Endianness::Little).string(64, "s"),
+            Err(CdrError::Invalid("s"))
+        );
     }
 
     #[test]
     fn huge_sequence_length_is_refused_before_allocation() {
         let b = [0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0];
-        assert!(Reader::new(&b, Endianness::Little).seq_len(4, "seq").is_err());
+        assert!(
+            Reader::new(&b, Endianness::Little)
+                .seq_len(4, "seq")
+                .is_err()
+        );
     }
 }

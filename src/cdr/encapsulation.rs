@@ -41,7 +41,11 @@ impl EncapsulationHeader {
 
     /// A header with zero options.
     pub fn new(kind: EncapsulationKind, endian: Endianness) -> Self {
-        EncapsulationHeader { kind, endian, options: 0 }
+        EncapsulationHeader {
+            kind,
+            endian,
+            options: 0,
+        }
     }
 
     /// The 16-bit identifier (facts §5.5).
@@ -61,7 +65,11 @@ impl EncapsulationHeader {
     pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
         let id = u16::from_be_bytes(r.take_array::<2>("encapsulation id")?);
         let options = u16::from_be_bytes(r.take_array::<2>("encapsulation options")?);
-        let endian = if id & 1 == 1 { Endianness::Little } else { Endianness::Big };
+        let endian = if id & 1 == 1 {
+            Endianness::Little
+        } else {
+            Endianness::Big
+        };
         let kind = match id & !1 {
             0x0000 => EncapsulationKind::Cdr,
             0x0002 => EncapsulationKind::PlCdr,
@@ -71,7 +79,11 @@ impl EncapsulationHeader {
             0x000a => EncapsulationKind::PlCdr2,
             _ => return Err(CdrError::Invalid("encapsulation id")),
         };
-        Ok(EncapsulationHeader { kind, endian, options })
+        Ok(EncapsulationHeader {
+            kind,
+            endian,
+            options,
+        })
     }
 
     /// Writes the header (identifier and options big-endian).

@@ -34,12 +34,19 @@ pub enum Endianness {
 
 impl Endianness {
     /// The byte order of the machine we run on.
-    pub const NATIVE: Endianness =
-        if cfg!(target_endian = "little") { Endianness::Little } else { Endianness::Big };
+    pub const NATIVE: Endianness = if cfg!(target_endian = "little") {
+        Endianness::Little
+    } else {
+        Endianness::Big
+    };
 
     /// RTPS 2.5 §9.4.5.1.1: the E flag of a submessage; set means little-endian.
     pub fn from_e_flag(flags: u8) -> Self {
-        if flags & 0x01 != 0 { Endianness::Little } else { Endianness::Big }
+        if flags & 0x01 != 0 {
+            Endianness::Little
+        } else {
+            Endianness::Big
+        }
     }
 
     /// The E flag bit for this byte order.

@@ -9,21 +9,21 @@
 
 mod change;
 pub mod deadline;
+pub mod discovery;
 mod event;
 pub mod filtering;
 pub mod participant;
-pub mod discovery;
-pub mod reader;
-pub mod writer;
 mod proxy;
+pub mod reader;
 pub mod receiver;
-mod transmit;
 #[cfg(test)]
 mod sim;
+mod transmit;
+pub mod writer;
 
 pub use change::{CacheChange, ChangeKind};
 pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
-pub use proxy::{RemoteReader, RemoteWriter};
 pub use participant::{Participant, ParticipantConfig};
+pub use proxy::{RemoteReader, RemoteWriter};
 pub use transmit::{MAX_DATAGRAM, Splice, Transmit};

@@ -78,8 +78,11 @@ pub fn receive<'a>(
         match sm {
             // RTPS 2.5 §8.3.7.7: INFO_DST changes destGuidPrefix; UNKNOWN means "any".
             Submessage::InfoDst(d) => {
-                state.dest_guid_prefix =
-                    if d.guid_prefix == GuidPrefix::UNKNOWN { our_prefix } else { d.guid_prefix };
+                state.dest_guid_prefix = if d.guid_prefix == GuidPrefix::UNKNOWN {
+                    our_prefix
+                } else {
+                    d.guid_prefix
+                };
             }
             // RTPS 2.5 §8.3.7.9: INFO_SRC resets the source and the destination.
             Submessage::InfoSrc(s) => {

@@ -41,7 +41,11 @@ pub struct Splice {
 impl Transmit {
     /// A datagram of `payload` alone (no splice) to `destinations`.
     pub fn new(destinations: Vec<Locator>, payload: Vec<u8>) -> Self {
-        Transmit { destinations, payload, splice: None }
+        Transmit {
+            destinations,
+            payload,
+            splice: None,
+        }
     }
 
     /// The datagram's length on the wire.
@@ -86,7 +90,10 @@ mod tests {
         let mut t = Transmit::new(Vec::new(), b"headtail".to_vec());
         assert_eq!(t.datagram().as_ref(), b"headtail");
         assert_eq!(t.parts(), [&b"headtail"[..], &[], &[]]);
-        t.splice = Some(Splice { at: 4, bytes: Bytes::from_static(b"-body-") });
+        t.splice = Some(Splice {
+            at: 4,
+            bytes: Bytes::from_static(b"-body-"),
+        });
         assert_eq!(t.len(), 14);
         assert_eq!(t.parts(), [&b"head"[..], &b"-body-"[..], &b"tail"[..]]);
         assert_eq!(t.datagram().as_ref(), b"head-body-tail");

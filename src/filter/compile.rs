@@ -78,7 +78,10 @@ pub(super) enum CExpr {
     },
     Bool(usize),
     /// `slot MATCH pattern`.
-    Match { slot: usize, pattern: MatchPattern },
+    Match {
+        slot: usize,
+        pattern: MatchPattern,
+    },
 }
 
 /// A compiled operand.

@@ -154,7 +154,10 @@ fn eval_predicate<S: FieldSource + ?Sized>(
                 return Ok(None);
             };
             let (mut tbuf, mut pbuf) = ([0u8; 4], [0u8; 4]);
-            match (text_of(&l.as_ref(), &mut tbuf), text_of(&r.as_ref(), &mut pbuf)) {
+            match (
+                text_of(&l.as_ref(), &mut tbuf),
+                text_of(&r.as_ref(), &mut pbuf),
+            ) {
                 (Some(text), Some(pattern)) => {
                     let pattern = MatchPattern::new(pattern).map_err(EvalError::BadPattern)?;
                     Some(pattern.matches(text))

@@ -60,7 +60,9 @@ pub fn for_each_datagram<R: Read>(
     mut each: impl FnMut(Datagram),
 ) -> Result<CaptureStats, CaptureError> {
     let mut magic = [0u8; 4];
-    input.read_exact(&mut magic).map_err(|e| CaptureError(format!("cannot read magic: {e}")))?;
+    input
+        .read_exact(&mut magic)
+        .map_err(|e| CaptureError(format!("cannot read magic: {e}")))?;
     let chained = std::io::Cursor::new(magic).chain(input);
     let mut stats = CaptureStats::default();
     match magic {
@@ -92,7 +94,9 @@ pub fn for_each_datagram<R: Read>(
                 };
                 stats.frames = stats.frames.saturating_add(1);
                 let Some(link) = link else {
-                    return Err(CaptureError("packet refers to an undeclared interface".into()));
+                    return Err(CaptureError(
+                        "packet refers to an undeclared interface".into(),
+                    ));
                 };
                 visit_frame(link, data, stats.frames, &mut stats, &mut each);
             }
@@ -110,7 +114,11 @@ pub fn for_each_datagram<R: Read>(
                 visit_frame(link, &packet.data, stats.frames, &mut stats, &mut each);
             }
         }
-        _ => return Err(CaptureError("not a pcap or pcapng file (unknown magic number)".into())),
+        _ => {
+            return Err(CaptureError(
+                "not a pcap or pcapng file (unknown magic number)".into(),
+            ));
+        }
     }
     Ok(stats)
 }
@@ -123,9 +131,12 @@ fn visit_frame(
     each: &mut impl FnMut(Datagram),
 ) {
     match ip_packet(link, frame).map(|ip| udp_in_ip(ip, stats)) {
-        Some(Some((src, dst, payload))) => {
-            each(Datagram { frame: number, src, dst, payload: payload.to_vec() })
-        }
+        Some(Some((src, dst, payload))) => each(Datagram {
+            frame: number,
+            src,
+            dst,
+            payload: payload.to_vec(),
+        }),
         _ => stats.not_udp = stats.not_udp.saturating_add(1),
     }
 }
@@ -151,7 +162,10 @@ fn ip_packet(link: DataLink, frame: &[u8]) -> Option<&[u8]> {
 }
 
 /// Finds the UDP payload in an IPv4 or IPv6 packet.
-fn udp_in_ip<'a>(ip: &'a [u8], stats: &mut CaptureStats) -> Option<(SocketAddr, SocketAddr, &'a [u8])> {
+fn udp_in_ip<'a>(
+    ip: &'a [u8],
+    stats: &mut CaptureStats,
+) -> Option<(SocketAddr, SocketAddr, &'a [u8])> {
     let version = ip.first()? >> 4;
     let (src, dst, udp) = match version {
         4 => {
@@ -172,7 +186,11 @@ fn udp_in_ip<'a>(ip: &'a [u8], stats: &mut CaptureStats) -> Option<(SocketAddr, 
                 stats.truncated = stats.truncated.saturating_add(1);
                 return None;
             };
-            (IpAddr::V4(Ipv4Addr::from(src)), IpAddr::V4(Ipv4Addr::from(dst)), udp)
+            (
+                IpAddr::V4(Ipv4Addr::from(src)),
+                IpAddr::V4(Ipv4Addr::from(dst)),
+                udp,
+            )
         }
         6 => {
             // Extension headers are not followed: RTPS over IPv6 on loopback has none.
@@ -181,7 +199,11 @@ fn udp_in_ip<'a>(ip: &'a [u8], stats: &mut CaptureStats) -> Option<(SocketAddr, 
             }
             let src: [u8; 16] = ip.get(8..24)?.try_into().ok()?;
             let dst: [u8; 16] = ip.get(24..40)?.try_into().ok()?;
-            (IpAddr::V6(Ipv6Addr::from(src)), IpAddr::V6(Ipv6Addr::from(dst)), ip.get(40..)?)
+            (
+                IpAddr::V6(Ipv6Addr::from(src)),
+                IpAddr::V6(Ipv6Addr::from(dst)),
+                ip.get(40..)?,
+            )
         }
         _ => return None,
     };
@@ -192,7 +214,11 @@ fn udp_in_ip<'a>(ip: &'a [u8], stats: &mut CaptureStats) -> Option<(SocketAddr, 
         stats.truncated = stats.truncated.saturating_add(1);
         return None;
     };
-    Some((SocketAddr::new(src, sport), SocketAddr::new(dst, dport), payload))
+    Some((
+        SocketAddr::new(src, sport),
+        SocketAddr::new(dst, dport),
+        payload,
+    ))
 }
 
 #[cfg(test)]
@@ -201,7 +227,9 @@ mod tests {
 
     fn ipv4_udp(payload: &[u8]) -> Vec<u8> {
         let total = u16::try_from(28 + payload.len()).unwrap();
-        let mut p = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 239, 255, 0, 1];
+        let mut p = vec![
+            0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 239, 255, 0, 1,
+        ];
         p[2..4].copy_from_slice(&total.to_be_bytes());
         p.extend_from_slice(&7410u16.to_be_bytes());
         p.extend_from_slice(&7400u16.to_be_bytes());

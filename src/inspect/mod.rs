@@ -52,13 +52,17 @@ pub fn run(input: impl Read, out: &mut impl Write) -> Result<Totals, InspectErro
         notes.push(format!("{} UDP datagrams not RTPS", totals.not_rtps));
     }
     if stats.ip_fragments > 0 {
-        notes.push(format!("{} IP fragments not reassembled", stats.ip_fragments));
+        notes.push(format!(
+            "{} IP fragments not reassembled",
+            stats.ip_fragments
+        ));
     }
     if stats.truncated > 0 {
         notes.push(format!("{} frames truncated", stats.truncated));
     }
     if !notes.is_empty() {
-        writeln!(out, "({} frames; {})", stats.frames, notes.join(", ")).map_err(InspectError::Output)?;
+        writeln!(out, "({} frames; {})", stats.frames, notes.join(", "))
+            .map_err(InspectError::Output)?;
     }
     writeln!(out, "{totals}").map_err(InspectError::Output)?;
     Ok(totals)

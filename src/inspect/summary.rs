@@ -63,11 +63,19 @@ pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io:
                 if let Submessage::InfoSrc(src) = &sm {
                     vendor = src.vendor_id;
                 }
-                writeln!(out, "{lead} {}", describe_submessage(&sm, header.vendor_id, vendor))?;
+                writeln!(
+                    out,
+                    "{lead} {}",
+                    describe_submessage(&sm, header.vendor_id, vendor)
+                )?;
             }
             SubmessageOutcome::NotUnderstood { id, flags, body } => {
                 totals.not_understood += 1;
-                writeln!(out, "{lead} NOT-UNDERSTOOD id=0x{id:02x} flags=0x{flags:02x} len={} (skipped)", body.len())?;
+                writeln!(
+                    out,
+                    "{lead} NOT-UNDERSTOOD id=0x{id:02x} flags=0x{flags:02x} len={} (skipped)",
+                    body.len()
+                )?;
             }
             SubmessageOutcome::Malformed(e) => {
                 totals.malformed += 1;
@@ -119,12 +127,20 @@ fn describe_submessage(sm: &Submessage<'_>, header_vendor: VendorId, vendor: Ven
             std::net::Ipv4Addr::from(r.unicast.address),
             r.unicast.port,
             r.multicast
-                .map(|m| format!(" multicast={}:{}", std::net::Ipv4Addr::from(m.address), m.port))
+                .map(|m| format!(
+                    " multicast={}:{}",
+                    std::net::Ipv4Addr::from(m.address),
+                    m.port
+                ))
                 .unwrap_or_default()
         ),
         Submessage::Pad(p) => format!("PAD len={}", p.body_len),
     };
-    if header_vendor == vendor { line } else { format!("{line} (vendor {})", vendor_name(vendor)) }
+    if header_vendor == vendor {
+        line
+    } else {
+        format!("{line} (vendor {})", vendor_name(vendor))
+    }
 }
 
 /// tshark's names for builtin writers: DATA(p), DATA(w), DATA(r), DATA(m).
@@ -209,7 +225,11 @@ fn describe_gap(g: &Gap) -> String {
         base.0.saturating_sub(1),
         {
             let extra: Vec<String> = g.gap_list.iter().map(|sn| sn.to_string()).collect();
-            if extra.is_empty() { String::new() } else { format!(" +[{}]", extra.join(",")) }
+            if extra.is_empty() {
+                String::new()
+            } else {
+                format!(" +[{}]", extra.join(","))
+            }
         }
     )
 }
@@ -253,7 +273,12 @@ fn payload(bytes: &[u8], vendor: VendorId, what: &str) -> String {
     let Ok(encap) = EncapsulationHeader::parse(&mut r) else {
         return format!(" {what}={}B", bytes.len());
     };
-    let mut s = format!(" {what}={}B {}{}", bytes.len(), encap_name(encap.kind), endian_suffix(&encap));
+    let mut s = format!(
+        " {what}={}B {}{}",
+        bytes.len(),
+        encap_name(encap.kind),
+        endian_suffix(&encap)
+    );
     if encap.kind == EncapsulationKind::PlCdr {
         r.set_endian(encap.endian);
         match ParameterListView::new_checked(&mut r) {
@@ -314,7 +339,9 @@ fn understood(id: u16) -> bool {
 }
 
 fn vendor_name(v: VendorId) -> String {
-    v.name().map(str::to_string).unwrap_or_else(|| format!("{:02x}.{:02x}", v.0[0], v.0[1]))
+    v.name()
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{:02x}.{:02x}", v.0[0], v.0[1]))
 }
 
 fn list(items: impl Iterator<Item = String>) -> String {

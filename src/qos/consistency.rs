@@ -13,7 +13,7 @@ use core::cmp::Ordering;
 use crate::qos::entity::{DataReaderQos, DataWriterQos, TopicQos};
 use crate::qos::id::QosPolicyId;
 use crate::qos::policy::{
-    cmp_duration, DurabilityService, History, Length, ReaderDataLifecycle, ResourceLimits,
+    DurabilityService, History, Length, ReaderDataLifecycle, ResourceLimits, cmp_duration,
 };
 use crate::time::Duration;
 
@@ -53,10 +53,18 @@ impl core::fmt::Display for QosError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             QosError::Invalid { policy, reason } => write!(f, "invalid {policy} QoS: {reason}"),
-            QosError::Inconsistent { policy, other, reason } if policy == other => {
+            QosError::Inconsistent {
+                policy,
+                other,
+                reason,
+            } if policy == other => {
                 write!(f, "inconsistent {policy} QoS: {reason}")
             }
-            QosError::Inconsistent { policy, other, reason } => {
+            QosError::Inconsistent {
+                policy,
+                other,
+                reason,
+            } => {
                 write!(f, "{policy} QoS inconsistent with {other}: {reason}")
             }
         }
@@ -72,11 +80,31 @@ impl TopicQos {
     /// Checks every policy and the rules between them (DDS 1.4 §2.2.3).
     pub fn check_consistency(&self) -> Result<(), QosError> {
         check_durations(&[
-            (self.deadline.period, QosPolicyId::Deadline, "period is negative"),
-            (self.latency_budget.duration, QosPolicyId::LatencyBudget, "duration is negative"),
-            (self.liveliness.lease_duration, QosPolicyId::Liveliness, "lease is negative"),
-            (self.reliability.max_blocking_time, QosPolicyId::Reliability, "blocking negative"),
-            (self.lifespan.duration, QosPolicyId::Lifespan, "duration is negative"),
+            (
+                self.deadline.period,
+                QosPolicyId::Deadline,
+                "period is negative",
+            ),
+            (
+                self.latency_budget.duration,
+                QosPolicyId::LatencyBudget,
+                "duration is negative",
+            ),
+            (
+                self.liveliness.lease_duration,
+                QosPolicyId::Liveliness,
+                "lease is negative",
+            ),
+            (
+                self.reliability.max_blocking_time,
+                QosPolicyId::Reliability,
+                "blocking negative",
+            ),
+            (
+                self.lifespan.duration,
+                QosPolicyId::Lifespan,
+                "duration is negative",
+            ),
         ])?;
         check_durability_service(&self.durability_service)?;
         check_history_and_limits(self.history, &self.resource_limits)
@@ -87,11 +115,31 @@ impl DataWriterQos {
     /// Checks every policy and the rules between them (DDS 1.4 §2.2.3).
     pub fn check_consistency(&self) -> Result<(), QosError> {
         check_durations(&[
-            (self.deadline.period, QosPolicyId::Deadline, "period is negative"),
-            (self.latency_budget.duration, QosPolicyId::LatencyBudget, "duration is negative"),
-            (self.liveliness.lease_duration, QosPolicyId::Liveliness, "lease is negative"),
-            (self.reliability.max_blocking_time, QosPolicyId::Reliability, "blocking negative"),
-            (self.lifespan.duration, QosPolicyId::Lifespan, "duration is negative"),
+            (
+                self.deadline.period,
+                QosPolicyId::Deadline,
+                "period is negative",
+            ),
+            (
+                self.latency_budget.duration,
+                QosPolicyId::LatencyBudget,
+                "duration is negative",
+            ),
+            (
+                self.liveliness.lease_duration,
+                QosPolicyId::Liveliness,
+                "lease is negative",
+            ),
+            (
+                self.reliability.max_blocking_time,
+                QosPolicyId::Reliability,
+                "blocking negative",
+            ),
+            (
+                self.lifespan.duration,
+                QosPolicyId::Lifespan,
+                "duration is negative",
+            ),
         ])?;
         check_durability_service(&self.durability_service)?;
         check_history_and_limits(self.history, &self.resource_limits)
@@ -107,17 +155,41 @@ impl DataReaderQos {
             autopurge_disposed_samples_delay: disposed,
         } = self.reader_data_lifecycle;
         check_durations(&[
-            (self.deadline.period, QosPolicyId::Deadline, "period is negative"),
-            (self.latency_budget.duration, QosPolicyId::LatencyBudget, "duration is negative"),
-            (self.liveliness.lease_duration, QosPolicyId::Liveliness, "lease is negative"),
-            (self.reliability.max_blocking_time, QosPolicyId::Reliability, "blocking negative"),
+            (
+                self.deadline.period,
+                QosPolicyId::Deadline,
+                "period is negative",
+            ),
+            (
+                self.latency_budget.duration,
+                QosPolicyId::LatencyBudget,
+                "duration is negative",
+            ),
+            (
+                self.liveliness.lease_duration,
+                QosPolicyId::Liveliness,
+                "lease is negative",
+            ),
+            (
+                self.reliability.max_blocking_time,
+                QosPolicyId::Reliability,
+                "blocking negative",
+            ),
             (
                 self.time_based_filter.minimum_separation,
                 QosPolicyId::TimeBasedFilter,
                 "minimum_separation is negative",
             ),
-            (nowriter, QosPolicyId::ReaderDataLifecycle, "nowriter delay is negative"),
-            (disposed, QosPolicyId::ReaderDataLifecycle, "disposed delay is negative"),
+            (
+                nowriter,
+                QosPolicyId::ReaderDataLifecycle,
+                "nowriter delay is negative",
+            ),
+            (
+                disposed,
+                QosPolicyId::ReaderDataLifecycle,
+                "disposed delay is negative",
+            ),
         ])?;
         check_history_and_limits(self.history, &self.resource_limits)?;
         // DDS 1.4 §2.2.3.12: "the setting of the TIME_BASED_FILTER policy must be such that
@@ -167,8 +239,16 @@ fn check_history_limits_as(
             });
         }
     }
-    check_length(limits.max_samples, limits_policy, "max_samples must be positive")?;
-    check_length(limits.max_instances, limits_policy, "max_instances must be positive")?;
+    check_length(
+        limits.max_samples,
+        limits_policy,
+        "max_samples must be positive",
+    )?;
+    check_length(
+        limits.max_instances,
+        limits_policy,
+        "max_instances must be positive",
+    )?;
     check_length(
         limits.max_samples_per_instance,
         limits_policy,
@@ -200,7 +280,12 @@ fn check_history_limits_as(
 }
 
 fn check_history_and_limits(history: History, limits: &ResourceLimits) -> Result<(), QosError> {
-    check_history_limits_as(history, limits, QosPolicyId::History, QosPolicyId::ResourceLimits)
+    check_history_limits_as(
+        history,
+        limits,
+        QosPolicyId::History,
+        QosPolicyId::ResourceLimits,
+    )
 }
 
 /// DDS 1.4 §2.2.3.5: the service's history/limits obey the same rules as HISTORY and
@@ -235,7 +320,10 @@ mod tests {
     }
 
     fn secs(seconds: i32) -> Duration {
-        Duration { seconds, fraction: 0 }
+        Duration {
+            seconds,
+            fraction: 0,
+        }
     }
 
     #[test]
@@ -270,7 +358,10 @@ mod tests {
     fn max_samples_below_per_instance_is_inconsistent() {
         let r = DataReaderQos::default()
             .resource_limits(limits(Length::Limited(2), Length::Limited(3)));
-        assert_eq!(r.check_consistency().unwrap_err().policy(), QosPolicyId::ResourceLimits);
+        assert_eq!(
+            r.check_consistency().unwrap_err().policy(),
+            QosPolicyId::ResourceLimits
+        );
     }
 
     #[test]
@@ -278,37 +369,56 @@ mod tests {
         let t = TopicQos::default().history(History::KeepLast(0));
         assert!(matches!(
             t.check_consistency(),
-            Err(QosError::Invalid { policy: QosPolicyId::History, .. })
+            Err(QosError::Invalid {
+                policy: QosPolicyId::History,
+                ..
+            })
         ));
         let t = TopicQos::default().resource_limits(limits(Length::Limited(0), Length::Unlimited));
-        assert_eq!(t.check_consistency().unwrap_err().policy(), QosPolicyId::ResourceLimits);
+        assert_eq!(
+            t.check_consistency().unwrap_err().policy(),
+            QosPolicyId::ResourceLimits
+        );
         let t = TopicQos::default().history(History::KeepLast(MAX_LONG + 1));
-        assert_eq!(t.check_consistency().unwrap_err().policy(), QosPolicyId::History);
+        assert_eq!(
+            t.check_consistency().unwrap_err().policy(),
+            QosPolicyId::History
+        );
     }
 
     #[test]
     fn deadline_shorter_than_minimum_separation_is_inconsistent() {
         let r = DataReaderQos::default()
             .deadline(Deadline { period: secs(1) })
-            .time_based_filter(TimeBasedFilter { minimum_separation: secs(2) });
+            .time_based_filter(TimeBasedFilter {
+                minimum_separation: secs(2),
+            });
         let err = r.check_consistency().unwrap_err();
         assert_eq!(err.policy(), QosPolicyId::Deadline);
         assert!(err.to_string().contains("TimeBasedFilter"), "{err}");
-        let equal = r.time_based_filter(TimeBasedFilter { minimum_separation: secs(1) });
+        let equal = r.time_based_filter(TimeBasedFilter {
+            minimum_separation: secs(1),
+        });
         assert_eq!(equal.check_consistency(), Ok(()));
         // An infinite deadline admits any separation.
-        let inf = DataReaderQos::default()
-            .time_based_filter(TimeBasedFilter { minimum_separation: secs(1000) });
+        let inf = DataReaderQos::default().time_based_filter(TimeBasedFilter {
+            minimum_separation: secs(1000),
+        });
         assert_eq!(inf.check_consistency(), Ok(()));
     }
 
     #[test]
     fn negative_durations_are_invalid() {
-        let w = DataWriterQos::default()
-            .liveliness(Liveliness { lease_duration: secs(-1), ..Liveliness::default() });
+        let w = DataWriterQos::default().liveliness(Liveliness {
+            lease_duration: secs(-1),
+            ..Liveliness::default()
+        });
         assert_eq!(
             w.check_consistency(),
-            Err(QosError::Invalid { policy: QosPolicyId::Liveliness, reason: "lease is negative" })
+            Err(QosError::Invalid {
+                policy: QosPolicyId::Liveliness,
+                reason: "lease is negative"
+            })
         );
     }
 
@@ -320,6 +430,9 @@ mod tests {
             ..DurabilityService::default()
         };
         let w = DataWriterQos::default().durability_service(ds);
-        assert_eq!(w.check_consistency().unwrap_err().policy(), QosPolicyId::DurabilityService);
+        assert_eq!(
+            w.check_consistency().unwrap_err().policy(),
+            QosPolicyId::DurabilityService
+        );
     }
 }

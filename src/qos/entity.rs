@@ -9,10 +9,10 @@
 //! and reader QoS.
 
 use crate::qos::policy::{
-    DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService,
-    EntityFactory, GroupData, History, LatencyBudget, Lifespan, Liveliness, Ownership,
-    OwnershipStrength, Partition, Presentation, ReaderDataLifecycle, Reliability, ResourceLimits,
-    TimeBasedFilter, TopicData, TransportPriority, UserData, WriterDataLifecycle,
+    DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService, EntityFactory,
+    GroupData, History, LatencyBudget, Lifespan, Liveliness, Ownership, OwnershipStrength,
+    Partition, Presentation, ReaderDataLifecycle, Reliability, ResourceLimits, TimeBasedFilter,
+    TopicData, TransportPriority, UserData, WriterDataLifecycle,
 };
 
 /// Generates one `fn field(self, value) -> Self` setter per listed field.
@@ -301,21 +301,29 @@ pub struct DomainParticipantQos {
     pub entity_factory: EntityFactory,
 }
 
-setters!(DomainParticipantQos { user_data: UserData, entity_factory: EntityFactory });
+setters!(DomainParticipantQos {
+    user_data: UserData,
+    entity_factory: EntityFactory
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qos::policy::{
-        Length, LivelinessKind, PresentationAccessScope, ReliabilityKind,
-    };
+    use crate::qos::policy::{Length, LivelinessKind, PresentationAccessScope, ReliabilityKind};
     use crate::time::Duration;
 
     #[test]
     fn writer_defaults_follow_the_spec_table() {
         let w = DataWriterQos::default();
         assert_eq!(w.reliability.kind, ReliabilityKind::Reliable);
-        assert_eq!(w.reliability.max_blocking_time.to_std().unwrap().as_millis(), 100);
+        assert_eq!(
+            w.reliability
+                .max_blocking_time
+                .to_std()
+                .unwrap()
+                .as_millis(),
+            100
+        );
         assert_eq!(w.durability, Durability::Volatile);
         assert_eq!(w.history, History::KeepLast(1));
         assert_eq!(w.deadline.period, Duration::INFINITE);
@@ -330,7 +338,10 @@ mod tests {
         assert!(w.writer_data_lifecycle.autodispose_unregistered_instances);
         assert_eq!(w.resource_limits.max_samples, Length::Unlimited);
         assert_eq!(w.resource_limits.max_instances, Length::Unlimited);
-        assert_eq!(w.resource_limits.max_samples_per_instance, Length::Unlimited);
+        assert_eq!(
+            w.resource_limits.max_samples_per_instance,
+            Length::Unlimited
+        );
         assert!(w.user_data.value.is_empty());
         assert!(w.data_representation.value.is_empty());
         let ds = &w.durability_service;
@@ -343,24 +354,47 @@ mod tests {
     fn reader_and_topic_default_to_best_effort() {
         let r = DataReaderQos::default();
         assert_eq!(r.reliability.kind, ReliabilityKind::BestEffort);
-        assert_eq!(r.reliability.max_blocking_time.to_std().unwrap().as_millis(), 100);
+        assert_eq!(
+            r.reliability
+                .max_blocking_time
+                .to_std()
+                .unwrap()
+                .as_millis(),
+            100
+        );
         assert_eq!(r.history, History::KeepLast(1));
         assert_eq!(r.durability, Durability::Volatile);
         assert_eq!(r.time_based_filter.minimum_separation, Duration::ZERO);
-        assert_eq!(r.reader_data_lifecycle.autopurge_nowriter_samples_delay, Duration::INFINITE);
-        assert_eq!(r.reader_data_lifecycle.autopurge_disposed_samples_delay, Duration::INFINITE);
-        assert_eq!(TopicQos::default().reliability.kind, ReliabilityKind::BestEffort);
+        assert_eq!(
+            r.reader_data_lifecycle.autopurge_nowriter_samples_delay,
+            Duration::INFINITE
+        );
+        assert_eq!(
+            r.reader_data_lifecycle.autopurge_disposed_samples_delay,
+            Duration::INFINITE
+        );
+        assert_eq!(
+            TopicQos::default().reliability.kind,
+            ReliabilityKind::BestEffort
+        );
     }
 
     #[test]
     fn group_and_participant_defaults() {
         let p = PublisherQos::default();
-        assert_eq!(p.presentation.access_scope, PresentationAccessScope::Instance);
+        assert_eq!(
+            p.presentation.access_scope,
+            PresentationAccessScope::Instance
+        );
         assert!(!p.presentation.coherent_access && !p.presentation.ordered_access);
         assert!(p.partition.names.is_empty());
         assert!(p.entity_factory.autoenable_created_entities);
         assert_eq!(SubscriberQos::default().presentation, p.presentation);
-        assert!(DomainParticipantQos::default().entity_factory.autoenable_created_entities);
+        assert!(
+            DomainParticipantQos::default()
+                .entity_factory
+                .autoenable_created_entities
+        );
     }
 
     #[test]

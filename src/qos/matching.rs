@@ -13,7 +13,7 @@ use core::cmp::Ordering;
 
 use crate::qos::entity::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos};
 use crate::qos::id::QosPolicyId;
-use crate::qos::policy::{cmp_duration, Presentation};
+use crate::qos::policy::{Presentation, cmp_duration};
 
 /// What a writer offers: its own QoS and its publisher's (for PRESENTATION).
 #[derive(Copy, Clone, Debug)]
@@ -111,9 +111,14 @@ pub fn check_compatibility(
     require(w.durability >= r.durability, QosPolicyId::Durability);
     // DDS 1.4 §2.2.3.6: access scope offered >= requested; coherent/ordered access offered
     // whenever requested.
-    let (offered_p, requested_p) =
-        (&offered.publisher.presentation, &requested.subscriber.presentation);
-    require(presentation_compatible(offered_p, requested_p), QosPolicyId::Presentation);
+    let (offered_p, requested_p) = (
+        &offered.publisher.presentation,
+        &requested.subscriber.presentation,
+    );
+    require(
+        presentation_compatible(offered_p, requested_p),
+        QosPolicyId::Presentation,
+    );
     // DDS 1.4 §2.2.3.7: offered deadline period <= requested.
     require(
         cmp_duration(w.deadline.period, r.deadline.period) != Ordering::Greater,
@@ -134,12 +139,19 @@ pub fn check_compatibility(
         QosPolicyId::Liveliness,
     );
     // DDS 1.4 §2.2.3.14: offered reliability kind >= requested.
-    require(w.reliability.kind >= r.reliability.kind, QosPolicyId::Reliability);
+    require(
+        w.reliability.kind >= r.reliability.kind,
+        QosPolicyId::Reliability,
+    );
     // DDS 1.4 §2.2.3.17: offered destination order kind >= requested.
-    require(w.destination_order >= r.destination_order, QosPolicyId::DestinationOrder);
+    require(
+        w.destination_order >= r.destination_order,
+        QosPolicyId::DestinationOrder,
+    );
     // DDS-XTypes 1.3 §7.6.3.1.2: the reader must accept the writer's (first) representation.
     require(
-        r.data_representation.accepts(w.data_representation.offered_id()),
+        r.data_representation
+            .accepts(w.data_representation.offered_id()),
         QosPolicyId::DataRepresentation,
     );
     if bad.is_empty() { Ok(()) } else { Err(bad) }

@@ -35,9 +35,9 @@ pub use entity::{
     DataReaderQos, DataWriterQos, DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos,
 };
 pub use id::QosPolicyId;
-pub use matching::{check_compatibility, IncompatiblePolicies, Offered, Requested};
+pub use matching::{IncompatiblePolicies, Offered, Requested, check_compatibility};
 pub use partition::{
-    is_pattern, partition_names_match, partitions_match, wildcard_match, MAX_PATTERN_LEN,
+    MAX_PATTERN_LEN, is_pattern, partition_names_match, partitions_match, wildcard_match,
 };
 pub use policy::{
     DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService, EntityFactory,

@@ -31,7 +31,8 @@ pub fn partitions_match(offered: &[String], requested: &[String]) -> bool {
     let b: Vec<&str> = requested.iter().map(String::as_str).collect();
     let a = if a.is_empty() { DEFAULT } else { a.as_slice() };
     let b = if b.is_empty() { DEFAULT } else { b.as_slice() };
-    a.iter().any(|x| b.iter().any(|y| partition_names_match(x, y)))
+    a.iter()
+        .any(|x| b.iter().any(|y| partition_names_match(x, y)))
 }
 
 /// True if two partition names match: equal literals, or exactly one is a pattern that matches
@@ -53,7 +54,9 @@ pub fn is_pattern(name: &str) -> bool {
     let chars: Vec<char> = name.chars().collect();
     let mut rest = chars.as_slice();
     while let Some(pos) = rest.iter().position(|&c| c == '[') {
-        let Some(after) = rest.get(pos.saturating_add(1)..) else { return false };
+        let Some(after) = rest.get(pos.saturating_add(1)..) else {
+            return false;
+        };
         if parse_class(after).is_some() {
             return true;
         }
@@ -143,7 +146,11 @@ fn parse_class(after_open: &[char]) -> Option<(Token<'_>, &[char])> {
     };
     // A `]` right after `[` or `[!` is a member, not the end.
     let skip = usize::from(body.first() == Some(&']'));
-    let close = body.iter().skip(skip).position(|&c| c == ']')?.checked_add(skip)?;
+    let close = body
+        .iter()
+        .skip(skip)
+        .position(|&c| c == ']')?
+        .checked_add(skip)?;
     let (members, from_close) = body.split_at_checked(close)?;
     let after = from_close.get(1..)?;
     Some((Token::Class { negated, members }, after))

@@ -137,7 +137,9 @@ pub struct Deadline {
 
 impl Default for Deadline {
     fn default() -> Self {
-        Deadline { period: Duration::INFINITE }
+        Deadline {
+            period: Duration::INFINITE,
+        }
     }
 }
 
@@ -189,7 +191,10 @@ pub struct Liveliness {
 
 impl Default for Liveliness {
     fn default() -> Self {
-        Liveliness { kind: LivelinessKind::Automatic, lease_duration: Duration::INFINITE }
+        Liveliness {
+            kind: LivelinessKind::Automatic,
+            lease_duration: Duration::INFINITE,
+        }
     }
 }
 
@@ -212,7 +217,9 @@ pub struct Partition {
 impl Partition {
     /// A partition list from names.
     pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(names: I) -> Self {
-        Partition { names: names.into_iter().map(Into::into).collect() }
+        Partition {
+            names: names.into_iter().map(Into::into).collect(),
+        }
     }
 }
 
@@ -239,7 +246,10 @@ pub struct Reliability {
 impl Reliability {
     /// The default `max_blocking_time`: 100 ms (DDS 1.4 §2.2.3 QoS table), with the fraction
     /// rounded to nearest as Cyclone encodes it, so it converts back to exactly 100 ms.
-    pub const DEFAULT_MAX_BLOCKING_TIME: Duration = Duration { seconds: 0, fraction: 0x1999_999a };
+    pub const DEFAULT_MAX_BLOCKING_TIME: Duration = Duration {
+        seconds: 0,
+        fraction: 0x1999_999a,
+    };
 
     /// BEST_EFFORT with the default blocking time (the topic/reader default).
     pub const fn best_effort() -> Self {
@@ -280,7 +290,9 @@ pub struct Lifespan {
 
 impl Default for Lifespan {
     fn default() -> Self {
-        Lifespan { duration: Duration::INFINITE }
+        Lifespan {
+            duration: Duration::INFINITE,
+        }
     }
 }
 
@@ -330,7 +342,9 @@ pub struct EntityFactory {
 
 impl Default for EntityFactory {
     fn default() -> Self {
-        EntityFactory { autoenable_created_entities: true }
+        EntityFactory {
+            autoenable_created_entities: true,
+        }
     }
 }
 
@@ -343,7 +357,9 @@ pub struct WriterDataLifecycle {
 
 impl Default for WriterDataLifecycle {
     fn default() -> Self {
-        WriterDataLifecycle { autodispose_unregistered_instances: true }
+        WriterDataLifecycle {
+            autodispose_unregistered_instances: true,
+        }
     }
 }
 
@@ -404,7 +420,9 @@ impl DataRepresentation {
 
     /// A policy listing `ids` in preference order.
     pub fn new<I: IntoIterator<Item = i16>>(ids: I) -> Self {
-        DataRepresentation { value: ids.into_iter().collect() }
+        DataRepresentation {
+            value: ids.into_iter().collect(),
+        }
     }
 
     /// The id a writer with this policy uses: the first one, or XCDR if empty
@@ -416,7 +434,11 @@ impl DataRepresentation {
     /// True if a reader with this policy accepts `id`; an empty list accepts only XCDR
     /// (DDS-XTypes 1.3 §7.6.3.1.2; Cyclone and OpenDDS default, facts §5.4).
     pub fn accepts(&self, id: i16) -> bool {
-        if self.value.is_empty() { id == Self::XCDR } else { self.value.contains(&id) }
+        if self.value.is_empty() {
+            id == Self::XCDR
+        } else {
+            self.value.contains(&id)
+        }
     }
 }
 
@@ -432,9 +454,15 @@ mod tests {
 
     #[test]
     fn both_infinite_encodings_compare_equal_and_above_finite() {
-        let alt = Duration { seconds: 0x7fff_ffff, fraction: 0x7fff_ffff };
+        let alt = Duration {
+            seconds: 0x7fff_ffff,
+            fraction: 0x7fff_ffff,
+        };
         assert_eq!(cmp_duration(alt, Duration::INFINITE), Ordering::Equal);
-        let big = Duration { seconds: 0x7fff_fffe, fraction: 0xffff_ffff };
+        let big = Duration {
+            seconds: 0x7fff_fffe,
+            fraction: 0xffff_ffff,
+        };
         assert_eq!(cmp_duration(big, alt), Ordering::Less);
         assert_eq!(cmp_duration(Duration::ZERO, big), Ordering::Less);
     }

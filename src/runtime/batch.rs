@@ -32,7 +32,13 @@ struct State<C> {
 
 impl<C> Batches<C> {
     pub(crate) fn new() -> Self {
-        Batches { state: Mutex::new(State { queued: VecDeque::new(), open: false, spare: Vec::new() }) }
+        Batches {
+            state: Mutex::new(State {
+                queued: VecDeque::new(),
+                open: false,
+                spare: Vec::new(),
+            }),
+        }
     }
 
     /// The state; a panic elsewhere while it was held leaves it consistent (every update is
@@ -44,7 +50,11 @@ impl<C> Batches<C> {
     /// Appends `command` to the open batch, or opens a new one and calls `send_drain` (under
     /// the lock, so that drain messages and batches keep one order). `send_drain`'s error is
     /// returned and the new batch dropped.
-    pub(crate) fn push<E>(&self, command: C, send_drain: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
+    pub(crate) fn push<E>(
+        &self,
+        command: C,
+        send_drain: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut s = self.lock();
         if s.open {
             if let Some(batch) = s.queued.back_mut() {
@@ -90,7 +100,11 @@ impl<C> Batches<C> {
 
 /// Runs a taken batch: `now` is read once, after the batch was closed to new commands, so it
 /// is at least as late as the hand-over of each. Returns how many commands ran.
-pub(crate) fn run<P: Protocol>(protocol: &mut P, now: crate::time::Now, batch: &mut Vec<P::Command>) -> usize {
+pub(crate) fn run<P: Protocol>(
+    protocol: &mut P,
+    now: crate::time::Now,
+    batch: &mut Vec<P::Command>,
+) -> usize {
     let n = batch.len();
     for command in batch.drain(..) {
         protocol.handle_command(now, command);

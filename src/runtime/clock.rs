@@ -25,7 +25,9 @@ pub struct SystemClock {
 impl SystemClock {
     /// A clock whose monotonic origin ([`Instant::ZERO`]) is now.
     pub fn new() -> Self {
-        SystemClock { start: std::time::Instant::now() }
+        SystemClock {
+            start: std::time::Instant::now(),
+        }
     }
 }
 
@@ -43,7 +45,10 @@ impl Clock for SystemClock {
             // A wall clock before 1970 is misconfigured; report the epoch.
             Err(_) => Timestamp::ZERO,
         };
-        Now { mono: Instant::from_nanos(mono), wall }
+        Now {
+            mono: Instant::from_nanos(mono),
+            wall,
+        }
     }
 }
 
@@ -97,7 +102,13 @@ mod tests {
         shared.advance(core::time::Duration::from_millis(500));
         let now = clock.now();
         assert_eq!(now.mono, Instant::from_nanos(500_000_005));
-        assert_eq!(now.wall, Timestamp { seconds: 2, fraction: 0 });
+        assert_eq!(
+            now.wall,
+            Timestamp {
+                seconds: 2,
+                fraction: 0
+            }
+        );
     }
 
     #[test]

@@ -54,8 +54,8 @@ pub(crate) enum Message<P> {
 /// Flags the sockets `events` reported readable (the waker's event flags none).
 fn mark_readable(events: &Events, readable: &mut [bool; SocketKind::ALL.len()]) {
     for event in events {
-        if let Some(flag) = SocketKind::from_index(event.token().0)
-            .and_then(|kind| readable.get_mut(kind.index()))
+        if let Some(flag) =
+            SocketKind::from_index(event.token().0).and_then(|kind| readable.get_mut(kind.index()))
         {
             *flag = true;
         }
@@ -129,7 +129,11 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             }
             if !polled {
-                let timeout = if busy { Some(Duration::ZERO) } else { self.wait_timeout() };
+                let timeout = if busy {
+                    Some(Duration::ZERO)
+                } else {
+                    self.wait_timeout()
+                };
                 let result = self.poll.poll(&mut events, timeout);
                 self.parked.store(false, Ordering::SeqCst);
                 match result {
@@ -226,9 +230,10 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
             };
             self.counters.received(received.len);
-            let (Some(source), Some(data)) =
-                (socket_addr_to_locator(received.source), buf.get(..received.len))
-            else {
+            let (Some(source), Some(data)) = (
+                socket_addr_to_locator(received.source),
+                buf.get(..received.len),
+            ) else {
                 self.counters.dropped();
                 continue;
             };
@@ -278,4 +283,3 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         true
     }
 }
-

@@ -39,8 +39,8 @@ use batch::Batches;
 use event_loop::{EventLoop, Message, WAKER};
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use participant::WriteCommand;
 pub use guid::random_guid_prefix;
+pub use participant::WriteCommand;
 pub use protocol::Protocol;
 pub use stats::RuntimeStats;
 
@@ -199,14 +199,21 @@ impl<P: Protocol> RuntimeHandle<P> {
     /// or commands, and never after the wait timed out; this thread is woken once, with the
     /// result. The check always runs at least once: a timeout that expires before the loop
     /// reached it (a busy or CPU-starved loop) is extended until that first run.
-    pub fn wait_for<R, F>(&self, timeout: std::time::Duration, check: F) -> Result<Option<R>, RuntimeStopped>
+    pub fn wait_for<R, F>(
+        &self,
+        timeout: std::time::Duration,
+        check: F,
+    ) -> Result<Option<R>, RuntimeStopped>
     where
         R: Send + 'static,
         F: FnMut(&mut P, Now) -> Option<R> + Send + 'static,
     {
         let deadline = std::time::Instant::now() + timeout;
         let slot = Slot::new();
-        self.send(Message::Wait(Box::new(Wait { slot: Arc::clone(&slot), check })))?;
+        self.send(Message::Wait(Box::new(Wait {
+            slot: Arc::clone(&slot),
+            check,
+        })))?;
         match slot.wait(deadline) {
             Outcome::Done(r) => Ok(Some(r)),
             Outcome::TimedOut => Ok(None),
@@ -256,7 +263,10 @@ impl<P: Protocol> core::fmt::Debug for RuntimeHandle<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RuntimeHandle")
             .field("participant_id", &self.participant_id)
-            .field("running", &self.thread.as_ref().is_some_and(|t| !t.is_finished()))
+            .field(
+                "running",
+                &self.thread.as_ref().is_some_and(|t| !t.is_finished()),
+            )
             .finish_non_exhaustive()
     }
 }

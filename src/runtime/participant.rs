@@ -31,7 +31,10 @@ impl Protocol for Participant {
     type Command = WriteCommand;
 
     fn handle_command(&mut self, now: Now, c: WriteCommand) {
-        let now = Now { wall: c.timestamp.unwrap_or(now.wall), ..now };
+        let now = Now {
+            wall: c.timestamp.unwrap_or(now.wall),
+            ..now
+        };
         if let Err(e) = self.write(now, c.writer, c.kind, c.key_hash, c.data) {
             log::error!("writer {}: pipelined write failed: {e}", c.writer);
         }

@@ -65,7 +65,10 @@ impl Protocol for Pinger {
     }
 
     fn handle_datagram(&mut self, _now: Now, source: Locator, data: &[u8]) {
-        let _ = self.seen.send(Seen::Datagram { source, payload: data.to_vec() });
+        let _ = self.seen.send(Seen::Datagram {
+            source,
+            payload: data.to_vec(),
+        });
     }
 
     fn handle_timeout(&mut self, now: Now) {
@@ -96,7 +99,10 @@ fn wait_for_payload(rx: &Receiver<Seen>, payload: &[u8]) -> Locator {
             Ok(Seen::Datagram { source, payload: p }) if p == payload => return source,
             Ok(_) => {}
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                panic!("no datagram {:?} within {WAIT:?}", String::from_utf8_lossy(payload))
+                panic!(
+                    "no datagram {:?} within {WAIT:?}",
+                    String::from_utf8_lossy(payload)
+                )
             }
         }
     }
@@ -128,12 +134,25 @@ fn two_runtimes_exchange_unicast_and_spdp_multicast() {
     assert_eq!(wait_for_payload(&b_seen, b"A-unicast"), a_meta);
     assert_eq!(wait_for_payload(&b_seen, b"A-multicast"), a_meta);
     // A hears B by unicast, and its own multicast (IP_MULTICAST_LOOP).
-    assert_eq!(wait_for_payload(&a_seen, b"B-unicast"), b.locators().metatraffic_unicast[0]);
+    assert_eq!(
+        wait_for_payload(&a_seen, b"B-unicast"),
+        b.locators().metatraffic_unicast[0]
+    );
     assert_eq!(wait_for_payload(&a_seen, b"A-multicast"), a_meta);
 
     let sa = a.stats();
-    assert!(sa.datagrams_sent >= 2 && sa.datagrams_received >= 2, "{sa:?}");
-    assert_eq!((sa.send_errors, sa.destinations_skipped, sa.datagrams_dropped), (0, 0, 0));
+    assert!(
+        sa.datagrams_sent >= 2 && sa.datagrams_received >= 2,
+        "{sa:?}"
+    );
+    assert_eq!(
+        (
+            sa.send_errors,
+            sa.destinations_skipped,
+            sa.datagrams_dropped
+        ),
+        (0, 0, 0)
+    );
     assert!(sa.bytes_sent >= 9 + 11);
 
     // Commands run on the loop thread with the protocol's state.
@@ -197,11 +216,12 @@ fn submitted_commands_run_in_order_before_a_later_execute() {
     let handle = Runtime::spawn(pinger, transport).unwrap();
     for i in 0..100 {
         // Each sees the ones before it: timeouts counts 0, 1, 2, ...
-        handle.submit(move |p: &mut Pinger, _| {
-            assert_eq!(p.timeouts, i);
-            p.timeouts += 1;
-        })
-        .unwrap();
+        handle
+            .submit(move |p: &mut Pinger, _| {
+                assert_eq!(p.timeouts, i);
+                p.timeouts += 1;
+            })
+            .unwrap();
     }
     assert_eq!(handle.execute(|p: &mut Pinger, _| p.timeouts), Ok(100));
 }
@@ -221,19 +241,28 @@ fn batched_commands_keep_their_order_with_other_commands_and_see_a_later_time() 
         handed_over_at.push(clock.now().mono);
         match i % 50 {
             // Closures and batched commands interleave: each must run in the order made.
-            7 => handle.submit(move |p: &mut Pinger, now| p.log.push((i, now.mono))).unwrap(),
-            13 => handle.execute(move |p: &mut Pinger, now| p.log.push((i, now.mono))).unwrap(),
+            7 => handle
+                .submit(move |p: &mut Pinger, now| p.log.push((i, now.mono)))
+                .unwrap(),
+            13 => handle
+                .execute(move |p: &mut Pinger, now| p.log.push((i, now.mono)))
+                .unwrap(),
             _ => handle.submit_command(i).unwrap(),
         }
         if i % 10 == 0 {
             clock.advance(Duration::from_micros(1));
         }
     }
-    let log = handle.execute(|p: &mut Pinger, _| core::mem::take(&mut p.log)).unwrap();
+    let log = handle
+        .execute(|p: &mut Pinger, _| core::mem::take(&mut p.log))
+        .unwrap();
     let order: Vec<u64> = log.iter().map(|(i, _)| *i).collect();
     assert_eq!(order, (0..3000).collect::<Vec<_>>());
     for ((i, ran_at), at) in log.iter().zip(&handed_over_at) {
-        assert!(ran_at >= at, "command {i} ran at {ran_at:?}, handed over at {at:?}");
+        assert!(
+            ran_at >= at,
+            "command {i} ran at {ran_at:?}, handed over at {at:?}"
+        );
     }
 }
 
@@ -261,7 +290,10 @@ fn a_timed_out_wait_never_runs_its_check_again() {
     }
     assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), after);
     // A satisfied wait returns the check's value.
-    assert_eq!(handle.wait_for(WAIT, |p: &mut Pinger, _| Some(p.timeouts)), Ok(Some(0)));
+    assert_eq!(
+        handle.wait_for(WAIT, |p: &mut Pinger, _| Some(p.timeouts)),
+        Ok(Some(0))
+    );
 }
 
 /// A wait whose timeout expires while the loop is still busy with earlier work (a CPU-starved
@@ -277,7 +309,9 @@ fn a_wait_the_loop_has_not_reached_by_its_deadline_still_runs_once() {
     let (pinger, _seen) = Pinger::new(Vec::new(), None);
     let handle = Runtime::spawn(pinger, transport).unwrap();
     // Keep the loop busy for 100 ms, then register a 10 ms wait behind it.
-    handle.submit(|_: &mut Pinger, _| std::thread::sleep(Duration::from_millis(100))).unwrap();
+    handle
+        .submit(|_: &mut Pinger, _| std::thread::sleep(Duration::from_millis(100)))
+        .unwrap();
     let got = handle.wait_for(Duration::from_millis(10), |_: &mut Pinger, _| Some(7));
     assert_eq!(got, Ok(Some(7)));
     // A check that ran and said "not yet" still times out.
@@ -303,7 +337,8 @@ fn a_pending_wait_is_released_when_the_loop_stops() {
             })
         });
         is_registered.recv_timeout(WAIT).unwrap();
-        let r: Result<(), _> = handle.execute(|_: &mut Pinger, _| panic!("test panic stops the loop"));
+        let r: Result<(), _> =
+            handle.execute(|_: &mut Pinger, _| panic!("test panic stops the loop"));
         assert_eq!(r, Err(RuntimeStopped));
         // Not Ok(None) after an hour: the wait learns that the loop is gone.
         assert_eq!(waiter.join().unwrap(), Err(RuntimeStopped));

@@ -18,7 +18,9 @@ const UNTRIED_RECHECK: std::time::Duration = std::time::Duration::from_millis(10
 
 enum State<R> {
     /// Not decided yet; `tried` once the check has run (and returned `None`) at least once.
-    Pending { tried: bool },
+    Pending {
+        tried: bool,
+    },
     Done(R),
     /// The waiter gave up (timeout) or took the result.
     Closed,
@@ -41,7 +43,10 @@ pub(crate) enum Outcome<R> {
 
 impl<R> Slot<R> {
     pub(crate) fn new() -> Arc<Self> {
-        Arc::new(Slot { state: Mutex::new(State::Pending { tried: false }), done: Condvar::new() })
+        Arc::new(Slot {
+            state: Mutex::new(State::Pending { tried: false }),
+            done: Condvar::new(),
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State<R>> {
@@ -69,8 +74,16 @@ impl<R> Slot<R> {
                 return Outcome::TimedOut;
             }
             // Past the deadline and not tried yet: the loop notifies after the first check.
-            let left = if left.is_zero() { UNTRIED_RECHECK } else { left };
-            s = self.done.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
+            let left = if left.is_zero() {
+                UNTRIED_RECHECK
+            } else {
+                left
+            };
+            s = self
+                .done
+                .wait_timeout(s, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
         }
     }
 }

@@ -53,7 +53,10 @@ mod tests {
     #[test]
     fn multicast_locator_converts() {
         let l = Locator::udpv4([239, 255, 0, 1], 7400);
-        assert_eq!(locator_to_socket_addr(&l), Some("239.255.0.1:7400".parse().unwrap()));
+        assert_eq!(
+            locator_to_socket_addr(&l),
+            Some("239.255.0.1:7400".parse().unwrap())
+        );
     }
 
     #[test]
@@ -65,7 +68,10 @@ mod tests {
         l.port = u32::MAX;
         assert_eq!(locator_to_socket_addr(&l), None);
         l.port = 65_535;
-        assert_eq!(locator_to_socket_addr(&l), Some("127.0.0.1:65535".parse().unwrap()));
+        assert_eq!(
+            locator_to_socket_addr(&l),
+            Some("127.0.0.1:65535".parse().unwrap())
+        );
     }
 
     #[test]
@@ -76,7 +82,11 @@ mod tests {
             Locator::KIND_UDPV6,
             Locator::KIND_FASTDDS_SHM,
         ] {
-            let l = Locator { kind, port: 7410, address: [1; 16] };
+            let l = Locator {
+                kind,
+                port: 7410,
+                address: [1; 16],
+            };
             assert_eq!(locator_to_socket_addr(&l), None, "kind {kind}");
         }
     }

@@ -32,7 +32,11 @@ pub(crate) const DEFAULT_MULTICAST_GROUP: Ipv4Addr = Ipv4Addr::new(239, 255, 0, 
 pub(crate) const MAX_AUTO_PARTICIPANT_ID: u16 = 119;
 
 fn port(domain_id: u32, participant_id: u16, offset: u32, per_participant: bool) -> Option<u16> {
-    let pid = if per_participant { u32::from(participant_id) } else { 0 };
+    let pid = if per_participant {
+        u32::from(participant_id)
+    } else {
+        0
+    };
     let p = DOMAIN_GAIN
         .checked_mul(domain_id)?
         .checked_add(PORT_BASE)?

@@ -22,7 +22,11 @@ pub(crate) fn may_open_sockets(test: &str, needs_multicast: bool) -> Option<Netw
                 std::io::stderr(),
                 "SKIPPED {test}: needs sockets{} inside a private network namespace \
                  (run scripts/netns-run cargo test --offline, or scripts/test)",
-                if needs_multicast { " and multicast" } else { "" }
+                if needs_multicast {
+                    " and multicast"
+                } else {
+                    ""
+                }
             );
             None
         }
@@ -52,7 +56,9 @@ fn recv_within(
 #[test]
 fn two_transports_on_one_domain_get_different_participant_indices() {
     let test = "two_transports_on_one_domain_get_different_participant_indices";
-    let Some(_scope) = may_open_sockets(test, false) else { return };
+    let Some(_scope) = may_open_sockets(test, false) else {
+        return;
+    };
     let domain = 41;
     let a = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
     let b = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
@@ -61,8 +67,14 @@ fn two_transports_on_one_domain_get_different_participant_indices() {
         let pid = t.participant_id();
         let meta = port::metatraffic_unicast_port(domain, pid).unwrap();
         let user = port::user_unicast_port(domain, pid).unwrap();
-        assert_eq!(t.metatraffic_unicast_locators(), [Locator::udpv4([127, 0, 0, 1], meta)]);
-        assert_eq!(t.default_unicast_locators(), [Locator::udpv4([127, 0, 0, 1], user)]);
+        assert_eq!(
+            t.metatraffic_unicast_locators(),
+            [Locator::udpv4([127, 0, 0, 1], meta)]
+        );
+        assert_eq!(
+            t.default_unicast_locators(),
+            [Locator::udpv4([127, 0, 0, 1], user)]
+        );
     }
 
     // An explicit index that is taken fails instead of silently sharing the port.
@@ -81,7 +93,9 @@ fn two_transports_on_one_domain_get_different_participant_indices() {
 #[test]
 fn send_skips_unusable_locators_and_delivers_to_the_rest() {
     let test = "send_skips_unusable_locators_and_delivers_to_the_rest";
-    let Some(_scope) = may_open_sockets(test, false) else { return };
+    let Some(_scope) = may_open_sockets(test, false) else {
+        return;
+    };
     let domain = 42;
     let a = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
     let mut b = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
@@ -90,32 +104,62 @@ fn send_skips_unusable_locators_and_delivers_to_the_rest() {
     port_zero.port = 0;
     let mut too_big = target;
     too_big.port = 70_000;
-    let ipv6 = Locator { kind: Locator::KIND_UDPV6, port: 7411, address: [0; 16] };
-    let transmit =
-        Transmit::new(vec![port_zero, too_big, ipv6, target], b"RTPS-test".to_vec());
+    let ipv6 = Locator {
+        kind: Locator::KIND_UDPV6,
+        port: 7411,
+        address: [0; 16],
+    };
+    let transmit = Transmit::new(
+        vec![port_zero, too_big, ipv6, target],
+        b"RTPS-test".to_vec(),
+    );
     let report = a.send(&transmit);
-    assert_eq!(report, SendReport { sent: 1, bytes: 9, skipped: 3, errors: 0 });
+    assert_eq!(
+        report,
+        SendReport {
+            sent: 1,
+            bytes: 9,
+            skipped: 3,
+            errors: 0
+        }
+    );
 
     let (bytes, received) = recv_within(&mut b, SocketKind::UserUnicast, Duration::from_secs(5))
         .expect("datagram within 5 s");
     assert_eq!(bytes, b"RTPS-test");
     assert_eq!(received.kind, SocketKind::UserUnicast);
     // Everything is sent from the metatraffic unicast socket.
-    assert_eq!(socket_addr_to_locator(received.source), Some(a.metatraffic_unicast_locators()[0]));
+    assert_eq!(
+        socket_addr_to_locator(received.source),
+        Some(a.metatraffic_unicast_locators()[0])
+    );
 }
 
 #[test]
 fn a_spliced_transmit_arrives_as_one_datagram_with_the_splice_in_place() {
     let test = "a_spliced_transmit_arrives_as_one_datagram_with_the_splice_in_place";
-    let Some(_scope) = may_open_sockets(test, false) else { return };
+    let Some(_scope) = may_open_sockets(test, false) else {
+        return;
+    };
     let domain = 194;
     let a = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
     let mut b = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
     let sample: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
     let mut transmit = Transmit::new(b.default_unicast_locators().to_vec(), b"headtail".to_vec());
-    transmit.splice = Some(Splice { at: 4, bytes: bytes::Bytes::from(sample.clone()) });
+    transmit.splice = Some(Splice {
+        at: 4,
+        bytes: bytes::Bytes::from(sample.clone()),
+    });
     let report = a.send(&transmit);
-    assert_eq!(report, SendReport { sent: 1, bytes: 40_008, skipped: 0, errors: 0 });
+    assert_eq!(
+        report,
+        SendReport {
+            sent: 1,
+            bytes: 40_008,
+            skipped: 0,
+            errors: 0
+        }
+    );
     let (got, _) = recv_within(&mut b, SocketKind::UserUnicast, Duration::from_secs(5))
         .expect("datagram within 5 s");
     assert_eq!(got, [&b"head"[..], &sample, &b"tail"[..]].concat());
@@ -124,15 +168,29 @@ fn a_spliced_transmit_arrives_as_one_datagram_with_the_splice_in_place() {
 #[test]
 fn multicast_locators_follow_the_config() {
     let test = "multicast_locators_follow_the_config";
-    let Some(_scope) = may_open_sockets(test, true) else { return };
+    let Some(_scope) = may_open_sockets(test, true) else {
+        return;
+    };
     let domain = 43;
-    let with_user = TransportConfig { user_multicast: true, ..TransportConfig::new(domain) };
+    let with_user = TransportConfig {
+        user_multicast: true,
+        ..TransportConfig::new(domain)
+    };
     let t = UdpTransport::open(&with_user).unwrap();
     let group = DEFAULT_MULTICAST_GROUP.octets();
-    assert_eq!(t.metatraffic_multicast_locators(), [Locator::udpv4(group, 7400 + 250 * 43)]);
-    assert_eq!(t.default_multicast_locators(), [Locator::udpv4(group, 7401 + 250 * 43)]);
+    assert_eq!(
+        t.metatraffic_multicast_locators(),
+        [Locator::udpv4(group, 7400 + 250 * 43)]
+    );
+    assert_eq!(
+        t.default_multicast_locators(),
+        [Locator::udpv4(group, 7401 + 250 * 43)]
+    );
 
-    let unicast_only = TransportConfig { multicast: false, ..TransportConfig::new(domain) };
+    let unicast_only = TransportConfig {
+        multicast: false,
+        ..TransportConfig::new(domain)
+    };
     let u = UdpTransport::open(&unicast_only).unwrap();
     assert!(u.metatraffic_multicast_locators().is_empty());
     assert!(u.default_multicast_locators().is_empty());

@@ -245,7 +245,9 @@ impl UdpTransport {
     ) -> Result<Self, TransportError> {
         let interface = config.interface.unwrap_or(Ipv4Addr::LOCALHOST);
         if interface.is_unspecified() || interface.is_multicast() || interface.is_broadcast() {
-            return Err(TransportError::InvalidConfig("interface must be a unicast address"));
+            return Err(TransportError::InvalidConfig(
+                "interface must be a unicast address",
+            ));
         }
         let (unicast_bind, multicast) = match scope {
             NetworkScope::PrivateNamespace => (Ipv4Addr::UNSPECIFIED, config.multicast),
@@ -300,18 +302,29 @@ impl UdpTransport {
         if multicast {
             let s = open_multicast(config, interface, spdp_port)?;
             sockets[SocketKind::SpdpMulticast.index()] = Some(s);
-            locators.metatraffic_multicast.push(Locator::udpv4(group.octets(), spdp_port));
+            locators
+                .metatraffic_multicast
+                .push(Locator::udpv4(group.octets(), spdp_port));
             if config.user_multicast {
                 let s = open_multicast(config, interface, user_mc_port)?;
                 sockets[SocketKind::UserMulticast.index()] = Some(s);
-                locators.default_multicast.push(Locator::udpv4(group.octets(), user_mc_port));
+                locators
+                    .default_multicast
+                    .push(Locator::udpv4(group.octets(), user_mc_port));
             }
         }
         log::debug!(
             "transport open: domain {domain}, participant {participant_id}, scope {scope:?}, \
              locators {locators:?}"
         );
-        Ok(UdpTransport { scope, domain_id: domain, participant_id, multicast, sockets, locators })
+        Ok(UdpTransport {
+            scope,
+            domain_id: domain,
+            participant_id,
+            multicast,
+            sockets,
+            locators,
+        })
     }
 
     /// The network scope the gate granted.
@@ -416,11 +429,16 @@ impl UdpTransport {
     /// The socket address for `locator`, or `None` when it is unusable or not allowed.
     fn destination(&self, locator: &Locator) -> Option<SocketAddr> {
         let addr = locator_to_socket_addr(locator)?;
-        let SocketAddr::V4(v4) = addr else { return None };
+        let SocketAddr::V4(v4) = addr else {
+            return None;
+        };
         if allowed_destination(self.scope, self.multicast, *v4.ip()) {
             Some(addr)
         } else {
-            log::debug!("not sending to {locator}: outside the {:?} scope or config", self.scope);
+            log::debug!(
+                "not sending to {locator}: outside the {:?} scope or config",
+                self.scope
+            );
             None
         }
     }
@@ -460,15 +478,23 @@ fn open_unicast_pair(
     };
     if multicast {
         // This socket sends everything, multicast included.
-        meta.set_multicast_if_v4(&interface).map_err(io_err("setting IP_MULTICAST_IF"))?;
-        meta.set_multicast_loop_v4(true).map_err(io_err("setting IP_MULTICAST_LOOP"))?;
+        meta.set_multicast_if_v4(&interface)
+            .map_err(io_err("setting IP_MULTICAST_IF"))?;
+        meta.set_multicast_loop_v4(true)
+            .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
     }
     let Some(user) = bind_unicast(config, SocketAddrV4::new(bind, user_port))? else {
         return Ok(None);
     };
     Ok(Some((
-        Bound { socket: into_mio(meta), port: meta_port },
-        Bound { socket: into_mio(user), port: user_port },
+        Bound {
+            socket: into_mio(meta),
+            port: meta_port,
+        },
+        Bound {
+            socket: into_mio(user),
+            port: user_port,
+        },
     )))
 }
 
@@ -477,12 +503,18 @@ fn new_socket(config: &TransportConfig) -> Result<Socket, TransportError> {
     let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
         .map_err(io_err("creating a UDP socket"))?;
     if let Some(size) = config.recv_buffer_size {
-        socket.set_recv_buffer_size(size).map_err(io_err("setting SO_RCVBUF"))?;
+        socket
+            .set_recv_buffer_size(size)
+            .map_err(io_err("setting SO_RCVBUF"))?;
     }
     if let Some(size) = config.send_buffer_size {
-        socket.set_send_buffer_size(size).map_err(io_err("setting SO_SNDBUF"))?;
+        socket
+            .set_send_buffer_size(size)
+            .map_err(io_err("setting SO_SNDBUF"))?;
     }
-    socket.set_nonblocking(true).map_err(io_err("setting O_NONBLOCK"))?;
+    socket
+        .set_nonblocking(true)
+        .map_err(io_err("setting O_NONBLOCK"))?;
     Ok(socket)
 }
 
@@ -495,7 +527,10 @@ fn bind_unicast(
     match socket.bind(&SocketAddr::V4(addr).into()) {
         Ok(()) => Ok(Some(socket)),
         Err(e) if e.kind() == io::ErrorKind::AddrInUse => Ok(None),
-        Err(e) => Err(TransportError::Io { context: "binding a unicast socket", source: e }),
+        Err(e) => Err(TransportError::Io {
+            context: "binding a unicast socket",
+            source: e,
+        }),
     }
 }
 
@@ -506,19 +541,31 @@ fn open_multicast(
     port: u16,
 ) -> Result<mio::net::UdpSocket, TransportError> {
     let socket = new_socket(config)?;
-    socket.set_reuse_address(true).map_err(io_err("setting SO_REUSEADDR"))?;
+    socket
+        .set_reuse_address(true)
+        .map_err(io_err("setting SO_REUSEADDR"))?;
     #[cfg(unix)]
-    socket.set_reuse_port(true).map_err(io_err("setting SO_REUSEPORT"))?;
+    socket
+        .set_reuse_port(true)
+        .map_err(io_err("setting SO_REUSEPORT"))?;
     // Only datagrams for groups this socket joined (Linux delivers all groups by default).
     #[cfg(target_os = "linux")]
-    socket.set_multicast_all_v4(false).map_err(io_err("clearing IP_MULTICAST_ALL"))?;
+    socket
+        .set_multicast_all_v4(false)
+        .map_err(io_err("clearing IP_MULTICAST_ALL"))?;
     let bind = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
-    socket.bind(&SocketAddr::V4(bind).into()).map_err(io_err("binding a multicast socket"))?;
+    socket
+        .bind(&SocketAddr::V4(bind).into())
+        .map_err(io_err("binding a multicast socket"))?;
     socket
         .join_multicast_v4(&DEFAULT_MULTICAST_GROUP, &interface)
         .map_err(io_err("joining 239.255.0.1"))?;
-    socket.set_multicast_loop_v4(true).map_err(io_err("setting IP_MULTICAST_LOOP"))?;
-    socket.set_multicast_if_v4(&interface).map_err(io_err("setting IP_MULTICAST_IF"))?;
+    socket
+        .set_multicast_loop_v4(true)
+        .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
+    socket
+        .set_multicast_if_v4(&interface)
+        .map_err(io_err("setting IP_MULTICAST_IF"))?;
     Ok(into_mio(socket))
 }
 
@@ -534,9 +581,21 @@ mod tests {
     fn loopback_only_scope_allows_loopback_unicast_only() {
         let scope = NetworkScope::LoopbackOnly;
         assert!(allowed_destination(scope, true, Ipv4Addr::LOCALHOST));
-        assert!(allowed_destination(scope, false, Ipv4Addr::new(127, 0, 0, 2)));
-        assert!(!allowed_destination(scope, true, Ipv4Addr::new(239, 255, 0, 1)));
-        assert!(!allowed_destination(scope, true, Ipv4Addr::new(192, 168, 1, 10)));
+        assert!(allowed_destination(
+            scope,
+            false,
+            Ipv4Addr::new(127, 0, 0, 2)
+        ));
+        assert!(!allowed_destination(
+            scope,
+            true,
+            Ipv4Addr::new(239, 255, 0, 1)
+        ));
+        assert!(!allowed_destination(
+            scope,
+            true,
+            Ipv4Addr::new(192, 168, 1, 10)
+        ));
         assert!(!allowed_destination(scope, true, Ipv4Addr::UNSPECIFIED));
     }
 
@@ -546,7 +605,11 @@ mod tests {
         let group = Ipv4Addr::new(239, 255, 0, 1);
         assert!(allowed_destination(scope, true, group));
         assert!(!allowed_destination(scope, false, group));
-        assert!(allowed_destination(scope, false, Ipv4Addr::new(10, 0, 0, 1)));
+        assert!(allowed_destination(
+            scope,
+            false,
+            Ipv4Addr::new(10, 0, 0, 1)
+        ));
         assert!(!allowed_destination(scope, true, Ipv4Addr::BROADCAST));
     }
 

@@ -42,15 +42,24 @@ impl ShapeType {
             name: "ShapeType".to_owned(),
             extensibility: Extensibility::Appendable,
             members: vec![
-                Member::new("color", 0, TypeKind::String { bound: Some(COLOR_BOUND as u32) })
-                    .key(),
+                Member::new(
+                    "color",
+                    0,
+                    TypeKind::String {
+                        bound: Some(COLOR_BOUND as u32),
+                    },
+                )
+                .key(),
                 Member::new("x", 1, TypeKind::I32),
                 Member::new("y", 2, TypeKind::I32),
                 Member::new("shapesize", 3, TypeKind::I32),
                 Member::new(
                     "additional_payload_size",
                     4,
-                    TypeKind::Sequence { elem: Box::new(TypeKind::U8), bound: None },
+                    TypeKind::Sequence {
+                        elem: Box::new(TypeKind::U8),
+                        bound: None,
+                    },
                 ),
             ],
         })
@@ -58,7 +67,9 @@ impl ShapeType {
 
     /// An upper bound of the encoded size, for the buffer's capacity.
     fn max_encoded_len(&self) -> usize {
-        32usize.saturating_add(self.color.len()).saturating_add(self.additional_payload_size.len())
+        32usize
+            .saturating_add(self.color.len())
+            .saturating_add(self.additional_payload_size.len())
     }
 
     /// The members in order, aligned by `w`'s XCDR version (XCDR1 / XCDR2 plain rules; all
@@ -81,9 +92,18 @@ impl ShapeType {
         let y = i32::decode(r)?;
         let shapesize = i32::decode(r)?;
         // Peers built from the 4-member ShapeType (the vendors' demos) end here.
-        let additional_payload_size =
-            if r.remaining() >= 4 { Vec::<u8>::decode(r)? } else { Vec::new() };
-        Ok(ShapeType { color, x, y, shapesize, additional_payload_size })
+        let additional_payload_size = if r.remaining() >= 4 {
+            Vec::<u8>::decode(r)?
+        } else {
+            Vec::new()
+        };
+        Ok(ShapeType {
+            color,
+            x,
+            y,
+            shapesize,
+            additional_payload_size,
+        })
     }
 
     /// D_CDR2: encapsulation header, DHEADER (the members' size, DDS-XTypes 1.3 §7.4.3.5.2),
@@ -91,7 +111,8 @@ impl ShapeType {
     /// options' low two bits (§7.6.3.1.2), as Cyclone writes it.
     fn serialize_xcdr2(&self, endian: Endianness) -> Vec<u8> {
         let mut buf = Vec::with_capacity(self.max_encoded_len().saturating_add(4));
-        EncapsulationHeader::new(EncapsulationKind::DCdr2, endian).emit(&mut Writer::new(&mut buf, endian));
+        EncapsulationHeader::new(EncapsulationKind::DCdr2, endian)
+            .emit(&mut Writer::new(&mut buf, endian));
         let dheader_at = buf.len();
         let mut w = Writer::new(&mut buf, endian);
         w.set_xcdr(cdr::XcdrVersion::Xcdr2);
@@ -132,7 +153,8 @@ impl TopicType for ShapeType {
 
     fn serialize(&self, endian: Endianness) -> Vec<u8> {
         let mut buf = Vec::with_capacity(self.max_encoded_len());
-        EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut Writer::new(&mut buf, endian));
+        EncapsulationHeader::new(EncapsulationKind::Cdr, endian)
+            .emit(&mut Writer::new(&mut buf, endian));
         self.encode_members(&mut Writer::new(&mut buf, endian));
         buf
     }
@@ -168,9 +190,9 @@ impl TopicType for ShapeType {
                 let len = usize::try_from(len).map_err(|_| CdrError::TooLarge("DHEADER"))?;
                 Self::decode_members(&mut r.sub(len, "ShapeType delimited body")?)
             }
-            EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 | EncapsulationKind::Xml => {
-                Err(CdrError::Invalid("ShapeType encapsulation (CDR, CDR2 or D_CDR2 expected)"))
-            }
+            EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 | EncapsulationKind::Xml => Err(
+                CdrError::Invalid("ShapeType encapsulation (CDR, CDR2 or D_CDR2 expected)"),
+            ),
         }
     }
 
@@ -181,7 +203,8 @@ impl TopicType for ShapeType {
     fn serialize_key(&self, endian: Endianness) -> Option<Vec<u8>> {
         // XCDR1 key-only serialization of the final type: its key members in order.
         let mut buf = Vec::with_capacity(12 + self.color.len());
-        EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut Writer::new(&mut buf, endian));
+        EncapsulationHeader::new(EncapsulationKind::Cdr, endian)
+            .emit(&mut Writer::new(&mut buf, endian));
         self.color.encode(&mut Writer::new(&mut buf, endian));
         Some(buf)
     }
@@ -218,19 +241,39 @@ mod tests {
 
     #[test]
     fn round_trips_and_reads_the_four_member_vendor_form() {
-        let s = ShapeType { color: "RED".into(), x: 10, y: 20, shapesize: 30, additional_payload_size: vec![1, 2] };
+        let s = ShapeType {
+            color: "RED".into(),
+            x: 10,
+            y: 20,
+            shapesize: 30,
+            additional_payload_size: vec![1, 2],
+        };
         for e in [Endianness::Little, Endianness::Big] {
             assert_eq!(ShapeType::deserialize(&s.serialize(e)), Ok(s.clone()));
         }
         // What Cyclone's and Fast DDS's demo ShapeType (no sequence) put on the wire.
-        let vendor = [0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0];
+        let vendor = [
+            0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0,
+        ];
         let got = ShapeType::deserialize(&vendor);
-        assert_eq!(got, Ok(ShapeType { additional_payload_size: vec![], ..s }));
+        assert_eq!(
+            got,
+            Ok(ShapeType {
+                additional_payload_size: vec![],
+                ..s
+            })
+        );
     }
 
     #[test]
     fn serialized_key_is_the_xcdr1_color_and_maps_back_to_the_key_hash() {
-        let s = ShapeType { color: "RED".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![7] };
+        let s = ShapeType {
+            color: "RED".into(),
+            x: 1,
+            y: 2,
+            shapesize: 3,
+            additional_payload_size: vec![7],
+        };
         let key = s.serialize_key(Endianness::Little).unwrap();
         assert_eq!(key, [0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0]);
         assert_eq!(ShapeType::key_hash_from_serialized_key(&key), s.key_hash());
@@ -246,8 +289,16 @@ mod tests {
     /// in the options): D_CDR2, DHEADER 26.
     #[test]
     fn xcdr2_is_d_cdr2_with_dheader_in_both_byte_orders() {
-        let s = ShapeType { color: "RED".into(), x: 10, y: 20, shapesize: 30, additional_payload_size: vec![1, 2] };
-        let le = s.serialize_as(XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+        let s = ShapeType {
+            color: "RED".into(),
+            x: 10,
+            y: 20,
+            shapesize: 30,
+            additional_payload_size: vec![1, 2],
+        };
+        let le = s
+            .serialize_as(XcdrVersion::Xcdr2, Endianness::Little)
+            .unwrap();
         assert_eq!(
             le,
             [
@@ -266,7 +317,10 @@ mod tests {
         for bytes in [le, be] {
             assert_eq!(ShapeType::deserialize(&bytes), Ok(s.clone()));
         }
-        assert_eq!(s.serialize_as(XcdrVersion::Xcdr1, Endianness::Little), Some(s.serialize(Endianness::Little)));
+        assert_eq!(
+            s.serialize_as(XcdrVersion::Xcdr1, Endianness::Little),
+            Some(s.serialize(Endianness::Little))
+        );
         assert!(ShapeType::supports(XcdrVersion::Xcdr2) && ShapeType::supports(XcdrVersion::Xcdr1));
     }
 
@@ -278,10 +332,18 @@ mod tests {
             0, 9, 0, 0, 24, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0, 1, 0, 0, 0, 2,
             0, 0, 0, 3, 0, 0, 0,
         ];
-        let want = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![] };
+        let want = ShapeType {
+            color: "BLUE".into(),
+            x: 1,
+            y: 2,
+            shapesize: 3,
+            additional_payload_size: vec![],
+        };
         assert_eq!(ShapeType::deserialize(&older), Ok(want.clone()));
         // A newer writer appended a long after the sequence: DHEADER 28 + 4.
-        let mut newer = want.serialize_as(XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+        let mut newer = want
+            .serialize_as(XcdrVersion::Xcdr2, Endianness::Little)
+            .unwrap();
         assert_eq!(newer.get(4), Some(&28));
         newer[4] = 32;
         newer.extend_from_slice(&[9, 9, 9, 9]);
@@ -294,14 +356,25 @@ mod tests {
         plain[1] = 7;
         assert_eq!(ShapeType::deserialize(&plain), Ok(want));
         // Cyclone's XCDR2 serialized key (`serialize_key(use_version_2=True)`): D_CDR2 + DHEADER.
-        let key = [0, 9, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0];
-        assert_eq!(ShapeType::key_hash_from_serialized_key(&key), Some(color_key_hash("BLUE")));
+        let key = [
+            0, 9, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0,
+        ];
+        assert_eq!(
+            ShapeType::key_hash_from_serialized_key(&key),
+            Some(color_key_hash("BLUE"))
+        );
         assert_eq!(ShapeType::key_hash_from_serialized_key(&key[..12]), None);
     }
 
     #[test]
     fn xcdr2_truncations_and_other_encapsulations_are_errors() {
-        let s = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![9; 5] };
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: 1,
+            y: 2,
+            shapesize: 3,
+            additional_payload_size: vec![9; 5],
+        };
         let bytes = s.serialize_as(XcdrVersion::Xcdr2, Endianness::Big).unwrap();
         for cut in 0..28 {
             assert!(ShapeType::deserialize(&bytes[..cut]).is_err(), "cut {cut}");
@@ -309,13 +382,22 @@ mod tests {
         for id in [2u8, 3, 4, 10, 11] {
             let mut other = bytes.clone();
             other[1] = id;
-            assert!(ShapeType::deserialize(&other).is_err(), "encapsulation {id}");
+            assert!(
+                ShapeType::deserialize(&other).is_err(),
+                "encapsulation {id}"
+            );
         }
     }
 
     #[test]
     fn truncated_payloads_are_errors() {
-        let s = ShapeType { color: "BLUE".into(), x: 1, y: 2, shapesize: 3, additional_payload_size: vec![9; 5] };
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: 1,
+            y: 2,
+            shapesize: 3,
+            additional_payload_size: vec![9; 5],
+        };
         let bytes = s.serialize(Endianness::Little);
         for cut in 0..20 {
             assert!(ShapeType::deserialize(&bytes[..cut]).is_err(), "cut {cut}");

@@ -30,7 +30,10 @@ impl GuidPrefix {
     /// The octets as big-endian integers (same order as the octets).
     fn key(&self) -> (u64, u32) {
         let [a, b, c, d, e, f, g, h, i, j, k, l] = self.0;
-        (u64::from_be_bytes([a, b, c, d, e, f, g, h]), u32::from_be_bytes([i, j, k, l]))
+        (
+            u64::from_be_bytes([a, b, c, d, e, f, g, h]),
+            u32::from_be_bytes([i, j, k, l]),
+        )
     }
 
     /// GUIDPREFIX_UNKNOWN.
@@ -163,7 +166,10 @@ pub struct Guid {
 
 impl Guid {
     /// GUID_UNKNOWN.
-    pub const UNKNOWN: Guid = Guid { prefix: GuidPrefix::UNKNOWN, entity_id: EntityId::UNKNOWN };
+    pub const UNKNOWN: Guid = Guid {
+        prefix: GuidPrefix::UNKNOWN,
+        entity_id: EntityId::UNKNOWN,
+    };
 
     /// A GUID from its two parts.
     pub const fn new(prefix: GuidPrefix, entity_id: EntityId) -> Self {
@@ -172,7 +178,10 @@ impl Guid {
 
     /// Reads 16 octets.
     pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
-        Ok(Guid { prefix: GuidPrefix::parse(r)?, entity_id: EntityId::parse(r)? })
+        Ok(Guid {
+            prefix: GuidPrefix::parse(r)?,
+            entity_id: EntityId::parse(r)?,
+        })
     }
 
     /// Writes 16 octets.
@@ -270,7 +279,10 @@ mod tests {
                 b[at] = v;
                 let mut prefix = [0u8; 12];
                 prefix.copy_from_slice(&b[..12]);
-                guids.push((b, Guid::new(GuidPrefix(prefix), EntityId([b[12], b[13], b[14], b[15]]))));
+                guids.push((
+                    b,
+                    Guid::new(GuidPrefix(prefix), EntityId([b[12], b[13], b[14], b[15]])),
+                ));
             }
         }
         for (ba, a) in &guids {
@@ -285,7 +297,10 @@ mod tests {
 
     #[test]
     fn guid_round_trips_and_prints_dotted() {
-        let g = Guid::new(GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]), EntityId::PARTICIPANT);
+        let g = Guid::new(
+            GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
+            EntityId::PARTICIPANT,
+        );
         let mut v = Vec::new();
         g.emit(&mut Writer::new(&mut v, Endianness::Little));
         assert_eq!(Guid::parse(&mut Reader::new(&v, Endianness::Big)), Ok(g));

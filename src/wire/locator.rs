@@ -39,7 +39,11 @@ impl Locator {
         address[13] = b;
         address[14] = c;
         address[15] = d;
-        Locator { kind: Self::KIND_UDPV4, port: port as u32, address }
+        Locator {
+            kind: Self::KIND_UDPV4,
+            port: port as u32,
+            address,
+        }
     }
 
     /// The IPv4 address of a UDPv4 locator.
@@ -56,7 +60,11 @@ impl Locator {
         let kind = r.i32("locator.kind")?;
         let port = r.u32("locator.port")?;
         let address = r.take_array::<16>("locator.address")?;
-        Ok(Locator { kind, port, address })
+        Ok(Locator {
+            kind,
+            port,
+            address,
+        })
     }
 
     /// Writes 24 octets.
@@ -70,7 +78,9 @@ impl Locator {
 impl core::fmt::Display for Locator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match (self.kind, self.ipv4()) {
-            (Self::KIND_UDPV4, Some([a, b, c, d])) => write!(f, "udp/{a}.{b}.{c}.{d}:{}", self.port),
+            (Self::KIND_UDPV4, Some([a, b, c, d])) => {
+                write!(f, "udp/{a}.{b}.{c}.{d}:{}", self.port)
+            }
             (Self::KIND_UDPV6, _) => {
                 f.write_str("udp6/[")?;
                 for (i, pair) in self.address.chunks(2).enumerate() {

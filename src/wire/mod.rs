@@ -21,9 +21,9 @@ mod guid;
 mod header;
 mod locator;
 mod message;
+pub mod plist;
 mod sequence;
 mod sn_set;
-pub mod plist;
 pub mod submessage;
 
 pub use error::WireError;

@@ -79,7 +79,10 @@ mod tests {
         let mut v = Vec::new();
         SequenceNumber::UNKNOWN.emit(&mut Writer::new(&mut v, Endianness::Big));
         assert_eq!(v, [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
-        assert_eq!(SequenceNumber::parse(&mut Reader::new(&v, Endianness::Big)), Ok(SequenceNumber::UNKNOWN));
+        assert_eq!(
+            SequenceNumber::parse(&mut Reader::new(&v, Endianness::Big)),
+            Ok(SequenceNumber::UNKNOWN)
+        );
     }
 
     #[test]

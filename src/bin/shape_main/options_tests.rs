@@ -25,16 +25,48 @@ fn defaults_follow_the_harness() {
 
 #[test]
 fn qos_options_are_none_unless_named_and_qos_files_repeat() {
-    let o = run(&["-P", "--qos-file", "a.xml", "--qos-file=b.xml", "--qos-profile", "L::P"]);
+    let o = run(&[
+        "-P",
+        "--qos-file",
+        "a.xml",
+        "--qos-file=b.xml",
+        "--qos-profile",
+        "L::P",
+    ]);
     assert_eq!(o.qos_files, ["a.xml", "b.xml"]);
     assert_eq!(o.qos_profile.as_deref(), Some("L::P"));
-    assert_eq!((o.reliable, o.durability, o.history_depth), (None, None, None));
-    assert_eq!((o.deadline_ms, o.time_filter_ms, o.lifespan_ms), (None, None, None));
+    assert_eq!(
+        (o.reliable, o.durability, o.history_depth),
+        (None, None, None)
+    );
+    assert_eq!(
+        (o.deadline_ms, o.time_filter_ms, o.lifespan_ms),
+        (None, None, None)
+    );
     assert_eq!((o.ownership_strength, o.data_representation), (None, None));
-    let o = run(&["-S", "-r", "-f", "0", "-s", "-1", "-x", "1", "-D", "v", "--lifespan", "0"]);
-    assert_eq!((o.reliable, o.durability), (Some(true), Some(DurabilityArg::Volatile)));
+    let o = run(&[
+        "-S",
+        "-r",
+        "-f",
+        "0",
+        "-s",
+        "-1",
+        "-x",
+        "1",
+        "-D",
+        "v",
+        "--lifespan",
+        "0",
+    ]);
+    assert_eq!(
+        (o.reliable, o.durability),
+        (Some(true), Some(DurabilityArg::Volatile))
+    );
     assert_eq!((o.deadline_ms, o.lifespan_ms), (Some(0), Some(0)));
-    assert_eq!((o.ownership_strength, o.data_representation), (Some(-1), Some(1)));
+    assert_eq!(
+        (o.ownership_strength, o.data_representation),
+        (Some(-1), Some(1))
+    );
 }
 
 #[test]
@@ -84,9 +116,23 @@ fn bad_input_is_an_error_never_a_panic() {
 
 #[test]
 fn unsupported_features_are_named() {
-    let o = run(&["-S", "-D", "t", "-R", "--time-filter", "100", "-s", "3", "-f", "50"]);
+    let o = run(&[
+        "-S",
+        "-D",
+        "t",
+        "-R",
+        "--time-filter",
+        "100",
+        "-s",
+        "3",
+        "-f",
+        "50",
+    ]);
     assert_eq!(o.unsupported_fatal().len(), 1, "only TRANSIENT");
-    assert!(run(&["-S", "-x", "2"]).unsupported_fatal().is_empty(), "XCDR2 works");
+    assert!(
+        run(&["-S", "-x", "2"]).unsupported_fatal().is_empty(),
+        "XCDR2 works"
+    );
     assert!(
         o.unsupported_fatal()
             .iter()

@@ -15,9 +15,9 @@
 
 use siftdds::qos::xml::QosProvider;
 use siftdds::qos::{
-    DataReaderQos, DataRepresentation, DataWriterQos, Deadline, DomainParticipantQos,
-    Durability, History, Lifespan, Ownership, OwnershipStrength, Partition, PublisherQos,
-    ReliabilityKind, SubscriberQos, TimeBasedFilter, TopicQos,
+    DataReaderQos, DataRepresentation, DataWriterQos, Deadline, DomainParticipantQos, Durability,
+    History, Lifespan, Ownership, OwnershipStrength, Partition, PublisherQos, ReliabilityKind,
+    SubscriberQos, TimeBasedFilter, TopicQos,
 };
 
 use crate::options::{DurabilityArg, Options};
@@ -36,7 +36,10 @@ impl QosBase {
     /// `FILE:LINE:COL: message`.
     pub fn load(o: &Options) -> Result<QosBase, String> {
         let mut provider = QosProvider::from_environment().map_err(|e| e.to_string())?;
-        if o.qos_profile.is_some() && o.qos_files.is_empty() && provider.profile_names().next().is_none() {
+        if o.qos_profile.is_some()
+            && o.qos_files.is_empty()
+            && provider.profile_names().next().is_none()
+        {
             return Err("error: --qos-profile needs a QoS file: --qos-file FILE, \
                         ./USER_QOS_PROFILES.xml or SIFTDDS_QOS_PROFILES"
                 .into());
@@ -51,7 +54,9 @@ impl QosBase {
         };
         // An unknown name or a broken base chain shows up on the first lookup: do it now.
         provider.participant_qos(&name).map_err(|e| e.to_string())?;
-        Ok(QosBase { profile: Some((provider, name)) })
+        Ok(QosBase {
+            profile: Some((provider, name)),
+        })
     }
 
     /// The harness's defaults (no profile).
@@ -122,10 +127,14 @@ impl QosBase {
             };
         }
         if let Some(ms) = o.deadline_ms {
-            qos.deadline = Deadline { period: millis_or(ms, Deadline::default().period) };
+            qos.deadline = Deadline {
+                period: millis_or(ms, Deadline::default().period),
+            };
         }
         if let Some(ms) = o.lifespan_ms {
-            qos.lifespan = Lifespan { duration: millis_or(ms, Lifespan::default().duration) };
+            qos.lifespan = Lifespan {
+                duration: millis_or(ms, Lifespan::default().duration),
+            };
         }
         if let Some(x) = o.data_representation {
             qos.data_representation = representation(x);
@@ -154,13 +163,21 @@ impl QosBase {
             qos.history = h;
         }
         if let Some(strength) = o.ownership_strength {
-            qos.ownership = if strength == -1 { Ownership::Shared } else { Ownership::Exclusive };
+            qos.ownership = if strength == -1 {
+                Ownership::Shared
+            } else {
+                Ownership::Exclusive
+            };
         }
         if let Some(ms) = o.deadline_ms {
-            qos.deadline = Deadline { period: millis_or(ms, Deadline::default().period) };
+            qos.deadline = Deadline {
+                period: millis_or(ms, Deadline::default().period),
+            };
         }
         if let Some(ms) = o.time_filter_ms {
-            qos.time_based_filter = TimeBasedFilter { minimum_separation: millis_or(ms, zero()) };
+            qos.time_based_filter = TimeBasedFilter {
+                minimum_separation: millis_or(ms, zero()),
+            };
         }
         if let Some(x) = o.data_representation {
             qos.data_representation = representation(x);
@@ -170,7 +187,11 @@ impl QosBase {
 }
 
 fn reliability_kind(reliable: bool) -> ReliabilityKind {
-    if reliable { ReliabilityKind::Reliable } else { ReliabilityKind::BestEffort }
+    if reliable {
+        ReliabilityKind::Reliable
+    } else {
+        ReliabilityKind::BestEffort
+    }
 }
 
 fn durability(d: DurabilityArg) -> Durability {
@@ -185,7 +206,11 @@ fn durability(d: DurabilityArg) -> Durability {
 
 /// `-k`: 0 is KEEP_ALL, n is KEEP_LAST n.
 fn history(depth: u32) -> History {
-    if depth == 0 { History::KeepAll } else { History::KeepLast(depth) }
+    if depth == 0 {
+        History::KeepAll
+    } else {
+        History::KeepLast(depth)
+    }
 }
 
 /// `-x 1`: XCDR, announced as the default (no PID_DATA_REPRESENTATION, so nothing changes

@@ -27,15 +27,15 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use siftdds::api::{DataReader, DomainParticipant};
+use siftdds::cdr::Endianness;
 use siftdds::core::discovery::metatraffic_unicast_port;
 use siftdds::core::writer::{MulticastConfig, MulticastMode};
-use siftdds::wire::Locator;
-use siftdds::cdr::Endianness;
 use siftdds::filter::{Program, parse_parameters};
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos,
 };
 use siftdds::types::{ShapeType, TopicType};
+use siftdds::wire::Locator;
 
 const COLORS: [&str; 5] = ["RED", "BLUE", "GREEN", "YELLOW", "ORANGE"];
 
@@ -69,7 +69,16 @@ pub struct DemoOptions {
 
 impl Default for DemoOptions {
     fn default() -> Self {
-        DemoOptions { subscribers: 50, seconds: 5.0, rate: 500.0, domain: 0, sparse: false, multicast: false, plan: MulticastMode::Auto, best_effort: false }
+        DemoOptions {
+            subscribers: 50,
+            seconds: 5.0,
+            rate: 500.0,
+            domain: 0,
+            sparse: false,
+            multicast: false,
+            plan: MulticastMode::Auto,
+            best_effort: false,
+        }
     }
 }
 
@@ -90,9 +99,18 @@ fn filter_of(i: usize, sparse: bool) -> (String, Vec<String>) {
     let color = COLORS[i % COLORS.len()];
     match (i / COLORS.len()) % 4 {
         0 => ("color = %0".into(), vec![format!("'{color}'")]),
-        1 => ("color = %0 AND x < %1".into(), vec![format!("'{color}'"), "120".into()]),
-        2 => ("color = %0 AND shapesize BETWEEN 20 AND %1".into(), vec![format!("'{color}'"), "40".into()]),
-        _ => ("color = %0 OR y > %1".into(), vec![format!("'{color}'"), format!("{}", 200 + i)]),
+        1 => (
+            "color = %0 AND x < %1".into(),
+            vec![format!("'{color}'"), "120".into()],
+        ),
+        2 => (
+            "color = %0 AND shapesize BETWEEN 20 AND %1".into(),
+            vec![format!("'{color}'"), "40".into()],
+        ),
+        _ => (
+            "color = %0 OR y > %1".into(),
+            vec![format!("'{color}'"), format!("{}", 200 + i)],
+        ),
     }
 }
 
@@ -115,14 +133,27 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     } else {
         "loopback-only, unicast discovery"
     };
-    writeln!(out, "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 ({net})", o.subscribers, o.seconds, o.rate)?;
+    writeln!(
+        out,
+        "siftdds demo: 1 publisher, {} filtered subscribers, {:.1} s at {} samples/s, UDP on 127.0.0.1 ({net})",
+        o.subscribers, o.seconds, o.rate
+    )?;
     if o.sparse {
-        writeln!(out, "sparse: subscriber i filters x = i, sample n has x = n mod {}: each sample passes exactly one subscriber", o.subscribers)?;
+        writeln!(
+            out,
+            "sparse: subscriber i filters x = i, sample n has x = n mod {}: each sample passes exactly one subscriber",
+            o.subscribers
+        )?;
     } else {
-        writeln!(out, "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)", COLORS.len())?;
+        writeln!(
+            out,
+            "shapes: {} colours, each round a closed path of {PATH_STEPS} positions (the writer's table answers repeats)",
+            COLORS.len()
+        )?;
     }
     let builder = || {
-        let mut b = DomainParticipant::builder(o.domain).announce_period(Duration::from_millis(500));
+        let mut b =
+            DomainParticipant::builder(o.domain).announce_period(Duration::from_millis(500));
         if o.multicast {
             return b;
         }
@@ -139,14 +170,24 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         }
         b
     };
-    let plan = MulticastConfig { mode: o.plan, ..MulticastConfig::default() };
-    let publisher =
-        builder().writer_multicast(plan).entity_name("demo publisher").build()?;
+    let plan = MulticastConfig {
+        mode: o.plan,
+        ..MulticastConfig::default()
+    };
+    let publisher = builder()
+        .writer_multicast(plan)
+        .entity_name("demo publisher")
+        .build()?;
     let topic = publisher.create_topic::<ShapeType>("Square", TopicQos::default());
-    let writer = publisher.create_publisher(PublisherQos::default()).create_datawriter(
-        &topic,
-        DataWriterQos { history: History::KeepAll, ..DataWriterQos::default() },
-    )?;
+    let writer = publisher
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(
+            &topic,
+            DataWriterQos {
+                history: History::KeepAll,
+                ..DataWriterQos::default()
+            },
+        )?;
     let mut subs = Vec::with_capacity(o.subscribers);
     for i in 0..o.subscribers {
         let p = builder()
@@ -156,15 +197,25 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
         let (expression, parameters) = filter_of(i, o.sparse);
         let params: Vec<&str> = parameters.iter().map(String::as_str).collect();
-        let reliability = if o.best_effort { Reliability::best_effort() } else { Reliability::reliable() };
-        let qos = DataReaderQos { reliability, history: History::KeepAll, ..DataReaderQos::default() };
-        let reader = p.create_subscriber(SubscriberQos::default()).create_filtered_datareader(
-            &t,
-            &format!("SquareFiltered{i}"),
-            &expression,
-            &params,
-            qos,
-        )?;
+        let reliability = if o.best_effort {
+            Reliability::best_effort()
+        } else {
+            Reliability::reliable()
+        };
+        let qos = DataReaderQos {
+            reliability,
+            history: History::KeepAll,
+            ..DataReaderQos::default()
+        };
+        let reader = p
+            .create_subscriber(SubscriberQos::default())
+            .create_filtered_datareader(
+                &t,
+                &format!("SquareFiltered{i}"),
+                &expression,
+                &params,
+                qos,
+            )?;
         let literals = parse_parameters(&parameters)?;
         let program = Program::compile_expression(&expression, &literals, ShapeType::descriptor())?;
         subs.push(Subscriber {
@@ -181,14 +232,23 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     write!(out, "discovery: waiting for {} matches ...", o.subscribers)?;
     out.flush()?;
     // Discovery among N + 1 participants takes longer with more of them.
-    writer.wait_for_matched(o.subscribers, Duration::from_secs(30 + o.subscribers as u64))?;
+    writer.wait_for_matched(
+        o.subscribers,
+        Duration::from_secs(30 + o.subscribers as u64),
+    )?;
     writeln!(out, " done")?;
 
     let total = (o.seconds * o.rate).round() as usize;
     let period = Duration::from_secs_f64(1.0 / o.rate);
     let start = Instant::now();
     let mut ideal_bytes = 0usize;
-    let mut shape = ShapeType { color: String::new(), x: 0, y: 0, shapesize: 20, additional_payload_size: vec![] };
+    let mut shape = ShapeType {
+        color: String::new(),
+        x: 0,
+        y: 0,
+        shapesize: 20,
+        additional_payload_size: vec![],
+    };
     for n in 0..total {
         // Each colour moves round a closed path of PATH_STEPS positions, as the Shapes demo's
         // bouncing shapes do, so the same (colour, position, size) comes back every lap.
@@ -210,11 +270,24 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
             }
         }
         if n % 100 == 0 || n + 1 == total {
-            let got: usize = subs.iter_mut().map(|s| { s.received += s.reader.take().map_or(0, |v| v.len()); s.received }).sum();
-            write!(out, "\rpublishing: {}/{} samples, {} deliveries", n + 1, total, got)?;
+            let got: usize = subs
+                .iter_mut()
+                .map(|s| {
+                    s.received += s.reader.take().map_or(0, |v| v.len());
+                    s.received
+                })
+                .sum();
+            write!(
+                out,
+                "\rpublishing: {}/{} samples, {} deliveries",
+                n + 1,
+                total,
+                got
+            )?;
             out.flush()?;
         }
-        if let Some(wait) = (start + period * (n as u32 + 1)).checked_duration_since(Instant::now()) {
+        if let Some(wait) = (start + period * (n as u32 + 1)).checked_duration_since(Instant::now())
+        {
             std::thread::sleep(wait);
         }
     }
@@ -229,31 +302,79 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
 
     let mut ok = true;
-    writeln!(out, "\n{:<6} {:<52} {:>9} {:>9}", "reader", "filter", "received", "expected")?;
+    writeln!(
+        out,
+        "\n{:<6} {:<52} {:>9} {:>9}",
+        "reader", "filter", "received", "expected"
+    )?;
     for s in &subs {
-        let mark = if s.received == s.expected { "" } else { "  <-- MISMATCH" };
+        let mark = if s.received == s.expected {
+            ""
+        } else {
+            "  <-- MISMATCH"
+        };
         ok &= s.received == s.expected;
         let filter = format!("{} {:?}", s.expression, s.parameters);
-        writeln!(out, "{:<6} {:<52} {:>9} {:>9}{mark}", s.name, filter, s.received, s.expected)?;
+        writeln!(
+            out,
+            "{:<6} {:<52} {:>9} {:>9}{mark}",
+            s.name, filter, s.received, s.expected
+        )?;
     }
     let deliveries: usize = subs.iter().map(|s| s.received).sum();
     let stats = publisher.runtime_stats();
     let fs = writer.filter_stats()?;
     let f = fs.filter;
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
     let mut figures = BTreeMap::new();
     figures.insert("samples written", total.to_string());
     figures.insert("deliveries (sum over readers)", deliveries.to_string());
-    figures.insert("datagrams sent by the publisher", stats.datagrams_sent.to_string());
+    figures.insert(
+        "datagrams sent by the publisher",
+        stats.datagrams_sent.to_string(),
+    );
     figures.insert("bytes sent by the publisher", stats.bytes_sent.to_string());
     figures.insert("filtered readers", fs.filtered_readers.to_string());
     figures.insert("DATA sent to filtered readers", fs.data_sent.to_string());
-    figures.insert("GAPs sent for filtered samples", fs.filter_gaps_sent.to_string());
-    figures.insert("samples multicast / unicast", format!("{} / {} (per-sample choice)", fs.samples_multicast, fs.samples_unicast));
-    figures.insert("table lookups / hits / misses", format!("{} / {} / {} ({:.1}% hit rate)", f.lookups, f.hits, f.misses, pct(f.hits, f.lookups)));
-    figures.insert("filter evaluations done / saved", format!("{} / {}", f.evaluations, f.evaluations_saved));
-    figures.insert("writer: datagrams / bytes sent", format!("{} / {}", fs.datagrams_sent, fs.bytes_sent));
-    figures.insert("writer: HEARTBEATs / GAPs sent", format!("{} / {}", fs.heartbeats_sent, fs.gaps_sent));
+    figures.insert(
+        "GAPs sent for filtered samples",
+        fs.filter_gaps_sent.to_string(),
+    );
+    figures.insert(
+        "samples multicast / unicast",
+        format!(
+            "{} / {} (per-sample choice)",
+            fs.samples_multicast, fs.samples_unicast
+        ),
+    );
+    figures.insert(
+        "table lookups / hits / misses",
+        format!(
+            "{} / {} / {} ({:.1}% hit rate)",
+            f.lookups,
+            f.hits,
+            f.misses,
+            pct(f.hits, f.lookups)
+        ),
+    );
+    figures.insert(
+        "filter evaluations done / saved",
+        format!("{} / {}", f.evaluations, f.evaluations_saved),
+    );
+    figures.insert(
+        "writer: datagrams / bytes sent",
+        format!("{} / {}", fs.datagrams_sent, fs.bytes_sent),
+    );
+    figures.insert(
+        "writer: HEARTBEATs / GAPs sent",
+        format!("{} / {}", fs.heartbeats_sent, fs.gaps_sent),
+    );
     writeln!(out, "\nwriter:")?;
     for (k, v) in &figures {
         writeln!(out, "  {k:<34} {v}")?;
@@ -262,9 +383,32 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     // The writer's own traffic only (discovery is the participant's, counted above).
     let expected: usize = subs.iter().map(|s| s.expected).sum();
     let ratio = |a: u64, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    writeln!(out, "\nefficiency (writer traffic / ideal = one DATA datagram per delivered sample):")?;
-    writeln!(out, "  datagrams: {} / {} = {:.3}", fs.datagrams_sent, expected, ratio(fs.datagrams_sent, expected))?;
-    writeln!(out, "  bytes:     {} / {} = {:.3}", fs.bytes_sent, ideal_bytes, ratio(fs.bytes_sent, ideal_bytes))?;
-    writeln!(out, "\n{}", if ok { "every subscriber received exactly the samples its filter passes" } else { "SOME SUBSCRIBERS DIFFER (see MISMATCH)" })?;
+    writeln!(
+        out,
+        "\nefficiency (writer traffic / ideal = one DATA datagram per delivered sample):"
+    )?;
+    writeln!(
+        out,
+        "  datagrams: {} / {} = {:.3}",
+        fs.datagrams_sent,
+        expected,
+        ratio(fs.datagrams_sent, expected)
+    )?;
+    writeln!(
+        out,
+        "  bytes:     {} / {} = {:.3}",
+        fs.bytes_sent,
+        ideal_bytes,
+        ratio(fs.bytes_sent, ideal_bytes)
+    )?;
+    writeln!(
+        out,
+        "\n{}",
+        if ok {
+            "every subscriber received exactly the samples its filter passes"
+        } else {
+            "SOME SUBSCRIBERS DIFFER (see MISMATCH)"
+        }
+    )?;
     Ok(ok)
 }

@@ -31,7 +31,12 @@ const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdd
 fn main() -> ExitCode {
     env_logger::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["inspect", file] => inspect(file),
         ["demo", rest @ ..] => demo(rest),
         ["idl", rest @ ..] => idl::run(rest),

@@ -66,7 +66,9 @@ pub struct PassSet {
 
 impl PassSet {
     fn with_len(n: usize) -> Self {
-        PassSet { words: vec![0; n.div_ceil(64)] }
+        PassSet {
+            words: vec![0; n.div_ceil(64)],
+        }
     }
 
     fn set(&mut self, i: usize) {
@@ -77,7 +79,9 @@ impl PassSet {
 
     /// True when slot `i` passes.
     pub fn contains(&self, i: usize) -> bool {
-        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
     /// Number of passing slots.
@@ -303,9 +307,11 @@ impl FilterSet {
         let program = match self.programs.iter().position(|c| c.semantics == semantics) {
             Some(p) => p,
             None => {
-                let params = parse_parameters(&f.expression_parameters).map_err(NotFiltering::Invalid)?;
-                let program = Program::compile_expression(&f.filter_expression, &params, &self.descriptor)
-                    .map_err(NotFiltering::Invalid)?;
+                let params =
+                    parse_parameters(&f.expression_parameters).map_err(NotFiltering::Invalid)?;
+                let program =
+                    Program::compile_expression(&f.filter_expression, &params, &self.descriptor)
+                        .map_err(NotFiltering::Invalid)?;
                 let fields = program.referenced_fields().to_vec();
                 let field_set = match self.field_sets.iter().position(|s| *s == fields) {
                     Some(i) => i,
@@ -315,13 +321,21 @@ impl FilterSet {
                         self.field_sets.len() - 1
                     }
                 };
-                self.programs.push(Compiled { semantics, program, field_set });
+                self.programs.push(Compiled {
+                    semantics,
+                    program,
+                    field_set,
+                });
                 self.programs.len() - 1
             }
         };
         let slot = self.slots.len();
         Arc::make_mut(&mut self.by_reader).insert(reader, slot);
-        self.slots.push(Slot { reader, signature, program });
+        self.slots.push(Slot {
+            reader,
+            signature,
+            program,
+        });
         self.slots_changed();
         Ok(())
     }
@@ -345,8 +359,9 @@ impl FilterSet {
 
     /// Drops programs and field sets no slot uses any more.
     fn compact_programs(&mut self) {
-        let used: Vec<bool> =
-            (0..self.programs.len()).map(|p| self.slots.iter().any(|s| s.program == p)).collect();
+        let used: Vec<bool> = (0..self.programs.len())
+            .map(|p| self.slots.iter().any(|s| s.program == p))
+            .collect();
         let mut remap = vec![usize::MAX; self.programs.len()];
         let mut kept = Vec::new();
         for (i, c) in std::mem::take(&mut self.programs).into_iter().enumerate() {
@@ -385,7 +400,11 @@ impl FilterSet {
         }
         self.key.clear();
         for &p in &self.projector {
-            if self.programs[p].program.project_into(payload, &mut self.projection).is_err() {
+            if self.programs[p]
+                .program
+                .project_into(payload, &mut self.projection)
+                .is_err()
+            {
                 self.stats.undecodable += 1;
                 return Arc::new(self.all_pass());
             }
@@ -396,8 +415,11 @@ impl FilterSet {
             return hit;
         }
         self.stats.misses += 1;
-        let results: Result<Vec<bool>, EvalError> =
-            self.programs.iter().map(|c| c.program.evaluate(payload)).collect();
+        let results: Result<Vec<bool>, EvalError> = self
+            .programs
+            .iter()
+            .map(|c| c.program.evaluate(payload))
+            .collect();
         self.stats.evaluations += self.programs.len() as u64;
         self.stats.evaluations_saved += (self.slots.len() - self.programs.len()) as u64;
         let set = match results {

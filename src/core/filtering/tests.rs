@@ -10,7 +10,10 @@ use crate::wire::{EntityId, GuidPrefix};
 
 fn reader(i: u32) -> Guid {
     let [_, a, b, c] = i.to_be_bytes();
-    Guid::new(GuidPrefix([1, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]), EntityId([a, b, c, 0x07]))
+    Guid::new(
+        GuidPrefix([1, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]),
+        EntityId([a, b, c, 0x07]),
+    )
 }
 
 fn filter(expr: &str, params: &[&str]) -> ContentFilter {
@@ -28,8 +31,14 @@ fn set() -> FilterSet {
 }
 
 fn shape(color: &str, x: i32, size: i32) -> Vec<u8> {
-    ShapeType { color: color.into(), x, y: 0, shapesize: size, additional_payload_size: vec![] }
-        .serialize(Endianness::Little)
+    ShapeType {
+        color: color.into(),
+        x,
+        y: 0,
+        shapesize: size,
+        additional_payload_size: vec![],
+    }
+    .serialize(Endianness::Little)
 }
 
 #[test]
@@ -37,7 +46,11 @@ fn a_thousand_readers_with_three_distinct_filters_cost_three_evaluations_per_mis
     let mut fs = set();
     let colors = ["'RED'", "'BLUE'", "'GREEN'"];
     for i in 0..1000 {
-        fs.set_reader_filter(reader(i), Some(&filter("color = %0", &[colors[i as usize % 3]]))).unwrap();
+        fs.set_reader_filter(
+            reader(i),
+            Some(&filter("color = %0", &[colors[i as usize % 3]])),
+        )
+        .unwrap();
     }
     let pass = fs.evaluate(&shape("BLUE", 1, 2));
     assert_eq!(pass.count(), 333);
@@ -69,13 +82,22 @@ fn a_thousand_readers_with_three_distinct_filters_cost_three_evaluations_per_mis
 #[test]
 fn unusable_filters_are_refused_and_such_readers_get_everything() {
     let mut fs = set();
-    assert!(matches!(fs.set_reader_filter(reader(1), Some(&filter("nosuch = 1", &[]))), Err(NotFiltering::Invalid(_))));
+    assert!(matches!(
+        fs.set_reader_filter(reader(1), Some(&filter("nosuch = 1", &[]))),
+        Err(NotFiltering::Invalid(_))
+    ));
     let mut other = filter("x > 1", &[]);
     other.filter_class_name = "STRINGMATCH".into();
-    assert!(matches!(fs.set_reader_filter(reader(2), Some(&other)), Err(NotFiltering::UnknownClass(_))));
+    assert!(matches!(
+        fs.set_reader_filter(reader(2), Some(&other)),
+        Err(NotFiltering::UnknownClass(_))
+    ));
     other = filter("x > 1", &[]);
     other.related_topic_name = "Circle".into();
-    assert!(matches!(fs.set_reader_filter(reader(3), Some(&other)), Err(NotFiltering::OtherTopic(_))));
+    assert!(matches!(
+        fs.set_reader_filter(reader(3), Some(&other)),
+        Err(NotFiltering::OtherTopic(_))
+    ));
     assert!(fs.is_empty());
     let pass = fs.evaluate(&shape("RED", 0, 0));
     assert!(fs.passes(&pass, reader(1)));
@@ -84,11 +106,13 @@ fn unusable_filters_are_refused_and_such_readers_get_everything() {
 #[test]
 fn changing_a_filter_invalidates_the_table() {
     let mut fs = set();
-    fs.set_reader_filter(reader(1), Some(&filter("x > 10", &[]))).unwrap();
+    fs.set_reader_filter(reader(1), Some(&filter("x > 10", &[])))
+        .unwrap();
     let s = shape("RED", 20, 5);
     let pass = fs.evaluate(&s);
     assert!(fs.passes(&pass, reader(1)));
-    fs.set_reader_filter(reader(1), Some(&filter("x > 30", &[]))).unwrap();
+    fs.set_reader_filter(reader(1), Some(&filter("x > 30", &[])))
+        .unwrap();
     let pass = fs.evaluate(&s);
     assert!(!fs.passes(&pass, reader(1)));
     fs.remove_reader(reader(1));

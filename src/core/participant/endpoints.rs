@@ -121,8 +121,11 @@ impl Participant {
     /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
     pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
         self.start(now);
-        let kind =
-            if spec.keyed { EntityId::KIND_WRITER_WITH_KEY } else { EntityId::KIND_WRITER_NO_KEY };
+        let kind = if spec.keyed {
+            EntityId::KIND_WRITER_WITH_KEY
+        } else {
+            EntityId::KIND_WRITER_NO_KEY
+        };
         let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
         let mut config = WriterConfig::new(guid);
         config.reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
@@ -138,7 +141,14 @@ impl Participant {
         config.invert_filter_bit_for_tests = spec.invert_filter_bit_for_tests;
         config.multicast = self.config.writer_multicast;
         let writer = Writer::new(config);
-        self.writers.insert(guid.entity_id, LocalWriter { writer, spec, matched: BTreeSet::new() });
+        self.writers.insert(
+            guid.entity_id,
+            LocalWriter {
+                writer,
+                spec,
+                matched: BTreeSet::new(),
+            },
+        );
         self.liveliness_writer_created(now, guid);
         self.announce_writer(now, guid);
         self.match_local_writer(now, guid);
@@ -148,8 +158,11 @@ impl Participant {
     /// Creates a DataReader and announces it through SEDP. Returns its GUID.
     pub fn create_reader(&mut self, now: Now, spec: ReaderSpec) -> Guid {
         self.start(now);
-        let kind =
-            if spec.keyed { EntityId::KIND_READER_WITH_KEY } else { EntityId::KIND_READER_NO_KEY };
+        let kind = if spec.keyed {
+            EntityId::KIND_READER_WITH_KEY
+        } else {
+            EntityId::KIND_READER_NO_KEY
+        };
         let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
         let reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
         let mut config = ReaderConfig::new(guid, reliable, spec.keyed);
@@ -171,7 +184,8 @@ impl Participant {
             }
         });
         let reader = Reader::new(config);
-        self.readers.insert(guid.entity_id, LocalReader { reader, spec });
+        self.readers
+            .insert(guid.entity_id, LocalReader { reader, spec });
         self.announce_reader(now, guid);
         self.match_local_reader(now, guid);
         guid
@@ -211,50 +225,72 @@ impl Participant {
 
     /// Writer-side content-filtering figures of a local writer.
     pub fn writer_filter_stats(&self, writer: Guid) -> Option<WriterFilterStats> {
-        self.writers.get(&writer.entity_id).map(|w| w.writer.filter_stats())
+        self.writers
+            .get(&writer.entity_id)
+            .map(|w| w.writer.filter_stats())
     }
 
     /// A local writer's counters: first transmissions, repairs, heartbeats, ACKNACKs.
     pub fn writer_counters(&self, writer: Guid) -> Option<crate::core::writer::WriterCounters> {
-        self.writers.get(&writer.entity_id).map(|w| w.writer.counters())
+        self.writers
+            .get(&writer.entity_id)
+            .map(|w| w.writer.counters())
     }
 
     /// A local reader's counters (content-filter decisions included).
     pub fn reader_counters(&self, reader: Guid) -> Option<crate::core::reader::ReaderCounters> {
-        self.readers.get(&reader.entity_id).map(|r| *r.reader.counters())
+        self.readers
+            .get(&reader.entity_id)
+            .map(|r| *r.reader.counters())
     }
 
     /// Lower bounds on how many more changes, and payload bytes in all, a local writer
     /// accepts without [`WriteError::HistoryFull`] (none for an unknown writer).
     pub fn writer_room(&self, writer: Guid) -> (usize, usize) {
-        self.writers.get(&writer.entity_id).map_or((0, 0), |w| w.writer.room())
+        self.writers
+            .get(&writer.entity_id)
+            .map_or((0, 0), |w| w.writer.room())
     }
 
     /// The payloads a local writer's history removed since the last call, for the caller to
     /// drop (free) off the event loop's thread.
     pub fn take_released(&mut self, writer: Guid) -> Vec<bytes::Bytes> {
-        self.writers.get_mut(&writer.entity_id).map(|w| w.writer.take_released()).unwrap_or_default()
+        self.writers
+            .get_mut(&writer.entity_id)
+            .map(|w| w.writer.take_released())
+            .unwrap_or_default()
     }
 
     /// True when every reliable matched reader acknowledged everything written.
     pub fn all_acked(&self, writer: Guid) -> bool {
-        self.writers.get(&writer.entity_id).is_none_or(|w| w.writer.all_acked())
+        self.writers
+            .get(&writer.entity_id)
+            .is_none_or(|w| w.writer.all_acked())
     }
 
     /// Number of readers matched with a local writer.
     pub fn matched_readers(&self, writer: Guid) -> usize {
-        self.writers.get(&writer.entity_id).map_or(0, |w| w.writer.matched_readers())
+        self.writers
+            .get(&writer.entity_id)
+            .map_or(0, |w| w.writer.matched_readers())
     }
 
     /// True when a local reader has samples to take.
     pub fn has_samples(&self, reader: Guid) -> bool {
-        self.readers.get(&reader.entity_id).is_some_and(|r| r.reader.samples_queued() > 0)
+        self.readers
+            .get(&reader.entity_id)
+            .is_some_and(|r| r.reader.samples_queued() > 0)
     }
 
     /// Number of remote writers matched with a local reader.
     pub fn matched_writers(&self, reader: Guid) -> usize {
-        let Some(r) = self.readers.get(&reader.entity_id) else { return 0 };
-        self.remote_writers.keys().filter(|w| r.reader.is_matched(**w)).count()
+        let Some(r) = self.readers.get(&reader.entity_id) else {
+            return 0;
+        };
+        self.remote_writers
+            .keys()
+            .filter(|w| r.reader.is_matched(**w))
+            .count()
     }
 
     /// Takes (removes) the next received sample or instance change from a local reader,
@@ -264,30 +300,48 @@ impl Participant {
     }
 
     /// Takes every sample of a local reader into `out`; `None` when the reader does not exist.
-    pub fn take_all(&mut self, now: Now, reader: Guid, out: &mut Vec<CacheChange>) -> Option<usize> {
-        Some(self.readers.get_mut(&reader.entity_id)?.reader.take_all(now, out))
+    pub fn take_all(
+        &mut self,
+        now: Now,
+        reader: Guid,
+        out: &mut Vec<CacheChange>,
+    ) -> Option<usize> {
+        Some(
+            self.readers
+                .get_mut(&reader.entity_id)?
+                .reader
+                .take_all(now, out),
+        )
     }
 
     /// Returns the samples a local reader has not returned by an earlier `read`, marking
     /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
     /// (read, simplified to NOT_READ samples).
     pub fn read(&mut self, now: Now, reader: Guid) -> Vec<CacheChange> {
-        self.readers.get_mut(&reader.entity_id).map_or_else(Vec::new, |r| r.reader.read(now))
+        self.readers
+            .get_mut(&reader.entity_id)
+            .map_or_else(Vec::new, |r| r.reader.read(now))
     }
 
     /// True when a local reader has samples `read` has not returned yet.
     pub fn has_unread(&self, reader: Guid) -> bool {
-        self.readers.get(&reader.entity_id).is_some_and(|r| r.reader.samples_unread() > 0)
+        self.readers
+            .get(&reader.entity_id)
+            .is_some_and(|r| r.reader.samples_unread() > 0)
     }
 
     /// OFFERED_DEADLINE_MISSED status of a local writer. DDS 1.4 §2.2.4.1.
     pub fn offered_deadline_missed(&self, writer: Guid) -> Option<DeadlineMissedStatus> {
-        self.writers.get(&writer.entity_id).map(|w| w.writer.deadline_status())
+        self.writers
+            .get(&writer.entity_id)
+            .map(|w| w.writer.deadline_status())
     }
 
     /// REQUESTED_DEADLINE_MISSED status of a local reader. DDS 1.4 §2.2.4.1.
     pub fn requested_deadline_missed(&self, reader: Guid) -> Option<DeadlineMissedStatus> {
-        self.readers.get(&reader.entity_id).map(|r| r.reader.deadline_status())
+        self.readers
+            .get(&reader.entity_id)
+            .map(|r| r.reader.deadline_status())
     }
 
     /// Turns the endpoints' missed deadlines into events (after timers ran).

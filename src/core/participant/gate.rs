@@ -90,7 +90,10 @@ struct Host {
 
 impl Host {
     fn of(l: &Locator) -> Self {
-        Host { kind: l.kind, address: l.address }
+        Host {
+            kind: l.kind,
+            address: l.address,
+        }
     }
 }
 
@@ -117,8 +120,12 @@ pub(super) struct OutboundGate {
 impl OutboundGate {
     /// A gate that always allows `config.allow_list` and `configured` (the SPDP destinations).
     pub(super) fn new(config: GateConfig, configured: &[Locator]) -> Self {
-        let configured =
-            config.allow_list.iter().chain(configured).map(Host::of).collect::<Vec<_>>();
+        let configured = config
+            .allow_list
+            .iter()
+            .chain(configured)
+            .map(Host::of)
+            .collect::<Vec<_>>();
         OutboundGate {
             config,
             configured,
@@ -176,7 +183,11 @@ impl OutboundGate {
             bytes: 0,
         });
         if now.saturating_duration_since(budget.window_start) >= window {
-            *budget = Budget { window_start: now, datagrams: 0, bytes: 0 };
+            *budget = Budget {
+                window_start: now,
+                datagrams: 0,
+                bytes: 0,
+            };
         }
         let bytes = budget.bytes.saturating_add(len);
         if budget.datagrams >= self.config.unverified_datagrams
@@ -198,7 +209,8 @@ impl OutboundGate {
             return true;
         }
         let window = self.config.window;
-        self.budgets.retain(|_, b| now.saturating_duration_since(b.window_start) < window);
+        self.budgets
+            .retain(|_, b| now.saturating_duration_since(b.window_start) < window);
         self.budgets.len() < self.config.max_tracked_hosts
     }
 }
@@ -241,7 +253,10 @@ mod tests {
             }
         }
         assert_eq!(sent, UNVERIFIED_DATAGRAM_BUDGET);
-        assert_eq!(gate.stats().blocked, 1000 - u64::from(UNVERIFIED_DATAGRAM_BUDGET));
+        assert_eq!(
+            gate.stats().blocked,
+            1000 - u64::from(UNVERIFIED_DATAGRAM_BUDGET)
+        );
     }
 
     #[test]
@@ -262,7 +277,9 @@ mod tests {
         let mut gate = OutboundGate::new(GateConfig::default(), &[]);
         let dst = Locator::udpv4(VICTIM, 7400);
         let count = |gate: &mut OutboundGate, t: Instant| {
-            (0..100).filter(|_| gate.admit(t, &mut transmit(vec![dst], 10))).count()
+            (0..100)
+                .filter(|_| gate.admit(t, &mut transmit(vec![dst], 10)))
+                .count()
         };
         assert_eq!(count(&mut gate, at(0)), 16);
         assert_eq!(count(&mut gate, at(9)), 0);
@@ -282,7 +299,10 @@ mod tests {
     fn multicast_allow_list_and_spdp_destinations_pass() {
         let allowed = Locator::udpv4([10, 0, 0, 7], 7400);
         let peer = Locator::udpv4([10, 0, 0, 8], 7400);
-        let config = GateConfig { allow_list: vec![allowed], ..GateConfig::default() };
+        let config = GateConfig {
+            allow_list: vec![allowed],
+            ..GateConfig::default()
+        };
         let mut gate = OutboundGate::new(config, &[peer]);
         let group = Locator::udpv4([239, 255, 0, 1], 7400);
         for _ in 0..100 {
@@ -313,7 +333,10 @@ mod tests {
 
     #[test]
     fn full_budget_table_refuses_new_hosts_instead_of_evicting_live_budgets() {
-        let config = GateConfig { max_tracked_hosts: 4, ..GateConfig::default() };
+        let config = GateConfig {
+            max_tracked_hosts: 4,
+            ..GateConfig::default()
+        };
         let mut gate = OutboundGate::new(config, &[]);
         let host = |i: u8| Locator::udpv4([10, 0, 1, i], 7400);
         for i in 0..4 {
@@ -326,13 +349,23 @@ mod tests {
 
     #[test]
     fn heard_table_is_capped_and_evicts_the_oldest() {
-        let config = GateConfig { max_tracked_hosts: 3, ..GateConfig::default() };
+        let config = GateConfig {
+            max_tracked_hosts: 3,
+            ..GateConfig::default()
+        };
         let mut gate = OutboundGate::new(config, &[]);
         for i in 0..10u8 {
             gate.heard_from(at(u64::from(i)), &Locator::udpv4([10, 0, 2, i], 1));
         }
         assert_eq!(gate.heard.len(), 3);
-        assert!(gate.heard.contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 9], 1))));
-        assert!(!gate.heard.contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 0], 1))));
+        assert!(
+            gate.heard
+                .contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 9], 1)))
+        );
+        assert!(
+            !gate
+                .heard
+                .contains_key(&Host::of(&Locator::udpv4([10, 0, 2, 0], 1)))
+        );
     }
 }

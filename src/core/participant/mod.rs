@@ -196,7 +196,10 @@ impl Participant {
 
     /// Counters of what peers sent us.
     pub fn stats(&self) -> ParticipantStats {
-        ParticipantStats { gate: self.gate.stats(), ..self.stats }
+        ParticipantStats {
+            gate: self.gate.stats(),
+            ..self.stats
+        }
     }
 
     /// Remote participants currently alive.
@@ -231,8 +234,10 @@ impl Participant {
         if outcome.malformed {
             self.stats.malformed = self.stats.malformed.saturating_add(1);
         }
-        self.stats.not_understood =
-            self.stats.not_understood.saturating_add(u64::from(outcome.not_understood));
+        self.stats.not_understood = self
+            .stats
+            .not_understood
+            .saturating_add(u64::from(outcome.not_understood));
         self.process_discovery(now);
         self.process_liveliness(now);
         self.collect_data_available();
@@ -262,7 +267,11 @@ impl Participant {
 
     /// The earliest instant at which [`Self::handle_timeout`] has work.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let mut t = if self.started { self.next_announce } else { Instant::ZERO };
+        let mut t = if self.started {
+            self.next_announce
+        } else {
+            Instant::ZERO
+        };
         let mut consider = |x: Option<Instant>| {
             if let Some(x) = x {
                 t = t.min(x);
@@ -364,7 +373,9 @@ impl Participant {
                     _ => return,
                 };
                 let writer = Guid::new(src, writer_id);
-                if !self.builtin.handle_from_writer(now, writer, state.timestamp, &sm)
+                if !self
+                    .builtin
+                    .handle_from_writer(now, writer, state.timestamp, &sm)
                     && !self.deliver_to_readers(now, writer, state, &sm)
                 {
                     self.stats.unroutable = self.stats.unroutable.saturating_add(1);

@@ -103,21 +103,29 @@ impl Builtin {
         }
         // WLP endpoints, BuiltinEndpointSet bits 10/11. RTPS 2.5 §8.4.13.3.
         if set.contains(BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER) {
-            self.wlp_writer.matched_reader_add(now, reader(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
+            self.wlp_writer
+                .matched_reader_add(now, reader(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
         }
         if set.contains(BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER) {
-            self.wlp_reader.matched_writer_add(now, writer(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
+            self.wlp_reader
+                .matched_writer_add(now, writer(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
         }
     }
 
     pub(super) fn remove_remote_participant(&mut self, prefix: GuidPrefix) {
         let g = |id| Guid::new(prefix, id);
-        self.publications_writer.matched_reader_remove(g(EntityId::SEDP_PUBLICATIONS_DETECTOR));
-        self.publications_reader.matched_writer_remove(g(EntityId::SEDP_PUBLICATIONS_ANNOUNCER));
-        self.subscriptions_writer.matched_reader_remove(g(EntityId::SEDP_SUBSCRIPTIONS_DETECTOR));
-        self.subscriptions_reader.matched_writer_remove(g(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
-        self.wlp_writer.matched_reader_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
-        self.wlp_reader.matched_writer_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
+        self.publications_writer
+            .matched_reader_remove(g(EntityId::SEDP_PUBLICATIONS_DETECTOR));
+        self.publications_reader
+            .matched_writer_remove(g(EntityId::SEDP_PUBLICATIONS_ANNOUNCER));
+        self.subscriptions_writer
+            .matched_reader_remove(g(EntityId::SEDP_SUBSCRIPTIONS_DETECTOR));
+        self.subscriptions_reader
+            .matched_writer_remove(g(EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER));
+        self.wlp_writer
+            .matched_reader_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_READER));
+        self.wlp_reader
+            .matched_writer_remove(g(EntityId::P2P_PARTICIPANT_MESSAGE_WRITER));
     }
 
     /// Routes a writer-side submessage from a remote SEDP writer. False when not ours.
@@ -155,7 +163,9 @@ impl Builtin {
             EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
                 self.subscriptions_writer.handle_acknack(now, reader, a)
             }
-            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => self.wlp_writer.handle_acknack(now, reader, a),
+            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => {
+                self.wlp_writer.handle_acknack(now, reader, a)
+            }
             // Fast DDS sends pre-emptive ACKNACKs to builtin writers we do not have
             // (TypeLookup, security): ignore them quietly (facts §5.9).
             id if id.is_builtin() => {}
@@ -246,12 +256,17 @@ pub(super) fn metatraffic_locators(p: &ParticipantProxyData) -> Vec<Locator> {
 
 /// Entity kinds say whether a topic is keyed (facts §5.4; Fast DDS refuses a mismatch).
 fn is_keyed(id: EntityId) -> bool {
-    matches!(id.kind(), EntityId::KIND_WRITER_WITH_KEY | EntityId::KIND_READER_WITH_KEY)
+    matches!(
+        id.kind(),
+        EntityId::KIND_WRITER_WITH_KEY | EntityId::KIND_READER_WITH_KEY
+    )
 }
 
 impl Participant {
     pub(super) fn announce_writer(&mut self, now: Now, guid: Guid) {
-        let Some(data) = self.publication_data(guid) else { return };
+        let Some(data) = self.publication_data(guid) else {
+            return;
+        };
         match data.to_payload(crate::cdr::Endianness::Little) {
             Ok(payload) => {
                 let _ = self.builtin.publications_writer.write(
@@ -266,7 +281,9 @@ impl Participant {
     }
 
     pub(super) fn announce_reader(&mut self, now: Now, guid: Guid) {
-        let Some(data) = self.subscription_data(guid) else { return };
+        let Some(data) = self.subscription_data(guid) else {
+            return;
+        };
         match data.to_payload(crate::cdr::Endianness::Little) {
             Ok(payload) => {
                 let _ = self.builtin.subscriptions_writer.write(
@@ -291,7 +308,10 @@ impl Participant {
             if change.kind == ChangeKind::Alive {
                 match PublicationData::from_payload(&change.data, vendor) {
                     Ok(data) if data.guid.prefix == prefix => self.add_remote_writer(now, data),
-                    _ => self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1),
+                    _ => {
+                        self.stats.bad_discovery_data =
+                            self.stats.bad_discovery_data.saturating_add(1)
+                    }
                 }
             } else if let Some(key) = change.key_hash {
                 self.remove_remote_writer(guid_from_key(key));
@@ -306,7 +326,10 @@ impl Participant {
             if change.kind == ChangeKind::Alive {
                 match SubscriptionData::from_payload(&change.data, vendor) {
                     Ok(data) if data.guid.prefix == prefix => self.add_remote_reader(now, data),
-                    _ => self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1),
+                    _ => {
+                        self.stats.bad_discovery_data =
+                            self.stats.bad_discovery_data.saturating_add(1)
+                    }
                 }
             } else if let Some(key) = change.key_hash {
                 self.remove_remote_reader(guid_from_key(key));
@@ -315,7 +338,9 @@ impl Participant {
     }
 
     fn remote_endpoint_count(&self) -> usize {
-        self.remote_writers.len().saturating_add(self.remote_readers.len())
+        self.remote_writers
+            .len()
+            .saturating_add(self.remote_readers.len())
     }
 
     fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
@@ -360,7 +385,11 @@ impl Participant {
             }
         }
         for reader in unmatched {
-            self.push_event(Event::SubscriptionMatched { reader, writer: guid, matched: false });
+            self.push_event(Event::SubscriptionMatched {
+                reader,
+                writer: guid,
+                matched: false,
+            });
         }
     }
 
@@ -376,7 +405,11 @@ impl Participant {
             }
         }
         for writer in unmatched {
-            self.push_event(Event::PublicationMatched { writer, reader: guid, matched: false });
+            self.push_event(Event::PublicationMatched {
+                writer,
+                reader: guid,
+                matched: false,
+            });
         }
     }
 
@@ -400,47 +433,90 @@ impl Participant {
     fn evaluate_match(&mut self, now: Now, writer: Guid, reader: Guid) {
         let ours = self.config.guid_prefix;
         let (offered, publisher, w_topic, w_type) = if writer.prefix == ours {
-            let Some(w) = self.writers.get(&writer.entity_id) else { return };
-            (w.spec.qos.clone(), w.spec.publisher_qos.clone(), w.spec.topic_name.clone(), w.spec.type_name.clone())
+            let Some(w) = self.writers.get(&writer.entity_id) else {
+                return;
+            };
+            (
+                w.spec.qos.clone(),
+                w.spec.publisher_qos.clone(),
+                w.spec.topic_name.clone(),
+                w.spec.type_name.clone(),
+            )
         } else {
-            let Some(w) = self.remote_writers.get(&writer) else { return };
+            let Some(w) = self.remote_writers.get(&writer) else {
+                return;
+            };
             let publisher = PublisherQos {
                 presentation: w.presentation,
                 partition: w.partition.clone(),
                 group_data: w.group_data.clone(),
                 ..PublisherQos::default()
             };
-            (w.qos.clone(), publisher, w.topic_name.clone(), w.type_name.clone())
+            (
+                w.qos.clone(),
+                publisher,
+                w.topic_name.clone(),
+                w.type_name.clone(),
+            )
         };
         let (requested, subscriber, r_topic, r_type) = if reader.prefix == ours {
-            let Some(r) = self.readers.get(&reader.entity_id) else { return };
-            (r.spec.qos.clone(), r.spec.subscriber_qos.clone(), r.spec.topic_name.clone(), r.spec.type_name.clone())
+            let Some(r) = self.readers.get(&reader.entity_id) else {
+                return;
+            };
+            (
+                r.spec.qos.clone(),
+                r.spec.subscriber_qos.clone(),
+                r.spec.topic_name.clone(),
+                r.spec.type_name.clone(),
+            )
         } else {
-            let Some(r) = self.remote_readers.get(&reader) else { return };
+            let Some(r) = self.remote_readers.get(&reader) else {
+                return;
+            };
             let subscriber = SubscriberQos {
                 presentation: r.presentation,
                 partition: r.partition.clone(),
                 group_data: r.group_data.clone(),
                 ..SubscriberQos::default()
             };
-            (r.qos.clone(), subscriber, r.topic_name.clone(), r.type_name.clone())
+            (
+                r.qos.clone(),
+                subscriber,
+                r.topic_name.clone(),
+                r.type_name.clone(),
+            )
         };
         if w_topic != r_topic {
             return;
         }
-        let same_type = w_type == r_type && is_keyed(writer.entity_id) == is_keyed(reader.entity_id);
+        let same_type =
+            w_type == r_type && is_keyed(writer.entity_id) == is_keyed(reader.entity_id);
         let partitions = partitions_match(&publisher.partition.names, &subscriber.partition.names);
         let rxo = check_compatibility(
-            Offered { writer: &offered, publisher: &publisher },
-            Requested { reader: &requested, subscriber: &subscriber },
+            Offered {
+                writer: &offered,
+                publisher: &publisher,
+            },
+            Requested {
+                reader: &requested,
+                subscriber: &subscriber,
+            },
         );
         let compatible = same_type && partitions && rxo.is_ok();
         if let Err(policies) = rxo {
             if same_type && partitions {
                 let event = if writer.prefix == ours {
-                    Event::OfferedIncompatibleQos { writer, reader, policies }
+                    Event::OfferedIncompatibleQos {
+                        writer,
+                        reader,
+                        policies,
+                    }
                 } else {
-                    Event::RequestedIncompatibleQos { reader, writer, policies }
+                    Event::RequestedIncompatibleQos {
+                        reader,
+                        writer,
+                        policies,
+                    }
                 };
                 self.push_event(event);
             }
@@ -453,7 +529,9 @@ impl Participant {
     }
 
     fn apply_writer_match(&mut self, now: Now, writer: Guid, reader: Guid, compatible: bool) {
-        let Some(remote) = self.remote_readers.get(&reader) else { return };
+        let Some(remote) = self.remote_readers.get(&reader) else {
+            return;
+        };
         let (unicast, multicast) = self.endpoint_locators(
             reader.prefix,
             &remote.unicast_locators,
@@ -468,7 +546,9 @@ impl Participant {
             wants_history: remote.qos.durability >= Durability::TransientLocal,
         };
         let filter = remote.content_filter.clone();
-        let Some(w) = self.writers.get_mut(&writer.entity_id) else { return };
+        let Some(w) = self.writers.get_mut(&writer.entity_id) else {
+            return;
+        };
         let was = w.matched.contains(&reader);
         if compatible {
             w.writer.matched_reader_add(now, proxy);
@@ -484,12 +564,18 @@ impl Participant {
             w.matched.remove(&reader);
         }
         if compatible != was {
-            self.push_event(Event::PublicationMatched { writer, reader, matched: compatible });
+            self.push_event(Event::PublicationMatched {
+                writer,
+                reader,
+                matched: compatible,
+            });
         }
     }
 
     fn apply_reader_match(&mut self, now: Now, writer: Guid, reader: Guid, compatible: bool) {
-        let Some(remote) = self.remote_writers.get(&writer) else { return };
+        let Some(remote) = self.remote_writers.get(&writer) else {
+            return;
+        };
         let (unicast, multicast) = self.endpoint_locators(
             writer.prefix,
             &remote.unicast_locators,
@@ -503,7 +589,9 @@ impl Participant {
             ownership_strength: remote.qos.ownership_strength.value,
             lifespan: remote.qos.lifespan.duration.to_std(),
         };
-        let Some(r) = self.readers.get_mut(&reader.entity_id) else { return };
+        let Some(r) = self.readers.get_mut(&reader.entity_id) else {
+            return;
+        };
         let was = r.reader.is_matched(writer);
         if compatible {
             r.reader.matched_writer_add(now, proxy);
@@ -511,7 +599,11 @@ impl Participant {
             r.reader.matched_writer_remove(writer);
         }
         if compatible != was {
-            self.push_event(Event::SubscriptionMatched { reader, writer, matched: compatible });
+            self.push_event(Event::SubscriptionMatched {
+                reader,
+                writer,
+                matched: compatible,
+            });
             self.liveliness_reader_matched(now, writer, reader, compatible);
         }
     }
@@ -528,7 +620,10 @@ impl Participant {
             return (unicast.to_vec(), multicast.to_vec());
         }
         match self.remote_participants.get(&prefix) {
-            Some(p) => (p.data.default_unicast_locators.clone(), p.data.default_multicast_locators.clone()),
+            Some(p) => (
+                p.data.default_unicast_locators.clone(),
+                p.data.default_multicast_locators.clone(),
+            ),
             None => (Vec::new(), Vec::new()),
         }
     }

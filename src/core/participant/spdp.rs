@@ -81,7 +81,10 @@ impl Participant {
             inline_qos,
             payload,
         };
-        let ts = InfoTs { endian: Endianness::Little, timestamp: Some(now.wall) };
+        let ts = InfoTs {
+            endian: Endianness::Little,
+            timestamp: Some(now.wall),
+        };
         let mut buf = Vec::with_capacity(data.buffer_len().saturating_add(64));
         emit_message(
             &Header::new(self.config.guid_prefix),
@@ -103,14 +106,20 @@ impl Participant {
         let guid = Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT).to_bytes();
         let mut qos = Vec::with_capacity(40);
         let params = [
-            Parameter::Known { pid: PID_KEY_HASH, value: Value::KeyHash(guid) },
+            Parameter::Known {
+                pid: PID_KEY_HASH,
+                value: Value::KeyHash(guid),
+            },
             Parameter::Known {
                 pid: PID_STATUS_INFO,
                 value: Value::StatusInfo(ChangeKind::NotAliveDisposedUnregistered.status_info()),
             },
         ];
-        if emit_parameter_list(params.iter(), &mut Writer::new(&mut qos, Endianness::Little))
-            .is_err()
+        if emit_parameter_list(
+            params.iter(),
+            &mut Writer::new(&mut qos, Endianness::Little),
+        )
+        .is_err()
         {
             return; // invariant: two fixed-size parameters always encode.
         }
@@ -196,7 +205,13 @@ impl Participant {
         self.builtin.add_remote_participant(now, &data);
         // Answer a new participant at once so it need not wait a whole announce period.
         let reply_to = super::sedp::metatraffic_locators(&data);
-        self.remote_participants.insert(prefix, RemoteParticipant { data, lease_expires });
+        self.remote_participants.insert(
+            prefix,
+            RemoteParticipant {
+                data,
+                lease_expires,
+            },
+        );
         self.push_event(Event::ParticipantDiscovered(prefix));
         self.announce(now, Some(reply_to));
     }
@@ -231,13 +246,21 @@ impl Participant {
             return;
         }
         self.builtin.remove_remote_participant(prefix);
-        let writers: Vec<Guid> =
-            self.remote_writers.keys().filter(|g| g.prefix == prefix).copied().collect();
+        let writers: Vec<Guid> = self
+            .remote_writers
+            .keys()
+            .filter(|g| g.prefix == prefix)
+            .copied()
+            .collect();
         for w in writers {
             self.remove_remote_writer(w);
         }
-        let readers: Vec<Guid> =
-            self.remote_readers.keys().filter(|g| g.prefix == prefix).copied().collect();
+        let readers: Vec<Guid> = self
+            .remote_readers
+            .keys()
+            .filter(|g| g.prefix == prefix)
+            .copied()
+            .collect();
         for r in readers {
             self.remove_remote_reader(r);
         }
@@ -248,8 +271,12 @@ impl Participant {
 /// True when the inline QoS carries a STATUS_INFO with the disposed or unregistered flag.
 fn disposes(qos: Option<&ParameterListView<'_>>) -> bool {
     let Some(qos) = qos else { return false };
-    let Some(p) = qos.find(crate::wire::plist::pid::PID_STATUS_INFO) else { return false };
-    let Some(bytes) = p.value.get(..4) else { return false };
+    let Some(p) = qos.find(crate::wire::plist::pid::PID_STATUS_INFO) else {
+        return false;
+    };
+    let Some(bytes) = p.value.get(..4) else {
+        return false;
+    };
     let mut b = [0u8; 4];
     b.copy_from_slice(bytes);
     // PID_STATUS_INFO is big-endian whatever the submessage's byte order (facts §5.7).

@@ -5,8 +5,8 @@
 use bytes::Bytes;
 
 use super::*;
-use crate::core::{CacheChange, ChangeKind};
 use crate::core::discovery::ContentFilter;
+use crate::core::{CacheChange, ChangeKind};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::types::{ShapeType, TopicType};
 
@@ -27,7 +27,11 @@ struct Net {
     unannounced: Vec<usize>,
 }
 
-const SPDP_GROUP: Locator = Locator { kind: 1, port: 7400, address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239, 255, 0, 1] };
+const SPDP_GROUP: Locator = Locator {
+    kind: 1,
+    port: 7400,
+    address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239, 255, 0, 1],
+};
 
 impl Net {
     fn new(n: usize, domains: &[u32]) -> Self {
@@ -41,10 +45,20 @@ impl Net {
                 config.default_unicast_locators = vec![user];
                 config.metatraffic_multicast_locators = vec![SPDP_GROUP];
                 config.spdp_destinations = vec![SPDP_GROUP];
-                Node { p: Participant::new(config), locators: vec![meta, user] }
+                Node {
+                    p: Participant::new(config),
+                    locators: vec![meta, user],
+                }
             })
             .collect();
-        Net { nodes, now: 0, rng: 0x2545_f491_4f6c_dd1d, loss_percent: 0, silenced: Vec::new(), unannounced: Vec::new() }
+        Net {
+            nodes,
+            now: 0,
+            rng: 0x2545_f491_4f6c_dd1d,
+            loss_percent: 0,
+            silenced: Vec::new(),
+            unannounced: Vec::new(),
+        }
     }
 
     fn now(&self) -> Now {
@@ -72,7 +86,11 @@ impl Net {
                             continue;
                         }
                         for j in 0..self.nodes.len() {
-                            let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
+                            let hit = if *dst == SPDP_GROUP {
+                                j != i
+                            } else {
+                                self.nodes[j].locators.contains(dst)
+                            };
                             if hit && self.random() % 100 >= self.loss_percent {
                                 let src = self.nodes[i].locators[0];
                                 self.nodes[j].p.handle_datagram(now, src, &t.datagram());
@@ -112,8 +130,16 @@ impl Net {
 }
 
 fn writer_spec(reliable: bool) -> WriterSpec {
-    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
-    let qos = DataWriterQos { history: History::KeepAll, reliability, ..DataWriterQos::default() };
+    let reliability = if reliable {
+        Reliability::reliable()
+    } else {
+        Reliability::best_effort()
+    };
+    let qos = DataWriterQos {
+        history: History::KeepAll,
+        reliability,
+        ..DataWriterQos::default()
+    };
     WriterSpec {
         topic_name: "Square".into(),
         type_name: "ShapeType".into(),
@@ -127,8 +153,16 @@ fn writer_spec(reliable: bool) -> WriterSpec {
 }
 
 fn reader_spec(reliable: bool) -> ReaderSpec {
-    let reliability = if reliable { Reliability::reliable() } else { Reliability::best_effort() };
-    let qos = DataReaderQos { history: History::KeepAll, reliability, ..DataReaderQos::default() };
+    let reliability = if reliable {
+        Reliability::reliable()
+    } else {
+        Reliability::best_effort()
+    };
+    let qos = DataReaderQos {
+        history: History::KeepAll,
+        reliability,
+        ..DataReaderQos::default()
+    };
     ReaderSpec {
         topic_name: "Square".into(),
         type_name: "ShapeType".into(),
@@ -147,13 +181,24 @@ use crate::qos::{PublisherQos, SubscriberQos};
 fn participants_discover_each_other_and_match_endpoints() {
     let mut net = Net::new(2, &[0, 0]);
     net.run_for(100);
-    assert!(net.events(0).contains(&Event::ParticipantDiscovered(net.nodes[1].p.guid_prefix())));
+    assert!(
+        net.events(0)
+            .contains(&Event::ParticipantDiscovered(net.nodes[1].p.guid_prefix()))
+    );
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
     let r = net.nodes[1].p.create_reader(now, reader_spec(true));
     net.run_for(200);
-    assert!(net.events(0).contains(&Event::PublicationMatched { writer: w, reader: r, matched: true }));
-    assert!(net.events(1).contains(&Event::SubscriptionMatched { reader: r, writer: w, matched: true }));
+    assert!(net.events(0).contains(&Event::PublicationMatched {
+        writer: w,
+        reader: r,
+        matched: true
+    }));
+    assert!(net.events(1).contains(&Event::SubscriptionMatched {
+        reader: r,
+        writer: w,
+        matched: true
+    }));
     assert_eq!(net.nodes[0].p.matched_readers(w), 1);
 }
 
@@ -174,7 +219,16 @@ fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
         let mut payload = vec![0u8, 1, 0, 0];
         payload.extend_from_slice(&i.to_le_bytes());
         payload.resize(len, 0xaa);
-        net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([1; 16]), Bytes::from(payload)).unwrap();
+        net.nodes[0]
+            .p
+            .write(
+                now,
+                w,
+                ChangeKind::Alive,
+                Some([1; 16]),
+                Bytes::from(payload),
+            )
+            .unwrap();
         net.step(1);
         let now = net.now();
         while let Some(c) = net.nodes[1].p.take(now, r) {
@@ -204,12 +258,16 @@ fn best_effort_writer_and_reliable_reader_report_incompatible_reliability_on_bot
     let r = net.nodes[1].p.create_reader(now, reader_spec(true));
     net.run_for(300);
     let reliability = crate::qos::QosPolicyId::Reliability;
-    let offered = net.events(0).into_iter().any(|e| matches!(e,
+    let offered = net.events(0).into_iter().any(|e| {
+        matches!(e,
         Event::OfferedIncompatibleQos { writer, reader, policies }
-            if writer == w && reader == r && policies.contains(reliability)));
-    let requested = net.events(1).into_iter().any(|e| matches!(e,
+            if writer == w && reader == r && policies.contains(reliability))
+    });
+    let requested = net.events(1).into_iter().any(|e| {
+        matches!(e,
         Event::RequestedIncompatibleQos { reader, writer, policies }
-            if writer == w && reader == r && policies.contains(reliability)));
+            if writer == w && reader == r && policies.contains(reliability))
+    });
     assert!(offered && requested);
     assert_eq!(net.nodes[0].p.matched_readers(w), 0);
 }
@@ -242,16 +300,28 @@ fn data_representation_matching_follows_the_writers_first_id_on_both_sides() {
         let r = net.nodes[1].p.create_reader(now, rs);
         net.run_for(300);
         let repr = QosPolicyId::DataRepresentation;
-        let offered = net.events(0).into_iter().any(|e| matches!(e,
+        let offered = net.events(0).into_iter().any(|e| {
+            matches!(e,
             Event::OfferedIncompatibleQos { writer, reader, policies }
-                if writer == w && reader == r && policies.contains(repr)));
-        let requested = net.events(1).into_iter().any(|e| matches!(e,
+                if writer == w && reader == r && policies.contains(repr))
+        });
+        let requested = net.events(1).into_iter().any(|e| {
+            matches!(e,
             Event::RequestedIncompatibleQos { reader, writer, policies }
-                if writer == w && reader == r && policies.contains(repr)));
+                if writer == w && reader == r && policies.contains(repr))
+        });
         let case = format!("writer {w_ids:?} reader {r_ids:?}");
         assert_eq!((offered, requested), (!compatible, !compatible), "{case}");
-        assert_eq!(net.nodes[0].p.matched_readers(w), usize::from(compatible), "{case}");
-        assert_eq!(net.nodes[1].p.matched_writers(r), usize::from(compatible), "{case}");
+        assert_eq!(
+            net.nodes[0].p.matched_readers(w),
+            usize::from(compatible),
+            "{case}"
+        );
+        assert_eq!(
+            net.nodes[1].p.matched_writers(r),
+            usize::from(compatible),
+            "{case}"
+        );
     }
 }
 
@@ -274,11 +344,19 @@ fn a_silent_participant_is_dropped_when_its_lease_expires_and_unmatched() {
     net.events(0);
     net.silenced.push(1);
     net.run_for(19_000);
-    assert_eq!(net.nodes[0].p.remote_participants().count(), 1, "lease is 20 s");
+    assert_eq!(
+        net.nodes[0].p.remote_participants().count(),
+        1,
+        "lease is 20 s"
+    );
     net.run_for(2_000);
     let events = net.events(0);
     assert!(events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())));
-    assert!(events.contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+    assert!(events.contains(&Event::PublicationMatched {
+        writer: w,
+        reader: r,
+        matched: false
+    }));
 }
 
 #[test]
@@ -293,12 +371,23 @@ fn a_participant_whose_announcements_are_lost_stays_alive_while_its_data_arrives
     net.unannounced.push(1);
     for i in 0u32..60 {
         let now = net.now();
-        let payload = Bytes::from([0u8, 1, 0, 0].into_iter().chain(i.to_le_bytes()).collect::<Vec<_>>());
-        net.nodes[1].p.write(now, w, ChangeKind::Alive, Some([1; 16]), payload).unwrap();
+        let payload = Bytes::from(
+            [0u8, 1, 0, 0]
+                .into_iter()
+                .chain(i.to_le_bytes())
+                .collect::<Vec<_>>(),
+        );
+        net.nodes[1]
+            .p
+            .write(now, w, ChangeKind::Alive, Some([1; 16]), payload)
+            .unwrap();
         net.run_for(1_000);
     }
     // 60 s without an SPDP announcement from node 1, three leases, yet its data kept coming.
-    assert!(!net.events(0).contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())));
+    assert!(
+        !net.events(0)
+            .contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix()))
+    );
     assert_eq!(net.nodes[0].p.matched_writers(r), 1);
 }
 
@@ -314,7 +403,11 @@ fn deleting_a_reader_unmatches_it_at_the_remote_writer() {
     let now = net.now();
     net.nodes[1].p.delete_reader(now, r);
     net.run_for(300);
-    assert!(net.events(0).contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+    assert!(net.events(0).contains(&Event::PublicationMatched {
+        writer: w,
+        reader: r,
+        matched: false
+    }));
 }
 
 // --- Writer Liveliness Protocol (liveliness.rs) ----------------------------------------------
@@ -322,7 +415,9 @@ fn deleting_a_reader_unmatches_it_at_the_remote_writer() {
 fn manual_by_participant(lease_ms: u64) -> crate::qos::Liveliness {
     crate::qos::Liveliness {
         kind: crate::qos::LivelinessKind::ManualByParticipant,
-        lease_duration: crate::time::Duration::from_std(core::time::Duration::from_millis(lease_ms)),
+        lease_duration: crate::time::Duration::from_std(core::time::Duration::from_millis(
+            lease_ms,
+        )),
     }
 }
 
@@ -338,7 +433,11 @@ fn manual_by_participant_liveliness_is_lost_and_regained_across_participants() {
     let w = net.nodes[0].p.create_writer(now, ws);
     let r = net.nodes[1].p.create_reader(now, rs);
     net.run_for(300);
-    let alive = |alive| Event::LivelinessChanged { reader: r, writer: w, alive };
+    let alive = |alive| Event::LivelinessChanged {
+        reader: r,
+        writer: w,
+        alive,
+    };
     assert!(net.events(1).contains(&alive(true)));
     // Asserting the participant (WLP MANUAL_LIVELINESS_UPDATE) every 600 ms keeps it alive,
     // under 10 % loss (the WLP endpoints are reliable).
@@ -349,7 +448,11 @@ fn manual_by_participant_liveliness_is_lost_and_regained_across_participants() {
         net.run_for(600);
     }
     net.loss_percent = 0;
-    assert!(!net.events(0).iter().any(|e| matches!(e, Event::LivelinessLost { .. })));
+    assert!(
+        !net.events(0)
+            .iter()
+            .any(|e| matches!(e, Event::LivelinessLost { .. }))
+    );
     assert!(!net.events(1).contains(&alive(false)));
     // Silence (the participant is still announced by SPDP): lost at the writer, not alive at
     // the reader.
@@ -371,7 +474,10 @@ fn key_of(c: &CacheChange) -> u8 {
 fn write_key(net: &mut Net, node: usize, w: Guid, key: u8, value: u8) {
     let now = net.now();
     let payload = Bytes::from(vec![0, 1, 0, 0, key, value]);
-    net.nodes[node].p.write(now, w, ChangeKind::Alive, Some([key; 16]), payload).unwrap();
+    net.nodes[node]
+        .p
+        .write(now, w, ChangeKind::Alive, Some([key; 16]), payload)
+        .unwrap();
     net.flush();
 }
 
@@ -398,18 +504,40 @@ fn deadline_is_missed_on_both_sides_once_per_period_per_silent_instance() {
         write_key(&mut net, 0, w, 0xb, i);
     }
     net.run_for(20);
-    let offered: Vec<_> = net.events(0).into_iter().filter_map(|e| match e {
-        Event::OfferedDeadlineMissed { writer, key_hash } if writer == w => Some(key_hash),
-        _ => None,
-    }).collect();
-    let requested: Vec<_> = net.events(1).into_iter().filter_map(|e| match e {
-        Event::RequestedDeadlineMissed { reader, key_hash } if reader == r => Some(key_hash),
-        _ => None,
-    }).collect();
+    let offered: Vec<_> = net
+        .events(0)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::OfferedDeadlineMissed { writer, key_hash } if writer == w => Some(key_hash),
+            _ => None,
+        })
+        .collect();
+    let requested: Vec<_> = net
+        .events(1)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::RequestedDeadlineMissed { reader, key_hash } if reader == r => Some(key_hash),
+            _ => None,
+        })
+        .collect();
     assert_eq!(offered, vec![Some([0xa; 16]); 5]);
     assert_eq!(requested, vec![Some([0xa; 16]); 5]);
-    assert_eq!(net.nodes[0].p.offered_deadline_missed(w).unwrap().total_count, 5);
-    assert_eq!(net.nodes[1].p.requested_deadline_missed(r).unwrap().total_count, 5);
+    assert_eq!(
+        net.nodes[0]
+            .p
+            .offered_deadline_missed(w)
+            .unwrap()
+            .total_count,
+        5
+    );
+    assert_eq!(
+        net.nodes[1]
+            .p
+            .requested_deadline_missed(r)
+            .unwrap()
+            .total_count,
+        5
+    );
 }
 
 #[test]
@@ -441,16 +569,26 @@ fn exclusive_ownership_switches_to_the_remaining_writer_then_no_writers() {
     while let Some(c) = net.nodes[2].p.take(now, r) {
         got.push((c.writer_guid, c.data[5]));
     }
-    assert_eq!(got, (0..4).map(|i| (strong, i)).collect::<Vec<_>>(), "only the owner");
+    assert_eq!(
+        got,
+        (0..4).map(|i| (strong, i)).collect::<Vec<_>>(),
+        "only the owner"
+    );
     net.nodes[0].p.delete_writer(now, strong);
     net.run_for(300);
     assert_eq!(net.nodes[2].p.matched_writers(r), 1);
     write_key(&mut net, 1, weak, 0xa, 200);
     net.run_for(50);
     let now = net.now();
-    let c = net.nodes[2].p.take(now, r).expect("the weaker writer now owns the instance");
+    let c = net.nodes[2]
+        .p
+        .take(now, r)
+        .expect("the weaker writer now owns the instance");
     assert_eq!((c.writer_guid, c.data[5]), (weak, 200));
-    assert!(net.nodes[2].p.take(now, r).is_none(), "no NO_WRITERS while weak remains");
+    assert!(
+        net.nodes[2].p.take(now, r).is_none(),
+        "no NO_WRITERS while weak remains"
+    );
     net.nodes[1].p.delete_writer(now, weak);
     net.run_for(300);
     let now = net.now();
@@ -478,7 +616,10 @@ fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
 fn two_filtered_readers(
     writer_filters: bool,
     version: crate::types::XcdrVersion,
-) -> (crate::core::writer::WriterFilterStats, Vec<crate::core::reader::ReaderCounters>) {
+) -> (
+    crate::core::writer::WriterFilterStats,
+    Vec<crate::core::reader::ReaderCounters>,
+) {
     let mut net = Net::new(3, &[0, 0, 0]);
     net.run_for(100);
     let now = net.now();
@@ -487,8 +628,12 @@ fn two_filtered_readers(
         wspec.descriptor = Some(std::sync::Arc::new(ShapeType::descriptor().clone()));
     }
     let w = net.nodes[0].p.create_writer(now, wspec);
-    let red = net.nodes[1].p.create_reader(now, filtered_spec("color = %0", &["'RED'"]));
-    let small = net.nodes[2].p.create_reader(now, filtered_spec("shapesize <= 20", &[]));
+    let red = net.nodes[1]
+        .p
+        .create_reader(now, filtered_spec("color = %0", &["'RED'"]));
+    let small = net.nodes[2]
+        .p
+        .create_reader(now, filtered_spec("shapesize <= 20", &[]));
     net.run_for(300);
     net.loss_percent = 10;
     let colors = ["RED", "BLUE", "GREEN"];
@@ -503,8 +648,14 @@ fn two_filtered_readers(
         .collect();
     for s in &shapes {
         let now = net.now();
-        let data = Bytes::from(s.serialize_as(version, crate::cdr::Endianness::Little).unwrap());
-        net.nodes[0].p.write(now, w, ChangeKind::Alive, s.key_hash(), data).unwrap();
+        let data = Bytes::from(
+            s.serialize_as(version, crate::cdr::Endianness::Little)
+                .unwrap(),
+        );
+        net.nodes[0]
+            .p
+            .write(now, w, ChangeKind::Alive, s.key_hash(), data)
+            .unwrap();
         net.step(1);
     }
     for _ in 0..2000 {
@@ -522,8 +673,16 @@ fn two_filtered_readers(
         }
         xs
     };
-    let want_red: Vec<i32> = shapes.iter().filter(|s| s.color == "RED").map(|s| s.x).collect();
-    let want_small: Vec<i32> = shapes.iter().filter(|s| s.shapesize <= 20).map(|s| s.x).collect();
+    let want_red: Vec<i32> = shapes
+        .iter()
+        .filter(|s| s.color == "RED")
+        .map(|s| s.x)
+        .collect();
+    let want_small: Vec<i32> = shapes
+        .iter()
+        .filter(|s| s.shapesize <= 20)
+        .map(|s| s.x)
+        .collect();
     assert_eq!(take(1, red), want_red);
     assert_eq!(take(2, small), want_small);
     let counters = vec![
@@ -564,7 +723,10 @@ fn xcdr2_samples_are_filtered_by_the_writer_and_locally() {
     let (stats, counters) = two_filtered_readers(true, crate::types::XcdrVersion::Xcdr2);
     assert_eq!((stats.filtered_readers, stats.filter.lookups), (2, 60));
     assert!(stats.samples_filtered >= 70, "{stats:?}");
-    assert!(counters.iter().all(|c| c.content_filtered_locally == 0), "{counters:?}");
+    assert!(
+        counters.iter().all(|c| c.content_filtered_locally == 0),
+        "{counters:?}"
+    );
     let (_, counters) = two_filtered_readers(false, crate::types::XcdrVersion::Xcdr2);
     assert_eq!(counters[0].content_filtered_locally, 40);
     assert_eq!(counters[1].content_filtered_locally, 30);
@@ -585,6 +747,13 @@ fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
     net.flush();
     assert_eq!(net.nodes[0].p.remote_participants().count(), 0);
     let events = net.events(0);
-    assert!(events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())), "{events:?}");
-    assert!(events.contains(&Event::PublicationMatched { writer: w, reader: r, matched: false }));
+    assert!(
+        events.contains(&Event::ParticipantLost(net.nodes[1].p.guid_prefix())),
+        "{events:?}"
+    );
+    assert!(events.contains(&Event::PublicationMatched {
+        writer: w,
+        reader: r,
+        matched: false
+    }));
 }

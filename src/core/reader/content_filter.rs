@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::{Reader, ReaderConfig, ReaderCounters};
 use super::inline_qos::{InlineInfo, PayloadKind};
 use super::writer_proxy::Slot;
+use super::{Reader, ReaderConfig, ReaderCounters};
 use crate::cdr::{self, Endianness};
 use crate::core::discovery::ContentFilter;
 use crate::core::filtering::{DDSSQL, NotFiltering};
@@ -107,7 +107,14 @@ impl ReaderConfig {
     /// nothing for the application (see [`InlineInfo::change_kind`]). A method of the
     /// configuration, not the reader, so the caller can hold its writer proxy meanwhile.
     pub(super) fn make_slot(&self, counters: &mut ReaderCounters, r: Received) -> Slot {
-        let Received { writer, sn, source_timestamp, inline, payload, data } = r;
+        let Received {
+            writer,
+            sn,
+            source_timestamp,
+            inline,
+            payload,
+            data,
+        } = r;
         match inline.change_kind(payload) {
             Some(ChangeKind::Alive) if !self.passes_content_filter(counters, &inline, &data) => {
                 Slot::Irrelevant

@@ -153,8 +153,7 @@ impl DeliveryQueue {
             // KEEP_LAST replaces older samples instead of refusing new ones.
             History::KeepLast(_) => true,
             History::KeepAll => {
-                self.live < self.max_samples
-                    && chain.map_or(0, |c| c.len) < self.max_per_instance
+                self.live < self.max_samples && chain.map_or(0, |c| c.len) < self.max_per_instance
             }
         }
     }
@@ -184,7 +183,11 @@ impl DeliveryQueue {
             let depth = usize::try_from(depth.max(1)).unwrap_or(usize::MAX);
             let per_instance = depth.min(self.max_per_instance);
             if let Some(k) = key {
-                while self.instances.get(&k).is_some_and(|c| c.len >= per_instance) {
+                while self
+                    .instances
+                    .get(&k)
+                    .is_some_and(|c| c.len >= per_instance)
+                {
                     if !self.evict_oldest_of(k) {
                         break;
                     }
@@ -211,12 +214,24 @@ impl DeliveryQueue {
                     }
                 }
                 None => {
-                    self.instances.insert(k, Chain { head: order, tail: order, len: 1 });
+                    self.instances.insert(
+                        k,
+                        Chain {
+                            head: order,
+                            tail: order,
+                            len: 1,
+                        },
+                    );
                 }
             }
         }
-        self.ring
-            .push_back(Some(Entry { key, change, read: false, expires_ns, next_same: None }));
+        self.ring.push_back(Some(Entry {
+            key,
+            change,
+            read: false,
+            expires_ns,
+            next_same: None,
+        }));
         self.live = self.live.saturating_add(1);
         Ok(replaced)
     }
@@ -332,7 +347,11 @@ impl DeliveryQueue {
             let order = self.next_order();
             e.next_same = None;
             if let Some(k) = e.key {
-                let chain = self.instances.entry(k).or_insert(Chain { head: order, tail: order, len: 0 });
+                let chain = self.instances.entry(k).or_insert(Chain {
+                    head: order,
+                    tail: order,
+                    len: 0,
+                });
                 let tail = chain.tail;
                 chain.tail = order;
                 chain.len = chain.len.saturating_add(1);
@@ -356,7 +375,12 @@ impl DeliveryQueue {
     /// ones on the way are dropped and counted in the second value.
     pub(super) fn pop_live(&mut self, now_ns: Option<u64>) -> (Option<CacheChange>, u64) {
         let mut expired = 0u64;
-        while let Some(e) = self.ring.front().and_then(Option::as_ref).map(|e| e.expired(now_ns)) {
+        while let Some(e) = self
+            .ring
+            .front()
+            .and_then(Option::as_ref)
+            .map(|e| e.expired(now_ns))
+        {
             let change = self.pop();
             if !e {
                 return (change, expired);
@@ -400,7 +424,11 @@ impl DeliveryQueue {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
     use super::*;
     use crate::core::ChangeKind;
     use crate::wire::{Guid, SequenceNumber};
@@ -428,8 +456,15 @@ mod tests {
         let mut q = DeliveryQueue::new(History::KeepLast(1), ResourceLimits::default(), true);
         q.push_expiring(change(1, 1), None).unwrap();
         for sn in 2..10_000 {
-            assert_eq!(q.push_expiring(change(2, sn), None), Ok(usize::from(sn > 2)));
-            assert!(q.ring.len() <= 2 * q.len() + COMPACT_SLACK, "{}", q.ring.len());
+            assert_eq!(
+                q.push_expiring(change(2, sn), None),
+                Ok(usize::from(sn > 2))
+            );
+            assert!(
+                q.ring.len() <= 2 * q.len() + COMPACT_SLACK,
+                "{}",
+                q.ring.len()
+            );
         }
         assert_eq!(q.len(), 2);
         assert_eq!(sns(&mut q), [(1, 1), (2, 9_999)]);

@@ -65,9 +65,9 @@ impl InlineInfo {
         });
         // RTPS 2.5 §9.6.4.8: KeyHash_t is 16 octets, no byte order.
         let key_hash = key.and_then(|v| <[u8; 16]>::try_from(v).ok());
-        let filter_result = signature.zip(filter).and_then(|(sig, v)| {
-            super::content_filter::filter_result(v, qos.endian(), sig)
-        });
+        let filter_result = signature
+            .zip(filter)
+            .and_then(|(sig, v)| super::content_filter::filter_result(v, qos.endian(), sig));
         InlineInfo {
             status_info,
             key_hash,

@@ -124,7 +124,13 @@ impl InstanceTable {
         lifespan: Option<core::time::Duration>,
     ) {
         let lifespan_ns = lifespan.map(nanos);
-        self.writers.insert(writer, WriterInfo { strength, lifespan_ns });
+        self.writers.insert(
+            writer,
+            WriterInfo {
+                strength,
+                lifespan_ns,
+            },
+        );
     }
 
     /// A writer unmatched (or its participant was lost): it stops writing every instance,
@@ -156,7 +162,11 @@ impl InstanceTable {
     /// The instance of a change: `Some(None)` for a keyless topic, `None` when it cannot be
     /// attributed.
     fn instance_of(&self, c: &CacheChange) -> Option<InstanceId> {
-        if self.keyed { c.key_hash.map(Some) } else { Some(None) }
+        if self.keyed {
+            c.key_hash.map(Some)
+        } else {
+            Some(None)
+        }
     }
 
     /// Decides whether a change from a matched writer is delivered, and updates the instance.
@@ -201,8 +211,7 @@ impl InstanceTable {
                     ChangeKind::Alive => {
                         inst.writers.insert(writer);
                     }
-                    ChangeKind::NotAliveUnregistered
-                    | ChangeKind::NotAliveDisposedUnregistered => {
+                    ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveDisposedUnregistered => {
                         inst.writers.remove(&writer);
                     }
                     _ => {}
@@ -272,7 +281,9 @@ impl InstanceTable {
 /// True if writer `a` beats writer `b` for ownership: higher strength, ties to the lower GUID.
 /// An unmatched `b` always loses. DDS 1.4 §2.2.3.9.
 fn stronger(writers: &BTreeMap<Guid, WriterInfo>, a: Guid, b: Guid) -> bool {
-    let Some(sb) = writers.get(&b).map(|i| i.strength) else { return true };
+    let Some(sb) = writers.get(&b).map(|i| i.strength) else {
+        return true;
+    };
     let sa = writers.get(&a).map_or(i32::MIN, |i| i.strength);
     sa > sb || (sa == sb && a < b)
 }

@@ -63,8 +63,8 @@ use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, Heart
 use crate::wire::{Guid, SequenceNumber};
 use content_filter::Received;
 use history::DeliveryQueue;
-use instance::InstanceTable;
 use inline_qos::{InlineInfo, PayloadKind};
+use instance::InstanceTable;
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
@@ -204,7 +204,10 @@ impl Reader {
             instances,
             counters: ReaderCounters::default(),
             due: Vec::new(),
-            last_now: Now { mono: Instant::ZERO, wall: Timestamp::ZERO },
+            last_now: Now {
+                mono: Instant::ZERO,
+                wall: Timestamp::ZERO,
+            },
             delivered_mark: 0,
         }
     }
@@ -391,9 +394,13 @@ impl Reader {
             self.config.max_fragmented_samples_in_flight,
         );
         // A fragment that starts a new partial sample must fit the reader-wide budget.
-        let starts = self.writers.get(&writer).is_some_and(|p| !p.reassembly.contains(sn));
+        let starts = self
+            .writers
+            .get(&writer)
+            .is_some_and(|p| !p.reassembly.contains(sn));
         let all = self.writers.values().map(|p| &p.reassembly);
-        if starts && reassembly::over_budget(all, frag, max_size, self.config.max_reassembly_bytes) {
+        if starts && reassembly::over_budget(all, frag, max_size, self.config.max_reassembly_bytes)
+        {
             let c = &mut self.counters.reassembly_budget_refusals;
             *c = c.saturating_add(1);
             return;

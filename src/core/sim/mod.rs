@@ -118,7 +118,10 @@ impl SimNet {
         config.metatraffic_multicast_locators = vec![SPDP_GROUP];
         config.spdp_destinations = vec![SPDP_GROUP];
         (self.configure)(&mut config);
-        Node { p: Participant::new(config), locators: vec![meta, user] }
+        Node {
+            p: Participant::new(config),
+            locators: vec![meta, user],
+        }
     }
 
     /// Replaces node `i` by a fresh participant (new GUID prefix, same locators), as if its
@@ -145,7 +148,11 @@ impl SimNet {
     }
 
     fn enqueue(&mut self, dst: usize, src: Locator, payload: &[u8]) {
-        let copies = if self.chance(self.faults.duplicate_percent) { 2 } else { 1 };
+        let copies = if self.chance(self.faults.duplicate_percent) {
+            2
+        } else {
+            1
+        };
         for _ in 0..copies {
             if self.chance(self.faults.loss_percent) {
                 self.lost += 1;
@@ -156,7 +163,8 @@ impl SimNet {
                 at += (self.random() % self.faults.reorder_max_us) * 1_000;
             }
             self.seq += 1;
-            self.in_flight.push(Reverse((at, self.seq, dst, src, payload.to_vec())));
+            self.in_flight
+                .push(Reverse((at, self.seq, dst, src, payload.to_vec())));
         }
     }
 
@@ -171,7 +179,11 @@ impl SimNet {
                 let src = self.nodes[i].locators[0];
                 for dst in &t.destinations {
                     for j in 0..self.nodes.len() {
-                        let hit = if *dst == SPDP_GROUP { j != i } else { self.nodes[j].locators.contains(dst) };
+                        let hit = if *dst == SPDP_GROUP {
+                            j != i
+                        } else {
+                            self.nodes[j].locators.contains(dst)
+                        };
                         if hit {
                             self.enqueue(j, src, &t.datagram());
                         }
@@ -186,13 +198,28 @@ impl SimNet {
     pub fn step(&mut self, max_step_us: u64) {
         self.collect_transmits();
         let limit = self.now + max_step_us * 1_000;
-        let timer = self.nodes.iter().filter_map(|n| n.p.poll_timeout()).map(|t| t.as_nanos()).min();
+        let timer = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.p.poll_timeout())
+            .map(|t| t.as_nanos())
+            .min();
         let delivery = self.in_flight.peek().map(|Reverse(f)| f.0);
-        let next = [timer, delivery].into_iter().flatten().min().unwrap_or(limit);
+        let next = [timer, delivery]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(limit);
         self.now = next.clamp(self.now, limit);
         let now = self.now();
-        while self.in_flight.peek().is_some_and(|Reverse(f)| f.0 <= self.now) {
-            let Some(Reverse((_, _, dst, src, bytes))) = self.in_flight.pop() else { break };
+        while self
+            .in_flight
+            .peek()
+            .is_some_and(|Reverse(f)| f.0 <= self.now)
+        {
+            let Some(Reverse((_, _, dst, src, bytes))) = self.in_flight.pop() else {
+                break;
+            };
             self.delivered += 1;
             self.nodes[dst].p.handle_datagram(now, src, &bytes);
         }

@@ -10,9 +10,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::{ChangeKind, Event};
-use crate::qos::{
-    DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos,
-};
+use crate::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos};
 use crate::wire::Guid;
 
 /// Fast discovery: announcements every 100 ms, leases of 1 s.
@@ -26,7 +24,11 @@ fn writer_spec(history: History) -> WriterSpec {
         topic_name: "Sim".into(),
         type_name: "SimType".into(),
         keyed: true,
-        qos: DataWriterQos { history, reliability: Reliability::reliable(), ..DataWriterQos::default() },
+        qos: DataWriterQos {
+            history,
+            reliability: Reliability::reliable(),
+            ..DataWriterQos::default()
+        },
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
         descriptor: None,
@@ -39,7 +41,11 @@ fn reader_spec(history: History) -> ReaderSpec {
         topic_name: "Sim".into(),
         type_name: "SimType".into(),
         keyed: true,
-        qos: DataReaderQos { history, reliability: Reliability::reliable(), ..DataReaderQos::default() },
+        qos: DataReaderQos {
+            history,
+            reliability: Reliability::reliable(),
+            ..DataReaderQos::default()
+        },
         subscriber_qos: SubscriberQos::default(),
         content_filter: None,
         descriptor: None,
@@ -66,18 +72,27 @@ fn matched_pair(net: &mut SimNet, wh: History, rh: History) -> (Guid, Guid) {
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(wh));
     let r = net.nodes[1].p.create_reader(now, reader_spec(rh));
-    let matched = net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1);
+    let matched = net.run_until(5_000, |n| {
+        n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1
+    });
     assert!(matched, "no match");
     (w, r)
 }
 
 fn take_all(net: &mut SimNet, r: Guid) -> Vec<(u32, u8)> {
     let now = net.now();
-    std::iter::from_fn(|| net.nodes[1].p.take(now, r)).map(|c| (index_of(&c.data), c.data[8])).collect()
+    std::iter::from_fn(|| net.nodes[1].p.take(now, r))
+        .map(|c| (index_of(&c.data), c.data[8]))
+        .collect()
 }
 
 fn rough_faults() -> Faults {
-    Faults { loss_percent: 20, duplicate_percent: 5, reorder_percent: 10, reorder_max_us: 3_000 }
+    Faults {
+        loss_percent: 20,
+        duplicate_percent: 5,
+        reorder_percent: 10,
+        reorder_max_us: 3_000,
+    }
 }
 
 proptest! {
@@ -125,23 +140,35 @@ proptest! {
 #[test]
 fn a_restarted_reader_is_rediscovered_and_served_and_the_old_one_expires() {
     let mut net = SimNet::new(2, 7, fast);
-    net.faults = Faults { loss_percent: 10, ..Faults::default() };
+    net.faults = Faults {
+        loss_percent: 10,
+        ..Faults::default()
+    };
     let (w, _) = matched_pair(&mut net, History::KeepAll, History::KeepAll);
     let old = net.nodes[1].p.guid_prefix();
     net.restart(1);
     let now = net.now();
-    let r = net.nodes[1].p.create_reader(now, reader_spec(History::KeepAll));
+    let r = net.nodes[1]
+        .p
+        .create_reader(now, reader_spec(History::KeepAll));
     // The new reader matches; the old one's lease (1 s) expires and it is unmatched.
     let ok = net.run_until(5_000, |n| {
-        n.nodes[1].p.matched_writers(r) == 1 && n.nodes[0].p.matched_readers(w) == 1
-            && !n.nodes[0].p.remote_participants().any(|p| p.guid_prefix == old)
+        n.nodes[1].p.matched_writers(r) == 1
+            && n.nodes[0].p.matched_readers(w) == 1
+            && !n.nodes[0]
+                .p
+                .remote_participants()
+                .any(|p| p.guid_prefix == old)
     });
     assert!(ok, "matched readers {}", net.nodes[0].p.matched_readers(w));
     let lost: Vec<Event> = std::iter::from_fn(|| net.nodes[0].p.poll_event()).collect();
     assert!(lost.contains(&Event::ParticipantLost(old)), "{lost:?}");
     for i in 0u32..50 {
         let now = net.now();
-        net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([2; 16]), payload(i, 2, 16)).unwrap();
+        net.nodes[0]
+            .p
+            .write(now, w, ChangeKind::Alive, Some([2; 16]), payload(i, 2, 16))
+            .unwrap();
         net.step(200);
     }
     assert!(net.run_until(20_000, |n| n.nodes[0].p.all_acked(w)));
@@ -152,16 +179,30 @@ fn a_restarted_reader_is_rediscovered_and_served_and_the_old_one_expires() {
 #[test]
 fn a_restarted_writer_is_rediscovered_by_the_reader() {
     let mut net = SimNet::new(2, 11, fast);
-    net.faults = Faults { loss_percent: 10, ..Faults::default() };
+    net.faults = Faults {
+        loss_percent: 10,
+        ..Faults::default()
+    };
     let (_, r) = matched_pair(&mut net, History::KeepAll, History::KeepAll);
     net.restart(0);
     let now = net.now();
-    let w = net.nodes[0].p.create_writer(now, writer_spec(History::KeepAll));
-    let ok = net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1);
-    assert!(ok, "reader matched {} writers", net.nodes[1].p.matched_writers(r));
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, writer_spec(History::KeepAll));
+    let ok = net.run_until(5_000, |n| {
+        n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1
+    });
+    assert!(
+        ok,
+        "reader matched {} writers",
+        net.nodes[1].p.matched_writers(r)
+    );
     for i in 0u32..50 {
         let now = net.now();
-        net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([3; 16]), payload(i, 3, 16)).unwrap();
+        net.nodes[0]
+            .p
+            .write(now, w, ChangeKind::Alive, Some([3; 16]), payload(i, 3, 16))
+            .unwrap();
         net.step(200);
     }
     assert!(net.run_until(20_000, |n| n.nodes[0].p.all_acked(w)));
@@ -178,7 +219,10 @@ fn a_silenced_participant_expires_after_its_lease_and_its_endpoints_unmatch() {
     assert!(net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 0));
     let waited_ms = (net.now - start) / 1_000_000;
     // Not before the 1 s lease, and not much after it (checked on the next announcement).
-    assert!((1_000..=1_500).contains(&waited_ms), "unmatched after {waited_ms} ms");
+    assert!(
+        (1_000..=1_500).contains(&waited_ms),
+        "unmatched after {waited_ms} ms"
+    );
 }
 
 /// A matched KEEP_ALL writer (with `fragment_size`) and reader on a fault-free start, then
@@ -187,11 +231,22 @@ fn keep_all_pair_at_twenty_percent_loss(seed: u64, fragment_size: usize) -> (Sim
     let mut net = SimNet::new(2, seed, fast);
     net.run_for(300);
     let now = net.now();
-    let spec = WriterSpec { fragment_size, ..writer_spec(History::KeepAll) };
+    let spec = WriterSpec {
+        fragment_size,
+        ..writer_spec(History::KeepAll)
+    };
     let w = net.nodes[0].p.create_writer(now, spec);
-    let r = net.nodes[1].p.create_reader(now, reader_spec(History::KeepAll));
-    assert!(net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1 && n.nodes[1].p.matched_writers(r) == 1));
-    net.faults = Faults { loss_percent: 20, ..Faults::default() };
+    let r = net.nodes[1]
+        .p
+        .create_reader(now, reader_spec(History::KeepAll));
+    assert!(
+        net.run_until(5_000, |n| n.nodes[0].p.matched_readers(w) == 1
+            && n.nodes[1].p.matched_writers(r) == 1)
+    );
+    net.faults = Faults {
+        loss_percent: 20,
+        ..Faults::default()
+    };
     (net, w, r)
 }
 
@@ -203,12 +258,17 @@ fn large_fragments_sent_from_the_stored_sample_arrive_intact_under_loss() {
     let sent: Vec<Bytes> = (0u32..20).map(|i| payload(i, 1, 100_000)).collect();
     for p in &sent {
         let now = net.now();
-        net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone()).unwrap();
+        net.nodes[0]
+            .p
+            .write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone())
+            .unwrap();
         net.step(200);
     }
     assert!(net.run_until(60_000, |n| n.nodes[0].p.all_acked(w)));
     let now = net.now();
-    let got: Vec<Bytes> = std::iter::from_fn(|| net.nodes[1].p.take(now, r)).map(|c| c.data).collect();
+    let got: Vec<Bytes> = std::iter::from_fn(|| net.nodes[1].p.take(now, r))
+        .map(|c| c.data)
+        .collect();
     assert_eq!(got, sent);
 }
 
@@ -221,12 +281,17 @@ fn large_unfragmented_samples_spliced_into_shared_datagrams_arrive_intact_under_
     for burst in sent.chunks(3) {
         let now = net.now();
         for p in burst {
-            net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone()).unwrap();
+            net.nodes[0]
+                .p
+                .write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone())
+                .unwrap();
         }
         net.step(200);
     }
     assert!(net.run_until(60_000, |n| n.nodes[0].p.all_acked(w)));
     let now = net.now();
-    let got: Vec<Bytes> = std::iter::from_fn(|| net.nodes[1].p.take(now, r)).map(|c| c.data).collect();
+    let got: Vec<Bytes> = std::iter::from_fn(|| net.nodes[1].p.take(now, r))
+        .map(|c| c.data)
+        .collect();
     assert_eq!(got, sent);
 }

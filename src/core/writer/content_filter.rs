@@ -30,10 +30,10 @@ use std::sync::Arc;
 
 use super::Writer;
 use super::message::{ENDIAN, MESSAGE_OVERHEAD};
+use super::reader_proxy::ReaderProxy;
 use crate::cdr;
 use crate::core::ChangeKind;
 use crate::core::discovery::ContentFilter;
-use super::reader_proxy::ReaderProxy;
 use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use crate::wire::Guid;
 use crate::wire::plist::ContentFilterInfo;
@@ -65,7 +65,11 @@ pub(super) struct ReaderSlot {
 impl ReaderSlot {
     /// A destination that is not a filtered reader (decided by lookup in each change's table).
     pub(super) fn unresolved(guid: Guid) -> Self {
-        ReaderSlot { guid, generation: u64::MAX, slot: None }
+        ReaderSlot {
+            guid,
+            generation: u64::MAX,
+            slot: None,
+        }
     }
 }
 
@@ -137,7 +141,10 @@ impl ChangeFilter {
     pub(super) fn group_info(&self, slots: &[usize]) -> Option<Vec<u8>> {
         let mut info = ContentFilterInfo::new();
         for &slot in slots {
-            info.push(self.table.signature(slot)?, self.pass.contains(slot) != self.invert);
+            info.push(
+                self.table.signature(slot)?,
+                self.pass.contains(slot) != self.invert,
+            );
         }
         if slots.is_empty() {
             return None;
@@ -298,7 +305,11 @@ impl Writer {
             f.info_too_large = f.info_too_large.saturating_add(1);
             return None;
         }
-        Some(ChangeFilter { pass, table, invert })
+        Some(ChangeFilter {
+            pass,
+            table,
+            invert,
+        })
     }
 
     /// Writer-side filtering figures (all zero when the writer has no type descriptor).
@@ -343,7 +354,11 @@ impl Writer {
                 s
             }
         };
-        ReaderSlot { guid, generation, slot }
+        ReaderSlot {
+            guid,
+            generation,
+            slot,
+        }
     }
 
     /// True when reader `r` is currently filtered for (it is then never grouped with others).

@@ -56,4 +56,3 @@ impl WriterCounters {
         self.wire_bytes = self.wire_bytes.saturating_add(len.saturating_mul(n));
     }
 }
-

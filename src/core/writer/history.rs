@@ -240,13 +240,17 @@ impl WriterHistory {
         }
         let (n, bytes) = self
             .stored_through(removable_through)
-            .fold((0usize, 0usize), |(n, b), c| (n.saturating_add(1), b.saturating_add(c.data.len())));
+            .fold((0usize, 0usize), |(n, b), c| {
+                (n.saturating_add(1), b.saturating_add(c.data.len()))
+            });
         let samples = match limit(self.limits.max_samples) {
             None => usize::MAX,
             Some(max) => max.saturating_sub(self.stored.saturating_sub(n)),
         };
         let bytes = match self.history {
-            History::KeepAll => KEEP_ALL_BYTES_LIMIT.saturating_sub(self.bytes.saturating_sub(bytes)),
+            History::KeepAll => {
+                KEEP_ALL_BYTES_LIMIT.saturating_sub(self.bytes.saturating_sub(bytes))
+            }
             History::KeepLast(_) => usize::MAX,
         };
         (samples, bytes)
@@ -345,8 +349,15 @@ impl WriterHistory {
         let change = make(sn);
         self.bytes = self.bytes.saturating_add(change.data.len());
         self.stored = self.stored.saturating_add(1);
-        let stored = Stored { change, filter, multicast: Vec::new() };
-        self.window.push_back(Entry { sn, stored: Some(stored) });
+        let stored = Stored {
+            change,
+            filter,
+            multicast: Vec::new(),
+        };
+        self.window.push_back(Entry {
+            sn,
+            stored: Some(stored),
+        });
         if self.track_instances {
             self.instances.entry(key).or_default().push_back(sn);
         }
@@ -378,7 +389,9 @@ impl WriterHistory {
         self.bytes = self.bytes.saturating_sub(change.data.len());
         let key_hash = change.key_hash;
         let len = change.data.len();
-        if self.released.len() < MAX_RELEASED && self.released_bytes.saturating_add(len) <= MAX_RELEASED_BYTES {
+        if self.released.len() < MAX_RELEASED
+            && self.released_bytes.saturating_add(len) <= MAX_RELEASED_BYTES
+        {
             self.released_bytes = self.released_bytes.saturating_add(len);
             self.released.push(change.data);
         }
@@ -389,7 +402,12 @@ impl WriterHistory {
         while self.window.back().is_some_and(|e| e.stored.is_none()) {
             self.window.pop_back();
         }
-        if self.window.len() > self.stored.saturating_mul(2).saturating_add(MAX_EXTRA_TOMBSTONES) {
+        if self.window.len()
+            > self
+                .stored
+                .saturating_mul(2)
+                .saturating_add(MAX_EXTRA_TOMBSTONES)
+        {
             self.window.retain(|e| e.stored.is_some());
         }
         if !self.track_instances {
@@ -421,7 +439,10 @@ mod tests {
     fn change(sn: SequenceNumber, len: usize) -> CacheChange {
         CacheChange {
             kind: ChangeKind::Alive,
-            writer_guid: Guid { prefix: GuidPrefix([1; 12]), entity_id: EntityId([0, 0, 1, 2]) },
+            writer_guid: Guid {
+                prefix: GuidPrefix([1; 12]),
+                entity_id: EntityId([0, 0, 1, 2]),
+            },
             sequence_number: sn,
             key_hash: None,
             source_timestamp: None,
@@ -430,7 +451,8 @@ mod tests {
     }
 
     fn add(h: &mut WriterHistory, len: usize, acked: i64) -> Result<SequenceNumber, AddError> {
-        h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len)).map(|(sn, _)| sn)
+        h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len))
+            .map(|(sn, _)| sn)
     }
 
     #[test]
@@ -440,7 +462,10 @@ mod tests {
             add(&mut h, len, 0).unwrap();
         }
         h.remove_through(SequenceNumber(2));
-        assert_eq!(h.take_released().iter().map(Bytes::len).collect::<Vec<_>>(), [100, 200]);
+        assert_eq!(
+            h.take_released().iter().map(Bytes::len).collect::<Vec<_>>(),
+            [100, 200]
+        );
         assert!(h.take_released().is_empty());
         // Past MAX_RELEASED_BYTES a removed payload is freed at once; a take makes room again.
         let big = MAX_RELEASED_BYTES / 2 + 1;
@@ -470,7 +495,10 @@ mod tests {
         assert_eq!(h.len(), 2);
         // A change larger than the limit still goes into an empty history.
         let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT * 2, 0), Ok(SequenceNumber(1)));
+        assert_eq!(
+            add(&mut h, KEEP_ALL_BYTES_LIMIT * 2, 0),
+            Ok(SequenceNumber(1))
+        );
         // KEEP_LAST has no byte limit.
         let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
         assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(1)));
@@ -484,21 +512,37 @@ mod tests {
         let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
         let keyed = |h: &mut WriterHistory, k: u8| {
             let key = Some([k; 16]);
-            h.add(key, 8, SequenceNumber(0), None, |sn| CacheChange { key_hash: key, ..change(sn, 8) })
-                .map(|(sn, _)| sn)
+            h.add(key, 8, SequenceNumber(0), None, |sn| CacheChange {
+                key_hash: key,
+                ..change(sn, 8)
+            })
+            .map(|(sn, _)| sn)
         };
         assert_eq!(keyed(&mut h, 1), Ok(SequenceNumber(1)));
         for n in 2..=10_000 {
             assert_eq!(keyed(&mut h, 2), Ok(SequenceNumber(n)));
             assert_eq!(h.len(), 2);
         }
-        assert!(h.window.len() <= 2 * 2 + MAX_EXTRA_TOMBSTONES, "window {}", h.window.len());
+        assert!(
+            h.window.len() <= 2 * 2 + MAX_EXTRA_TOMBSTONES,
+            "window {}",
+            h.window.len()
+        );
         assert_eq!(h.first_sn(), SequenceNumber(1));
         assert!(h.get(SequenceNumber(1)).is_some());
         assert!(h.get(SequenceNumber(9_999)).is_none());
-        assert_eq!(h.get(SequenceNumber(10_000)).map(|c| c.sequence_number), Some(SequenceNumber(10_000)));
-        assert_eq!(h.stored_from(SequenceNumber(2)).collect::<Vec<_>>(), [SequenceNumber(10_000)]);
-        assert_eq!(h.next_stored_from(SequenceNumber(0)), Some(SequenceNumber(1)));
+        assert_eq!(
+            h.get(SequenceNumber(10_000)).map(|c| c.sequence_number),
+            Some(SequenceNumber(10_000))
+        );
+        assert_eq!(
+            h.stored_from(SequenceNumber(2)).collect::<Vec<_>>(),
+            [SequenceNumber(10_000)]
+        );
+        assert_eq!(
+            h.next_stored_from(SequenceNumber(0)),
+            Some(SequenceNumber(1))
+        );
         // Removing the stale front leaves the newest change first.
         assert!(h.remove(SequenceNumber(1)));
         assert!(!h.remove(SequenceNumber(1)));
@@ -511,17 +555,35 @@ mod tests {
     #[test]
     fn keep_all_without_instance_limits_does_not_index_instances() {
         let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).unwrap();
+        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| {
+            change(sn, 4)
+        })
+        .unwrap();
         assert!(h.instances.is_empty());
-        let limits = ResourceLimits { max_instances: Length::Limited(1), ..ResourceLimits::default() };
+        let limits = ResourceLimits {
+            max_instances: Length::Limited(1),
+            ..ResourceLimits::default()
+        };
         let mut h = WriterHistory::new(History::KeepAll, limits);
-        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).unwrap();
-        assert_eq!(h.add(Some([4; 16]), 4, SequenceNumber(0), None, |sn| change(sn, 4)).map(|(s, _)| s), Err(AddError::TooManyInstances));
+        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| {
+            change(sn, 4)
+        })
+        .unwrap();
+        assert_eq!(
+            h.add(Some([4; 16]), 4, SequenceNumber(0), None, |sn| change(
+                sn, 4
+            ))
+            .map(|(s, _)| s),
+            Err(AddError::TooManyInstances)
+        );
     }
 
     #[test]
     fn room_counts_unacknowledged_samples_and_bytes() {
-        let limits = ResourceLimits { max_samples: Length::Limited(10), ..ResourceLimits::default() };
+        let limits = ResourceLimits {
+            max_samples: Length::Limited(10),
+            ..ResourceLimits::default()
+        };
         let mut h = WriterHistory::new(History::KeepAll, limits);
         assert_eq!(h.room(SequenceNumber(0)), (10, KEEP_ALL_BYTES_LIMIT));
         for _ in 0..3 {
@@ -535,7 +597,13 @@ mod tests {
         }
         assert_eq!(add(&mut h, 100, 0), Err(AddError::Full));
         // An instance limit makes the bound unknown (0).
-        let limits = ResourceLimits { max_instances: Length::Limited(4), ..ResourceLimits::default() };
-        assert_eq!(WriterHistory::new(History::KeepAll, limits).room(SequenceNumber(0)), (0, 0));
+        let limits = ResourceLimits {
+            max_instances: Length::Limited(4),
+            ..ResourceLimits::default()
+        };
+        assert_eq!(
+            WriterHistory::new(History::KeepAll, limits).room(SequenceNumber(0)),
+            (0, 0)
+        );
     }
 }

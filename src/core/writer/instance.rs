@@ -59,7 +59,9 @@ impl Writer {
             ChangeKind::Alive => self.timers.deadline.touch(instance, now.mono),
             _ => self.timers.deadline.remove(instance),
         }
-        let Some(lifespan) = self.timers.lifespan else { return };
+        let Some(lifespan) = self.timers.lifespan else {
+            return;
+        };
         // Forget expiries of changes KEEP_LAST already replaced (keeps the queue bounded by
         // the history plus what is written between two expiries).
         while let Some((_, old)) = self.timers.expiries.front() {
@@ -68,7 +70,9 @@ impl Writer {
             }
             self.timers.expiries.pop_front();
         }
-        self.timers.expiries.push_back((now.mono.saturating_add(lifespan), sn));
+        self.timers
+            .expiries
+            .push_back((now.mono.saturating_add(lifespan), sn));
     }
 
     /// Removes every change whose lifespan ended by `now` and records missed deadlines.

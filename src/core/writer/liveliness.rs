@@ -8,11 +8,11 @@
 //! §8.4.13.5 (MANUAL_BY_TOPIC liveliness is asserted by the writer itself); DDS 1.4
 //! §2.2.3.11.
 
-use super::message::ENDIAN;
 use super::Writer;
+use super::message::ENDIAN;
 use crate::core::Transmit;
 use crate::wire::submessage::{Heartbeat, Submessage};
-use crate::wire::{emit_message, EntityId, Header, Locator, SequenceNumber};
+use crate::wire::{EntityId, Header, Locator, SequenceNumber, emit_message};
 
 impl Writer {
     /// One datagram with a HEARTBEAT whose L flag is set, addressed to all matched readers

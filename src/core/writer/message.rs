@@ -17,15 +17,12 @@ use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
 use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
-use crate::wire::plist::{
-    Parameter, ParameterListView, RawParameter, Value, emit_parameter_list,
-};
+use crate::wire::plist::{Parameter, ParameterListView, RawParameter, Value, emit_parameter_list};
 use crate::wire::submessage::{
     Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
 };
 use crate::wire::{
-    EntityId, FragmentNumber, Guid, GuidPrefix, Header, Locator, SequenceNumber,
-    SequenceNumberSet,
+    EntityId, FragmentNumber, Guid, GuidPrefix, Header, Locator, SequenceNumber, SequenceNumberSet,
 };
 
 /// Byte order of everything we emit.
@@ -85,17 +82,24 @@ pub(super) struct MessageBuilder {
 fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &mut Vec<u8>) {
     out.clear();
     let alive = change.kind == ChangeKind::Alive;
-    let key_hash = change.key_hash.filter(|_| keyed || !alive).map(|k| Parameter::Known {
-        pid: PID_KEY_HASH,
-        value: Value::KeyHash(k),
-    });
+    let key_hash = change
+        .key_hash
+        .filter(|_| keyed || !alive)
+        .map(|k| Parameter::Known {
+            pid: PID_KEY_HASH,
+            value: Value::KeyHash(k),
+        });
     // RTPS 2.5 §9.6.4.9: StatusInfo_t flags, D = 0x1, U = 0x2.
     let status_info = (!alive).then(|| Parameter::Known {
         pid: PID_STATUS_INFO,
         value: Value::StatusInfo(change.kind.status_info()),
     });
-    let filter_info =
-        cfi.map(|value| Parameter::Unknown(RawParameter { pid: PID_CONTENT_FILTER_INFO, value }));
+    let filter_info = cfi.map(|value| {
+        Parameter::Unknown(RawParameter {
+            pid: PID_CONTENT_FILTER_INFO,
+            value,
+        })
+    });
     let params = [key_hash, status_info, filter_info];
     if params.iter().all(Option::is_none) {
         return;
@@ -268,13 +272,20 @@ impl MessageBuilder {
             inline_qos: checked_view(&qos, self.qos_len),
             payload,
         };
-        let ok = self.make_room(Some(change.source_timestamp), data.buffer_len(), self.reserve);
+        let ok = self.make_room(
+            Some(change.source_timestamp),
+            data.buffer_len(),
+            self.reserve,
+        );
         if ok {
             let large = matches!(payload, DataPayload::Data(b) if b.len() >= SPLICE_MIN_FRAGMENT);
             if large && self.splice.is_none() {
                 data.emit_head(&mut self.buf);
                 let bytes = change.data.clone();
-                self.splice = Some(Splice { at: self.buf.len(), bytes });
+                self.splice = Some(Splice {
+                    at: self.buf.len(),
+                    bytes,
+                });
             } else {
                 data.emit(&mut self.buf);
             }
@@ -329,7 +340,10 @@ impl MessageBuilder {
             if bytes.len() >= SPLICE_MIN_FRAGMENT && self.splice.is_none() {
                 frag_sub.emit_head(&mut self.buf);
                 let bytes = change.data.slice(start..end);
-                self.splice = Some(Splice { at: self.buf.len(), bytes });
+                self.splice = Some(Splice {
+                    at: self.buf.len(),
+                    bytes,
+                });
             } else {
                 frag_sub.emit(&mut self.buf);
             }
@@ -421,7 +435,11 @@ impl MessageBuilder {
 
     /// The finished datagram, for `destinations`.
     pub(super) fn finish(self, destinations: Vec<Locator>) -> (Transmit, Sent) {
-        let transmit = Transmit { destinations, payload: self.buf, splice: self.splice };
+        let transmit = Transmit {
+            destinations,
+            payload: self.buf,
+            splice: self.splice,
+        };
         (transmit, self.sent)
     }
 }

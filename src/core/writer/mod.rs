@@ -61,21 +61,21 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use self::content_filter::Filtering;
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
 pub use self::counters::WriterCounters;
-pub use self::multicast::{MulticastConfig, MulticastMode};
-use self::multicast::Groups;
-use self::push_queue::PushQueue;
-use self::content_filter::Filtering;
 use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
+use self::multicast::Groups;
+pub use self::multicast::{MulticastConfig, MulticastMode};
+use self::push_queue::PushQueue;
 use self::reader_proxy::ReaderProxy;
 use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
 use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
 use crate::qos::{History, ResourceLimits};
-use crate::types::TypeDescriptor;
 use crate::time::{Instant, Now};
+use crate::types::TypeDescriptor;
 use crate::wire::submessage::{AckNack, NackFrag};
 use crate::wire::{Guid, SequenceNumber};
 
@@ -236,7 +236,11 @@ impl Writer {
             .clamp(1, room.min(usize::from(u16::MAX)));
         let timers = InstanceTimers::new(config.deadline, config.lifespan);
         let filtering = config.descriptor.as_ref().map(|d| {
-            Filtering::new(FilterSet::new(Arc::clone(d), &config.topic_name, DEFAULT_MEMO_CAPACITY))
+            Filtering::new(FilterSet::new(
+                Arc::clone(d),
+                &config.topic_name,
+                DEFAULT_MEMO_CAPACITY,
+            ))
         });
         Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
@@ -373,14 +377,16 @@ impl Writer {
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
-        let result = self.history.add(key_hash, len, floor, filter, |sn| CacheChange {
-            kind,
-            writer_guid,
-            sequence_number: sn,
-            key_hash,
-            source_timestamp: Some(now.wall),
-            data,
-        });
+        let result = self
+            .history
+            .add(key_hash, len, floor, filter, |sn| CacheChange {
+                kind,
+                writer_guid,
+                sequence_number: sn,
+                key_hash,
+                source_timestamp: Some(now.wall),
+                data,
+            });
         let (sn, _removed) = result.map_err(|e| match e {
             AddError::Full => WriteError::HistoryFull,
             AddError::TooManyInstances => WriteError::TooManyInstances,
@@ -547,7 +553,11 @@ impl Writer {
             crate::qos::Length::Limited(n) => (i64::from(n) / 4).clamp(1, HEARTBEAT_VOLUME),
             crate::qos::Length::Unlimited => HEARTBEAT_VOLUME,
         };
-        self.history.last_sn().0.saturating_sub(self.heartbeat_last_sn.0) >= step
+        self.history
+            .last_sn()
+            .0
+            .saturating_sub(self.heartbeat_last_sn.0)
+            >= step
             || self.unannounced_bytes >= KEEP_ALL_BYTES_LIMIT / 4
     }
 
@@ -564,7 +574,9 @@ impl Writer {
     }
 
     /// The payloads of changes removed since the last call, to drop off the loop thread.
-    pub fn take_released(&mut self) -> Vec<Bytes> { self.history.take_released() }
+    pub fn take_released(&mut self) -> Vec<Bytes> {
+        self.history.take_released()
+    }
 
     /// A VOLATILE KEEP_ALL writer drops changes every reader is done with (nobody can ask).
     fn collect_garbage(&mut self) {

@@ -163,7 +163,11 @@ pub(super) struct Groups {
 
 impl Groups {
     pub(super) fn new() -> Self {
-        Groups { groups: Vec::new(), dirty: true, plan_next: SequenceNumber::ONE }
+        Groups {
+            groups: Vec::new(),
+            dirty: true,
+            plan_next: SequenceNumber::ONE,
+        }
     }
 
     fn rebuild(&mut self, readers: &[ReaderProxy]) {
@@ -177,7 +181,9 @@ impl Groups {
                 locator,
                 listeners: (0..readers.len())
                     .filter(|&i| {
-                        readers.get(i).is_some_and(|r| r.remote.multicast_locators.contains(&locator))
+                        readers
+                            .get(i)
+                            .is_some_and(|r| r.remote.multicast_locators.contains(&locator))
                     })
                     .collect(),
                 info_slots: None,
@@ -206,7 +212,9 @@ impl Writer {
     pub(super) fn multicast_covers(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
         let groups = self.history.multicast(sn);
         !groups.is_empty()
-            && groups.iter().any(|g| r.remote.multicast_locators.contains(g))
+            && groups
+                .iter()
+                .any(|g| r.remote.multicast_locators.contains(g))
             && self.can_cover(r, sn)
     }
 
@@ -279,7 +287,9 @@ impl Writer {
             .copied()
             .filter(|&i| {
                 self.readers.get(i).is_some_and(|r| {
-                    filter.as_ref().is_none_or(|f| f.sends_to(self.reader_slot(r)))
+                    filter
+                        .as_ref()
+                        .is_none_or(|f| f.sends_to(self.reader_slot(r)))
                         && r.covered_sn != sn
                         && self.can_cover(r, sn)
                 })
@@ -340,7 +350,8 @@ impl Writer {
         self.history.add_multicast(sn, locator);
         let (transmit, sent) = b.finish(vec![locator]);
         self.account(sent, false);
-        self.counters.count_wire(&transmit.destinations, transmit.len());
+        self.counters
+            .count_wire(&transmit.destinations, transmit.len());
         self.outbox.push_back(transmit);
         covered.len()
     }
@@ -361,7 +372,9 @@ impl Writer {
         let mut seen: BTreeSet<[u8; 16]> = BTreeSet::new();
         let mut slots = Vec::new();
         for &i in &group.listeners {
-            let Some(r) = self.readers.get(i) else { continue };
+            let Some(r) = self.readers.get(i) else {
+                continue;
+            };
             if let Some((slot, signature)) = f.slot_signature(self.reader_slot(r)) {
                 if seen.insert(signature) {
                     slots.push(slot);

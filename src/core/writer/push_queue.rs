@@ -165,7 +165,11 @@ impl Writer {
             if let Some(r) = self.readers.get_mut(i) {
                 r.queued = false;
             }
-            if self.readers.get(i).is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r)) {
+            if self
+                .readers
+                .get(i)
+                .is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r))
+            {
                 self.queue.shared = true;
             }
         }

@@ -133,7 +133,9 @@ impl ReaderProxy {
     /// (seen in interop: the first of 10,000 samples was lost without this).
     pub(super) fn heartbeat_stale(&self, now: Instant, period: core::time::Duration) -> bool {
         self.last_acknack_count.is_none()
-            || self.last_heartbeat.is_none_or(|t| t.saturating_add(period) <= now)
+            || self
+                .last_heartbeat
+                .is_none_or(|t| t.saturating_add(period) <= now)
     }
 
     /// True when it has repairs pending.

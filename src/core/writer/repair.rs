@@ -167,7 +167,9 @@ pub(super) fn fill_repairs(
     last: SequenceNumber,
 ) -> bool {
     while let Some(sn) = r.requested.first().copied() {
-        let stored = history.get(sn).filter(|_| !irrelevant(history, r, reader, sn));
+        let stored = history
+            .get(sn)
+            .filter(|_| !irrelevant(history, r, reader, sn));
         let Some(change) = stored else {
             // Not in the history (KEEP_LAST replaced it), before this reader's start, or
             // rejected by its filter. RTPS 2.5 §8.4.9.2.12, §8.7.3.2.

@@ -40,8 +40,8 @@
 //! detected (later, by up to one more period, when writing is continuous).
 
 use super::Writer;
-use super::history::WriterHistory;
 use super::content_filter::ReaderSlot;
+use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
 use super::reader_proxy::ReaderProxy;
 use super::repair::{
@@ -279,7 +279,8 @@ impl Writer {
         }
         let (transmit, sent) = b.finish(r.locators().to_vec());
         self.account(sent, true);
-        self.counters.count_wire(&transmit.destinations, transmit.len());
+        self.counters
+            .count_wire(&transmit.destinations, transmit.len());
         Some(transmit)
     }
 
@@ -379,7 +380,10 @@ impl Writer {
             let covered = solo
                 && frag == 1
                 && change.is_some()
-                && self.readers.get(leader).is_some_and(|r| self.multicast_covers(r, sn));
+                && self
+                    .readers
+                    .get(leader)
+                    .is_some_and(|r| self.multicast_covers(r, sn));
             if change.is_some() && rejected.is_none() && solo && gap_from < sn {
                 // (a) the pending GAP rides in front of the next DATA for this reader.
                 let n = dst_slot.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
@@ -514,7 +518,8 @@ impl Writer {
         }
         let (transmit, sent) = b.finish(dest);
         self.account(sent, false);
-        self.counters.count_wire(&transmit.destinations, transmit.len());
+        self.counters
+            .count_wire(&transmit.destinations, transmit.len());
         Push::Sent(transmit)
     }
 }

@@ -87,10 +87,18 @@ fn shape_filters_in_both_byte_orders_and_xcdr_versions() {
     for &(text, params, want_red, want_blue) in cases {
         let p = program(text, params);
         for (v, e, bytes) in encodings(&red) {
-            assert_eq!(p.evaluate(&bytes), Ok(want_red), "{text} on red {v:?} {e:?}");
+            assert_eq!(
+                p.evaluate(&bytes),
+                Ok(want_red),
+                "{text} on red {v:?} {e:?}"
+            );
         }
         for (v, e, bytes) in encodings(&blue) {
-            assert_eq!(p.evaluate(&bytes), Ok(want_blue), "{text} on blue {v:?} {e:?}");
+            assert_eq!(
+                p.evaluate(&bytes),
+                Ok(want_blue),
+                "{text} on blue {v:?} {e:?}"
+            );
         }
     }
 }
@@ -391,8 +399,13 @@ fn arb_predicate() -> impl Strategy<Value = String> {
             .prop_map(|(o, s)| format!("color {o} {s}")),
         prop_oneof![Just("'R%'"), Just("'%E%'"), Just("'B_UE'"), Just("'*'")]
             .prop_map(|p| format!("color LIKE {p}")),
-        prop_oneof![Just("'R.*'"), Just("'(RED|BLUE)'"), Just("'[A-C]+'"), Just("'.?'")]
-            .prop_map(|p| format!("color MATCH {p}")),
+        prop_oneof![
+            Just("'R.*'"),
+            Just("'(RED|BLUE)'"),
+            Just("'[A-C]+'"),
+            Just("'.?'")
+        ]
+        .prop_map(|p| format!("color MATCH {p}")),
     ]
 }
 

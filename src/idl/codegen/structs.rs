@@ -336,7 +336,10 @@ fn topic_impl(
         "_rt::serialize(self, Self::EXTENSIBILITY, version, endian).ok() }}"
     );
     // Both versions are generated: a writer may name either in DATA_REPRESENTATION.
-    let _ = writeln!(out, "fn supports(_version: _rt::XcdrVersion) -> bool {{ true }}");
+    let _ = writeln!(
+        out,
+        "fn supports(_version: _rt::XcdrVersion) -> bool {{ true }}"
+    );
     let _ = writeln!(
         out,
         "fn deserialize(data: &[u8]) -> Result<Self, _rt::CdrError> {{ _rt::deserialize(data) }}"

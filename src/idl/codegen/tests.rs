@@ -85,7 +85,10 @@ fn colliding_variant_names_fall_back_to_the_idl_names() {
         "crate",
     )
     .unwrap();
-    assert!(code.contains("a_b = 0,") && code.contains("aB = 1,"), "{code}");
+    assert!(
+        code.contains("a_b = 0,") && code.contains("aB = 1,"),
+        "{code}"
+    );
     assert!(code.contains("pub const C: E = E::aB;"), "{code}");
     assert!(code.contains("E::a_b"), "{code}");
 }

@@ -9,7 +9,10 @@ use crate::time::Duration;
 use proptest::prelude::*;
 
 fn secs(seconds: i32) -> Duration {
-    Duration { seconds, fraction: 0 }
+    Duration {
+        seconds,
+        fraction: 0,
+    }
 }
 
 /// Checks a writer/reader pair with default publisher and subscriber QoS.
@@ -23,7 +26,16 @@ fn check_groups(
     r: &DataReaderQos,
     s: &SubscriberQos,
 ) -> Result<(), IncompatiblePolicies> {
-    check_compatibility(Offered { writer: w, publisher: p }, Requested { reader: r, subscriber: s })
+    check_compatibility(
+        Offered {
+            writer: w,
+            publisher: p,
+        },
+        Requested {
+            reader: r,
+            subscriber: s,
+        },
+    )
 }
 
 /// Asserts the pair fails with exactly `id`.
@@ -34,7 +46,10 @@ fn assert_only(result: Result<(), IncompatiblePolicies>, id: QosPolicyId) {
 
 #[test]
 fn default_writer_matches_default_reader() {
-    assert_eq!(check(&DataWriterQos::default(), &DataReaderQos::default()), Ok(()));
+    assert_eq!(
+        check(&DataWriterQos::default(), &DataReaderQos::default()),
+        Ok(())
+    );
 }
 
 #[test]
@@ -53,7 +68,10 @@ fn best_effort_reader_matches_reliable_writer() {
 #[test]
 fn transient_local_reader_does_not_match_volatile_writer() {
     let r = DataReaderQos::default().durability(Durability::TransientLocal);
-    assert_only(check(&DataWriterQos::default(), &r), QosPolicyId::Durability);
+    assert_only(
+        check(&DataWriterQos::default(), &r),
+        QosPolicyId::Durability,
+    );
 }
 
 #[test]
@@ -81,8 +99,13 @@ fn reader_deadline_longer_than_writer_deadline_matches() {
 
 #[test]
 fn alternate_infinite_encoding_matches_canonical_infinity() {
-    let alt = Duration { seconds: 0x7fff_ffff, fraction: 0x7fff_ffff };
-    let w = DataWriterQos::default().deadline(Deadline { period: Duration::INFINITE });
+    let alt = Duration {
+        seconds: 0x7fff_ffff,
+        fraction: 0x7fff_ffff,
+    };
+    let w = DataWriterQos::default().deadline(Deadline {
+        period: Duration::INFINITE,
+    });
     let r = DataReaderQos::default().deadline(Deadline { period: alt });
     assert_eq!(check(&w, &r), Ok(()));
 }
@@ -90,7 +113,10 @@ fn alternate_infinite_encoding_matches_canonical_infinity() {
 #[test]
 fn reader_latency_budget_below_writer_budget_does_not_match() {
     let w = DataWriterQos::default().latency_budget(LatencyBudget { duration: secs(1) });
-    assert_only(check(&w, &DataReaderQos::default()), QosPolicyId::LatencyBudget);
+    assert_only(
+        check(&w, &DataReaderQos::default()),
+        QosPolicyId::LatencyBudget,
+    );
 }
 
 #[test]
@@ -117,7 +143,10 @@ fn manual_liveliness_reader_does_not_match_automatic_writer() {
         kind: LivelinessKind::ManualByTopic,
         lease_duration: Duration::INFINITE,
     });
-    assert_only(check(&DataWriterQos::default(), &r), QosPolicyId::Liveliness);
+    assert_only(
+        check(&DataWriterQos::default(), &r),
+        QosPolicyId::Liveliness,
+    );
 }
 
 #[test]
@@ -131,18 +160,29 @@ fn automatic_liveliness_reader_matches_manual_writer() {
 
 #[test]
 fn reader_lease_shorter_than_writer_lease_does_not_match() {
-    let w = DataWriterQos::default()
-        .liveliness(Liveliness { kind: LivelinessKind::Automatic, lease_duration: secs(10) });
-    let r = DataReaderQos::default()
-        .liveliness(Liveliness { kind: LivelinessKind::Automatic, lease_duration: secs(5) });
+    let w = DataWriterQos::default().liveliness(Liveliness {
+        kind: LivelinessKind::Automatic,
+        lease_duration: secs(10),
+    });
+    let r = DataReaderQos::default().liveliness(Liveliness {
+        kind: LivelinessKind::Automatic,
+        lease_duration: secs(5),
+    });
     assert_only(check(&w, &r), QosPolicyId::Liveliness);
-    assert_eq!(check(&w, &DataReaderQos::default()), Ok(()), "infinite requested lease");
+    assert_eq!(
+        check(&w, &DataReaderQos::default()),
+        Ok(()),
+        "infinite requested lease"
+    );
 }
 
 #[test]
 fn source_timestamp_reader_does_not_match_reception_timestamp_writer() {
     let r = DataReaderQos::default().destination_order(DestinationOrder::BySourceTimestamp);
-    assert_only(check(&DataWriterQos::default(), &r), QosPolicyId::DestinationOrder);
+    assert_only(
+        check(&DataWriterQos::default(), &r),
+        QosPolicyId::DestinationOrder,
+    );
 }
 
 #[test]
@@ -157,7 +197,11 @@ fn group_scope_subscriber_does_not_match_instance_scope_publisher() {
         access_scope: PresentationAccessScope::Group,
         ..Presentation::default()
     });
-    let (w, p, r) = (DataWriterQos::default(), PublisherQos::default(), DataReaderQos::default());
+    let (w, p, r) = (
+        DataWriterQos::default(),
+        PublisherQos::default(),
+        DataReaderQos::default(),
+    );
     assert_only(check_groups(&w, &p, &r, &s), QosPolicyId::Presentation);
 }
 
@@ -178,9 +222,15 @@ fn topic_scope_subscriber_matches_group_scope_publisher() {
 
 #[test]
 fn coherent_subscriber_does_not_match_incoherent_publisher() {
-    let s = SubscriberQos::default()
-        .presentation(Presentation { coherent_access: true, ..Presentation::default() });
-    let (w, p, r) = (DataWriterQos::default(), PublisherQos::default(), DataReaderQos::default());
+    let s = SubscriberQos::default().presentation(Presentation {
+        coherent_access: true,
+        ..Presentation::default()
+    });
+    let (w, p, r) = (
+        DataWriterQos::default(),
+        PublisherQos::default(),
+        DataReaderQos::default(),
+    );
     assert_only(check_groups(&w, &p, &r, &s), QosPolicyId::Presentation);
     // The reverse: offering coherence nobody asked for is fine.
     let p2 = PublisherQos::default().presentation(s.presentation);
@@ -190,9 +240,15 @@ fn coherent_subscriber_does_not_match_incoherent_publisher() {
 
 #[test]
 fn ordered_subscriber_does_not_match_unordered_publisher() {
-    let s = SubscriberQos::default()
-        .presentation(Presentation { ordered_access: true, ..Presentation::default() });
-    let (w, p, r) = (DataWriterQos::default(), PublisherQos::default(), DataReaderQos::default());
+    let s = SubscriberQos::default().presentation(Presentation {
+        ordered_access: true,
+        ..Presentation::default()
+    });
+    let (w, p, r) = (
+        DataWriterQos::default(),
+        PublisherQos::default(),
+        DataReaderQos::default(),
+    );
     assert_only(check_groups(&w, &p, &r, &s), QosPolicyId::Presentation);
 }
 
@@ -200,7 +256,10 @@ fn ordered_subscriber_does_not_match_unordered_publisher() {
 fn xcdr1_only_reader_does_not_match_xcdr2_writer() {
     let w = DataWriterQos::default()
         .data_representation(DataRepresentation::new([DataRepresentation::XCDR2]));
-    assert_only(check(&w, &DataReaderQos::default()), QosPolicyId::DataRepresentation);
+    assert_only(
+        check(&w, &DataReaderQos::default()),
+        QosPolicyId::DataRepresentation,
+    );
 }
 
 #[test]
@@ -232,7 +291,10 @@ fn reader_accepting_only_writers_second_representation_does_not_match() {
 fn xcdr2_only_reader_does_not_match_default_writer() {
     let r = DataReaderQos::default()
         .data_representation(DataRepresentation::new([DataRepresentation::XCDR2]));
-    assert_only(check(&DataWriterQos::default(), &r), QosPolicyId::DataRepresentation);
+    assert_only(
+        check(&DataWriterQos::default(), &r),
+        QosPolicyId::DataRepresentation,
+    );
 }
 
 #[test]
@@ -247,22 +309,34 @@ fn every_incompatible_policy_is_reported() {
     let ids: Vec<_> = bad.iter().collect();
     assert_eq!(
         ids,
-        vec![QosPolicyId::Durability, QosPolicyId::Ownership, QosPolicyId::Reliability]
+        vec![
+            QosPolicyId::Durability,
+            QosPolicyId::Ownership,
+            QosPolicyId::Reliability
+        ]
     );
     assert_eq!(bad.len(), 3);
     assert_eq!(bad.first(), Some(QosPolicyId::Durability));
     assert!(bad.contains(QosPolicyId::Ownership));
     assert!(!bad.contains(QosPolicyId::Deadline));
-    assert_eq!(bad.to_string(), "incompatible QoS: Durability Ownership Reliability");
+    assert_eq!(
+        bad.to_string(),
+        "incompatible QoS: Durability Ownership Reliability"
+    );
 }
 
 #[test]
 fn max_blocking_time_and_non_rxo_policies_do_not_affect_matching() {
     let w = DataWriterQos::default()
-        .reliability(Reliability { max_blocking_time: secs(50), ..Reliability::reliable() })
+        .reliability(Reliability {
+            max_blocking_time: secs(50),
+            ..Reliability::reliable()
+        })
         .history(crate::qos::policy::History::KeepAll);
-    let r = DataReaderQos::default()
-        .reliability(Reliability { max_blocking_time: Duration::ZERO, ..Reliability::reliable() });
+    let r = DataReaderQos::default().reliability(Reliability {
+        max_blocking_time: Duration::ZERO,
+        ..Reliability::reliable()
+    });
     assert_eq!(check(&w, &r), Ok(()));
 }
 
@@ -271,7 +345,10 @@ fn max_blocking_time_and_non_rxo_policies_do_not_affect_matching() {
 fn duration() -> impl Strategy<Value = Duration> {
     prop_oneof![
         Just(Duration::INFINITE),
-        Just(Duration { seconds: 0x7fff_ffff, fraction: 0x7fff_ffff }),
+        Just(Duration {
+            seconds: 0x7fff_ffff,
+            fraction: 0x7fff_ffff
+        }),
         (0i32..100, any::<u32>()).prop_map(|(seconds, fraction)| Duration { seconds, fraction }),
     ]
 }
@@ -319,7 +396,11 @@ fn shared() -> impl Strategy<Value = Shared> {
     });
     let reliability = (any::<bool>(), duration()).prop_map(|(rel, t)| Reliability {
         max_blocking_time: t,
-        ..if rel { Reliability::reliable() } else { Reliability::best_effort() }
+        ..if rel {
+            Reliability::reliable()
+        } else {
+            Reliability::best_effort()
+        }
     });
     let order = prop::sample::select(vec![
         DestinationOrder::ByReceptionTimestamp,
@@ -330,27 +411,31 @@ fn shared() -> impl Strategy<Value = Shared> {
         (durability, presentation, duration(), duration(), ownership),
         (liveliness, reliability, order, repr),
     )
-        .prop_map(|((durability, presentation, deadline, latency, ownership), rest)| {
-            let (liveliness, reliability, order, repr) = rest;
-            Shared {
-                durability,
-                presentation,
-                deadline,
-                latency,
-                ownership,
-                liveliness,
-                reliability,
-                order,
-                repr,
-            }
-        })
+        .prop_map(
+            |((durability, presentation, deadline, latency, ownership), rest)| {
+                let (liveliness, reliability, order, repr) = rest;
+                Shared {
+                    durability,
+                    presentation,
+                    deadline,
+                    latency,
+                    ownership,
+                    liveliness,
+                    reliability,
+                    order,
+                    repr,
+                }
+            },
+        )
 }
 
 fn build(s: &Shared) -> (DataWriterQos, PublisherQos, DataReaderQos, SubscriberQos) {
     let w = DataWriterQos::default()
         .durability(s.durability)
         .deadline(Deadline { period: s.deadline })
-        .latency_budget(LatencyBudget { duration: s.latency })
+        .latency_budget(LatencyBudget {
+            duration: s.latency,
+        })
         .ownership(s.ownership)
         .liveliness(s.liveliness)
         .reliability(s.reliability)
@@ -359,7 +444,9 @@ fn build(s: &Shared) -> (DataWriterQos, PublisherQos, DataReaderQos, SubscriberQ
     let r = DataReaderQos::default()
         .durability(s.durability)
         .deadline(Deadline { period: s.deadline })
-        .latency_budget(LatencyBudget { duration: s.latency })
+        .latency_budget(LatencyBudget {
+            duration: s.latency,
+        })
         .ownership(s.ownership)
         .liveliness(s.liveliness)
         .reliability(s.reliability)

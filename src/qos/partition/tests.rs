@@ -38,9 +38,18 @@ fn lists_match_when_any_pair_matches() {
 
 #[test]
 fn pattern_may_be_on_either_side() {
-    assert!(partitions_match(&names(&["sensors/*"]), &names(&["sensors/temp"])));
-    assert!(partitions_match(&names(&["sensors/temp"]), &names(&["sensors/*"])));
-    assert!(!partitions_match(&names(&["sensors/*"]), &names(&["actuators/x"])));
+    assert!(partitions_match(
+        &names(&["sensors/*"]),
+        &names(&["sensors/temp"])
+    ));
+    assert!(partitions_match(
+        &names(&["sensors/temp"]),
+        &names(&["sensors/*"])
+    ));
+    assert!(!partitions_match(
+        &names(&["sensors/*"]),
+        &names(&["actuators/x"])
+    ));
 }
 
 #[test]
@@ -55,8 +64,14 @@ fn two_patterns_never_match_even_if_identical() {
 fn literals_compare_by_equality() {
     assert!(partition_names_match("A", "A"));
     assert!(!partition_names_match("A", "a"));
-    assert!(partition_names_match("[x", "[x"), "unclosed bracket is a literal");
-    assert!(partition_names_match("a\\b", "a\\b"), "backslash is a literal");
+    assert!(
+        partition_names_match("[x", "[x"),
+        "unclosed bracket is a literal"
+    );
+    assert!(
+        partition_names_match("a\\b", "a\\b"),
+        "backslash is a literal"
+    );
 }
 
 #[test]
@@ -105,7 +120,10 @@ fn bracket_expressions() {
     assert!(wildcard_match("[-a]", "-"));
     assert!(!wildcard_match("[z-a]", "m"), "reversed range is empty");
     assert!(wildcard_match("[*?]", "*"));
-    assert!(!wildcard_match("[*?]", "x"), "wildcards are literal inside brackets");
+    assert!(
+        !wildcard_match("[*?]", "x"),
+        "wildcards are literal inside brackets"
+    );
 }
 
 #[test]
@@ -199,8 +217,11 @@ fn short_pattern() -> impl Strategy<Value = String> {
 }
 
 fn short_name() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop::sample::select(vec!['a', 'b', 'c', '[', ']', '-', '*']), 0..7)
-        .prop_map(|v| v.into_iter().collect())
+    proptest::collection::vec(
+        prop::sample::select(vec!['a', 'b', 'c', '[', ']', '-', '*']),
+        0..7,
+    )
+    .prop_map(|v| v.into_iter().collect())
 }
 
 proptest! {
@@ -234,7 +255,7 @@ proptest! {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod glibc {
     use super::*;
-    use std::ffi::{c_char, c_int, CString};
+    use std::ffi::{CString, c_char, c_int};
 
     const FNM_NOESCAPE: c_int = 1 << 1;
 

@@ -26,7 +26,12 @@ pub(crate) struct Pos {
 impl Pos {
     /// An error at this position.
     pub(crate) fn error(&self, message: String) -> QosXmlError {
-        QosXmlError { file: self.file.to_string(), line: self.line, col: self.col, message }
+        QosXmlError {
+            file: self.file.to_string(),
+            line: self.line,
+            col: self.col,
+            message,
+        }
     }
 }
 
@@ -38,15 +43,28 @@ impl core::fmt::Display for Pos {
 
 /// Parses `text` with the loader's limits: size, node count, no DTD, nesting depth.
 pub(crate) fn parse<'i>(file: &Arc<str>, text: &'i str) -> Result<Document<'i>, QosXmlError> {
-    let at_start = Pos { file: file.clone(), line: 1, col: 1 };
+    let at_start = Pos {
+        file: file.clone(),
+        line: 1,
+        col: 1,
+    };
     if text.len() > MAX_FILE_SIZE {
         return Err(at_start.error(format!("file is larger than {MAX_FILE_SIZE} bytes")));
     }
     let nodes_limit = u32::try_from(MAX_ELEMENTS.saturating_mul(4)).unwrap_or(u32::MAX);
-    let opt = ParsingOptions { allow_dtd: false, nodes_limit, entity_resolver: None };
+    let opt = ParsingOptions {
+        allow_dtd: false,
+        nodes_limit,
+        entity_resolver: None,
+    };
     let doc = Document::parse_with_options(text, opt).map_err(|e| {
         let p = e.pos();
-        Pos { file: file.clone(), line: p.row, col: p.col }.error(format!("XML error: {e}"))
+        Pos {
+            file: file.clone(),
+            line: p.row,
+            col: p.col,
+        }
+        .error(format!("XML error: {e}"))
     })?;
     check_shape(file, &doc)?;
     Ok(doc)
@@ -59,9 +77,15 @@ fn check_shape(file: &Arc<str>, doc: &Document<'_>) -> Result<(), QosXmlError> {
     let mut depth: Vec<u16> = Vec::new();
     let mut elements = 0usize;
     for node in doc.descendants() {
-        let parent_depth =
-            node.parent().and_then(|p| depth.get(p.id().get_usize()).copied()).unwrap_or(0);
-        let d = if node.is_element() { parent_depth.saturating_add(1) } else { parent_depth };
+        let parent_depth = node
+            .parent()
+            .and_then(|p| depth.get(p.id().get_usize()).copied())
+            .unwrap_or(0);
+        let d = if node.is_element() {
+            parent_depth.saturating_add(1)
+        } else {
+            parent_depth
+        };
         // Ids are dense (bounded by the parser's node limit); a parent is visited first.
         let id = node.id().get_usize();
         if id >= depth.len() {
@@ -96,7 +120,11 @@ impl<'a, 'i> Ctx<'a, 'i> {
     /// The position of byte `offset`.
     pub(crate) fn pos_at(&self, offset: usize) -> Pos {
         let p = self.doc.text_pos_at(offset);
-        Pos { file: self.file.clone(), line: p.row, col: p.col }
+        Pos {
+            file: self.file.clone(),
+            line: p.row,
+            col: p.col,
+        }
     }
 
     /// The position of `node`'s start tag.
@@ -117,7 +145,10 @@ impl<'a, 'i> Ctx<'a, 'i> {
     /// "unknown element" at `node`, suggesting the closest of `expected`.
     pub(crate) fn unknown(&self, node: Node<'_, '_>, expected: &[&str]) -> QosXmlError {
         let name = node.tag_name().name();
-        let parent = node.parent_element().map(|p| p.tag_name().name()).unwrap_or("");
+        let parent = node
+            .parent_element()
+            .map(|p| p.tag_name().name())
+            .unwrap_or("");
         let mut msg = format!("unknown element <{name}> in <{parent}>");
         if let Some(s) = suggest(name, expected) {
             msg.push_str(&format!(" (did you mean <{s}>?)"));
@@ -153,7 +184,9 @@ impl<'a, 'i> Ctx<'a, 'i> {
         node: Node<'_, '_>,
         name: &str,
     ) -> Result<Option<(String, Pos)>, QosXmlError> {
-        let Some(attr) = node.attribute_node(name) else { return Ok(None) };
+        let Some(attr) = node.attribute_node(name) else {
+            return Ok(None);
+        };
         let value = attr.value().trim();
         if value.is_empty() || value.len() > MAX_NAME_LEN {
             let msg = format!("attribute `{name}` must be 1 to {MAX_NAME_LEN} bytes long");
@@ -175,7 +208,9 @@ impl<'a, 'i> Ctx<'a, 'i> {
 
     /// A boolean attribute (absent = false).
     pub(crate) fn bool_attr(&self, node: Node<'_, '_>, name: &str) -> Result<bool, QosXmlError> {
-        let Some(attr) = node.attribute_node(name) else { return Ok(false) };
+        let Some(attr) = node.attribute_node(name) else {
+            return Ok(false);
+        };
         parse_bool(attr.value().trim())
             .ok_or_else(|| self.attr_err(&attr, format!("bad boolean `{}`", attr.value())))
     }
@@ -235,7 +270,10 @@ impl<'a, 'i> Ctx<'a, 'i> {
         }
         let v = parse_i32(&text).ok_or_else(|| self.err(node, format!("bad length `{text}`")))?;
         Length::from_i32(v).ok_or_else(|| {
-            self.err(node, format!("{v} is negative (use LENGTH_UNLIMITED for no limit)"))
+            self.err(
+                node,
+                format!("{v} is negative (use LENGTH_UNLIMITED for no limit)"),
+            )
         })
     }
 
@@ -249,15 +287,21 @@ impl<'a, 'i> Ctx<'a, 'i> {
     ) -> Result<T, QosXmlError> {
         let text = self.text(node)?;
         let key = strip_dds(&text);
-        if let Some((_, _, v)) = table.iter().find(|(full, short, _)| key == *full || key == *short)
+        if let Some((_, _, v)) = table
+            .iter()
+            .find(|(full, short, _)| key == *full || key == *short)
         {
             return Ok(*v);
         }
         let names: Vec<&str> = table.iter().map(|(full, _, _)| *full).collect();
         let shorts: Vec<&str> = table.iter().map(|(_, short, _)| *short).collect();
         let mut msg = format!("bad {what} `{text}`");
-        let near_short = suggest(key, &shorts)
-            .and_then(|s| table.iter().find(|(_, short, _)| *short == s).map(|(full, _, _)| *full));
+        let near_short = suggest(key, &shorts).and_then(|s| {
+            table
+                .iter()
+                .find(|(_, short, _)| *short == s)
+                .map(|(full, _, _)| *full)
+        });
         match suggest(key, &names).or(near_short) {
             Some(s) => msg.push_str(&format!(" (did you mean {s}?)")),
             None => msg.push_str(&format!(" (expected one of {})", names.join(", "))),
@@ -275,9 +319,10 @@ impl<'a, 'i> Ctx<'a, 'i> {
             return match strip_dds(&text) {
                 "DURATION_INFINITY" | "DURATION_INFINITE" => Ok(Duration::INFINITE),
                 "DURATION_ZERO" => Ok(Duration::ZERO),
-                _ => {
-                    Err(self.err(node, format!("bad duration `{text}` (expected <sec>/<nanosec>)")))
-                }
+                _ => Err(self.err(
+                    node,
+                    format!("bad duration `{text}` (expected <sec>/<nanosec>)"),
+                )),
             };
         }
         let (mut sec, mut nanosec, mut infinite) = (0i32, 0u32, false);
@@ -309,7 +354,10 @@ impl<'a, 'i> Ctx<'a, 'i> {
             return Ok(Duration::INFINITE);
         }
         let fraction = Duration::from_std(core::time::Duration::new(0, nanosec)).fraction;
-        Ok(Duration { seconds: sec, fraction })
+        Ok(Duration {
+            seconds: sec,
+            fraction,
+        })
     }
 }
 
@@ -337,12 +385,19 @@ pub(crate) fn parse_i32(s: &str) -> Option<i32> {
         Some(rest) => (true, rest),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => i64::from_str_radix(hex, 16).ok()?,
         None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse::<i64>().ok()?,
         None => return None,
     };
-    let value = if neg { magnitude.checked_neg()? } else { magnitude };
+    let value = if neg {
+        magnitude.checked_neg()?
+    } else {
+        magnitude
+    };
     i32::try_from(value).ok()
 }
 

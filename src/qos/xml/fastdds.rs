@@ -35,8 +35,13 @@ const PROFILE_ELEMENTS: &[&str] = &[
     "library_settings",
     "domainparticipant_factory",
 ];
-const SKIPPED_PROFILES: &[&str] =
-    &["transport_descriptors", "log", "types", "library_settings", "domainparticipant_factory"];
+const SKIPPED_PROFILES: &[&str] = &[
+    "transport_descriptors",
+    "log",
+    "types",
+    "library_settings",
+    "domainparticipant_factory",
+];
 const ENDPOINT_ELEMENTS: &[&str] = &[
     "topic",
     "qos",
@@ -69,9 +74,19 @@ const QOS_ELEMENTS: &[&str] = &[
     "data_sharing",
     "disable_heartbeat_piggyback",
 ];
-const SKIPPED_QOS: &[&str] =
-    &["disablePositiveAcks", "publishMode", "data_sharing", "disable_heartbeat_piggyback"];
-const TOPIC_ELEMENTS: &[&str] = &["name", "dataType", "kind", "historyQos", "resourceLimitsQos"];
+const SKIPPED_QOS: &[&str] = &[
+    "disablePositiveAcks",
+    "publishMode",
+    "data_sharing",
+    "disable_heartbeat_piggyback",
+];
+const TOPIC_ELEMENTS: &[&str] = &[
+    "name",
+    "dataType",
+    "kind",
+    "historyQos",
+    "resourceLimitsQos",
+];
 
 /// `<profiles>`: appends one profile per `profile_name`.
 pub(crate) fn profiles(
@@ -111,15 +126,29 @@ pub(crate) fn profiles(
             let msg = format!("<{element}> profile sets a policy that does not apply to it");
             return Err(pos.error(msg));
         }
-        let mut entries = vec![Entry { kind, base: None, filter: None, patches }];
+        let mut entries = vec![Entry {
+            kind,
+            base: None,
+            filter: None,
+            patches,
+        }];
         if let (Some(gk), false) = (group_kind, group.is_empty()) {
-            entries.push(Entry { kind: gk, base: None, filter: None, patches: group });
+            entries.push(Entry {
+                kind: gk,
+                base: None,
+                filter: None,
+                patches: group,
+            });
         }
         let name = format!("{LIBRARY}::{pname}");
         let default = ctx.bool_attr(child, "is_default_profile")?;
         // Fast DDS keeps one namespace per element kind, so `p` may be both a participant and
         // a data_writer profile: merge them into one profile with an entry per kind.
-        let free = |p: &Profile| p.entries.iter().all(|e| entries.iter().all(|n| n.kind != e.kind));
+        let free = |p: &Profile| {
+            p.entries
+                .iter()
+                .all(|e| entries.iter().all(|n| n.kind != e.kind))
+        };
         match out.iter_mut().find(|p| p.name == name && free(p)) {
             Some(p) => {
                 p.entries.extend(entries);
@@ -188,7 +217,10 @@ fn topic(ctx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Vec<PolicyPatch>, QosX
                 ];
                 fields(ctx, c, &names, |f, v| {
                     let n = ctx.long(v)?;
-                    let len = u32::try_from(n).ok().filter(|n| *n > 0).map(Length::Limited);
+                    let len = u32::try_from(n)
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .map(Length::Limited);
                     let len = Some(len.unwrap_or(Length::Unlimited));
                     match f {
                         "max_samples" => l.max_samples = len,

@@ -85,7 +85,12 @@ pub struct QosXmlError {
 impl QosXmlError {
     /// An error with no position (API misuse rather than a bad file).
     pub(crate) fn unplaced(message: String) -> Self {
-        QosXmlError { file: String::new(), line: 0, col: 0, message }
+        QosXmlError {
+            file: String::new(),
+            line: 0,
+            col: 0,
+            message,
+        }
     }
 }
 
@@ -133,7 +138,10 @@ impl EntityKind {
 
     /// True for the kinds that take a `topic_filter`.
     pub(crate) fn has_topic(self) -> bool {
-        matches!(self, EntityKind::Topic | EntityKind::DataWriter | EntityKind::DataReader)
+        matches!(
+            self,
+            EntityKind::Topic | EntityKind::DataWriter | EntityKind::DataReader
+        )
     }
 }
 

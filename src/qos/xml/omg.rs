@@ -88,7 +88,12 @@ pub(crate) fn library(
 /// `<qos_profile name [base_name] [is_default_qos]>`.
 fn profile(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, lib: &str) -> Result<Profile, QosXmlError> {
     // RTI: is_default_participant_factory_profile selects factory QoS, which we do not model.
-    let attrs = ["name", "base_name", "is_default_qos", "is_default_participant_factory_profile"];
+    let attrs = [
+        "name",
+        "base_name",
+        "is_default_qos",
+        "is_default_participant_factory_profile",
+    ];
     ctx.check_attributes(node, &attrs)?;
     let (name, _) = ctx.required_attr(node, "name")?;
     let mut entries = Vec::new();
@@ -132,15 +137,26 @@ fn entry(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, kind: EntityKind) -> Result<Entr
     };
     ctx.check_attributes(node, attrs)?;
     // §7.3.2.4.3: the default filter is `*`, which is the same as no filter.
-    let filter = ctx.name_attr(node, "topic_filter")?.map(|(f, _)| f).filter(|f| f != "*");
+    let filter = ctx
+        .name_attr(node, "topic_filter")?
+        .map(|(f, _)| f)
+        .filter(|f| f != "*");
     let mut patches = Vec::new();
     for child in elements(node) {
         let patch = parse_policy(ctx, child)?.ok_or_else(|| ctx.unknown(child, POLICY_NAMES))?;
         if !applies_to(kind, &patch) {
             let (policy, elem) = (child.tag_name().name(), node.tag_name().name());
-            return Err(ctx.err(child, format!("policy <{policy}> does not apply to <{elem}>")));
+            return Err(ctx.err(
+                child,
+                format!("policy <{policy}> does not apply to <{elem}>"),
+            ));
         }
         patches.push(patch);
     }
-    Ok(Entry { kind, base: ctx.name_attr(node, "base_name")?, filter, patches })
+    Ok(Entry {
+        kind,
+        base: ctx.name_attr(node, "base_name")?,
+        filter,
+        patches,
+    })
 }

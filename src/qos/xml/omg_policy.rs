@@ -19,15 +19,35 @@ type Table<T> = &'static [(&'static str, &'static str, T)];
 
 /// RELIABILITY kinds (DDS 1.4 §2.3.3 IDL).
 pub(crate) const RELIABILITY: Table<ReliabilityKind> = &[
-    ("BEST_EFFORT_RELIABILITY_QOS", "BEST_EFFORT", ReliabilityKind::BestEffort),
-    ("RELIABLE_RELIABILITY_QOS", "RELIABLE", ReliabilityKind::Reliable),
+    (
+        "BEST_EFFORT_RELIABILITY_QOS",
+        "BEST_EFFORT",
+        ReliabilityKind::BestEffort,
+    ),
+    (
+        "RELIABLE_RELIABILITY_QOS",
+        "RELIABLE",
+        ReliabilityKind::Reliable,
+    ),
 ];
 /// DURABILITY kinds.
 pub(crate) const DURABILITY: Table<Durability> = &[
     ("VOLATILE_DURABILITY_QOS", "VOLATILE", Durability::Volatile),
-    ("TRANSIENT_LOCAL_DURABILITY_QOS", "TRANSIENT_LOCAL", Durability::TransientLocal),
-    ("TRANSIENT_DURABILITY_QOS", "TRANSIENT", Durability::Transient),
-    ("PERSISTENT_DURABILITY_QOS", "PERSISTENT", Durability::Persistent),
+    (
+        "TRANSIENT_LOCAL_DURABILITY_QOS",
+        "TRANSIENT_LOCAL",
+        Durability::TransientLocal,
+    ),
+    (
+        "TRANSIENT_DURABILITY_QOS",
+        "TRANSIENT",
+        Durability::Transient,
+    ),
+    (
+        "PERSISTENT_DURABILITY_QOS",
+        "PERSISTENT",
+        Durability::Persistent,
+    ),
 ];
 /// HISTORY kinds.
 pub(crate) const HISTORY: Table<HistoryKind> = &[
@@ -36,13 +56,21 @@ pub(crate) const HISTORY: Table<HistoryKind> = &[
 ];
 /// LIVELINESS kinds.
 pub(crate) const LIVELINESS: Table<LivelinessKind> = &[
-    ("AUTOMATIC_LIVELINESS_QOS", "AUTOMATIC", LivelinessKind::Automatic),
+    (
+        "AUTOMATIC_LIVELINESS_QOS",
+        "AUTOMATIC",
+        LivelinessKind::Automatic,
+    ),
     (
         "MANUAL_BY_PARTICIPANT_LIVELINESS_QOS",
         "MANUAL_BY_PARTICIPANT",
         LivelinessKind::ManualByParticipant,
     ),
-    ("MANUAL_BY_TOPIC_LIVELINESS_QOS", "MANUAL_BY_TOPIC", LivelinessKind::ManualByTopic),
+    (
+        "MANUAL_BY_TOPIC_LIVELINESS_QOS",
+        "MANUAL_BY_TOPIC",
+        LivelinessKind::ManualByTopic,
+    ),
 ];
 /// OWNERSHIP kinds.
 pub(crate) const OWNERSHIP: Table<Ownership> = &[
@@ -62,15 +90,31 @@ const DESTINATION_ORDER: Table<DestinationOrder> = &[
     ),
 ];
 const ACCESS_SCOPE: Table<PresentationAccessScope> = &[
-    ("INSTANCE_PRESENTATION_QOS", "INSTANCE", PresentationAccessScope::Instance),
-    ("TOPIC_PRESENTATION_QOS", "TOPIC", PresentationAccessScope::Topic),
-    ("GROUP_PRESENTATION_QOS", "GROUP", PresentationAccessScope::Group),
+    (
+        "INSTANCE_PRESENTATION_QOS",
+        "INSTANCE",
+        PresentationAccessScope::Instance,
+    ),
+    (
+        "TOPIC_PRESENTATION_QOS",
+        "TOPIC",
+        PresentationAccessScope::Topic,
+    ),
+    (
+        "GROUP_PRESENTATION_QOS",
+        "GROUP",
+        PresentationAccessScope::Group,
+    ),
 ];
 /// DataRepresentationId_t literals (DDS-XTypes 1.3 §7.6.3.1.1).
 const REPRESENTATION: Table<i16> = &[
     ("XCDR_DATA_REPRESENTATION", "XCDR", DataRepresentation::XCDR),
     ("XML_DATA_REPRESENTATION", "XML", DataRepresentation::XML),
-    ("XCDR2_DATA_REPRESENTATION", "XCDR2", DataRepresentation::XCDR2),
+    (
+        "XCDR2_DATA_REPRESENTATION",
+        "XCDR2",
+        DataRepresentation::XCDR2,
+    ),
 ];
 
 /// Every policy element name this loader knows, for "did you mean".
@@ -227,7 +271,10 @@ pub(crate) fn parse_policy(
         )?),
         "reader_data_lifecycle" => {
             let (mut nowriter, mut disposed) = (None, None);
-            let names = ["autopurge_nowriter_samples_delay", "autopurge_disposed_samples_delay"];
+            let names = [
+                "autopurge_nowriter_samples_delay",
+                "autopurge_disposed_samples_delay",
+            ];
             fields(ctx, node, &names, |name, c| {
                 match name {
                     "autopurge_nowriter_samples_delay" => nowriter = Some(ctx.duration(c)?),
@@ -386,7 +433,9 @@ fn octets(ctx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Option<Vec<u8>>, QosX
         } else {
             let text = ctx.text(c)?;
             let items = text.split(',').map(str::trim).filter(|s| !s.is_empty());
-            items.map(|s| byte(ctx, c, s)).collect::<Result<Vec<u8>, _>>()?
+            items
+                .map(|s| byte(ctx, c, s))
+                .collect::<Result<Vec<u8>, _>>()?
         };
         {
             out = Some(bytes);

@@ -156,7 +156,10 @@ overlay!(DurabilityService, DurabilityService(p), |t| {
     p.history.overlay(&mut t.history);
     set(&mut t.max_samples, &p.limits.max_samples);
     set(&mut t.max_instances, &p.limits.max_instances);
-    set(&mut t.max_samples_per_instance, &p.limits.max_samples_per_instance);
+    set(
+        &mut t.max_samples_per_instance,
+        &p.limits.max_samples_per_instance,
+    );
 });
 overlay!(Presentation, Presentation(scope, coherent, ordered), |t| {
     set(&mut t.access_scope, scope);
@@ -164,20 +167,28 @@ overlay!(Presentation, Presentation(scope, coherent, ordered), |t| {
     set(&mut t.ordered_access, ordered);
 });
 overlay!(Deadline, Deadline(v), |t| { set(&mut t.period, v) });
-overlay!(LatencyBudget, LatencyBudget(v), |t| { set(&mut t.duration, v) });
+overlay!(LatencyBudget, LatencyBudget(v), |t| {
+    set(&mut t.duration, v)
+});
 overlay!(Ownership, Ownership(v), |t| { set(t, v) });
-overlay!(OwnershipStrength, OwnershipStrength(v), |t| { set(&mut t.value, v) });
+overlay!(OwnershipStrength, OwnershipStrength(v), |t| {
+    set(&mut t.value, v)
+});
 overlay!(Liveliness, Liveliness(kind, lease), |t| {
     set(&mut t.kind, kind);
     set(&mut t.lease_duration, lease);
 });
-overlay!(TimeBasedFilter, TimeBasedFilter(v), |t| { set(&mut t.minimum_separation, v) });
+overlay!(TimeBasedFilter, TimeBasedFilter(v), |t| {
+    set(&mut t.minimum_separation, v)
+});
 overlay!(Partition, Partition(v), |t| { set(&mut t.names, v) });
 overlay!(Reliability, Reliability(kind, blocking), |t| {
     set(&mut t.kind, kind);
     set(&mut t.max_blocking_time, blocking);
 });
-overlay!(TransportPriority, TransportPriority(v), |t| { set(&mut t.value, v) });
+overlay!(TransportPriority, TransportPriority(v), |t| {
+    set(&mut t.value, v)
+});
 overlay!(Lifespan, Lifespan(v), |t| { set(&mut t.duration, v) });
 overlay!(DestinationOrder, DestinationOrder(v), |t| { set(t, v) });
 overlay!(History, History(p), |t| { p.overlay(t) });
@@ -186,15 +197,23 @@ overlay!(ResourceLimits, ResourceLimits(p), |t| {
     set(&mut t.max_instances, &p.max_instances);
     set(&mut t.max_samples_per_instance, &p.max_samples_per_instance);
 });
-overlay!(EntityFactory, EntityFactory(v), |t| { set(&mut t.autoenable_created_entities, v) });
+overlay!(EntityFactory, EntityFactory(v), |t| {
+    set(&mut t.autoenable_created_entities, v)
+});
 overlay!(WriterDataLifecycle, WriterDataLifecycle(v), |t| {
     set(&mut t.autodispose_unregistered_instances, v)
 });
-overlay!(ReaderDataLifecycle, ReaderDataLifecycle(nowriter, disposed), |t| {
-    set(&mut t.autopurge_nowriter_samples_delay, nowriter);
-    set(&mut t.autopurge_disposed_samples_delay, disposed);
+overlay!(
+    ReaderDataLifecycle,
+    ReaderDataLifecycle(nowriter, disposed),
+    |t| {
+        set(&mut t.autopurge_nowriter_samples_delay, nowriter);
+        set(&mut t.autopurge_disposed_samples_delay, disposed);
+    }
+);
+overlay!(DataRepresentation, DataRepresentation(v), |t| {
+    set(&mut t.value, v)
 });
-overlay!(DataRepresentation, DataRepresentation(v), |t| { set(&mut t.value, v) });
 
 /// An entity QoS aggregate that XML patches apply to.
 pub(crate) trait EntityQos: Sized {

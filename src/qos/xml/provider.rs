@@ -86,7 +86,12 @@ impl QosProvider {
         list: Option<&str>,
         dir: &Path,
     ) -> Result<(), QosXmlError> {
-        for item in list.unwrap_or("").split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        for item in list
+            .unwrap_or("")
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             self.load_file(item.strip_prefix("file://").unwrap_or(item))?;
         }
         let user = dir.join(USER_QOS_PROFILES_FILE);
@@ -101,17 +106,29 @@ impl QosProvider {
     pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), QosXmlError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let fail =
-            |what: String| QosXmlError { file: name.clone(), line: 0, col: 0, message: what };
+        let fail = |what: String| QosXmlError {
+            file: name.clone(),
+            line: 0,
+            col: 0,
+            message: what,
+        };
         let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
-        let limit = u64::try_from(MAX_FILE_SIZE).unwrap_or(u64::MAX).saturating_add(1);
+        let limit = u64::try_from(MAX_FILE_SIZE)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
         let mut bytes = Vec::new();
-        file.take(limit).read_to_end(&mut bytes).map_err(|e| fail(format!("cannot read: {e}")))?;
+        file.take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(format!("cannot read: {e}")))?;
         if bytes.len() > MAX_FILE_SIZE {
             return Err(fail(format!("file is larger than {MAX_FILE_SIZE} bytes")));
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| fail(format!("not UTF-8 (at byte {})", e.utf8_error().valid_up_to())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(format!(
+                "not UTF-8 (at byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         self.load_str(&name, &text)
     }
 
@@ -120,7 +137,10 @@ impl QosProvider {
     pub fn load_str(&mut self, name: &str, text: &str) -> Result<(), QosXmlError> {
         let file: Arc<str> = Arc::from(name);
         let doc = dom::parse(&file, text)?;
-        let ctx = Ctx { file: &file, doc: &doc };
+        let ctx = Ctx {
+            file: &file,
+            doc: &doc,
+        };
         let root = doc.root_element();
         let mut batch = Vec::new();
         match root.tag_name().name() {
@@ -142,8 +162,10 @@ impl QosProvider {
         for (i, p) in batch.iter().enumerate() {
             let earlier = self.profiles.iter().chain(batch.iter().take(i));
             if let Some(first) = earlier.into_iter().find(|q| q.name == p.name) {
-                let msg =
-                    format!("duplicate profile `{}` (first defined at {})", p.name, first.pos);
+                let msg = format!(
+                    "duplicate profile `{}` (first defined at {})",
+                    p.name, first.pos
+                );
                 return Err(p.pos.error(msg));
             }
         }
@@ -165,7 +187,9 @@ impl QosProvider {
 
     /// The default profile's name (`is_default_qos="true"`, last loaded wins), if any.
     pub fn default_profile(&self) -> Option<&str> {
-        self.default.and_then(|i| self.profiles.get(i)).map(|p| p.name.as_str())
+        self.default
+            .and_then(|i| self.profiles.get(i))
+            .map(|p| p.name.as_str())
     }
 
     /// The names of all loaded profiles, in load order.
@@ -219,7 +243,11 @@ impl QosProvider {
                 .map(Some)
                 .ok_or_else(|| QosXmlError::unplaced(format!("unknown QoS profile `{name}`")));
         }
-        let fast_default = || self.profiles.iter().rposition(|p| p.default_kinds.contains(&kind));
+        let fast_default = || {
+            self.profiles
+                .iter()
+                .rposition(|p| p.default_kinds.contains(&kind))
+        };
         Ok(self.default.or_else(fast_default))
     }
 
@@ -233,10 +261,17 @@ impl QosProvider {
             return None;
         }
         let short = |p: &Profile| {
-            p.name.strip_prefix(p.library.as_str()).and_then(|r| r.strip_prefix("::")) == Some(name)
+            p.name
+                .strip_prefix(p.library.as_str())
+                .and_then(|r| r.strip_prefix("::"))
+                == Some(name)
         };
         if let Some(lib) = library {
-            if let Some(i) = self.profiles.iter().position(|p| p.library == lib && short(p)) {
+            if let Some(i) = self
+                .profiles
+                .iter()
+                .position(|p| p.library == lib && short(p))
+            {
                 return Some(i);
             }
         }
@@ -251,7 +286,9 @@ impl QosProvider {
     /// applies the selected entries from the root down, and checks consistency.
     fn resolve<Q: EntityQos>(&self, profile: &str, topic: Option<&str>) -> Result<Q, QosXmlError> {
         let mut qos = Q::initial();
-        let Some(first) = self.start(profile, Q::KIND)? else { return Ok(qos) };
+        let Some(first) = self.start(profile, Q::KIND)? else {
+            return Ok(qos);
+        };
         let mut visited: Vec<usize> = Vec::new();
         let mut chain: Vec<&Entry> = Vec::new();
         let mut current = first;
@@ -279,9 +316,9 @@ impl QosProvider {
                 return Err(pos.error(msg));
             }
             if visited.len() >= MAX_INHERITANCE_DEPTH {
-                return Err(
-                    pos.error(format!("base_name chain longer than {MAX_INHERITANCE_DEPTH}"))
-                );
+                return Err(pos.error(format!(
+                    "base_name chain longer than {MAX_INHERITANCE_DEPTH}"
+                )));
             }
             current = next;
         }
@@ -293,7 +330,9 @@ impl QosProvider {
         qos.check().map_err(|reason| {
             let p = self.profiles.get(first).map(|p| (p.name.as_str(), &p.pos));
             let (name, pos) = p.unzip();
-            let topic = topic.map(|t| format!(" for topic `{t}`")).unwrap_or_default();
+            let topic = topic
+                .map(|t| format!(" for topic `{t}`"))
+                .unwrap_or_default();
             let msg = format!(
                 "profile `{}` gives an inconsistent <{}>{topic}: {reason}",
                 name.unwrap_or(""),
@@ -322,5 +361,9 @@ fn select<'p>(p: &'p Profile, kind: EntityKind, topic: Option<&str>) -> Option<&
 }
 
 fn filter_matches(filter: &str, topic: &str) -> bool {
-    if is_pattern(filter) { wildcard_match(filter, topic) } else { filter == topic }
+    if is_pattern(filter) {
+        wildcard_match(filter, topic)
+    } else {
+        filter == topic
+    }
 }

@@ -55,13 +55,19 @@ fn every_participant_topic_and_group_policy_is_read() {
     assert_eq!(
         part,
         DomainParticipantQos {
-            user_data: UserData { value: vec![1, 2, 3] },
-            entity_factory: EntityFactory { autoenable_created_entities: false },
+            user_data: UserData {
+                value: vec![1, 2, 3]
+            },
+            entity_factory: EntityFactory {
+                autoenable_created_entities: false
+            },
         }
     );
     let topic = p.topic_qos("All::Everything", "Any").unwrap();
     let expected = TopicQos {
-        topic_data: TopicData { value: vec![1, 2, 3] },
+        topic_data: TopicData {
+            value: vec![1, 2, 3],
+        },
         durability: Durability::Transient,
         durability_service: DurabilityService {
             service_cleanup_delay: dur(5, 0),
@@ -70,9 +76,16 @@ fn every_participant_topic_and_group_policy_is_read() {
             max_instances: Length::Limited(10),
             max_samples_per_instance: Length::Limited(10),
         },
-        deadline: Deadline { period: dur(2, 500_000_000) },
-        latency_budget: LatencyBudget { duration: dur(0, 1_000_000) },
-        liveliness: Liveliness { kind: LivelinessKind::ManualByTopic, lease_duration: dur(1, 0) },
+        deadline: Deadline {
+            period: dur(2, 500_000_000),
+        },
+        latency_budget: LatencyBudget {
+            duration: dur(0, 1_000_000),
+        },
+        liveliness: Liveliness {
+            kind: LivelinessKind::ManualByTopic,
+            lease_duration: dur(1, 0),
+        },
         reliability: Reliability {
             kind: ReliabilityKind::Reliable,
             max_blocking_time: Duration::INFINITE,
@@ -85,7 +98,9 @@ fn every_participant_topic_and_group_policy_is_read() {
             max_samples_per_instance: Length::Limited(8),
         },
         transport_priority: TransportPriority { value: 7 },
-        lifespan: Lifespan { duration: dur(60, 0) },
+        lifespan: Lifespan {
+            duration: dur(60, 0),
+        },
         ownership: Ownership::Exclusive,
         data_representation: DataRepresentation::new([DataRepresentation::XCDR2]),
     };
@@ -101,7 +116,9 @@ fn every_participant_topic_and_group_policy_is_read() {
             },
             partition: Partition::new(["A", "B*"]),
             group_data: GroupData { value: vec![9, 10] },
-            entity_factory: EntityFactory { autoenable_created_entities: false },
+            entity_factory: EntityFactory {
+                autoenable_created_entities: false
+            },
         }
     );
     let subscriber = p.subscriber_qos("All::Everything").unwrap();
@@ -114,7 +131,9 @@ fn every_participant_topic_and_group_policy_is_read() {
             },
             partition: Partition::new(["C"]),
             group_data: GroupData { value: vec![4] },
-            entity_factory: EntityFactory { autoenable_created_entities: false },
+            entity_factory: EntityFactory {
+                autoenable_created_entities: false
+            },
         }
     );
 }
@@ -130,7 +149,9 @@ fn every_writer_and_reader_policy_is_read() {
             ..DurabilityService::default()
         },
         deadline: Deadline { period: dur(1, 0) },
-        latency_budget: LatencyBudget { duration: dur(0, 5_000_000) },
+        latency_budget: LatencyBudget {
+            duration: dur(0, 5_000_000),
+        },
         liveliness: Liveliness {
             kind: LivelinessKind::ManualByParticipant,
             lease_duration: Duration::INFINITE,
@@ -147,11 +168,15 @@ fn every_writer_and_reader_policy_is_read() {
             max_samples_per_instance: Length::Limited(100),
         },
         transport_priority: TransportPriority { value: -3 },
-        lifespan: Lifespan { duration: Duration::INFINITE },
+        lifespan: Lifespan {
+            duration: Duration::INFINITE,
+        },
         user_data: UserData { value: vec![0xff] },
         ownership: Ownership::Exclusive,
         ownership_strength: OwnershipStrength { value: 42 },
-        writer_data_lifecycle: WriterDataLifecycle { autodispose_unregistered_instances: false },
+        writer_data_lifecycle: WriterDataLifecycle {
+            autodispose_unregistered_instances: false,
+        },
         data_representation: DataRepresentation::new([2, 0]),
     };
     assert_eq!(w, expected);
@@ -159,8 +184,13 @@ fn every_writer_and_reader_policy_is_read() {
     let expected = DataReaderQos {
         durability: Durability::Persistent,
         deadline: Deadline { period: dur(10, 0) },
-        latency_budget: LatencyBudget { duration: dur(0, 7) },
-        liveliness: Liveliness { kind: LivelinessKind::Automatic, lease_duration: dur(3, 0) },
+        latency_budget: LatencyBudget {
+            duration: dur(0, 7),
+        },
+        liveliness: Liveliness {
+            kind: LivelinessKind::Automatic,
+            lease_duration: dur(3, 0),
+        },
         // Only the kind is written: max_blocking_time keeps the 100 ms default.
         reliability: Reliability::reliable(),
         destination_order: DestinationOrder::BySourceTimestamp,
@@ -171,7 +201,9 @@ fn every_writer_and_reader_policy_is_read() {
         },
         user_data: UserData { value: vec![1] },
         ownership: Ownership::Exclusive,
-        time_based_filter: TimeBasedFilter { minimum_separation: dur(1, 0) },
+        time_based_filter: TimeBasedFilter {
+            minimum_separation: dur(1, 0),
+        },
         reader_data_lifecycle: ReaderDataLifecycle {
             autopurge_nowriter_samples_delay: dur(30, 0),
             autopurge_disposed_samples_delay: dur(0, 250_000_000),
@@ -198,7 +230,10 @@ fn duration_spellings() {
     assert_eq!(period("c"), Duration::INFINITE);
     assert_eq!(period("d"), Duration::ZERO);
     assert_eq!(period("e"), dur(0, 500_000_000));
-    assert_eq!(period("e").to_std(), Some(core::time::Duration::from_millis(500)));
+    assert_eq!(
+        period("e").to_std(),
+        Some(core::time::Duration::from_millis(500))
+    );
 }
 
 const BASE_FILE: &str = r#"<dds>
@@ -242,30 +277,48 @@ fn inheritance_chains_cross_libraries_and_files() {
     assert_eq!(w.history, History::KeepLast(3));
     // Same-library unqualified base, then the chain continues: Mixed -> Sensor -> Durable.
     let w = p.datawriter_qos("App::Mixed", "T").unwrap();
-    assert_eq!((w.durability, w.history), (Durability::TransientLocal, History::KeepLast(3)));
+    assert_eq!(
+        (w.durability, w.history),
+        (Durability::TransientLocal, History::KeepLast(3))
+    );
     // An entity-level base_name replaces the profile's base for that kind only.
     let r = p.datareader_qos("App::Mixed", "T").unwrap();
     assert_eq!(r.deadline.period, dur(4, 0));
     assert_eq!(r.reliability.kind, ReliabilityKind::BestEffort);
     // Through Sensor's base, the reader is reliable.
     assert_eq!(
-        p.datareader_qos("App::Sensor", "T").unwrap().reliability.kind,
+        p.datareader_qos("App::Sensor", "T")
+            .unwrap()
+            .reliability
+            .kind,
         ReliabilityKind::Reliable
     );
     // A unique unqualified name also works in the API.
-    assert_eq!(p.datawriter_qos("Durable", "T").unwrap().history, History::KeepLast(10));
+    assert_eq!(
+        p.datawriter_qos("Durable", "T").unwrap().history,
+        History::KeepLast(10)
+    );
     let names: Vec<&str> = p.profile_names().collect();
     assert_eq!(
         names,
-        ["App::Sensor", "App::Mixed", "Other::Reader", "Base::Reliable", "Base::Durable"]
+        [
+            "App::Sensor",
+            "App::Mixed",
+            "Other::Reader",
+            "Base::Reliable",
+            "Base::Durable"
+        ]
     );
 }
 
 #[test]
 fn inheritance_from_the_data_directory_files() {
     let mut p = QosProvider::new();
-    p.load_sources(Some(&format!("{DATA}/base.xml; file://{DATA}/derived.xml;")), DATA.as_ref())
-        .unwrap();
+    p.load_sources(
+        Some(&format!("{DATA}/base.xml; file://{DATA}/derived.xml;")),
+        DATA.as_ref(),
+    )
+    .unwrap();
     let w = p.datawriter_qos("App::Fast", "Anything").unwrap();
     assert_eq!(w.reliability.kind, ReliabilityKind::Reliable);
     assert_eq!(w.history, History::KeepLast(20));
@@ -280,7 +333,10 @@ fn inheritance_from_the_data_directory_files() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(p.default_profile(), Some("User::U"));
     let err = p.load_file(format!("{DATA}/missing.xml")).unwrap_err();
-    assert!(err.to_string().contains("missing.xml: cannot open"), "{err}");
+    assert!(
+        err.to_string().contains("missing.xml: cannot open"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -301,9 +357,17 @@ fn topic_filter_prefers_filtered_entries_in_document_order() {
 </qos_library></dds>"#,
     );
     let s = |prof: &str, t: &str| p.datawriter_qos(prof, t).unwrap().ownership_strength.value;
-    assert_eq!(s("L::P", "Sensor_1"), 3, "first matching filter wins, not the most specific");
+    assert_eq!(
+        s("L::P", "Sensor_1"),
+        3,
+        "first matching filter wins, not the most specific"
+    );
     assert_eq!(s("L::P", "Exact"), 5);
-    assert_eq!(s("L::P", "Other"), 2, "the first unfiltered entry ('*' counts as none)");
+    assert_eq!(
+        s("L::P", "Other"),
+        2,
+        "the first unfiltered entry ('*' counts as none)"
+    );
     assert_eq!(s("L::OnlyFiltered", "A"), 7);
     assert_eq!(s("L::OnlyFiltered", "B"), 1, "no entry selected: inherited");
 }
@@ -321,7 +385,10 @@ fn default_profile_is_used_for_the_empty_name_and_last_one_wins() {
     )
     .unwrap();
     assert_eq!(p.default_profile(), Some("A::D"));
-    assert_eq!(p.datawriter_qos("", "T").unwrap().durability, Durability::TransientLocal);
+    assert_eq!(
+        p.datawriter_qos("", "T").unwrap().durability,
+        Durability::TransientLocal
+    );
     assert_eq!(p.publisher_qos("").unwrap(), PublisherQos::default());
     p.load_str(
         "b.xml",
@@ -342,7 +409,10 @@ fn fast_dds_profiles_are_imported() {
     assert_eq!(w.durability, Durability::TransientLocal);
     assert_eq!(
         w.liveliness,
-        Liveliness { kind: LivelinessKind::ManualByTopic, lease_duration: dur(3, 0) }
+        Liveliness {
+            kind: LivelinessKind::ManualByTopic,
+            lease_duration: dur(3, 0)
+        }
     );
     assert_eq!(w.deadline.period, dur(0, 500_000_000));
     assert_eq!(w.lifespan.duration, Duration::INFINITE);
@@ -385,13 +455,25 @@ fn fast_dds_endpoint_partitions_become_group_qos() {
         r#"<profiles><data_writer profile_name="w"><qos><partition><names><name>p</name></names></partition></qos></data_writer>
 <data_reader profile_name="w"><qos><reliability><kind>RELIABLE</kind></reliability></qos></data_reader></profiles>"#,
     );
-    assert_eq!(p.datareader_qos("fastdds::w", "T").unwrap().reliability, Reliability::reliable());
-    assert_eq!(p.publisher_qos("fastdds::w").unwrap().partition, Partition::new(["p"]));
-    assert_eq!(p.datawriter_qos("fastdds::w", "T").unwrap(), DataWriterQos::default());
+    assert_eq!(
+        p.datareader_qos("fastdds::w", "T").unwrap().reliability,
+        Reliability::reliable()
+    );
+    assert_eq!(
+        p.publisher_qos("fastdds::w").unwrap().partition,
+        Partition::new(["p"])
+    );
+    assert_eq!(
+        p.datawriter_qos("fastdds::w", "T").unwrap(),
+        DataWriterQos::default()
+    );
     let e = load_err(
         r#"<profiles><data_reader profile_name="r"><qos><ownershipStrength><value>1</value></ownershipStrength></qos></data_reader></profiles>"#,
     );
-    assert_eq!(e, "1:11: <data_reader> profile sets a policy that does not apply to it");
+    assert_eq!(
+        e,
+        "1:11: <data_reader> profile sets a policy that does not apply to it"
+    );
 }
 
 /// Every error class, with its position (line:col of the offending element or attribute).
@@ -447,7 +529,10 @@ fn errors_name_the_position() {
             "<publisher_qos topic_filter=\"x\"/>",
             "4:16: unknown attribute `topic_filter` on <publisher_qos>",
         ),
-        ("<writer_qos/>", "4:1: unknown element <writer_qos> in <qos_profile>"),
+        (
+            "<writer_qos/>",
+            "4:1: unknown element <writer_qos> in <qos_profile>",
+        ),
         (
             "<user_data><value>1,300</value></user_data>",
             "4:1: unknown element <user_data> in <qos_profile>",
@@ -481,24 +566,46 @@ fn structural_errors_name_the_position() {
         "2:3: unknown element <qos_libary> in <dds> (did you mean <qos_library>?)"
     );
     assert_eq!(
-        load_err("<dds>\n<qos_library name=\"L\">\n</dds>").split(':').take(2).collect::<Vec<_>>(),
+        load_err("<dds>\n<qos_library name=\"L\">\n</dds>")
+            .split(':')
+            .take(2)
+            .collect::<Vec<_>>(),
         ["3", "1"]
     );
     assert!(load_err("<dds><qos_library name=\"L\">").contains("XML error"));
-    assert_eq!(load_err(""), "1:1: XML error: the document does not have a root node");
+    assert_eq!(
+        load_err(""),
+        "1:1: XML error: the document does not have a root node"
+    );
     let dtd = "<?xml version=\"1.0\"?>\n<!DOCTYPE dds [<!ENTITY a \"aaaa\">]>\n<dds>&a;</dds>";
     assert!(load_err(dtd).contains("DTD"), "{}", load_err(dtd));
     let dup = "<dds>\n<qos_library name=\"L\"><qos_profile name=\"P\"/></qos_library>\n<qos_library name=\"L\">\n  <qos_profile name=\"P\"/></qos_library></dds>";
-    assert_eq!(load_err(dup), "4:3: duplicate profile `L::P` (first defined at t.xml:2:23)");
+    assert_eq!(
+        load_err(dup),
+        "4:3: duplicate profile `L::P` (first defined at t.xml:2:23)"
+    );
     let mut p = QosProvider::new();
-    p.load_str("a.xml", "<qos_library name=\"L\"><qos_profile name=\"P\"/></qos_library>").unwrap();
+    p.load_str(
+        "a.xml",
+        "<qos_library name=\"L\"><qos_profile name=\"P\"/></qos_library>",
+    )
+    .unwrap();
     let e = p
-        .load_str("b.xml", "<qos_library name=\"L\">\n<qos_profile name=\"P\"/></qos_library>")
+        .load_str(
+            "b.xml",
+            "<qos_library name=\"L\">\n<qos_profile name=\"P\"/></qos_library>",
+        )
         .unwrap_err();
-    assert_eq!(e.to_string(), "b.xml:2:1: duplicate profile `L::P` (first defined at a.xml:1:23)");
+    assert_eq!(
+        e.to_string(),
+        "b.xml:2:1: duplicate profile `L::P` (first defined at a.xml:1:23)"
+    );
     // A failed load keeps nothing.
     let e = p
-        .load_str("c.xml", "<qos_library name=\"M\"><qos_profile name=\"Q\"/><bad/></qos_library>")
+        .load_str(
+            "c.xml",
+            "<qos_library name=\"M\"><qos_profile name=\"Q\"/><bad/></qos_library>",
+        )
         .unwrap_err();
     assert_eq!(e.line, 1);
     assert_eq!(p.profile_names().count(), 1);
@@ -525,14 +632,28 @@ fn lookup_errors_name_the_position() {
 </dds>"#,
     );
     let e = p.datawriter_qos("L::A", "T").unwrap_err();
-    assert_eq!(at(&e), "5:25: base_name cycle: L::A -> L::B -> L::C -> L::A");
+    assert_eq!(
+        at(&e),
+        "5:25: base_name cycle: L::A -> L::B -> L::C -> L::A"
+    );
     // The cycle is also found when the profile has no entry of the wanted kind.
-    assert!(p.participant_qos("L::B").unwrap_err().message.contains("cycle"));
+    assert!(
+        p.participant_qos("L::B")
+            .unwrap_err()
+            .message
+            .contains("cycle")
+    );
     let e = p.topic_qos("L::Lost", "T").unwrap_err();
-    assert_eq!(at(&e), "6:28: unknown base profile `Nowhere` (in `L::Lost`)");
+    assert_eq!(
+        at(&e),
+        "6:28: unknown base profile `Nowhere` (in `L::Lost`)"
+    );
     let e = p.datawriter_qos("L::Self", "T").unwrap_err();
     assert_eq!(at(&e), "7:44: base_name cycle: L::Self -> L::Self");
-    assert_eq!(p.datareader_qos("L::Self", "T").unwrap(), DataReaderQos::default());
+    assert_eq!(
+        p.datareader_qos("L::Self", "T").unwrap(),
+        DataReaderQos::default()
+    );
     let e = p.datawriter_qos("L::Bad", "T").unwrap_err();
     assert_eq!(e.file, "t.xml");
     assert_eq!(
@@ -541,7 +662,11 @@ fn lookup_errors_name_the_position() {
          History QoS inconsistent with ResourceLimits: history depth exceeds max_samples_per_instance"
     );
     let e = p.datareader_qos("L::Bad", "T").unwrap_err();
-    assert!(e.message.ends_with("invalid Deadline QoS: period is negative"), "{e}");
+    assert!(
+        e.message
+            .ends_with("invalid Deadline QoS: period is negative"),
+        "{e}"
+    );
     let e = p.datawriter_qos("L::Missing", "T").unwrap_err();
     assert_eq!(e.to_string(), "unknown QoS profile `L::Missing`");
 }

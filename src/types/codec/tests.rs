@@ -141,9 +141,13 @@ fn strings_sequences_and_wide_types_honour_bounds() {
     buf[0] = 3; // odd byte count
     assert!(read_wstring(&mut reader(&buf, Align::Xcdr2), None, "ws").is_err());
     assert!(write_wchar(&mut Writer::new(&mut Vec::new(), Endianness::Big), '😀').is_err());
-    assert!('Ω'.xcdr_write(&mut Writer::new(&mut Vec::new(), Endianness::Big)).is_err());
+    assert!(
+        'Ω'.xcdr_write(&mut Writer::new(&mut Vec::new(), Endianness::Big))
+            .is_err()
+    );
     let mut latin1 = Vec::new();
-    'é'.xcdr_write(&mut Writer::new(&mut latin1, Endianness::Big)).unwrap();
+    'é'.xcdr_write(&mut Writer::new(&mut latin1, Endianness::Big))
+        .unwrap();
     assert_eq!(latin1, [0xe9]);
     assert!(read_wchar(&mut reader(&[0x00, 0xd8], Align::Xcdr2)).is_err());
 

@@ -51,7 +51,9 @@ impl<'a> ParameterListView<'a> {
                 // The sentinel's length is ignored (RTPS 2.5 §9.4.2.11); its 4 header bytes end
                 // the list.
                 let body_len = start.len().saturating_sub(rest.len());
-                let bytes = start.get(..body_len).ok_or(WireError::Truncated("parameter list"))?;
+                let bytes = start
+                    .get(..body_len)
+                    .ok_or(WireError::Truncated("parameter list"))?;
                 r.skip(body_len.saturating_add(HEADER_LEN), "parameter list")?;
                 return Ok(ParameterListView { bytes, endian });
             }
@@ -61,7 +63,9 @@ impl<'a> ParameterListView<'a> {
             if len % 4 != 0 {
                 return Err(WireError::Invalid("parameter length (not a multiple of 4)"));
             }
-            rest = after.get(len..).ok_or(WireError::Truncated("parameter value"))?;
+            rest = after
+                .get(len..)
+                .ok_or(WireError::Truncated("parameter value"))?;
             count = count.saturating_add(1);
             if count > MAX_PARAMS {
                 return Err(WireError::TooLarge("parameter count"));
@@ -81,7 +85,10 @@ impl<'a> ParameterListView<'a> {
 
     /// Iterates the parameters in order, skipping PID_PAD.
     pub fn iter(&self) -> RawParameters<'a> {
-        RawParameters { rest: self.bytes, endian: self.endian }
+        RawParameters {
+            rest: self.bytes,
+            endian: self.endian,
+        }
     }
 
     /// The first parameter with this id (ignoring the vendor and must-understand bits only if
@@ -97,9 +104,13 @@ const HEADER_LEN: usize = 4;
 /// The parameter header at the start of `b`: (parameterId, length, the bytes after the
 /// header), both fields in the list's byte order. RTPS 2.5 §9.4.2.11.
 fn header(b: &[u8], endian: Endianness) -> Result<(u16, usize, &[u8]), WireError> {
-    let ([p0, p1], after) = b.split_first_chunk::<2>().map(|(h, a)| (*h, a))
+    let ([p0, p1], after) = b
+        .split_first_chunk::<2>()
+        .map(|(h, a)| (*h, a))
         .ok_or(WireError::Truncated("parameterId"))?;
-    let ([l0, l1], after) = after.split_first_chunk::<2>().map(|(h, a)| (*h, a))
+    let ([l0, l1], after) = after
+        .split_first_chunk::<2>()
+        .map(|(h, a)| (*h, a))
         .ok_or(WireError::Truncated("parameter length"))?;
     let (pid, len) = match endian {
         Endianness::Big => (u16::from_be_bytes([p0, p1]), u16::from_be_bytes([l0, l1])),
@@ -136,13 +147,21 @@ mod tests {
 
     #[test]
     fn walks_to_the_sentinel_and_leaves_the_payload() {
-        let b = [0x05, 0x00, 0x04, 0x00, 1, 2, 3, 4, 0x01, 0x00, 0x00, 0x00, 0xaa];
+        let b = [
+            0x05, 0x00, 0x04, 0x00, 1, 2, 3, 4, 0x01, 0x00, 0x00, 0x00, 0xaa,
+        ];
         let mut r = Reader::new(&b, Endianness::Little);
         let pl = ParameterListView::new_checked(&mut r);
         let pl = pl.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(r.rest(), &[0xaa]);
         let params: Vec<_> = pl.iter().collect();
-        assert_eq!(params, [RawParameter { pid: 5, value: &[1, 2, 3, 4] }]);
+        assert_eq!(
+            params,
+            [RawParameter {
+                pid: 5,
+                value: &[1, 2, 3, 4]
+            }]
+        );
     }
 
     #[test]

@@ -339,7 +339,11 @@ impl<'a> DataFrag<'a> {
     /// followed by `fragments` is byte for byte what [`emit`](Self::emit) writes.
     pub fn emit_head(&self, buf: &mut Vec<u8>) {
         let start = buf.len();
-        DataFrag { fragments: &[], ..*self }.emit(buf);
+        DataFrag {
+            fragments: &[],
+            ..*self
+        }
+        .emit(buf);
         set_octets_to_next_header(buf, start, self.endian, self.body_len());
     }
 }

@@ -7,9 +7,7 @@
 //!
 //! DDS-XTypes 1.3 §7.4.3 (XCDR encoding), RTPS 2.5 §9.6.4.8 (key hash).
 
-use siftdds::cdr::{
-    CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer,
-};
+use siftdds::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
 use siftdds::types::{TopicType, key_hash_from_key_bytes};
 
 /// Bytes of a sample besides the baggage: `seq`, `keyval` and the sequence length. `ddsperf`'s
@@ -43,9 +41,15 @@ impl KeyedSeq {
             Endianness::Little => u32::from_le_bytes(*b),
         };
         let rest = r.rest();
-        let (seq, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.seq"))?;
-        let (keyval, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.keyval"))?;
-        let (len, rest) = rest.split_first_chunk::<4>().ok_or(CdrError::Truncated("KeyedSeq.baggage"))?;
+        let (seq, rest) = rest
+            .split_first_chunk::<4>()
+            .ok_or(CdrError::Truncated("KeyedSeq.seq"))?;
+        let (keyval, rest) = rest
+            .split_first_chunk::<4>()
+            .ok_or(CdrError::Truncated("KeyedSeq.keyval"))?;
+        let (len, rest) = rest
+            .split_first_chunk::<4>()
+            .ok_or(CdrError::Truncated("KeyedSeq.baggage"))?;
         let len = usize::try_from(word(len)).unwrap_or(usize::MAX);
         if len > rest.len() {
             return Err(CdrError::Truncated("KeyedSeq.baggage"));
@@ -62,7 +66,9 @@ fn body(data: &[u8]) -> Result<(Reader<'_>, EncapsulationKind), CdrError> {
         EncapsulationKind::Cdr | EncapsulationKind::Cdr2 => {
             Ok((Reader::new(r.rest(), header.endian), header.kind))
         }
-        _ => Err(CdrError::Invalid("KeyedSeq encapsulation (CDR or CDR2 expected)")),
+        _ => Err(CdrError::Invalid(
+            "KeyedSeq encapsulation (CDR or CDR2 expected)",
+        )),
     }
 }
 
@@ -93,7 +99,11 @@ impl TopicType for KeyedSeq {
         let keyval = r.u32("KeyedSeq.keyval")?;
         let len = r.seq_len(1, "KeyedSeq.baggage")?;
         let baggage = r.take(len, "KeyedSeq.baggage")?.to_vec();
-        Ok(KeyedSeq { seq, keyval, baggage })
+        Ok(KeyedSeq {
+            seq,
+            keyval,
+            baggage,
+        })
     }
 
     fn key_hash(&self) -> Option<[u8; 16]> {
@@ -126,7 +136,11 @@ mod tests {
 
     #[test]
     fn round_trips_in_both_byte_orders_and_peeks_without_the_baggage() {
-        let s = KeyedSeq { seq: 7, keyval: 3, baggage: vec![0xee; 5] };
+        let s = KeyedSeq {
+            seq: 7,
+            keyval: 3,
+            baggage: vec![0xee; 5],
+        };
         for e in [Endianness::Little, Endianness::Big] {
             let bytes = s.serialize(e);
             assert_eq!(bytes.len(), 4 + 12 + 5);
@@ -137,7 +151,12 @@ mod tests {
 
     #[test]
     fn peek_refuses_truncated_samples_and_a_baggage_longer_than_the_bytes() {
-        let bytes = KeyedSeq { seq: 1, keyval: 2, baggage: vec![1; 8] }.serialize(Endianness::Big);
+        let bytes = KeyedSeq {
+            seq: 1,
+            keyval: 2,
+            baggage: vec![1; 8],
+        }
+        .serialize(Endianness::Big);
         for cut in 0..bytes.len() {
             assert!(KeyedSeq::peek(&bytes[..cut]).is_err(), "cut {cut}");
         }
@@ -147,15 +166,29 @@ mod tests {
     #[test]
     fn reads_the_bytes_ddsperf_sends() {
         // CDR_LE, seq 1, keyval 0, baggage of 4 octets 0xee (ddsperf `size 16`).
-        let wire = [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0xee, 0xee, 0xee, 0xee];
+        let wire = [
+            0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0xee, 0xee, 0xee, 0xee,
+        ];
         let got = KeyedSeq::deserialize(&wire);
-        assert_eq!(got, Ok(KeyedSeq { seq: 1, keyval: 0, baggage: vec![0xee; 4] }));
+        assert_eq!(
+            got,
+            Ok(KeyedSeq {
+                seq: 1,
+                keyval: 0,
+                baggage: vec![0xee; 4]
+            })
+        );
         assert_eq!(got.map(|s| s.size()), Ok(16));
     }
 
     #[test]
     fn truncated_or_oversized_payloads_are_errors() {
-        let bytes = KeyedSeq { seq: 1, keyval: 2, baggage: vec![1; 8] }.serialize(Endianness::Little);
+        let bytes = KeyedSeq {
+            seq: 1,
+            keyval: 2,
+            baggage: vec![1; 8],
+        }
+        .serialize(Endianness::Little);
         for cut in 0..bytes.len() {
             assert!(KeyedSeq::deserialize(&bytes[..cut]).is_err(), "cut {cut}");
         }
@@ -166,11 +199,19 @@ mod tests {
 
     #[test]
     fn key_hash_is_the_big_endian_keyval_and_matches_the_serialized_key() {
-        let s = KeyedSeq { seq: 0, keyval: 0x0102_0304, baggage: vec![] };
+        let s = KeyedSeq {
+            seq: 0,
+            keyval: 0x0102_0304,
+            baggage: vec![],
+        };
         let mut expected = [0u8; 16];
         expected[..4].copy_from_slice(&[1, 2, 3, 4]);
         assert_eq!(s.key_hash(), Some(expected));
         let key = s.serialize_key(Endianness::Little);
-        assert_eq!(key.as_deref().and_then(KeyedSeq::key_hash_from_serialized_key), Some(expected));
+        assert_eq!(
+            key.as_deref()
+                .and_then(KeyedSeq::key_hash_from_serialized_key),
+            Some(expected)
+        );
     }
 }

@@ -37,7 +37,12 @@ const PONG_IDLE: Duration = Duration::from_secs(1);
 /// `ddsperf`'s partition name for a participant's pong reader.
 fn guid_partition(prefix: GuidPrefix) -> String {
     let mut s = String::with_capacity(35);
-    for (i, b) in prefix.0.iter().chain(EntityId::PARTICIPANT.0.iter()).enumerate() {
+    for (i, b) in prefix
+        .0
+        .iter()
+        .chain(EntityId::PARTICIPANT.0.iter())
+        .enumerate()
+    {
         if i > 0 && i % 4 == 0 {
             s.push('_');
         }
@@ -56,18 +61,34 @@ struct Endpoints {
 }
 
 impl Endpoints {
-    fn new(o: &PerfOptions, dp: &DomainParticipant) -> Result<(Self, Topic<KeyedSeq>), siftdds::api::Error> {
+    fn new(
+        o: &PerfOptions,
+        dp: &DomainParticipant,
+    ) -> Result<(Self, Topic<KeyedSeq>), siftdds::api::Error> {
         let ping_topic = o.topic::<KeyedSeq>(dp, "Ping");
         let pong_topic = o.topic::<KeyedSeq>(dp, "Pong");
         let writer = |partition: Option<&str>, topic: &Topic<KeyedSeq>| {
-            let qos = PublisherQos { partition: Partition::new(partition), ..PublisherQos::default() };
-            let w = dp.create_publisher(qos).create_datawriter_with_fragment_size(topic, o.ping_writer_qos(), o.fragment_size)?;
+            let qos = PublisherQos {
+                partition: Partition::new(partition),
+                ..PublisherQos::default()
+            };
+            let w = dp
+                .create_publisher(qos)
+                .create_datawriter_with_fragment_size(
+                    topic,
+                    o.ping_writer_qos(),
+                    o.fragment_size,
+                )?;
             w.set_pipelined(o.batch);
             Ok::<_, siftdds::api::Error>(w)
         };
         let reader = |partition: Option<String>, topic: &Topic<KeyedSeq>| {
-            let qos = SubscriberQos { partition: Partition::new(partition), ..SubscriberQos::default() };
-            dp.create_subscriber(qos).create_datareader(topic, o.ping_reader_qos())
+            let qos = SubscriberQos {
+                partition: Partition::new(partition),
+                ..SubscriberQos::default()
+            };
+            dp.create_subscriber(qos)
+                .create_datareader(topic, o.ping_reader_qos())
         };
         let endpoints = Endpoints {
             ping_writer: writer(None, &ping_topic)?,
@@ -83,14 +104,31 @@ impl Endpoints {
 pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
     // The idle pair is bound (not `..`): it must live as long as the run.
-    let (Endpoints { ping_writer: writer, pong_reader: reader, ping_reader: _idle_r, pong_writer: _idle_w }, ping_topic) =
-        Endpoints::new(o, &dp)?;
-    println!("ping: {} size {}, waiting for a ponger", ping_topic.name(), o.size);
-    if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err() || reader.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
+    let (
+        Endpoints {
+            ping_writer: writer,
+            pong_reader: reader,
+            ping_reader: _idle_r,
+            pong_writer: _idle_w,
+        },
+        ping_topic,
+    ) = Endpoints::new(o, &dp)?;
+    println!(
+        "ping: {} size {}, waiting for a ponger",
+        ping_topic.name(),
+        o.size
+    );
+    if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err()
+        || reader.wait_for_matched(1, MATCH_TIMEOUT).is_err()
+    {
         println!("ping: no ponger matched within {MATCH_TIMEOUT:?}");
         return Ok(false);
     }
-    let mut sample = KeyedSeq { seq: 0, keyval: 0, baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)] };
+    let mut sample = KeyedSeq {
+        seq: 0,
+        keyval: 0,
+        baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)],
+    };
     if o.batch && o.rate.is_none() {
         return ping_from_listener(o, &writer, &reader, sample);
     }
@@ -100,7 +138,8 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut timeouts = 0u64;
     loop {
         if o.count.is_some_and(|n| lat.count() as u64 >= n)
-            || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+            || o.duration
+                .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
         {
             break;
         }
@@ -119,7 +158,10 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                 break false;
             }
             let echoes = reader.wait_take(left)?;
-            if echoes.iter().any(|s| s.value.as_ref().is_some_and(|v| v.seq == sample.seq)) {
+            if echoes
+                .iter()
+                .any(|s| s.value.as_ref().is_some_and(|v| v.seq == sample.seq))
+            {
                 break true;
             }
         };
@@ -157,7 +199,11 @@ fn ping_from_listener(
     let stop = Arc::new(AtomicBool::new(false));
     let (rtts, rtts_rx) = mpsc::channel::<u64>();
     {
-        let (outstanding, sent_at, stop) = (Arc::clone(&outstanding), Arc::clone(&sent_at), Arc::clone(&stop));
+        let (outstanding, sent_at, stop) = (
+            Arc::clone(&outstanding),
+            Arc::clone(&sent_at),
+            Arc::clone(&stop),
+        );
         let (w, mut next) = (writer.guid(), sample.clone());
         reader.set_listener(move |echoes, ctx| {
             for v in echoes.into_iter().filter_map(|s| s.value) {
@@ -165,7 +211,11 @@ fn ping_from_listener(
                     continue;
                 }
                 let now = since_base();
-                if rtts.send(now.saturating_sub(sent_at.load(Ordering::Acquire))).is_err() || stop.load(Ordering::Acquire) {
+                if rtts
+                    .send(now.saturating_sub(sent_at.load(Ordering::Acquire)))
+                    .is_err()
+                    || stop.load(Ordering::Acquire)
+                {
                     return false;
                 }
                 next.seq = v.seq.wrapping_add(1);
@@ -185,7 +235,10 @@ fn ping_from_listener(
     let mut timeouts = 0u64;
     let mut last_rtt = Instant::now();
     loop {
-        if o.count.is_some_and(|n| lat.count() as u64 >= n) || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+        if o.count.is_some_and(|n| lat.count() as u64 >= n)
+            || o.duration
+                .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+        {
             break;
         }
         // Collect by polling, not by blocking on the channel: a blocked receiver would be
@@ -224,9 +277,20 @@ fn ping_from_listener(
 /// `pong`: echoes every ping until `--duration` passes or the pinger has gone.
 pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
-    let (Endpoints { ping_reader: reader, pong_writer: writer, ping_writer: _idle_w, pong_reader: _idle_r }, ping_topic) =
-        Endpoints::new(o, &dp)?;
-    println!("pong: echoing {} on {}", ping_topic.name(), o.topic_name("Pong"));
+    let (
+        Endpoints {
+            ping_reader: reader,
+            pong_writer: writer,
+            ping_writer: _idle_w,
+            pong_reader: _idle_r,
+        },
+        ping_topic,
+    ) = Endpoints::new(o, &dp)?;
+    println!(
+        "pong: echoing {} on {}",
+        ping_topic.name(),
+        o.topic_name("Pong")
+    );
     // Echo on the event-loop thread (a listener): the pong leaves in the wakeup that
     // received the ping. `--batch off` echoes from this thread instead (two hand-offs more).
     let echoed = Arc::new(AtomicU64::new(0));
@@ -234,7 +298,10 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     if o.batch {
         let (w, n, stop) = (writer.guid(), Arc::clone(&echoed), Arc::clone(&stop));
         reader.set_listener(move |samples, ctx| {
-            for (v, ts) in samples.into_iter().filter_map(|s| Some((s.value?, s.source_timestamp))) {
+            for (v, ts) in samples
+                .into_iter()
+                .filter_map(|s| Some((s.value?, s.source_timestamp)))
+            {
                 let written = match ts {
                     Some(ts) => ctx.write_w_timestamp(w, &v, ts),
                     None => ctx.write(w, &v),
@@ -267,7 +334,10 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         if n != last_count {
             (last_count, last_change) = (n, Instant::now());
         }
-        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) || o.count.is_some_and(|c| n >= c) {
+        if o.duration
+            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+            || o.count.is_some_and(|c| n >= c)
+        {
             break;
         }
         if n > 0 && last_change.elapsed() >= PONG_IDLE && reader.matched_publications()? == 0 {
@@ -286,7 +356,9 @@ mod tests {
 
     #[test]
     fn guid_partition_is_ddsperfs_format() {
-        let p = guid_partition(GuidPrefix([0x01, 0x10, 0xab, 0xcd, 0, 0, 0, 1, 0xff, 0, 0, 2]));
+        let p = guid_partition(GuidPrefix([
+            0x01, 0x10, 0xab, 0xcd, 0, 0, 0, 1, 0xff, 0, 0, 2,
+        ]));
         assert_eq!(p, "0110abcd_00000001_ff000002_000001c1");
     }
 }

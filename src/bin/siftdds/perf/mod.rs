@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use siftdds::api::{DomainParticipant, Error as DdsError};
 use siftdds::qos::{
-    DataReaderQos, DataWriterQos, DomainParticipantQos, History, Length, Reliability, ResourceLimits, TopicQos,
-    UserData,
+    DataReaderQos, DataWriterQos, DomainParticipantQos, History, Length, Reliability,
+    ResourceLimits, TopicQos, UserData,
 };
 use siftdds::types::TopicType;
 
@@ -126,7 +126,8 @@ impl PerfOptions {
                 "--best-effort" => o.reliable = false,
                 _ => {
                     let value = it.next().ok_or(format!("{flag} needs a value"))?;
-                    o.set(flag, value).map_err(|e| format!("{flag} {value}: {e}"))?;
+                    o.set(flag, value)
+                        .map_err(|e| format!("{flag} {value}: {e}"))?;
                 }
             }
         }
@@ -141,7 +142,9 @@ impl PerfOptions {
         match flag {
             "--size" => self.size = parse_size(value)?,
             "--history" if value == "all" => self.history = None,
-            "--history" => self.history = Some(value.parse().map_err(|e| bad(&e))?).filter(|d| *d > 0),
+            "--history" => {
+                self.history = Some(value.parse().map_err(|e| bad(&e))?).filter(|d| *d > 0)
+            }
             "--batch" => {
                 self.batch = match value {
                     "on" => true,
@@ -149,7 +152,9 @@ impl PerfOptions {
                     _ => return Err("on or off".into()),
                 }
             }
-            "--rate" => self.rate = Some(value.parse::<f64>().map_err(|e| bad(&e))?).filter(|r| *r > 0.0),
+            "--rate" => {
+                self.rate = Some(value.parse::<f64>().map_err(|e| bad(&e))?).filter(|r| *r > 0.0)
+            }
             "--duration" => self.duration = Some(value.parse::<f64>().map_err(|e| bad(&e))?),
             "--count" => self.count = Some(value.parse().map_err(|e| bad(&e))?),
             "--domain" => self.domain = value.parse().map_err(|e| bad(&e))?,
@@ -166,7 +171,10 @@ impl PerfOptions {
 
     fn reliability(&self) -> Reliability {
         if self.reliable {
-            Reliability { max_blocking_time: siftdds::time::Duration::from_std(MAX_BLOCKING), ..Reliability::reliable() }
+            Reliability {
+                max_blocking_time: siftdds::time::Duration::from_std(MAX_BLOCKING),
+                ..Reliability::reliable()
+            }
         } else {
             Reliability::best_effort()
         }
@@ -177,7 +185,10 @@ impl PerfOptions {
     }
 
     fn limits() -> ResourceLimits {
-        ResourceLimits { max_samples: Length::Limited(MAX_SAMPLES), ..ResourceLimits::default() }
+        ResourceLimits {
+            max_samples: Length::Limited(MAX_SAMPLES),
+            ..ResourceLimits::default()
+        }
     }
 
     /// Data writer QoS: `ddsperf`'s (history as chosen, 10 000 samples).
@@ -202,11 +213,19 @@ impl PerfOptions {
 
     /// Ping/pong QoS: KEEP_LAST 1, as `ddsperf`.
     fn ping_writer_qos(&self) -> DataWriterQos {
-        DataWriterQos { reliability: self.reliability(), history: History::KeepLast(1), ..DataWriterQos::default() }
+        DataWriterQos {
+            reliability: self.reliability(),
+            history: History::KeepLast(1),
+            ..DataWriterQos::default()
+        }
     }
 
     fn ping_reader_qos(&self) -> DataReaderQos {
-        DataReaderQos { reliability: self.reliability(), history: History::KeepLast(1), ..DataReaderQos::default() }
+        DataReaderQos {
+            reliability: self.reliability(),
+            history: History::KeepLast(1),
+            ..DataReaderQos::default()
+        }
     }
 
     /// The participant; a pinger's or ponger's announces `ddsperf`'s USER_DATA (see
@@ -214,10 +233,15 @@ impl PerfOptions {
     /// subscriber's does not: `ddsperf` would then expect ping/pong endpoints of it too.
     fn participant(&self) -> Result<DomainParticipant, DdsError> {
         let qos = match self.mode {
-            Mode::Ping | Mode::Pong => {
-                DomainParticipantQos { user_data: UserData { value: ddsperf_user_data() }, ..Default::default() }
+            Mode::Ping | Mode::Pong => DomainParticipantQos {
+                user_data: UserData {
+                    value: ddsperf_user_data(),
+                },
+                ..Default::default()
+            },
+            Mode::Pub | Mode::Sub | Mode::UdpPing | Mode::UdpPong => {
+                DomainParticipantQos::default()
             }
-            Mode::Pub | Mode::Sub | Mode::UdpPing | Mode::UdpPong => DomainParticipantQos::default(),
         };
         DomainParticipant::builder(self.domain)
             .entity_name(format!("siftdds perf {:?}", self.mode))
@@ -227,7 +251,13 @@ impl PerfOptions {
     }
 
     fn topic<T: TopicType>(&self, dp: &DomainParticipant, kind: &str) -> siftdds::api::Topic<T> {
-        dp.create_topic::<T>(&self.topic_name(kind), TopicQos { reliability: self.reliability(), ..TopicQos::default() })
+        dp.create_topic::<T>(
+            &self.topic_name(kind),
+            TopicQos {
+                reliability: self.reliability(),
+                ..TopicQos::default()
+            },
+        )
     }
 }
 
@@ -255,7 +285,8 @@ fn parse_size(s: &str) -> Result<usize, String> {
         "M" | "MB" | "MiB" => 1024 * 1024,
         _ => return Err(format!("bad size unit {unit}")),
     };
-    n.checked_mul(mul).ok_or_else(|| format!("size {s} too large"))
+    n.checked_mul(mul)
+        .ok_or_else(|| format!("size {s} too large"))
 }
 
 /// Runs a mode. `Ok(true)`: it ran and nothing was lost (reliable KEEP_ALL), or the ping got
@@ -285,7 +316,10 @@ mod tests {
         assert_eq!(fields.next(), Some("0"), "no Data reader");
         assert_eq!(fields.next(), Some(std::process::id().to_string().as_str()));
         let host = fields.next().unwrap();
-        assert!(!host.is_empty() && !host.contains('\0') && !host.contains('\n'), "{host:?}");
+        assert!(
+            !host.is_empty() && !host.contains('\0') && !host.contains('\n'),
+            "{host:?}"
+        );
     }
 
     #[test]
@@ -295,12 +329,32 @@ mod tests {
         assert_eq!(parse_size("64KiB"), Ok(65536));
         assert!(parse_size("1x").is_err());
         let o = PerfOptions::parse(&[
-            "pub", "--size", "16k", "--best-effort", "--history", "5", "--batch", "off", "--rate",
-            "100", "--duration", "2.5", "--count", "7", "--domain", "3",
+            "pub",
+            "--size",
+            "16k",
+            "--best-effort",
+            "--history",
+            "5",
+            "--batch",
+            "off",
+            "--rate",
+            "100",
+            "--duration",
+            "2.5",
+            "--count",
+            "7",
+            "--domain",
+            "3",
         ])
         .unwrap();
-        assert_eq!((o.mode, o.size, o.reliable, o.history, o.batch), (Mode::Pub, 16384, false, Some(5), false));
-        assert_eq!((o.rate, o.duration, o.count, o.domain), (Some(100.0), Some(2.5), Some(7), 3));
+        assert_eq!(
+            (o.mode, o.size, o.reliable, o.history, o.batch),
+            (Mode::Pub, 16384, false, Some(5), false)
+        );
+        assert_eq!(
+            (o.rate, o.duration, o.count, o.domain),
+            (Some(100.0), Some(2.5), Some(7), 3)
+        );
         assert_eq!(o.topic_name("Data"), "DDSPerfUDataKS");
         assert!(PerfOptions::parse(&["sub", "--size", "4"]).is_err());
         assert!(PerfOptions::parse(&["sub", "--bogus", "1"]).is_err());

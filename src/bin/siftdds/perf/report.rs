@@ -59,7 +59,10 @@ impl Meter {
 
     /// Restarts the clock (when the first sample is about to flow).
     pub fn restart(&mut self) {
-        *self = Meter { label: self.label, ..Meter::new(self.label) };
+        *self = Meter {
+            label: self.label,
+            ..Meter::new(self.label)
+        };
     }
 
     /// Records `n` samples of `bytes` in total, and `lost` newly detected lost samples.
@@ -112,7 +115,14 @@ impl Meter {
         if self.live && now >= self.next_progress {
             self.next_progress = now + PROGRESS_EVERY;
             let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r{}: {} samples, {} lost, {:.1} s ", self.label, self.samples, self.lost, self.elapsed());
+            let _ = write!(
+                err,
+                "\r{}: {} samples, {} lost, {:.1} s ",
+                self.label,
+                self.samples,
+                self.lost,
+                self.elapsed()
+            );
             let _ = err.flush();
         }
     }
@@ -164,7 +174,11 @@ impl Latencies {
         let p = percentiles(&mut self.interval);
         println!(
             "[{elapsed:7.3}s] ping: {:>8} round trips p50 {:.1} us p90 {:.1} us p99 {:.1} us max {:.1} us",
-            self.interval.len(), p[0], p[1], p[2], p[3]
+            self.interval.len(),
+            p[0],
+            p[1],
+            p[2],
+            p[3]
         );
         self.interval.clear();
     }
@@ -173,7 +187,10 @@ impl Latencies {
     pub fn summary(&mut self) {
         let n = self.all.len();
         let p = percentiles(&mut self.all);
-        println!("summary: samples={n} p50_us={:.1} p90_us={:.1} p99_us={:.1} max_us={:.1}", p[0], p[1], p[2], p[3]);
+        println!(
+            "summary: samples={n} p50_us={:.1} p90_us={:.1} p99_us={:.1} max_us={:.1}",
+            p[0], p[1], p[2], p[3]
+        );
     }
 }
 
@@ -181,7 +198,9 @@ impl Latencies {
 fn percentiles(ns: &mut [u64]) -> [f64; 4] {
     ns.sort_unstable();
     let at = |q: f64| -> f64 {
-        let Some(last) = ns.len().checked_sub(1) else { return 0.0 };
+        let Some(last) = ns.len().checked_sub(1) else {
+            return 0.0;
+        };
         let i = ((last as f64) * q).round() as usize;
         ns.get(i.min(last)).map_or(0.0, |v| *v as f64 / 1e3)
     };

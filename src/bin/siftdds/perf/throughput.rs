@@ -33,12 +33,27 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         .create_publisher(PublisherQos::default())
         .create_datawriter_with_fragment_size(&topic, o.data_writer_qos(), o.fragment_size)?;
     writer.set_pipelined(o.batch);
-    println!("pub: {} size {} {} history {:?} batch {}, waiting for a reader", topic.name(), o.size, if o.reliable { "reliable" } else { "best-effort" }, o.history, if o.batch { "on" } else { "off" });
+    println!(
+        "pub: {} size {} {} history {:?} batch {}, waiting for a reader",
+        topic.name(),
+        o.size,
+        if o.reliable {
+            "reliable"
+        } else {
+            "best-effort"
+        },
+        o.history,
+        if o.batch { "on" } else { "off" }
+    );
     if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
         println!("pub: no reader matched within {MATCH_TIMEOUT:?}");
         return Ok(false);
     }
-    let mut sample = KeyedSeq { seq: 0, keyval: 0, baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)] };
+    let mut sample = KeyedSeq {
+        seq: 0,
+        keyval: 0,
+        baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)],
+    };
     let size = sample.size() as u64;
     let mut meter = Meter::new("pub");
     if o.reliable {
@@ -82,7 +97,9 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             }
         }
         meter.tick();
-        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+        if o.duration
+            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+        {
             break;
         }
     }
@@ -97,10 +114,18 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let c = writer.counters()?;
     println!(
         "pub: {} DATA, {} DATA_FRAG in {} datagrams; {} HEARTBEATs, {} ACKNACKs, {} repairs",
-        c.data_sent, c.data_frag_sent, c.datagrams_sent, c.heartbeats_sent, c.acknacks_received, c.repairs_sent
+        c.data_sent,
+        c.data_frag_sent,
+        c.datagrams_sent,
+        c.heartbeats_sent,
+        c.acknacks_received,
+        c.repairs_sent
     );
     let rs = dp.runtime_stats();
-    println!("pub: runtime sent {} datagrams, {} send errors, received {}", rs.datagrams_sent, rs.send_errors, rs.datagrams_received);
+    println!(
+        "pub: runtime sent {} datagrams, {} send errors, received {}",
+        rs.datagrams_sent, rs.send_errors, rs.datagrams_received
+    );
     meter.summary(secs);
     Ok(failed == 0 && acked)
 }
@@ -172,8 +197,19 @@ struct Counts {
 pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
     let topic = o.topic::<KeyedSeq>(&dp, "Data");
-    let reader = dp.create_subscriber(SubscriberQos::default()).create_datareader(&topic, o.data_reader_qos())?;
-    println!("sub: {} {} history {:?}, waiting for a writer", topic.name(), if o.reliable { "reliable" } else { "best-effort" }, o.history);
+    let reader = dp
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, o.data_reader_qos())?;
+    println!(
+        "sub: {} {} history {:?}, waiting for a writer",
+        topic.name(),
+        if o.reliable {
+            "reliable"
+        } else {
+            "best-effort"
+        },
+        o.history
+    );
     let start = Instant::now();
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
@@ -195,8 +231,12 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                     bytes += size as u64;
                 }
             }
-            let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
-            let _ = counts.first_ns.compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            let now = u64::try_from(start.elapsed().as_nanos())
+                .unwrap_or(u64::MAX)
+                .max(1);
+            let _ = counts
+                .first_ns
+                .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
             counts.last_ns.store(now, Ordering::Release);
             counts.lost.fetch_add(lost, Ordering::AcqRel);
             counts.bytes.fetch_add(bytes, Ordering::AcqRel);
@@ -231,7 +271,10 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         if o.count.is_some_and(|c| n >= c) {
             break;
         }
-        if first > 0 && o.duration.is_some_and(|d| now.saturating_sub(first) as f64 / 1e9 >= d) {
+        if first > 0
+            && o.duration
+                .is_some_and(|d| now.saturating_sub(first) as f64 / 1e9 >= d)
+        {
             break;
         }
         let idle = Duration::from_nanos(now.saturating_sub(last));
@@ -241,7 +284,10 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                 break;
             }
         }
-        if first == 0 && o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d + MATCH_TIMEOUT.as_secs_f64()) {
+        if first == 0
+            && o.duration
+                .is_some_and(|d| start.elapsed().as_secs_f64() >= d + MATCH_TIMEOUT.as_secs_f64())
+        {
             break;
         }
     }
@@ -251,7 +297,10 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs",
         c.samples_received, c.duplicates, c.samples_rejected, c.out_of_window, c.acknacks_sent
     );
-    let (first, last) = (counts.first_ns.load(Ordering::Acquire), counts.last_ns.load(Ordering::Acquire));
+    let (first, last) = (
+        counts.first_ns.load(Ordering::Acquire),
+        counts.last_ns.load(Ordering::Acquire),
+    );
     meter.summary(last.saturating_sub(first) as f64 / 1e9);
     let strict = o.reliable && o.history.is_none();
     Ok(first > 0 && !(strict && meter.lost() > 0))
@@ -264,7 +313,10 @@ mod tests {
 
     #[test]
     fn continuity_counts_gaps_and_ignores_duplicates() {
-        let w = Guid { prefix: GuidPrefix([1; 12]), entity_id: EntityId([0, 0, 1, 2]) };
+        let w = Guid {
+            prefix: GuidPrefix([1; 12]),
+            entity_id: EntityId([0, 0, 1, 2]),
+        };
         let mut c = Continuity::default();
         assert_eq!(c.observe(w, 0, 5), (true, 0));
         assert_eq!(c.observe(w, 0, 6), (true, 0));
@@ -274,7 +326,11 @@ mod tests {
         assert_eq!(c.observe(w, 1, 0), (true, 0));
         assert_eq!(c.observe(w, 2, u32::MAX), (true, 0));
         assert_eq!(c.observe(w, 2, 0), (true, 0), "wraps around");
-        assert_eq!(c.observe(w, 0, 11), (true, 0), "key 0's expectation survives the others");
+        assert_eq!(
+            c.observe(w, 0, 11),
+            (true, 0),
+            "key 0's expectation survives the others"
+        );
         assert_eq!(c.observe(w, 1, 5), (true, 4));
         assert_eq!(c.observe(w, 0, 10), (false, 0));
     }

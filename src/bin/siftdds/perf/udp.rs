@@ -40,7 +40,10 @@ fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
         .and_then(|d| d.checked_add(UDP_PORT_BASE))
         .filter(|p| *p < 7_400)
         .ok_or_else(|| format!("domain {domain} is too large for the raw-UDP ports"))?;
-    Ok((SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong), SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong + 1)))
+    Ok((
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong),
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, pong + 1),
+    ))
 }
 
 /// A socket bound to `addr`, once the gate allowed sockets.
@@ -51,7 +54,10 @@ fn bind(addr: SocketAddrV4) -> Result<UdpSocket, Box<dyn std::error::Error>> {
 
 fn check_size(o: &PerfOptions) -> Result<(), String> {
     if o.size > MAX_DATAGRAM {
-        return Err(format!("--size {} is above the UDP limit of {MAX_DATAGRAM} bytes", o.size));
+        return Err(format!(
+            "--size {} is above the UDP limit of {MAX_DATAGRAM} bytes",
+            o.size
+        ));
     }
     Ok(())
 }
@@ -75,7 +81,8 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut timeouts = 0u64;
     loop {
         if o.count.is_some_and(|n| lat.count() as u64 >= n)
-            || o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+            || o.duration
+                .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
         {
             break;
         }
@@ -98,7 +105,12 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             match socket.recv(&mut buf) {
                 Ok(n) if n == out.len() && buf[..tag_len] == tag[..tag_len] => break true,
                 Ok(_) => {}
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
                     break false;
                 }
                 Err(_) => {
@@ -137,7 +149,10 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut echoed = 0u64;
     let mut last_echo = Instant::now();
     loop {
-        if o.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) || o.count.is_some_and(|c| echoed >= c) {
+        if o.duration
+            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+            || o.count.is_some_and(|c| echoed >= c)
+        {
             break;
         }
         match socket.recv_from(&mut buf) {
@@ -148,7 +163,12 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                     last_echo = Instant::now();
                 }
             }
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
                 if echoed > 0 && last_echo.elapsed() >= PONG_IDLE {
                     break;
                 }

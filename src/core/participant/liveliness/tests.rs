@@ -328,16 +328,19 @@ fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
         assert!(pair.p[0].assert_writer_liveliness(now, w));
         pair.run_for(400);
     }
-    assert!(!pair
-        .events(0)
-        .iter()
-        .any(|e| matches!(e, Event::LivelinessLost { .. })));
+    assert!(
+        !pair
+            .events(0)
+            .iter()
+            .any(|e| matches!(e, Event::LivelinessLost { .. }))
+    );
     assert_eq!(changed(&pair.events(1), false), 0);
     // Not asserted: lost here, not alive there (WLP AUTOMATIC updates do not help).
     pair.run_for(1_200);
-    assert!(pair
-        .events(0)
-        .contains(&Event::LivelinessLost { writer: w }));
+    assert!(
+        pair.events(0)
+            .contains(&Event::LivelinessLost { writer: w })
+    );
     let e = pair.events(1);
     assert!(
         e.contains(&Event::LivelinessChanged {
@@ -382,9 +385,10 @@ fn participant_assertion_does_not_revive_a_manual_by_topic_writer() {
         pair.p[0].assert_liveliness(now);
         pair.run_for(200);
     }
-    assert!(pair
-        .events(0)
-        .contains(&Event::LivelinessLost { writer: w }));
+    assert!(
+        pair.events(0)
+            .contains(&Event::LivelinessLost { writer: w })
+    );
     // The MANUAL update went out (initial AUTOMATIC + 5 MANUAL on KEEP_LAST per kind).
     assert_eq!(updates(&pair.p[0]), 6);
 }

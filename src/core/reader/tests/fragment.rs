@@ -104,7 +104,13 @@ fn reassembly_budget_spans_writers_and_refuses_samples_beyond_it() {
         .map(|i| Guid::new(GuidPrefix([i; 12]), EntityId([0, 0, 1, 0x02])))
         .collect();
     for g in &others {
-        r.matched_writer_add(at(0), RemoteWriter { guid: *g, ..remote(true) });
+        r.matched_writer_add(
+            at(0),
+            RemoteWriter {
+                guid: *g,
+                ..remote(true)
+            },
+        );
     }
     // Each first fragment claims a 4,000-octet sample: two fit the 10,000-octet budget.
     let mut first = frag(1, 1, 1, 1_000, 4_000, &[0; 1_000]);

@@ -69,7 +69,10 @@ fn take_all(r: &mut Reader, now: Now) -> Vec<(u8, i64, u8, ChangeKind)> {
 
 #[test]
 fn requested_deadline_is_missed_once_per_period_per_instance() {
-    let mut r = reader(|c| c.deadline = Some(Duration::from_millis(100)), &[writer(1, 0, None)]);
+    let mut r = reader(
+        |c| c.deadline = Some(Duration::from_millis(100)),
+        &[writer(1, 0, None)],
+    );
     assert_eq!(r.poll_timeout(), None, "no instance yet");
     send(&mut r, t(0), 1, 1, 0xa, 0, None);
     send(&mut r, t(0), 1, 2, 0xb, 0, None);
@@ -79,7 +82,11 @@ fn requested_deadline_is_missed_once_per_period_per_instance() {
     }
     r.handle_timeout(t(300));
     let missed: Vec<_> = std::iter::from_fn(|| r.poll_deadline_missed()).collect();
-    assert_eq!(missed, vec![Some([0xa; 16]); 3], "a at 100, 200, 300; b never");
+    assert_eq!(
+        missed,
+        vec![Some([0xa; 16]); 3],
+        "a at 100, 200, 300; b never"
+    );
     assert_eq!(r.deadline_status().total_count, 3);
     assert_eq!(r.poll_timeout(), Some(t(370).mono), "b's next deadline");
     // A disposed instance is no longer watched.
@@ -137,7 +144,10 @@ fn exclusive_ownership_follows_the_strongest_writer_and_passes_on_when_it_goes()
     let got: Vec<(u8, i64)> = take_all(&mut r, t(9)).iter().map(|s| (s.0, s.1)).collect();
     assert_eq!(got, vec![(1, 3)]);
     // Equal strength: the lower GUID wins.
-    let mut r = reader(|c| c.exclusive_ownership = true, &[writer(4, 7, None), writer(3, 7, None)]);
+    let mut r = reader(
+        |c| c.exclusive_ownership = true,
+        &[writer(4, 7, None), writer(3, 7, None)],
+    );
     send(&mut r, t(1), 4, 1, 0xa, 0, None);
     send(&mut r, t(2), 3, 1, 0xa, 0, None);
     send(&mut r, t(3), 4, 2, 0xa, 0, None);
@@ -158,9 +168,15 @@ fn the_last_writer_unmatching_makes_the_instance_not_alive_no_writers() {
     assert!(r.take_new_data());
     r.matched_writer_remove(wguid(1));
     assert!(r.take_new_data(), "the notification is DATA_AVAILABLE");
-    assert_eq!(take_all(&mut r, t(3)), vec![(1, 0, 0xb, ChangeKind::NotAliveNoWriters)]);
+    assert_eq!(
+        take_all(&mut r, t(3)),
+        vec![(1, 0, 0xb, ChangeKind::NotAliveNoWriters)]
+    );
     r.matched_writer_remove(wguid(2));
-    assert_eq!(take_all(&mut r, t(4)), vec![(2, 0, 0xa, ChangeKind::NotAliveNoWriters)]);
+    assert_eq!(
+        take_all(&mut r, t(4)),
+        vec![(2, 0, 0xa, ChangeKind::NotAliveNoWriters)]
+    );
     assert!(!r.matched_writer_remove(wguid(2)));
     assert_eq!(r.counters().no_writers_notifications, 2);
     // No writers: no deadline either.
@@ -175,7 +191,10 @@ fn an_unregistered_instance_gets_no_second_no_writers_notification() {
     send(&mut r, t(1), 1, 2, 0xa, 0x2, None);
     r.matched_writer_remove(wguid(1));
     let kinds: Vec<ChangeKind> = take_all(&mut r, t(2)).iter().map(|s| s.3).collect();
-    assert_eq!(kinds, vec![ChangeKind::Alive, ChangeKind::NotAliveUnregistered]);
+    assert_eq!(
+        kinds,
+        vec![ChangeKind::Alive, ChangeKind::NotAliveUnregistered]
+    );
 }
 
 #[test]
@@ -215,5 +234,9 @@ fn a_key_hasher_attributes_samples_without_pid_key_hash() {
         r.handle_data(t(1), wguid(1), None, &d);
     }
     let got: Vec<(i64, u8)> = take_all(&mut r, t(2)).iter().map(|s| (s.1, s.2)).collect();
-    assert_eq!(got, vec![(1, 0xa), (2, 0xb)], "per-instance filter needs the key");
+    assert_eq!(
+        got,
+        vec![(1, 0xa), (2, 0xb)],
+        "per-instance filter needs the key"
+    );
 }

@@ -423,7 +423,11 @@ fn take_all_drains_past_a_full_queue_the_stalled_writer_refills() {
     for sn in [2, 1, 3, 4] {
         r.handle_data(at(1), w, None, &data(sn, b"x"));
     }
-    assert_eq!(r.samples_queued(), 2, "the queue holds two, the writer is stalled");
+    assert_eq!(
+        r.samples_queued(),
+        2,
+        "the queue holds two, the writer is stalled"
+    );
     let mut out = Vec::new();
     assert_eq!(r.take_all(at(2), &mut out), 4);
     let sns: Vec<i64> = out.iter().map(|c| c.sequence_number.0).collect();

@@ -228,7 +228,10 @@ fn info_lists_every_filtered_reader_in_slot_order_with_its_bit() {
     assert_eq!(
         r2,
         vec![
-            Seen::Data { sn: 1, cfi: one(sigs[1], true) },
+            Seen::Data {
+                sn: 1,
+                cfi: one(sigs[1], true)
+            },
             Seen::Gap { start: 2, end: 3 }
         ]
     );
@@ -349,7 +352,10 @@ fn a_hundred_filtered_readers_each_get_their_own_signature_and_lazy_gaps() {
                 panic!("{n}: {seen:?}")
             };
             let p = (n - 1).to_string();
-            assert_eq!(*info, one(filter("x > %0", &[&p]).signature(), true).unwrap());
+            assert_eq!(
+                *info,
+                one(filter("x > %0", &[&p]).signature(), true).unwrap()
+            );
         } else {
             // With its HEARTBEAT, ten periods after the push passed over SN 1.
             assert_eq!(seen, vec![Seen::Gap { start: 1, end: 2 }], "{n}");

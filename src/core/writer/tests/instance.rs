@@ -8,7 +8,9 @@ use super::*;
 fn gaps(subs: &[Sub]) -> Vec<(i64, i64, Vec<i64>)> {
     subs.iter()
         .filter_map(|s| match s {
-            Sub::Gap { start, base, set, .. } => Some((*start, *base, set.clone())),
+            Sub::Gap {
+                start, base, set, ..
+            } => Some((*start, *base, set.clone())),
             _ => None,
         })
         .collect()
@@ -21,21 +23,40 @@ fn offered_deadline_is_missed_once_per_period_per_instance() {
     cfg.deadline = Some(Duration::from_millis(100));
     let mut w = Writer::new(cfg);
     let (a, b) = ([0xa; 16], [0xb; 16]);
-    w.write(at(0), ChangeKind::Alive, Some(a), sample(1)).unwrap();
-    w.write(at(0), ChangeKind::Alive, Some(b), sample(2)).unwrap();
+    w.write(at(0), ChangeKind::Alive, Some(a), sample(1))
+        .unwrap();
+    w.write(at(0), ChangeKind::Alive, Some(b), sample(2))
+        .unwrap();
     assert_eq!(w.poll_timeout(), Some(at(100).mono));
     // b keeps being written in time, a does not.
     for t in [60, 120, 180, 240, 300] {
         w.handle_timeout(at(t));
-        w.write(at(t), ChangeKind::Alive, Some(b), sample(t as u32)).unwrap();
+        w.write(at(t), ChangeKind::Alive, Some(b), sample(t as u32))
+            .unwrap();
     }
     let missed: Vec<_> = std::iter::from_fn(|| w.poll_deadline_missed()).collect();
-    assert_eq!(missed, vec![Some(a), Some(a), Some(a)], "at 100, 200 and 300");
+    assert_eq!(
+        missed,
+        vec![Some(a), Some(a), Some(a)],
+        "at 100, 200 and 300"
+    );
     assert_eq!(w.deadline_status().total_count, 3);
     assert_eq!(w.deadline_status().last_instance, Some(a));
     // Unregistering stops the deadline.
-    w.write(at(310), ChangeKind::NotAliveUnregistered, Some(a), Bytes::new()).unwrap();
-    w.write(at(310), ChangeKind::NotAliveUnregistered, Some(b), Bytes::new()).unwrap();
+    w.write(
+        at(310),
+        ChangeKind::NotAliveUnregistered,
+        Some(a),
+        Bytes::new(),
+    )
+    .unwrap();
+    w.write(
+        at(310),
+        ChangeKind::NotAliveUnregistered,
+        Some(b),
+        Bytes::new(),
+    )
+    .unwrap();
     w.handle_timeout(at(1000));
     assert_eq!(w.poll_deadline_missed(), None);
     assert_eq!(w.poll_timeout(), None);

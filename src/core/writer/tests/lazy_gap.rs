@@ -60,7 +60,10 @@ fn consecutive_filtered_sns_fold_into_one_gap_in_front_of_the_next_data() {
     let mut w = red_reader(true);
     for (t, c) in [(1, "BLUE"), (2, "GREEN"), (3, "BLUE")] {
         put(&mut w, at(t), &shape(c, t as i32, 10, 0));
-        assert!(drain(&mut w, at(t)).is_empty(), "no GAP per filtered sample");
+        assert!(
+            drain(&mut w, at(t)).is_empty(),
+            "no GAP per filtered sample"
+        );
     }
     put(&mut w, at(4), &shape("RED", 4, 10, 0));
     let ts = drain(&mut w, at(4));
@@ -102,17 +105,17 @@ fn a_nack_for_a_pending_filtered_sn_gets_one_gap() {
 #[test]
 fn a_repair_gap_folds_separate_filtered_requests_into_its_bitmap() {
     let mut w = red_reader(true);
-    for (i, c) in ["RED", "BLUE", "RED", "BLUE", "RED", "GREEN", "BLUE"].iter().enumerate() {
+    for (i, c) in ["RED", "BLUE", "RED", "BLUE", "RED", "GREEN", "BLUE"]
+        .iter()
+        .enumerate()
+    {
         put(&mut w, at(1), &shape(c, i as i32, 10, 0));
     }
     drain(&mut w, at(1));
     // It has 1, 3, 5 and NACKs 2, 4, 6 (and 7).
     w.handle_acknack(at(2), reader_guid(1), &acknack(2, &[2, 4, 6, 7], 1));
     let subs = parse_all(&drain(&mut w, at(7)));
-    assert_eq!(
-        shape_of(&subs),
-        ["DST", "GAP 2..3 [4, 6, 7]", "HB 2..7 -"]
-    );
+    assert_eq!(shape_of(&subs), ["DST", "GAP 2..3 [4, 6, 7]", "HB 2..7 -"]);
     assert_eq!(subs[1], gap(2, 3, vec![4, 6, 7]));
     w.handle_acknack(at(8), reader_guid(1), &acknack(8, &[], 2));
     assert!(w.all_acked());
@@ -158,7 +161,14 @@ fn a_reliable_reader_that_never_passes_gets_its_gaps_with_heartbeats_until_all_a
         subs = parse_all(&drain(&mut w, at(t)));
     }
     assert_eq!(subs.len(), 3, "{subs:?}");
-    assert!(matches!(subs[2], Sub::Hb { last: 1050, fin: false, .. }));
+    assert!(matches!(
+        subs[2],
+        Sub::Hb {
+            last: 1050,
+            fin: false,
+            ..
+        }
+    ));
     let Some(Sub::Gap { base, .. }) = subs.iter().find(|s| matches!(s, Sub::Gap { .. })) else {
         panic!("{subs:?}")
     };

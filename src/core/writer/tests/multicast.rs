@@ -41,7 +41,10 @@ fn listener(n: u8, listens: bool) -> RemoteReader {
 /// A filtering writer with readers `(n, filter, listens)`, each past its first ACKNACK.
 fn writer_with(readers: &[(u8, Option<ContentFilter>, bool)], mode: MulticastMode) -> Writer {
     let mut c = filtering_config();
-    c.multicast = MulticastConfig { mode, ..MulticastConfig::default() };
+    c.multicast = MulticastConfig {
+        mode,
+        ..MulticastConfig::default()
+    };
     let mut w = Writer::new(c);
     for (n, f, listens) in readers {
         w.matched_reader_add(at(0), listener(*n, *listens));
@@ -54,7 +57,9 @@ fn writer_with(readers: &[(u8, Option<ContentFilter>, bool)], mode: MulticastMod
 
 /// The datagrams sent to the group.
 fn multicasts(ts: &[Transmit]) -> Vec<&Transmit> {
-    ts.iter().filter(|t| t.destinations.contains(&group())).collect()
+    ts.iter()
+        .filter(|t| t.destinations.contains(&group()))
+        .collect()
 }
 
 /// The PID_CONTENT_FILTER_INFO of the first DATA in `payload`, and that DATA's readerId.
@@ -62,9 +67,13 @@ fn first_data_info(payload: &[u8]) -> (EntityId, Option<ContentFilterInfo>) {
     let (_, iter) = Message::parse(payload).unwrap();
     for o in iter {
         if let SubmessageOutcome::Accept(Submessage::Data(d)) = o {
-            let info = d.inline_qos.as_ref().and_then(|q| q.find(PID_CONTENT_FILTER_INFO)).map(
-                |p| ContentFilterInfo::parse(&mut Reader::new(p.value, Endianness::Little)).unwrap(),
-            );
+            let info = d
+                .inline_qos
+                .as_ref()
+                .and_then(|q| q.find(PID_CONTENT_FILTER_INFO))
+                .map(|p| {
+                    ContentFilterInfo::parse(&mut Reader::new(p.value, Endianness::Little)).unwrap()
+                });
             return (d.reader_id, info);
         }
     }
@@ -81,7 +90,10 @@ fn a_dense_pass_set_goes_as_one_multicast_datagram() {
     assert_eq!(m.len(), 1, "one multicast datagram");
     assert_eq!(m[0].destinations, vec![group()]);
     let subs = parse(&m[0].payload);
-    assert!(!subs.iter().any(|s| matches!(s, Sub::Dst(_))), "no INFO_DST on a multicast");
+    assert!(
+        !subs.iter().any(|s| matches!(s, Sub::Dst(_))),
+        "no INFO_DST on a multicast"
+    );
     let (reader, info) = first_data_info(&m[0].payload);
     assert_eq!(reader, EntityId::UNKNOWN);
     // Four readers with the same filter: one signature listed, with its bit.
@@ -97,16 +109,24 @@ fn a_dense_pass_set_goes_as_one_multicast_datagram() {
 #[test]
 fn a_sparse_pass_set_goes_unicast() {
     let colors = ["RED", "BLUE", "GREEN", "YELLOW"];
-    let readers: Vec<_> =
-        colors.iter().enumerate().map(|(i, c)| (i as u8 + 1, Some(color(c)), true)).collect();
+    let readers: Vec<_> = colors
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as u8 + 1, Some(color(c)), true))
+        .collect();
     let mut w = writer_with(&readers, MulticastMode::Auto);
     put(&mut w, at(20), &shape("BLUE", 1, 30, 0));
     let ts = drain(&mut w, at(20));
     assert!(multicasts(&ts).is_empty());
-    let with_data: Vec<&Transmit> =
-        ts.iter().filter(|t| !data_sns(&parse(&t.payload)).is_empty()).collect();
+    let with_data: Vec<&Transmit> = ts
+        .iter()
+        .filter(|t| !data_sns(&parse(&t.payload)).is_empty())
+        .collect();
     assert_eq!(with_data.len(), 1);
-    assert_eq!(with_data[0].destinations, vec![Locator::udpv4([127, 0, 0, 2], 7400)]);
+    assert_eq!(
+        with_data[0].destinations,
+        vec![Locator::udpv4([127, 0, 0, 2], 7400)]
+    );
     assert!(parse(&with_data[0].payload).contains(&Sub::Dst(reader_guid(2).prefix)));
     let s = w.filter_stats();
     assert_eq!((s.samples_multicast, s.samples_unicast), (0, 1));
@@ -131,7 +151,10 @@ fn mixed_listeners_share_one_multicast_with_one_entry_per_distinct_filter() {
         .map(|(i, s)| (*s, info.passed(i).unwrap()))
         .collect();
     listed.sort();
-    let mut want = vec![(red().signature(), true), (color("BLUE").signature(), false)];
+    let mut want = vec![
+        (red().signature(), true),
+        (color("BLUE").signature(), false),
+    ];
     want.sort();
     assert_eq!(listed, want);
     // Nobody gets that sample again by unicast, and the BLUE reader owes no GAP for it.
@@ -148,7 +171,10 @@ fn a_reader_with_a_unicast_locator_only_gets_its_own_datagram() {
     let ts = drain(&mut w, at(20));
     assert_eq!(multicasts(&ts).len(), 1);
     let unicast = Locator::udpv4([127, 0, 0, 4], 7400);
-    let to_4: Vec<&Transmit> = ts.iter().filter(|t| t.destinations.contains(&unicast)).collect();
+    let to_4: Vec<&Transmit> = ts
+        .iter()
+        .filter(|t| t.destinations.contains(&unicast))
+        .collect();
     assert_eq!(to_4.len(), 1);
     assert_eq!(data_sns(&parse(&to_4[0].payload)), vec![1]);
     let s = w.filter_stats();
@@ -165,8 +191,11 @@ fn overrides_force_either_plan() {
     assert_eq!(data_sns(&parse_all(&ts)), vec![1, 1, 1, 1]);
 
     let colors = ["RED", "BLUE", "GREEN", "YELLOW"];
-    let readers: Vec<_> =
-        colors.iter().enumerate().map(|(i, c)| (i as u8 + 1, Some(color(c)), true)).collect();
+    let readers: Vec<_> = colors
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as u8 + 1, Some(color(c)), true))
+        .collect();
     let mut w = writer_with(&readers, MulticastMode::AlwaysMulticast);
     put(&mut w, at(20), &shape("BLUE", 1, 30, 0));
     let ts = drain(&mut w, at(20));
@@ -186,7 +215,10 @@ fn a_reliable_reader_is_not_covered_before_its_first_acknack() {
     drain(&mut w, at(0));
     put(&mut w, at(1), &shape("RED", 1, 30, 0));
     let ts = drain(&mut w, at(1));
-    assert!(multicasts(&ts).is_empty(), "Cyclone drops data before the first HEARTBEAT");
+    assert!(
+        multicasts(&ts).is_empty(),
+        "Cyclone drops data before the first HEARTBEAT"
+    );
     assert_eq!(data_sns(&parse_all(&ts)), vec![1, 1, 1]);
 }
 
@@ -213,8 +245,10 @@ fn a_late_joiner_on_the_group_gets_the_history_multicast_before_it_matched() {
     w.handle_acknack(at(2), reader_guid(4), &acknack(1, &[], 1));
     let ts = drain(&mut w, at(2));
     let unicast = Locator::udpv4([127, 0, 0, 4], 7400);
-    let to_4: Vec<Transmit> =
-        ts.into_iter().filter(|t| t.destinations.contains(&unicast)).collect();
+    let to_4: Vec<Transmit> = ts
+        .into_iter()
+        .filter(|t| t.destinations.contains(&unicast))
+        .collect();
     assert_eq!(data_sns(&parse_all(&to_4)), vec![1, 2, 3]);
 }
 
@@ -232,12 +266,22 @@ fn cost_model_follows_the_documented_formula() {
     assert_eq!(c.costs(&dense), (3 * (1024 + 150), 8 * (1024 + 138)));
     assert!(c.multicast(&dense));
     // Example 2: 2 of 10 pass.
-    let sparse = super::super::multicast::Candidate { passing: 2, wasted: 8, ..dense };
+    let sparse = super::super::multicast::Candidate {
+        passing: 2,
+        wasted: 8,
+        ..dense
+    };
     assert_eq!(c.costs(&sparse), (9 * (1024 + 150), 2 * (1024 + 138)));
     assert!(!c.multicast(&sparse));
     // Two readers owing a GAP: each costs a GAP datagram on the multicast plan.
     let gaps = super::super::multicast::Candidate { gaps: 2, ..dense };
-    assert_eq!(c.costs(&gaps), (3 * (1024 + 150) + 2 * (1024 + 68), 8 * (1024 + 138) + 2 * 32));
+    assert_eq!(
+        c.costs(&gaps),
+        (
+            3 * (1024 + 150) + 2 * (1024 + 68),
+            8 * (1024 + 138) + 2 * 32
+        )
+    );
 }
 
 // ---- End to end with our own reader over a lossy network ---------------------------------
@@ -268,8 +312,9 @@ fn node(n: u8, filter: Option<ContentFilter>, listens: bool) -> Node {
     let mut c = ReaderConfig::new(reader_guid(n), true, true);
     c.history = crate::qos::History::KeepAll;
     c.heartbeat_response_delay = core::time::Duration::from_millis(2);
-    c.content_filter =
-        filter.as_ref().map(|f| ReaderFilter::compile(f, ShapeType::descriptor()).unwrap());
+    c.content_filter = filter
+        .as_ref()
+        .map(|f| ReaderFilter::compile(f, ShapeType::descriptor()).unwrap());
     let mut reader = CoreReader::new(c);
     reader.matched_writer_add(
         at(0),
@@ -282,7 +327,14 @@ fn node(n: u8, filter: Option<ContentFilter>, listens: bool) -> Node {
             lifespan: None,
         },
     );
-    Node { remote: listener(n, listens), reader, filter, taken: Vec::new(), gaps_received: 0, acked: false }
+    Node {
+        remote: listener(n, listens),
+        reader,
+        filter,
+        taken: Vec::new(),
+        gaps_received: 0,
+        acked: false,
+    }
 }
 
 /// Hands one datagram to `node` as a participant's receiver would: INFO_DST selects the
@@ -293,7 +345,9 @@ fn receive(node: &mut Node, now: Now, payload: &[u8]) {
     let mut for_us = true;
     let mut ts = None;
     for o in iter {
-        let SubmessageOutcome::Accept(s) = o else { panic!("not accepted") };
+        let SubmessageOutcome::Accept(s) = o else {
+            panic!("not accepted")
+        };
         let mine = |id: EntityId| id == EntityId::UNKNOWN || id == me.entity_id;
         match s {
             Submessage::InfoDst(d) => {
@@ -357,7 +411,11 @@ fn run(nodes: &mut [Node], samples: &[ShapeType], loss: u64, seed: u64) -> Write
         }
         while let Some(t) = w.poll_transmit(now) {
             for nd in nodes.iter_mut() {
-                let hears = nd.remote.unicast_locators.iter().chain(&nd.remote.multicast_locators);
+                let hears = nd
+                    .remote
+                    .unicast_locators
+                    .iter()
+                    .chain(&nd.remote.multicast_locators);
                 if hears.into_iter().any(|l| t.destinations.contains(l)) && !rng.chance(loss) {
                     receive(nd, now, &t.payload);
                 }
@@ -413,7 +471,12 @@ fn listeners_that_do_not_pass_drop_the_multicast_and_reliability_completes() {
     let mut nodes = mixed_nodes();
     let w = run(&mut nodes, &samples, 0, 7);
     for nd in &nodes {
-        assert_eq!(nd.taken, expected(&samples, nd.filter.as_ref()), "reader {:?}", nd.remote.guid);
+        assert_eq!(
+            nd.taken,
+            expected(&samples, nd.filter.as_ref()),
+            "reader {:?}",
+            nd.remote.guid
+        );
     }
     let s = w.filter_stats();
     assert!(s.samples_multicast > 0 && s.samples_unicast > 0, "{s:?}");
@@ -444,9 +507,16 @@ fn multicast_plan_survives_loss_without_stalling() {
     for seed in [1, 2, 3] {
         let mut nodes = mixed_nodes();
         let w = run(&mut nodes, &samples, 20, seed);
-        assert!(w.filter_stats().samples_multicast > 0, "seed {seed}: the multicast path ran");
+        assert!(
+            w.filter_stats().samples_multicast > 0,
+            "seed {seed}: the multicast path ran"
+        );
         for nd in &nodes {
-            assert_eq!(nd.taken, expected(&samples, nd.filter.as_ref()), "seed {seed}");
+            assert_eq!(
+                nd.taken,
+                expected(&samples, nd.filter.as_ref()),
+                "seed {seed}"
+            );
         }
     }
 }

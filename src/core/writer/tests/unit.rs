@@ -394,17 +394,36 @@ fn dispose_with_serialized_key_sends_k_flag_payload_padded_beyond_16_bytes() {
     let key = [7u8; 16];
     let short = vec![0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0];
     let long: Vec<u8> = (0..24).collect();
-    w.write(at(1), ChangeKind::NotAliveDisposed, Some(key), Bytes::from(short.clone()))
-        .unwrap();
-    w.write(at(1), ChangeKind::NotAliveUnregistered, Some([8; 16]), Bytes::from(long.clone()))
-        .unwrap();
+    w.write(
+        at(1),
+        ChangeKind::NotAliveDisposed,
+        Some(key),
+        Bytes::from(short.clone()),
+    )
+    .unwrap();
+    w.write(
+        at(1),
+        ChangeKind::NotAliveUnregistered,
+        Some([8; 16]),
+        Bytes::from(long.clone()),
+    )
+    .unwrap();
     let subs = parse_all(&drain(&mut w, at(1)));
     let datas: Vec<_> = subs
         .iter()
         .filter_map(|s| match s {
-            Sub::Data { payload, key_payload, key_hash, status, .. } => {
-                Some((payload.is_some(), key_payload.clone(), key_hash.clone(), *status))
-            }
+            Sub::Data {
+                payload,
+                key_payload,
+                key_hash,
+                status,
+                ..
+            } => Some((
+                payload.is_some(),
+                key_payload.clone(),
+                key_hash.clone(),
+                *status,
+            )),
             _ => None,
         })
         .collect();

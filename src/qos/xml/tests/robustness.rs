@@ -10,11 +10,21 @@ fn limits_give_errors_not_crashes() {
     let mut big = String::from("<dds><!--");
     big.push_str(&"x".repeat(MAX_FILE_SIZE));
     big.push_str("--></dds>");
-    assert_eq!(load_err(&big), format!("1:1: file is larger than {MAX_FILE_SIZE} bytes"));
+    assert_eq!(
+        load_err(&big),
+        format!("1:1: file is larger than {MAX_FILE_SIZE} bytes")
+    );
 
-    let deep = format!("{}{}", "<a>".repeat(MAX_DEPTH + 1), "</a>".repeat(MAX_DEPTH + 1));
+    let deep = format!(
+        "{}{}",
+        "<a>".repeat(MAX_DEPTH + 1),
+        "</a>".repeat(MAX_DEPTH + 1)
+    );
     let col = MAX_DEPTH * 3 + 1;
-    assert_eq!(load_err(&deep), format!("1:{col}: elements nested deeper than {MAX_DEPTH}"));
+    assert_eq!(
+        load_err(&deep),
+        format!("1:{col}: elements nested deeper than {MAX_DEPTH}")
+    );
     let very_deep = format!("{}{}", "<a>".repeat(200_000), "</a>".repeat(200_000));
     assert!(load_err(&very_deep).contains("nested deeper"));
 
@@ -22,7 +32,10 @@ fn limits_give_errors_not_crashes() {
     assert!(load_err(&many).contains(&format!("more than {MAX_ELEMENTS} elements")));
 
     let long_name = format!("<qos_library name=\"{}\"/>", "n".repeat(300));
-    assert_eq!(load_err(&long_name), "1:14: attribute `name` must be 1 to 256 bytes long");
+    assert_eq!(
+        load_err(&long_name),
+        "1:14: attribute `name` must be 1 to 256 bytes long"
+    );
     let long_text = format!(
         "<qos_library name=\"L\"><topic_qos name=\"T\"><topic_data><value>{}</value></topic_data></topic_qos></qos_library>",
         "1,".repeat(40_000)
@@ -51,8 +64,11 @@ impl Rng {
 fn exercise(text: &str) {
     let mut p = QosProvider::new();
     if p.load_str("fuzz.xml", text).is_ok() {
-        let names: Vec<String> =
-            p.profile_names().map(str::to_string).chain([String::new()]).collect();
+        let names: Vec<String> = p
+            .profile_names()
+            .map(str::to_string)
+            .chain([String::new()])
+            .collect();
         for n in &names {
             let _ = p.participant_qos(n);
             let _ = p.topic_qos(n, "Sensor_1");

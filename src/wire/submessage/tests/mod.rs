@@ -144,6 +144,6 @@ fn data_bytes(flags: u8, to_qos: u16, sn: (i32, u32), extra: &[u8]) -> Vec<u8> {
 }
 
 mod golden;
-mod validation;
 mod outcomes;
 mod roundtrip;
+mod validation;
