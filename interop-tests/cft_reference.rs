@@ -24,6 +24,7 @@ use siftdds::types::ShapeType;
 use siftdds::wire::Message;
 use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
 
+use crate::skip::skip;
 use crate::vendors::{Peer, Vendor, argv, participant, peer_samples, ready, spawn};
 
 /// Readers (Fast DDS's default `reader_filters_allocation.maximum`).
@@ -241,10 +242,7 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
         return;
     }
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: tshark not installed (scripts/setup installs it)"
-        );
+        skip(test, "tshark not installed (scripts/setup installs it)");
         return;
     }
     let fast = fastdds_writer_run(116);

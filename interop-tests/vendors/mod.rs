@@ -9,7 +9,7 @@
 // The harness (not core) shares a peer's output between its reader thread and the test.
 #![allow(clippy::disallowed_types)]
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,7 @@ use siftdds::qos::{
 use siftdds::types::{ShapeType, TopicType};
 
 use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
 
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Vendor {
@@ -47,10 +48,12 @@ pub(crate) fn ready(test: &str, vendor: Vendor) -> bool {
         return false;
     }
     if !vendor.binary().exists() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: {} not built (scripts/build-peers builds it)",
-            vendor.binary().display()
+        skip(
+            test,
+            &format!(
+                "{} not built (scripts/build-peers builds it)",
+                vendor.binary().display()
+            ),
         );
         return false;
     }
