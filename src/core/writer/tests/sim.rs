@@ -11,23 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::*;
 use crate::core::writer::WriteError;
 use crate::qos::{History, Length, ResourceLimits};
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// True with probability `pct` percent.
-    fn chance(&mut self, pct: u64) -> bool {
-        self.next() % 100 < pct
-    }
-}
+use crate::test_rng::Rng;
 
 #[derive(Default)]
 struct SimReader {
@@ -159,7 +143,7 @@ fn payload_for(i: u32) -> Bytes {
 }
 
 fn run(seed: u64, cfg: WriterConfig, total: u32) -> (Writer, SimReader, u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut w = Writer::new(cfg);
     let mut reader = SimReader::new();
     reader.strict = matches!(w.config().history, History::KeepAll);
