@@ -3,7 +3,8 @@
 //! the PID_CONTENT_FILTER_INFO bit we send for its signature (shown with the test-only
 //! inverted-bit writer), and a Cyclone DDS reader without a filter on the same writer still
 //! gets everything; a Fast DDS reader and one of ours on one multicast group get exactly
-//! their samples from our multicast plan. Sandbox only (see `sandbox`); skipped with a printed reason otherwise.
+//! their samples from our multicast plan. Sandbox only (see `sandbox`); a counted skip otherwise
+//! (`skip.rs`).
 //!
 //! RTPS 2.5 §8.7.3-§8.7.4, §9.6.4.1; docs/interop-facts.md §2.3, §3.4.
 

@@ -1,8 +1,8 @@
 //! Interop with other vendors' processes: Cyclone DDS 0.10 and Fast DDS 2.9 from Debian
 //! packages, driven through the small peer programs in `interop-tests/peers/` (built by
 //! `scripts/build-peers` into `target/peers/`). Each test uses its own domain so tests can
-//! run in parallel. Skipped, with a printed reason, outside the sandbox or when the peers are
-//! not built. The scenarios are in `delivery` and `qos`.
+//! run in parallel. Skipped (printed and counted, `skip.rs`) outside the sandbox or when the
+//! peers are not built. The scenarios are in `delivery` and `qos`.
 
 // These tests drive real vendor processes in real time, so they read the clock and poll.
 #![allow(clippy::disallowed_methods)]
@@ -93,7 +93,7 @@ fn take_until_writer_quiet(r: &DataReader<ShapeType>, vendor: Vendor) -> Vec<Sam
     take_until_quiet(r, vendor.heartbeat_period() + LOCAL_DELIVERY)
 }
 
-/// True when the test may run; prints why not otherwise (never silently).
+/// True when the test may run; records a counted skip otherwise (`skip.rs`, never silently).
 pub(crate) fn ready(test: &str, vendor: Vendor) -> bool {
     if !may_open_sockets(test) {
         return false;
