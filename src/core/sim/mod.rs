@@ -3,8 +3,10 @@
 //! silenced (their traffic dropped, so their lease expires elsewhere), unannounced (their SPDP
 //! multicast dropped, unicast still flowing) and restarted (a new GUID prefix on the same
 //! locators, all state lost), as a crashed process would be. Each node has its own domain id.
-//! The one harness of the core's multi-participant tests (`sim/tests.rs`,
-//! `participant/tests.rs`, `participant/liveliness/tests.rs`).
+//! The one harness of the core's network tests: participants (`sim/tests.rs`,
+//! `participant/tests.rs`, `participant/liveliness/tests.rs`) or any other sans-IO endpoint
+//! that implements [`SimNode`] (the bare writer and its independent reader in
+//! `writer/tests/sim.rs`).
 //!
 //! Must not: use sockets, threads, the clock or sleeps; every random choice comes from the
 //! seed, so a failing case replays exactly.
@@ -14,8 +16,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::Event;
 use super::participant::{Participant, ParticipantConfig};
+use super::{Event, Transmit};
 use crate::test_rng::Rng;
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::{GuidPrefix, Locator};
@@ -42,18 +44,45 @@ pub struct Faults {
 /// source locator, bytes.
 type InFlight = Reverse<(u64, u64, usize, Locator, Vec<u8>)>;
 
-/// One participant and the unicast locators it listens on.
-pub struct Node {
-    /// The participant under test.
-    pub p: Participant,
-    /// Metatraffic and user unicast locators.
+/// A sans-IO endpoint the network can drive: datagrams and timeouts in, transmits out.
+pub trait SimNode {
+    /// One datagram from `source`.
+    fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]);
+    /// Runs what is due at `now`.
+    fn handle_timeout(&mut self, now: Now);
+    /// The next time [`SimNode::handle_timeout`] has something to do.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// The next datagram to send.
+    fn poll_transmit(&mut self, now: Now) -> Option<Transmit>;
+}
+
+impl SimNode for Participant {
+    fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
+        Participant::handle_datagram(self, now, source, datagram);
+    }
+    fn handle_timeout(&mut self, now: Now) {
+        Participant::handle_timeout(self, now);
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        Participant::poll_timeout(self)
+    }
+    fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        Participant::poll_transmit(self, now)
+    }
+}
+
+/// One endpoint (a participant unless said otherwise) and the unicast locators it listens on.
+pub struct Node<N = Participant> {
+    /// The endpoint under test.
+    pub p: N,
+    /// Its unicast locators (a participant's metatraffic and user locators).
     pub locators: Vec<Locator>,
 }
 
 /// The simulated LAN.
-pub struct SimNet {
-    /// The participants, by index.
-    pub nodes: Vec<Node>,
+pub struct SimNet<N = Participant> {
+    /// The endpoints, by index.
+    pub nodes: Vec<Node<N>>,
     /// Current time, nanoseconds since the start.
     pub now: u64,
     /// Applied to every copy sent from now on.
@@ -84,6 +113,27 @@ pub fn sim_now(nanos: u64) -> Now {
 
 /// One-way latency of every copy (before any reorder delay): 50 µs.
 const BASE_DELAY_NS: u64 = 50_000;
+
+impl<N: SimNode> SimNet<N> {
+    /// A network of the given endpoints (restarting one is for participants only).
+    pub fn with_nodes(nodes: Vec<Node<N>>, seed: u64) -> Self {
+        SimNet {
+            domains: vec![0; nodes.len()],
+            nodes,
+            now: 0,
+            faults: Faults::default(),
+            silenced: Vec::new(),
+            unannounced: Vec::new(),
+            delivered: 0,
+            lost: 0,
+            rng: Rng::new(seed),
+            seq: 0,
+            restarts: 0,
+            in_flight: BinaryHeap::new(),
+            configure: |_| {},
+        }
+    }
+}
 
 impl SimNet {
     /// `n` participants in domain 0, each configured by `configure` after the defaults.
@@ -144,14 +194,16 @@ impl SimNet {
         self.in_flight = pending.into_iter().filter(|Reverse(f)| f.2 != i).collect();
     }
 
-    /// The current instant for the core.
-    pub fn now(&self) -> Now {
-        sim_now(self.now)
-    }
-
     /// The events node `i` has queued, in order.
     pub fn events(&mut self, i: usize) -> Vec<Event> {
         std::iter::from_fn(|| self.nodes[i].p.poll_event()).collect()
+    }
+}
+
+impl<N: SimNode> SimNet<N> {
+    /// The current instant for the core.
+    pub fn now(&self) -> Now {
+        sim_now(self.now)
     }
 
     fn enqueue(&mut self, dst: usize, src: Locator, payload: &[u8]) {
@@ -263,7 +315,7 @@ impl SimNet {
     }
 
     /// Runs until `done(self)` or `ms` milliseconds have passed; true when done.
-    pub fn run_until(&mut self, ms: u64, mut done: impl FnMut(&mut SimNet) -> bool) -> bool {
+    pub fn run_until(&mut self, ms: u64, mut done: impl FnMut(&mut Self) -> bool) -> bool {
         let end = self.now + ms * 1_000_000;
         while self.now < end {
             if done(self) {
