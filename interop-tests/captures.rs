@@ -215,7 +215,8 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
                         let sig = signature
                             .expect("filter info before the reader's filter was announced");
                         // Fast DDS's writer evaluated the reader's filter and said it passed, under
-                        // the very signature we compute from the announced property (facts §2.2).
+                        // the very signature we compute from the announced property
+                        // (docs/interop-facts.md §2.2).
                         assert_eq!(cfi.result_for(&sig), Some(true));
                         passed += 1;
                     }

@@ -1,10 +1,10 @@
 //! Side-by-side reference for writer-side filtering: the same 32 Fast DDS 2.9
 //! content-filtered readers (reader `i` passes only colour `C<i>`), served once by a Fast DDS
 //! 2.9 writer (which filters writer-side for up to 32 readers without multicast locators,
-//! facts §3.1) and once by our writer, writing the same samples at the same pace. Both runs
-//! are captured on the sandbox's loopback and the writer-to-reader traffic (datagrams holding
-//! DATA, DATA_FRAG, GAP, HEARTBEAT or HEARTBEAT_FRAG of a user writer) is counted the same way
-//! for both. The test checks that every reader got exactly its samples from our writer; the
+//! docs/interop-facts.md §3.1) and once by our writer, writing the same samples at the same pace.
+//! Both runs are captured on the sandbox's loopback and the writer-to-reader traffic (datagrams
+//! holding DATA, DATA_FRAG, GAP, HEARTBEAT or HEARTBEAT_FRAG of a user writer) is counted the same
+//! way for both. The test checks that every reader got exactly its samples from our writer; the
 //! figures (and what the Fast DDS writer delivered) are printed and written to
 //! `target/cft-reference.md`, never asserted.
 //!
@@ -24,6 +24,7 @@ use siftdds::types::ShapeType;
 use siftdds::wire::Message;
 use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
 
+use crate::skip::skip;
 use crate::vendors::{Peer, Vendor, argv, participant, peer_samples, ready, spawn};
 
 /// Readers (Fast DDS's default `reader_filters_allocation.maximum`).
@@ -241,10 +242,7 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
         return;
     }
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: tshark not installed (scripts/setup installs it)"
-        );
+        skip(test, "tshark not installed (scripts/setup installs it)");
         return;
     }
     let fast = fastdds_writer_run(116);

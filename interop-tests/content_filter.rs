@@ -3,9 +3,10 @@
 //! the PID_CONTENT_FILTER_INFO bit we send for its signature (shown with the test-only
 //! inverted-bit writer), and a Cyclone DDS reader without a filter on the same writer still
 //! gets everything; a Fast DDS reader and one of ours on one multicast group get exactly
-//! their samples from our multicast plan. Sandbox only (see `sandbox`); skipped with a printed reason otherwise.
+//! their samples from our multicast plan. Sandbox only (see `sandbox`); a counted skip otherwise
+//! (`skip.rs`).
 //!
-//! RTPS 2.5 §8.7.3-§8.7.4, §9.6.4.1; facts §2.3, §3.4.
+//! RTPS 2.5 §8.7.3-§8.7.4, §9.6.4.1; docs/interop-facts.md §2.3, §3.4.
 
 // These tests drive real vendor processes in real time.
 #![allow(clippy::disallowed_methods)]
@@ -224,10 +225,10 @@ fn cyclone_reader_without_filter_gets_everything_from_a_writer_filtering_for_fas
 }
 
 /// A Fast DDS filtered reader (`color = 'RED'`) that listens on the user multicast group (so
-/// Fast DDS's own writers would not filter for it, facts §3.1) and a siftdds filtered reader
-/// (`color = 'BLUE'`) on the same group. Our writer, forced to multicast, sends every sample
-/// one of them passes once to the group, listing both signatures with their bits: each reader
-/// delivers exactly its own samples, drops the other's on its bit (Fast DDS:
+/// Fast DDS's own writers would not filter for it, docs/interop-facts.md §3.1) and a siftdds
+/// filtered reader (`color = 'BLUE'`) on the same group. Our writer, forced to multicast, sends
+/// every sample one of them passes once to the group, listing both signatures with their bits: each
+/// reader delivers exactly its own samples, drops the other's on its bit (Fast DDS:
 /// `irrelevant_change_set`), and reliability completes.
 #[test]
 fn fastdds_and_siftdds_readers_on_one_multicast_group_each_get_exactly_their_samples() {

@@ -7,7 +7,7 @@
 //! The impairment is set up by `scripts/lossy-link` and affects every socket in the namespace,
 //! so this binary runs alone in its own `scripts/netns-run` (a step of `scripts/test`): its
 //! tests are `#[ignore]`d in a plain `cargo test`, and even with `--ignored` they refuse to run
-//! (print SKIPPED) unless `SIFTDDS_LOSSY_LINK` (set by that script, describing the impairment)
+//! (record a skip, `skip.rs`) unless `SIFTDDS_LOSSY_LINK` (set by that script, describing the impairment)
 //! says they own the namespace. Domains 150-152.
 
 // Real processes in real time: this harness reads the clock and polls.
@@ -25,6 +25,10 @@ use siftdds::qos::{
 };
 use siftdds::types::ShapeType;
 
+#[path = "skip.rs"]
+mod skip;
+use skip::skip;
+
 /// At most this many warm-up samples before the measured run (see `siftdds_to_vendor`).
 const MAX_WARM_UP: usize = 250;
 /// Default sample count (the issue's figure); CI lowers it with `SIFTDDS_LOSSY_SAMPLES`.
@@ -32,16 +36,16 @@ const DEFAULT_SAMPLES: usize = 100_000;
 /// Longest a whole run may take before the test fails.
 const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 
-/// The impairment description when this binary owns a lossy namespace; prints why not.
+/// The impairment description when this binary owns a lossy namespace; records a skip if not.
 fn lossy_link(test: &str) -> Option<String> {
     let inside = std::env::var("NETNS_RUN_INSIDE").is_ok_and(|v| v == "1");
     match std::env::var("SIFTDDS_LOSSY_LINK") {
         Ok(link) if inside => Some(link),
         _ => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: needs its own lossy namespace (scripts/netns-run \
-                 scripts/lossy-link cargo test --test lossy; scripts/test does this)"
+            skip(
+                test,
+                "needs its own lossy namespace (scripts/netns-run scripts/lossy-link \
+                 cargo test --test lossy; scripts/test does this)",
             );
             None
         }
@@ -240,9 +244,10 @@ fn siftdds_to_vendor(test: &str, binary: &str, domain: u32) {
     // The peer stops on its own only after far more samples than we send; we stop it once the
     // last BLUE sample is in (warm-up samples below are counted by it too).
     let Some(peer) = Peer::spawn(binary, domain, n + MAX_WARM_UP + 1) else {
-        report(&format!(
-            "SKIPPED {test}: target/peers/{binary} not built (scripts/build-peers)"
-        ));
+        skip(
+            test,
+            &format!("target/peers/{binary} not built (scripts/build-peers)"),
+        );
         return;
     };
     let p = participant(domain);

@@ -13,6 +13,7 @@ mod perf_ddsperf;
 mod reflection;
 mod sandbox;
 mod shape_main;
+mod skip;
 mod spoof;
 mod tshark;
 mod vendors;

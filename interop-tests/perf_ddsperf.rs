@@ -6,11 +6,11 @@
 //! trips happened, summaries are well-formed, nothing was lost; never a rate or a latency.
 //! Skipped, with the reason printed, without `ddsperf` on PATH or outside the sandbox.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use crate::perf::{Running, finish, perf, start, summary};
 use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
 
 /// True when the test can run: inside the sandbox and with `ddsperf` installed.
 fn ready(test: &str) -> bool {
@@ -24,10 +24,7 @@ fn ready(test: &str) -> bool {
         .status()
         .is_ok();
     if !found {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: ddsperf not on PATH (apt install cyclonedds-tools)"
-        );
+        skip(test, "ddsperf not on PATH (apt install cyclonedds-tools)");
     }
     found
 }

@@ -12,7 +12,7 @@
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use siftdds::api::DomainParticipant;
 use siftdds::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
@@ -27,6 +27,11 @@ use crate::sandbox::may_open_sockets;
 use crate::spoof;
 
 const DOMAIN: u32 = 153;
+/// Refusals by the gate to wait for after the data phase: some HEARTBEAT periods' worth
+/// (the writer's default period is 100 ms).
+const BLOCKED_MORE: u64 = 10;
+/// Longest the writer is watched after the data phase (was a fixed 2 s sleep).
+const OBSERVE: Duration = Duration::from_secs(2);
 
 #[test]
 fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
@@ -125,8 +130,18 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
         );
         xs.extend(got.into_iter().map(|s| s.value.unwrap().x));
     }
-    // Let the writer's heartbeats to the never-acknowledging fake reader keep coming a while.
-    std::thread::sleep(Duration::from_secs(2));
+    // Let the writer keep serving the never-acknowledging fake reader (a HEARTBEAT every
+    // period, and repairs) until the gate has refused it BLOCKED_MORE more times after the
+    // data phase, so the budget is shown to hold while the writer keeps trying. Bounded by
+    // OBSERVE, well inside one UNVERIFIED_BUDGET_WINDOW (a new window would rightly grant a
+    // new budget).
+    let blocked_after_data = p.stats().unwrap().gate.blocked;
+    let deadline = Instant::now() + OBSERVE;
+    while p.stats().unwrap().gate.blocked < blocked_after_data + BLOCKED_MORE
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     stop.store(true, Ordering::Relaxed);
     counter.join().unwrap();
     let got = bytes.load(Ordering::Relaxed);

@@ -2,23 +2,21 @@
 //! discovery needs it); outside, the transport's gate must refuse.
 
 #![allow(clippy::disallowed_types)] // this test checks the sandbox itself with plain sockets
-use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
 use siftdds::transport::sandbox::{self, NetworkScope};
 
-/// Returns true when this test may open sockets, printing why it is skipped otherwise.
+use crate::skip::skip;
+
+/// Returns true when this test may open sockets; records it as skipped otherwise.
 pub fn may_open_sockets(test: &str) -> bool {
     match sandbox::check() {
         Ok(NetworkScope::PrivateNamespace) => true,
         Ok(NetworkScope::LoopbackOnly) | Err(_) => {
-            // Written to the stderr handle directly: the test harness captures eprintln!, and a
-            // skip must never be silent.
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: needs multicast inside a private network namespace \
-                 (run scripts/test)"
+            skip(
+                test,
+                "needs multicast inside a private network namespace (run scripts/test)",
             );
             false
         }

@@ -6,13 +6,14 @@
 // These tests drive real processes in real time, so they read the clock.
 #![allow(clippy::disallowed_methods)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
 
 const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 
@@ -431,11 +432,12 @@ fn cyclone_publisher_to_filtered_shape_main_subscriber() {
         return;
     }
     if !cyclone.exists() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED cyclone_publisher_to_filtered_shape_main_subscriber: {} not built \
-             (scripts/build-peers builds it)",
-            cyclone.display()
+        skip(
+            "cyclone_publisher_to_filtered_shape_main_subscriber",
+            &format!(
+                "{} not built (scripts/build-peers builds it)",
+                cyclone.display()
+            ),
         );
         return;
     }

@@ -1,9 +1,8 @@
 //! Our encoder against Wireshark's RTPS dissector: every submessage kind and the
 //! content-filter parameters, in both byte orders, written to a pcap that `tshark` must
-//! dissect without a malformed packet or an expert warning. Skipped (with a printed reason)
+//! dissect without a malformed packet or an expert warning. Skipped (a counted skip, `skip.rs`)
 //! when tshark is not installed; `scripts/setup` installs it.
 
-use std::io::Write;
 use std::process::Command;
 
 use siftdds::cdr::{Endianness, Writer};
@@ -20,6 +19,8 @@ use siftdds::wire::{
     EntityId, FragmentNumber, FragmentNumberSet, Guid, GuidPrefix, Header, Locator,
     ProtocolVersion, SequenceNumber, SequenceNumberSet, VendorId, emit_message,
 };
+
+use crate::skip::skip;
 
 const PREFIX: GuidPrefix = GuidPrefix([1, 0xf0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
 const PEER: GuidPrefix = GuidPrefix([1, 0x0f, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2]);
@@ -267,9 +268,9 @@ fn ethernet_frame(payload: &[u8]) -> Vec<u8> {
 #[test]
 fn wireshark_dissects_every_submessage_we_encode_without_warnings() {
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED wireshark_dissects_every_submessage_we_encode_without_warnings: tshark not installed (scripts/setup installs it)"
+        skip(
+            "wireshark_dissects_every_submessage_we_encode_without_warnings",
+            "tshark not installed (scripts/setup installs it)",
         );
         return;
     }
@@ -367,10 +368,7 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
         return;
     }
     if Command::new("tshark").arg("--version").output().is_err() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: tshark not installed (scripts/setup installs it)"
-        );
+        skip(test, "tshark not installed (scripts/setup installs it)");
         return;
     }
     let path = std::env::temp_dir().join(format!("siftdds-live-{}.pcapng", std::process::id()));

@@ -8,7 +8,6 @@
 // Real processes in real time: these tests read the clock and poll.
 #![allow(clippy::disallowed_methods)]
 
-use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -23,6 +22,7 @@ use siftdds::types::ShapeType;
 use siftdds::wire::Guid;
 
 use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
 use crate::vendors::Peer;
 
 const SHAPES_XML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos/shapes.xml");
@@ -43,9 +43,9 @@ fn python_ready(test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: python3 cannot import cyclonedds (scripts/setup installs it)"
+        skip(
+            test,
+            "python3 cannot import cyclonedds (scripts/setup installs it)",
         );
     }
     ok

@@ -310,7 +310,7 @@ pub fn discovery(data: &[u8]) {
 pub fn participant_rx(data: &[u8]) {
     use crate::core::participant::{ReaderSpec, WriterSpec};
     use crate::core::{Participant, ParticipantConfig};
-    use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos};
+    use crate::qos::{DataReaderQos, DataWriterQos};
     use crate::time::{Instant, Now, Timestamp};
     use crate::wire::{GuidPrefix, Locator};
     let mut config = ParticipantConfig::new(0, GuidPrefix([1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]));
@@ -325,28 +325,13 @@ pub fn participant_rx(data: &[u8]) {
     p.create_writer(
         now,
         WriterSpec {
-            topic_name: "Square".into(),
-            type_name: "ShapeType".into(),
-            keyed: true,
-            qos: DataWriterQos::default(),
-            publisher_qos: PublisherQos::default(),
             fragment_size: 512,
-            descriptor: None,
-            invert_filter_bit_for_tests: false,
+            ..WriterSpec::new("Square", "ShapeType", true, DataWriterQos::default())
         },
     );
     p.create_reader(
         now,
-        ReaderSpec {
-            topic_name: "Square".into(),
-            type_name: "ShapeType".into(),
-            keyed: true,
-            qos: DataReaderQos::default(),
-            subscriber_qos: SubscriberQos::default(),
-            content_filter: None,
-            descriptor: None,
-            key_hasher: None,
-        },
+        ReaderSpec::new("Square", "ShapeType", true, DataReaderQos::default()),
     );
     let source = Locator::udpv4([127, 0, 0, 1], 7410);
     let mut rest = data;

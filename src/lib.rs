@@ -18,6 +18,8 @@ pub mod inspect;
 pub mod memo;
 pub mod qos;
 pub mod runtime;
+#[cfg(test)]
+mod test_rng;
 pub mod time;
 pub mod transport;
 pub mod types;

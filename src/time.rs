@@ -103,7 +103,8 @@ impl Duration {
         seconds: 0,
         fraction: 0,
     };
-    /// DURATION_INFINITE = {0x7fffffff, 0xffffffff} (facts §5.4; Cyclone `ddsi_time.h`).
+    /// DURATION_INFINITE = {0x7fffffff, 0xffffffff} (docs/interop-facts.md §5.4; Cyclone
+    /// `ddsi_time.h`).
     pub const INFINITE: Duration = Duration {
         seconds: 0x7fff_ffff,
         fraction: 0xffff_ffff,

@@ -1,15 +1,15 @@
 //! Interop with other vendors' processes: Cyclone DDS 0.10 and Fast DDS 2.9 from Debian
 //! packages, driven through the small peer programs in `interop-tests/peers/` (built by
 //! `scripts/build-peers` into `target/peers/`). Each test uses its own domain so tests can
-//! run in parallel. Skipped, with a printed reason, outside the sandbox or when the peers are
-//! not built. The scenarios are in `delivery` and `qos`.
+//! run in parallel. Skipped (printed and counted, `skip.rs`) outside the sandbox or when the
+//! peers are not built. The scenarios are in `delivery` and `qos`.
 
 // These tests drive real vendor processes in real time, so they read the clock and poll.
 #![allow(clippy::disallowed_methods)]
 // The harness (not core) shares a peer's output between its reader thread and the test.
 #![allow(clippy::disallowed_types)]
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,7 @@ use siftdds::qos::{
 use siftdds::types::{ShapeType, TopicType};
 
 use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
 
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Vendor {
@@ -41,16 +42,69 @@ impl Vendor {
     }
 }
 
-/// True when the test may run; prints why not otherwise (never silently).
+impl Vendor {
+    /// The vendor writer's HEARTBEAT period (the peers keep the default): Cyclone DDS 0.10's
+    /// `Internal/HeartbeatInterval` is 100 ms, Fast DDS 2.9's `WriterTimes::heartbeatPeriod`
+    /// 3 s. A reliable writer announces anything it still holds for a reader within one
+    /// period, and our reader answers a HEARTBEAT at once
+    /// (`core::reader::DEFAULT_HEARTBEAT_RESPONSE_DELAY` is zero), so a sample the writer
+    /// means to send has been sent by then.
+    fn heartbeat_period(self) -> Duration {
+        match self {
+            Vendor::Cyclone => Duration::from_millis(100),
+            Vendor::FastDds => Duration::from_secs(3),
+        }
+    }
+}
+
+/// How long our own participant may take to hand datagrams it has already received to a
+/// reader (runtime loop → core → reader cache). No protocol timer is involved; this covers
+/// scheduling on a loaded machine.
+const LOCAL_DELIVERY: Duration = Duration::from_millis(100);
+
+/// Takes from `r` until nothing new arrived for `quiet` (a bounded quiet period: at most
+/// [`QUIET_MAX`] in all, so a peer that keeps sending cannot hold the test).
+fn take_until_quiet(r: &DataReader<ShapeType>, quiet: Duration) -> Vec<Sample<ShapeType>> {
+    let mut all = Vec::new();
+    let deadline = Instant::now() + QUIET_MAX;
+    loop {
+        let got = r.wait_take(quiet).unwrap();
+        let done = got.is_empty() || Instant::now() >= deadline;
+        all.extend(got);
+        if done {
+            return all;
+        }
+    }
+}
+
+/// Longest [`take_until_quiet`] keeps taking.
+const QUIET_MAX: Duration = Duration::from_secs(10);
+
+/// What is left in `r` once the peer has sent everything it will send (it printed
+/// "pub: wrote", which it does after its writer was acknowledged and its linger): the samples
+/// are already in our process, so a [`LOCAL_DELIVERY`] quiet period collects them.
+fn take_delivered(r: &DataReader<ShapeType>) -> Vec<Sample<ShapeType>> {
+    take_until_quiet(r, LOCAL_DELIVERY)
+}
+
+/// What `r` still gets from a `vendor` writer that may hold more for it: a quiet period of one
+/// vendor HEARTBEAT period (see [`Vendor::heartbeat_period`]) plus [`LOCAL_DELIVERY`].
+fn take_until_writer_quiet(r: &DataReader<ShapeType>, vendor: Vendor) -> Vec<Sample<ShapeType>> {
+    take_until_quiet(r, vendor.heartbeat_period() + LOCAL_DELIVERY)
+}
+
+/// True when the test may run; records a counted skip otherwise (`skip.rs`, never silently).
 pub(crate) fn ready(test: &str, vendor: Vendor) -> bool {
     if !may_open_sockets(test) {
         return false;
     }
     if !vendor.binary().exists() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: {} not built (scripts/build-peers builds it)",
-            vendor.binary().display()
+        skip(
+            test,
+            &format!(
+                "{} not built (scripts/build-peers builds it)",
+                vendor.binary().display()
+            ),
         );
         return false;
     }
@@ -139,6 +193,21 @@ impl Peer {
             std::thread::sleep(Duration::from_millis(20));
         }
         false
+    }
+
+    /// Waits (bounded) until the peer has exited by itself; false on timeout. Once it has,
+    /// nothing more can arrive from it.
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.child.try_wait().unwrap().is_some() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The peer's stdout so far.

@@ -259,7 +259,7 @@ fn partitions_from_vendor(vendor: Vendor, domain: u32) {
         .enumerate()
         .map(|(k, (ours, _, _))| make_reader(&p, &format!("P{k}"), &[ours], reliable_reader_qos()))
         .collect();
-    let peers: Vec<Peer> = PARTITION_CASES
+    let mut peers: Vec<Peer> = PARTITION_CASES
         .iter()
         .enumerate()
         .map(|(k, (_, theirs, _))| {
@@ -286,10 +286,18 @@ fn partitions_from_vendor(vendor: Vendor, domain: u32) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    // Give a non-matching writer time to (wrongly) deliver too.
-    std::thread::sleep(Duration::from_millis(500));
+    // A non-matching writer (wrongly) delivering would do so before its peer exits: every
+    // peer stops by its `-t 6` deadline (a non-matching one waits for a match until then,
+    // writes nothing, lingers and exits). Once all have exited, nothing more can arrive.
+    for peer in &mut peers {
+        assert!(
+            peer.wait_exit(Duration::from_secs(10)),
+            "{vendor:?} peer still running:\n{}",
+            peer.output()
+        );
+    }
     for (g, r) in got.iter_mut().zip(&readers) {
-        g.extend(alive_xs(&r.take().unwrap()));
+        g.extend(alive_xs(&take_delivered(r)));
     }
     for (k, ((ours, theirs, m), (g, r))) in PARTITION_CASES
         .iter()
@@ -476,8 +484,8 @@ fn time_based_filter_from_vendor(vendor: Vendor, domain: u32) {
     while Instant::now() < deadline && !peer.output().contains("pub: wrote") {
         got.extend(r.wait_take(Duration::from_millis(100)).unwrap());
     }
-    std::thread::sleep(Duration::from_millis(300));
-    got.extend(r.take().unwrap());
+    // "pub: wrote" comes after the peer's acknowledgments and linger: all it sent is here.
+    got.extend(take_delivered(&r));
     drop(peer);
     for color in ["RED", "BLUE"] {
         let times: Vec<u64> = got

@@ -3,7 +3,7 @@
 //! Must not: interpret the options field beyond what XTypes defines, or panic.
 //!
 //! RTPS 2.5 §10.2 and DDS-XTypes 1.3 §7.6.3.1.2. Identifiers as used by every implementation
-//! (facts §5.5): RTPS 2.5 Table 10.3's 0x0010.. values for CDR2 are an erratum.
+//! (docs/interop-facts.md §5.5): RTPS 2.5 Table 10.3's 0x0010.. values for CDR2 are an erratum.
 
 use super::{CdrError, Endianness, Reader, Writer};
 
@@ -48,7 +48,7 @@ impl EncapsulationHeader {
         }
     }
 
-    /// The 16-bit identifier (facts §5.5).
+    /// The 16-bit identifier (docs/interop-facts.md §5.5).
     pub fn id(&self) -> u16 {
         let le = u16::from(self.endian == Endianness::Little);
         match self.kind {

@@ -1,5 +1,5 @@
 //! Abstract syntax of DDS-SQL filter expressions (DDS 1.4 Annex B, with the vendor extensions
-//! of facts §4) and its canonical text form.
+//! of docs/interop-facts.md §4) and its canonical text form.
 //!
 //! Must not: let an [`Ast`] exist whose AND/OR/NOT height exceeds [`MAX_DEPTH`]; every
 //! recursive walk (printing, binding, evaluation) relies on that bound. An [`Ast`] is only made

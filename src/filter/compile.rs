@@ -9,8 +9,8 @@
 //! No I/O, no clock.
 //!
 //! # Overview
-//! Type compatibility follows Fast DDS (facts §4.2): bool↔{bool, int}, int↔{int, bool,
-//! float, enum}, float↔{float, int}, char↔{char, string}, string↔{string, char}, enum↔{the
+//! Type compatibility follows Fast DDS (docs/interop-facts.md §4.2): bool↔{bool, int}, int↔{int,
+//! bool, float, enum}, float↔{float, int}, char↔{char, string}, string↔{string, char}, enum↔{the
 //! same enum, int, a label literal}. A label literal is checked against the enum's labels and
 //! compares with `=`/`<>` only: the reference evaluator orders labels as unknown, and we keep
 //! the two evaluators in agreement. LIKE needs a string or char field; so does MATCH, whose
@@ -307,7 +307,7 @@ fn literal_class(l: &Literal) -> Class<'static> {
     }
 }
 
-/// Checks `l op r` (facts §4.2 compatibility; see the module overview).
+/// Checks `l op r` (docs/interop-facts.md §4.2 compatibility; see the module overview).
 fn check(
     l: Class<'_>,
     op: RelOp,

@@ -53,7 +53,7 @@ pub enum FilterErrorKind {
     /// component when the expression text is known).
     UnknownField,
     /// Operand types that cannot be compared, or an operator the type does not support (the
-    /// text says which rule; facts §4.2 type compatibility).
+    /// text says which rule; docs/interop-facts.md §4.2 type compatibility).
     TypeMismatch(&'static str),
     /// A string compared with an enum field is not one of the enum's labels.
     UnknownEnumLabel,

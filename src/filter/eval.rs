@@ -6,9 +6,9 @@
 //! (`cdr_eval`) calls them per sample.
 //!
 //! # Overview
-//! - Type promotion follows Fast DDS (facts §4.2): bool↔int (as 0/1), int↔float (the int
-//!   becomes a float; a `Float32` field pulls the other side to `f32`, as Fast DDS compares a
-//!   float constant at the field's precision), char↔string (a char is a 1-char string),
+//! - Type promotion follows Fast DDS (docs/interop-facts.md §4.2): bool↔int (as 0/1), int↔float
+//!   (the int becomes a float; a `Float32` field pulls the other side to `f32`, as Fast DDS
+//!   compares a float constant at the field's precision), char↔string (a char is a 1-char string),
 //!   enum↔int (by value), enum↔enum (by value), enum↔string/char (by label, `=`/`<>` only:
 //!   without the type we cannot order a label; Fast DDS resolves the label to its value and
 //!   orders by value). A negative signed integer is below every unsigned one. Any other pair
@@ -19,8 +19,8 @@
 //!   field never lets a sample through, even under NOT.
 //! - LIKE applies to string and char values with a string or char pattern ([`like_match`]).
 //! - MATCH applies a regular expression to the whole string or char value (as Fast DDS's
-//!   `std::regex_match`, facts §4.2) through [`MatchPattern`]; a pattern that does not compile
-//!   is [`EvalError::BadPattern`].
+//!   `std::regex_match`, docs/interop-facts.md §4.2) through [`MatchPattern`]; a pattern that does
+//!   not compile is [`EvalError::BadPattern`].
 
 use core::cmp::Ordering;
 use core::convert::Infallible;
@@ -275,7 +275,8 @@ pub(super) fn text_of<'b>(v: &ValueRef<'b>, buf: &'b mut [u8; 4]) -> Option<&'b 
     }
 }
 
-/// Fast DDS promotion rank (facts §4.2): the lower-ranked side is promoted to the higher.
+/// Fast DDS promotion rank (docs/interop-facts.md §4.2): the lower-ranked side is promoted to the
+/// higher.
 fn rank(v: &ValueRef<'_>) -> u8 {
     match v {
         ValueRef::Bool(_) => 0,

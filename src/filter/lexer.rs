@@ -1,6 +1,6 @@
 //! Lexer for DDS-SQL filter expressions: DDS 1.4 Annex B tokens plus the usual vendor
-//! extensions (facts §4.1/§4.2): `!=`, `TRUE`/`FALSE`, `MATCH`, `[`/`]` for indices, hex
-//! integers, and a backtick as an alternative opening quote.
+//! extensions (docs/interop-facts.md §4.1/§4.2): `!=`, `TRUE`/`FALSE`, `MATCH`, `[`/`]` for
+//! indices, hex integers, and a backtick as an alternative opening quote.
 //!
 //! Must not: panic, allocate more than one token per input byte, or accept input longer than
 //! [`MAX_EXPRESSION_LEN`]. Quoted literals have no escape mechanism (DDS 1.4 Annex B: a STRING

@@ -1,6 +1,6 @@
 //! LIKE pattern matching (DDS 1.4 Annex B `like` RelOp): `%` matches any run of characters,
-//! `_` exactly one; Fast DDS also accepts `*` and `?` for the same (facts §4.2). Matching is
-//! on whole strings, case-sensitive, over Unicode scalar values.
+//! `_` exactly one; Fast DDS also accepts `*` and `?` for the same (docs/interop-facts.md §4.2).
+//! Matching is on whole strings, case-sensitive, over Unicode scalar values.
 //!
 //! Must not: backtrack exponentially or allocate. Uses the classic two-pointer wildcard
 //! algorithm, which remembers only the last `%` seen: O(|text| × |pattern|) worst case,

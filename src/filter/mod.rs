@@ -8,23 +8,24 @@
 //!
 //! # Overview
 //! - [`tokenize`] turns text into [`Token`]s (DDS 1.4 Annex B tokens plus the common vendor
-//!   extensions: `!=`, `TRUE`/`FALSE`, `MATCH`, `[n]` indices, hex integers; facts §4).
+//!   extensions: `!=`, `TRUE`/`FALSE`, `MATCH`, `[n]` indices, hex integers; docs/interop-facts.md
+//!   §4).
 //! - [`Ast::parse`] is a recursive-descent parser with SQL precedence NOT > AND > OR. Its
 //!   [`Display`](core::fmt::Display) form is canonical and fully parenthesised, and re-parses to
 //!   the same [`Ast`].
 //! - [`parse_parameter`] reads an expression parameter as sent by a peer, quoted (Fast DDS,
-//!   RTI) or bare (OpenDDS) (facts §1.4); [`Ast::bind`] substitutes them.
+//!   RTI) or bare (OpenDDS) (docs/interop-facts.md §1.4); [`Ast::bind`] substitutes them.
 //! - [`like_match`] is the LIKE wildcard matcher; [`MatchPattern`] the bounded, linear-time
 //!   regular expression behind MATCH; [`BoundAst::evaluate`] is the reference
-//!   evaluator with the type-promotion rules of facts §4.2 and three-valued logic for missing
-//!   fields.
+//!   evaluator with the type-promotion rules of docs/interop-facts.md §4.2 and three-valued logic
+//!   for missing fields.
 //! - [`Program::compile`] resolves field paths to accessors and type-checks;
 //!   [`Program::evaluate`] walks a serialized sample once, without allocating, and
 //!   [`Program::project`] extracts the referenced fields as a canonical memo key.
 //!
-//! Interop caveat (facts §4.2, unverified): Fast DDS 2.9 may fold AND/OR left to right with
-//! equal precedence, so `a OR b AND c` could mean `(a OR b) AND c` to a Fast DDS reader. We
-//! follow SQL (and RTI/OpenDDS); users should parenthesise mixed AND/OR expressions.
+//! Interop caveat (docs/interop-facts.md §4.2, unverified): Fast DDS 2.9 may fold AND/OR left to
+//! right with equal precedence, so `a OR b AND c` could mean `(a OR b) AND c` to a Fast DDS reader.
+//! We follow SQL (and RTI/OpenDDS); users should parenthesise mixed AND/OR expressions.
 
 #![deny(
     clippy::unwrap_used,

@@ -1,5 +1,5 @@
-//! Expression parameters as peers send them (facts §1.4) and their substitution into an
-//! [`Ast`]. Fast DDS and (probably) RTI send literals (`'RED'`, `5`, `3.5`, `'c'`, `TRUE`);
+//! Expression parameters as peers send them (docs/interop-facts.md §1.4) and their substitution
+//! into an [`Ast`]. Fast DDS and (probably) RTI send literals (`'RED'`, `5`, `3.5`, `'c'`, `TRUE`);
 //! OpenDDS sends strings bare (`RED`). We try the literal grammar first and take anything that
 //! is not exactly one literal as a bare string, so both forms work. The ambiguity is inherent:
 //! a bare OpenDDS string `TRUE` or `12` reads as a boolean or integer.

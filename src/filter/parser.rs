@@ -1,5 +1,5 @@
 //! Recursive-descent parser for DDS-SQL filter expressions (DDS 1.4 Annex B FilterExpression,
-//! with the extensions of facts §4.2), producing an [`Ast`].
+//! with the extensions of docs/interop-facts.md §4.2), producing an [`Ast`].
 //!
 //! Grammar (SQL precedence NOT > AND > OR; the Annex B BNF defines none):
 //! ```text
@@ -28,7 +28,7 @@ use super::lexer::{Keyword, Token, TokenKind, tokenize};
 
 impl Ast {
     /// Parses a filter expression. The empty (or all-blank) expression is an error: callers
-    /// treat an empty filter as "no filter" before parsing (facts §1.4).
+    /// treat an empty filter as "no filter" before parsing (docs/interop-facts.md §1.4).
     pub fn parse(text: &str) -> Result<Ast, FilterError> {
         let tokens = tokenize(text)?;
         let mut parser = Parser {

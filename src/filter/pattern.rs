@@ -1,6 +1,6 @@
 //! MATCH patterns: the vendor-extension operator `field MATCH 'regex'` (RTI, Fast DDS; not in
-//! DDS 1.4 Annex B, facts §4.1), matched against the whole string as Fast DDS's
-//! `std::regex_match` does (facts §4.2).
+//! DDS 1.4 Annex B, docs/interop-facts.md §4.1), matched against the whole string as Fast DDS's
+//! `std::regex_match` does (docs/interop-facts.md §4.2).
 //!
 //! Must not: backtrack, or let a pattern from a remote reader cost unbounded memory or time.
 //! The `regex` crate matches in time linear in the text and refuses patterns whose compiled

@@ -657,7 +657,8 @@ fn evaluator_with_parameters_quoted_and_bare() {
 
 #[test]
 fn match_is_a_whole_string_regular_expression() {
-    // As Fast DDS's std::regex_match (facts §4.2): the pattern must cover the whole value.
+    // As Fast DDS's std::regex_match (docs/interop-facts.md §4.2): the pattern must cover the whole
+    // value.
     assert_eq!(eval_with("color MATCH 'R.*'", &[]), Ok(true));
     assert_eq!(eval_with("color MATCH 'E'", &[]), Ok(false));
     assert_eq!(eval_with("color MATCH %0", &["'(RED|BLUE)'"]), Ok(true));

@@ -7,7 +7,7 @@
 //!
 //! DDS 1.4 §2.2.3 (QoS table, "RxO" column) and the per-policy sections cited below;
 //! DDS-XTypes 1.3 §7.6.3.1.2 for DATA_REPRESENTATION. Cyclone checks the same set in
-//! `q_qosmatch.c::qos_match_mask_p` (facts §5.4).
+//! `q_qosmatch.c::qos_match_mask_p` (docs/interop-facts.md §5.4).
 
 use core::cmp::Ordering;
 

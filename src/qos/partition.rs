@@ -8,7 +8,7 @@
 //! # Overview
 //! DDS 1.4 §2.2.3.13: an empty list means the default partition `""`; two lists match if some
 //! name of one matches some name of the other; either side may hold a pattern (POSIX fnmatch),
-//! but two patterns never match each other. Interop (facts §5.4 area):
+//! but two patterns never match each other. Interop (docs/interop-facts.md §5.4 area):
 //! * Fast DDS calls `fnmatch(.., FNM_NOESCAPE)` in both directions (so it *does* match `A*`
 //!   against `A*`); Cyclone treats names with `*`/`?` as patterns and never matches two of
 //!   them. We follow the spec and Cyclone on pattern-vs-pattern.

@@ -224,7 +224,7 @@ impl Partition {
 }
 
 /// RELIABILITY kind (DDS 1.4 §2.2.3.14). Ordered `BestEffort < Reliable` for RxO. On the wire
-/// these are 1 and 2 (facts §5.4); that mapping belongs to `wire`.
+/// these are 1 and 2 (docs/interop-facts.md §5.4); that mapping belongs to `wire`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum ReliabilityKind {
     /// Samples may be lost. Default for readers and topics.
@@ -432,7 +432,7 @@ impl DataRepresentation {
     }
 
     /// True if a reader with this policy accepts `id`; an empty list accepts only XCDR
-    /// (DDS-XTypes 1.3 §7.6.3.1.2; Cyclone and OpenDDS default, facts §5.4).
+    /// (DDS-XTypes 1.3 §7.6.3.1.2; Cyclone and OpenDDS default, docs/interop-facts.md §5.4).
     pub fn accepts(&self, id: i16) -> bool {
         if self.value.is_empty() {
             id == Self::XCDR

@@ -1,6 +1,7 @@
 //! Runtime tests over real loopback sockets: two loops exchanging unicast and SPDP-multicast
 //! datagrams, commands, the manual clock, and a protocol panic. Each test asks the network
-//! gate first and prints a SKIPPED line when it may not open sockets.
+//! gate first and records a skip (printed, counted by `scripts/test`) when it may not open
+//! sockets.
 //!
 //! Must not: send anywhere but 127.0.0.1 and the loopback multicast group; rely on sleeps
 //! (every wait is a bounded `recv_timeout` on an event channel).

@@ -4,7 +4,7 @@
 //! Must not: open sockets; this is plain arithmetic.
 //!
 //! RTPS 2.5 §9.6.1.1 (default port numbers): PB = 7400, DG = 250, PG = 2, d0 = 0, d1 = 10,
-//! d2 = 1, d3 = 11 (facts §5.2, same as Cyclone `ddsi_portmapping.c` and Fast DDS
+//! d2 = 1, d3 = 11 (docs/interop-facts.md §5.2, same as Cyclone `ddsi_portmapping.c` and Fast DDS
 //! `PortParameters.h`).
 
 use std::net::Ipv4Addr;

@@ -1,9 +1,9 @@
 //! Socket tests of the transport. They open sockets, so each one first asks the network
-//! gate and prints a SKIPPED line when it may not.
+//! gate and records a skip when it may not (`interop-tests/skip.rs`, shared with the interop
+//! tests so that `scripts/test` counts every skip the same way).
 //!
 //! Must not: send anywhere but 127.0.0.1 and the loopback multicast group.
 
-use std::io::Write;
 use std::time::Duration;
 
 use super::sandbox::{self, NetworkScope};
@@ -11,22 +11,28 @@ use super::*;
 use crate::core::{Splice, Transmit};
 use crate::wire::Locator;
 
-/// The scope this test may use, or `None` after printing why it is skipped. Written to the
-/// stderr handle directly: the harness captures `eprintln!`, and a skip must never be silent.
+#[path = "../../interop-tests/skip.rs"]
+mod skip;
+use skip::skip;
+
+/// The scope this test may use, or `None` after recording it as skipped (printed, and counted
+/// by `scripts/test`).
 pub(crate) fn may_open_sockets(test: &str, needs_multicast: bool) -> Option<NetworkScope> {
     match sandbox::check() {
         Ok(NetworkScope::PrivateNamespace) => Some(NetworkScope::PrivateNamespace),
         Ok(NetworkScope::LoopbackOnly) if !needs_multicast => Some(NetworkScope::LoopbackOnly),
         Ok(NetworkScope::LoopbackOnly) | Err(_) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: needs sockets{} inside a private network namespace \
-                 (run scripts/netns-run cargo test --offline, or scripts/test)",
-                if needs_multicast {
-                    " and multicast"
-                } else {
-                    ""
-                }
+            let multicast = if needs_multicast {
+                " and multicast"
+            } else {
+                ""
+            };
+            skip(
+                test,
+                &format!(
+                    "needs sockets{multicast} inside a private network namespace \
+                     (run scripts/netns-run cargo test --offline, or scripts/test)"
+                ),
             );
             None
         }

@@ -50,10 +50,10 @@ impl XcdrVersion {
 
 /// A type that can be published on a topic.
 pub trait TopicType: Sized + Send + 'static {
-    /// The type name announced in SEDP; peers match on exact equality (facts §5.4).
+    /// The type name announced in SEDP; peers match on exact equality (docs/interop-facts.md §5.4).
     fn type_name() -> &'static str;
 
-    /// True when the type has @key members (entity kinds 0x02/0x07, facts §5.4).
+    /// True when the type has @key members (entity kinds 0x02/0x07, docs/interop-facts.md §5.4).
     fn is_keyed() -> bool;
 
     /// The serialized sample, encapsulation header included.
@@ -85,8 +85,8 @@ pub trait TopicType: Sized + Send + 'static {
     fn key_hash(&self) -> Option<[u8; 16]>;
 
     /// The serialized key (encapsulation header included) sent as the payload of a dispose or
-    /// unregister (DATA with the K flag; facts §5.7: Cyclone needs it for non-fixed keys).
-    /// `None` (the default) sends only the inline key hash.
+    /// unregister (DATA with the K flag; docs/interop-facts.md §5.7: Cyclone needs it for non-fixed
+    /// keys). `None` (the default) sends only the inline key hash.
     fn serialize_key(&self, _endian: Endianness) -> Option<Vec<u8>> {
         None
     }
@@ -124,7 +124,7 @@ pub fn key_hash_from_key_bytes(serialized_key_be: &[u8], max_serialized_size: us
 mod tests {
     use super::*;
 
-    /// RTPS 2.5 §9.6.4.8 examples (facts §5.6).
+    /// RTPS 2.5 §9.6.4.8 examples (docs/interop-facts.md §5.6).
     #[test]
     fn spec_key_hash_examples() {
         assert_eq!(

@@ -206,7 +206,7 @@ impl core::fmt::Display for Guid {
     }
 }
 
-/// VendorId_t. RTPS 2.5 §9.3.1.8; values from the OMG vendor list (facts §5.1).
+/// VendorId_t. RTPS 2.5 §9.3.1.8; values from the OMG vendor list (docs/interop-facts.md §5.1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct VendorId(pub [u8; 2]);
 
@@ -230,7 +230,8 @@ impl VendorId {
     /// Dust DDS (S2E Software Systems).
     pub const DUST_DDS: VendorId = VendorId([0x01, 0x13]);
     /// siftdds. We have no id from the OMG yet; 0x01.0xf0 is outside the assigned range, so
-    /// no peer mistakes us for one of the vendors whose quirks it works around (facts §5.1).
+    /// no peer mistakes us for one of the vendors whose quirks it works around
+    /// (docs/interop-facts.md §5.1).
     pub const SIFTDDS: VendorId = VendorId([0x01, 0xf0]);
 
     /// A short name for known vendors.
@@ -260,7 +261,8 @@ pub struct ProtocolVersion {
 }
 
 impl ProtocolVersion {
-    /// The version we announce. Cyclone 0.10 drops minor < 1 (facts §5.1); 2.5 is ours.
+    /// The version we announce. Cyclone 0.10 drops minor < 1 (docs/interop-facts.md §5.1); 2.5 is
+    /// ours.
     pub const V2_5: ProtocolVersion = ProtocolVersion { major: 2, minor: 5 };
 }
 

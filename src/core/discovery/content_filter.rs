@@ -5,7 +5,7 @@
 //! wire layout (the borrowed [`ContentFilterProperty`] in `wire::plist` owns it).
 //!
 //! RTPS 2.5 §8.7.3.1 / Table 8.86 (ContentFilterProperty_t), §9.6.4.1 (filter signature);
-//! facts §1 (field order, Fast DDS validation and quoting of parameters).
+//! docs/interop-facts.md §1 (field order, Fast DDS validation and quoting of parameters).
 
 use crate::wire::WireError;
 use crate::wire::plist::{ContentFilterProperty, filter_signature};
@@ -21,7 +21,7 @@ pub struct ContentFilter {
     pub filter_class_name: String,
     /// filterExpression, e.g. "color = %0".
     pub filter_expression: String,
-    /// expressionParameters as sent (Fast DDS quotes strings: `'RED'`, facts §1.4).
+    /// expressionParameters as sent (Fast DDS quotes strings: `'RED'`, docs/interop-facts.md §1.4).
     pub expression_parameters: Vec<String>,
 }
 
@@ -56,14 +56,14 @@ impl ContentFilter {
         }
     }
 
-    /// Checks the Fast DDS 2.9 rules a receiver applies (facts §1.3): a filter that fails them
-    /// would be ignored by the peer, so we refuse to announce it.
+    /// Checks the Fast DDS 2.9 rules a receiver applies (docs/interop-facts.md §1.3): a filter that
+    /// fails them would be ignored by the peer, so we refuse to announce it.
     pub fn validate(&self) -> Result<(), WireError> {
         self.as_property().validate()
     }
 
     /// The FilterSignature_t that writers put in PID_CONTENT_FILTER_INFO for this filter.
-    /// RTPS 2.5 §9.6.4.1, facts §2.2.
+    /// RTPS 2.5 §9.6.4.1, docs/interop-facts.md §2.2.
     pub fn signature(&self) -> [u8; 16] {
         let params: Vec<&str> = self
             .expression_parameters

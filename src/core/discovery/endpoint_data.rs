@@ -3,15 +3,15 @@
 //!
 //! Must not: match endpoints or judge QoS compatibility (that is `qos::check_compatibility`
 //! and core matching), interpret type information, or panic on any input. Keyed-ness travels
-//! only in the endpoint's entity kind, which the caller chooses (facts §5.4).
+//! only in the endpoint's entity kind, which the caller chooses (docs/interop-facts.md §5.4).
 //!
 //! # Overview
 //! RTPS 2.5 §8.5.4.4 (attributes), §9.6.2.2.4 and Tables 9.18/9.19 (PIDs and defaults),
 //! §8.7.3.1 (content filter). A missing PID takes the DDS default, except RELIABILITY, whose
 //! default is RELIABLE for writers and BEST_EFFORT for readers (RTPS 2.5 Table 9.19;
 //! DDS 1.4 §2.2.3). Fast DDS 2.9 assumes TRANSIENT_LOCAL for a writer without DURABILITY
-//! (facts §5.4), so every payload carries RELIABILITY and DURABILITY, and — so that no peer's
-//! own defaults are ever in play for matching — every other RxO policy too. Optional data
+//! (docs/interop-facts.md §5.4), so every payload carries RELIABILITY and DURABILITY, and — so that
+//! no peer's own defaults are ever in play for matching — every other RxO policy too. Optional data
 //! (user/topic/group data, partition, history, limits, ...) is sent only when it is not the
 //! default. Cyclone requires ENDPOINT_GUID, TOPIC_NAME and TYPE_NAME and omits
 //! PARTICIPANT_GUID; when present it must match the endpoint's prefix (`handle_sedp_checks`).
@@ -93,7 +93,7 @@ pub struct SubscriptionData {
     pub group_data: GroupData,
     /// PID_TOPIC_DATA.
     pub topic_data: TopicData,
-    /// PID_CONTENT_FILTER_PROPERTY; `None` when absent or invalid (facts §1.3).
+    /// PID_CONTENT_FILTER_PROPERTY; `None` when absent or invalid (docs/interop-facts.md §1.3).
     pub content_filter: Option<ContentFilter>,
     /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
     pub type_information: Option<Vec<u8>>,
@@ -325,7 +325,7 @@ struct SharedQos<'a> {
 }
 
 fn emit_qos<'a>(p: &mut Vec<Parameter<'a>>, q: &SharedQos<'a>) {
-    // Always sent (facts §5.4; see the module overview).
+    // Always sent (docs/interop-facts.md §5.4; see the module overview).
     p.push(known(PID_RELIABILITY, reliability_value(q.reliability)));
     p.push(known(PID_DURABILITY, durability_value(q.durability)));
     p.push(known(PID_DEADLINE, Value::Duration(q.deadline.period)));
@@ -466,7 +466,8 @@ impl SubscriptionData {
     /// The SEDP DATA(r) payload: PL_CDR_BE/LE header, parameters, sentinel.
     ///
     /// Errors: a value too long for a parameter, or a content filter that peers would ignore
-    /// (empty names or expression, over-long names, too many parameters; facts §1.3).
+    /// (empty names or expression, over-long names, too many parameters; docs/interop-facts.md
+    /// §1.3).
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
         let mut p = Vec::new();
         emit_common(
@@ -521,7 +522,7 @@ impl SubscriptionData {
 
     /// Decodes a SEDP DATA(r) payload sent in a message whose header names `vendor`. An
     /// invalid content-filter property is ignored (the reader is kept, unfiltered), as Fast
-    /// DDS does (facts §1.3).
+    /// DDS does (docs/interop-facts.md §1.3).
     ///
     /// Errors: as [`PublicationData::from_payload`], with "not a reader" for the GUID kind.
     pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {

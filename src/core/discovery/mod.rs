@@ -11,9 +11,9 @@
 //!   QoS that travel in SEDP mapped to and from [`crate::qos`] policy types, and the reader's
 //!   owned [`ContentFilter`].
 //! * `ports`: the well-known port formula, the SPDP multicast group and the
-//!   BuiltinEndpointSet bits (RTPS 2.5 §9.6.1.1, §9.3.2.12; facts §5.2, §5.3).
+//!   BuiltinEndpointSet bits (RTPS 2.5 §9.6.1.1, §9.3.2.12; docs/interop-facts.md §5.2, §5.3).
 //! * `payload`: key-only payloads and inline QoS for disposing/unregistering a discovered
-//!   entity (RTPS 2.5 §9.6.4.8/9, facts §5.7).
+//!   entity (RTPS 2.5 §9.6.4.8/9, docs/interop-facts.md §5.7).
 //!
 //! Each body has `to_payload(endian)` (PL_CDR encapsulation + parameter list + sentinel) and
 //! `from_payload(bytes, vendor)`: unknown PIDs are skipped, an unknown must-understand PID

@@ -5,10 +5,10 @@
 //! SPDP behaviour in core); panic; or keep more than the named limits of locators/properties.
 //!
 //! RTPS 2.5 §8.5.3.2 (attributes), §9.6.2.2 and Table 9.19 (PIDs, defaults: lease 100 s),
-//! §9.6.2.2.1 (unknown PIDs). Interop (facts §5.3): Cyclone 0.10 requires PARTICIPANT_GUID
-//! and BUILTIN_ENDPOINT_SET and omits DOMAIN_TAG when empty because 0x4014 is must-understand;
-//! Fast DDS 2.9 takes the GUID from PARTICIPANT_GUID or else KEY_HASH and keeps a lease of 0
-//! when PARTICIPANT_LEASE_DURATION is absent, so we always send it.
+//! §9.6.2.2.1 (unknown PIDs). Interop (docs/interop-facts.md §5.3): Cyclone 0.10 requires
+//! PARTICIPANT_GUID and BUILTIN_ENDPOINT_SET and omits DOMAIN_TAG when empty because 0x4014 is
+//! must-understand; Fast DDS 2.9 takes the GUID from PARTICIPANT_GUID or else KEY_HASH and keeps a
+//! lease of 0 when PARTICIPANT_LEASE_DURATION is absent, so we always send it.
 
 use super::payload::{decode, encode, guid_from_key_hash, known, locator_params, push_locator};
 use super::{BuiltinEndpointSet, DiscoveryError};
@@ -117,7 +117,7 @@ impl ParticipantProxyData {
         if let Some(d) = self.domain_id {
             p.push(known(PID_DOMAIN_ID, Value::U32(d)));
         }
-        // Cyclone omits an empty tag: 0x4014 is must-understand (facts §5.3).
+        // Cyclone omits an empty tag: 0x4014 is must-understand (docs/interop-facts.md §5.3).
         if !self.domain_tag.is_empty() {
             p.push(known(PID_DOMAIN_TAG, Value::String(&self.domain_tag)));
         }
@@ -235,7 +235,8 @@ impl ParticipantProxyData {
                 _ => {}
             }
         }
-        // Fast DDS falls back to the key hash when PARTICIPANT_GUID is absent (facts §5.3).
+        // Fast DDS falls back to the key hash when PARTICIPANT_GUID is absent
+        // (docs/interop-facts.md §5.3).
         let guid = match (guid, key_hash) {
             (Some(g), _) => g,
             (None, Some(k)) => guid_from_key_hash(&k)?,
@@ -246,7 +247,8 @@ impl ParticipantProxyData {
         }
         out.guid_prefix = guid.prefix;
         out.protocol_version = version.ok_or(DiscoveryError::Missing("PID_PROTOCOL_VERSION"))?;
-        // Fast DDS 2.9 rejects major < 2 (facts §5.1); a major 3 would be another protocol.
+        // Fast DDS 2.9 rejects major < 2 (docs/interop-facts.md §5.1); a major 3 would be another
+        // protocol.
         if out.protocol_version.major != 2 {
             return Err(DiscoveryError::Invalid("protocol version (major is not 2)"));
         }

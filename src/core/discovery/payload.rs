@@ -75,7 +75,7 @@ pub(super) fn guid_from_key_hash(k: &[u8; 16]) -> Result<Guid, DiscoveryError> {
 /// A key-only PL_CDR payload for a DATA with the K flag: one parameter `pid`
 /// (PID_PARTICIPANT_GUID for SPDP, PID_ENDPOINT_GUID for SEDP) holding `guid`, and the
 /// sentinel. It is 28 bytes, above the 16 under which Fast DDS 2.9 mistakes a key payload for
-/// the instance handle (facts §5.7).
+/// the instance handle (docs/interop-facts.md §5.7).
 pub fn key_payload(pid: u16, guid: Guid, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
     encode(&[known(pid, Value::Guid(guid))], endian)
 }
@@ -83,7 +83,7 @@ pub fn key_payload(pid: u16, guid: Guid, endian: Endianness) -> Result<Vec<u8>, 
 /// The inline QoS of a DATA that disposes and/or unregisters a discovered entity: PID_KEY_HASH
 /// (the entity's GUID octets) and PID_STATUS_INFO with `status` (a combination of
 /// [`STATUS_INFO_DISPOSED`] and [`STATUS_INFO_UNREGISTERED`]). Fast DDS 2.9 needs both inline
-/// (facts §5.7). Emit with [`crate::wire::plist::emit_parameter_list`].
+/// (docs/interop-facts.md §5.7). Emit with [`crate::wire::plist::emit_parameter_list`].
 pub fn disposal_inline_qos(key_hash: [u8; 16], status: u32) -> [Parameter<'static>; 2] {
     [
         known(PID_KEY_HASH, Value::KeyHash(key_hash)),

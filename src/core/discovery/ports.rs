@@ -6,7 +6,7 @@
 //!
 //! RTPS 2.5 §9.6.1.1 (default port numbers: PB + DG·domainId + offset [+ PG·participantId]),
 //! §9.6.1.4.1 (SPDP multicast address 239.255.0.1), §9.3.2.12 / Table 9.4 (BuiltinEndpointSet);
-//! vendor agreement checked in facts §5.2, §5.3.
+//! vendor agreement checked in docs/interop-facts.md §5.2, §5.3.
 
 /// PB, the port base. RTPS 2.5 §9.6.1.1.
 pub const PORT_BASE: u32 = 7400;
@@ -64,7 +64,7 @@ pub fn user_unicast_port(domain: u32, participant_id: u32) -> Option<u16> {
 }
 
 /// BuiltinEndpointSet_t: which builtin endpoints a participant has (PID_BUILTIN_ENDPOINT_SET).
-/// Bit numbers from RTPS 2.5 Table 9.4 and Cyclone `q_protocol.h` (facts §5.3).
+/// Bit numbers from RTPS 2.5 Table 9.4 and Cyclone `q_protocol.h` (docs/interop-facts.md §5.3).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct BuiltinEndpointSet(pub u32);
 

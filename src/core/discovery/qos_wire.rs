@@ -6,7 +6,7 @@
 //! `endpoint_data`), or panic on a value the PID table let through.
 //!
 //! RTPS 2.5 §9.6.3 (QoS encodings), Table 9.18; DDS 1.4 §2.3.3 (kind enumerations, in IDL
-//! order); facts §5.4 (ReliabilityKind 1/2, durations, Fast DDS one-octet kinds).
+//! order); docs/interop-facts.md §5.4 (ReliabilityKind 1/2, durations, Fast DDS one-octet kinds).
 
 use super::DiscoveryError;
 use crate::qos::{

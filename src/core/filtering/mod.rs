@@ -25,7 +25,7 @@ use crate::types::TypeDescriptor;
 use crate::wire::Guid;
 use crate::wire::plist::ContentFilterInfo;
 
-/// The filter class we evaluate (facts §1.4: Fast DDS, RTI and OpenDDS default).
+/// The filter class we evaluate (docs/interop-facts.md §1.4: Fast DDS, RTI and OpenDDS default).
 pub const DDSSQL: &str = "DDSSQL";
 
 /// Default number of memoized samples per writer.

@@ -70,6 +70,54 @@ pub struct ReaderSpec {
     pub key_hasher: Option<KeyHasher>,
 }
 
+impl WriterSpec {
+    /// Fragment size of [`WriterSpec::new`]: samples above 1024 octets are fragmented.
+    pub const DEFAULT_FRAGMENT_SIZE: usize = 1024;
+
+    /// A writer of `topic_name`/`type_name` with `qos`, the default publisher QoS,
+    /// [`Self::DEFAULT_FRAGMENT_SIZE`], no type descriptor (no writer-side filtering); set the
+    /// fields for anything else.
+    pub fn new(
+        topic_name: impl Into<String>,
+        type_name: impl Into<String>,
+        keyed: bool,
+        qos: DataWriterQos,
+    ) -> Self {
+        WriterSpec {
+            topic_name: topic_name.into(),
+            type_name: type_name.into(),
+            keyed,
+            qos,
+            publisher_qos: PublisherQos::default(),
+            fragment_size: Self::DEFAULT_FRAGMENT_SIZE,
+            descriptor: None,
+            invert_filter_bit_for_tests: false,
+        }
+    }
+}
+
+impl ReaderSpec {
+    /// A reader of `topic_name`/`type_name` with `qos`, the default subscriber QoS, no content
+    /// filter, descriptor or key hasher; set the fields for anything else.
+    pub fn new(
+        topic_name: impl Into<String>,
+        type_name: impl Into<String>,
+        keyed: bool,
+        qos: DataReaderQos,
+    ) -> Self {
+        ReaderSpec {
+            topic_name: topic_name.into(),
+            type_name: type_name.into(),
+            keyed,
+            qos,
+            subscriber_qos: SubscriberQos::default(),
+            content_filter: None,
+            descriptor: None,
+            key_hasher: None,
+        }
+    }
+}
+
 pub(super) struct LocalWriter {
     pub(super) writer: Writer,
     pub(super) spec: WriterSpec,

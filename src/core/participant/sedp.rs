@@ -167,7 +167,7 @@ impl Builtin {
                 self.wlp_writer.handle_acknack(now, reader, a)
             }
             // Fast DDS sends pre-emptive ACKNACKs to builtin writers we do not have
-            // (TypeLookup, security): ignore them quietly (facts §5.9).
+            // (TypeLookup, security): ignore them quietly (docs/interop-facts.md §5.9).
             id if id.is_builtin() => {}
             _ => return false,
         }
@@ -254,7 +254,8 @@ pub(super) fn metatraffic_locators(p: &ParticipantProxyData) -> Vec<Locator> {
     }
 }
 
-/// Entity kinds say whether a topic is keyed (facts §5.4; Fast DDS refuses a mismatch).
+/// Entity kinds say whether a topic is keyed (docs/interop-facts.md §5.4; Fast DDS refuses a
+/// mismatch).
 fn is_keyed(id: EntityId) -> bool {
     matches!(
         id.kind(),
@@ -609,7 +610,7 @@ impl Participant {
     }
 
     /// An endpoint's locators, or its participant's default ones when it announced none
-    /// (Cyclone omits them in SEDP, facts §5.4 / discovery tests).
+    /// (Cyclone omits them in SEDP, docs/interop-facts.md §5.4 / discovery tests).
     fn endpoint_locators(
         &self,
         prefix: GuidPrefix,

@@ -178,7 +178,7 @@ impl Participant {
             return;
         }
         // Cyclone 0.10 falls back to the packet's source when no unicast locator is
-        // announced (facts §5.3).
+        // announced (docs/interop-facts.md §5.3).
         if data.metatraffic_unicast_locators.is_empty() && data.default_unicast_locators.is_empty()
         {
             data.metatraffic_unicast_locators.push(source);
@@ -279,6 +279,7 @@ fn disposes(qos: Option<&ParameterListView<'_>>) -> bool {
     };
     let mut b = [0u8; 4];
     b.copy_from_slice(bytes);
-    // PID_STATUS_INFO is big-endian whatever the submessage's byte order (facts §5.7).
+    // PID_STATUS_INFO is big-endian whatever the submessage's byte order (docs/interop-facts.md
+    // §5.7).
     ChangeKind::from_status_info(u32::from_be_bytes(b)) != ChangeKind::Alive
 }

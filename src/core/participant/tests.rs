@@ -6,127 +6,17 @@ use bytes::Bytes;
 
 use super::*;
 use crate::core::discovery::ContentFilter;
+use crate::core::sim::SimNet;
 use crate::core::{CacheChange, ChangeKind};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::types::{ShapeType, TopicType};
 
-struct Node {
-    p: Participant,
-    locators: Vec<Locator>,
-}
+/// The seed of these tests' channel (only the lossy ones draw from it).
+const SEED: u64 = 0x2545_f491_4f6c_dd1d;
 
-/// N participants on one simulated LAN with seeded loss.
-struct Net {
-    nodes: Vec<Node>,
-    now: u64,
-    rng: u64,
-    loss_percent: u64,
-    /// Nodes whose outgoing traffic is dropped entirely (to test lease expiry).
-    silenced: Vec<usize>,
-    /// Nodes whose multicast (SPDP announcements) is dropped; their unicast still flows.
-    unannounced: Vec<usize>,
-}
-
-const SPDP_GROUP: Locator = Locator {
-    kind: 1,
-    port: 7400,
-    address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239, 255, 0, 1],
-};
-
-impl Net {
-    fn new(n: usize, domains: &[u32]) -> Self {
-        let nodes = (0..n)
-            .map(|i| {
-                let prefix = GuidPrefix([1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
-                let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
-                let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
-                let mut config = ParticipantConfig::new(domains[i], prefix);
-                config.metatraffic_unicast_locators = vec![meta];
-                config.default_unicast_locators = vec![user];
-                config.metatraffic_multicast_locators = vec![SPDP_GROUP];
-                config.spdp_destinations = vec![SPDP_GROUP];
-                Node {
-                    p: Participant::new(config),
-                    locators: vec![meta, user],
-                }
-            })
-            .collect();
-        Net {
-            nodes,
-            now: 0,
-            rng: 0x2545_f491_4f6c_dd1d,
-            loss_percent: 0,
-            silenced: Vec::new(),
-            unannounced: Vec::new(),
-        }
-    }
-
-    fn now(&self) -> Now {
-        crate::core::sim::sim_now(self.now)
-    }
-
-    fn random(&mut self) -> u64 {
-        crate::core::sim::xorshift64(&mut self.rng)
-    }
-
-    /// Moves every queued datagram to its destinations (with loss), repeatedly, then runs
-    /// timers due at the current time.
-    fn flush(&mut self) {
-        for _ in 0..100 {
-            let now = self.now();
-            let mut moved = false;
-            for i in 0..self.nodes.len() {
-                while let Some(t) = self.nodes[i].p.poll_transmit(now) {
-                    moved = true;
-                    if self.silenced.contains(&i) {
-                        continue;
-                    }
-                    for dst in &t.destinations {
-                        if *dst == SPDP_GROUP && self.unannounced.contains(&i) {
-                            continue;
-                        }
-                        for j in 0..self.nodes.len() {
-                            let hit = if *dst == SPDP_GROUP {
-                                j != i
-                            } else {
-                                self.nodes[j].locators.contains(dst)
-                            };
-                            if hit && self.random() % 100 >= self.loss_percent {
-                                let src = self.nodes[i].locators[0];
-                                self.nodes[j].p.handle_datagram(now, src, &t.datagram());
-                            }
-                        }
-                    }
-                }
-            }
-            if !moved {
-                return;
-            }
-        }
-    }
-
-    /// Advances time to the next timer (at most `max_step_ms`), runs it, and flushes.
-    fn step(&mut self, max_step_ms: u64) {
-        let next = self.nodes.iter().filter_map(|n| n.p.poll_timeout()).min();
-        let limit = self.now + max_step_ms * 1_000_000;
-        self.now = next.map_or(limit, |t| t.as_nanos().clamp(self.now, limit));
-        let now = self.now();
-        for n in &mut self.nodes {
-            n.p.handle_timeout(now);
-        }
-        self.flush();
-    }
-
-    fn run_for(&mut self, ms: u64) {
-        let end = self.now + ms * 1_000_000;
-        while self.now < end {
-            self.step((end - self.now).div_ceil(1_000_000).max(1));
-        }
-    }
-
-    fn events(&mut self, i: usize) -> Vec<Event> {
-        std::iter::from_fn(|| self.nodes[i].p.poll_event()).collect()
-    }
+/// One participant per entry of `domains` on the simulated LAN, default configuration.
+fn lan(domains: &[u32]) -> SimNet {
+    SimNet::in_domains(domains, SEED, |_| {})
 }
 
 fn writer_spec(reliable: bool) -> WriterSpec {
@@ -140,16 +30,7 @@ fn writer_spec(reliable: bool) -> WriterSpec {
         reliability,
         ..DataWriterQos::default()
     };
-    WriterSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: true,
-        qos,
-        publisher_qos: PublisherQos::default(),
-        fragment_size: 1024,
-        descriptor: None,
-        invert_filter_bit_for_tests: false,
-    }
+    WriterSpec::new("Square", "ShapeType", true, qos)
 }
 
 fn reader_spec(reliable: bool) -> ReaderSpec {
@@ -163,23 +44,12 @@ fn reader_spec(reliable: bool) -> ReaderSpec {
         reliability,
         ..DataReaderQos::default()
     };
-    ReaderSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: true,
-        qos,
-        subscriber_qos: SubscriberQos::default(),
-        content_filter: None,
-        descriptor: None,
-        key_hasher: None,
-    }
+    ReaderSpec::new("Square", "ShapeType", true, qos)
 }
-
-use crate::qos::{PublisherQos, SubscriberQos};
 
 #[test]
 fn participants_discover_each_other_and_match_endpoints() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     assert!(
         net.events(0)
@@ -204,13 +74,13 @@ fn participants_discover_each_other_and_match_endpoints() {
 
 #[test]
 fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
     let r = net.nodes[1].p.create_reader(now, reader_spec(true));
     net.run_for(300);
-    net.loss_percent = 20;
+    net.faults.loss_percent = 20;
     let mut got = Vec::new();
     for i in 0u32..500 {
         let now = net.now();
@@ -229,7 +99,7 @@ fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
                 Bytes::from(payload),
             )
             .unwrap();
-        net.step(1);
+        net.run_for(1);
         let now = net.now();
         while let Some(c) = net.nodes[1].p.take(now, r) {
             got.push(u32::from_le_bytes(c.data[4..8].try_into().unwrap()));
@@ -239,7 +109,7 @@ fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
         if net.nodes[0].p.all_acked(w) {
             break;
         }
-        net.step(50);
+        net.run_for(50);
     }
     let now = net.now();
     while let Some(c) = net.nodes[1].p.take(now, r) {
@@ -251,7 +121,7 @@ fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
 
 #[test]
 fn best_effort_writer_and_reliable_reader_report_incompatible_reliability_on_both_sides() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(false));
@@ -289,7 +159,7 @@ fn data_representation_matching_follows_the_writers_first_id_on_both_sides() {
         (&[X1], &[X2, X1], true),
     ];
     for &(w_ids, r_ids, compatible) in cases {
-        let mut net = Net::new(2, &[0, 0]);
+        let mut net = lan(&[0, 0]);
         net.run_for(100);
         let now = net.now();
         let mut ws = writer_spec(true);
@@ -327,7 +197,7 @@ fn data_representation_matching_follows_the_writers_first_id_on_both_sides() {
 
 #[test]
 fn participants_in_different_domains_do_not_discover_each_other() {
-    let mut net = Net::new(2, &[0, 1]);
+    let mut net = lan(&[0, 1]);
     net.run_for(500);
     assert_eq!(net.nodes[0].p.remote_participants().count(), 0);
     assert_eq!(net.nodes[1].p.remote_participants().count(), 0);
@@ -335,7 +205,7 @@ fn participants_in_different_domains_do_not_discover_each_other() {
 
 #[test]
 fn a_silent_participant_is_dropped_when_its_lease_expires_and_unmatched() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
@@ -361,7 +231,7 @@ fn a_silent_participant_is_dropped_when_its_lease_expires_and_unmatched() {
 
 #[test]
 fn a_participant_whose_announcements_are_lost_stays_alive_while_its_data_arrives() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[1].p.create_writer(now, writer_spec(true));
@@ -393,7 +263,7 @@ fn a_participant_whose_announcements_are_lost_stays_alive_while_its_data_arrives
 
 #[test]
 fn deleting_a_reader_unmatches_it_at_the_remote_writer() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
@@ -423,7 +293,7 @@ fn manual_by_participant(lease_ms: u64) -> crate::qos::Liveliness {
 
 #[test]
 fn manual_by_participant_liveliness_is_lost_and_regained_across_participants() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let mut ws = writer_spec(true);
@@ -441,13 +311,13 @@ fn manual_by_participant_liveliness_is_lost_and_regained_across_participants() {
     assert!(net.events(1).contains(&alive(true)));
     // Asserting the participant (WLP MANUAL_LIVELINESS_UPDATE) every 600 ms keeps it alive,
     // under 10 % loss (the WLP endpoints are reliable).
-    net.loss_percent = 10;
+    net.faults.loss_percent = 10;
     for _ in 0..8 {
         let now = net.now();
         net.nodes[0].p.assert_liveliness(now);
         net.run_for(600);
     }
-    net.loss_percent = 0;
+    net.faults.loss_percent = 0;
     assert!(
         !net.events(0)
             .iter()
@@ -471,7 +341,7 @@ fn key_of(c: &CacheChange) -> u8 {
     c.key_hash.map_or(0, |k| k[0])
 }
 
-fn write_key(net: &mut Net, node: usize, w: Guid, key: u8, value: u8) {
+fn write_key(net: &mut SimNet, node: usize, w: Guid, key: u8, value: u8) {
     let now = net.now();
     let payload = Bytes::from(vec![0, 1, 0, 0, key, value]);
     net.nodes[node]
@@ -484,7 +354,7 @@ fn write_key(net: &mut Net, node: usize, w: Guid, key: u8, value: u8) {
 #[test]
 fn deadline_is_missed_on_both_sides_once_per_period_per_silent_instance() {
     let period = crate::time::Duration::from_std(core::time::Duration::from_millis(100));
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let mut ws = writer_spec(true);
@@ -542,7 +412,7 @@ fn deadline_is_missed_on_both_sides_once_per_period_per_silent_instance() {
 
 #[test]
 fn exclusive_ownership_switches_to_the_remaining_writer_then_no_writers() {
-    let mut net = Net::new(3, &[0, 0, 0]);
+    let mut net = lan(&[0, 0, 0]);
     net.run_for(100);
     let now = net.now();
     let exclusive = |strength| {
@@ -620,7 +490,7 @@ fn two_filtered_readers(
     crate::core::writer::WriterFilterStats,
     Vec<crate::core::reader::ReaderCounters>,
 ) {
-    let mut net = Net::new(3, &[0, 0, 0]);
+    let mut net = lan(&[0, 0, 0]);
     net.run_for(100);
     let now = net.now();
     let mut wspec = writer_spec(true);
@@ -635,7 +505,7 @@ fn two_filtered_readers(
         .p
         .create_reader(now, filtered_spec("shapesize <= 20", &[]));
     net.run_for(300);
-    net.loss_percent = 10;
+    net.faults.loss_percent = 10;
     let colors = ["RED", "BLUE", "GREEN"];
     let shapes: Vec<ShapeType> = (0..60)
         .map(|i| ShapeType {
@@ -656,13 +526,13 @@ fn two_filtered_readers(
             .p
             .write(now, w, ChangeKind::Alive, s.key_hash(), data)
             .unwrap();
-        net.step(1);
+        net.run_for(1);
     }
     for _ in 0..2000 {
         if net.nodes[0].p.all_acked(w) {
             break;
         }
-        net.step(50);
+        net.run_for(50);
     }
     assert!(net.nodes[0].p.all_acked(w), "reliability stalled");
     let now = net.now();
@@ -734,7 +604,7 @@ fn xcdr2_samples_are_filtered_by_the_writer_and_locally() {
 
 #[test]
 fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
-    let mut net = Net::new(2, &[0, 0]);
+    let mut net = lan(&[0, 0]);
     net.run_for(100);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));

@@ -7,7 +7,8 @@
 //! result listed under any signature other than our own.
 //!
 //! RTPS 2.5 §8.7.3.3-§8.7.3.4 (a reader uses the writer's result for its own signature, else
-//! filters itself), §9.6.4.1 (ContentFilterInfo_t layout, MSB-first bitmaps); facts §2.3.
+//! filters itself), §9.6.4.1 (ContentFilterInfo_t layout, MSB-first bitmaps); docs/interop-facts.md
+//! §2.3.
 
 use std::sync::Arc;
 
@@ -168,7 +169,8 @@ impl ReaderConfig {
 
 /// The result a PID_CONTENT_FILTER_INFO value (`value`, in the submessage's byte order) gives
 /// for `signature`: `None` when malformed (numBitmaps ≠ ceil(numSignatures / 32), truncated)
-/// or when the signature is not listed. Scans in place. RTPS 2.5 §9.6.4.1; facts §2.1, §2.3.
+/// or when the signature is not listed. Scans in place. RTPS 2.5 §9.6.4.1; docs/interop-facts.md
+/// §2.1, §2.3.
 pub(super) fn filter_result(
     value: &[u8],
     endian: Endianness,

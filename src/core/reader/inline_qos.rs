@@ -5,7 +5,7 @@
 //! Must not: allocate, panic on any input, or interpret parameters other than the three above.
 //!
 //! RTPS 2.5 §8.3.7.2 (Data flags), §9.6.4.8 (KeyHash_t), §9.6.4.9 (StatusInfo_t, always
-//! big-endian: facts §5.7).
+//! big-endian: docs/interop-facts.md §5.7).
 
 use crate::cdr::{Endianness, Reader};
 use crate::core::ChangeKind;
@@ -56,8 +56,8 @@ impl InlineInfo {
                 _ => {}
             }
         }
-        // RTPS 2.5 §9.6.4.9 / facts §5.7: StatusInfo_t is read big-endian whatever the
-        // submessage's E flag says (Cyclone `fromBE4u`, Fast DDS reads the 4th octet).
+        // RTPS 2.5 §9.6.4.9 / docs/interop-facts.md §5.7: StatusInfo_t is read big-endian whatever
+        // the submessage's E flag says (Cyclone `fromBE4u`, Fast DDS reads the 4th octet).
         let status_info = status.and_then(|v| {
             Reader::new(v, Endianness::Big)
                 .u32_be("PID_STATUS_INFO")

@@ -1,7 +1,12 @@
 //! A deterministic network for the sans-IO core: N participants, a manual clock, and a seeded
 //! channel that loses, duplicates, delays and reorders datagrams. Participants can be
-//! silenced (their traffic dropped, so their lease expires elsewhere) and restarted (a new
-//! GUID prefix on the same locators, all state lost), as a crashed process would be.
+//! silenced (their traffic dropped, so their lease expires elsewhere), unannounced (their SPDP
+//! multicast dropped, unicast still flowing) and restarted (a new GUID prefix on the same
+//! locators, all state lost), as a crashed process would be. Each node has its own domain id.
+//! The one harness of the core's network tests: participants (`sim/tests.rs`,
+//! `participant/tests.rs`, `participant/liveliness/tests.rs`) or any other sans-IO endpoint
+//! that implements [`SimNode`] (the bare writer and its independent reader in
+//! `writer/tests/sim.rs`).
 //!
 //! Must not: use sockets, threads, the clock or sleeps; every random choice comes from the
 //! seed, so a failing case replays exactly.
@@ -12,6 +17,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::participant::{Participant, ParticipantConfig};
+use super::{Event, Transmit};
+use crate::test_rng::Rng;
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::{GuidPrefix, Locator};
 
@@ -37,32 +44,62 @@ pub struct Faults {
 /// source locator, bytes.
 type InFlight = Reverse<(u64, u64, usize, Locator, Vec<u8>)>;
 
-/// One participant and the unicast locators it listens on.
-pub struct Node {
-    /// The participant under test.
-    pub p: Participant,
-    /// Metatraffic and user unicast locators.
+/// A sans-IO endpoint the network can drive: datagrams and timeouts in, transmits out.
+pub trait SimNode {
+    /// One datagram from `source`.
+    fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]);
+    /// Runs what is due at `now`.
+    fn handle_timeout(&mut self, now: Now);
+    /// The next time [`SimNode::handle_timeout`] has something to do.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// The next datagram to send.
+    fn poll_transmit(&mut self, now: Now) -> Option<Transmit>;
+}
+
+impl SimNode for Participant {
+    fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
+        Participant::handle_datagram(self, now, source, datagram);
+    }
+    fn handle_timeout(&mut self, now: Now) {
+        Participant::handle_timeout(self, now);
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        Participant::poll_timeout(self)
+    }
+    fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        Participant::poll_transmit(self, now)
+    }
+}
+
+/// One endpoint (a participant unless said otherwise) and the unicast locators it listens on.
+pub struct Node<N = Participant> {
+    /// The endpoint under test.
+    pub p: N,
+    /// Its unicast locators (a participant's metatraffic and user locators).
     pub locators: Vec<Locator>,
 }
 
 /// The simulated LAN.
-pub struct SimNet {
-    /// The participants, by index.
-    pub nodes: Vec<Node>,
+pub struct SimNet<N = Participant> {
+    /// The endpoints, by index.
+    pub nodes: Vec<Node<N>>,
     /// Current time, nanoseconds since the start.
     pub now: u64,
     /// Applied to every copy sent from now on.
     pub faults: Faults,
     /// Nodes whose outgoing traffic is dropped.
     pub silenced: Vec<usize>,
+    /// Nodes whose multicast (SPDP announcements) is dropped; their unicast still flows.
+    pub unannounced: Vec<usize>,
     /// Copies delivered (duplicates included) and dropped, for reports.
     pub delivered: u64,
     /// Copies lost.
     pub lost: u64,
-    rng: u64,
+    rng: Rng,
     seq: u64,
     restarts: u8,
     in_flight: BinaryHeap<InFlight>,
+    domains: Vec<u32>,
     configure: fn(&mut ParticipantConfig),
 }
 
@@ -74,31 +111,54 @@ pub fn sim_now(nanos: u64) -> Now {
     }
 }
 
-/// The next value of a xorshift64 generator (`state` must not be 0).
-pub fn xorshift64(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
 /// One-way latency of every copy (before any reorder delay): 50 µs.
 const BASE_DELAY_NS: u64 = 50_000;
+
+impl<N: SimNode> SimNet<N> {
+    /// A network of the given endpoints (restarting one is for participants only).
+    pub fn with_nodes(nodes: Vec<Node<N>>, seed: u64) -> Self {
+        SimNet {
+            domains: vec![0; nodes.len()],
+            nodes,
+            now: 0,
+            faults: Faults::default(),
+            silenced: Vec::new(),
+            unannounced: Vec::new(),
+            delivered: 0,
+            lost: 0,
+            rng: Rng::new(seed),
+            seq: 0,
+            restarts: 0,
+            in_flight: BinaryHeap::new(),
+            configure: |_| {},
+        }
+    }
+}
 
 impl SimNet {
     /// `n` participants in domain 0, each configured by `configure` after the defaults.
     pub fn new(n: usize, seed: u64, configure: fn(&mut ParticipantConfig)) -> Self {
+        Self::in_domains(&vec![0; n], seed, configure)
+    }
+
+    /// One participant per entry of `domains`, in that domain, each configured by `configure`
+    /// after the defaults. Every node hears the SPDP group whatever its domain (the
+    /// participants tell domains apart, as on one LAN).
+    pub fn in_domains(domains: &[u32], seed: u64, configure: fn(&mut ParticipantConfig)) -> Self {
+        let n = domains.len();
         let mut net = SimNet {
             nodes: Vec::with_capacity(n),
             now: 0,
             faults: Faults::default(),
             silenced: Vec::new(),
+            unannounced: Vec::new(),
             delivered: 0,
             lost: 0,
-            rng: seed | 1,
+            rng: Rng::new(seed),
             seq: 0,
             restarts: 0,
             in_flight: BinaryHeap::new(),
+            domains: domains.to_vec(),
             configure,
         };
         for i in 0..n {
@@ -112,7 +172,7 @@ impl SimNet {
         let prefix = GuidPrefix([1, 0x5e, self.restarts, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
         let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
         let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
-        let mut config = ParticipantConfig::new(0, prefix);
+        let mut config = ParticipantConfig::new(self.domains[i], prefix);
         config.metatraffic_unicast_locators = vec![meta];
         config.default_unicast_locators = vec![user];
         config.metatraffic_multicast_locators = vec![SPDP_GROUP];
@@ -134,33 +194,32 @@ impl SimNet {
         self.in_flight = pending.into_iter().filter(|Reverse(f)| f.2 != i).collect();
     }
 
+    /// The events node `i` has queued, in order.
+    pub fn events(&mut self, i: usize) -> Vec<Event> {
+        std::iter::from_fn(|| self.nodes[i].p.poll_event()).collect()
+    }
+}
+
+impl<N: SimNode> SimNet<N> {
     /// The current instant for the core.
     pub fn now(&self) -> Now {
         sim_now(self.now)
     }
 
-    fn random(&mut self) -> u64 {
-        xorshift64(&mut self.rng)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        percent > 0 && self.random() % 100 < percent
-    }
-
     fn enqueue(&mut self, dst: usize, src: Locator, payload: &[u8]) {
-        let copies = if self.chance(self.faults.duplicate_percent) {
+        let copies = if self.rng.chance(self.faults.duplicate_percent) {
             2
         } else {
             1
         };
         for _ in 0..copies {
-            if self.chance(self.faults.loss_percent) {
+            if self.rng.chance(self.faults.loss_percent) {
                 self.lost += 1;
                 continue;
             }
             let mut at = self.now + BASE_DELAY_NS;
-            if self.chance(self.faults.reorder_percent) && self.faults.reorder_max_us > 0 {
-                at += (self.random() % self.faults.reorder_max_us) * 1_000;
+            if self.rng.chance(self.faults.reorder_percent) && self.faults.reorder_max_us > 0 {
+                at += (self.rng.next_u64() % self.faults.reorder_max_us) * 1_000;
             }
             self.seq += 1;
             self.in_flight
@@ -178,6 +237,9 @@ impl SimNet {
                 }
                 let src = self.nodes[i].locators[0];
                 for dst in &t.destinations {
+                    if *dst == SPDP_GROUP && self.unannounced.contains(&i) {
+                        continue;
+                    }
                     for j in 0..self.nodes.len() {
                         let hit = if *dst == SPDP_GROUP {
                             j != i
@@ -231,6 +293,19 @@ impl SimNet {
         self.collect_transmits();
     }
 
+    /// Delivers everything queued or in flight, advancing time only by the channel's latency
+    /// (and whatever the deliveries make the participants send in turn; timers due meanwhile
+    /// run too). For "this goes out at once, before any lease or period can run out".
+    pub fn flush(&mut self) {
+        for _ in 0..1000 {
+            self.collect_transmits();
+            let Some(next) = self.in_flight.peek().map(|Reverse(f)| f.0) else {
+                return;
+            };
+            self.step(next.saturating_sub(self.now).div_ceil(1_000).max(1));
+        }
+    }
+
     /// Runs for `ms` milliseconds of simulated time.
     pub fn run_for(&mut self, ms: u64) {
         let end = self.now + ms * 1_000_000;
@@ -240,7 +315,7 @@ impl SimNet {
     }
 
     /// Runs until `done(self)` or `ms` milliseconds have passed; true when done.
-    pub fn run_until(&mut self, ms: u64, mut done: impl FnMut(&mut SimNet) -> bool) -> bool {
+    pub fn run_until(&mut self, ms: u64, mut done: impl FnMut(&mut Self) -> bool) -> bool {
         let end = self.now + ms * 1_000_000;
         while self.now < end {
             if done(self) {

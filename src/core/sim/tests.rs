@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::{ChangeKind, Event};
-use crate::qos::{DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos};
+use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::wire::Guid;
 
 /// Fast discovery: announcements every 100 ms, leases of 1 s.
@@ -20,37 +20,21 @@ fn fast(config: &mut ParticipantConfig) {
 }
 
 fn writer_spec(history: History) -> WriterSpec {
-    WriterSpec {
-        topic_name: "Sim".into(),
-        type_name: "SimType".into(),
-        keyed: true,
-        qos: DataWriterQos {
-            history,
-            reliability: Reliability::reliable(),
-            ..DataWriterQos::default()
-        },
-        publisher_qos: PublisherQos::default(),
-        fragment_size: 1024,
-        descriptor: None,
-        invert_filter_bit_for_tests: false,
-    }
+    let qos = DataWriterQos {
+        history,
+        reliability: Reliability::reliable(),
+        ..DataWriterQos::default()
+    };
+    WriterSpec::new("Sim", "SimType", true, qos)
 }
 
 fn reader_spec(history: History) -> ReaderSpec {
-    ReaderSpec {
-        topic_name: "Sim".into(),
-        type_name: "SimType".into(),
-        keyed: true,
-        qos: DataReaderQos {
-            history,
-            reliability: Reliability::reliable(),
-            ..DataReaderQos::default()
-        },
-        subscriber_qos: SubscriberQos::default(),
-        content_filter: None,
-        descriptor: None,
-        key_hasher: None,
-    }
+    let qos = DataReaderQos {
+        history,
+        reliability: Reliability::reliable(),
+        ..DataReaderQos::default()
+    };
+    ReaderSpec::new("Sim", "SimType", true, qos)
 }
 
 /// Sample `i` of instance `key`: CDR_LE header, the index, the key, then padding to `len`.

@@ -16,10 +16,10 @@
 //! with the number of filtered readers. Readers are decided by slot index ([`ReaderSlot`],
 //! looked up once per filter-set generation and cached in the reader proxy). A reader
 //! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2), told lazily
-//! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (facts §2.1, §2.3).
-//! A datagram for one reader carries only that reader's signature and bit
-//! ([`ChangeFilter::info_for`]: a reader looks only for its own signature, facts §2.3), one
-//! shared by several readers the full list ([`ChangeFilter::shared_info`], built at send
+//! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (docs/interop-facts.md
+//! §2.1, §2.3). A datagram for one reader carries only that reader's signature and bit
+//! ([`ChangeFilter::info_for`]: a reader looks only for its own signature, docs/interop-facts.md
+//! §2.3), one shared by several readers the full list ([`ChangeFilter::shared_info`], built at send
 //! time; RTPS 2.5 §8.7.3.2). Both are built from the table and pass set. Readers matched or
 //! re-filtered after the write are not in the stored map: they get DATA and filter themselves.
 //! Dispose / unregister changes are not filtered (RTPS 2.5 §8.7.4: instance state changes
@@ -86,7 +86,7 @@ impl ChangeFilter {
     /// The PID_CONTENT_FILTER_INFO value for a datagram to `reader` alone: its own signature
     /// and bit only (what was decided when the change was written, inverted-bit test mode
     /// included). `None` when the reader was not filtered for then: no signature of its own
-    /// is listed, and it filters the sample itself (facts §2.3). RTPS 2.5 §9.6.4.1:
+    /// is listed, and it filters the sample itself (docs/interop-facts.md §2.3). RTPS 2.5 §9.6.4.1:
     /// MSB-first bitmap, numBitmaps = ceil(numSignatures / 32).
     pub(super) fn info_for(&self, reader: ReaderSlot) -> Option<[u8; SINGLE_INFO_LEN]> {
         let slot = self.slot(reader)?;

@@ -75,10 +75,11 @@ pub(super) struct MessageBuilder {
 }
 
 /// The inline QoS of a change: PID_KEY_HASH for keyed topics (and always for dispose /
-/// unregister when known), PID_STATUS_INFO for anything not ALIVE (facts §5.6-§5.7:
+/// unregister when known), PID_STATUS_INFO for anything not ALIVE (docs/interop-facts.md §5.6-§5.7:
 /// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept),
 /// and the change's encoded PID_CONTENT_FILTER_INFO value when it was filtered (RTPS 2.5
-/// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, facts §2.1).
+/// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, docs/interop-facts.md
+/// §2.1).
 fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &mut Vec<u8>) {
     out.clear();
     let alive = change.kind == ChangeKind::Alive;
@@ -134,7 +135,7 @@ pub(super) fn fragment_count(len: usize, frag_size: usize) -> u32 {
 impl MessageBuilder {
     /// A message from participant `src` by writer `writer_id`. With `dst`, the message is for
     /// that one reader: INFO_DST(dst prefix) and readerId = its entity id; without, readerId
-    /// is ENTITYID_UNKNOWN (RTPS 2.5 §8.3.7.7; facts §5.8).
+    /// is ENTITYID_UNKNOWN (RTPS 2.5 §8.3.7.7; docs/interop-facts.md §5.8).
     pub(super) fn new(
         src: GuidPrefix,
         writer_id: EntityId,

@@ -122,7 +122,7 @@ pub struct WriterConfig {
     /// LIFESPAN of every change (`None`: infinite). DDS 1.4 §2.2.3.16.
     pub lifespan: Option<core::time::Duration>,
     /// The topic name: a reader's filter is evaluated here only if its relatedTopicName is
-    /// this (facts §1.2). Default empty.
+    /// this (docs/interop-facts.md §1.2). Default empty.
     pub topic_name: String,
     /// The sample type's descriptor. With it the writer filters for readers that announce a
     /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
@@ -357,7 +357,8 @@ impl Writer {
     ///
     /// A serialized key of at most 16 bytes is zero-padded to [`MIN_KEY_PAYLOAD`]: Fast DDS
     /// 2.9 would take such a payload, encapsulation header included, as the instance handle
-    /// instead of the inline key hash (facts §5.7); CDR readers ignore trailing zeros.
+    /// instead of the inline key hash (docs/interop-facts.md §5.7); CDR readers ignore trailing
+    /// zeros.
     ///
     /// KEEP_LAST replaces the instance's oldest change beyond depth; KEEP_ALL returns
     /// [`WriteError::HistoryFull`] while the limits are reached by unacknowledged changes.
@@ -439,7 +440,8 @@ impl Writer {
         // In contact: multicasts planned from now on may cover it (`multicast.rs`).
         r.synced_from.get_or_insert(plan_next);
         let set = &ack.reader_sn_state;
-        // Pre-emptive form (facts §5.8): base 0 acknowledges nothing; treated as base 1.
+        // Pre-emptive form (docs/interop-facts.md §5.8): base 0 acknowledges nothing; treated as
+        // base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
@@ -600,7 +602,8 @@ impl Writer {
 /// The smallest serialized key our writer sends (see [`Writer::write`]).
 pub const MIN_KEY_PAYLOAD: usize = 20;
 
-/// Zero-pads a non-empty serialized key shorter than [`MIN_KEY_PAYLOAD`] (facts §5.7).
+/// Zero-pads a non-empty serialized key shorter than [`MIN_KEY_PAYLOAD`] (docs/interop-facts.md
+/// §5.7).
 fn pad_key_payload(kind: ChangeKind, data: Bytes) -> Bytes {
     if kind == ChangeKind::Alive || data.is_empty() || data.len() >= MIN_KEY_PAYLOAD {
         return data;

@@ -97,7 +97,7 @@ impl FilterInfo {
 
 /// The filter info for change `sn` in a datagram for reader `dst` alone (its own signature
 /// only; none if it was not filtered for) or, with `None`, for several readers (the full
-/// list). RTPS 2.5 §8.7.3.2, §9.6.4.1; facts §2.1, §2.3.
+/// list). RTPS 2.5 §8.7.3.2, §9.6.4.1; docs/interop-facts.md §2.1, §2.3.
 pub(super) fn info_for(
     history: &WriterHistory,
     sn: SequenceNumber,

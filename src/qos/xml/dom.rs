@@ -338,7 +338,8 @@ impl<'a, 'i> Ctx<'a, 'i> {
                         .ok_or_else(|| self.err(child, format!("bad seconds `{text}`")))?;
                     infinite |= sec == i32::MAX;
                 }
-                // The spec's own example writes DURATION_INFINITY_NSEC (facts §6.1).
+                // The spec's own example writes DURATION_INFINITY_NSEC (docs/interop-facts.md
+                // §6.1).
                 ("nanosec", "DURATION_INFINITE_NSEC" | "DURATION_INFINITY_NSEC") => infinite = true,
                 ("nanosec", "DURATION_ZERO_NSEC") => nanosec = 0,
                 ("nanosec", t) => {

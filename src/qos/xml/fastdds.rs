@@ -1,5 +1,5 @@
-//! Import of Fast DDS XML profiles (eProsima's own schema, facts §6.3; Fast DDS docs
-//! "XML profiles"): `<profiles>` with `<participant>`, `<data_writer>`/`<publisher>`,
+//! Import of Fast DDS XML profiles (eProsima's own schema, docs/interop-facts.md §6.3; Fast DDS
+//! docs "XML profiles"): `<profiles>` with `<participant>`, `<data_writer>`/`<publisher>`,
 //! `<data_reader>`/`<subscriber>` and `<topic>` profiles, each becoming a profile named
 //! `fastdds::<profile_name>`.
 //!

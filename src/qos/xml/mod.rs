@@ -25,7 +25,8 @@
 //! * Setting a policy overrides only the fields written; the rest come from the base profile
 //!   or the DDS default. A duration element is always replaced as a whole (missing `<sec>` or
 //!   `<nanosec>` is 0).
-//! * Fast DDS XML (facts §6.3) profiles become profiles named `fastdds::<profile_name>`.
+//! * Fast DDS XML (docs/interop-facts.md §6.3) profiles become profiles named
+//!   `fastdds::<profile_name>`.
 //! * Limits: [`MAX_FILE_SIZE`], [`MAX_DEPTH`], [`MAX_ELEMENTS`], [`MAX_TEXT_LEN`]; DTDs are
 //!   rejected (roxmltree `allow_dtd: false`), so no entity expansion.
 #![deny(

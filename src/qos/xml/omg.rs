@@ -115,7 +115,8 @@ fn profile(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, lib: &str) -> Result<Profile, 
 
 fn entity_kind(element: &str) -> Option<EntityKind> {
     Some(match element {
-        // Spelling varies (facts §6.1): the spec example, Cyclone, and a short form.
+        // Spelling varies (docs/interop-facts.md §6.1): the spec example, Cyclone, and a short
+        // form.
         "domain_participant_qos" | "domainparticipant_qos" | "participant_qos" => {
             EntityKind::Participant
         }

@@ -285,7 +285,7 @@ pub(crate) fn parse_policy(
             PolicyPatch::ReaderDataLifecycle(nowriter, disposed)
         }
         // `representation` is the DDS-XTypes member name used by OpenDDS's XSD; Cyclone and RTI
-        // write `data_representation` (facts §6.1).
+        // write `data_representation` (docs/interop-facts.md §6.1).
         "data_representation" | "representation" => {
             let mut ids = None;
             fields(ctx, node, &["value"], |_, c| {

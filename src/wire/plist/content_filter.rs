@@ -7,8 +7,8 @@
 //!
 //! # Overview
 //! RTPS 2.5 §8.7.3 / Table 8.86 (ContentFilterProperty_t), §9.6.4.1 (ContentFilterInfo_t and
-//! the MD5 filter signature). Byte layouts and vendor behaviour are in facts §1.2, §1.3,
-//! §2.1, §2.2. Validation of the property follows Fast DDS 2.9 (`ParameterSerializer.hpp`);
+//! the MD5 filter signature). Byte layouts and vendor behaviour are in docs/interop-facts.md §1.2,
+//! §1.3, §2.1, §2.2. Validation of the property follows Fast DDS 2.9 (`ParameterSerializer.hpp`);
 //! a property or info that fails validation is ignored by the PID table (the entity is still
 //! accepted, with no filter / no writer-side result), as Fast DDS does.
 
@@ -17,12 +17,13 @@ use md5::{Digest, Md5};
 use crate::cdr::{MAX_STRING, Reader, Writer};
 use crate::wire::WireError;
 
-/// Most expression parameters accepted in a property (Fast DDS 2.9 default maximum, facts §1.3).
+/// Most expression parameters accepted in a property (Fast DDS 2.9 default maximum,
+/// docs/interop-facts.md §1.3).
 pub const MAX_FILTER_PARAMETERS: usize = 100;
 /// Longest topic/class name or parameter, in bytes without the NUL (Fast DDS `string_255`).
 pub const MAX_FILTER_NAME: usize = 255;
 
-/// ContentFilterProperty_t. RTPS 2.5 Table 8.86; field order and types facts §1.2.
+/// ContentFilterProperty_t. RTPS 2.5 Table 8.86; field order and types docs/interop-facts.md §1.2.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContentFilterProperty<'a> {
     /// contentFilteredTopicName (non-empty, ≤ 255).
@@ -56,7 +57,8 @@ pub(super) fn align4(pos: usize) -> usize {
 }
 
 impl<'a> ContentFilterProperty<'a> {
-    /// Reads the five fields from a parameter value and validates them (facts §1.3).
+    /// Reads the five fields from a parameter value and validates them (docs/interop-facts.md
+    /// §1.3).
     pub fn parse(r: &mut Reader<'a>) -> Result<Self, WireError> {
         let content_filtered_topic_name = read_str(r, MAX_FILTER_NAME, "contentFilteredTopicName")?;
         let related_topic_name = read_str(r, MAX_FILTER_NAME, "relatedTopicName")?;
@@ -81,8 +83,8 @@ impl<'a> ContentFilterProperty<'a> {
         Ok(p)
     }
 
-    /// Fast DDS 2.9 rules (facts §1.3): the four strings non-empty, names and parameters at
-    /// most 255 bytes, at most 100 parameters.
+    /// Fast DDS 2.9 rules (docs/interop-facts.md §1.3): the four strings non-empty, names and
+    /// parameters at most 255 bytes, at most 100 parameters.
     pub fn validate(&self) -> Result<(), WireError> {
         let names = [
             (self.content_filtered_topic_name, "contentFilteredTopicName"),
@@ -191,7 +193,8 @@ fn collect<'s>(fixed: [&'s str; 4], params: &[&'s str]) -> Vec<&'s str> {
 
 /// FilterSignature_t: MD5 over contentFilteredTopicName, relatedTopicName, filterClassName,
 /// filterExpression and each expression parameter, each followed by its NUL; nothing else.
-/// RTPS 2.5 §9.6.4.1; Fast DDS `ContentFilterUtils::compute_signature` (facts §2.2).
+/// RTPS 2.5 §9.6.4.1; Fast DDS `ContentFilterUtils::compute_signature` (docs/interop-facts.md
+/// §2.2).
 pub fn filter_signature(
     cft_name: &str,
     related: &str,
@@ -206,7 +209,8 @@ pub fn filter_signature(
 }
 
 /// The RTI Connext ≤ 6.1 compatible signature: as [`filter_signature`] but without the NUL of
-/// the very last string (facts §2.2). Fast DDS accepts it only from GUID prefixes 01.01.
+/// the very last string (docs/interop-facts.md §2.2). Fast DDS accepts it only from GUID prefixes
+/// 01.01.
 pub fn filter_signature_rti61(
     cft_name: &str,
     related: &str,
@@ -221,7 +225,7 @@ pub fn filter_signature_rti61(
 }
 
 /// ContentFilterInfo_t: which filters a sample was evaluated against (by signature) and
-/// whether it passed each. RTPS 2.5 §9.6.4.1, Table 9.21; layout facts §2.1.
+/// whether it passed each. RTPS 2.5 §9.6.4.1, Table 9.21; layout docs/interop-facts.md §2.1.
 ///
 /// Invariant: `bitmaps.len() == signatures.len().div_ceil(32)`. Bit i is the MSB-first bit
 /// `1 << (31 - i % 32)` of `bitmaps[i / 32]`; set means the sample passed filter i.
@@ -331,7 +335,7 @@ impl ContentFilterInfo {
         })
     }
 
-    /// Writes the value (signatures as raw bytes, never byte-swapped: facts §2.1).
+    /// Writes the value (signatures as raw bytes, never byte-swapped: docs/interop-facts.md §2.1).
     pub fn emit(&self, w: &mut Writer<'_>) {
         w.align(4);
         w.u32(u32::try_from(self.bitmaps.len()).unwrap_or(u32::MAX));

@@ -185,7 +185,7 @@ where
 }
 
 /// A discovery payload: PL_CDR_BE/LE encapsulation header and the parameter list (RTPS 2.5
-/// §10.2, facts §5.5).
+/// §10.2, docs/interop-facts.md §5.5).
 pub fn serialize_pl_cdr_payload(
     params: &[Parameter<'_>],
     endian: Endianness,

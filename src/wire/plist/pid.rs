@@ -6,8 +6,9 @@
 //!
 //! Sources: RTPS 2.5 Tables 9.13 (ParameterId values), 9.18 (QoS), 9.19 (discovery), 9.20
 //! (inline QoS); DDS-XTypes 1.3 §7.6.2.1 (DATA_REPRESENTATION, TYPE_CONSISTENCY_ENFORCEMENT,
-//! TYPE_INFORMATION); Cyclone `q_protocol.h`; Fast DDS `ParameterTypes.hpp` (facts §5.4, §5.9).
-//! The flag bits are RTPS 2.5 §9.6.2.2.1: 0x8000 vendor-specific, 0x4000 must-understand.
+//! TYPE_INFORMATION); Cyclone `q_protocol.h`; Fast DDS `ParameterTypes.hpp` (docs/interop-facts.md
+//! §5.4, §5.9). The flag bits are RTPS 2.5 §9.6.2.2.1: 0x8000 vendor-specific, 0x4000
+//! must-understand.
 
 /// Bit 14 of a parameter id: the receiver must understand it or reject the list.
 /// RTPS 2.5 §9.6.2.2.1.
@@ -78,7 +79,7 @@ pub const PID_METATRAFFIC_UNICAST_LOCATOR: u16 = 0x0032;
 pub const PID_METATRAFFIC_MULTICAST_LOCATOR: u16 = 0x0033;
 /// PID_PARTICIPANT_MANUAL_LIVELINESS_COUNT: Count_t.
 pub const PID_PARTICIPANT_MANUAL_LIVELINESS_COUNT: u16 = 0x0034;
-/// PID_CONTENT_FILTER_PROPERTY: ContentFilterProperty_t (facts §1).
+/// PID_CONTENT_FILTER_PROPERTY: ContentFilterProperty_t (docs/interop-facts.md §1).
 pub const PID_CONTENT_FILTER_PROPERTY: u16 = 0x0035;
 /// PID_HISTORY: HistoryQosPolicy.
 pub const PID_HISTORY: u16 = 0x0040;
@@ -100,7 +101,7 @@ pub const PID_PARTICIPANT_ENTITYID: u16 = 0x0051;
 pub const PID_GROUP_GUID: u16 = 0x0052;
 /// PID_GROUP_ENTITYID: EntityId_t (deprecated).
 pub const PID_GROUP_ENTITYID: u16 = 0x0053;
-/// PID_CONTENT_FILTER_INFO: ContentFilterInfo_t, inline QoS (facts §2).
+/// PID_CONTENT_FILTER_INFO: ContentFilterInfo_t, inline QoS (docs/interop-facts.md §2).
 pub const PID_CONTENT_FILTER_INFO: u16 = 0x0055;
 /// PID_COHERENT_SET: SequenceNumber_t, inline QoS.
 pub const PID_COHERENT_SET: u16 = 0x0056;
@@ -224,5 +225,5 @@ pub const PID_FASTDDS_PERSISTENCE_GUID: u16 = 0x8002;
 pub const PID_FASTDDS_DISABLE_POSITIVE_ACKS: u16 = 0x8005;
 /// PID_DATASHARING (Fast DDS).
 pub const PID_FASTDDS_DATASHARING: u16 = 0x8006;
-/// PID_CUSTOM_RELATED_SAMPLE_IDENTITY: legacy RELATED_SAMPLE_IDENTITY (facts §5.9).
+/// PID_CUSTOM_RELATED_SAMPLE_IDENTITY: legacy RELATED_SAMPLE_IDENTITY (docs/interop-facts.md §5.9).
 pub const PID_FASTDDS_CUSTOM_RELATED_SAMPLE_IDENTITY: u16 = 0x800f;

@@ -21,7 +21,7 @@ pub enum OnInvalid {
     /// The whole list is malformed (Cyclone rejects the DATA, `ddsi_plist.c`).
     Reject,
     /// Keep the parameter raw and carry on, as Fast DDS does for content-filter parameters
-    /// (facts §1.3, §2.1): the entity is accepted as if the parameter were absent.
+    /// (docs/interop-facts.md §1.3, §2.1): the entity is accepted as if the parameter were absent.
     Ignore,
 }
 

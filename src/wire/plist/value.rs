@@ -7,7 +7,7 @@
 //! RTPS 2.5 §9.4.2.11 (CDR alignment restarts at each value), §9.3.2 (Duration_t, Locator_t,
 //! GUID_t, SequenceNumber_t), §9.6.3 (QoS encodings), §9.6.4.8/9 (KeyHash, StatusInfo).
 //! QoS kinds are enums, i.e. u32 in message byte order (Fast DDS writes one octet plus three
-//! zero pads, which is the same bytes little-endian; facts §5.4).
+//! zero pads, which is the same bytes little-endian; docs/interop-facts.md §5.4).
 
 use super::content_filter::{ContentFilterInfo, ContentFilterProperty, align4, string_end};
 use crate::cdr::{MAX_STRING, Reader, Writer};
@@ -15,7 +15,7 @@ use crate::time::Duration;
 use crate::wire::{Guid, Locator, ProtocolVersion, SequenceNumber, VendorId, WireError};
 
 /// ReliabilityKind on the wire: BEST_EFFORT = 1, RELIABLE = 2; others are refused as Cyclone
-/// does (facts §5.4, `ddsi_plist.c::deser_reliability`).
+/// does (docs/interop-facts.md §5.4, `ddsi_plist.c::deser_reliability`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ReliabilityKind {
     /// BEST_EFFORT_RELIABILITY_QOS (1).
@@ -289,7 +289,8 @@ impl<'a> Value<'a> {
             }
             ValueKind::VendorId => Value::VendorId(VendorId(r.take_array::<2>("VendorId_t")?)),
             ValueKind::KeyHash => Value::KeyHash(r.take_array::<16>("KeyHash_t")?),
-            // RTPS 2.5 §9.6.4.9: big-endian whatever the submessage byte order (facts §5.7).
+            // RTPS 2.5 §9.6.4.9: big-endian whatever the submessage byte order
+            // (docs/interop-facts.md §5.7).
             ValueKind::StatusInfo => Value::StatusInfo(r.u32_be("StatusInfo_t")?),
             ValueKind::SequenceNumber => Value::SequenceNumber(SequenceNumber::parse(r)?),
             ValueKind::SampleIdentity => Value::SampleIdentity {

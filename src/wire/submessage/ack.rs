@@ -36,10 +36,10 @@ pub struct AckNack {
 impl AckNack {
     /// Parses an ACKNACK body.
     ///
-    /// Vendor quirk (facts §5.8): Fast DDS and RTI Connext send "pre-emptive" ACKNACKs with
-    /// bitmapBase 0 and numBits 0, which RTPS 2.5 §9.4.2.6 forbids (bitmapBase ≥ 1). Cyclone
-    /// patches them to base 1 for those vendors; we accept them from anyone here and let core,
-    /// which knows the sender's VendorId and the strict-mode switch, decide (see
+    /// Vendor quirk (docs/interop-facts.md §5.8): Fast DDS and RTI Connext send "pre-emptive"
+    /// ACKNACKs with bitmapBase 0 and numBits 0, which RTPS 2.5 §9.4.2.6 forbids (bitmapBase ≥ 1).
+    /// Cyclone patches them to base 1 for those vendors; we accept them from anyone here and let
+    /// core, which knows the sender's VendorId and the strict-mode switch, decide (see
     /// [`AckNack::is_preemptive`]).
     pub fn parse(flags: u8, body: &[u8]) -> Result<Self, WireError> {
         let mut r = body_reader(flags, body);

@@ -4,7 +4,7 @@
 //! reassemble fragments (core does that), or panic on any input.
 //!
 //! RTPS 2.5 §8.3.7.2 (Data), §8.3.7.3 (DataFrag), §9.4.5.3 and §9.4.5.4 (mapping). Validation
-//! follows Cyclone's `validate_Data`/`validate_DataFrag` (facts §5.8).
+//! follows Cyclone's `validate_Data`/`validate_DataFrag` (docs/interop-facts.md §5.8).
 
 use super::{DATA, DATA_FRAG, SubmessageHeader, body_reader, emit_submessage};
 use crate::cdr::{Endianness, Reader, Writer};

@@ -49,8 +49,8 @@ impl Heartbeat {
         let first_sn = SequenceNumber::parse(&mut r)?;
         let last_sn = SequenceNumber::parse(&mut r)?;
         let count = r.i32("HEARTBEAT.count")?;
-        // RTPS 2.5 §8.3.7.5.3: firstSN ≥ 1 and lastSN ≥ firstSN − 1 (facts §5.8: Cyclone drops
-        // anything else as malformed).
+        // RTPS 2.5 §8.3.7.5.3: firstSN ≥ 1 and lastSN ≥ firstSN − 1 (docs/interop-facts.md §5.8:
+        // Cyclone drops anything else as malformed).
         if first_sn.0 <= 0 {
             return Err(WireError::Invalid("HEARTBEAT.firstSN"));
         }

@@ -9,12 +9,9 @@
 use bytes::Bytes;
 
 use super::*;
-use crate::core::participant::{ParticipantConfig, ReaderSpec, WriterSpec};
-use crate::qos::{
-    DataReaderQos, DataWriterQos, Liveliness, PublisherQos, Reliability, SubscriberQos,
-};
-use crate::time::Timestamp;
-use crate::wire::Locator;
+use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::sim::SimNet;
+use crate::qos::{DataReaderQos, DataWriterQos, Liveliness, Reliability};
 
 /// Cyclone DDS 0.10's WLP DATA payload, `tests/data/captures/cyclone-to-fastdds.pcapng`
 /// frame 22 (writer 000200c2, 28 octets, CDR_LE).
@@ -91,16 +88,13 @@ fn truncated_oversized_or_foreign_payloads_are_errors() {
 
 // --- participants on a manual clock ----------------------------------------------------------
 
-const MS: u64 = 1_000_000;
+/// The seed of the simulated channel (no test here sets faults, so nothing draws from it).
+const SEED: u64 = 1;
 
-fn config(i: u8) -> ParticipantConfig {
-    let prefix = GuidPrefix([1, 0xf1, 0, 0, 0, 0, 0, 0, 0, 0, 0, i]);
-    let mut c = ParticipantConfig::new(0, prefix);
-    let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * u16::from(i));
-    c.metatraffic_unicast_locators = vec![meta];
-    c.default_unicast_locators = vec![Locator::udpv4([127, 0, 0, 1], 7411 + 2 * u16::from(i))];
-    c.spdp_destinations = vec![Locator::udpv4([239, 255, 0, 1], 7400)];
-    c
+/// Two participants on the simulated LAN, each hearing every datagram of the other unless
+/// silenced.
+fn pair() -> SimNet {
+    SimNet::new(2, SEED, |_| {})
 }
 
 fn lease(kind: LivelinessKind, ms: u64) -> Liveliness {
@@ -112,101 +106,19 @@ fn lease(kind: LivelinessKind, ms: u64) -> Liveliness {
 }
 
 fn writer_spec(l: Liveliness) -> WriterSpec {
-    WriterSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: false,
-        qos: DataWriterQos::default().liveliness(l),
-        publisher_qos: PublisherQos::default(),
-        fragment_size: 1024,
-        descriptor: None,
-        invert_filter_bit_for_tests: false,
-    }
+    WriterSpec::new(
+        "Square",
+        "ShapeType",
+        false,
+        DataWriterQos::default().liveliness(l),
+    )
 }
 
 fn reader_spec(l: Liveliness) -> ReaderSpec {
     let qos = DataReaderQos::default()
         .reliability(Reliability::reliable())
         .liveliness(l);
-    ReaderSpec {
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        keyed: false,
-        qos,
-        subscriber_qos: SubscriberQos::default(),
-        content_filter: None,
-        descriptor: None,
-        key_hasher: None,
-    }
-}
-
-/// Two participants that hear every datagram of the other, unless muted.
-struct Pair {
-    p: [Participant; 2],
-    now: u64,
-    muted: [bool; 2],
-}
-
-impl Pair {
-    fn new() -> Self {
-        Pair {
-            p: [Participant::new(config(1)), Participant::new(config(2))],
-            now: 0,
-            muted: [false; 2],
-        }
-    }
-
-    fn now(&self) -> Now {
-        Now {
-            mono: Instant::from_nanos(self.now),
-            wall: Timestamp::from_unix_nanos(1 << 60),
-        }
-    }
-
-    fn flush(&mut self) {
-        let now = self.now();
-        for _ in 0..1000 {
-            let mut moved = false;
-            for i in 0..2 {
-                while let Some(t) = self.p[i].poll_transmit(now) {
-                    moved = true;
-                    if !self.muted[i] {
-                        let src = self.p[i].config().metatraffic_unicast_locators[0];
-                        self.p[1 - i].handle_datagram(now, src, &t.datagram());
-                    }
-                }
-            }
-            if !moved {
-                return;
-            }
-        }
-    }
-
-    /// Runs both participants' timers up to `ms` from now.
-    fn run_for(&mut self, ms: u64) {
-        let end = self.now + ms * MS;
-        loop {
-            self.flush();
-            let next = self.p.iter().filter_map(Participant::poll_timeout).min();
-            let next = next.map_or(end, |t| t.as_nanos().clamp(self.now, end));
-            if next >= end && self.now >= end {
-                return;
-            }
-            self.now = next.max(self.now);
-            let now = self.now();
-            for p in &mut self.p {
-                p.handle_timeout(now);
-            }
-            if self.now >= end {
-                self.flush();
-                return;
-            }
-        }
-    }
-
-    fn events(&mut self, i: usize) -> Vec<Event> {
-        std::iter::from_fn(|| self.p[i].poll_event()).collect()
-    }
+    ReaderSpec::new("Square", "ShapeType", false, qos)
 }
 
 /// WLP updates our participant wrote so far (the WLP writer's last sequence number).
@@ -223,53 +135,65 @@ fn changed(events: &[Event], alive: bool) -> usize {
 
 #[test]
 fn without_a_finite_automatic_lease_only_the_initial_update_is_sent() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     let now = pair.now();
-    pair.p[0].create_writer(now, writer_spec(Liveliness::default()));
-    pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 300)));
+    pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(Liveliness::default()));
+    pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 300)));
     pair.run_for(10_000);
-    assert_eq!(updates(&pair.p[0]), 1);
+    assert_eq!(updates(&pair.nodes[0].p), 1);
 }
 
 #[test]
 fn automatic_updates_come_every_half_of_the_smallest_automatic_lease() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
-    pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 2_000)));
+    pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 2_000)));
     pair.run_for(10_000);
     // Initial + one per second.
     assert!(
-        (10..=12).contains(&updates(&pair.p[0])),
+        (10..=12).contains(&updates(&pair.nodes[0].p)),
         "{}",
-        updates(&pair.p[0])
+        updates(&pair.nodes[0].p)
     );
-    let before = updates(&pair.p[0]);
+    let before = updates(&pair.nodes[0].p);
     let now = pair.now();
-    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 400)));
+    let w = pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 400)));
     pair.run_for(2_000);
-    let n = updates(&pair.p[0]) - before;
+    let n = updates(&pair.nodes[0].p) - before;
     assert!(
         (9..=11).contains(&n),
         "{n} updates in 2 s with a 400 ms lease"
     );
     // Deleting the short-lease writer restores the longer period.
     let now = pair.now();
-    pair.p[0].delete_writer(now, w);
+    pair.nodes[0].p.delete_writer(now, w);
     pair.run_for(300);
-    let before = updates(&pair.p[0]);
+    let before = updates(&pair.nodes[0].p);
     pair.run_for(4_000);
-    let n = updates(&pair.p[0]) - before;
+    let n = updates(&pair.nodes[0].p) - before;
     assert!((3..=5).contains(&n), "{n} updates in 4 s with a 2 s lease");
 }
 
 #[test]
 fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
-    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 1_000)));
-    let r = pair.p[1].create_reader(now, reader_spec(Liveliness::default()));
+    let w = pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 1_000)));
+    let r = pair.nodes[1]
+        .p
+        .create_reader(now, reader_spec(Liveliness::default()));
     pair.run_for(500);
     let e = pair.events(1);
     assert!(
@@ -283,7 +207,7 @@ fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
     // The WLP updates (every 500 ms) keep it alive although nothing is written.
     pair.run_for(5_000);
     assert_eq!(changed(&pair.events(1), false), 0);
-    pair.muted[0] = true;
+    pair.silenced.push(0);
     pair.run_for(1_200);
     let e = pair.events(1);
     assert!(
@@ -294,7 +218,7 @@ fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
         }),
         "{e:?}"
     );
-    pair.muted[0] = false;
+    pair.silenced.clear();
     pair.run_for(1_000);
     let e = pair.events(1);
     assert!(
@@ -305,19 +229,19 @@ fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
         }),
         "{e:?}"
     );
-    assert!(pair.p[1].stats().bad_discovery_data == 0);
+    assert!(pair.nodes[1].p.stats().bad_discovery_data == 0);
 }
 
 #[test]
 fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
-    let w = pair.p[0].create_writer(
+    let w = pair.nodes[0].p.create_writer(
         now,
         writer_spec(lease(LivelinessKind::ManualByTopic, 1_000)),
     );
-    let r = pair.p[1].create_reader(
+    let r = pair.nodes[1].p.create_reader(
         now,
         reader_spec(lease(LivelinessKind::ManualByTopic, 1_000)),
     );
@@ -325,7 +249,7 @@ fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
     assert_eq!(changed(&pair.events(1), true), 1);
     for _ in 0..10 {
         let now = pair.now();
-        assert!(pair.p[0].assert_writer_liveliness(now, w));
+        assert!(pair.nodes[0].p.assert_writer_liveliness(now, w));
         pair.run_for(400);
     }
     assert!(
@@ -352,7 +276,8 @@ fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
     );
     // A write asserts it again.
     let now = pair.now();
-    pair.p[0]
+    pair.nodes[0]
+        .p
         .write(
             now,
             w,
@@ -375,14 +300,16 @@ fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
 
 #[test]
 fn participant_assertion_does_not_revive_a_manual_by_topic_writer() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
-    let w = pair.p[0].create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 500)));
+    let w = pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(lease(LivelinessKind::ManualByTopic, 500)));
     pair.run_for(300);
     for _ in 0..5 {
         let now = pair.now();
-        pair.p[0].assert_liveliness(now);
+        pair.nodes[0].p.assert_liveliness(now);
         pair.run_for(200);
     }
     assert!(
@@ -390,5 +317,5 @@ fn participant_assertion_does_not_revive_a_manual_by_topic_writer() {
             .contains(&Event::LivelinessLost { writer: w })
     );
     // The MANUAL update went out (initial AUTOMATIC + 5 MANUAL on KEEP_LAST per kind).
-    assert_eq!(updates(&pair.p[0]), 6);
+    assert_eq!(updates(&pair.nodes[0].p), 6);
 }

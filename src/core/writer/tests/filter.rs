@@ -2,7 +2,7 @@
 //! repairs), PID_CONTENT_FILTER_INFO on every DATA / DATA_FRAG listing every filtered reader,
 //! per-reader unicast for filtered readers, the test-only inverted-bit mode.
 //!
-//! RTPS 2.5 §8.7.3.2-§8.7.4, §9.6.4.1; facts §2.1, §2.3, §3.5.
+//! RTPS 2.5 §8.7.3.2-§8.7.4, §9.6.4.1; docs/interop-facts.md §2.1, §2.3, §3.5.
 
 use std::sync::Arc;
 
@@ -157,7 +157,7 @@ fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_one
         ]
     );
     // The unfiltered reader gets every sample, alone: without info (it was not filtered for,
-    // so no signature is its own; it filters itself, facts §2.3).
+    // so no signature is its own; it filters itself, docs/interop-facts.md §2.3).
     let r2: Vec<Seen> = seen_by(&ts, 2)
         .into_iter()
         .filter(|s| *s != Seen::Hb)

@@ -14,6 +14,7 @@ use crate::core::RemoteWriter;
 use crate::core::discovery::ContentFilter;
 use crate::core::reader::{Reader as CoreReader, ReaderConfig, ReaderFilter};
 use crate::core::writer::{MulticastConfig, MulticastMode};
+use crate::test_rng::Rng;
 use crate::types::{ShapeType, TopicType};
 use crate::wire::plist::ContentFilterInfo;
 use crate::wire::plist::pid::PID_CONTENT_FILTER_INFO;
@@ -286,18 +287,6 @@ fn cost_model_follows_the_documented_formula() {
 
 // ---- End to end with our own reader over a lossy network ---------------------------------
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn chance(&mut self, pct: u64) -> bool {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % 100 < pct
-    }
-}
-
 struct Node {
     remote: RemoteReader,
     reader: CoreReader,
@@ -378,7 +367,7 @@ fn run(nodes: &mut [Node], samples: &[ShapeType], loss: u64, seed: u64) -> Write
         w.matched_reader_add(at(0), nd.remote.clone());
         w.set_reader_filter(nd.remote.guid, nd.filter.as_ref());
     }
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut written = 0;
     for ms in 0..60_000u64 {
         let now = at(ms);

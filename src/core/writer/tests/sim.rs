@@ -1,33 +1,22 @@
 //! End-to-end: the writer and a minimal reliable reader (written here, independent of
-//! `core::reader`) over a seeded lossy channel that drops 20% of datagrams each way.
+//! `core::reader`) as two nodes of the simulated network (`core::sim::SimNet`), which drops
+//! 20% of datagrams each way.
 //!
-//! Must not: sleep or use sockets; time is a manual 1 ms step.
+//! Must not: sleep or use sockets; time is the simulator's manual clock, writes come each ms.
 //!
 //! RTPS 2.5 §8.4.12 (reader behaviour, reduced to what this test needs: in-order delivery,
 //! GAP, HEARTBEAT → ACKNACK, DATA_FRAG reassembly).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::*;
+use crate::core::sim::{Node, SimNet, SimNode};
 use crate::core::writer::WriteError;
 use crate::qos::{History, Length, ResourceLimits};
+use crate::wire::{Header, ProtocolVersion, VendorId, emit_message};
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// True with probability `pct` percent.
-    fn chance(&mut self, pct: u64) -> bool {
-        self.next() % 100 < pct
-    }
-}
+/// Where the writer listens for the reader's ACKNACKs.
+const WRITER_AT: Locator = Locator::udpv4([127, 0, 0, 1], 7400);
 
 #[derive(Default)]
 struct SimReader {
@@ -39,6 +28,8 @@ struct SimReader {
     last_hb: Option<i32>,
     acknack_count: i32,
     strict: bool,
+    /// ACKNACKs owed to the writer, sent on the next poll.
+    outbox: VecDeque<AckNack>,
 }
 
 impl SimReader {
@@ -158,15 +149,92 @@ fn payload_for(i: u32) -> Bytes {
     }
 }
 
+/// The two ends on the simulated network: the writer under test and [`SimReader`].
+enum End {
+    Writer(Box<Writer>),
+    Reader(SimReader),
+}
+
+impl SimNode for End {
+    fn handle_datagram(&mut self, now: Now, _source: Locator, datagram: &[u8]) {
+        match self {
+            End::Writer(w) => {
+                let (_, subs) = Message::parse(datagram).unwrap();
+                for s in subs {
+                    if let SubmessageOutcome::Accept(Submessage::AckNack(a)) = s {
+                        w.handle_acknack(now, reader_guid(2), &a);
+                    }
+                }
+            }
+            End::Reader(r) => {
+                let reply = r.handle(datagram);
+                r.outbox.extend(reply);
+            }
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Now) {
+        if let End::Writer(w) = self {
+            w.handle_timeout(now);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        match self {
+            End::Writer(w) => w.poll_timeout(),
+            End::Reader(_) => None,
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        match self {
+            End::Writer(w) => {
+                let t = w.poll_transmit(now)?;
+                assert!(t.payload.len() <= w.config().max_message_size);
+                Some(t)
+            }
+            End::Reader(r) => {
+                let a = r.outbox.pop_front()?;
+                let header = Header {
+                    version: ProtocolVersion::V2_5,
+                    vendor_id: VendorId::SIFTDDS,
+                    guid_prefix: reader_guid(2).prefix,
+                };
+                let mut buf = Vec::new();
+                emit_message(&header, &[Submessage::AckNack(a)], &mut buf);
+                Some(Transmit::new(vec![WRITER_AT], buf))
+            }
+        }
+    }
+}
+
 fn run(seed: u64, cfg: WriterConfig, total: u32) -> (Writer, SimReader, u64) {
-    let mut rng = Rng(seed);
     let mut w = Writer::new(cfg);
     let mut reader = SimReader::new();
     reader.strict = matches!(w.config().history, History::KeepAll);
-    w.matched_reader_add(at(0), remote(2, true, false));
+    let matched = remote(2, true, false);
+    let reader_at = matched.unicast_locators.clone();
+    w.matched_reader_add(at(0), matched);
+    let mut net = SimNet::with_nodes(
+        vec![
+            Node {
+                p: End::Writer(Box::new(w)),
+                locators: vec![WRITER_AT],
+            },
+            Node {
+                p: End::Reader(reader),
+                locators: reader_at,
+            },
+        ],
+        seed,
+    );
+    net.faults.loss_percent = 20;
     let mut written = 0u32;
     for ms in 0..600_000u64 {
-        let now = at(ms);
+        let now = net.now();
+        let End::Writer(w) = &mut net.nodes[0].p else {
+            unreachable!("node 0 is the writer")
+        };
         for _ in 0..5 {
             if written == total {
                 break;
@@ -177,28 +245,31 @@ fn run(seed: u64, cfg: WriterConfig, total: u32) -> (Writer, SimReader, u64) {
                 Err(e) => panic!("{e}"),
             }
         }
-        if w.poll_timeout().is_some_and(|t| t <= now.mono) {
-            w.handle_timeout(now);
-        }
-        let mut replies = Vec::new();
-        while let Some(t) = w.poll_transmit(now) {
-            assert!(t.payload.len() <= w.config().max_message_size);
-            if !rng.chance(20) {
-                replies.extend(reader.handle(&t.payload));
-            }
-        }
-        for a in replies {
-            if !rng.chance(20) {
-                w.handle_acknack(now, reader_guid(2), &a);
-            }
-        }
-        if written == total && reader.next > i64::from(total) && w.all_acked() {
-            return (w, reader, ms);
+        // The writer's pushes, timers, the reader's ACKNACKs and the repairs they bring.
+        net.run_for(1);
+        let [writer_node, reader_node] = &net.nodes[..] else {
+            unreachable!("two nodes")
+        };
+        let (End::Writer(w), End::Reader(r)) = (&writer_node.p, &reader_node.p) else {
+            unreachable!("writer, then reader")
+        };
+        if written == total && r.next > i64::from(total) && w.all_acked() {
+            let mut nodes = net.nodes.into_iter().map(|n| n.p);
+            let (Some(End::Writer(w)), Some(End::Reader(r))) = (nodes.next(), nodes.next()) else {
+                unreachable!("writer, then reader")
+            };
+            return (*w, r, ms);
         }
     }
+    let End::Reader(r) = &net.nodes[1].p else {
+        unreachable!("node 1 is the reader")
+    };
+    let End::Writer(w) = &net.nodes[0].p else {
+        unreachable!("node 0 is the writer")
+    };
     panic!(
         "no convergence: delivered {} of {total}, writer last {}",
-        reader.delivered.len(),
+        r.delivered.len(),
         w.last_sn()
     );
 }

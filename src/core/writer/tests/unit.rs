@@ -224,7 +224,7 @@ fn preemptive_acknack_gets_a_heartbeat() {
         vec![(1, 0, true)],
         "empty history: first = last + 1"
     );
-    // Fast DDS / RTI form: bitmapBase 0, numBits 0 (facts §5.8).
+    // Fast DDS / RTI form: bitmapBase 0, numBits 0 (docs/interop-facts.md §5.8).
     w.handle_acknack(at(1), reader_guid(2), &acknack(0, &[], 1));
     let subs = parse_all(&drain(&mut w, at(10)));
     assert_eq!(heartbeats(&subs), vec![(1, 0, true)]);

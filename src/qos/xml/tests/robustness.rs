@@ -4,6 +4,7 @@
 
 use super::{BASE_FILE, DATA, DERIVED_FILE, load_err};
 use crate::qos::xml::{MAX_DEPTH, MAX_ELEMENTS, MAX_FILE_SIZE, QosProvider};
+use crate::test_rng::Rng;
 
 #[test]
 fn limits_give_errors_not_crashes() {
@@ -45,21 +46,6 @@ fn limits_give_errors_not_crashes() {
     assert!(load_err(billion).contains("DTD"));
 }
 
-/// xorshift64*: deterministic pseudo-random bytes for the fuzz loops.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Loads `text` and, if it loads, runs every lookup on every profile; nothing may panic.
 fn exercise(text: &str) {
     let mut p = QosProvider::new();
@@ -82,10 +68,10 @@ fn exercise(text: &str) {
 
 #[test]
 fn random_and_mutated_input_never_panics() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..300 {
         let len = rng.below(200);
-        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         exercise(&String::from_utf8_lossy(&bytes));
     }
     let seeds = [

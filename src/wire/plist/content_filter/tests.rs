@@ -1,5 +1,5 @@
 //! PID_CONTENT_FILTER_PROPERTY / _INFO golden layouts and the MD5 signature vectors of
-//! facts §1.2, §2.1-§2.2 (RTPS 2.5 §9.6.4.1). Must not: open sockets or read files.
+//! docs/interop-facts.md §1.2, §2.1-§2.2 (RTPS 2.5 §9.6.4.1). Must not: open sockets or read files.
 
 // Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
@@ -35,7 +35,7 @@ fn facts_property() -> ContentFilterProperty<'static> {
 }
 
 fn be_of_le(le: &[u8]) -> Vec<u8> {
-    // Swap every u32 length word of the facts example; string bytes stay.
+    // Swap every u32 length word of the docs/interop-facts.md §1.2 example; string bytes stay.
     let mut v = le.to_vec();
     for at in [0usize, 8, 20, 32, 44, 48] {
         v[at..at + 4].reverse();

@@ -141,7 +141,8 @@ fn reliability_kind_zero_is_malformed_and_bad_durability_kind_too() {
 
 #[test]
 fn invalid_content_filter_property_is_ignored_not_fatal() {
-    // Empty class name: Fast DDS drops the filter but keeps the DATA(r) (facts §1.3).
+    // Empty class name: Fast DDS drops the filter but keeps the DATA(r) (docs/interop-facts.md
+    // §1.3).
     let cfp = ContentFilterProperty {
         content_filtered_topic_name: "cft",
         related_topic_name: "Square",
