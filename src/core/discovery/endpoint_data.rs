@@ -369,43 +369,31 @@ fn emit_qos<'a>(p: &mut Vec<Parameter<'a>>, q: &SharedQos<'a>) {
     }
 }
 
-/// The shared policies of a DataWriterQos: one list, so both sides send the same set.
-impl<'a> From<&'a DataWriterQos> for SharedQos<'a> {
-    fn from(q: &'a DataWriterQos) -> Self {
-        SharedQos {
-            durability: q.durability,
-            deadline: q.deadline,
-            latency_budget: q.latency_budget,
-            liveliness: q.liveliness,
-            reliability: q.reliability,
-            ownership: q.ownership,
-            destination_order: q.destination_order,
-            history: q.history,
-            resource_limits: q.resource_limits,
-            user_data: &q.user_data,
-            data_representation: &q.data_representation,
+/// The shared policies of a DataWriterQos or DataReaderQos: one field list for both, so
+/// both sides send the same set.
+macro_rules! shared_qos_from {
+    ($($qos:ty),+) => {$(
+        impl<'a> From<&'a $qos> for SharedQos<'a> {
+            fn from(q: &'a $qos) -> Self {
+                SharedQos {
+                    durability: q.durability,
+                    deadline: q.deadline,
+                    latency_budget: q.latency_budget,
+                    liveliness: q.liveliness,
+                    reliability: q.reliability,
+                    ownership: q.ownership,
+                    destination_order: q.destination_order,
+                    history: q.history,
+                    resource_limits: q.resource_limits,
+                    user_data: &q.user_data,
+                    data_representation: &q.data_representation,
+                }
+            }
         }
-    }
+    )+};
 }
 
-/// The shared policies of a DataReaderQos.
-impl<'a> From<&'a DataReaderQos> for SharedQos<'a> {
-    fn from(q: &'a DataReaderQos) -> Self {
-        SharedQos {
-            durability: q.durability,
-            deadline: q.deadline,
-            latency_budget: q.latency_budget,
-            liveliness: q.liveliness,
-            reliability: q.reliability,
-            ownership: q.ownership,
-            destination_order: q.destination_order,
-            history: q.history,
-            resource_limits: q.resource_limits,
-            user_data: &q.user_data,
-            data_representation: &q.data_representation,
-        }
-    }
-}
+shared_qos_from!(DataWriterQos, DataReaderQos);
 
 /// The parameters of a DATA(w) or DATA(r) before the side-specific ones: the endpoint data
 /// and the shared policies. RTPS 2.5 §9.6.2.2.4.
