@@ -5,7 +5,7 @@
 //! Must not: open sockets (the tests send these bytes however they like).
 
 use siftdds::cdr::Endianness;
-use siftdds::core::discovery::{ParticipantProxyData, SubscriptionData};
+use siftdds::core::discovery::{EndpointData, ParticipantProxyData, SubscriptionData};
 use siftdds::qos::{
     DataReaderQos, GroupData, History, Partition, Presentation, Reliability, TopicData,
 };
@@ -77,25 +77,27 @@ pub fn sedp_reader(
         EntityId::KIND_READER_NO_KEY
     };
     let r = SubscriptionData {
-        guid: Guid::new(prefix, EntityId([0, a, b, kind])),
-        participant_guid: Guid::new(prefix, EntityId::PARTICIPANT),
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        unicast_locators: vec![unicast],
-        multicast_locators: Vec::new(),
+        endpoint: EndpointData {
+            guid: Guid::new(prefix, EntityId([0, a, b, kind])),
+            participant_guid: Guid::new(prefix, EntityId::PARTICIPANT),
+            topic_name: "Square".into(),
+            type_name: "ShapeType".into(),
+            unicast_locators: vec![unicast],
+            multicast_locators: Vec::new(),
+            presentation: Presentation::default(),
+            partition: Partition::default(),
+            group_data: GroupData::default(),
+            topic_data: TopicData::default(),
+            type_information: None,
+            vendor_id: VendorId::UNKNOWN,
+        },
         expects_inline_qos: false,
         qos: DataReaderQos {
             history: History::KeepAll,
             reliability: Reliability::reliable(),
             ..DataReaderQos::default()
         },
-        presentation: Presentation::default(),
-        partition: Partition::default(),
-        group_data: GroupData::default(),
-        topic_data: TopicData::default(),
         content_filter: None,
-        type_information: None,
-        vendor_id: VendorId::UNKNOWN,
     };
     let payload = r
         .to_payload(Endianness::Little)

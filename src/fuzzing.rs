@@ -280,11 +280,10 @@ pub fn discovery(data: &[u8]) {
                 if let Ok(b) = w.to_payload(Endianness::Little) {
                     // The vendor is not part of the data we send: it comes from the sender's
                     // PID_VENDORID or message header, so compare the rest.
-                    let again =
-                        PublicationData::from_payload(&b, vendor).map(|a| PublicationData {
-                            vendor_id: w.vendor_id,
-                            ..a
-                        });
+                    let again = PublicationData::from_payload(&b, vendor).map(|mut a| {
+                        a.vendor_id = w.vendor_id;
+                        a
+                    });
                     assert_eq!(again.ok().as_ref(), Some(&w), "publication data changed");
                 }
             }
@@ -292,11 +291,10 @@ pub fn discovery(data: &[u8]) {
         _ => {
             if let Ok(r) = SubscriptionData::from_payload(payload, vendor) {
                 if let Ok(b) = r.to_payload(Endianness::Little) {
-                    let again =
-                        SubscriptionData::from_payload(&b, vendor).map(|a| SubscriptionData {
-                            vendor_id: r.vendor_id,
-                            ..a
-                        });
+                    let again = SubscriptionData::from_payload(&b, vendor).map(|mut a| {
+                        a.vendor_id = r.vendor_id;
+                        a
+                    });
                     assert_eq!(again.ok().as_ref(), Some(&r), "subscription data changed");
                 }
             }

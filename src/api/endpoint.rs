@@ -764,3 +764,29 @@ fn check_reader_representations<T: TopicType>(qos: &DataReaderQos) -> Result<(),
         None => Ok(()),
     }
 }
+
+/// The factories of the entities above (DDS 1.4 §2.2.2.2.1: a participant creates publishers,
+/// subscribers and topics), kept with the types they construct so that `participant.rs` does
+/// not depend on this module.
+impl DomainParticipant {
+    /// A publisher with the given QoS.
+    pub fn create_publisher(&self, qos: PublisherQos) -> Publisher {
+        Publisher {
+            participant: self.clone(),
+            qos,
+        }
+    }
+
+    /// A subscriber with the given QoS.
+    pub fn create_subscriber(&self, qos: SubscriberQos) -> Subscriber {
+        Subscriber {
+            participant: self.clone(),
+            qos,
+        }
+    }
+
+    /// A topic of type `T`.
+    pub fn create_topic<T: TopicType>(&self, name: &str, qos: TopicQos) -> Topic<T> {
+        Topic::new(name, qos)
+    }
+}

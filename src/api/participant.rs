@@ -6,13 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Error;
-use super::endpoint::{Publisher, Subscriber, Topic};
 use crate::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use crate::core::{Event, Participant, ParticipantConfig};
-use crate::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
+use crate::qos::DomainParticipantQos;
 use crate::runtime::{Runtime, RuntimeHandle};
 use crate::transport::{DEFAULT_MULTICAST_GROUP, TransportConfig, UdpTransport};
-use crate::types::TopicType;
 use crate::wire::{GuidPrefix, Locator};
 
 /// Builds a [`DomainParticipant`].
@@ -213,27 +211,6 @@ impl DomainParticipant {
     /// The participant index (selects the unicast ports).
     pub fn participant_id(&self) -> u16 {
         self.inner.handle.participant_id()
-    }
-
-    /// A publisher with the given QoS.
-    pub fn create_publisher(&self, qos: PublisherQos) -> Publisher {
-        Publisher {
-            participant: self.clone(),
-            qos,
-        }
-    }
-
-    /// A subscriber with the given QoS.
-    pub fn create_subscriber(&self, qos: SubscriberQos) -> Subscriber {
-        Subscriber {
-            participant: self.clone(),
-            qos,
-        }
-    }
-
-    /// A topic of type `T`.
-    pub fn create_topic<T: TopicType>(&self, name: &str, qos: TopicQos) -> Topic<T> {
-        Topic::new(name, qos)
     }
 
     /// The next status event, if any.

@@ -1,4 +1,5 @@
-//! The one bounded cursor every decoder reads through, and its writing twin.
+//! The one bounded cursor every decoder reads through, its writing twin, and the XCDR version
+//! whose alignment rules both follow.
 //!
 //! Must not: index raw bytes outside these two types, panic, or allocate from a read length.
 //!
@@ -6,7 +7,27 @@
 //! encapsulation header (RTPS 2.5 §10.2), for a parameter value the start of that value
 //! (RTPS 2.5 §9.4.2.11), and for submessage bodies the start of the submessage.
 
-use super::{CdrError, Endianness, MAX_STRING, XcdrVersion};
+use super::{CdrError, Endianness, MAX_STRING};
+
+/// Which XCDR version's alignment rules a cursor follows. DDS-XTypes 1.3 §7.4.3.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum XcdrVersion {
+    /// XCDR1 / classic CDR: 8-byte primitives align to 8.
+    #[default]
+    Xcdr1,
+    /// XCDR2: maximum alignment is 4 (§7.4.3.4.1, `MAXALIGN = 4`).
+    Xcdr2,
+}
+
+impl XcdrVersion {
+    /// The alignment of a primitive of `size` bytes (1, 2, 4 or 8).
+    pub fn align_of(self, size: usize) -> usize {
+        match self {
+            XcdrVersion::Xcdr1 => size,
+            XcdrVersion::Xcdr2 => size.min(4),
+        }
+    }
+}
 
 /// A read cursor over borrowed bytes. Every read checks bounds; nothing panics.
 #[derive(Clone, Debug)]

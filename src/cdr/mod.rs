@@ -19,9 +19,9 @@ mod cursor;
 mod encapsulation;
 mod xcdr;
 
-pub use cursor::{Reader, Writer};
+pub use cursor::{Reader, Writer, XcdrVersion};
 pub use encapsulation::{EncapsulationHeader, EncapsulationKind};
-pub use xcdr::{CdrDecode, CdrEncode, XcdrVersion, deserialize_payload, serialize_payload};
+pub use xcdr::{CdrDecode, CdrEncode, deserialize_payload, serialize_payload};
 
 /// Byte order of a CDR stream or an RTPS submessage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

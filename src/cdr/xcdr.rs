@@ -10,32 +10,12 @@
 //! encapsulation header, RTPS 2.5 §10.2); booleans are one octet holding 0 or 1; `char` is one
 //! octet; strings are a u32 length including the NUL, the bytes and the NUL; sequences are a
 //! u32 count then the elements; arrays are the elements only. XCDR2 (§7.4.3.4.1) differs for
-//! plain types only in capping alignment at 4, which [`XcdrVersion`] captures; DHEADERs and
+//! plain types only in capping alignment at 4, which [`XcdrVersion`](super::XcdrVersion) captures; DHEADERs and
 //! EMHEADERs for appendable/mutable types belong to the type layer, not here.
 
 use super::{
     CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, Writer,
 };
-
-/// Which XCDR version's alignment rules a cursor follows. DDS-XTypes 1.3 §7.4.3.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum XcdrVersion {
-    /// XCDR1 / classic CDR: 8-byte primitives align to 8.
-    #[default]
-    Xcdr1,
-    /// XCDR2: maximum alignment is 4 (§7.4.3.4.1, `MAXALIGN = 4`).
-    Xcdr2,
-}
-
-impl XcdrVersion {
-    /// The alignment of a primitive of `size` bytes (1, 2, 4 or 8).
-    pub fn align_of(self, size: usize) -> usize {
-        match self {
-            XcdrVersion::Xcdr1 => size,
-            XcdrVersion::Xcdr2 => size.min(4),
-        }
-    }
-}
 
 /// A value that can be written as CDR. Encoding a value cannot fail (STYLE §3); lengths that
 /// do not fit a u32 are a caller bug and saturate.

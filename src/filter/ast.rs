@@ -16,7 +16,7 @@ use core::convert::Infallible;
 use core::fmt;
 
 use super::error::{FilterError, FilterErrorKind};
-use super::lexer::Keyword;
+use super::vocabulary::{Keyword, RelOp};
 use super::{MAX_DEPTH, MAX_PARAMETERS};
 
 /// A parsed filter expression whose parameters (`%n`) are not yet bound.
@@ -92,48 +92,6 @@ pub enum Operand<P> {
     Literal(Literal),
     /// An expression parameter.
     Param(P),
-}
-
-/// Comparison operators (DDS 1.4 Annex B RelOp, plus `!=` and MATCH).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum RelOp {
-    /// `=`
-    Eq,
-    /// `<>` or `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `LIKE`: `%`/`*` match any run, `_`/`?` one character.
-    Like,
-    /// `MATCH`: regular expression over the whole string (vendor extension; [`super::MatchPattern`]).
-    Match,
-}
-
-impl RelOp {
-    /// Canonical spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RelOp::Eq => "=",
-            RelOp::Ne => "<>",
-            RelOp::Lt => "<",
-            RelOp::Le => "<=",
-            RelOp::Gt => ">",
-            RelOp::Ge => ">=",
-            RelOp::Like => "LIKE",
-            RelOp::Match => "MATCH",
-        }
-    }
-
-    /// Whether the right operand is a pattern (LIKE, MATCH).
-    pub const fn is_pattern(self) -> bool {
-        matches!(self, RelOp::Like | RelOp::Match)
-    }
 }
 
 /// A literal constant (DDS 1.4 Annex B INTEGERVALUE, FLOATVALUE, CHARVALUE, STRING, plus

@@ -25,9 +25,9 @@
 //! - Trailing padding announced in the options (low two bits, XTypes §7.6.3.1.2) is removed
 //!   first.
 
-use super::ast::RelOp;
 use super::compile::{CExpr, COperand, MAX_FIELDS, Node, Program};
 use super::eval::{EvalError, Truth, ValueRef, apply_ref, kleene_fold, text_of};
+use super::vocabulary::RelOp;
 use crate::cdr::{
     CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, XcdrVersion,
 };

@@ -19,11 +19,12 @@
 
 use core::convert::Infallible;
 
-use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate, RelOp};
+use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate};
 use super::error::{FilterError, FilterErrorKind};
 use super::eval::Value;
 use super::lexer::{TokenKind, tokenize};
 use super::pattern::MatchPattern;
+use super::vocabulary::RelOp;
 use crate::types::{EnumDescriptor, TypeDescriptor, TypeKind};
 
 /// Most distinct field paths one program may read (the evaluator keeps their values in a

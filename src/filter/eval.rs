@@ -25,10 +25,11 @@
 use core::cmp::Ordering;
 use core::convert::Infallible;
 
-use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate, RelOp};
+use super::ast::{BoundAst, Expr, FieldPath, Literal, Operand, Predicate};
 use super::error::FilterErrorKind;
 use super::like::like_match;
 use super::pattern::MatchPattern;
+use super::vocabulary::RelOp;
 use crate::cdr::CdrError;
 
 /// A value read from a sample.

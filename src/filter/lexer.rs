@@ -7,8 +7,8 @@
 //! holds no newline and no right quote). Keywords are case-insensitive (RTI docs; Fast DDS
 //! accepts only all-upper or all-lower, a subset).
 
-use super::ast::RelOp;
 use super::error::{FilterError, FilterErrorKind};
+use super::vocabulary::{Keyword, RelOp};
 use super::{MAX_EXPRESSION_LEN, MAX_PARAMETERS};
 
 /// One token and the byte offset where it starts.
@@ -53,61 +53,6 @@ pub enum TokenKind<'a> {
     Param(u8),
     /// End of input; always the last token.
     End,
-}
-
-/// Reserved words of DDS-SQL (DDS 1.4 Annex B plus `MATCH`, `TRUE`, `FALSE`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Keyword {
-    /// `AND`
-    And,
-    /// `OR`
-    Or,
-    /// `NOT`
-    Not,
-    /// `BETWEEN`
-    Between,
-    /// `LIKE`
-    Like,
-    /// `MATCH` (vendor extension)
-    Match,
-    /// `TRUE` (vendor extension)
-    True,
-    /// `FALSE` (vendor extension)
-    False,
-}
-
-impl Keyword {
-    const ALL: [Keyword; 8] = [
-        Keyword::And,
-        Keyword::Or,
-        Keyword::Not,
-        Keyword::Between,
-        Keyword::Like,
-        Keyword::Match,
-        Keyword::True,
-        Keyword::False,
-    ];
-
-    /// Canonical (upper-case) spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Keyword::And => "AND",
-            Keyword::Or => "OR",
-            Keyword::Not => "NOT",
-            Keyword::Between => "BETWEEN",
-            Keyword::Like => "LIKE",
-            Keyword::Match => "MATCH",
-            Keyword::True => "TRUE",
-            Keyword::False => "FALSE",
-        }
-    }
-
-    /// The keyword spelled by `word`, ignoring ASCII case.
-    pub fn from_word(word: &str) -> Option<Keyword> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(word))
-    }
 }
 
 /// Splits `text` into tokens, ending with [`TokenKind::End`].

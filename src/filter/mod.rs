@@ -45,20 +45,22 @@ mod like;
 mod param;
 mod parser;
 mod pattern;
+mod vocabulary;
 
 #[cfg(test)]
 mod tests;
 
 pub use ast::{
-    Ast, BoundAst, Expr, FieldPath, Literal, Operand, ParamIndex, PathSegment, Predicate, RelOp,
+    Ast, BoundAst, Expr, FieldPath, Literal, Operand, ParamIndex, PathSegment, Predicate,
 };
 pub use compile::{MAX_FIELDS, MAX_PATH_STEPS, MAX_TYPE_DEPTH, Program};
 pub use error::{FilterError, FilterErrorKind};
 pub use eval::{EvalError, FieldSource, Value};
-pub use lexer::{Keyword, Token, TokenKind, tokenize};
+pub use lexer::{Token, TokenKind, tokenize};
 pub use like::like_match;
 pub use param::{parse_parameter, parse_parameters};
 pub use pattern::{MAX_PATTERN_NEST, MAX_PATTERN_PROGRAM, MatchPattern};
+pub use vocabulary::{Keyword, RelOp};
 
 /// Longest filter expression (and longest single parameter) we accept, in bytes.
 pub const MAX_EXPRESSION_LEN: usize = 8 * 1024;

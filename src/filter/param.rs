@@ -11,7 +11,8 @@ use core::convert::Infallible;
 
 use super::ast::{self, Ast, BoundAst, Expr, Literal, Operand, ParamIndex, Predicate};
 use super::error::{FilterError, FilterErrorKind};
-use super::lexer::{Keyword, TokenKind, tokenize};
+use super::lexer::{TokenKind, tokenize};
+use super::vocabulary::Keyword;
 use super::{MAX_EXPRESSION_LEN, MAX_PARAMETERS};
 
 /// Reads one expression parameter: a literal if the whole text (ignoring surrounding blanks)

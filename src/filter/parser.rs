@@ -21,10 +21,11 @@
 
 use super::MAX_DEPTH;
 use super::ast::{
-    self, Ast, Expr, FieldPath, Literal, Operand, ParamIndex, PathSegment, Predicate, RelOp,
+    self, Ast, Expr, FieldPath, Literal, Operand, ParamIndex, PathSegment, Predicate,
 };
 use super::error::{FilterError, FilterErrorKind};
-use super::lexer::{Keyword, Token, TokenKind, tokenize};
+use super::lexer::{Token, TokenKind, tokenize};
+use super::vocabulary::{Keyword, RelOp};
 
 impl Ast {
     /// Parses a filter expression. The empty (or all-blank) expression is an error: callers

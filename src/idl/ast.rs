@@ -5,18 +5,6 @@
 //! Must not: hold anything but plain data; semantic checks belong to `resolve`.
 
 use super::Loc;
-use super::resolve::Model;
-
-/// A parsed and resolved translation unit.
-#[derive(Clone, Debug)]
-pub struct IdlSpec {
-    /// The top-level definitions, includes spliced in.
-    pub definitions: Vec<Definition>,
-    /// The resolved types, constants and member ids.
-    pub model: Model,
-    /// Non-fatal findings (unknown annotations), `file:line:col: text`.
-    pub warnings: Vec<String>,
-}
 
 /// An identifier and where it was written.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@
 //! errors); recursion is bounded by the parser's `MAX_EXPR_NODES`.
 
 use super::ast::{BinaryOp, ConstExpr, ExprKind, Primitive, ScopedName, UnaryOp};
-use super::resolve::{ConstValue, Ty};
+use super::model::{ConstValue, Ty};
 use super::{IdlError, Loc};
 
 /// Looks up the value of a named constant or enumerator.

@@ -43,6 +43,7 @@ pub mod ast;
 pub mod codegen;
 mod eval;
 pub mod lexer;
+pub mod model;
 pub mod parser;
 pub mod preprocess;
 pub mod resolve;
@@ -55,11 +56,21 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use ast::IdlSpec;
+pub use model::Model;
 pub use preprocess::{FsLoader, MemLoader, SourceLoader};
-pub use resolve::Model;
 
 use crate::types::TypeDescriptor;
+
+/// A parsed and resolved translation unit.
+#[derive(Clone, Debug)]
+pub struct IdlSpec {
+    /// The top-level definitions, includes spliced in.
+    pub definitions: Vec<ast::Definition>,
+    /// The resolved types, constants and member ids.
+    pub model: Model,
+    /// Non-fatal findings (unknown annotations), `file:line:col: text`.
+    pub warnings: Vec<String>,
+}
 
 /// Largest IDL file read, in bytes.
 pub const MAX_FILE_SIZE: usize = 4 << 20;

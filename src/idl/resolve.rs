@@ -8,9 +8,6 @@
 //! nesting limit.
 
 mod aggregate;
-mod model;
-
-pub use model::{CaseItem, ConstValue, Decl, MemberItem, Model, StructType, Ty, UnionType};
 
 pub(super) use aggregate::all_members as all_members_of;
 pub use aggregate::{MAX_MEMBER_ID, hash_id};
@@ -19,6 +16,7 @@ use std::collections::BTreeMap;
 
 use super::ast::{Annotation, Definition, ScopedName, TypeSpec};
 use super::eval::{self, coerce, positive_u32};
+use super::model::{CaseItem, ConstValue, Decl, MemberItem, Model, StructType, Ty, UnionType};
 use super::{IdlError, Loc};
 
 /// What a fully qualified name denotes during resolution.

@@ -5,7 +5,8 @@
 //! recursive types) — those are errors naming the member — or recurse deeper than
 //! [`MAX_NESTING`].
 
-use super::resolve::{Decl, Model, Ty, all_members_of};
+use super::model::{Decl, Model, Ty};
+use super::resolve::all_members_of;
 use super::{IdlError, Loc, MAX_NESTING};
 use crate::idl::ast::Primitive;
 use crate::types::{EnumDescriptor, Member, TypeDescriptor, TypeKind, UnionCase, UnionDescriptor};

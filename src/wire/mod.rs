@@ -32,4 +32,4 @@ pub use header::Header;
 pub use locator::Locator;
 pub use message::{Message, emit_message};
 pub use sequence::{FragmentNumber, SequenceNumber};
-pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, SequenceNumberSet};
+pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, NumberSet, SequenceNumberSet, SetMember};

@@ -15,7 +15,7 @@ pub const MAX_SET_BITS: u32 = 256;
 /// Number of 32-bit words holding [`MAX_SET_BITS`].
 const MAX_WORDS: usize = 8;
 
-/// numBits and its words; the shared half of both set types. Bits beyond numBits in the last
+/// numBits and its words; everything of a set but its base. Bits beyond numBits in the last
 /// word are kept as received (so re-emitting reproduces the bytes) but are never members.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 struct Bitmap {
@@ -99,18 +99,82 @@ impl Bitmap {
     }
 }
 
-/// SequenceNumberSet. RTPS 2.5 §9.4.2.6. The invariant numBits ≤ 256 is kept by every
-/// constructor, so emitting cannot fail.
+/// A number type a bitmap set can be based on: [`SequenceNumber`] (RTPS 2.5 §9.4.2.6) or
+/// [`FragmentNumber`] (§9.4.2.8). Only the base's encoding and the offset arithmetic differ.
+pub trait SetMember: Copy + Sized {
+    /// Encoded size of the bitmapBase (8 for a SequenceNumber, 4 for a FragmentNumber).
+    const BASE_LEN: usize;
+    /// `self - base` when it is in `0..=u32::MAX`.
+    fn offset_from(self, base: Self) -> Option<u32>;
+    /// `self + offset`, `None` on overflow.
+    fn add_offset(self, offset: u32) -> Option<Self>;
+    /// Reads a bitmapBase.
+    fn parse_base(r: &mut Reader<'_>) -> Result<Self, WireError>;
+    /// Writes a bitmapBase.
+    fn emit_base(&self, w: &mut Writer<'_>);
+}
+
+impl SetMember for SequenceNumber {
+    const BASE_LEN: usize = 8;
+
+    fn offset_from(self, base: Self) -> Option<u32> {
+        self.0
+            .checked_sub(base.0)
+            .and_then(|d| u32::try_from(d).ok())
+    }
+
+    fn add_offset(self, offset: u32) -> Option<Self> {
+        self.checked_add(i64::from(offset))
+    }
+
+    fn parse_base(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(SequenceNumber::parse(r)?)
+    }
+
+    fn emit_base(&self, w: &mut Writer<'_>) {
+        self.emit(w);
+    }
+}
+
+impl SetMember for FragmentNumber {
+    const BASE_LEN: usize = 4;
+
+    fn offset_from(self, base: Self) -> Option<u32> {
+        self.0.checked_sub(base.0)
+    }
+
+    fn add_offset(self, offset: u32) -> Option<Self> {
+        self.0.checked_add(offset).map(FragmentNumber)
+    }
+
+    fn parse_base(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(FragmentNumber::parse(r)?)
+    }
+
+    fn emit_base(&self, w: &mut Writer<'_>) {
+        self.emit(w);
+    }
+}
+
+/// A bitmapBase plus a bitmap of at most [`MAX_SET_BITS`] bits: the one set type behind
+/// [`SequenceNumberSet`] and [`FragmentNumberSet`]. The invariant numBits ≤ 256 is kept by
+/// every constructor, so emitting cannot fail.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SequenceNumberSet {
-    bitmap_base: SequenceNumber,
+pub struct NumberSet<N> {
+    bitmap_base: N,
     bits: Bitmap,
 }
 
-impl SequenceNumberSet {
+/// SequenceNumberSet. RTPS 2.5 §9.4.2.6.
+pub type SequenceNumberSet = NumberSet<SequenceNumber>;
+
+/// FragmentNumberSet. RTPS 2.5 §9.4.2.8.
+pub type FragmentNumberSet = NumberSet<FragmentNumber>;
+
+impl<N: SetMember> NumberSet<N> {
     /// An empty set covering `[bitmap_base, bitmap_base + num_bits)`.
-    pub fn new(bitmap_base: SequenceNumber, num_bits: u32) -> Result<Self, WireError> {
-        Ok(SequenceNumberSet {
+    pub fn new(bitmap_base: N, num_bits: u32) -> Result<Self, WireError> {
+        Ok(NumberSet {
             bitmap_base,
             bits: Bitmap::empty(num_bits)?,
         })
@@ -119,18 +183,17 @@ impl SequenceNumberSet {
     /// The smallest set starting at `bitmap_base` holding `members`; numBits is the highest
     /// member's offset plus one. Errors if a member is below the base or 256 or more above it.
     pub fn from_members(
-        bitmap_base: SequenceNumber,
-        members: impl IntoIterator<Item = SequenceNumber>,
+        bitmap_base: N,
+        members: impl IntoIterator<Item = N>,
     ) -> Result<Self, WireError> {
         let mut offsets = [0u32; MAX_SET_BITS as usize];
         let mut n = 0usize;
         let mut num_bits = 0u32;
-        for sn in members {
-            let off =
-                sn.0.checked_sub(bitmap_base.0)
-                    .and_then(|d| u32::try_from(d).ok())
-                    .filter(|&d| d < MAX_SET_BITS)
-                    .ok_or(WireError::TooLarge("sequence number set member"))?;
+        for m in members {
+            let off = m
+                .offset_from(bitmap_base)
+                .filter(|&d| d < MAX_SET_BITS)
+                .ok_or(WireError::TooLarge("sequence number set member"))?;
             num_bits = num_bits.max(off.saturating_add(1));
             if let Some(slot) = offsets.get_mut(n) {
                 *slot = off;
@@ -147,7 +210,7 @@ impl SequenceNumberSet {
     }
 
     /// bitmapBase.
-    pub fn bitmap_base(&self) -> SequenceNumber {
+    pub fn bitmap_base(&self) -> N {
         self.bitmap_base
     }
 
@@ -161,25 +224,23 @@ impl SequenceNumberSet {
         &self.bits.words
     }
 
-    /// True if `sn` is in the set.
-    pub fn contains(&self, sn: SequenceNumber) -> bool {
-        sn.0.checked_sub(self.bitmap_base.0)
-            .and_then(|d| u32::try_from(d).ok())
+    /// True if `m` is in the set.
+    pub fn contains(&self, m: N) -> bool {
+        m.offset_from(self.bitmap_base)
             .is_some_and(|off| self.bits.contains(off))
     }
 
-    /// Adds `sn`; false (and no change) if it is outside `[base, base + numBits)`.
-    pub fn insert(&mut self, sn: SequenceNumber) -> bool {
-        sn.0.checked_sub(self.bitmap_base.0)
-            .and_then(|d| u32::try_from(d).ok())
+    /// Adds `m`; false (and no change) if it is outside `[base, base + numBits)`.
+    pub fn insert(&mut self, m: N) -> bool {
+        m.offset_from(self.bitmap_base)
             .is_some_and(|off| self.bits.insert(off))
     }
 
     /// The members in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = SequenceNumber> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = N> + '_ {
         self.bits
             .offsets()
-            .filter_map(|off| self.bitmap_base.checked_add(i64::from(off)))
+            .filter_map(|off| self.bitmap_base.add_offset(off))
     }
 
     /// True when no bit is set.
@@ -190,8 +251,8 @@ impl SequenceNumberSet {
     /// Reads a set; numBits > 256 is an error. The base is not range-checked here: each
     /// submessage applies its own rule (see the ACKNACK quirk in `submessage::ack`).
     pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let bitmap_base = SequenceNumber::parse(r)?;
-        Ok(SequenceNumberSet {
+        let bitmap_base = N::parse_base(r)?;
+        Ok(NumberSet {
             bitmap_base,
             bits: Bitmap::parse(r)?,
         })
@@ -199,105 +260,14 @@ impl SequenceNumberSet {
 
     /// Writes the set.
     pub fn emit(&self, w: &mut Writer<'_>) {
-        self.bitmap_base.emit(w);
+        self.bitmap_base.emit_base(w);
         self.bits.emit(w);
     }
 
-    /// Encoded size: 8 (base) + 4 (numBits) + 4 per bitmap word.
+    /// Encoded size: the base (8 for sequence numbers, 4 for fragment numbers), 4 (numBits)
+    /// and 4 per bitmap word.
     pub fn buffer_len(&self) -> usize {
-        self.bits.buffer_len().saturating_add(8)
-    }
-}
-
-/// FragmentNumberSet. RTPS 2.5 §9.4.2.8. Same invariant as [`SequenceNumberSet`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FragmentNumberSet {
-    bitmap_base: FragmentNumber,
-    bits: Bitmap,
-}
-
-impl FragmentNumberSet {
-    /// An empty set covering `[bitmap_base, bitmap_base + num_bits)`.
-    pub fn new(bitmap_base: FragmentNumber, num_bits: u32) -> Result<Self, WireError> {
-        Ok(FragmentNumberSet {
-            bitmap_base,
-            bits: Bitmap::empty(num_bits)?,
-        })
-    }
-
-    /// The smallest set starting at `bitmap_base` holding `members` (see
-    /// [`SequenceNumberSet::from_members`]).
-    pub fn from_members(
-        bitmap_base: FragmentNumber,
-        members: impl IntoIterator<Item = FragmentNumber>,
-    ) -> Result<Self, WireError> {
-        let sns = SequenceNumberSet::from_members(
-            SequenceNumber(i64::from(bitmap_base.0)),
-            members.into_iter().map(|f| SequenceNumber(i64::from(f.0))),
-        )?;
-        Ok(FragmentNumberSet {
-            bitmap_base,
-            bits: sns.bits,
-        })
-    }
-
-    /// bitmapBase.
-    pub fn bitmap_base(&self) -> FragmentNumber {
-        self.bitmap_base
-    }
-
-    /// numBits (≤ 256).
-    pub fn num_bits(&self) -> u32 {
-        self.bits.num_bits
-    }
-
-    /// The bitmap words (only the first `(numBits+31)/32` are on the wire).
-    pub fn bitmap(&self) -> &[u32; 8] {
-        &self.bits.words
-    }
-
-    /// True if `f` is in the set.
-    pub fn contains(&self, f: FragmentNumber) -> bool {
-        f.0.checked_sub(self.bitmap_base.0)
-            .is_some_and(|off| self.bits.contains(off))
-    }
-
-    /// Adds `f`; false (and no change) if it is outside `[base, base + numBits)`.
-    pub fn insert(&mut self, f: FragmentNumber) -> bool {
-        f.0.checked_sub(self.bitmap_base.0)
-            .is_some_and(|off| self.bits.insert(off))
-    }
-
-    /// The members in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = FragmentNumber> + '_ {
-        self.bits
-            .offsets()
-            .filter_map(|off| self.bitmap_base.0.checked_add(off).map(FragmentNumber))
-    }
-
-    /// True when no bit is set.
-    pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
-    }
-
-    /// Reads a set; numBits > 256 is an error. The base is checked by the submessage.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let bitmap_base = FragmentNumber::parse(r)?;
-        Ok(FragmentNumberSet {
-            bitmap_base,
-            bits: Bitmap::parse(r)?,
-        })
-    }
-
-    /// Writes the set.
-    pub fn emit(&self, w: &mut Writer<'_>) {
-        self.bitmap_base.emit(w);
-        self.bits.emit(w);
-    }
-
-    /// Encoded size: 4 (base) + 4 (numBits) + 4 per bitmap word.
-    pub fn buffer_len(&self) -> usize {
-        self.bits.buffer_len().saturating_add(4)
+        self.bits.buffer_len().saturating_add(N::BASE_LEN)
     }
 }
 
@@ -396,6 +366,29 @@ mod tests {
             back.iter().collect::<Vec<_>>(),
             [FragmentNumber(3), FragmentNumber(4)]
         );
+    }
+
+    #[test]
+    fn fragment_set_golden_bytes_big_endian_and_truncation() {
+        // base 7, numBits 2, members 7 and 8: a 4-byte base, unlike a SequenceNumberSet.
+        let golden = [0, 0, 0, 7, 0, 0, 0, 2, 0xc0, 0, 0, 0];
+        let set = FragmentNumberSet::from_members(FragmentNumber(7), [FragmentNumber(8)])
+            .map(|mut s| {
+                assert!(s.insert(FragmentNumber(7)));
+                s
+            })
+            .unwrap();
+        let mut v = Vec::new();
+        set.emit(&mut Writer::new(&mut v, Endianness::Big));
+        assert_eq!(v, golden);
+        assert_eq!(set.buffer_len(), golden.len());
+        assert!(set.contains(FragmentNumber(8)));
+        assert!(!set.contains(FragmentNumber(6)));
+        assert!(FragmentNumberSet::from_members(FragmentNumber(7), [FragmentNumber(6)]).is_err());
+        for cut in 0..golden.len() {
+            let r = FragmentNumberSet::parse(&mut Reader::new(&golden[..cut], Endianness::Big));
+            assert!(r.is_err(), "cut {cut}");
+        }
     }
 
     #[test]

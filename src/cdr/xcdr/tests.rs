@@ -5,6 +5,7 @@
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;
+use crate::cdr::XcdrVersion;
 use proptest::prelude::*;
 
 /// A hand-written struct in the shape the IDL generator will produce.

@@ -10,8 +10,8 @@
 //! §8.7.3.1 (content filter). A missing PID takes the DDS default, except RELIABILITY, whose
 //! default is RELIABLE for writers and BEST_EFFORT for readers (RTPS 2.5 Table 9.19;
 //! DDS 1.4 §2.2.3). Fast DDS 2.9 assumes TRANSIENT_LOCAL for a writer without DURABILITY
-//! (docs/interop-facts.md §5.4), so every payload carries RELIABILITY and DURABILITY, and — so that
-//! no peer's own defaults are ever in play for matching — every other RxO policy too. Optional data
+//! (docs/interop-facts.md §5.4), so every payload carries RELIABILITY and DURABILITY, and — so that no peer's
+//! own defaults are ever in play for matching — every other RxO policy too. Optional data
 //! (user/topic/group data, partition, history, limits, ...) is sent only when it is not the
 //! default. Cyclone requires ENDPOINT_GUID, TOPIC_NAME and TYPE_NAME and omits
 //! PARTICIPANT_GUID; when present it must match the endpoint's prefix (`handle_sedp_checks`).
@@ -34,12 +34,15 @@ pub const MAX_PARTITIONS: usize = 64;
 /// The most ids accepted in PID_DATA_REPRESENTATION (three exist).
 pub const MAX_DATA_REPRESENTATIONS: usize = 8;
 
-/// DiscoveredWriterData (SEDP DATA(w)). RTPS 2.5 §8.5.4.4.
+/// What DiscoveredWriterData and DiscoveredReaderData share (RTPS 2.5 §8.5.4.4: the
+/// endpoint's identity, topic, locators and the group policies of its publisher or
+/// subscriber), encoded and decoded once for both.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PublicationData {
-    /// PID_ENDPOINT_GUID: the writer's GUID (entity kind 0x02 keyed, 0x03 unkeyed).
+pub struct EndpointData {
+    /// PID_ENDPOINT_GUID: the endpoint's GUID (writer entity kind 0x02 keyed, 0x03 unkeyed;
+    /// reader 0x07 keyed, 0x04 unkeyed).
     pub guid: Guid,
-    /// PID_PARTICIPANT_GUID, or the writer's prefix with ENTITYID_PARTICIPANT when absent.
+    /// PID_PARTICIPANT_GUID, or the endpoint's prefix with ENTITYID_PARTICIPANT when absent.
     pub participant_guid: Guid,
     /// PID_TOPIC_NAME.
     pub topic_name: String,
@@ -49,14 +52,11 @@ pub struct PublicationData {
     pub unicast_locators: Vec<Locator>,
     /// PID_MULTICAST_LOCATOR entries.
     pub multicast_locators: Vec<Locator>,
-    /// The writer QoS that travel in SEDP; `transport_priority` too, `writer_data_lifecycle`
-    /// does not (it stays at its default when decoded).
-    pub qos: DataWriterQos,
-    /// PID_PRESENTATION (of the publisher).
+    /// PID_PRESENTATION (of the publisher or subscriber).
     pub presentation: Presentation,
-    /// PID_PARTITION (of the publisher), at most [`MAX_PARTITIONS`] names.
+    /// PID_PARTITION (of the publisher or subscriber), at most [`MAX_PARTITIONS`] names.
     pub partition: Partition,
-    /// PID_GROUP_DATA (of the publisher).
+    /// PID_GROUP_DATA (of the publisher or subscriber).
     pub group_data: GroupData,
     /// PID_TOPIC_DATA.
     pub topic_data: TopicData,
@@ -66,61 +66,66 @@ pub struct PublicationData {
     pub vendor_id: VendorId,
 }
 
-/// DiscoveredReaderData (SEDP DATA(r)). RTPS 2.5 §8.5.4.4.
+/// DiscoveredWriterData (SEDP DATA(w)): the shared [`EndpointData`] and the writer QoS.
+/// RTPS 2.5 §8.5.4.4. Derefs to its [`EndpointData`], so `data.topic_name` reads through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicationData {
+    /// Identity, topic, locators and publisher policies.
+    pub endpoint: EndpointData,
+    /// The writer QoS that travel in SEDP; `transport_priority` too, `writer_data_lifecycle`
+    /// does not (it stays at its default when decoded).
+    pub qos: DataWriterQos,
+}
+
+/// DiscoveredReaderData (SEDP DATA(r)): the shared [`EndpointData`], the reader QoS and
+/// what only readers announce. RTPS 2.5 §8.5.4.4. Derefs to its [`EndpointData`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubscriptionData {
-    /// PID_ENDPOINT_GUID: the reader's GUID (entity kind 0x07 keyed, 0x04 unkeyed).
-    pub guid: Guid,
-    /// PID_PARTICIPANT_GUID, or the reader's prefix with ENTITYID_PARTICIPANT when absent.
-    pub participant_guid: Guid,
-    /// PID_TOPIC_NAME.
-    pub topic_name: String,
-    /// PID_TYPE_NAME.
-    pub type_name: String,
-    /// PID_UNICAST_LOCATOR entries (empty: use the participant's default locators).
-    pub unicast_locators: Vec<Locator>,
-    /// PID_MULTICAST_LOCATOR entries.
-    pub multicast_locators: Vec<Locator>,
+    /// Identity, topic, locators and subscriber policies.
+    pub endpoint: EndpointData,
     /// PID_EXPECTS_INLINE_QOS (default false).
     pub expects_inline_qos: bool,
     /// The reader QoS that travel in SEDP (`reader_data_lifecycle` does not).
     pub qos: DataReaderQos,
-    /// PID_PRESENTATION (of the subscriber).
-    pub presentation: Presentation,
-    /// PID_PARTITION (of the subscriber), at most [`MAX_PARTITIONS`] names.
-    pub partition: Partition,
-    /// PID_GROUP_DATA (of the subscriber).
-    pub group_data: GroupData,
-    /// PID_TOPIC_DATA.
-    pub topic_data: TopicData,
     /// PID_CONTENT_FILTER_PROPERTY; `None` when absent or invalid (docs/interop-facts.md §1.3).
     pub content_filter: Option<ContentFilter>,
-    /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
-    pub type_information: Option<Vec<u8>>,
-    /// The sender's vendor (PID_VENDORID or the message header); not sent.
-    pub vendor_id: VendorId,
+}
+
+impl core::ops::Deref for PublicationData {
+    type Target = EndpointData;
+    fn deref(&self) -> &EndpointData {
+        &self.endpoint
+    }
+}
+
+impl core::ops::DerefMut for PublicationData {
+    fn deref_mut(&mut self) -> &mut EndpointData {
+        &mut self.endpoint
+    }
+}
+
+impl core::ops::Deref for SubscriptionData {
+    type Target = EndpointData;
+    fn deref(&self) -> &EndpointData {
+        &self.endpoint
+    }
+}
+
+impl core::ops::DerefMut for SubscriptionData {
+    fn deref_mut(&mut self) -> &mut EndpointData {
+        &mut self.endpoint
+    }
 }
 
 /// Everything a DATA(w) or DATA(r) can carry, with DDS defaults; reliability stays `None`
 /// when absent because its default depends on the side.
 struct Decoded {
-    guid: Guid,
-    participant_guid: Guid,
-    topic_name: String,
-    type_name: String,
-    unicast: Vec<Locator>,
-    multicast: Vec<Locator>,
+    endpoint: EndpointData,
     expects_inline_qos: bool,
     reliability: Option<Reliability>,
     w: DataWriterQos,
     time_based_filter: TimeBasedFilter,
-    presentation: Presentation,
-    partition: Partition,
-    group_data: GroupData,
-    topic_data: TopicData,
     content_filter: Option<ContentFilter>,
-    type_information: Option<Vec<u8>>,
-    vendor_id: VendorId,
 }
 
 fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, DiscoveryError> {
@@ -128,29 +133,31 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
     let (mut guid, mut adlink_guid, mut key_hash, mut participant) = (None, None, None, None);
     let (mut topic_name, mut type_name) = (None, None);
     let mut d = Decoded {
-        guid: Guid::UNKNOWN,
-        participant_guid: Guid::UNKNOWN,
-        topic_name: String::new(),
-        type_name: String::new(),
-        unicast: Vec::new(),
-        multicast: Vec::new(),
+        endpoint: EndpointData {
+            guid: Guid::UNKNOWN,
+            participant_guid: Guid::UNKNOWN,
+            topic_name: String::new(),
+            type_name: String::new(),
+            unicast_locators: Vec::new(),
+            multicast_locators: Vec::new(),
+            presentation: Presentation::default(),
+            partition: Partition::default(),
+            group_data: GroupData::default(),
+            topic_data: TopicData::default(),
+            type_information: None,
+            vendor_id: vendor,
+        },
         expects_inline_qos: false,
         reliability: None,
         w: DataWriterQos::default(),
         time_based_filter: TimeBasedFilter::default(),
-        presentation: Presentation::default(),
-        partition: Partition::default(),
-        group_data: GroupData::default(),
-        topic_data: TopicData::default(),
         content_filter: None,
-        type_information: None,
-        vendor_id: vendor,
     };
     for param in &params {
         let Parameter::Known { pid, value } = param else {
             continue;
         };
-        let q = &mut d.w;
+        let (e, q) = (&mut d.endpoint, &mut d.w);
         match (*pid, value) {
             (PID_ENDPOINT_GUID, Value::Guid(g)) => guid = Some(*g),
             // Cyclone's strict-mode copy of the endpoint GUID (vendor 01.10 only, by the table).
@@ -159,9 +166,11 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             (PID_PARTICIPANT_GUID, Value::Guid(g)) => participant = Some(*g),
             (PID_TOPIC_NAME, Value::String(s)) => topic_name = Some(*s),
             (PID_TYPE_NAME, Value::String(s)) => type_name = Some(*s),
-            (PID_VENDORID, Value::VendorId(v)) => d.vendor_id = *v,
-            (PID_UNICAST_LOCATOR, Value::Locator(l)) => push_locator(&mut d.unicast, *l),
-            (PID_MULTICAST_LOCATOR, Value::Locator(l)) => push_locator(&mut d.multicast, *l),
+            (PID_VENDORID, Value::VendorId(v)) => e.vendor_id = *v,
+            (PID_UNICAST_LOCATOR, Value::Locator(l)) => push_locator(&mut e.unicast_locators, *l),
+            (PID_MULTICAST_LOCATOR, Value::Locator(l)) => {
+                push_locator(&mut e.multicast_locators, *l)
+            }
             (PID_EXPECTS_INLINE_QOS, Value::Bool(b)) => d.expects_inline_qos = *b,
             (PID_DURABILITY, Value::QosKind(k)) => q.durability = durability_from(*k)?,
             (PID_DURABILITY_SERVICE, v) => q.durability_service = durability_service_from(v)?,
@@ -232,80 +241,80 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
                     ordered_access,
                 },
             ) => {
-                d.presentation =
+                e.presentation =
                     presentation_from(*access_scope, *coherent_access, *ordered_access)?;
             }
             (PID_PARTITION, Value::StringSeq(names)) => {
                 if names.len() > MAX_PARTITIONS {
                     return Err(DiscoveryError::TooLarge("PID_PARTITION"));
                 }
-                d.partition = Partition::new(names.iter().copied());
+                e.partition = Partition::new(names.iter().copied());
             }
-            (PID_TOPIC_DATA, Value::Octets(b)) => d.topic_data = TopicData { value: b.to_vec() },
-            (PID_GROUP_DATA, Value::Octets(b)) => d.group_data = GroupData { value: b.to_vec() },
+            (PID_TOPIC_DATA, Value::Octets(b)) => e.topic_data = TopicData { value: b.to_vec() },
+            (PID_GROUP_DATA, Value::Octets(b)) => e.group_data = GroupData { value: b.to_vec() },
             (PID_CONTENT_FILTER_PROPERTY, Value::ContentFilterProperty(p)) => {
                 d.content_filter = Some(ContentFilter::from_property(p));
             }
-            (PID_TYPE_INFORMATION, Value::Opaque(b)) => d.type_information = Some(b.to_vec()),
+            (PID_TYPE_INFORMATION, Value::Opaque(b)) => e.type_information = Some(b.to_vec()),
             _ => {}
         }
     }
-    d.guid = match (guid.or(adlink_guid), key_hash) {
+    let e = &mut d.endpoint;
+    e.guid = match (guid.or(adlink_guid), key_hash) {
         (Some(g), _) => g,
         (None, Some(k)) => guid_from_key_hash(&k)?,
         (None, None) => return Err(DiscoveryError::Missing("PID_ENDPOINT_GUID")),
     };
-    d.participant_guid = participant.unwrap_or(Guid::new(d.guid.prefix, EntityId::PARTICIPANT));
+    e.participant_guid = participant.unwrap_or(Guid::new(e.guid.prefix, EntityId::PARTICIPANT));
     // Cyclone `handle_sedp_checks`: a participant GUID must name the endpoint's participant.
-    if d.participant_guid != Guid::new(d.guid.prefix, EntityId::PARTICIPANT) {
+    if e.participant_guid != Guid::new(e.guid.prefix, EntityId::PARTICIPANT) {
         return Err(DiscoveryError::Invalid(
             "participant GUID (not the endpoint's participant)",
         ));
     }
-    d.topic_name = topic_name
+    e.topic_name = topic_name
         .ok_or(DiscoveryError::Missing("PID_TOPIC_NAME"))?
         .to_owned();
-    d.type_name = type_name
+    e.type_name = type_name
         .ok_or(DiscoveryError::Missing("PID_TYPE_NAME"))?
         .to_owned();
     Ok(d)
 }
 
-/// The parameters both sides send, borrowed from either body.
-struct Common<'a> {
-    guid: Guid,
-    participant_guid: Guid,
-    topic_name: &'a str,
-    type_name: &'a str,
-    unicast: &'a [Locator],
-    multicast: &'a [Locator],
-    presentation: Presentation,
-    partition: &'a Partition,
-    group_data: &'a GroupData,
-    topic_data: &'a TopicData,
-    type_information: Option<&'a [u8]>,
-}
+impl EndpointData {
+    /// The parameters both sides send. RTPS 2.5 §9.6.2.2.4.
+    fn emit<'a>(&'a self, p: &mut Vec<Parameter<'a>>) {
+        p.push(known(PID_ENDPOINT_GUID, Value::Guid(self.guid)));
+        p.push(known(
+            PID_PARTICIPANT_GUID,
+            Value::Guid(self.participant_guid),
+        ));
+        p.push(known(PID_TOPIC_NAME, Value::String(&self.topic_name)));
+        p.push(known(PID_TYPE_NAME, Value::String(&self.type_name)));
+        locator_params(p, PID_UNICAST_LOCATOR, &self.unicast_locators);
+        locator_params(p, PID_MULTICAST_LOCATOR, &self.multicast_locators);
+        p.push(known(
+            PID_PRESENTATION,
+            presentation_value(self.presentation),
+        ));
+        if !self.partition.names.is_empty() {
+            let names = self.partition.names.iter().map(String::as_str).collect();
+            p.push(known(PID_PARTITION, Value::StringSeq(names)));
+        }
+        if !self.group_data.value.is_empty() {
+            p.push(known(PID_GROUP_DATA, Value::Octets(&self.group_data.value)));
+        }
+        if !self.topic_data.value.is_empty() {
+            p.push(known(PID_TOPIC_DATA, Value::Octets(&self.topic_data.value)));
+        }
+        if let Some(t) = &self.type_information {
+            p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));
+        }
+    }
 
-fn emit_common<'a>(p: &mut Vec<Parameter<'a>>, c: &Common<'a>) {
-    p.push(known(PID_ENDPOINT_GUID, Value::Guid(c.guid)));
-    p.push(known(PID_PARTICIPANT_GUID, Value::Guid(c.participant_guid)));
-    p.push(known(PID_TOPIC_NAME, Value::String(c.topic_name)));
-    p.push(known(PID_TYPE_NAME, Value::String(c.type_name)));
-    locator_params(p, PID_UNICAST_LOCATOR, c.unicast);
-    locator_params(p, PID_MULTICAST_LOCATOR, c.multicast);
-    p.push(known(PID_PRESENTATION, presentation_value(c.presentation)));
-    if !c.partition.names.is_empty() {
-        let names = c.partition.names.iter().map(String::as_str).collect();
-        p.push(known(PID_PARTITION, Value::StringSeq(names)));
-    }
-    if !c.group_data.value.is_empty() {
-        p.push(known(PID_GROUP_DATA, Value::Octets(&c.group_data.value)));
-    }
-    if !c.topic_data.value.is_empty() {
-        p.push(known(PID_TOPIC_DATA, Value::Octets(&c.topic_data.value)));
-    }
-    if let Some(t) = c.type_information {
-        p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));
+    /// PID_KEY_HASH of this endpoint's SEDP instance (for dispose/unregister): its GUID octets.
+    pub fn key_hash(&self) -> [u8; 16] {
+        self.guid.to_bytes()
     }
 }
 
@@ -360,50 +369,48 @@ fn emit_qos<'a>(p: &mut Vec<Parameter<'a>>, q: &SharedQos<'a>) {
     }
 }
 
-impl PublicationData {
-    /// PID_KEY_HASH of this writer's SEDP instance (for dispose/unregister): its GUID octets.
-    pub fn key_hash(&self) -> [u8; 16] {
-        self.guid.to_bytes()
-    }
+/// The shared policies of a DataWriterQos or DataReaderQos: one field list for both, so
+/// both sides send the same set.
+macro_rules! shared_qos_from {
+    ($($qos:ty),+) => {$(
+        impl<'a> From<&'a $qos> for SharedQos<'a> {
+            fn from(q: &'a $qos) -> Self {
+                SharedQos {
+                    durability: q.durability,
+                    deadline: q.deadline,
+                    latency_budget: q.latency_budget,
+                    liveliness: q.liveliness,
+                    reliability: q.reliability,
+                    ownership: q.ownership,
+                    destination_order: q.destination_order,
+                    history: q.history,
+                    resource_limits: q.resource_limits,
+                    user_data: &q.user_data,
+                    data_representation: &q.data_representation,
+                }
+            }
+        }
+    )+};
+}
 
+shared_qos_from!(DataWriterQos, DataReaderQos);
+
+/// The parameters of a DATA(w) or DATA(r) before the side-specific ones: the endpoint data
+/// and the shared policies. RTPS 2.5 §9.6.2.2.4.
+fn shared_params<'a>(e: &'a EndpointData, q: SharedQos<'a>) -> Vec<Parameter<'a>> {
+    let mut p = Vec::new();
+    e.emit(&mut p);
+    emit_qos(&mut p, &q);
+    p
+}
+
+impl PublicationData {
     /// The SEDP DATA(w) payload: PL_CDR_BE/LE header, parameters, sentinel.
     ///
     /// Errors: a value too long for a parameter (user/topic/group data over 64 KiB).
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
-        let mut p = Vec::new();
-        emit_common(
-            &mut p,
-            &Common {
-                guid: self.guid,
-                participant_guid: self.participant_guid,
-                topic_name: &self.topic_name,
-                type_name: &self.type_name,
-                unicast: &self.unicast_locators,
-                multicast: &self.multicast_locators,
-                presentation: self.presentation,
-                partition: &self.partition,
-                group_data: &self.group_data,
-                topic_data: &self.topic_data,
-                type_information: self.type_information.as_deref(),
-            },
-        );
         let q = &self.qos;
-        emit_qos(
-            &mut p,
-            &SharedQos {
-                durability: q.durability,
-                deadline: q.deadline,
-                latency_budget: q.latency_budget,
-                liveliness: q.liveliness,
-                reliability: q.reliability,
-                ownership: q.ownership,
-                destination_order: q.destination_order,
-                history: q.history,
-                resource_limits: q.resource_limits,
-                user_data: &q.user_data,
-                data_representation: &q.data_representation,
-            },
-        );
+        let mut p = shared_params(&self.endpoint, SharedQos::from(q));
         p.push(known(PID_LIFESPAN, Value::Duration(q.lifespan.duration)));
         if q.ownership_strength != OwnershipStrength::default() {
             p.push(known(
@@ -433,76 +440,27 @@ impl PublicationData {
     /// GUID that is not a writer; a participant GUID of another participant; over-long lists.
     pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {
         let d = decode_endpoint(payload, vendor)?;
-        if !d.guid.entity_id.is_writer() {
+        if !d.endpoint.guid.entity_id.is_writer() {
             return Err(DiscoveryError::Invalid("endpoint GUID (not a writer)"));
         }
         let mut qos = d.w;
         // RTPS 2.5 Table 9.19: a writer without PID_RELIABILITY is RELIABLE.
         qos.reliability = d.reliability.unwrap_or(Reliability::reliable());
         Ok(PublicationData {
-            guid: d.guid,
-            participant_guid: d.participant_guid,
-            topic_name: d.topic_name,
-            type_name: d.type_name,
-            unicast_locators: d.unicast,
-            multicast_locators: d.multicast,
+            endpoint: d.endpoint,
             qos,
-            presentation: d.presentation,
-            partition: d.partition,
-            group_data: d.group_data,
-            topic_data: d.topic_data,
-            type_information: d.type_information,
-            vendor_id: d.vendor_id,
         })
     }
 }
 
 impl SubscriptionData {
-    /// PID_KEY_HASH of this reader's SEDP instance (for dispose/unregister): its GUID octets.
-    pub fn key_hash(&self) -> [u8; 16] {
-        self.guid.to_bytes()
-    }
-
     /// The SEDP DATA(r) payload: PL_CDR_BE/LE header, parameters, sentinel.
     ///
     /// Errors: a value too long for a parameter, or a content filter that peers would ignore
-    /// (empty names or expression, over-long names, too many parameters; docs/interop-facts.md
-    /// §1.3).
+    /// (empty names or expression, over-long names, too many parameters; docs/interop-facts.md §1.3).
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
-        let mut p = Vec::new();
-        emit_common(
-            &mut p,
-            &Common {
-                guid: self.guid,
-                participant_guid: self.participant_guid,
-                topic_name: &self.topic_name,
-                type_name: &self.type_name,
-                unicast: &self.unicast_locators,
-                multicast: &self.multicast_locators,
-                presentation: self.presentation,
-                partition: &self.partition,
-                group_data: &self.group_data,
-                topic_data: &self.topic_data,
-                type_information: self.type_information.as_deref(),
-            },
-        );
         let q = &self.qos;
-        emit_qos(
-            &mut p,
-            &SharedQos {
-                durability: q.durability,
-                deadline: q.deadline,
-                latency_budget: q.latency_budget,
-                liveliness: q.liveliness,
-                reliability: q.reliability,
-                ownership: q.ownership,
-                destination_order: q.destination_order,
-                history: q.history,
-                resource_limits: q.resource_limits,
-                user_data: &q.user_data,
-                data_representation: &q.data_representation,
-            },
-        );
+        let mut p = shared_params(&self.endpoint, SharedQos::from(q));
         if self.expects_inline_qos {
             p.push(known(PID_EXPECTS_INLINE_QOS, Value::Bool(true)));
         }
@@ -527,7 +485,7 @@ impl SubscriptionData {
     /// Errors: as [`PublicationData::from_payload`], with "not a reader" for the GUID kind.
     pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {
         let d = decode_endpoint(payload, vendor)?;
-        if !d.guid.entity_id.is_reader() {
+        if !d.endpoint.guid.entity_id.is_reader() {
             return Err(DiscoveryError::Invalid("endpoint GUID (not a reader)"));
         }
         let w = d.w;
@@ -548,21 +506,10 @@ impl SubscriptionData {
             data_representation: w.data_representation,
         };
         Ok(SubscriptionData {
-            guid: d.guid,
-            participant_guid: d.participant_guid,
-            topic_name: d.topic_name,
-            type_name: d.type_name,
-            unicast_locators: d.unicast,
-            multicast_locators: d.multicast,
+            endpoint: d.endpoint,
             expects_inline_qos: d.expects_inline_qos,
             qos,
-            presentation: d.presentation,
-            partition: d.partition,
-            group_data: d.group_data,
-            topic_data: d.topic_data,
             content_filter: d.content_filter,
-            type_information: d.type_information,
-            vendor_id: d.vendor_id,
         })
     }
 }

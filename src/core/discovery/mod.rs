@@ -37,7 +37,7 @@ mod qos_wire;
 
 pub use content_filter::ContentFilter;
 pub use endpoint_data::{
-    MAX_DATA_REPRESENTATIONS, MAX_PARTITIONS, PublicationData, SubscriptionData,
+    EndpointData, MAX_DATA_REPRESENTATIONS, MAX_PARTITIONS, PublicationData, SubscriptionData,
 };
 pub use error::DiscoveryError;
 pub use participant_data::{DEFAULT_LEASE_DURATION, MAX_PROPERTIES, ParticipantProxyData};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::Participant;
-use crate::core::discovery::{ContentFilter, PublicationData, SubscriptionData};
+use crate::core::discovery::{ContentFilter, EndpointData, PublicationData, SubscriptionData};
 use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::{WriteError, Writer, WriterConfig, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Event};
@@ -416,19 +416,21 @@ impl Participant {
     pub(super) fn publication_data(&self, guid: Guid) -> Option<PublicationData> {
         let w = self.writers.get(&guid.entity_id)?;
         Some(PublicationData {
-            guid,
-            participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
-            topic_name: w.spec.topic_name.clone(),
-            type_name: w.spec.type_name.clone(),
-            unicast_locators: Vec::new(),
-            multicast_locators: Vec::new(),
+            endpoint: EndpointData {
+                guid,
+                participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+                topic_name: w.spec.topic_name.clone(),
+                type_name: w.spec.type_name.clone(),
+                unicast_locators: Vec::new(),
+                multicast_locators: Vec::new(),
+                presentation: w.spec.publisher_qos.presentation,
+                partition: w.spec.publisher_qos.partition.clone(),
+                group_data: w.spec.publisher_qos.group_data.clone(),
+                topic_data: Default::default(),
+                type_information: None,
+                vendor_id: VendorId::SIFTDDS,
+            },
             qos: w.spec.qos.clone(),
-            presentation: w.spec.publisher_qos.presentation,
-            partition: w.spec.publisher_qos.partition.clone(),
-            group_data: w.spec.publisher_qos.group_data.clone(),
-            topic_data: Default::default(),
-            type_information: None,
-            vendor_id: VendorId::SIFTDDS,
         })
     }
 
@@ -436,26 +438,28 @@ impl Participant {
     pub(super) fn subscription_data(&self, guid: Guid) -> Option<SubscriptionData> {
         let r = self.readers.get(&guid.entity_id)?;
         Some(SubscriptionData {
-            guid,
-            participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
-            topic_name: r.spec.topic_name.clone(),
-            type_name: r.spec.type_name.clone(),
-            // With a user multicast locator, announce both lists (an endpoint that lists any
-            // locator does not inherit the participant's defaults). RTPS 2.5 §8.5.3.2.
-            unicast_locators: match self.config.default_multicast_locators.is_empty() {
-                true => Vec::new(),
-                false => self.config.default_unicast_locators.clone(),
+            endpoint: EndpointData {
+                guid,
+                participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+                topic_name: r.spec.topic_name.clone(),
+                type_name: r.spec.type_name.clone(),
+                // With a user multicast locator, announce both lists (an endpoint that lists
+                // any locator does not inherit the participant's defaults). RTPS 2.5 §8.5.3.2.
+                unicast_locators: match self.config.default_multicast_locators.is_empty() {
+                    true => Vec::new(),
+                    false => self.config.default_unicast_locators.clone(),
+                },
+                multicast_locators: self.config.default_multicast_locators.clone(),
+                presentation: r.spec.subscriber_qos.presentation,
+                partition: r.spec.subscriber_qos.partition.clone(),
+                group_data: r.spec.subscriber_qos.group_data.clone(),
+                topic_data: Default::default(),
+                type_information: None,
+                vendor_id: VendorId::SIFTDDS,
             },
-            multicast_locators: self.config.default_multicast_locators.clone(),
             expects_inline_qos: false,
             qos: r.spec.qos.clone(),
-            presentation: r.spec.subscriber_qos.presentation,
-            partition: r.spec.subscriber_qos.partition.clone(),
-            group_data: r.spec.subscriber_qos.group_data.clone(),
-            topic_data: Default::default(),
             content_filter: r.spec.content_filter.clone(),
-            type_information: None,
-            vendor_id: VendorId::SIFTDDS,
         })
     }
 }

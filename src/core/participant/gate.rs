@@ -229,6 +229,8 @@ fn is_multicast(l: &Locator) -> bool {
 }
 
 #[cfg(test)]
+// Test arithmetic works on small, known inputs; STYLE §4 targets the receive path.
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

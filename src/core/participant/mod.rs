@@ -14,6 +14,14 @@
 //! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP and matching in `sedp.rs`,
 //! local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in `liveliness.rs`.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 mod endpoints;
 mod gate;
 mod liveliness;

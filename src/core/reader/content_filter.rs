@@ -3,12 +3,11 @@
 //!
 //! Also builds the change a received sample becomes (`make_slot`), with the filter applied.
 //!
-//! Must not: panic or allocate on received bytes (the info is scanned in place), or trust a
-//! result listed under any signature other than our own.
+//! Must not: decode PID_CONTENT_FILTER_INFO itself (`wire::plist::ContentFilterInfoView` does),
+//! or trust a result listed under any signature other than our own.
 //!
 //! RTPS 2.5 §8.7.3.3-§8.7.3.4 (a reader uses the writer's result for its own signature, else
-//! filters itself), §9.6.4.1 (ContentFilterInfo_t layout, MSB-first bitmaps); docs/interop-facts.md
-//! §2.3.
+//! filters itself), §9.6.4.1 (ContentFilterInfo_t layout, MSB-first bitmaps); docs/interop-facts.md §2.3.
 
 use std::sync::Arc;
 
@@ -17,7 +16,6 @@ use bytes::Bytes;
 use super::inline_qos::{InlineInfo, PayloadKind};
 use super::writer_proxy::Slot;
 use super::{Reader, ReaderConfig, ReaderCounters};
-use crate::cdr::{self, Endianness};
 use crate::core::discovery::ContentFilter;
 use crate::core::filtering::{DDSSQL, NotFiltering};
 use crate::core::{CacheChange, ChangeKind};
@@ -164,83 +162,5 @@ impl ReaderConfig {
                 false
             }
         }
-    }
-}
-
-/// The result a PID_CONTENT_FILTER_INFO value (`value`, in the submessage's byte order) gives
-/// for `signature`: `None` when malformed (numBitmaps ≠ ceil(numSignatures / 32), truncated)
-/// or when the signature is not listed. Scans in place. RTPS 2.5 §9.6.4.1; docs/interop-facts.md
-/// §2.1, §2.3.
-pub(super) fn filter_result(
-    value: &[u8],
-    endian: Endianness,
-    signature: &[u8; 16],
-) -> Option<bool> {
-    let mut r = cdr::Reader::new(value, endian);
-    let num_bitmaps = usize::try_from(r.u32("numBitmaps").ok()?).ok()?;
-    let bitmaps = r.take(num_bitmaps.checked_mul(4)?, "filterResult").ok()?;
-    let num_signatures = usize::try_from(r.u32("numSignatures").ok()?).ok()?;
-    if num_bitmaps != num_signatures.div_ceil(32) {
-        return None;
-    }
-    for i in 0..num_signatures {
-        if r.take_array::<16>("filterSignature").ok()? != *signature {
-            continue;
-        }
-        let word = i.checked_div(32)?;
-        let at = word.checked_mul(4)?;
-        let bytes: [u8; 4] = bitmaps.get(at..at.checked_add(4)?)?.try_into().ok()?;
-        let w = match endian {
-            Endianness::Little => u32::from_le_bytes(bytes),
-            Endianness::Big => u32::from_be_bytes(bytes),
-        };
-        let bit = u32::try_from(i.checked_rem(32)?).ok()?;
-        return Some(w & 1u32.checked_shl(31u32.checked_sub(bit)?)? != 0);
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cdr::Writer;
-    use crate::wire::plist::ContentFilterInfo;
-
-    fn encoded(info: &ContentFilterInfo, endian: Endianness) -> Vec<u8> {
-        let mut out = Vec::new();
-        info.emit(&mut Writer::new(&mut out, endian));
-        out
-    }
-
-    #[test]
-    fn own_signature_bit_is_found_in_both_byte_orders_beyond_32_filters() {
-        let mut info = ContentFilterInfo::new();
-        for i in 0..40u8 {
-            info.push([i; 16], i % 3 == 0);
-        }
-        for endian in [Endianness::Little, Endianness::Big] {
-            let v = encoded(&info, endian);
-            for i in 0..40u8 {
-                assert_eq!(filter_result(&v, endian, &[i; 16]), Some(i % 3 == 0), "{i}");
-            }
-            assert_eq!(filter_result(&v, endian, &[200; 16]), None);
-        }
-    }
-
-    #[test]
-    fn malformed_or_truncated_info_gives_no_result() {
-        let mut info = ContentFilterInfo::new();
-        info.push([7; 16], true);
-        let v = encoded(&info, Endianness::Little);
-        for cut in 0..v.len() {
-            assert_eq!(
-                filter_result(&v[..cut], Endianness::Little, &[7; 16]),
-                None,
-                "{cut}"
-            );
-        }
-        let mut bad = v.clone();
-        bad[0] = 2; // numBitmaps 2 for one signature
-        assert_eq!(filter_result(&bad, Endianness::Little, &[7; 16]), None);
     }
 }

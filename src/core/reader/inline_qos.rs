@@ -9,8 +9,8 @@
 
 use crate::cdr::{Endianness, Reader};
 use crate::core::ChangeKind;
-use crate::wire::plist::ParameterListView;
 use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::{ContentFilterInfoView, ParameterListView};
 
 /// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
 const STATUS_INFO_FILTERED: u32 = 0x4;
@@ -65,9 +65,12 @@ impl InlineInfo {
         });
         // RTPS 2.5 §9.6.4.8: KeyHash_t is 16 octets, no byte order.
         let key_hash = key.and_then(|v| <[u8; 16]>::try_from(v).ok());
-        let filter_result = signature
-            .zip(filter)
-            .and_then(|(sig, v)| super::content_filter::filter_result(v, qos.endian(), sig));
+        // RTPS 2.5 §9.6.4.1: a malformed info gives no result (the reader filters itself).
+        let filter_result = signature.zip(filter).and_then(|(sig, v)| {
+            ContentFilterInfoView::new_checked(v, qos.endian())
+                .ok()?
+                .bit_for(sig)
+        });
         InlineInfo {
             status_info,
             key_hash,

@@ -50,7 +50,7 @@ pub(super) struct ChangeFilter {
 
 /// Bytes of a one-signature PID_CONTENT_FILTER_INFO value: numBitmaps, one bitmap,
 /// numSignatures, one signature. RTPS 2.5 §9.6.4.1.
-pub(super) const SINGLE_INFO_LEN: usize = 28;
+pub(super) const SINGLE_INFO_LEN: usize = crate::wire::plist::SINGLE_FILTER_INFO_LEN;
 
 /// A reader and its slot in the writer's filter set at one generation ([`Writer::reader_slot`],
 /// cached in its proxy), so that per-change decisions under that generation's slot table are
@@ -95,10 +95,7 @@ impl ChangeFilter {
         let mut out = [0u8; SINGLE_INFO_LEN];
         let mut v = Vec::with_capacity(SINGLE_INFO_LEN);
         let w = &mut cdr::Writer::new(&mut v, ENDIAN);
-        w.u32(1);
-        w.u32(if passed { 0x8000_0000 } else { 0 });
-        w.u32(1);
-        w.bytes(&signature);
+        ContentFilterInfo::emit_single(w, &signature, passed);
         out.copy_from_slice(v.get(..SINGLE_INFO_LEN)?);
         Some(out)
     }

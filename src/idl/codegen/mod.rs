@@ -29,8 +29,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::model::{Decl, Model};
 use super::preprocess::{FsLoader, SourceLoader};
-use super::resolve::{Decl, Model};
 use super::{IdlError, parse_with, to_descriptor};
 use names::{RESERVED_TYPE_NAMES, ident, last};
 use value::{Ctx, const_lit};
@@ -245,10 +245,10 @@ fn emit_module(
             }
             Decl::Const { name, ty, value } => {
                 let (t, v) = match ty {
-                    super::resolve::Ty::String { .. } | super::resolve::Ty::WString { .. } => {
+                    super::model::Ty::String { .. } | super::model::Ty::WString { .. } => {
                         ("&str".to_owned(), const_lit(&cx, ty, value, false))
                     }
-                    super::resolve::Ty::Prim(super::ast::Primitive::F128) => {
+                    super::model::Ty::Prim(super::ast::Primitive::F128) => {
                         ("f64".to_owned(), const_lit(&cx, ty, value, false))
                     }
                     _ => (cx.ty(ty), const_lit(&cx, ty, value, false)),

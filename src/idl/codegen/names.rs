@@ -5,7 +5,7 @@
 //! file is `include!`d: every path is relative (`super::`), never `crate::`.
 
 use crate::idl::ast::Primitive;
-use crate::idl::resolve::{Decl, Model, Ty};
+use crate::idl::model::{Decl, Model, Ty};
 
 /// Rust keywords (2024 edition, reserved ones included) that need `r#` or a suffix.
 const KEYWORDS: &[&str] = &[

@@ -15,7 +15,8 @@ use super::names::{ident, last};
 use super::value::{
     Ctx, const_lit, dec, dec_fn, default_expr, enc, key_max_end, length_code, min_size, or_default,
 };
-use crate::idl::resolve::{MemberItem, StructType, Ty, all_members_of};
+use crate::idl::model::{MemberItem, StructType, Ty};
+use crate::idl::resolve::all_members_of;
 use crate::types::{Extensibility, TypeDescriptor};
 
 /// Emits struct `s` into `out`.

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use super::names::{enumerator, ident, last, variant_names};
 use super::value::{Ctx, dec, default_expr, enc, length_code, or_default};
 use crate::idl::ast::Primitive;
-use crate::idl::resolve::{Decl, Ty, UnionType};
+use crate::idl::model::{Decl, Ty, UnionType};
 use crate::types::Extensibility;
 
 /// Emits enum `name` with `enumerators`.

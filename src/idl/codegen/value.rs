@@ -12,7 +12,7 @@
 
 use super::names::{path_to, prim, prim_size, rust_ty};
 use crate::idl::ast::Primitive;
-use crate::idl::resolve::{ConstValue, Model, Ty};
+use crate::idl::model::{ConstValue, Model, Ty};
 
 /// Where generated code sits and what it can see.
 pub(super) struct Ctx<'m> {

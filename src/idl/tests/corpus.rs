@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::filter::Program;
-use crate::idl::resolve::{ConstValue, Decl, Ty, hash_id};
+use crate::idl::model::{ConstValue, Decl, Ty};
+use crate::idl::resolve::hash_id;
 use crate::idl::{IdlSpec, descriptor, descriptors, parse_file};
 use crate::types::{Extensibility, ShapeType, TypeKind};
 

@@ -15,7 +15,7 @@ use roxmltree::Node;
 use super::dom::{Ctx, elements};
 use super::omg_policy::{DURABILITY, HISTORY, LIVELINESS, OWNERSHIP, RELIABILITY, fields};
 use super::patch::{HistoryPatch, LimitsPatch, PolicyPatch, applies_to};
-use super::provider::{Entry, Profile};
+use super::profile::{Entry, Profile};
 use super::{EntityKind, QosXmlError};
 use crate::qos::Length;
 

@@ -42,6 +42,7 @@ mod fastdds;
 mod omg;
 mod omg_policy;
 mod patch;
+mod profile;
 mod provider;
 
 pub use provider::QosProvider;

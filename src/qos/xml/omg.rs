@@ -8,7 +8,7 @@ use roxmltree::Node;
 use super::dom::{Ctx, elements};
 use super::omg_policy::{POLICY_NAMES, parse_policy};
 use super::patch::applies_to;
-use super::provider::{Entry, Profile};
+use super::profile::{Entry, Profile};
 use super::{EntityKind, QosXmlError, fastdds};
 
 /// DDS-XML system-level blocks that may sit next to QoS libraries; they carry no QoS and are

@@ -8,8 +8,9 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::dom::{self, Ctx, Pos};
-use super::patch::{EntityQos, PolicyPatch};
+use super::dom::{self, Ctx};
+use super::patch::EntityQos;
+use super::profile::{Entry, Profile};
 use super::{
     EntityKind, MAX_FILE_SIZE, MAX_INHERITANCE_DEPTH, MAX_PROFILES, QOS_PROFILES_ENV, QosXmlError,
     USER_QOS_PROFILES_FILE, fastdds, omg,
@@ -18,38 +19,6 @@ use crate::qos::{
     DataReaderQos, DataWriterQos, DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos,
     is_pattern, wildcard_match,
 };
-
-/// One entity QoS element of a profile.
-#[derive(Clone, Debug)]
-pub(crate) struct Entry {
-    /// Which entity it configures.
-    pub kind: EntityKind,
-    /// Its own `base_name`, overriding the profile's for this kind.
-    pub base: Option<(String, Pos)>,
-    /// `topic_filter`, `None` for none or `*`.
-    pub filter: Option<String>,
-    /// The policies in document order.
-    pub patches: Vec<PolicyPatch>,
-}
-
-/// One profile: `Lib::Name` with its entries.
-#[derive(Clone, Debug)]
-pub(crate) struct Profile {
-    /// `Library::Profile`.
-    pub name: String,
-    /// The library, for resolving unqualified `base_name`s.
-    pub library: String,
-    /// `base_name` of the profile.
-    pub base: Option<(String, Pos)>,
-    /// `is_default_qos="true"`.
-    pub is_default: bool,
-    /// Fast DDS `is_default_profile`: the kinds this profile is the default for.
-    pub default_kinds: Vec<EntityKind>,
-    /// The entity QoS elements in document order.
-    pub entries: Vec<Entry>,
-    /// The `<qos_profile>` position.
-    pub pos: Pos,
-}
 
 /// A set of QoS profiles loaded from XML files and strings, queried by profile name and topic.
 ///

@@ -7,8 +7,8 @@
 //!
 //! # Overview
 //! RTPS 2.5 §8.7.3 / Table 8.86 (ContentFilterProperty_t), §9.6.4.1 (ContentFilterInfo_t and
-//! the MD5 filter signature). Byte layouts and vendor behaviour are in docs/interop-facts.md §1.2,
-//! §1.3, §2.1, §2.2. Validation of the property follows Fast DDS 2.9 (`ParameterSerializer.hpp`);
+//! the MD5 filter signature). Byte layouts and vendor behaviour are in docs/interop-facts.md §1.2, §1.3,
+//! §2.1, §2.2. Validation of the property follows Fast DDS 2.9 (`ParameterSerializer.hpp`);
 //! a property or info that fails validation is ignored by the PID table (the entity is still
 //! accepted, with no filter / no writer-side result), as Fast DDS does.
 
@@ -17,8 +17,11 @@ use md5::{Digest, Md5};
 use crate::cdr::{MAX_STRING, Reader, Writer};
 use crate::wire::WireError;
 
-/// Most expression parameters accepted in a property (Fast DDS 2.9 default maximum,
-/// docs/interop-facts.md §1.3).
+mod info;
+
+pub use info::{ContentFilterInfo, ContentFilterInfoView, SINGLE_FILTER_INFO_LEN};
+
+/// Most expression parameters accepted in a property (Fast DDS 2.9 default maximum, docs/interop-facts.md §1.3).
 pub const MAX_FILTER_PARAMETERS: usize = 100;
 /// Longest topic/class name or parameter, in bytes without the NUL (Fast DDS `string_255`).
 pub const MAX_FILTER_NAME: usize = 255;
@@ -57,8 +60,7 @@ pub(super) fn align4(pos: usize) -> usize {
 }
 
 impl<'a> ContentFilterProperty<'a> {
-    /// Reads the five fields from a parameter value and validates them (docs/interop-facts.md
-    /// §1.3).
+    /// Reads the five fields from a parameter value and validates them (docs/interop-facts.md §1.3).
     pub fn parse(r: &mut Reader<'a>) -> Result<Self, WireError> {
         let content_filtered_topic_name = read_str(r, MAX_FILTER_NAME, "contentFilteredTopicName")?;
         let related_topic_name = read_str(r, MAX_FILTER_NAME, "relatedTopicName")?;
@@ -83,8 +85,8 @@ impl<'a> ContentFilterProperty<'a> {
         Ok(p)
     }
 
-    /// Fast DDS 2.9 rules (docs/interop-facts.md §1.3): the four strings non-empty, names and
-    /// parameters at most 255 bytes, at most 100 parameters.
+    /// Fast DDS 2.9 rules (docs/interop-facts.md §1.3): the four strings non-empty, names and parameters at
+    /// most 255 bytes, at most 100 parameters.
     pub fn validate(&self) -> Result<(), WireError> {
         let names = [
             (self.content_filtered_topic_name, "contentFilteredTopicName"),
@@ -193,8 +195,7 @@ fn collect<'s>(fixed: [&'s str; 4], params: &[&'s str]) -> Vec<&'s str> {
 
 /// FilterSignature_t: MD5 over contentFilteredTopicName, relatedTopicName, filterClassName,
 /// filterExpression and each expression parameter, each followed by its NUL; nothing else.
-/// RTPS 2.5 §9.6.4.1; Fast DDS `ContentFilterUtils::compute_signature` (docs/interop-facts.md
-/// §2.2).
+/// RTPS 2.5 §9.6.4.1; Fast DDS `ContentFilterUtils::compute_signature` (docs/interop-facts.md §2.2).
 pub fn filter_signature(
     cft_name: &str,
     related: &str,
@@ -209,8 +210,7 @@ pub fn filter_signature(
 }
 
 /// The RTI Connext ≤ 6.1 compatible signature: as [`filter_signature`] but without the NUL of
-/// the very last string (docs/interop-facts.md §2.2). Fast DDS accepts it only from GUID prefixes
-/// 01.01.
+/// the very last string (docs/interop-facts.md §2.2). Fast DDS accepts it only from GUID prefixes 01.01.
 pub fn filter_signature_rti61(
     cft_name: &str,
     related: &str,
@@ -222,138 +222,6 @@ pub fn filter_signature_rti61(
         &collect([cft_name, related, class, expression], params),
         true,
     )
-}
-
-/// ContentFilterInfo_t: which filters a sample was evaluated against (by signature) and
-/// whether it passed each. RTPS 2.5 §9.6.4.1, Table 9.21; layout docs/interop-facts.md §2.1.
-///
-/// Invariant: `bitmaps.len() == signatures.len().div_ceil(32)`. Bit i is the MSB-first bit
-/// `1 << (31 - i % 32)` of `bitmaps[i / 32]`; set means the sample passed filter i.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ContentFilterInfo {
-    bitmaps: Vec<u32>,
-    signatures: Vec<[u8; 16]>,
-}
-
-fn bit_position(i: usize) -> (usize, u32) {
-    let word = i.checked_div(32).unwrap_or(0);
-    let bit = u32::try_from(i.checked_rem(32).unwrap_or(0)).unwrap_or(0);
-    (
-        word,
-        1u32.checked_shl(31u32.saturating_sub(bit)).unwrap_or(0),
-    )
-}
-
-impl ContentFilterInfo {
-    /// An empty info (no filters). Do not send it empty: Fast DDS ignores numSignatures = 0.
-    pub fn new() -> Self {
-        ContentFilterInfo::default()
-    }
-
-    /// Appends a filter with its signature and result; returns its index.
-    pub fn push(&mut self, signature: [u8; 16], passed: bool) -> usize {
-        let i = self.signatures.len();
-        self.signatures.push(signature);
-        if self.bitmaps.len() < self.signatures.len().div_ceil(32) {
-            self.bitmaps.push(0);
-        }
-        self.set(i, passed);
-        i
-    }
-
-    /// Sets the result of filter `i`; false if there is no such filter.
-    pub fn set(&mut self, i: usize, passed: bool) -> bool {
-        if i >= self.signatures.len() {
-            return false;
-        }
-        let (word, mask) = bit_position(i);
-        match self.bitmaps.get_mut(word) {
-            Some(w) if passed => *w |= mask,
-            Some(w) => *w &= !mask,
-            None => return false,
-        }
-        true
-    }
-
-    /// The result of filter `i`, if present.
-    pub fn passed(&self, i: usize) -> Option<bool> {
-        if i >= self.signatures.len() {
-            return None;
-        }
-        let (word, mask) = bit_position(i);
-        self.bitmaps.get(word).map(|w| w & mask != 0)
-    }
-
-    /// The result recorded for the filter with this signature (what a reader looks up).
-    pub fn result_for(&self, signature: &[u8; 16]) -> Option<bool> {
-        let i = self.signatures.iter().position(|s| s == signature)?;
-        self.passed(i)
-    }
-
-    /// The filter signatures, in order.
-    pub fn signatures(&self) -> &[[u8; 16]] {
-        &self.signatures
-    }
-
-    /// The result bitmaps (filterResult), in order.
-    pub fn bitmaps(&self) -> &[u32] {
-        &self.bitmaps
-    }
-
-    /// Number of filters.
-    pub fn len(&self) -> usize {
-        self.signatures.len()
-    }
-
-    /// True when no filter is listed.
-    pub fn is_empty(&self) -> bool {
-        self.signatures.is_empty()
-    }
-
-    /// Reads numBitmaps, the bitmaps (u32, message byte order), numSignatures and 16 raw MD5
-    /// bytes per signature, and checks numBitmaps == ceil(numSignatures / 32) (§9.6.4.1).
-    /// There is no cap on the number of filters beyond the bytes present.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let nb = r.seq_len(4, "filterResult")?;
-        let mut bitmaps = Vec::with_capacity(nb);
-        for _ in 0..nb {
-            bitmaps.push(r.u32("filterResult")?);
-        }
-        let ns = r.seq_len(16, "filterSignatures")?;
-        if nb != ns.div_ceil(32) {
-            return Err(WireError::Invalid(
-                "filterResult length vs filterSignatures",
-            ));
-        }
-        let mut signatures = Vec::with_capacity(ns);
-        for _ in 0..ns {
-            signatures.push(r.take_array::<16>("filterSignature")?);
-        }
-        Ok(ContentFilterInfo {
-            bitmaps,
-            signatures,
-        })
-    }
-
-    /// Writes the value (signatures as raw bytes, never byte-swapped: docs/interop-facts.md §2.1).
-    pub fn emit(&self, w: &mut Writer<'_>) {
-        w.align(4);
-        w.u32(u32::try_from(self.bitmaps.len()).unwrap_or(u32::MAX));
-        for b in &self.bitmaps {
-            w.u32(*b);
-        }
-        w.u32(u32::try_from(self.signatures.len()).unwrap_or(u32::MAX));
-        for s in &self.signatures {
-            w.bytes(s);
-        }
-    }
-
-    /// Bytes [`ContentFilterInfo::emit`] writes: 4 + 4·numBitmaps + 4 + 16·numSignatures.
-    pub fn buffer_len(&self) -> usize {
-        8usize
-            .saturating_add(self.bitmaps.len().saturating_mul(4))
-            .saturating_add(self.signatures.len().saturating_mul(16))
-    }
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ mod table;
 mod value;
 
 pub use content_filter::{
-    ContentFilterInfo, ContentFilterProperty, MAX_FILTER_NAME, MAX_FILTER_PARAMETERS,
-    filter_signature, filter_signature_rti61,
+    ContentFilterInfo, ContentFilterInfoView, ContentFilterProperty, MAX_FILTER_NAME,
+    MAX_FILTER_PARAMETERS, SINGLE_FILTER_INFO_LEN, filter_signature, filter_signature_rti61,
 };
 pub use param::{
     ListOutcome, ParamOutcome, Parameter, decode_parameter_list, emit_parameter_list,

@@ -27,12 +27,24 @@ fn reader_guid() -> Guid {
 
 fn publication() -> PublicationData {
     PublicationData {
-        guid: writer_guid(),
-        participant_guid: Guid::new(PREFIX, EntityId::PARTICIPANT),
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        unicast_locators: vec![Locator::udpv4([127, 0, 0, 1], 7411)],
-        multicast_locators: vec![Locator::udpv4([239, 255, 0, 1], 7401)],
+        endpoint: EndpointData {
+            guid: writer_guid(),
+            participant_guid: Guid::new(PREFIX, EntityId::PARTICIPANT),
+            topic_name: "Square".into(),
+            type_name: "ShapeType".into(),
+            unicast_locators: vec![Locator::udpv4([127, 0, 0, 1], 7411)],
+            multicast_locators: vec![Locator::udpv4([239, 255, 0, 1], 7401)],
+            presentation: Presentation {
+                access_scope: PresentationAccessScope::Topic,
+                coherent_access: true,
+                ordered_access: false,
+            },
+            partition: Partition::new(["a", "b*"]),
+            group_data: GroupData { value: vec![9] },
+            topic_data: TopicData { value: vec![8, 8] },
+            type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            vendor_id: VendorId::SIFTDDS,
+        },
         qos: DataWriterQos::default()
             .durability(Durability::TransientLocal)
             .durability_service(DurabilityService {
@@ -77,27 +89,25 @@ fn publication() -> PublicationData {
                 max_samples_per_instance: Length::Limited(5),
             })
             .data_representation(DataRepresentation::new([2, 0])),
-        presentation: Presentation {
-            access_scope: PresentationAccessScope::Topic,
-            coherent_access: true,
-            ordered_access: false,
-        },
-        partition: Partition::new(["a", "b*"]),
-        group_data: GroupData { value: vec![9] },
-        topic_data: TopicData { value: vec![8, 8] },
-        type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
-        vendor_id: VendorId::SIFTDDS,
     }
 }
 
 fn subscription() -> SubscriptionData {
     SubscriptionData {
-        guid: reader_guid(),
-        participant_guid: Guid::new(PREFIX, EntityId::PARTICIPANT),
-        topic_name: "Square".into(),
-        type_name: "ShapeType".into(),
-        unicast_locators: vec![Locator::udpv4([127, 0, 0, 1], 7413)],
-        multicast_locators: Vec::new(),
+        endpoint: EndpointData {
+            guid: reader_guid(),
+            participant_guid: Guid::new(PREFIX, EntityId::PARTICIPANT),
+            topic_name: "Square".into(),
+            type_name: "ShapeType".into(),
+            unicast_locators: vec![Locator::udpv4([127, 0, 0, 1], 7413)],
+            multicast_locators: Vec::new(),
+            presentation: Presentation::default(),
+            partition: Partition::default(),
+            group_data: GroupData::default(),
+            topic_data: TopicData::default(),
+            type_information: None,
+            vendor_id: VendorId::SIFTDDS,
+        },
         expects_inline_qos: true,
         qos: DataReaderQos::default()
             .reliability(Reliability::reliable())
@@ -108,10 +118,6 @@ fn subscription() -> SubscriptionData {
                 },
             })
             .history(History::KeepLast(10)),
-        presentation: Presentation::default(),
-        partition: Partition::default(),
-        group_data: GroupData::default(),
-        topic_data: TopicData::default(),
         content_filter: Some(ContentFilter {
             content_filtered_topic_name: "SquareFiltered".into(),
             related_topic_name: "Square".into(),
@@ -119,8 +125,6 @@ fn subscription() -> SubscriptionData {
             filter_expression: "x > %0 AND color = %1".into(),
             expression_parameters: vec!["10".into(), "'RED'".into()],
         }),
-        type_information: None,
-        vendor_id: VendorId::SIFTDDS,
     }
 }
 

@@ -195,3 +195,119 @@ fn info_with_wrong_bitmap_count_is_invalid() {
     b.extend_from_slice(&[0x11; 16]);
     assert!(ContentFilterInfo::parse(&mut Reader::new(&b, Endianness::Little)).is_err());
 }
+
+fn encoded(info: &ContentFilterInfo, endian: Endianness) -> Vec<u8> {
+    let mut out = Vec::new();
+    info.emit(&mut Writer::new(&mut out, endian));
+    out
+}
+
+fn bit_for(value: &[u8], endian: Endianness, signature: &[u8; 16]) -> Option<bool> {
+    ContentFilterInfoView::new_checked(value, endian)
+        .ok()?
+        .bit_for(signature)
+}
+
+// Moved from core/reader/content_filter.rs (the reader's hand-written scan is now the view).
+#[test]
+fn own_signature_bit_is_found_in_both_byte_orders_beyond_32_filters() {
+    let mut info = ContentFilterInfo::new();
+    for i in 0..40u8 {
+        info.push([i; 16], i % 3 == 0);
+    }
+    for endian in [Endianness::Little, Endianness::Big] {
+        let v = encoded(&info, endian);
+        for i in 0..40u8 {
+            assert_eq!(bit_for(&v, endian, &[i; 16]), Some(i % 3 == 0), "{i}");
+        }
+        assert_eq!(bit_for(&v, endian, &[200; 16]), None);
+    }
+}
+
+// Moved from core/reader/content_filter.rs.
+#[test]
+fn malformed_or_truncated_info_gives_no_result() {
+    let mut info = ContentFilterInfo::new();
+    info.push([7; 16], true);
+    let v = encoded(&info, Endianness::Little);
+    for cut in 0..v.len() {
+        assert_eq!(
+            bit_for(&v[..cut], Endianness::Little, &[7; 16]),
+            None,
+            "{cut}"
+        );
+    }
+    let mut bad = v.clone();
+    bad[0] = 2; // numBitmaps 2 for one signature
+    assert_eq!(bit_for(&bad, Endianness::Little, &[7; 16]), None);
+}
+
+#[test]
+fn view_matches_facts_2_1_golden_bytes_in_both_byte_orders_and_ignores_padding() {
+    let info = facts_2_1_info();
+    for endian in [Endianness::Little, Endianness::Big] {
+        let mut golden = encoded(&info, endian);
+        golden.extend_from_slice(&[0, 0, 0, 0]); // trailing parameter padding
+        let view = ContentFilterInfoView::new_checked(&golden, endian).unwrap();
+        assert_eq!(view.len(), 2);
+        assert!(!view.is_empty());
+        assert_eq!(view.bitmaps().collect::<Vec<_>>(), vec![0x8000_0000]);
+        assert_eq!(
+            view.signatures().collect::<Vec<_>>(),
+            vec![[0x11; 16], [0x22; 16]]
+        );
+        assert_eq!(view.passed(0), Some(true));
+        assert_eq!(view.passed(1), Some(false));
+        assert_eq!(view.passed(2), None);
+        assert_eq!(view.bit_for(&[0x11; 16]), Some(true));
+        assert_eq!(view.bit_for(&[0x22; 16]), Some(false));
+        assert_eq!(view.bit_for(&[0x33; 16]), None);
+        assert_eq!(ContentFilterInfo::from_view(&view), info);
+    }
+}
+
+#[test]
+fn view_truncated_at_every_offset_is_an_error_in_both_byte_orders() {
+    let info = facts_2_1_info();
+    for endian in [Endianness::Little, Endianness::Big] {
+        let golden = encoded(&info, endian);
+        for cut in 0..golden.len() {
+            assert!(
+                ContentFilterInfoView::new_checked(&golden[..cut], endian).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+}
+
+#[test]
+fn view_of_a_huge_signature_count_is_an_error_not_an_allocation() {
+    // numBitmaps 0x0800_0000 (= ceil(u32::MAX / 32)), numSignatures u32::MAX, nothing else.
+    let b = [0, 0, 0, 8, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+    assert!(ContentFilterInfoView::new_checked(&b, Endianness::Little).is_err());
+    let b = [0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+    assert!(ContentFilterInfoView::new_checked(&b, Endianness::Big).is_err());
+}
+
+#[test]
+fn single_signature_info_matches_golden_bytes_in_both_byte_orders() {
+    let mut le_pass = vec![1, 0, 0, 0, 0, 0, 0, 0x80, 1, 0, 0, 0];
+    le_pass.extend_from_slice(&[0x5a; 16]);
+    let mut be_fail = vec![0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1];
+    be_fail.extend_from_slice(&[0x5a; 16]);
+    for (endian, passed, golden) in [
+        (Endianness::Little, true, le_pass),
+        (Endianness::Big, false, be_fail),
+    ] {
+        let mut v = Vec::new();
+        ContentFilterInfo::emit_single(&mut Writer::new(&mut v, endian), &[0x5a; 16], passed);
+        assert_eq!(v, golden);
+        assert_eq!(v.len(), SINGLE_FILTER_INFO_LEN);
+        // The same bytes as the repr with one filter.
+        let mut one = ContentFilterInfo::new();
+        one.push([0x5a; 16], passed);
+        assert_eq!(encoded(&one, endian), golden);
+        assert_eq!(one.buffer_len(), SINGLE_FILTER_INFO_LEN);
+        assert_eq!(bit_for(&golden, endian, &[0x5a; 16]), Some(passed));
+    }
+}
