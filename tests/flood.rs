@@ -16,7 +16,7 @@ use siftdds::core::participant::{
     DEFAULT_MAX_REMOTE_ENDPOINTS, GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW,
     UNVERIFIED_BYTE_BUDGET, WriterSpec,
 };
-use siftdds::core::{ChangeKind, Participant, ParticipantConfig};
+use siftdds::core::{ChangeKind, Participant, ParticipantConfig, WriteRequest};
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos,
 };
@@ -225,7 +225,11 @@ impl Sim {
         payload.resize(64, 0xaa);
         self.nodes[0]
             .0
-            .write(now, w, ChangeKind::Alive, None, Bytes::from(payload))
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, None, Bytes::from(payload)),
+            )
             .unwrap();
     }
 

@@ -20,6 +20,7 @@
 
 mod batch;
 mod clock;
+mod credit;
 mod event_loop;
 mod guid;
 mod participant;
@@ -39,8 +40,9 @@ use batch::Batches;
 use event_loop::{EventLoop, Message, WAKER};
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use credit::{MAX_PIPELINED_WRITES, WriteCredit};
 pub use guid::random_guid_prefix;
-pub use participant::WriteCommand;
+pub use participant::Command;
 pub use protocol::Protocol;
 pub use stats::RuntimeStats;
 

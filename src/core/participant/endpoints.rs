@@ -5,16 +5,11 @@
 //!
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
-
-use bytes::Bytes;
-
 use super::Participant;
 use crate::core::discovery::{ContentFilter, PublicationData, SubscriptionData};
 use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::{WriteError, Writer, WriterConfig, WriterFilterStats};
-use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Event};
+use crate::core::{CacheChange, DeadlineMissedStatus, Event, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
     SubscriberQos,
@@ -23,6 +18,8 @@ use crate::time::{Now, Timestamp};
 use crate::types::TypeDescriptor;
 use crate::wire::submessage::Submessage;
 use crate::wire::{EntityId, Guid, SequenceNumber, VendorId};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What the application asks for when it creates a DataWriter.
 #[derive(Clone, Debug)]
@@ -205,17 +202,16 @@ impl Participant {
         }
     }
 
-    /// Writes a serialized sample (encapsulation header included) or an instance change.
+    /// Hands `request` (a serialized sample or an instance change) to the local writer
+    /// `writer`.
     pub fn write(
         &mut self,
         now: Now,
         writer: Guid,
-        kind: ChangeKind,
-        key_hash: Option<[u8; 16]>,
-        data: Bytes,
+        request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
         let sn = match self.writers.get_mut(&writer.entity_id) {
-            Some(w) => w.writer.write(now, kind, key_hash, data)?,
+            Some(w) => w.writer.write(now, request)?,
             None => return Err(WriteError::UnknownWriter),
         };
         // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
