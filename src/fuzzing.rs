@@ -332,7 +332,6 @@ pub fn participant_rx(data: &[u8]) {
             publisher_qos: PublisherQos::default(),
             fragment_size: 512,
             descriptor: None,
-            invert_filter_bit_for_tests: false,
         },
     );
     p.create_reader(

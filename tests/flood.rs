@@ -189,7 +189,6 @@ impl Sim {
                 publisher_qos: PublisherQos::default(),
                 fragment_size: 1024,
                 descriptor: None,
-                invert_filter_bit_for_tests: false,
             },
         );
         let r = self.nodes[1].0.create_reader(

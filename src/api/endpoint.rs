@@ -15,10 +15,10 @@ use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::{KeyHasher, ReaderCounters};
 use crate::core::writer::{WriterCounters, WriterFilterStats};
-use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, WriteRequest};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
 use crate::runtime::WriteCredit;
-use crate::time::Timestamp;
+use crate::time::{Now, Timestamp};
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
 
@@ -79,26 +79,33 @@ impl Publisher {
         qos: DataWriterQos,
         fragment_size: usize,
     ) -> Result<DataWriter<T>, Error> {
-        self.make_datawriter(topic, qos, fragment_size, false)
+        self.make_datawriter(topic, qos, fragment_size, Participant::create_writer)
     }
 
-    /// Test only: a DataWriter that sends every sample to every reader it filters for, with
-    /// that reader's PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
-    #[doc(hidden)]
+    /// Test hook (feature `test-hooks`): a DataWriter that sends every sample to every reader
+    /// it filters for, with that reader's PID_CONTENT_FILTER_INFO bit inverted (proves peers
+    /// trust the bit).
+    #[cfg(feature = "test-hooks")]
     pub fn create_datawriter_inverting_filter_bits_for_tests<T: TopicType>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
     ) -> Result<DataWriter<T>, Error> {
-        self.make_datawriter(topic, qos, DEFAULT_FRAGMENT_SIZE, true)
+        self.make_datawriter(
+            topic,
+            qos,
+            DEFAULT_FRAGMENT_SIZE,
+            Participant::create_writer_inverting_filter_bits_for_tests,
+        )
     }
 
+    /// Creates the writer on the loop with `create` (the core participant's constructor).
     fn make_datawriter<T: TopicType>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
         fragment_size: usize,
-        invert_filter_bit_for_tests: bool,
+        create: fn(&mut Participant, Now, WriterSpec) -> Guid,
     ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         let representation = writer_representation::<T>(&qos)?;
@@ -115,13 +122,12 @@ impl Publisher {
             publisher_qos: self.qos.clone(),
             fragment_size,
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
-            invert_filter_bit_for_tests,
         };
         let guid = self
             .participant
             .inner
             .handle
-            .execute(move |p, now| p.create_writer(now, spec))?;
+            .execute(move |p, now| create(p, now, spec))?;
         Ok(DataWriter {
             participant: self.participant.clone(),
             guid,
@@ -203,8 +209,8 @@ impl Subscriber {
 
 /// What a listener may do on the event-loop thread: write, without waiting.
 pub struct ListenerContext<'a> {
-    participant: &'a mut crate::core::Participant,
-    now: crate::time::Now,
+    participant: &'a mut Participant,
+    now: Now,
 }
 
 impl ListenerContext<'_> {

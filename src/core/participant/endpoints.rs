@@ -39,9 +39,6 @@ pub struct WriterSpec {
     /// The sample type's descriptor: with it the writer filters for readers that announce a
     /// content filter (RTPS 2.5 §8.7.3). `None`: it sends everything.
     pub descriptor: Option<Arc<TypeDescriptor>>,
-    /// Test only: see `WriterConfig::invert_filter_bit_for_tests`.
-    #[doc(hidden)]
-    pub invert_filter_bit_for_tests: bool,
 }
 
 /// What the application asks for when it creates a DataReader.
@@ -117,6 +114,22 @@ pub(super) fn feed_reader(
 impl Participant {
     /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
     pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
+        self.add_writer(now, spec, false)
+    }
+
+    /// Test hook (feature `test-hooks`): [`Participant::create_writer`] for a writer that
+    /// sends every sample to every reader it filters for, with that reader's
+    /// PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
+    #[cfg(feature = "test-hooks")]
+    pub fn create_writer_inverting_filter_bits_for_tests(
+        &mut self,
+        now: Now,
+        spec: WriterSpec,
+    ) -> Guid {
+        self.add_writer(now, spec, true)
+    }
+
+    fn add_writer(&mut self, now: Now, spec: WriterSpec, invert_filter_bits: bool) -> Guid {
         self.start(now);
         let kind = if spec.keyed {
             EntityId::KIND_WRITER_WITH_KEY
@@ -135,7 +148,7 @@ impl Participant {
         config.lifespan = spec.qos.lifespan.duration.to_std();
         config.topic_name = spec.topic_name.clone();
         config.descriptor = spec.descriptor.clone();
-        config.invert_filter_bit_for_tests = spec.invert_filter_bit_for_tests;
+        config.invert_filter_bit_for_tests = invert_filter_bits;
         config.multicast = self.config.writer_multicast;
         let writer = Writer::new(config);
         self.writers.insert(

@@ -148,7 +148,6 @@ fn writer_spec(reliable: bool) -> WriterSpec {
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
         descriptor: None,
-        invert_filter_bit_for_tests: false,
     }
 }
 

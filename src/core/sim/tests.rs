@@ -32,7 +32,6 @@ fn writer_spec(history: History) -> WriterSpec {
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
         descriptor: None,
-        invert_filter_bit_for_tests: false,
     }
 }
 

@@ -120,7 +120,6 @@ fn writer_spec(l: Liveliness) -> WriterSpec {
         publisher_qos: PublisherQos::default(),
         fragment_size: 1024,
         descriptor: None,
-        invert_filter_bit_for_tests: false,
     }
 }
 
