@@ -87,6 +87,14 @@ impl WriteCredit {
 mod tests {
     use super::*;
 
+    /// An enabled credit refilled with `room`, as after a write that waited.
+    fn granted(room: (usize, usize)) -> WriteCredit {
+        let c = WriteCredit::new();
+        c.set_enabled(true);
+        c.refill(room);
+        c
+    }
+
     #[test]
     fn disabled_credit_grants_nothing_even_after_a_refill() {
         let c = WriteCredit::new();
@@ -106,9 +114,7 @@ mod tests {
 
     #[test]
     fn credit_is_taken_per_sample_and_per_byte() {
-        let c = WriteCredit::new();
-        c.set_enabled(true);
-        c.refill((2, 100));
+        let c = granted((2, 100));
         assert!(c.try_take(60));
         // 40 bytes left: a 41-byte write waits, and takes nothing.
         assert!(!c.try_take(41));
@@ -120,9 +126,7 @@ mod tests {
 
     #[test]
     fn a_refused_sample_gives_back_its_bytes() {
-        let c = WriteCredit::new();
-        c.set_enabled(true);
-        c.refill((1, 100));
+        let c = granted((1, 100));
         assert!(c.try_take(10));
         // Bytes were enough but samples not: the 10 bytes are not lost.
         assert!(!c.try_take(10));
@@ -132,9 +136,7 @@ mod tests {
 
     #[test]
     fn samples_are_capped_at_max_pipelined_writes() {
-        let c = WriteCredit::new();
-        c.set_enabled(true);
-        c.refill((usize::MAX, usize::MAX));
+        let c = granted((usize::MAX, usize::MAX));
         for _ in 0..MAX_PIPELINED_WRITES {
             assert!(c.try_take(1));
         }
@@ -143,9 +145,7 @@ mod tests {
 
     #[test]
     fn disabling_and_enabling_again_zeroes_the_credit() {
-        let c = WriteCredit::new();
-        c.set_enabled(true);
-        c.refill((5, 500));
+        let c = granted((5, 500));
         c.set_enabled(false);
         assert!(!c.try_take(1));
         c.set_enabled(true);
@@ -154,9 +154,7 @@ mod tests {
 
     #[test]
     fn concurrent_takers_never_take_more_than_granted() {
-        let c = std::sync::Arc::new(WriteCredit::new());
-        c.set_enabled(true);
-        c.refill((100, 1000));
+        let c = std::sync::Arc::new(granted((100, 1000)));
         let threads: Vec<_> = (0..4)
             .map(|_| {
                 let c = std::sync::Arc::clone(&c);

@@ -13,7 +13,10 @@
 //! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
 //! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`),
 //! its variants, and [`RuntimeHandle::submit_command`], which hands over plain commands in
-//! batches (`batch.rs`).
+//! batches (`batch.rs`). A DataWriter's write goes through [`RuntimeHandle::write`]
+//! (`participant.rs`): its [`WriteRequest`](crate::core::WriteRequest) is batched as a
+//! [`Command::Write`] while the writer's [`WriteCredit`] (`credit.rs`) covers it, and
+//! otherwise runs on the loop, waiting for history room.
 
 // This layer owns the threads, the poll and the clocks (STYLE.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
