@@ -53,7 +53,7 @@ use siftdds::cdr::{self, Endianness};
 use siftdds::core::discovery::ContentFilter;
 use siftdds::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
 use siftdds::core::writer::{Writer, WriterConfig};
-use siftdds::core::{ChangeKind, RemoteReader};
+use siftdds::core::{ChangeKind, RemoteReader, WriteRequest};
 use siftdds::filter::{Program, parse_parameters};
 use siftdds::time::{Instant, Now, Timestamp};
 use siftdds::types::{ShapeType, TopicType};
@@ -376,8 +376,11 @@ fn drain(w: &mut Writer) -> usize {
 
 fn write(w: &mut Writer, sample: &Bytes) {
     // invariant: a best-effort KEEP_LAST writer never refuses an ALIVE change.
-    w.write(now(), ChangeKind::Alive, None, sample.clone())
-        .expect("a best-effort KEEP_LAST(1) writer accepts every write");
+    w.write(
+        now(),
+        WriteRequest::new(ChangeKind::Alive, None, sample.clone()),
+    )
+    .expect("a best-effort KEEP_LAST(1) writer accepts every write");
 }
 
 fn bench_writer(c: &mut Criterion) {

@@ -16,7 +16,7 @@ use siftdds::core::participant::{
     DEFAULT_MAX_REMOTE_ENDPOINTS, GateConfig, ReaderSpec, UNVERIFIED_BUDGET_WINDOW,
     UNVERIFIED_BYTE_BUDGET, WriterSpec,
 };
-use siftdds::core::{ChangeKind, Participant, ParticipantConfig};
+use siftdds::core::{ChangeKind, Participant, ParticipantConfig, WriteRequest};
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos,
 };
@@ -189,7 +189,6 @@ impl Sim {
                 publisher_qos: PublisherQos::default(),
                 fragment_size: 1024,
                 descriptor: None,
-                invert_filter_bit_for_tests: false,
             },
         );
         let r = self.nodes[1].0.create_reader(
@@ -225,7 +224,11 @@ impl Sim {
         payload.resize(64, 0xaa);
         self.nodes[0]
             .0
-            .write(now, w, ChangeKind::Alive, None, Bytes::from(payload))
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, None, Bytes::from(payload)),
+            )
             .unwrap();
     }
 

@@ -5,7 +5,6 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,21 +14,16 @@ use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::{KeyHasher, ReaderCounters};
-use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
-use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
+use crate::core::writer::{WriterCounters, WriterFilterStats};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
-use crate::runtime::WriteCommand;
-use crate::time::Timestamp;
+use crate::runtime::WriteCredit;
+use crate::time::{Now, Timestamp};
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
 
 /// Default DATA_FRAG threshold for user writers: large fragments (loopback MTU is 64 KiB).
 pub const DEFAULT_FRAGMENT_SIZE: usize = 60_000;
-
-/// Pipelined writes handed to the event loop between two writes that wait for it: bounds
-/// the queue when the history itself is unbounded (KEEP_LAST) and how stale the writer's
-/// view of its history room gets.
-pub const MAX_PIPELINED_WRITES: usize = 256;
 
 /// A topic: a name bound to a type. DDS 1.4 §2.2.2.3.
 #[derive(Clone, Debug)]
@@ -85,26 +79,33 @@ impl Publisher {
         qos: DataWriterQos,
         fragment_size: usize,
     ) -> Result<DataWriter<T>, Error> {
-        self.make_datawriter(topic, qos, fragment_size, false)
+        self.make_datawriter(topic, qos, fragment_size, Participant::create_writer)
     }
 
-    /// Test only: a DataWriter that sends every sample to every reader it filters for, with
-    /// that reader's PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
-    #[doc(hidden)]
+    /// Test hook (feature `test-hooks`): a DataWriter that sends every sample to every reader
+    /// it filters for, with that reader's PID_CONTENT_FILTER_INFO bit inverted (proves peers
+    /// trust the bit).
+    #[cfg(feature = "test-hooks")]
     pub fn create_datawriter_inverting_filter_bits_for_tests<T: TopicType>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
     ) -> Result<DataWriter<T>, Error> {
-        self.make_datawriter(topic, qos, DEFAULT_FRAGMENT_SIZE, true)
+        self.make_datawriter(
+            topic,
+            qos,
+            DEFAULT_FRAGMENT_SIZE,
+            Participant::create_writer_inverting_filter_bits_for_tests,
+        )
     }
 
+    /// Creates the writer on the loop with `create` (the core participant's constructor).
     fn make_datawriter<T: TopicType>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
         fragment_size: usize,
-        invert_filter_bit_for_tests: bool,
+        create: fn(&mut Participant, Now, WriterSpec) -> Guid,
     ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         let representation = writer_representation::<T>(&qos)?;
@@ -121,21 +122,18 @@ impl Publisher {
             publisher_qos: self.qos.clone(),
             fragment_size,
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
-            invert_filter_bit_for_tests,
         };
         let guid = self
             .participant
             .inner
             .handle
-            .execute(move |p, now| p.create_writer(now, spec))?;
+            .execute(move |p, now| create(p, now, spec))?;
         Ok(DataWriter {
             participant: self.participant.clone(),
             guid,
             max_blocking,
             representation,
-            pipelined: AtomicBool::new(false),
-            credit: AtomicUsize::new(0),
-            credit_bytes: AtomicUsize::new(0),
+            credit: WriteCredit::new(),
             _type: PhantomData,
         })
     }
@@ -211,8 +209,8 @@ impl Subscriber {
 
 /// What a listener may do on the event-loop thread: write, without waiting.
 pub struct ListenerContext<'a> {
-    participant: &'a mut crate::core::Participant,
-    now: crate::time::Now,
+    participant: &'a mut Participant,
+    now: Now,
 }
 
 impl ListenerContext<'_> {
@@ -221,7 +219,7 @@ impl ListenerContext<'_> {
     /// not the `DataWriter`: a handle dropped on the loop thread would wait for itself.
     /// DDS 1.4 §2.2.2.4.2.11.
     pub fn write<U: TopicType>(&mut self, writer: Guid, sample: &U) -> Result<(), Error> {
-        self.write_w_timestamp(writer, sample, self.now.wall)
+        self.write_stamped(writer, sample, None)
     }
 
     /// [`ListenerContext::write`] with `timestamp` as the source timestamp instead of now.
@@ -232,13 +230,21 @@ impl ListenerContext<'_> {
         sample: &U,
         timestamp: Timestamp,
     ) -> Result<(), Error> {
+        self.write_stamped(writer, sample, Some(timestamp))
+    }
+
+    /// Writes `sample` now; `timestamp` (else now) is its source timestamp.
+    fn write_stamped<U: TopicType>(
+        &mut self,
+        writer: Guid,
+        sample: &U,
+        timestamp: Option<Timestamp>,
+    ) -> Result<(), Error> {
         let data = Bytes::from(sample.serialize(Endianness::Little));
-        let now = crate::time::Now {
-            wall: timestamp,
-            ..self.now
-        };
+        let request = WriteRequest::new(ChangeKind::Alive, sample.key_hash(), data)
+            .with_source_timestamp(timestamp);
         self.participant
-            .write(now, writer, ChangeKind::Alive, sample.key_hash(), data)
+            .write(self.now, writer, request)
             .map_err(Error::Write)?;
         Ok(())
     }
@@ -251,13 +257,9 @@ pub struct DataWriter<T> {
     max_blocking: Duration,
     /// The XCDR version of every sample: the first id of its DATA_REPRESENTATION QoS.
     representation: XcdrVersion,
-    /// Writes may be handed to the event loop without waiting ([`DataWriter::set_pipelined`]).
-    pipelined: AtomicBool,
-    /// Writes that may still be handed over without waiting: what the history had room for
-    /// at the last write that waited, capped at [`MAX_PIPELINED_WRITES`]…
-    credit: AtomicUsize,
-    /// …and the payload bytes it had room for.
-    credit_bytes: AtomicUsize,
+    /// How many writes may be handed to the event loop without waiting
+    /// ([`DataWriter::set_pipelined`]).
+    credit: WriteCredit,
     _type: PhantomData<fn(T)>,
 }
 
@@ -289,31 +291,27 @@ impl<T: TopicType> DataWriter<T> {
             .serialize_as(self.representation, Endianness::Little)
             .ok_or(invalid)?;
         self.write_change(
-            ChangeKind::Alive,
-            sample.key_hash(),
-            Bytes::from(data),
-            timestamp,
+            WriteRequest::new(ChangeKind::Alive, sample.key_hash(), Bytes::from(data))
+                .with_source_timestamp(timestamp),
         )
     }
 
     /// Disposes the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.13.
     pub fn dispose(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(
+        self.write_change(WriteRequest::new(
             ChangeKind::NotAliveDisposed,
             sample.key_hash(),
             Self::key_payload(sample),
-            None,
-        )
+        ))
     }
 
     /// Unregisters the instance of `sample`'s key. DDS 1.4 §2.2.2.4.2.7.
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        self.write_change(
+        self.write_change(WriteRequest::new(
             ChangeKind::NotAliveUnregistered,
             sample.key_hash(),
             Self::key_payload(sample),
-            None,
-        )
+        ))
     }
 
     /// The serialized key sent with a dispose/unregister (K flag), empty if the type has none.
@@ -330,86 +328,16 @@ impl<T: TopicType> DataWriter<T> {
     /// and blocking on a full KEEP_ALL history keep their meaning: the history's room is
     /// learnt at each write that waits, and only that many writes go ahead unawaited.
     pub fn set_pipelined(&self, on: bool) {
-        self.pipelined.store(on, Ordering::Relaxed);
-        self.credit.store(0, Ordering::Relaxed);
-        self.credit_bytes.store(0, Ordering::Relaxed);
+        self.credit.set_enabled(on);
     }
 
-    /// Takes the credit for one pipelined write of `len` payload bytes, if there is enough.
-    fn take_credit(&self, len: usize) -> bool {
-        let sub = |n: usize| move |c: usize| c.checked_sub(n);
-        if self
-            .credit_bytes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(len))
-            .is_err()
-        {
-            return false;
-        }
-        if self
-            .credit
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, sub(1))
-            .is_err()
-        {
-            self.credit_bytes.fetch_add(len, Ordering::AcqRel);
-            return false;
-        }
-        true
-    }
-
-    /// Writes one change; `timestamp` replaces the write time as its source timestamp.
-    fn write_change(
-        &self,
-        kind: ChangeKind,
-        key: Option<[u8; 16]>,
-        data: Bytes,
-        timestamp: Option<Timestamp>,
-    ) -> Result<(), Error> {
-        let guid = self.guid;
-        let stamp = move |now: crate::time::Now| crate::time::Now {
-            wall: timestamp.unwrap_or(now.wall),
-            ..now
-        };
-        let handle = &self.participant.inner.handle;
-        let pipelined = self.pipelined.load(Ordering::Relaxed);
-        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
-        if pipelined && self.take_credit(data.len().max(crate::core::writer::MIN_KEY_PAYLOAD)) {
-            // The history had room for this change when the credit was granted, and room only
-            // grows until our own writes use it, so this write cannot find it full.
-            let command = WriteCommand {
-                writer: guid,
-                kind,
-                key_hash: key,
-                data,
-                timestamp,
-            };
-            handle.submit_command(command)?;
-            return Ok(());
-        }
-        let attempt = move |p: &mut crate::core::Participant, now| match p.write(
-            stamp(now),
-            guid,
-            kind,
-            key,
-            data.clone(),
-        ) {
-            Err(WriteError::HistoryFull) => None,
-            Ok(_) => Some(Ok((p.writer_room(guid), p.take_released(guid)))),
-            Err(e) => Some(Err(e)),
-        };
-        match handle.wait_for(self.max_blocking, attempt)? {
-            Some(Ok(((samples, bytes), released))) => {
-                // Freed here, on the application's thread, rather than by the event loop.
-                drop(released);
-                if pipelined {
-                    self.credit_bytes.store(bytes, Ordering::Release);
-                    self.credit
-                        .store(samples.min(MAX_PIPELINED_WRITES), Ordering::Release);
-                }
-                Ok(())
-            }
-            Some(Err(e)) => Err(Error::Write(e)),
-            None => Err(Error::Write(WriteError::HistoryFull)),
-        }
+    /// Writes one change: pipelined or waiting, as the runtime's write hand-off decides.
+    fn write_change(&self, request: WriteRequest) -> Result<(), Error> {
+        self.participant
+            .inner
+            .handle
+            .write(&self.credit, self.guid, request, self.max_blocking)?
+            .map_err(Error::Write)
     }
 
     /// Waits until every matched reliable reader acknowledged every sample.

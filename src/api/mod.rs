@@ -10,8 +10,8 @@ mod participant;
 mod profile;
 
 pub use endpoint::{
-    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, MAX_PIPELINED_WRITES,
-    Publisher, Sample, Subscriber, Topic,
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
+    Topic,
 };
 pub use error::Error;
 pub use participant::{DomainParticipant, ParticipantBuilder};

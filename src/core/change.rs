@@ -1,5 +1,6 @@
-//! CacheChange: one entry of a writer's or reader's history. RTPS 2.5 §8.2.2 (HistoryCache),
-//! §8.2.3 (CacheChange), DDS 1.4 §2.2.2.5 (instance lifecycle).
+//! CacheChange: one entry of a writer's or reader's history, and WriteRequest: the one value
+//! a write is from the API to the writer that turns it into a change. RTPS 2.5 §8.2.2
+//! (HistoryCache), §8.2.3 (CacheChange), DDS 1.4 §2.2.2.5 (instance lifecycle).
 //!
 //! Must not: copy payloads; the serialized bytes are shared (`Bytes`) between the history and
 //! every reader the change is sent to.
@@ -66,4 +67,43 @@ pub struct CacheChange {
     /// The serialized payload including its 4-byte encapsulation header: the sample for
     /// `Alive`, the serialized key (or empty) otherwise.
     pub data: Bytes,
+}
+
+/// One write of the application: what [`DataWriter`](crate::api::DataWriter) asks for, handed
+/// unchanged through the runtime and [`Participant::write`](crate::core::Participant::write)
+/// to [`Writer::write`](crate::core::writer::Writer::write), which makes it a
+/// [`CacheChange`]. DDS 1.4 §2.2.2.4.2.11 (write), §2.2.2.4.2.12 (write_w_timestamp),
+/// §2.2.2.4.2.13 (dispose), §2.2.2.4.2.7 (unregister_instance); RTPS 2.5 §8.4.7.2 (new_change).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteRequest {
+    /// ALIVE, dispose or unregister.
+    pub kind: ChangeKind,
+    /// The instance's key hash (keyed topics).
+    pub key_hash: Option<[u8; 16]>,
+    /// The serialized sample (encapsulation header included) for ALIVE, else the serialized
+    /// key or empty.
+    pub data: Bytes,
+    /// The source timestamp (write_w_timestamp); `None`: the wall-clock time at which the
+    /// writer takes the change.
+    pub source_timestamp: Option<Timestamp>,
+}
+
+impl WriteRequest {
+    /// A write of `data` as a change of `kind`, stamped with the time the writer takes it.
+    pub fn new(kind: ChangeKind, key_hash: Option<[u8; 16]>, data: Bytes) -> Self {
+        WriteRequest {
+            kind,
+            key_hash,
+            data,
+            source_timestamp: None,
+        }
+    }
+
+    /// The same write with `timestamp` as its source timestamp (`None`: the write time).
+    pub fn with_source_timestamp(self, timestamp: Option<Timestamp>) -> Self {
+        WriteRequest {
+            source_timestamp: timestamp,
+            ..self
+        }
+    }
 }

@@ -21,7 +21,7 @@ mod sim;
 mod transmit;
 pub mod writer;
 
-pub use change::{CacheChange, ChangeKind};
+pub use change::{CacheChange, ChangeKind, WriteRequest};
 pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use participant::{Participant, ParticipantConfig};

@@ -13,13 +13,17 @@
 //! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
 //! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`),
 //! its variants, and [`RuntimeHandle::submit_command`], which hands over plain commands in
-//! batches (`batch.rs`).
+//! batches (`batch.rs`). A DataWriter's write goes through [`RuntimeHandle::write`]
+//! (`participant.rs`): its [`WriteRequest`](crate::core::WriteRequest) is batched as a
+//! [`Command::Write`] while the writer's [`WriteCredit`] (`credit.rs`) covers it, and
+//! otherwise runs on the loop, waiting for history room.
 
 // This layer owns the threads, the poll and the clocks (STYLE.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod batch;
 mod clock;
+mod credit;
 mod event_loop;
 mod guid;
 mod participant;
@@ -39,8 +43,9 @@ use batch::Batches;
 use event_loop::{EventLoop, Message, WAKER};
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use credit::{MAX_PIPELINED_WRITES, WriteCredit};
 pub use guid::random_guid_prefix;
-pub use participant::WriteCommand;
+pub use participant::Command;
 pub use protocol::Protocol;
 pub use stats::RuntimeStats;
 

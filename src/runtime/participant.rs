@@ -1,42 +1,39 @@
-//! Drives the sans-IO [`Participant`] from the event loop, and defines the command the API
-//! hands over in batches ([`WriteCommand`], a pipelined write).
+//! Drives the sans-IO [`Participant`] from the event loop: the [`Protocol`] adapter, the
+//! command the API hands over in batches ([`Command`], a pipelined write), and the write
+//! hand-off of a DataWriter ([`RuntimeHandle::write`]: pipelined under its [`WriteCredit`],
+//! else waiting for history room).
 //!
-//! Must not: add protocol behaviour; this is the adapter between the two traits' shapes.
+//! Must not: add protocol behaviour; this is the adapter between the two traits' shapes and
+//! the flow control between an application thread and the loop.
 
-use bytes::Bytes;
+use std::time::Duration;
 
-use super::Protocol;
-use crate::core::{ChangeKind, Participant, Transmit};
-use crate::time::{Instant, Now, Timestamp};
+use super::{Protocol, RuntimeHandle, RuntimeStopped, WriteCredit};
+use crate::core::writer::{MIN_KEY_PAYLOAD, WriteError};
+use crate::core::{Participant, Transmit, WriteRequest};
+use crate::time::{Instant, Now};
 use crate::wire::{Guid, Locator};
 
-/// A write handed to the loop without waiting for its outcome
-/// ([`RuntimeHandle::submit_command`](super::RuntimeHandle::submit_command)): the arguments
-/// of [`Participant::write`]. Its caller made sure the history has room; a failure is logged.
+/// Work handed to the loop without waiting for its outcome
+/// ([`RuntimeHandle::submit_command`]).
 #[derive(Debug)]
-pub struct WriteCommand {
-    /// The local writer.
-    pub writer: Guid,
-    /// ALIVE, dispose or unregister.
-    pub kind: ChangeKind,
-    /// The instance's key hash (keyed topics).
-    pub key_hash: Option<[u8; 16]>,
-    /// The serialized sample or key.
-    pub data: Bytes,
-    /// The source timestamp; `None`: the time the loop runs the write.
-    pub timestamp: Option<Timestamp>,
+pub enum Command {
+    /// A pipelined write: the request for the local writer with this GUID, as
+    /// [`Participant::write`] takes them. Its caller made sure the history has room (its
+    /// [`WriteCredit`]); a failure is logged.
+    Write(Guid, WriteRequest),
 }
 
 impl Protocol for Participant {
-    type Command = WriteCommand;
+    type Command = Command;
 
-    fn handle_command(&mut self, now: Now, c: WriteCommand) {
-        let now = Now {
-            wall: c.timestamp.unwrap_or(now.wall),
-            ..now
-        };
-        if let Err(e) = self.write(now, c.writer, c.kind, c.key_hash, c.data) {
-            log::error!("writer {}: pipelined write failed: {e}", c.writer);
+    fn handle_command(&mut self, now: Now, command: Command) {
+        match command {
+            Command::Write(writer, request) => {
+                if let Err(e) = self.write(now, writer, request) {
+                    log::error!("writer {writer}: pipelined write failed: {e}");
+                }
+            }
         }
     }
 
@@ -54,5 +51,48 @@ impl Protocol for Participant {
 
     fn poll_timeout(&self) -> Option<Instant> {
         Participant::poll_timeout(self)
+    }
+}
+
+impl RuntimeHandle<Participant> {
+    /// Hands `request` to the local writer `writer`. With `credit` for it (pipelined writes,
+    /// [`WriteCredit`]) it is queued as a [`Command::Write`] and this returns at once;
+    /// otherwise the write runs on the loop and, while the history is full, is retried after
+    /// every wakeup for up to `max_blocking` (then [`WriteError::HistoryFull`]). A write that
+    /// waited refills an enabled `credit` with the room left, and the payloads the history
+    /// released are freed here, on the caller's thread. DDS 1.4 §2.2.2.4.2.11, §2.2.3.14
+    /// (RELIABILITY max_blocking_time).
+    pub fn write(
+        &self,
+        credit: &WriteCredit,
+        writer: Guid,
+        request: WriteRequest,
+        max_blocking: Duration,
+    ) -> Result<Result<(), WriteError>, RuntimeStopped> {
+        let pipelined = credit.is_enabled();
+        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
+        if credit.try_take(request.data.len().max(MIN_KEY_PAYLOAD)) {
+            // The history had room for this change when the credit was granted, and room only
+            // grows until our own writes use it, so this write cannot find it full.
+            self.submit_command(Command::Write(writer, request))?;
+            return Ok(Ok(()));
+        }
+        let attempt = move |p: &mut Participant, now| match p.write(now, writer, request.clone()) {
+            Err(WriteError::HistoryFull) => None,
+            Ok(_) => Some(Ok((p.writer_room(writer), p.take_released(writer)))),
+            Err(e) => Some(Err(e)),
+        };
+        match self.wait_for(max_blocking, attempt)? {
+            Some(Ok((room, released))) => {
+                // Freed here, on the application's thread, rather than by the event loop.
+                drop(released);
+                if pipelined {
+                    credit.refill(room);
+                }
+                Ok(Ok(()))
+            }
+            Some(Err(e)) => Ok(Err(e)),
+            None => Ok(Err(WriteError::HistoryFull)),
+        }
     }
 }

@@ -5,16 +5,11 @@
 //!
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
-
-use bytes::Bytes;
-
 use super::Participant;
 use crate::core::discovery::{ContentFilter, EndpointData, PublicationData, SubscriptionData};
 use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::{WriteError, Writer, WriterConfig, WriterFilterStats};
-use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Event};
+use crate::core::{CacheChange, DeadlineMissedStatus, Event, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
     SubscriberQos,
@@ -23,6 +18,8 @@ use crate::time::{Now, Timestamp};
 use crate::types::TypeDescriptor;
 use crate::wire::submessage::Submessage;
 use crate::wire::{EntityId, Guid, SequenceNumber, VendorId};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What the application asks for when it creates a DataWriter.
 #[derive(Clone, Debug)]
@@ -42,9 +39,6 @@ pub struct WriterSpec {
     /// The sample type's descriptor: with it the writer filters for readers that announce a
     /// content filter (RTPS 2.5 §8.7.3). `None`: it sends everything.
     pub descriptor: Option<Arc<TypeDescriptor>>,
-    /// Test only: see `WriterConfig::invert_filter_bit_for_tests`.
-    #[doc(hidden)]
-    pub invert_filter_bit_for_tests: bool,
 }
 
 /// What the application asks for when it creates a DataReader.
@@ -91,7 +85,6 @@ impl WriterSpec {
             publisher_qos: PublisherQos::default(),
             fragment_size: Self::DEFAULT_FRAGMENT_SIZE,
             descriptor: None,
-            invert_filter_bit_for_tests: false,
         }
     }
 }
@@ -168,6 +161,22 @@ pub(super) fn feed_reader(
 impl Participant {
     /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
     pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
+        self.add_writer(now, spec, false)
+    }
+
+    /// Test hook (feature `test-hooks`): [`Participant::create_writer`] for a writer that
+    /// sends every sample to every reader it filters for, with that reader's
+    /// PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
+    #[cfg(feature = "test-hooks")]
+    pub fn create_writer_inverting_filter_bits_for_tests(
+        &mut self,
+        now: Now,
+        spec: WriterSpec,
+    ) -> Guid {
+        self.add_writer(now, spec, true)
+    }
+
+    fn add_writer(&mut self, now: Now, spec: WriterSpec, invert_filter_bits: bool) -> Guid {
         self.start(now);
         let kind = if spec.keyed {
             EntityId::KIND_WRITER_WITH_KEY
@@ -186,7 +195,7 @@ impl Participant {
         config.lifespan = spec.qos.lifespan.duration.to_std();
         config.topic_name = spec.topic_name.clone();
         config.descriptor = spec.descriptor.clone();
-        config.invert_filter_bit_for_tests = spec.invert_filter_bit_for_tests;
+        config.invert_filter_bit_for_tests = invert_filter_bits;
         config.multicast = self.config.writer_multicast;
         let writer = Writer::new(config);
         self.writers.insert(
@@ -253,17 +262,16 @@ impl Participant {
         }
     }
 
-    /// Writes a serialized sample (encapsulation header included) or an instance change.
+    /// Hands `request` (a serialized sample or an instance change) to the local writer
+    /// `writer`.
     pub fn write(
         &mut self,
         now: Now,
         writer: Guid,
-        kind: ChangeKind,
-        key_hash: Option<[u8; 16]>,
-        data: Bytes,
+        request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
         let sn = match self.writers.get_mut(&writer.entity_id) {
-            Some(w) => w.writer.write(now, kind, key_hash, data)?,
+            Some(w) => w.writer.write(now, request)?,
             None => return Err(WriteError::UnknownWriter),
         };
         // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).

@@ -43,7 +43,7 @@ use bytes::Bytes;
 
 use super::Participant;
 use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
-use crate::core::{ChangeKind, Event};
+use crate::core::{ChangeKind, Event, WriteRequest};
 use crate::qos::LivelinessKind;
 use crate::time::{Instant, Now};
 use crate::wire::submessage::Submessage;
@@ -467,11 +467,10 @@ impl Participant {
     /// Writes one update on the WLP writer (KEEP_LAST(1) per kind replaces the previous one).
     fn write_wlp(&mut self, now: Now, m: ParticipantMessageData) {
         let payload = Bytes::from(m.to_payload(Endianness::Little));
-        if let Err(e) =
-            self.builtin
-                .wlp_writer
-                .write(now, ChangeKind::Alive, Some(m.key_hash()), payload)
-        {
+        if let Err(e) = self.builtin.wlp_writer.write(
+            now,
+            WriteRequest::new(ChangeKind::Alive, Some(m.key_hash()), payload),
+        ) {
             log::warn!("cannot write a liveliness update: {e}");
         }
     }

@@ -14,7 +14,7 @@ use crate::core::discovery::{
 };
 use crate::core::reader::{Reader, ReaderConfig};
 use crate::core::writer::{FilterUpdate, Writer, WriterConfig};
-use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit};
+use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::{
     Durability, History, Offered, PublisherQos, ReliabilityKind, Requested, SubscriberQos,
     check_compatibility, partitions_match,
@@ -195,18 +195,22 @@ impl Builtin {
     pub(super) fn unannounce_writer(&mut self, now: Now, guid: Guid) {
         let _ = self.publications_writer.write(
             now,
-            ChangeKind::NotAliveDisposedUnregistered,
-            Some(guid.to_bytes()),
-            Bytes::new(),
+            WriteRequest::new(
+                ChangeKind::NotAliveDisposedUnregistered,
+                Some(guid.to_bytes()),
+                Bytes::new(),
+            ),
         );
     }
 
     pub(super) fn unannounce_reader(&mut self, now: Now, guid: Guid) {
         let _ = self.subscriptions_writer.write(
             now,
-            ChangeKind::NotAliveDisposedUnregistered,
-            Some(guid.to_bytes()),
-            Bytes::new(),
+            WriteRequest::new(
+                ChangeKind::NotAliveDisposedUnregistered,
+                Some(guid.to_bytes()),
+                Bytes::new(),
+            ),
         );
     }
 
@@ -272,9 +276,11 @@ impl Participant {
             Ok(payload) => {
                 let _ = self.builtin.publications_writer.write(
                     now,
-                    ChangeKind::Alive,
-                    Some(guid.to_bytes()),
-                    Bytes::from(payload),
+                    WriteRequest::new(
+                        ChangeKind::Alive,
+                        Some(guid.to_bytes()),
+                        Bytes::from(payload),
+                    ),
                 );
             }
             Err(e) => log::warn!("cannot announce writer {guid}: {e}"),
@@ -289,9 +295,11 @@ impl Participant {
             Ok(payload) => {
                 let _ = self.builtin.subscriptions_writer.write(
                     now,
-                    ChangeKind::Alive,
-                    Some(guid.to_bytes()),
-                    Bytes::from(payload),
+                    WriteRequest::new(
+                        ChangeKind::Alive,
+                        Some(guid.to_bytes()),
+                        Bytes::from(payload),
+                    ),
                 );
             }
             Err(e) => log::warn!("cannot announce reader {guid}: {e}"),

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use super::*;
 use crate::core::discovery::ContentFilter;
 use crate::core::sim::SimNet;
-use crate::core::{CacheChange, ChangeKind};
+use crate::core::{CacheChange, ChangeKind, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::types::{ShapeType, TopicType};
 
@@ -94,9 +94,7 @@ fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
             .write(
                 now,
                 w,
-                ChangeKind::Alive,
-                Some([1; 16]),
-                Bytes::from(payload),
+                WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload)),
             )
             .unwrap();
         net.run_for(1);
@@ -249,7 +247,11 @@ fn a_participant_whose_announcements_are_lost_stays_alive_while_its_data_arrives
         );
         net.nodes[1]
             .p
-            .write(now, w, ChangeKind::Alive, Some([1; 16]), payload)
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, Some([1; 16]), payload),
+            )
             .unwrap();
         net.run_for(1_000);
     }
@@ -346,7 +348,11 @@ fn write_key(net: &mut SimNet, node: usize, w: Guid, key: u8, value: u8) {
     let payload = Bytes::from(vec![0, 1, 0, 0, key, value]);
     net.nodes[node]
         .p
-        .write(now, w, ChangeKind::Alive, Some([key; 16]), payload)
+        .write(
+            now,
+            w,
+            WriteRequest::new(ChangeKind::Alive, Some([key; 16]), payload),
+        )
         .unwrap();
     net.flush();
 }
@@ -524,7 +530,11 @@ fn two_filtered_readers(
         );
         net.nodes[0]
             .p
-            .write(now, w, ChangeKind::Alive, s.key_hash(), data)
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, s.key_hash(), data),
+            )
             .unwrap();
         net.run_for(1);
     }

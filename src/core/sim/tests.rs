@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::{ChangeKind, Event};
+use crate::core::{ChangeKind, Event, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
 use crate::wire::Guid;
 
@@ -92,7 +92,7 @@ proptest! {
             // Every 25th sample is fragmented (5 fragments of 1024).
             let len = if i % 25 == 0 { 5000 } else { 16 };
             let now = net.now();
-            net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([1; 16]), payload(i, 1, len)).unwrap();
+            net.nodes[0].p.write(now, w, WriteRequest::new(ChangeKind::Alive, Some([1; 16]), payload(i, 1, len))).unwrap();
             net.step(200);
             got.extend(take_all(&mut net, r).into_iter().map(|(i, _)| i));
         }
@@ -110,7 +110,7 @@ proptest! {
         for i in 0u32..120 {
             let key = (i % 4) as u8;
             let now = net.now();
-            net.nodes[0].p.write(now, w, ChangeKind::Alive, Some([key; 16]), payload(i, key, 16)).unwrap();
+            net.nodes[0].p.write(now, w, WriteRequest::new(ChangeKind::Alive, Some([key; 16]), payload(i, key, 16))).unwrap();
             net.step(100);
         }
         prop_assert!(net.run_until(60_000, |n| n.nodes[0].p.all_acked(w)));
@@ -151,7 +151,11 @@ fn a_restarted_reader_is_rediscovered_and_served_and_the_old_one_expires() {
         let now = net.now();
         net.nodes[0]
             .p
-            .write(now, w, ChangeKind::Alive, Some([2; 16]), payload(i, 2, 16))
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, Some([2; 16]), payload(i, 2, 16)),
+            )
             .unwrap();
         net.step(200);
     }
@@ -185,7 +189,11 @@ fn a_restarted_writer_is_rediscovered_by_the_reader() {
         let now = net.now();
         net.nodes[0]
             .p
-            .write(now, w, ChangeKind::Alive, Some([3; 16]), payload(i, 3, 16))
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, Some([3; 16]), payload(i, 3, 16)),
+            )
             .unwrap();
         net.step(200);
     }
@@ -244,7 +252,11 @@ fn large_fragments_sent_from_the_stored_sample_arrive_intact_under_loss() {
         let now = net.now();
         net.nodes[0]
             .p
-            .write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone())
+            .write(
+                now,
+                w,
+                WriteRequest::new(ChangeKind::Alive, Some([1; 16]), p.clone()),
+            )
             .unwrap();
         net.step(200);
     }
@@ -267,7 +279,11 @@ fn large_unfragmented_samples_spliced_into_shared_datagrams_arrive_intact_under_
         for p in burst {
             net.nodes[0]
                 .p
-                .write(now, w, ChangeKind::Alive, Some([1; 16]), p.clone())
+                .write(
+                    now,
+                    w,
+                    WriteRequest::new(ChangeKind::Alive, Some([1; 16]), p.clone()),
+                )
                 .unwrap();
         }
         net.step(200);

@@ -72,7 +72,7 @@ pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::push_queue::PushQueue;
 use self::reader_proxy::ReaderProxy;
 use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
+use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit, WriteRequest};
 use crate::qos::{History, ResourceLimits};
 use crate::time::{Instant, Now};
 use crate::types::TypeDescriptor;
@@ -362,13 +362,16 @@ impl Writer {
     ///
     /// KEEP_LAST replaces the instance's oldest change beyond depth; KEEP_ALL returns
     /// [`WriteError::HistoryFull`] while the limits are reached by unacknowledged changes.
-    pub fn write(
-        &mut self,
-        now: Now,
-        kind: ChangeKind,
-        key_hash: Option<[u8; 16]>,
-        data: Bytes,
-    ) -> Result<SequenceNumber, WriteError> {
+    ///
+    /// The change's source timestamp is the request's, else `now.wall` (the write time).
+    pub fn write(&mut self, now: Now, request: WriteRequest) -> Result<SequenceNumber, WriteError> {
+        let WriteRequest {
+            kind,
+            key_hash,
+            data,
+            source_timestamp,
+        } = request;
+        let source_timestamp = source_timestamp.unwrap_or(now.wall);
         if u32::try_from(data.len()).is_err() {
             return Err(WriteError::SampleTooLarge);
         }
@@ -385,7 +388,7 @@ impl Writer {
                 writer_guid,
                 sequence_number: sn,
                 key_hash,
-                source_timestamp: Some(now.wall),
+                source_timestamp: Some(source_timestamp),
                 data,
             });
         let (sn, _removed) = result.map_err(|e| match e {

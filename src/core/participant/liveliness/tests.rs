@@ -281,9 +281,7 @@ fn manual_by_topic_writer_lives_by_assertions_and_writes_only() {
         .write(
             now,
             w,
-            ChangeKind::Alive,
-            None,
-            Bytes::from_static(&[0, 1, 0, 0]),
+            WriteRequest::new(ChangeKind::Alive, None, Bytes::from_static(&[0, 1, 0, 0])),
         )
         .unwrap();
     pair.run_for(100);

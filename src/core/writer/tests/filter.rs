@@ -48,9 +48,12 @@ pub(super) fn shape(color: &str, x: i32, size: i32, extra: usize) -> ShapeType {
 
 pub(super) fn put(w: &mut Writer, now: Now, s: &ShapeType) -> i64 {
     let data = Bytes::from(s.serialize(Endianness::Little));
-    w.write(now, ChangeKind::Alive, s.key_hash(), data)
-        .unwrap()
-        .0
+    w.write(
+        now,
+        WriteRequest::new(ChangeKind::Alive, s.key_hash(), data),
+    )
+    .unwrap()
+    .0
 }
 
 /// One writer submessage as the filtering tests see it.

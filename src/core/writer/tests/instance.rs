@@ -23,16 +23,25 @@ fn offered_deadline_is_missed_once_per_period_per_instance() {
     cfg.deadline = Some(Duration::from_millis(100));
     let mut w = Writer::new(cfg);
     let (a, b) = ([0xa; 16], [0xb; 16]);
-    w.write(at(0), ChangeKind::Alive, Some(a), sample(1))
-        .unwrap();
-    w.write(at(0), ChangeKind::Alive, Some(b), sample(2))
-        .unwrap();
+    w.write(
+        at(0),
+        WriteRequest::new(ChangeKind::Alive, Some(a), sample(1)),
+    )
+    .unwrap();
+    w.write(
+        at(0),
+        WriteRequest::new(ChangeKind::Alive, Some(b), sample(2)),
+    )
+    .unwrap();
     assert_eq!(w.poll_timeout(), Some(at(100).mono));
     // b keeps being written in time, a does not.
     for t in [60, 120, 180, 240, 300] {
         w.handle_timeout(at(t));
-        w.write(at(t), ChangeKind::Alive, Some(b), sample(t as u32))
-            .unwrap();
+        w.write(
+            at(t),
+            WriteRequest::new(ChangeKind::Alive, Some(b), sample(t as u32)),
+        )
+        .unwrap();
     }
     let missed: Vec<_> = std::iter::from_fn(|| w.poll_deadline_missed()).collect();
     assert_eq!(
@@ -45,16 +54,12 @@ fn offered_deadline_is_missed_once_per_period_per_instance() {
     // Unregistering stops the deadline.
     w.write(
         at(310),
-        ChangeKind::NotAliveUnregistered,
-        Some(a),
-        Bytes::new(),
+        WriteRequest::new(ChangeKind::NotAliveUnregistered, Some(a), Bytes::new()),
     )
     .unwrap();
     w.write(
         at(310),
-        ChangeKind::NotAliveUnregistered,
-        Some(b),
-        Bytes::new(),
+        WriteRequest::new(ChangeKind::NotAliveUnregistered, Some(b), Bytes::new()),
     )
     .unwrap();
     w.handle_timeout(at(1000));

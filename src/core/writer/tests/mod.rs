@@ -18,7 +18,7 @@ use bytes::Bytes;
 
 use super::{Writer, WriterConfig};
 use crate::cdr::{Endianness, Reader};
-use crate::core::{ChangeKind, RemoteReader, Transmit};
+use crate::core::{ChangeKind, RemoteReader, Transmit, WriteRequest};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::plist::ParameterListView;
 use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
@@ -66,7 +66,8 @@ pub(super) fn sample(i: u32) -> Bytes {
 }
 
 pub(super) fn write(w: &mut Writer, now: Now, i: u32) -> SequenceNumber {
-    w.write(now, ChangeKind::Alive, None, sample(i)).unwrap()
+    w.write(now, WriteRequest::new(ChangeKind::Alive, None, sample(i)))
+        .unwrap()
 }
 
 pub(super) fn drain(w: &mut Writer, now: Now) -> Vec<Transmit> {

@@ -239,7 +239,10 @@ fn run(seed: u64, cfg: WriterConfig, total: u32) -> (Writer, SimReader, u64) {
             if written == total {
                 break;
             }
-            match w.write(now, ChangeKind::Alive, None, payload_for(written)) {
+            match w.write(
+                now,
+                WriteRequest::new(ChangeKind::Alive, None, payload_for(written)),
+            ) {
                 Ok(_) => written += 1,
                 Err(WriteError::HistoryFull) => break,
                 Err(e) => panic!("{e}"),

@@ -170,28 +170,28 @@ fn keep_all_with_limit_is_full_until_acked() {
         write(&mut w, at(1), i);
     }
     assert_eq!(
-        w.write(at(1), ChangeKind::Alive, None, sample(4)),
+        w.write(at(1), WriteRequest::new(ChangeKind::Alive, None, sample(4))),
         Err(WriteError::HistoryFull)
     );
     drain(&mut w, at(1));
     assert_eq!(
-        w.write(at(2), ChangeKind::Alive, None, sample(4)),
+        w.write(at(2), WriteRequest::new(ChangeKind::Alive, None, sample(4))),
         Err(WriteError::HistoryFull)
     );
     w.handle_acknack(at(3), reader_guid(2), &acknack(2, &[2, 3], 1));
     assert_eq!(
-        w.write(at(4), ChangeKind::Alive, None, sample(4)),
+        w.write(at(4), WriteRequest::new(ChangeKind::Alive, None, sample(4))),
         Ok(SequenceNumber(4))
     );
     assert_eq!(w.history_len(), 3);
     assert_eq!(
-        w.write(at(4), ChangeKind::Alive, None, sample(5)),
+        w.write(at(4), WriteRequest::new(ChangeKind::Alive, None, sample(5))),
         Err(WriteError::HistoryFull)
     );
     // Removing the only reader frees everything.
     w.matched_reader_remove(reader_guid(2));
     assert_eq!(
-        w.write(at(5), ChangeKind::Alive, None, sample(5)),
+        w.write(at(5), WriteRequest::new(ChangeKind::Alive, None, sample(5))),
         Ok(SequenceNumber(5))
     );
 }
@@ -344,15 +344,23 @@ fn keyed_dispose_carries_key_hash_and_status_info_without_payload() {
     w.matched_reader_add(at(0), remote(2, true, false));
     drain(&mut w, at(0));
     let key = [7u8; 16];
-    w.write(at(1), ChangeKind::Alive, Some(key), sample(1))
-        .unwrap();
-    w.write(at(1), ChangeKind::NotAliveDisposed, Some(key), Bytes::new())
-        .unwrap();
     w.write(
         at(1),
-        ChangeKind::NotAliveDisposedUnregistered,
-        Some(key),
-        Bytes::new(),
+        WriteRequest::new(ChangeKind::Alive, Some(key), sample(1)),
+    )
+    .unwrap();
+    w.write(
+        at(1),
+        WriteRequest::new(ChangeKind::NotAliveDisposed, Some(key), Bytes::new()),
+    )
+    .unwrap();
+    w.write(
+        at(1),
+        WriteRequest::new(
+            ChangeKind::NotAliveDisposedUnregistered,
+            Some(key),
+            Bytes::new(),
+        ),
     )
     .unwrap();
     let subs = parse_all(&drain(&mut w, at(1)));
@@ -396,16 +404,20 @@ fn dispose_with_serialized_key_sends_k_flag_payload_padded_beyond_16_bytes() {
     let long: Vec<u8> = (0..24).collect();
     w.write(
         at(1),
-        ChangeKind::NotAliveDisposed,
-        Some(key),
-        Bytes::from(short.clone()),
+        WriteRequest::new(
+            ChangeKind::NotAliveDisposed,
+            Some(key),
+            Bytes::from(short.clone()),
+        ),
     )
     .unwrap();
     w.write(
         at(1),
-        ChangeKind::NotAliveUnregistered,
-        Some([8; 16]),
-        Bytes::from(long.clone()),
+        WriteRequest::new(
+            ChangeKind::NotAliveUnregistered,
+            Some([8; 16]),
+            Bytes::from(long.clone()),
+        ),
     )
     .unwrap();
     let subs = parse_all(&drain(&mut w, at(1)));
@@ -445,11 +457,17 @@ fn keep_last_evicts_per_instance() {
     cfg.history = History::KeepLast(1);
     let mut w = Writer::new(cfg);
     for k in 0..3u8 {
-        w.write(at(1), ChangeKind::Alive, Some([k; 16]), sample(k.into()))
-            .unwrap();
-    }
-    w.write(at(1), ChangeKind::Alive, Some([0; 16]), sample(9))
+        w.write(
+            at(1),
+            WriteRequest::new(ChangeKind::Alive, Some([k; 16]), sample(k.into())),
+        )
         .unwrap();
+    }
+    w.write(
+        at(1),
+        WriteRequest::new(ChangeKind::Alive, Some([0; 16]), sample(9)),
+    )
+    .unwrap();
     assert_eq!(w.history_len(), 3, "one per instance");
 }
 
@@ -466,8 +484,11 @@ fn large_sample_goes_as_data_frag_and_nack_frag_repairs_one_fragment() {
     w.matched_reader_add(at(0), remote(2, true, false));
     drain(&mut w, at(0));
     let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
-    w.write(at(1), ChangeKind::Alive, None, Bytes::from(big.clone()))
-        .unwrap();
+    w.write(
+        at(1),
+        WriteRequest::new(ChangeKind::Alive, None, Bytes::from(big.clone())),
+    )
+    .unwrap();
     let ts = drain(&mut w, at(1));
     assert!(
         ts.len() >= 13,
