@@ -18,7 +18,7 @@ use super::writer_proxy::Slot;
 use super::{Reader, ReaderConfig, ReaderCounters};
 use crate::cdr::{self, Endianness};
 use crate::core::discovery::ContentFilter;
-use crate::core::filtering::{DDSSQL, NotFiltering};
+use crate::core::writer::{DDSSQL, NotFiltering};
 use crate::core::{CacheChange, ChangeKind};
 use crate::filter::{Program, parse_parameters};
 use crate::time::Timestamp;

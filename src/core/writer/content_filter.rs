@@ -29,12 +29,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Writer;
+use super::filter_set::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use super::message::{ENDIAN, MESSAGE_OVERHEAD};
 use super::reader_proxy::ReaderProxy;
 use crate::cdr;
 use crate::core::ChangeKind;
 use crate::core::discovery::ContentFilter;
-use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use crate::wire::Guid;
 use crate::wire::plist::ContentFilterInfo;
 

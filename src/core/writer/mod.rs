@@ -44,6 +44,7 @@
 
 mod content_filter;
 mod counters;
+mod filter_set;
 mod history;
 mod instance;
 mod liveliness;
@@ -51,6 +52,7 @@ mod message;
 mod multicast;
 mod push_queue;
 mod reader_proxy;
+mod readers;
 mod repair;
 mod send;
 #[cfg(test)]
@@ -64,6 +66,9 @@ use bytes::Bytes;
 use self::content_filter::Filtering;
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
 pub use self::counters::WriterCounters;
+pub use self::filter_set::{
+    DDSSQL, DEFAULT_MEMO_CAPACITY, FilterSet, FilterStats, NotFiltering, PassSet, SlotTable,
+};
 use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
@@ -71,7 +76,7 @@ use self::multicast::Groups;
 pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::push_queue::PushQueue;
 use self::reader_proxy::ReaderProxy;
-use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
+use self::readers::Readers;
 use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
 use crate::qos::{History, ResourceLimits};
 use crate::time::{Instant, Now};
@@ -198,7 +203,8 @@ impl std::error::Error for WriteError {}
 pub struct Writer {
     config: WriterConfig,
     history: WriterHistory,
-    readers: Vec<ReaderProxy>,
+    /// The matched readers, by stable key (`readers.rs`).
+    readers: Readers,
     /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
     heartbeat_count: i32,
     /// lastSN of the latest HEARTBEAT sent (to any reader), and the payload bytes written
@@ -245,7 +251,7 @@ impl Writer {
         Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
             config,
-            readers: Vec::new(),
+            readers: Readers::new(),
             heartbeat_count: 0,
             heartbeat_last_sn: SequenceNumber(0),
             unannounced_bytes: 0,
@@ -311,11 +317,11 @@ impl Writer {
     pub fn matched_reader_add(&mut self, now: Now, remote: RemoteReader) {
         if let Some(r) = self
             .readers
-            .iter_mut()
-            .find(|r| r.remote.guid == remote.guid)
+            .find(remote.guid)
+            .and_then(|k| self.readers.get_mut(k))
         {
             r.remote = remote;
-            self.groups.dirty = true;
+            self.readers.changed();
             self.queue.rescan();
             return;
         }
@@ -331,20 +337,18 @@ impl Writer {
             self.arm_heartbeat(now.mono);
         }
         let reliable = self.config.reliable && proxy.reliable();
-        self.readers.push(proxy);
+        let key = self.readers.insert(proxy);
         if !reliable {
-            self.mark_synced(self.readers.len().saturating_sub(1));
+            self.mark_synced(key);
         }
-        self.groups.dirty = true;
         self.queue.rescan();
         self.queue.control_changed();
     }
 
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
-        self.readers.retain(|r| r.remote.guid != guid);
-        // Indices moved: rebuild the groups and the queue.
-        self.groups.dirty = true;
+        self.readers.remove(guid);
+        // The queue restarts in match order (the groups follow `Readers::membership`).
         self.queue.reset(&mut self.readers);
         self.forget_reader_filter(guid);
         self.collect_garbage();
@@ -420,13 +424,13 @@ impl Writer {
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
         let plan_next = self.groups.plan_next;
-        let Some(i) = self.readers.iter().position(|r| r.remote.guid == reader) else {
+        let Some(key) = self.readers.find(reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         };
         self.queue.control_changed();
-        self.queue.touch(i);
-        let Some(r) = self.readers.get_mut(i) else {
+        self.queue.touch(key);
+        let Some(r) = self.readers.get_mut(key) else {
             return;
         };
         if !reliable
@@ -469,7 +473,11 @@ impl Writer {
             .history
             .get(nack.writer_sn)
             .map(|c| fragment_count(c.data.len(), frag_size));
-        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+        let Some(r) = self
+            .readers
+            .find(reader)
+            .and_then(|k| self.readers.get_mut(k))
+        else {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         };

@@ -42,6 +42,7 @@ use super::Writer;
 use super::content_filter::ChangeFilter;
 use super::message::MessageBuilder;
 use super::reader_proxy::ReaderProxy;
+use super::readers::{ReaderKey, Readers};
 use super::repair::succ;
 use crate::wire::{Locator, SequenceNumber};
 
@@ -141,12 +142,12 @@ impl MulticastConfig {
     }
 }
 
-/// A multicast locator and the matched readers (indices into `Writer::readers`) listening on
-/// it, with the distinct filters among them (cached per filter-set generation).
+/// A multicast locator and the matched readers listening on it, with the distinct filters
+/// among them (cached per filter-set generation).
 #[derive(Clone, Debug)]
 pub(super) struct Group {
     pub(super) locator: Locator,
-    pub(super) listeners: Vec<usize>,
+    pub(super) listeners: Vec<ReaderKey>,
     /// (slot-table generation, one slot per distinct signature among the filtered listeners).
     info_slots: Option<(u64, Vec<usize>)>,
 }
@@ -155,8 +156,8 @@ pub(super) struct Group {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Groups {
     pub(super) groups: Vec<Group>,
-    /// Readers changed since the last build.
-    pub(super) dirty: bool,
+    /// The [`Readers::membership`] the groups were built from (`None`: never built).
+    built_for: Option<u64>,
     /// Every change below this has been planned.
     pub(super) plan_next: SequenceNumber,
 }
@@ -165,31 +166,33 @@ impl Groups {
     pub(super) fn new() -> Self {
         Groups {
             groups: Vec::new(),
-            dirty: true,
+            built_for: None,
             plan_next: SequenceNumber::ONE,
         }
     }
 
-    fn rebuild(&mut self, readers: &[ReaderProxy]) {
+    /// Rebuilds the groups if the matched readers changed since they were built.
+    fn refresh(&mut self, readers: &Readers) {
+        if self.built_for == Some(readers.membership()) {
+            return;
+        }
         let mut locators: BTreeSet<Locator> = BTreeSet::new();
-        for r in readers {
+        for r in readers.iter() {
             locators.extend(r.remote.multicast_locators.iter().copied());
         }
         self.groups = locators
             .into_iter()
             .map(|locator| Group {
                 locator,
-                listeners: (0..readers.len())
-                    .filter(|&i| {
-                        readers
-                            .get(i)
-                            .is_some_and(|r| r.remote.multicast_locators.contains(&locator))
-                    })
+                listeners: readers
+                    .entries()
+                    .filter(|(_, r)| r.remote.multicast_locators.contains(&locator))
+                    .map(|(k, _)| k)
                     .collect(),
                 info_slots: None,
             })
             .collect();
-        self.dirty = false;
+        self.built_for = Some(readers.membership());
     }
 }
 
@@ -218,10 +221,10 @@ impl Writer {
             && self.can_cover(r, sn)
     }
 
-    /// Marks reader `i` as able to take multicasts from the next change planned on.
-    pub(super) fn mark_synced(&mut self, i: usize) {
+    /// Marks reader `key` as able to take multicasts from the next change planned on.
+    pub(super) fn mark_synced(&mut self, key: ReaderKey) {
         let from = self.groups.plan_next;
-        if let Some(r) = self.readers.get_mut(i) {
+        if let Some(r) = self.readers.get_mut(key) {
             r.synced_from.get_or_insert(from);
         }
     }
@@ -239,9 +242,7 @@ impl Writer {
         if self.groups.plan_next > last {
             return;
         }
-        if self.groups.dirty {
-            self.groups.rebuild(&self.readers);
-        }
+        self.groups.refresh(&self.readers);
         while self.groups.plan_next <= last {
             let sn = self.groups.plan_next;
             self.groups.plan_next = succ(sn);
@@ -281,12 +282,12 @@ impl Writer {
             return 0;
         };
         // A reader on two groups is covered by the first that multicasts.
-        let covered: Vec<usize> = group
+        let covered: Vec<ReaderKey> = group
             .listeners
             .iter()
             .copied()
-            .filter(|&i| {
-                self.readers.get(i).is_some_and(|r| {
+            .filter(|&k| {
+                self.readers.get(k).is_some_and(|r| {
                     filter
                         .as_ref()
                         .is_none_or(|f| f.sends_to(self.reader_slot(r)))
@@ -301,7 +302,7 @@ impl Writer {
         }
         let gaps = covered
             .iter()
-            .filter_map(|&i| self.readers.get(i))
+            .filter_map(|&k| self.readers.get(k))
             .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
             .count();
         let info = filter.as_ref().and_then(|f| {
@@ -342,8 +343,8 @@ impl Writer {
         if !self.config.multicast.multicast(&candidate) {
             return 0;
         }
-        for &i in &covered {
-            if let Some(r) = self.readers.get_mut(i) {
+        for &k in &covered {
+            if let Some(r) = self.readers.get_mut(k) {
                 r.covered_sn = sn;
             }
         }
@@ -371,8 +372,8 @@ impl Writer {
         }
         let mut seen: BTreeSet<[u8; 16]> = BTreeSet::new();
         let mut slots = Vec::new();
-        for &i in &group.listeners {
-            let Some(r) = self.readers.get(i) else {
+        for &k in &group.listeners {
+            let Some(r) = self.readers.get(k) else {
                 continue;
             };
             if let Some((slot, signature)) = f.slot_signature(self.reader_slot(r)) {

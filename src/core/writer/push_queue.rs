@@ -15,20 +15,21 @@ use std::collections::VecDeque;
 
 use super::Writer;
 use super::reader_proxy::ReaderProxy;
+use super::readers::{ReaderKey, Readers};
 use crate::time::Instant;
 
 /// Readers touched by inputs between two drains beyond which a full rescan is cheaper.
 const MAX_TOUCHED: usize = 64;
 
-/// The writer's work queue (indices into `Writer::readers`).
+/// The writer's work queue (keys of `Writer::readers`).
 #[derive(Debug)]
 pub(super) struct PushQueue {
     /// Readers pushed to alone that may have changes to push, in arrival order.
-    solo: VecDeque<usize>,
+    solo: VecDeque<ReaderKey>,
     /// Classify every reader at the next drain (after a write, a match, a filter change).
     scan: bool,
     /// Readers whose cursors an input moved since the last drain.
-    touched: Vec<usize>,
+    touched: Vec<ReaderKey>,
     /// A reader that shares datagrams may have changes to push.
     shared: bool,
     /// `Some(t)`: no reader has a repair or HEARTBEAT due before `t` (`None` inside: none
@@ -52,20 +53,20 @@ impl PushQueue {
         self.scan = true;
     }
 
-    /// Reader `i`'s cursors moved (an ACKNACK).
-    pub(super) fn touch(&mut self, i: usize) {
+    /// Reader `key`'s cursors moved (an ACKNACK).
+    pub(super) fn touch(&mut self, key: ReaderKey) {
         if self.touched.len() >= MAX_TOUCHED {
             self.scan = true;
         } else {
-            self.touched.push(i);
+            self.touched.push(key);
         }
     }
 
-    /// Reader indices changed: forget the queue and rescan.
-    pub(super) fn reset(&mut self, readers: &mut [ReaderProxy]) {
+    /// A reader left: forget the queue and rescan, in match order.
+    pub(super) fn reset(&mut self, readers: &mut Readers) {
         self.solo.clear();
         self.touched.clear();
-        for r in readers {
+        for r in readers.iter_mut() {
             r.queued = false;
         }
         self.scan = true;
@@ -100,7 +101,7 @@ impl PushQueue {
     }
 
     /// The reader pushed to alone to serve next.
-    pub(super) fn front(&self) -> Option<usize> {
+    pub(super) fn front(&self) -> Option<ReaderKey> {
         self.solo.front().copied()
     }
 
@@ -123,9 +124,9 @@ impl Writer {
             && (self.config.push_mode || !(self.config.reliable && r.reliable()))
     }
 
-    /// Queues reader `i` (pushed to alone) or notes shared work, if it has any.
-    fn classify(&mut self, i: usize) {
-        let Some(r) = self.readers.get(i) else {
+    /// Queues reader `key` (pushed to alone) or notes shared work, if it has any.
+    fn classify(&mut self, key: ReaderKey) {
+        let Some(r) = self.readers.get(key) else {
             return;
         };
         if !self.push_eligible(r) {
@@ -134,10 +135,10 @@ impl Writer {
         if !self.pushed_alone(r) {
             self.queue.shared = true;
         } else if !r.queued {
-            if let Some(r) = self.readers.get_mut(i) {
+            if let Some(r) = self.readers.get_mut(key) {
                 r.queued = true;
             }
-            self.queue.solo.push_back(i);
+            self.queue.solo.push_back(key);
         }
     }
 
@@ -148,26 +149,28 @@ impl Writer {
             self.queue.scan = false;
             self.queue.touched.clear();
             for i in 0..self.readers.len() {
-                self.classify(i);
+                if let Some(key) = self.readers.key_at(i) {
+                    self.classify(key);
+                }
             }
         } else {
             let touched = core::mem::take(&mut self.queue.touched);
-            for &i in &touched {
-                self.classify(i);
+            for &key in &touched {
+                self.classify(key);
             }
         }
     }
 
-    /// Reader `i`, at the front of the queue, has nothing more to push alone: dequeue it (it
+    /// The reader at the front of the queue has nothing more to push alone: dequeue it (it
     /// may now share datagrams with others).
     pub(super) fn dequeue_front(&mut self) {
-        if let Some(i) = self.queue.solo.pop_front() {
-            if let Some(r) = self.readers.get_mut(i) {
+        if let Some(key) = self.queue.solo.pop_front() {
+            if let Some(r) = self.readers.get_mut(key) {
                 r.queued = false;
             }
             if self
                 .readers
-                .get(i)
+                .get(key)
                 .is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r))
             {
                 self.queue.shared = true;

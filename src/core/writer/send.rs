@@ -44,6 +44,7 @@ use super::content_filter::ReaderSlot;
 use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
 use super::reader_proxy::ReaderProxy;
+use super::readers::ReaderKey;
 use super::repair::{
     FilterInfo, count_filtered, fill_repairs, filtered_out, info_for, irrelevant_run, succ,
 };
@@ -98,8 +99,8 @@ impl Writer {
             return Some(t);
         }
         self.refresh_queue();
-        while let Some(i) = self.queue.front() {
-            match self.push_solo(now, i) {
+        while let Some(key) = self.queue.front() {
+            match self.push_solo(now, key) {
                 // It stays first: its datagram may have been full.
                 Push::Sent(t) => return Some(t),
                 Push::Advanced => continue,
@@ -175,7 +176,10 @@ impl Writer {
         let n = self.readers.len();
         for k in 0..n {
             let i = self.next_reader.wrapping_add(k).checked_rem(n).unwrap_or(0);
-            let Some(r) = self.readers.get(i) else {
+            let Some(key) = self.readers.key_at(i) else {
+                continue;
+            };
+            let Some(r) = self.readers.get(key) else {
                 continue;
             };
             let repair_due = r.has_requests() && r.repair_at.is_some_and(|t| t <= now.mono);
@@ -184,7 +188,7 @@ impl Writer {
                 continue;
             }
             self.next_reader = i.wrapping_add(1).checked_rem(n).unwrap_or(0);
-            if let Some(t) = self.control_message(i, repair_due, heartbeat_due) {
+            if let Some(t) = self.control_message(key, repair_due, heartbeat_due) {
                 return Some(t);
             }
         }
@@ -194,13 +198,13 @@ impl Writer {
         None
     }
 
-    /// Moves the push cursor of reader `i`, if it is pushed to alone, over the changes from
+    /// Moves the push cursor of reader `key`, if it is pushed to alone, over the changes from
     /// there on that it gets no DATA for, so that a control message can tell them at once
     /// (lazy GAP, (b)/(c) in the overview).
-    fn skip_irrelevant(&mut self, i: usize) {
+    fn skip_irrelevant(&mut self, key: ReaderKey) {
         let last = self.history.last_sn();
         let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
-        let Some(r) = self.readers.get(i) else {
+        let Some(r) = self.readers.get(key) else {
             return;
         };
         let pushed = push_mode || !(reliable_writer && r.reliable());
@@ -209,7 +213,7 @@ impl Writer {
         }
         let reader = self.reader_slot(r);
         let (end, _) = irrelevant_run(&self.history, reader, r.next_unsent, succ(last));
-        if let Some(r) = self.readers.get_mut(i) {
+        if let Some(r) = self.readers.get_mut(key) {
             r.next_unsent = r.next_unsent.max(end);
         }
     }
@@ -233,21 +237,21 @@ impl Writer {
         true
     }
 
-    /// Repairs and/or a HEARTBEAT for reader `i`, sent to it alone (INFO_DST), preceded by its
+    /// Repairs and/or a HEARTBEAT for reader `key`, sent to it alone (INFO_DST), preceded by its
     /// pending lazy GAP.
     fn control_message(
         &mut self,
-        i: usize,
+        key: ReaderKey,
         repair_due: bool,
         heartbeat_due: bool,
     ) -> Option<Transmit> {
-        self.skip_irrelevant(i);
+        self.skip_irrelevant(key);
         let last = self.history.last_sn();
         let frag_size = self.config.fragment_size;
-        let guid = self.readers.get(i)?.remote.guid;
-        let reader = self.reader_slot(self.readers.get(i)?);
+        let guid = self.readers.get(key)?.remote.guid;
+        let reader = self.reader_slot(self.readers.get(key)?);
         let mut b = self.builder(Some(guid), HEARTBEAT_LEN);
-        let r = self.readers.get_mut(i)?;
+        let r = self.readers.get_mut(key)?;
         // (b)/(c): the pending GAP goes first; requests it covers need no other answer.
         if let Some((from, to)) = r.pending_gap() {
             if Self::flush_gap(&self.history, r, reader, &mut b, to) {
@@ -265,12 +269,12 @@ impl Writer {
         if heartbeat_due || (repair_due && drained) {
             let first = self.history.first_sn().max(start);
             if self.add_heartbeat(&mut b, first, acked >= last) {
-                if let Some(r) = self.readers.get_mut(i) {
+                if let Some(r) = self.readers.get_mut(key) {
                     r.heartbeat_at = None;
                 }
             }
         }
-        let r = self.readers.get_mut(i)?;
+        let r = self.readers.get_mut(key)?;
         if !b.has_content() {
             // invariant: an empty message always has room; never spin on this reader.
             r.heartbeat_at = None;
@@ -289,47 +293,45 @@ impl Writer {
     /// available).
     fn push_shared(&mut self, now: Now) -> Push {
         let last = self.history.last_sn();
-        let cursor = |r: &ReaderProxy| (r.next_unsent, r.next_frag);
-        let shared: Vec<bool> = self
+        // The sharing readers and their cursors, in match order.
+        let shared: Vec<(ReaderKey, (SequenceNumber, u32))> = self
             .readers
-            .iter()
-            .map(|r| self.push_eligible(r) && !self.pushed_alone(r))
+            .entries()
+            .filter(|(_, r)| self.push_eligible(r) && !self.pushed_alone(r))
+            .map(|(k, r)| (k, (r.next_unsent, r.next_frag)))
             .collect();
-        let is_shared = |i: usize| shared.get(i).copied().unwrap_or(false);
-        let Some(key) = (0..self.readers.len())
-            .filter(|&i| is_shared(i))
-            .filter_map(|i| self.readers.get(i).map(cursor))
-            .min()
-        else {
+        let Some(key) = shared.iter().map(|(_, c)| *c).min() else {
             return Push::Idle;
         };
-        let member_idx: Vec<usize> = (0..self.readers.len())
-            .filter(|&i| is_shared(i) && self.readers.get(i).is_some_and(|r| cursor(r) == key))
+        let member_idx: Vec<ReaderKey> = shared
+            .iter()
+            .filter(|(_, c)| *c == key)
+            .map(|(k, _)| *k)
             .collect();
         // Stop where another sharing reader's cursor is, so that it joins the group from
         // there on (a reader pushed to alone never joins one).
-        let stop = (0..self.readers.len())
-            .filter(|&i| is_shared(i))
-            .filter_map(|i| self.readers.get(i).map(cursor))
+        let stop = shared
+            .iter()
+            .map(|(_, c)| *c)
             .filter(|c| *c > key)
             .min()
             .unwrap_or((succ(last), 1));
         self.push_members(now, &member_idx, key, stop, false)
     }
 
-    /// Pushes the unsent changes of reader `i`, pushed to alone (filtered for, owed a GAP, or
+    /// Pushes the unsent changes of reader `reader`, pushed to alone (filtered for, owed a GAP, or
     /// listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its filter
     /// rejects a change; lazy, see the overview).
-    fn push_solo(&mut self, now: Now, i: usize) -> Push {
+    fn push_solo(&mut self, now: Now, reader: ReaderKey) -> Push {
         let last = self.history.last_sn();
-        let Some(r) = self.readers.get(i) else {
+        let Some(r) = self.readers.get(reader) else {
             return Push::Idle;
         };
         if !self.push_eligible(r) || !self.pushed_alone(r) {
             return Push::Idle;
         }
         let key = (r.next_unsent, r.next_frag);
-        self.push_members(now, &[i], key, (succ(last), 1), true)
+        self.push_members(now, &[reader], key, (succ(last), 1), true)
     }
 
     /// Pushes changes from `key` up to `stop` (exclusive) to `member_idx` (all at `key`): one
@@ -338,7 +340,7 @@ impl Writer {
     fn push_members(
         &mut self,
         now: Now,
-        member_idx: &[usize],
+        member_idx: &[ReaderKey],
         key: (SequenceNumber, u32),
         stop: (SequenceNumber, u32),
         solo: bool,
@@ -349,7 +351,7 @@ impl Writer {
         let Some(&leader) = member_idx.first() else {
             return Push::Idle;
         };
-        let members = || member_idx.iter().filter_map(|&i| self.readers.get(i));
+        let members = || member_idx.iter().filter_map(|&k| self.readers.get(k));
         let any_reliable = reliable_writer && members().any(ReaderProxy::reliable);
         let dst = match member_idx {
             [only] => self.readers.get(*only).map(|r| r.remote.guid),
@@ -467,8 +469,8 @@ impl Writer {
             }
         }
         let advanced = (sn, frag) != key;
-        for &i in member_idx {
-            if let Some(r) = self.readers.get_mut(i) {
+        for &k in member_idx {
+            if let Some(r) = self.readers.get_mut(k) {
                 (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
             }
         }
@@ -485,8 +487,8 @@ impl Writer {
             };
             let first = self.history.first_sn().max(first);
             if self.add_heartbeat(&mut b, first, false) {
-                for &i in member_idx {
-                    if let Some(r) = self.readers.get_mut(i) {
+                for &k in member_idx {
+                    if let Some(r) = self.readers.get_mut(k) {
                         r.last_heartbeat = Some(now.mono);
                         // It also answers any HEARTBEAT owed to them.
                         r.heartbeat_at = None;
@@ -505,8 +507,8 @@ impl Writer {
             let backstop = self.config.heartbeat_period.saturating_mul(periods);
             let at = now.mono.saturating_add(backstop);
             self.queue.control_scheduled(at);
-            for &i in member_idx {
-                if let Some(r) = self.readers.get_mut(i) {
+            for &k in member_idx {
+                if let Some(r) = self.readers.get_mut(k) {
                     if r.reliable() {
                         r.schedule_heartbeat(at);
                     }
