@@ -56,21 +56,21 @@ impl Writer {
     ) {
         let instance: InstanceId = key;
         match kind {
-            ChangeKind::Alive => self.timers.deadline.touch(instance, now.mono),
-            _ => self.timers.deadline.remove(instance),
+            ChangeKind::Alive => self.instances.deadline.touch(instance, now.mono),
+            _ => self.instances.deadline.remove(instance),
         }
-        let Some(lifespan) = self.timers.lifespan else {
+        let Some(lifespan) = self.instances.lifespan else {
             return;
         };
         // Forget expiries of changes KEEP_LAST already replaced (keeps the queue bounded by
         // the history plus what is written between two expiries).
-        while let Some((_, old)) = self.timers.expiries.front() {
+        while let Some((_, old)) = self.instances.expiries.front() {
             if self.history.get(*old).is_some() {
                 break;
             }
-            self.timers.expiries.pop_front();
+            self.instances.expiries.pop_front();
         }
-        self.timers
+        self.instances
             .expiries
             .push_back((now.mono.saturating_add(lifespan), sn));
     }
@@ -78,17 +78,17 @@ impl Writer {
     /// Removes every change whose lifespan ended by `now` and records missed deadlines.
     pub(super) fn handle_instance_timers(&mut self, now: Now) {
         self.expire_lifespan(now);
-        self.timers.deadline.handle_timeout(now.mono);
+        self.instances.deadline.handle_timeout(now.mono);
     }
 
     /// Removes expired changes from the history. DDS 1.4 §2.2.3.16.
     pub(super) fn expire_lifespan(&mut self, now: Now) {
         let mut removed = false;
-        while let Some((at, sn)) = self.timers.expiries.front().copied() {
+        while let Some((at, sn)) = self.instances.expiries.front().copied() {
             if at > now.mono {
                 break;
             }
-            self.timers.expiries.pop_front();
+            self.instances.expiries.pop_front();
             if self.history.remove(sn) {
                 removed = true;
                 self.counters.changes_expired = self.counters.changes_expired.saturating_add(1);
@@ -104,8 +104,8 @@ impl Writer {
 
     /// The earliest lifespan expiry or deadline.
     pub(super) fn instance_timeout(&self) -> Option<Instant> {
-        let expiry = self.timers.expiries.front().map(|(at, _)| *at);
-        [expiry, self.timers.deadline.poll_timeout()]
+        let expiry = self.instances.expiries.front().map(|(at, _)| *at);
+        [expiry, self.instances.deadline.poll_timeout()]
             .into_iter()
             .flatten()
             .min()
@@ -113,11 +113,11 @@ impl Writer {
 
     /// The next instance that missed its offered deadline (`Some(None)`: keyless topic).
     pub fn poll_deadline_missed(&mut self) -> Option<InstanceId> {
-        self.timers.deadline.poll_missed()
+        self.instances.deadline.poll_missed()
     }
 
     /// OFFERED_DEADLINE_MISSED status. DDS 1.4 §2.2.4.1.
     pub fn deadline_status(&self) -> DeadlineMissedStatus {
-        self.timers.deadline.status()
+        self.instances.deadline.status()
     }
 }

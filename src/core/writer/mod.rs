@@ -57,6 +57,7 @@ mod repair;
 mod send;
 #[cfg(test)]
 mod tests;
+mod timer;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -77,6 +78,7 @@ pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::push_queue::PushQueue;
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
+use self::timer::{TimerTable, WriterTimer};
 use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
 use crate::qos::{History, ResourceLimits};
 use crate::time::{Instant, Now};
@@ -211,13 +213,13 @@ pub struct Writer {
     /// since.
     heartbeat_last_sn: SequenceNumber,
     unannounced_bytes: usize,
-    /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
-    heartbeat_deadline: Option<Instant>,
+    /// The writer's own timers (the periodic HEARTBEAT, `timer.rs`).
+    timers: TimerTable<WriterTimer, 1>,
     /// Round-robin start for per-reader control messages (fairness).
     next_reader: usize,
     counters: WriterCounters,
     /// Per-instance DEADLINE and LIFESPAN expiry.
-    timers: InstanceTimers,
+    instances: InstanceTimers,
     /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
     filtering: Option<Filtering>,
     /// Multicast groups of the matched readers and the planning cursor (`multicast.rs`).
@@ -240,7 +242,6 @@ impl Writer {
         config.fragment_size = config
             .fragment_size
             .clamp(1, room.min(usize::from(u16::MAX)));
-        let timers = InstanceTimers::new(config.deadline, config.lifespan);
         let filtering = config.descriptor.as_ref().map(|d| {
             Filtering::new(FilterSet::new(
                 Arc::clone(d),
@@ -250,15 +251,15 @@ impl Writer {
         });
         Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
+            instances: InstanceTimers::new(config.deadline, config.lifespan),
             config,
             readers: Readers::new(),
             heartbeat_count: 0,
             heartbeat_last_sn: SequenceNumber(0),
             unannounced_bytes: 0,
-            heartbeat_deadline: None,
+            timers: TimerTable::new(),
             next_reader: 0,
             counters: WriterCounters::default(),
-            timers,
             filtering,
             groups: Groups::new(),
             outbox: VecDeque::new(),
@@ -409,8 +410,9 @@ impl Writer {
     }
 
     fn arm_heartbeat(&mut self, now: Instant) {
-        if self.config.reliable && self.heartbeat_deadline.is_none() {
-            self.heartbeat_deadline = Some(now.saturating_add(self.config.heartbeat_period));
+        if self.config.reliable && self.timers.get(WriterTimer::Heartbeat).is_none() {
+            let at = now.saturating_add(self.config.heartbeat_period);
+            self.timers.set(WriterTimer::Heartbeat, Some(at));
         }
     }
 
@@ -510,10 +512,7 @@ impl Writer {
     pub fn handle_timeout(&mut self, now: Now) {
         self.handle_instance_timers(now);
         self.queue.control_changed();
-        let Some(deadline) = self.heartbeat_deadline else {
-            return;
-        };
-        if deadline > now.mono {
+        if !self.timers.is_due(WriterTimer::Heartbeat, now.mono) {
             return;
         }
         let last = self.history.last_sn();
@@ -527,14 +526,14 @@ impl Writer {
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
             // a push) during the last period, or whose push backstop is armed (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            if r.heartbeat_stale(now.mono, period) && r.heartbeat_at.is_none() {
+            if r.heartbeat_stale(now.mono, period) && !r.heartbeat_scheduled() {
                 r.schedule_heartbeat(now.mono);
                 r.last_heartbeat = Some(now.mono);
             }
             any = true;
         }
-        self.heartbeat_deadline =
-            any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        let next = any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        self.timers.set(WriterTimer::Heartbeat, next);
     }
 
     /// The earliest time [`Writer::handle_timeout`] or [`Writer::poll_transmit`] has timed
@@ -543,7 +542,7 @@ impl Writer {
         self.readers
             .iter()
             .filter_map(ReaderProxy::deadline)
-            .chain(self.heartbeat_deadline)
+            .chain(self.timers.next_timeout())
             .chain(self.instance_timeout())
             .min()
     }

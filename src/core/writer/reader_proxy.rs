@@ -10,6 +10,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
 use crate::time::Instant;
 use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
@@ -55,10 +56,9 @@ pub(super) struct ReaderProxy {
     /// NACK_FRAG requests: sample → missing fragment numbers (each set ≤ 256 entries, at most
     /// [`MAX_FRAG_REQUESTS`] samples). RTPS 2.5 §8.4.9.2.x (NackFrag handling, §8.3.7.8).
     pub(super) requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
-    /// When repairs are to be sent (after nack_response_delay). RTPS 2.5 §8.4.7.1.
-    pub(super) repair_at: Option<Instant>,
-    /// When a HEARTBEAT addressed to this reader is owed.
-    pub(super) heartbeat_at: Option<Instant>,
+    /// When repairs are to be sent (after nack_response_delay, RTPS 2.5 §8.4.7.1) and when a
+    /// HEARTBEAT addressed to this reader is owed.
+    timers: TimerTable<ReaderTimer, 2>,
     /// Last accepted ACKNACK count. RTPS 2.5 §8.4.15.7.
     pub(super) last_acknack_count: Option<i32>,
     /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
@@ -90,8 +90,7 @@ impl ReaderProxy {
             requested: BTreeSet::new(),
             repair_frag: (SequenceNumber(0), 1),
             requested_frags: BTreeMap::new(),
-            repair_at: None,
-            heartbeat_at: None,
+            timers: TimerTable::new(),
             last_acknack_count: None,
             last_nack_frag_count: None,
             filter_slot: Cell::new(None),
@@ -245,20 +244,48 @@ impl ReaderProxy {
 
     /// Schedules repairs at `at` unless they are already due earlier.
     pub(super) fn schedule_repair(&mut self, at: Instant) {
-        self.repair_at = Some(self.repair_at.map_or(at, |t| t.min(at)));
+        self.timers.set_earliest(ReaderTimer::Repair, at);
     }
 
     /// Schedules a heartbeat at `at` unless one is already due earlier.
     pub(super) fn schedule_heartbeat(&mut self, at: Instant) {
-        self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |t| t.min(at)));
+        self.timers.set_earliest(ReaderTimer::Heartbeat, at);
     }
 
     /// The earliest of its own deadlines.
     pub(super) fn deadline(&self) -> Option<Instant> {
-        let repair = self.repair_at.filter(|_| self.has_requests());
-        match (repair, self.heartbeat_at) {
+        let repair = self
+            .timers
+            .get(ReaderTimer::Repair)
+            .filter(|_| self.has_requests());
+        match (repair, self.timers.get(ReaderTimer::Heartbeat)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// True when it has repairs pending and their time came.
+    pub(super) fn repair_due(&self, now: Instant) -> bool {
+        self.has_requests() && self.timers.is_due(ReaderTimer::Repair, now)
+    }
+
+    /// True when a HEARTBEAT to it is owed by `now`.
+    pub(super) fn heartbeat_due(&self, now: Instant) -> bool {
+        self.timers.is_due(ReaderTimer::Heartbeat, now)
+    }
+
+    /// True while a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
+    pub(super) fn heartbeat_scheduled(&self) -> bool {
+        self.timers.get(ReaderTimer::Heartbeat).is_some()
+    }
+
+    /// Its repairs were all sent.
+    pub(super) fn repairs_sent(&mut self) {
+        self.timers.stop(ReaderTimer::Repair);
+    }
+
+    /// A HEARTBEAT went to it: none is owed any more.
+    pub(super) fn heartbeat_sent(&mut self) {
+        self.timers.stop(ReaderTimer::Heartbeat);
     }
 }

@@ -182,8 +182,8 @@ impl Writer {
             let Some(r) = self.readers.get(key) else {
                 continue;
             };
-            let repair_due = r.has_requests() && r.repair_at.is_some_and(|t| t <= now.mono);
-            let heartbeat_due = r.heartbeat_at.is_some_and(|t| t <= now.mono);
+            let repair_due = r.repair_due(now.mono);
+            let heartbeat_due = r.heartbeat_due(now.mono);
             if !repair_due && !heartbeat_due {
                 continue;
             }
@@ -262,7 +262,7 @@ impl Writer {
         if repair_due {
             drained = fill_repairs(&self.history, r, reader, &mut b, frag_size, last);
             if drained {
-                r.repair_at = None;
+                r.repairs_sent();
             }
         }
         let (start, acked) = (r.start, r.acked);
@@ -270,15 +270,15 @@ impl Writer {
             let first = self.history.first_sn().max(start);
             if self.add_heartbeat(&mut b, first, acked >= last) {
                 if let Some(r) = self.readers.get_mut(key) {
-                    r.heartbeat_at = None;
+                    r.heartbeat_sent();
                 }
             }
         }
         let r = self.readers.get_mut(key)?;
         if !b.has_content() {
             // invariant: an empty message always has room; never spin on this reader.
-            r.heartbeat_at = None;
-            r.repair_at = None;
+            r.heartbeat_sent();
+            r.repairs_sent();
             return None;
         }
         let (transmit, sent) = b.finish(r.locators().to_vec());
@@ -491,7 +491,7 @@ impl Writer {
                     if let Some(r) = self.readers.get_mut(k) {
                         r.last_heartbeat = Some(now.mono);
                         // It also answers any HEARTBEAT owed to them.
-                        r.heartbeat_at = None;
+                        r.heartbeat_sent();
                     }
                 }
             }
