@@ -15,7 +15,7 @@ use bytes::Bytes;
 use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
-use crate::wire::{Locator, SequenceNumber};
+use crate::wire::SequenceNumber;
 
 /// Why a change could not be added. Mapped to [`super::WriteError`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,8 +43,6 @@ struct Stored {
     change: CacheChange,
     /// The content-filter outcome, when the change was filtered.
     filter: Option<ChangeFilter>,
-    /// The multicast groups it was sent to (`multicast.rs`).
-    multicast: Vec<Locator>,
 }
 
 /// One sequence number in the window: `None` once removed out of order (a tombstone).
@@ -194,19 +192,6 @@ impl WriterHistory {
         self.stored(sn)?.filter.as_ref()
     }
 
-    /// The multicast groups change `sn` was sent to (empty when none).
-    pub(super) fn multicast(&self, sn: SequenceNumber) -> &[Locator] {
-        self.stored(sn).map_or(&[], |s| s.multicast.as_slice())
-    }
-
-    /// Records that stored change `sn` was sent to `group`.
-    pub(super) fn add_multicast(&mut self, sn: SequenceNumber, group: Locator) {
-        let Some(i) = self.position(sn) else { return };
-        if let Some(s) = self.window.get_mut(i).and_then(|e| e.stored.as_mut()) {
-            s.multicast.push(group);
-        }
-    }
-
     /// The stored changes from `sn` on, in order.
     pub(super) fn stored_from(
         &self,
@@ -349,11 +334,7 @@ impl WriterHistory {
         let change = make(sn);
         self.bytes = self.bytes.saturating_add(change.data.len());
         self.stored = self.stored.saturating_add(1);
-        let stored = Stored {
-            change,
-            filter,
-            multicast: Vec::new(),
-        };
+        let stored = Stored { change, filter };
         self.window.push_back(Entry {
             sn,
             stored: Some(stored),

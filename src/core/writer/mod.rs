@@ -50,6 +50,7 @@ mod instance;
 mod liveliness;
 mod message;
 mod multicast;
+mod push;
 mod push_queue;
 mod reader_proxy;
 mod readers;

@@ -200,7 +200,8 @@ impl Writer {
     /// True when reader `r` could take change `sn` from a multicast: the push would send it
     /// `sn` next or later, it is pushed to, and `sn` was planned after it matched and, when
     /// reliable, after its first ACKNACK (so it knows us: Cyclone 0.10 drops data before the
-    /// first HEARTBEAT it sees). The same answer at planning and at push time.
+    /// first HEARTBEAT it sees). Asked once, at planning: the readers it holds for are recorded
+    /// as covered ([`ReaderProxy::record_multicast`]) and their pushes pass over `sn`.
     pub(super) fn can_cover(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
         let reliable = self.config.reliable && r.reliable();
         let pushed = self.config.push_mode || !reliable;
@@ -208,17 +209,6 @@ impl Writer {
             && r.synced_from.is_some_and(|from| sn >= from)
             && sn >= r.start
             && (r.next_unsent < sn || (r.next_unsent == sn && r.next_frag == 1))
-    }
-
-    /// True when change `sn` went by multicast on a group reader `r` listens on, and `r` could
-    /// take it: its push passes over `sn` (`send.rs`).
-    pub(super) fn multicast_covers(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
-        let groups = self.history.multicast(sn);
-        !groups.is_empty()
-            && groups
-                .iter()
-                .any(|g| r.remote.multicast_locators.contains(g))
-            && self.can_cover(r, sn)
     }
 
     /// Marks reader `key` as able to take multicasts from the next change planned on.
@@ -274,44 +264,76 @@ impl Writer {
         }
     }
 
-    /// Decides change `sn` on group `g`; sends it there if cheaper. Returns the number of
-    /// passing listeners the multicast covers (0 when it goes unicast).
+    /// Decides change `sn` on group `g`; sends it there if cheaper, and records it as
+    /// covered for every listener that can take it (those it passes and those it tells it
+    /// is filtered). Returns the number of passing listeners covered (0: unicast).
     fn plan_group(&mut self, sn: SequenceNumber, g: usize) -> usize {
         let filter = self.history.filter(sn).cloned();
         let Some(group) = self.groups.groups.get(g) else {
             return 0;
         };
-        // A reader on two groups is covered by the first that multicasts.
-        let covered: Vec<ReaderKey> = group
+        let (listeners, locator) = (group.listeners.len(), group.locator);
+        let receivers: Vec<ReaderKey> = group
             .listeners
             .iter()
             .copied()
-            .filter(|&k| {
-                self.readers.get(k).is_some_and(|r| {
-                    filter
-                        .as_ref()
-                        .is_none_or(|f| f.sends_to(self.reader_slot(r)))
-                        && r.covered_sn != sn
-                        && self.can_cover(r, sn)
-                })
+            .filter(|&k| self.readers.get(k).is_some_and(|r| self.can_cover(r, sn)))
+            .collect();
+        // A reader on two groups is covered by the first that multicasts.
+        let covered: Vec<&ReaderProxy> = receivers
+            .iter()
+            .filter_map(|&k| self.readers.get(k))
+            .filter(|r| {
+                filter
+                    .as_ref()
+                    .is_none_or(|f| f.sends_to(self.reader_slot(r)))
+                    && !r.multicast_covered(sn)
             })
             .collect();
-        let (listeners, locator) = (group.listeners.len(), group.locator);
         if covered.is_empty() {
             return 0;
         }
         let gaps = covered
             .iter()
-            .filter_map(|&k| self.readers.get(k))
             .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
             .count();
+        let passing = covered.len();
         let info = filter.as_ref().and_then(|f| {
             let slots = self.group_info_slots(g, f);
             f.group_info(&slots)
         });
-        let Some(change) = self.history.get(sn) else {
+        let Some((b, candidate)) =
+            self.multicast_candidate(sn, info.as_deref(), listeners, passing, gaps)
+        else {
             return 0;
         };
+        if !self.config.multicast.multicast(&candidate) {
+            return 0;
+        }
+        for &k in &receivers {
+            if let Some(r) = self.readers.get_mut(k) {
+                r.record_multicast(sn);
+            }
+        }
+        let (transmit, sent) = b.finish(vec![locator]);
+        self.account(sent, false);
+        self.counters
+            .count_wire(&transmit.destinations, transmit.len());
+        self.outbox.push_back(transmit);
+        passing
+    }
+
+    /// The multicast DATA of change `sn` (with the group's filter `info`) and the inputs of
+    /// the cost model for it. `None` when the change is gone or does not fit.
+    fn multicast_candidate(
+        &self,
+        sn: SequenceNumber,
+        info: Option<&[u8]>,
+        listeners: usize,
+        passing: usize,
+        gaps: usize,
+    ) -> Option<(MessageBuilder, Candidate)> {
+        let change = self.history.get(sn)?;
         let mut b = MessageBuilder::new(
             self.config.guid.prefix,
             self.config.guid.entity_id,
@@ -320,19 +342,19 @@ impl Writer {
             0,
             self.config.keyed,
         );
-        if !b.data(change, info.as_deref()) {
-            return 0;
+        if !b.data(change, info) {
+            return None;
         }
         let len = to_u64(b.len());
         // The unicast DATA datagram: INFO_DST more, this reader's one-signature info instead
         // of the group's list.
-        let (info_param, single) = match &info {
+        let (info_param, single) = match info {
             Some(i) => (to_u64(i.len()).saturating_add(4), SINGLE_INFO_PARAM),
             None => (0, 0),
         };
         let candidate = Candidate {
-            passing: to_u64(covered.len()),
-            wasted: to_u64(listeners.saturating_sub(covered.len())),
+            passing: to_u64(passing),
+            wasted: to_u64(listeners.saturating_sub(passing)),
             gaps: to_u64(gaps),
             multicast_len: len,
             unicast_len: len
@@ -340,21 +362,7 @@ impl Writer {
                 .saturating_sub(info_param)
                 .saturating_add(single),
         };
-        if !self.config.multicast.multicast(&candidate) {
-            return 0;
-        }
-        for &k in &covered {
-            if let Some(r) = self.readers.get_mut(k) {
-                r.covered_sn = sn;
-            }
-        }
-        self.history.add_multicast(sn, locator);
-        let (transmit, sent) = b.finish(vec![locator]);
-        self.account(sent, false);
-        self.counters
-            .count_wire(&transmit.destinations, transmit.len());
-        self.outbox.push_back(transmit);
-        covered.len()
+        Some((b, candidate))
     }
 
     /// One slot of `f`'s table per distinct filter signature among group `g`'s filtered

@@ -8,7 +8,7 @@
 //! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
@@ -18,6 +18,11 @@ use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
 /// The most samples per reader with outstanding NACK_FRAG fragment requests. A further
 /// NACK_FRAG for another sample replaces the lowest one.
 pub(super) const MAX_FRAG_REQUESTS: usize = 16;
+
+/// The most multicast-covered changes remembered per reader ahead of its push cursor; beyond
+/// that the oldest is forgotten and that change goes to it by unicast too (a duplicate the
+/// reader drops, never a loss).
+pub(super) const MAX_MULTICAST_COVERED: usize = 4096;
 
 fn succ(sn: SequenceNumber) -> SequenceNumber {
     sn.checked_add(1).unwrap_or(sn)
@@ -68,8 +73,10 @@ pub(super) struct ReaderProxy {
     pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
     /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
     pub(super) queued: bool,
-    /// The last change a multicast covered for it (`multicast.rs`).
-    pub(super) covered_sn: SequenceNumber,
+    /// Changes at or after its push cursor that a multicast covered for it (delivered, or
+    /// told filtered), ascending: recorded once, when planned (`multicast.rs`); its push
+    /// passes over them (`push.rs`). At most [`MAX_MULTICAST_COVERED`].
+    multicast_covered: VecDeque<SequenceNumber>,
     /// The first change planned while it could take a multicast: once matched (best-effort)
     /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
     /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
@@ -95,7 +102,7 @@ impl ReaderProxy {
             last_nack_frag_count: None,
             filter_slot: Cell::new(None),
             queued: false,
-            covered_sn: SequenceNumber(0),
+            multicast_covered: VecDeque::new(),
             synced_from: None,
         }
     }
@@ -240,6 +247,41 @@ impl ReaderProxy {
         }
         self.requested_frags.entry(sn).or_default().extend(wanted);
         true
+    }
+
+    /// Moves its push cursor to `(sn, frag)` with the lazy GAP pending from `gap_from`
+    /// (kept ≤ `sn`, the invariant of `gap_from`); forgets multicast records it passed.
+    pub(super) fn set_push_cursor(
+        &mut self,
+        sn: SequenceNumber,
+        frag: u32,
+        gap_from: SequenceNumber,
+    ) {
+        (self.next_unsent, self.next_frag, self.gap_from) = (sn, frag, gap_from.min(sn));
+        self.forget_covered_before(sn);
+    }
+
+    fn forget_covered_before(&mut self, sn: SequenceNumber) {
+        while self.multicast_covered.front().is_some_and(|c| *c < sn) {
+            self.multicast_covered.pop_front();
+        }
+    }
+
+    /// Records that the multicast of change `sn` covered it (planned in SN order).
+    pub(super) fn record_multicast(&mut self, sn: SequenceNumber) {
+        self.forget_covered_before(self.next_unsent);
+        if self.multicast_covered.back().is_some_and(|c| *c >= sn) {
+            return;
+        }
+        if self.multicast_covered.len() >= MAX_MULTICAST_COVERED {
+            self.multicast_covered.pop_front();
+        }
+        self.multicast_covered.push_back(sn);
+    }
+
+    /// True when a multicast of change `sn` covered it.
+    pub(super) fn multicast_covered(&self, sn: SequenceNumber) -> bool {
+        self.multicast_covered.binary_search(&sn).is_ok()
     }
 
     /// Schedules repairs at `at` unless they are already due earlier.

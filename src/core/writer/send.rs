@@ -42,12 +42,11 @@
 use super::Writer;
 use super::content_filter::ReaderSlot;
 use super::history::WriterHistory;
-use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
+use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent};
+use super::push::{Action, Burst, Cursor};
 use super::reader_proxy::ReaderProxy;
 use super::readers::ReaderKey;
-use super::repair::{
-    FilterInfo, count_filtered, fill_repairs, filtered_out, info_for, irrelevant_run, succ,
-};
+use super::repair::{count_filtered, fill_repairs, irrelevant_run, succ};
 use crate::core::Transmit;
 use crate::time::Now;
 use crate::wire::{Locator, SequenceNumber};
@@ -300,12 +299,12 @@ impl Writer {
             .filter(|(_, r)| self.push_eligible(r) && !self.pushed_alone(r))
             .map(|(k, r)| (k, (r.next_unsent, r.next_frag)))
             .collect();
-        let Some(key) = shared.iter().map(|(_, c)| *c).min() else {
+        let Some(start) = shared.iter().map(|(_, c)| *c).min() else {
             return Push::Idle;
         };
-        let member_idx: Vec<ReaderKey> = shared
+        let members: Vec<ReaderKey> = shared
             .iter()
-            .filter(|(_, c)| *c == key)
+            .filter(|(_, c)| *c == start)
             .map(|(k, _)| *k)
             .collect();
         // Stop where another sharing reader's cursor is, so that it joins the group from
@@ -313,15 +312,16 @@ impl Writer {
         let stop = shared
             .iter()
             .map(|(_, c)| *c)
-            .filter(|c| *c > key)
+            .filter(|c| *c > start)
             .min()
             .unwrap_or((succ(last), 1));
-        self.push_members(now, &member_idx, key, stop, false)
+        let burst = self.burst(&members, stop, false);
+        self.push_burst(now, &members, start, burst)
     }
 
-    /// Pushes the unsent changes of reader `reader`, pushed to alone (filtered for, owed a GAP, or
-    /// listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its filter
-    /// rejects a change; lazy, see the overview).
+    /// Pushes the unsent changes of reader `reader`, pushed to alone (filtered for, owed a
+    /// GAP, or listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its
+    /// filter rejects a change; lazy, see the overview).
     fn push_solo(&mut self, now: Now, reader: ReaderKey) -> Push {
         let last = self.history.last_sn();
         let Some(r) = self.readers.get(reader) else {
@@ -330,198 +330,172 @@ impl Writer {
         if !self.push_eligible(r) || !self.pushed_alone(r) {
             return Push::Idle;
         }
-        let key = (r.next_unsent, r.next_frag);
-        self.push_members(now, &[reader], key, (succ(last), 1), true)
+        let start = (r.next_unsent, r.next_frag);
+        let burst = self.burst(&[reader], (succ(last), 1), true);
+        self.push_burst(now, &[reader], start, burst)
     }
 
-    /// Pushes changes from `key` up to `stop` (exclusive) to `member_idx` (all at `key`): one
-    /// reader alone (`solo`: INFO_DST, its own filter info, its lazy GAPs) or several sharing
-    /// one datagram (readerId ENTITYID_UNKNOWN, sent to the union of their locators).
-    fn push_members(
-        &mut self,
-        now: Now,
-        member_idx: &[ReaderKey],
-        key: (SequenceNumber, u32),
-        stop: (SequenceNumber, u32),
-        solo: bool,
-    ) -> Push {
-        let last = self.history.last_sn();
-        let reliable_writer = self.config.reliable;
-        let frag_size = self.config.fragment_size;
-        let Some(&leader) = member_idx.first() else {
-            return Push::Idle;
-        };
-        let members = || member_idx.iter().filter_map(|&k| self.readers.get(k));
-        let any_reliable = reliable_writer && members().any(ReaderProxy::reliable);
-        let dst = match member_idx {
-            [only] => self.readers.get(*only).map(|r| r.remote.guid),
-            _ => None,
-        };
-        let dst_slot = match member_idx {
+    /// What a burst to `members` knows about them (`push.rs`).
+    fn burst(&self, members: &[ReaderKey], stop: (SequenceNumber, u32), solo: bool) -> Burst {
+        let proxies = || members.iter().filter_map(|&k| self.readers.get(k));
+        let dst_slot = match members {
             [only] => self.readers.get(*only).map(|r| self.reader_slot(r)),
             _ => None,
         };
-        let dest = union_locators(members());
-        let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
+        Burst {
+            solo,
+            dst_slot,
+            any_reliable: self.config.reliable && proxies().any(ReaderProxy::reliable),
+            stop,
+            last: self.history.last_sn(),
+            frag_size: self.config.fragment_size,
+        }
+    }
+
+    /// Pushes changes from `start` up to the burst's stop to `members` (all at `start`): one
+    /// reader alone (INFO_DST, its own filter info, its lazy GAPs) or several sharing one
+    /// datagram (readerId ENTITYID_UNKNOWN, sent to the union of their locators). Each step
+    /// is [`Burst::next_action`] applied.
+    fn push_burst(
+        &mut self,
+        now: Now,
+        members: &[ReaderKey],
+        start: (SequenceNumber, u32),
+        burst: Burst,
+    ) -> Push {
+        let Some(&leader) = members.first() else {
+            return Push::Idle;
+        };
+        let dst = match members {
+            [only] => self.readers.get(*only).map(|r| r.remote.guid),
+            _ => None,
+        };
+        let reserve = if burst.any_reliable { HEARTBEAT_LEN } else { 0 };
+        let mut b = self.builder(dst, reserve);
         // A burst of changes: size the buffer for a full message once.
-        let pending = last.0.saturating_sub(key.0.0);
-        if pending > 0 {
+        if burst.last.0.saturating_sub(start.0.0) > 0 {
             b.reserve_total(self.config.max_message_size);
         }
-        // The solo reader's pending lazy GAP start (for a group: nothing pending).
-        let mut gap_from = match solo {
-            true => self.readers.get(leader).map_or(key.0, |r| r.gap_from),
-            false => key.0,
+        let leader_gap = self.readers.get(leader).map_or(start.0, |r| r.gap_from);
+        let gap_from = if burst.solo { leader_gap } else { start.0 };
+        let mut at = Cursor {
+            sn: start.0,
+            frag: start.1,
+            gap_from,
         };
-        let (mut sn, mut frag) = key;
         // Changes a multicast delivered to (or told as filtered to) the solo reader.
-        let mut multicast_delivered = false;
-        while sn <= last && (sn, frag) < stop {
-            let rejected = dst_slot.filter(|g| filtered_out(&self.history, sn, *g));
-            let change = self.history.get(sn);
-            let covered = solo
-                && frag == 1
-                && change.is_some()
+        let mut delivered = false;
+        while burst.in_range(at) {
+            let covered = burst.solo
                 && self
                     .readers
                     .get(leader)
-                    .is_some_and(|r| self.multicast_covers(r, sn));
-            if change.is_some() && rejected.is_none() && solo && gap_from < sn {
-                // (a) the pending GAP rides in front of the next DATA for this reader.
-                let n = dst_slot.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
-                if !b.filter_gap(gap_from, sn, n) {
-                    break;
-                }
-                gap_from = sn;
+                    .is_some_and(|r| r.multicast_covered(at.sn));
+            let action = burst.next_action(&self.history, at, covered);
+            if !burst.apply(&self.history, &mut b, &mut at, action) {
+                break;
             }
-            match (change, rejected) {
-                (Some(_), Some(_)) if covered && gap_from == sn => {
-                    // The multicast's filter info told it this change is filtered: nothing
-                    // pending, so no GAP is owed for it. RTPS 2.5 §8.7.3.2-§8.7.3.4.
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                }
-                (Some(_), None) if covered => {
-                    // Delivered by the multicast (its pending GAP went in front, above).
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                    multicast_delivered = true;
-                }
-                (Some(_), Some(reader)) => {
-                    // Its filter rejects the change: pass over the whole run of rejected (or
-                    // replaced) changes; the GAP is lazy. RTPS 2.5 §8.7.3.2.
-                    let limit = stop.0.min(succ(last));
-                    let (end, _) = irrelevant_run(&self.history, reader, sn, limit);
-                    (sn, frag) = (end.max(succ(sn)), 1);
-                }
-                (Some(c), None) if c.data.len() > frag_size => {
-                    let total = fragment_count(c.data.len(), frag_size);
-                    let cfi = info_for(&self.history, sn, dst_slot);
-                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
-                    if frag <= total && !b.data_frag(c, cfi, frag, frag_size) && b.has_content() {
-                        break;
-                    }
-                    frag = frag.saturating_add(1);
-                    if frag > total {
-                        (sn, frag) = (succ(sn), 1);
-                    }
-                    gap_from = gap_from.max(sn);
-                }
-                (Some(c), None) => {
-                    let cfi = info_for(&self.history, sn, dst_slot);
-                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
-                    if !b.data(c, cfi) && b.has_content() {
-                        break;
-                    }
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                }
-                (None, _) => {
-                    // Replaced (KEEP_LAST) before it was sent: reliable readers get a GAP (a
-                    // reader pushed to alone lazily, with its filtered changes).
-                    let next = self
-                        .history
-                        .next_stored_from(sn)
-                        .unwrap_or_else(|| succ(last));
-                    let end = next.min(stop.0).max(succ(sn));
-                    if !solo && any_reliable && !b.gap(sn, end) && b.has_content() {
-                        break;
-                    }
-                    (sn, frag) = (end, 1);
-                }
-            }
+            delivered |= action == Action::Covered { delivered: true };
         }
-        if !solo {
-            gap_from = sn;
+        if !burst.solo {
+            at.gap_from = at.sn;
         }
-        let hb_due = any_reliable
-            && sn > last
+        self.settle_burst(now, members, &burst, b, start, at, delivered)
+    }
+
+    /// Ends a burst: the filtered tail's GAP and a piggy-backed HEARTBEAT when one is due
+    /// (else the backstop), the readers' cursors, and the datagram.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_burst(
+        &mut self,
+        now: Now,
+        members: &[ReaderKey],
+        burst: &Burst,
+        mut b: MessageBuilder,
+        start: (SequenceNumber, u32),
+        mut at: Cursor,
+        delivered: bool,
+    ) -> Push {
+        let period = self.config.heartbeat_period;
+        let hb_due = burst.any_reliable
+            && at.sn > burst.last
             && b.has_content()
             && (self.heartbeat_by_volume()
-                || members().any(|r| r.heartbeat_stale(now.mono, self.config.heartbeat_period)));
-        if hb_due && gap_from < sn {
+                || members
+                    .iter()
+                    .filter_map(|&k| self.readers.get(k))
+                    .any(|r| r.heartbeat_stale(now.mono, period)));
+        if hb_due && at.gap_from < at.sn {
             // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
             // the reader does not NACK it.
-            let reader = dst_slot.unwrap_or(ReaderSlot::unresolved(self.config.guid));
-            let n = count_filtered(&self.history, reader, gap_from, sn);
-            if b.filter_gap(gap_from, sn, n) {
-                gap_from = sn;
+            let reader = burst
+                .dst_slot
+                .unwrap_or(ReaderSlot::unresolved(self.config.guid));
+            let n = count_filtered(&self.history, reader, at.gap_from, at.sn);
+            if b.filter_gap(at.gap_from, at.sn, n) {
+                at.gap_from = at.sn;
             }
         }
-        let advanced = (sn, frag) != key;
-        for &k in member_idx {
+        for &k in members {
             if let Some(r) = self.readers.get_mut(k) {
-                (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
+                r.set_push_cursor(at.sn, at.frag, at.gap_from);
             }
         }
-        if hb_due && gap_from >= sn {
-            // RTPS 2.5 §8.4.9.2.7, §8.4.15.1: piggy-back a HEARTBEAT after the burst, at most
-            // one per reader and heartbeat period.
-            let first = match dst {
-                Some(g) => self
-                    .readers
-                    .iter()
-                    .find(|r| r.remote.guid == g)
-                    .map_or(SequenceNumber::ONE, |r| r.start),
-                None => SequenceNumber::ONE,
-            };
-            let first = self.history.first_sn().max(first);
-            if self.add_heartbeat(&mut b, first, false) {
-                for &k in member_idx {
-                    if let Some(r) = self.readers.get_mut(k) {
-                        r.last_heartbeat = Some(now.mono);
-                        // It also answers any HEARTBEAT owed to them.
-                        r.heartbeat_sent();
-                    }
-                }
-            }
-        } else if advanced && any_reliable {
-            // Changes went out (or were passed over) without a HEARTBEAT: a later push will
-            // likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
-            // (the earliest one armed stands).
-            let periods = if b.has_content() || multicast_delivered {
-                HEARTBEAT_BACKSTOP_PERIODS
-            } else {
-                SKIPPED_BACKSTOP_PERIODS
-            };
-            let backstop = self.config.heartbeat_period.saturating_mul(periods);
-            let at = now.mono.saturating_add(backstop);
-            self.queue.control_scheduled(at);
-            for &k in member_idx {
-                if let Some(r) = self.readers.get_mut(k) {
-                    if r.reliable() {
-                        r.schedule_heartbeat(at);
-                    }
-                }
-            }
+        if hb_due && at.gap_from >= at.sn {
+            self.piggyback_heartbeat(now, members, &mut b);
+        } else if (at.sn, at.frag) != start && burst.any_reliable {
+            self.arm_backstop(now, members, b.has_content() || delivered);
         }
         if !b.has_content() {
             return Push::Advanced;
         }
+        let dest = union_locators(members.iter().filter_map(|&k| self.readers.get(k)));
         let (transmit, sent) = b.finish(dest);
         self.account(sent, false);
         self.counters
             .count_wire(&transmit.destinations, transmit.len());
         Push::Sent(transmit)
+    }
+
+    /// RTPS 2.5 §8.4.9.2.7, §8.4.15.1: piggy-backs a HEARTBEAT after the burst, at most one
+    /// per reader and heartbeat period; it also answers any HEARTBEAT owed to them.
+    fn piggyback_heartbeat(&mut self, now: Now, members: &[ReaderKey], b: &mut MessageBuilder) {
+        let first = match members {
+            [only] => self
+                .readers
+                .get(*only)
+                .map_or(SequenceNumber::ONE, |r| r.start),
+            _ => SequenceNumber::ONE,
+        };
+        let first = self.history.first_sn().max(first);
+        if self.add_heartbeat(b, first, false) {
+            for &k in members {
+                if let Some(r) = self.readers.get_mut(k) {
+                    r.last_heartbeat = Some(now.mono);
+                    r.heartbeat_sent();
+                }
+            }
+        }
+    }
+
+    /// Changes went out (or were passed over, `sent` false) without a HEARTBEAT: a later push
+    /// will likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
+    /// (the earliest one armed stands).
+    fn arm_backstop(&mut self, now: Now, members: &[ReaderKey], sent: bool) {
+        let periods = if sent {
+            HEARTBEAT_BACKSTOP_PERIODS
+        } else {
+            SKIPPED_BACKSTOP_PERIODS
+        };
+        let backstop = self.config.heartbeat_period.saturating_mul(periods);
+        let at = now.mono.saturating_add(backstop);
+        self.queue.control_scheduled(at);
+        for &k in members {
+            if let Some(r) = self.readers.get_mut(k) {
+                if r.reliable() {
+                    r.schedule_heartbeat(at);
+                }
+            }
+        }
     }
 }
