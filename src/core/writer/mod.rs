@@ -250,7 +250,7 @@ impl Writer {
                 DEFAULT_MEMO_CAPACITY,
             ))
         });
-        Writer {
+        let mut w = Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
             instances: InstanceTimers::new(config.deadline, config.lifespan),
             config,
@@ -265,7 +265,9 @@ impl Writer {
             groups: Groups::new(),
             outbox: VecDeque::new(),
             queue: PushQueue::new(),
-        }
+        };
+        w.resolve_filter_slots();
+        w
     }
 
     /// The configuration in use (after clamping).
@@ -333,6 +335,7 @@ impl Writer {
             self.history.next_sn()
         };
         let mut proxy = ReaderProxy::new(remote, start);
+        proxy.set_filter_slot(self.filter_slot_of(proxy.remote.guid));
         if self.config.reliable && proxy.reliable() {
             // RTPS 2.5 §8.4.9.2: announce the available range at once.
             proxy.schedule_heartbeat(now.mono);

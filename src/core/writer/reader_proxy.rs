@@ -7,7 +7,6 @@
 //! RTPS 2.5 §8.4.7.5 (ReaderProxy), §8.4.9.1 (best-effort: only the unsent cursor),
 //! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::timer::{ReaderTimer, TimerTable};
@@ -68,9 +67,9 @@ pub(super) struct ReaderProxy {
     pub(super) last_acknack_count: Option<i32>,
     /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
     pub(super) last_nack_frag_count: Option<i32>,
-    /// Its slot in the writer's filter set, and the set's generation it was looked up at
-    /// (`content_filter.rs`, `Writer::reader_slot`).
-    pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
+    /// Its slot in the writer's filter set at the generation `Readers` holds (resolved in
+    /// one place, `Writer::resolve_filter_slots`, whenever the set changes).
+    filter_slot: Option<usize>,
     /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
     pub(super) queued: bool,
     /// Changes at or after its push cursor that a multicast covered for it (delivered, or
@@ -100,11 +99,21 @@ impl ReaderProxy {
             timers: TimerTable::new(),
             last_acknack_count: None,
             last_nack_frag_count: None,
-            filter_slot: Cell::new(None),
+            filter_slot: None,
             queued: false,
             multicast_covered: VecDeque::new(),
             synced_from: None,
         }
+    }
+
+    /// Its slot in the writer's filter set (see `Readers::filter_slot`).
+    pub(super) fn filter_slot(&self) -> Option<usize> {
+        self.filter_slot
+    }
+
+    /// Sets its slot in the writer's filter set.
+    pub(super) fn set_filter_slot(&mut self, slot: Option<usize>) {
+        self.filter_slot = slot;
     }
 
     /// RELIABLE reader.

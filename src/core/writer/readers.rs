@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 
+use super::content_filter::ReaderSlot;
 use super::reader_proxy::ReaderProxy;
 use crate::wire::Guid;
 
@@ -33,7 +34,7 @@ struct Slot {
 }
 
 /// The matched readers of one writer.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Readers {
     slots: Vec<Slot>,
     /// Vacant slot indices, reused last-freed first.
@@ -43,11 +44,39 @@ pub(super) struct Readers {
     by_guid: BTreeMap<Guid, ReaderKey>,
     /// Bumped on every addition, removal and locator update.
     membership: u64,
+    /// The filter-set generation every proxy's filter slot was resolved at (`u64::MAX`:
+    /// no filter set, every reader unresolved).
+    filter_generation: u64,
 }
 
 impl Readers {
     pub(super) fn new() -> Self {
-        Self::default()
+        Readers {
+            slots: Vec::new(),
+            free: Vec::new(),
+            order: Vec::new(),
+            by_guid: BTreeMap::new(),
+            membership: 0,
+            filter_generation: u64::MAX,
+        }
+    }
+
+    /// Re-resolves every reader's filter slot at filter-set `generation`.
+    pub(super) fn resolve_filter_slots(
+        &mut self,
+        generation: u64,
+        slot_of: impl Fn(Guid) -> Option<usize>,
+    ) {
+        self.filter_generation = generation;
+        for r in self.iter_mut() {
+            r.set_filter_slot(slot_of(r.remote.guid));
+        }
+    }
+
+    /// Reader `r`'s slot in the writer's filter set, as resolved at the last change of the
+    /// set: per-change decisions under that generation's table are one bit test.
+    pub(super) fn filter_slot(&self, r: &ReaderProxy) -> ReaderSlot {
+        ReaderSlot::new(r.remote.guid, self.filter_generation, r.filter_slot())
     }
 
     /// Number of matched readers.
