@@ -60,7 +60,6 @@ mod send;
 mod tests;
 mod timer;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -74,13 +73,13 @@ pub use self::filter_set::{
 use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
-use self::multicast::Groups;
+use self::multicast::Planner;
 pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::push_queue::PushQueue;
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit};
+use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
 use crate::qos::{History, ResourceLimits};
 use crate::time::{Instant, Now};
 use crate::types::TypeDescriptor;
@@ -223,10 +222,8 @@ pub struct Writer {
     instances: InstanceTimers,
     /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
     filtering: Option<Filtering>,
-    /// Multicast groups of the matched readers and the planning cursor (`multicast.rs`).
-    groups: Groups,
-    /// Multicast datagrams planned and not yet handed out (`multicast.rs`).
-    outbox: VecDeque<Transmit>,
+    /// The send planner: multicast groups, planning cursor, outbox (`multicast.rs`).
+    planner: Planner,
     /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
     queue: PushQueue,
 }
@@ -262,8 +259,7 @@ impl Writer {
             next_reader: 0,
             counters: WriterCounters::default(),
             filtering,
-            groups: Groups::new(),
-            outbox: VecDeque::new(),
+            planner: Planner::new(),
             queue: PushQueue::new(),
         };
         w.resolve_filter_slots();
@@ -429,7 +425,7 @@ impl Writer {
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
-        let plan_next = self.groups.plan_next;
+        let plan_next = self.planner.plan_next();
         let Some(key) = self.readers.find(reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;

@@ -42,7 +42,7 @@
 use super::Writer;
 use super::content_filter::ReaderSlot;
 use super::history::WriterHistory;
-use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent};
+use super::message::{HEARTBEAT_LEN, MessageBuilder};
 use super::push::{Action, Burst, Cursor};
 use super::reader_proxy::ReaderProxy;
 use super::readers::ReaderKey;
@@ -94,7 +94,7 @@ impl Writer {
             return Some(t);
         }
         self.plan_changes();
-        if let Some(t) = self.outbox.pop_front() {
+        if let Some(t) = self.planner.pop_transmit() {
             return Some(t);
         }
         self.refresh_queue();
@@ -115,23 +115,6 @@ impl Writer {
         }
         self.collect_garbage();
         None
-    }
-
-    pub(super) fn account(&mut self, sent: Sent, repair: bool) {
-        let c = &mut self.counters;
-        if repair {
-            c.repairs_sent = c
-                .repairs_sent
-                .saturating_add(sent.data.saturating_add(sent.data_frag));
-        } else {
-            c.data_sent = c.data_sent.saturating_add(sent.data);
-            c.data_frag_sent = c.data_frag_sent.saturating_add(sent.data_frag);
-        }
-        c.gaps_sent = c.gaps_sent.saturating_add(sent.gaps);
-        c.filter_gaps_sent = c.filter_gaps_sent.saturating_add(sent.filter_gaps);
-        c.samples_filtered = c.samples_filtered.saturating_add(sent.filtered);
-        c.heartbeats_sent = c.heartbeats_sent.saturating_add(sent.heartbeats);
-        c.datagrams_sent = c.datagrams_sent.saturating_add(1);
     }
 
     fn builder(&self, dst: Option<crate::wire::Guid>, reserve: usize) -> MessageBuilder {
@@ -281,7 +264,7 @@ impl Writer {
             return None;
         }
         let (transmit, sent) = b.finish(r.locators().to_vec());
-        self.account(sent, true);
+        self.counters.account(sent, true);
         self.counters
             .count_wire(&transmit.destinations, transmit.len());
         Some(transmit)
@@ -451,7 +434,7 @@ impl Writer {
         }
         let dest = union_locators(members.iter().filter_map(|&k| self.readers.get(k)));
         let (transmit, sent) = b.finish(dest);
-        self.account(sent, false);
+        self.counters.account(sent, false);
         self.counters
             .count_wire(&transmit.destinations, transmit.len());
         Push::Sent(transmit)
