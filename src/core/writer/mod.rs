@@ -305,7 +305,7 @@ impl Writer {
         self.readers
             .iter()
             .filter(|r| self.reliable_reader(r))
-            .map(|r| r.acked)
+            .map(ReaderProxy::acked)
             .min()
             .unwrap_or_else(|| self.history.last_sn())
     }
@@ -320,7 +320,7 @@ impl Writer {
             .find(remote.guid)
             .and_then(|k| self.readers.get_mut(k))
         {
-            r.remote = remote;
+            r.set_remote(remote);
             self.readers.changed();
             self.queue.rescan();
             return;
@@ -331,7 +331,7 @@ impl Writer {
             self.history.next_sn()
         };
         let mut proxy = ReaderProxy::new(remote, start);
-        proxy.set_filter_slot(self.filter_slot_of(proxy.remote.guid));
+        proxy.set_filter_slot(self.filter_slot_of(proxy.guid()));
         if self.config.reliable && proxy.reliable() {
             // RTPS 2.5 §8.4.9.2: announce the available range at once.
             proxy.schedule_heartbeat(now.mono);
@@ -435,15 +435,12 @@ impl Writer {
         let Some(r) = self.readers.get_mut(key) else {
             return;
         };
-        if !reliable
-            || !r.reliable()
-            || !ReaderProxy::accept_count(&mut r.last_acknack_count, ack.count)
-        {
+        if !reliable || !r.reliable() || !r.accept_acknack_count(ack.count) {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         }
         // In contact: multicasts planned from now on may cover it (`multicast.rs`).
-        r.synced_from.get_or_insert(plan_next);
+        r.mark_synced(plan_next);
         let set = &ack.reader_sn_state;
         // Pre-emptive form (facts §5.8): base 0 acknowledges nothing; treated as base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);
@@ -453,7 +450,7 @@ impl Writer {
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
-        let behind = r.acked < last && r.heartbeat_stale(now.mono, period);
+        let behind = r.acked() < last && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
         } else if preemptive || !ack.final_flag || behind {
@@ -487,14 +484,14 @@ impl Writer {
         if !reliable
             || !r.reliable()
             || nack.writer_sn > last
-            || !ReaderProxy::accept_count(&mut r.last_nack_frag_count, nack.count)
+            || !r.accept_nack_frag_count(nack.count)
         {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         }
         let frags = nack.fragment_number_state.iter();
         let requested = match total {
-            Some(n) if n > 1 && nack.writer_sn >= r.start => {
+            Some(n) if n > 1 && nack.writer_sn >= r.start() => {
                 r.apply_nack_frag(nack.writer_sn, frags, n)
             }
             // Not stored (→ GAP) or not fragmented (→ DATA): request the whole change.
@@ -527,8 +524,7 @@ impl Writer {
             // a push) during the last period, or whose push backstop is armed (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
             if r.heartbeat_stale(now.mono, period) && !r.heartbeat_scheduled() {
-                r.schedule_heartbeat(now.mono);
-                r.last_heartbeat = Some(now.mono);
+                r.unsolicited_heartbeat(now.mono, false);
             }
             any = true;
         }
@@ -594,7 +590,7 @@ impl Writer {
             .readers
             .iter()
             .filter(|r| !self.reliable_reader(r))
-            .map(|r| r.next_unsent.checked_sub(1).unwrap_or(SequenceNumber(0)))
+            .map(|r| r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
             .min();
         let floor = match best_effort_floor {
             Some(b) => b.min(self.ack_floor()),

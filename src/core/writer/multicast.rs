@@ -186,9 +186,9 @@ fn can_cover(config: &WriterConfig, r: &ReaderProxy, sn: SequenceNumber) -> bool
     let reliable = config.reliable && r.reliable();
     let pushed = config.push_mode || !reliable;
     pushed
-        && r.synced_from.is_some_and(|from| sn >= from)
-        && sn >= r.start
-        && (r.next_unsent < sn || (r.next_unsent == sn && r.next_frag == 1))
+        && r.synced_from().is_some_and(|from| sn >= from)
+        && sn >= r.start()
+        && (r.next_unsent() < sn || r.cursor() == (sn, 1))
 }
 
 impl Planner {
@@ -247,7 +247,7 @@ impl Planner {
         }
         let mut locators: BTreeSet<Locator> = BTreeSet::new();
         for r in readers.iter() {
-            locators.extend(r.remote.multicast_locators.iter().copied());
+            locators.extend(r.remote().multicast_locators.iter().copied());
         }
         self.groups = locators
             .into_iter()
@@ -255,7 +255,7 @@ impl Planner {
                 locator,
                 listeners: readers
                     .entries()
-                    .filter(|(_, r)| r.remote.multicast_locators.contains(&locator))
+                    .filter(|(_, r)| r.remote().multicast_locators.contains(&locator))
                     .map(|(k, _)| k)
                     .collect(),
                 info_slots: None,
@@ -338,7 +338,7 @@ impl Planner {
         }
         let gaps = covered
             .iter()
-            .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
+            .filter(|r| r.reliable() && r.next_unsent() == sn && r.gap_from() < sn)
             .count();
         let passing = covered.len();
         let info = filter.and_then(|f| {
@@ -428,14 +428,14 @@ impl Writer {
     pub(super) fn mark_synced(&mut self, key: ReaderKey) {
         let from = self.planner.plan_next();
         if let Some(r) = self.readers.get_mut(key) {
-            r.synced_from.get_or_insert(from);
+            r.mark_synced(from);
         }
     }
 
     /// True when reader `r` listens on a multicast group the writer may use.
     pub(super) fn multicast_listener(&self, r: &ReaderProxy) -> bool {
         self.config.multicast.mode != MulticastMode::AlwaysUnicast
-            && !r.remote.multicast_locators.is_empty()
+            && !r.remote().multicast_locators.is_empty()
     }
 
     /// Plans the changes written since the last call (`Planner::plan`) and records the

@@ -67,7 +67,7 @@ impl PushQueue {
         self.solo.clear();
         self.touched.clear();
         for r in readers.iter_mut() {
-            r.queued = false;
+            r.set_queued(false);
         }
         self.scan = true;
         self.shared = true;
@@ -120,7 +120,7 @@ impl Writer {
     /// True when reader `r` has unsent changes the push sends it.
     /// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
     pub(super) fn push_eligible(&self, r: &ReaderProxy) -> bool {
-        r.next_unsent <= self.history.last_sn()
+        r.next_unsent() <= self.history.last_sn()
             && (self.config.push_mode || !(self.config.reliable && r.reliable()))
     }
 
@@ -134,9 +134,9 @@ impl Writer {
         }
         if !self.pushed_alone(r) {
             self.queue.shared = true;
-        } else if !r.queued {
+        } else if !r.queued() {
             if let Some(r) = self.readers.get_mut(key) {
-                r.queued = true;
+                r.set_queued(true);
             }
             self.queue.solo.push_back(key);
         }
@@ -166,7 +166,7 @@ impl Writer {
     pub(super) fn dequeue_front(&mut self) {
         if let Some(key) = self.queue.solo.pop_front() {
             if let Some(r) = self.readers.get_mut(key) {
-                r.queued = false;
+                r.set_queued(false);
             }
             if self
                 .readers

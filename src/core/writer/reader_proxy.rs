@@ -31,47 +31,47 @@ fn succ(sn: SequenceNumber) -> SequenceNumber {
 #[derive(Clone, Debug)]
 pub(super) struct ReaderProxy {
     /// The reader as discovery described it.
-    pub(super) remote: RemoteReader,
+    remote: RemoteReader,
     /// First sequence number relevant to this reader: earlier ones are answered with GAP
     /// (VOLATILE late joiner, DDS 1.4 §2.2.3.4) and excluded from its heartbeats' firstSN.
-    pub(super) start: SequenceNumber,
+    start: SequenceNumber,
     /// Every SN ≤ `acked` is acknowledged (or irrelevant). Reliable only; for best-effort
     /// readers it tracks the unsent cursor minus one. RTPS 2.5 §8.4.9.2.8 (acked_changes_set).
-    pub(super) acked: SequenceNumber,
+    acked: SequenceNumber,
     /// Next change to push (and its next fragment, 1-based; 1 when none sent yet).
     /// RTPS 2.5 §8.4.7.5 (unsent_changes: every SN ≥ this).
-    pub(super) next_unsent: SequenceNumber,
-    pub(super) next_frag: u32,
+    next_unsent: SequenceNumber,
+    next_frag: u32,
     /// Start of the changes passed over by the push cursor without a GAP yet (lazy GAPs for
     /// content filtering, `send.rs`). Invariant: `gap_from <= next_unsent`, and every SN in
     /// `[gap_from, next_unsent)` is irrelevant to this reader (rejected by its filter, no
     /// longer stored, or before `start`). RTPS 2.5 §8.4.9.2.4 (T4 may send the GAP later),
     /// §8.7.3.2.
-    pub(super) gap_from: SequenceNumber,
+    gap_from: SequenceNumber,
     /// When the last unsolicited HEARTBEAT to it (piggy-backed on a push, or periodic) was
     /// sent or scheduled; HEARTBEATs answering an ACKNACK or announcing the match do not
     /// count. Limits unsolicited HEARTBEATs to one per heartbeat period.
-    pub(super) last_heartbeat: Option<Instant>,
+    last_heartbeat: Option<Instant>,
     /// NACKed sequence numbers (RTPS 2.5 §8.4.9.2.8 requested_changes_set); at most
     /// 2 × [`MAX_SET_BITS`] entries (see `apply_acknack`).
-    pub(super) requested: BTreeSet<SequenceNumber>,
+    requested: BTreeSet<SequenceNumber>,
     /// Where a fragmented whole-change repair stopped: (SN, next fragment).
-    pub(super) repair_frag: (SequenceNumber, u32),
+    repair_frag: (SequenceNumber, u32),
     /// NACK_FRAG requests: sample → missing fragment numbers (each set ≤ 256 entries, at most
     /// [`MAX_FRAG_REQUESTS`] samples). RTPS 2.5 §8.4.9.2.x (NackFrag handling, §8.3.7.8).
-    pub(super) requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
+    requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
     /// When repairs are to be sent (after nack_response_delay, RTPS 2.5 §8.4.7.1) and when a
     /// HEARTBEAT addressed to this reader is owed.
     timers: TimerTable<ReaderTimer, 2>,
     /// Last accepted ACKNACK count. RTPS 2.5 §8.4.15.7.
-    pub(super) last_acknack_count: Option<i32>,
+    last_acknack_count: Option<i32>,
     /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
-    pub(super) last_nack_frag_count: Option<i32>,
+    last_nack_frag_count: Option<i32>,
     /// Its slot in the writer's filter set at the generation `Readers` holds (resolved in
     /// one place, `Writer::resolve_filter_slots`, whenever the set changes).
     filter_slot: Option<usize>,
     /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
-    pub(super) queued: bool,
+    queued: bool,
     /// Changes at or after its push cursor that a multicast covered for it (delivered, or
     /// told filtered), ascending: recorded once, when planned (`multicast.rs`); its push
     /// passes over them (`push.rs`). At most [`MAX_MULTICAST_COVERED`].
@@ -79,7 +79,7 @@ pub(super) struct ReaderProxy {
     /// The first change planned while it could take a multicast: once matched (best-effort)
     /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
     /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
-    pub(super) synced_from: Option<SequenceNumber>,
+    synced_from: Option<SequenceNumber>,
 }
 
 impl ReaderProxy {
@@ -104,6 +104,165 @@ impl ReaderProxy {
             multicast_covered: VecDeque::new(),
             synced_from: None,
         }
+    }
+
+    /// The reader as discovery described it.
+    pub(super) fn remote(&self) -> &RemoteReader {
+        &self.remote
+    }
+
+    /// Its GUID.
+    pub(super) fn guid(&self) -> crate::wire::Guid {
+        self.remote.guid
+    }
+
+    /// Discovery updated it (locators, flags).
+    pub(super) fn set_remote(&mut self, remote: RemoteReader) {
+        self.remote = remote;
+    }
+
+    /// Its first relevant sequence number.
+    pub(super) fn start(&self) -> SequenceNumber {
+        self.start
+    }
+
+    /// Every SN up to this one is acknowledged (or irrelevant).
+    pub(super) fn acked(&self) -> SequenceNumber {
+        self.acked
+    }
+
+    /// Its push cursor: the next change to push and its next fragment (1-based).
+    pub(super) fn cursor(&self) -> (SequenceNumber, u32) {
+        (self.next_unsent, self.next_frag)
+    }
+
+    /// The next change to push to it.
+    pub(super) fn next_unsent(&self) -> SequenceNumber {
+        self.next_unsent
+    }
+
+    /// Start of the changes its push cursor passed over without a GAP yet.
+    pub(super) fn gap_from(&self) -> SequenceNumber {
+        self.gap_from
+    }
+
+    /// Moves its push cursor (at a change's first fragment) forward to `sn` over changes it
+    /// gets no DATA for; they stay pending for the lazy GAP.
+    pub(super) fn skip_to(&mut self, sn: SequenceNumber) {
+        if self.next_frag == 1 {
+            self.next_unsent = self.next_unsent.max(sn);
+        }
+    }
+
+    /// Its pending lazy GAP was told up to `upto` (at most its push cursor); requests for
+    /// the changes it covered from `from` on need no other answer.
+    pub(super) fn gap_told(&mut self, from: SequenceNumber, upto: SequenceNumber) {
+        self.gap_from = self.gap_from.max(upto.min(self.next_unsent));
+        self.requested.retain(|sn| *sn < from || *sn >= upto);
+    }
+
+    /// The first change it may take from a multicast (`None`: not yet in contact).
+    pub(super) fn synced_from(&self) -> Option<SequenceNumber> {
+        self.synced_from
+    }
+
+    /// It can take multicasts of changes from `from` on (kept if already set).
+    pub(super) fn mark_synced(&mut self, from: SequenceNumber) {
+        self.synced_from.get_or_insert(from);
+    }
+
+    /// In the writer's queue of readers pushed to alone.
+    pub(super) fn queued(&self) -> bool {
+        self.queued
+    }
+
+    /// Enters or leaves the writer's queue of readers pushed to alone.
+    pub(super) fn set_queued(&mut self, queued: bool) {
+        self.queued = queued;
+    }
+
+    /// Accepts an ACKNACK count if newer than the last one. RTPS 2.5 §8.4.15.7.
+    pub(super) fn accept_acknack_count(&mut self, count: i32) -> bool {
+        Self::accept_count(&mut self.last_acknack_count, count)
+    }
+
+    /// Accepts a NACK_FRAG count if newer than the last one. RTPS 2.5 §8.4.15.7.
+    pub(super) fn accept_nack_frag_count(&mut self, count: i32) -> bool {
+        Self::accept_count(&mut self.last_nack_frag_count, count)
+    }
+
+    /// An unsolicited HEARTBEAT to it is scheduled or sent at `now` (periodic, or
+    /// piggy-backed on a push, which also answers any HEARTBEAT owed).
+    pub(super) fn unsolicited_heartbeat(&mut self, now: Instant, piggybacked: bool) {
+        if piggybacked {
+            self.heartbeat_sent();
+        } else {
+            self.schedule_heartbeat(now);
+        }
+        self.last_heartbeat = Some(now);
+    }
+
+    /// The lowest requested whole change.
+    pub(super) fn first_request(&self) -> Option<SequenceNumber> {
+        self.requested.first().copied()
+    }
+
+    /// Requested whole changes in `[from, to)`, ascending.
+    pub(super) fn requests_in(
+        &self,
+        from: SequenceNumber,
+        to: SequenceNumber,
+    ) -> Vec<SequenceNumber> {
+        self.requested.range(from..to).copied().collect()
+    }
+
+    /// Requests below `end` and the listed `bits` were answered with one GAP.
+    pub(super) fn gap_answered(&mut self, end: SequenceNumber, bits: &[SequenceNumber]) {
+        self.requested = self.requested.split_off(&end);
+        for s in bits {
+            self.requested.remove(s);
+        }
+    }
+
+    /// Requested whole change `sn` was sent.
+    pub(super) fn request_answered(&mut self, sn: SequenceNumber) {
+        self.requested.remove(&sn);
+    }
+
+    /// The fragment a fragmented whole-change repair of `sn` resumes at (1: from the start).
+    pub(super) fn repair_resume(&self, sn: SequenceNumber) -> u32 {
+        if self.repair_frag.0 == sn {
+            self.repair_frag.1
+        } else {
+            1
+        }
+    }
+
+    /// A fragmented repair of `sn` stopped before fragment `frag` (`None`: it is complete).
+    pub(super) fn repair_stopped(&mut self, stop: Option<(SequenceNumber, u32)>) {
+        self.repair_frag = stop.unwrap_or((SequenceNumber(0), 1));
+    }
+
+    /// The lowest change with NACK_FRAG fragment requests.
+    pub(super) fn first_frag_request(&self) -> Option<SequenceNumber> {
+        self.requested_frags.keys().next().copied()
+    }
+
+    /// The lowest requested fragment of `sn`.
+    pub(super) fn first_frag_of(&self, sn: SequenceNumber) -> Option<u32> {
+        self.requested_frags.get(&sn)?.first().copied()
+    }
+
+    /// Fragment `frag` of `sn` was resent.
+    pub(super) fn frag_answered(&mut self, sn: SequenceNumber, frag: u32) {
+        if let Some(set) = self.requested_frags.get_mut(&sn) {
+            set.remove(&frag);
+        }
+    }
+
+    /// Every fragment request for `sn` was answered.
+    pub(super) fn frag_request_answered(&mut self, sn: SequenceNumber) {
+        self.requested_frags.remove(&sn);
     }
 
     /// Its slot in the writer's filter set (see `Readers::filter_slot`).
@@ -160,7 +319,7 @@ impl ReaderProxy {
 
     /// Accepts a count if newer than the last one seen. RTPS 2.5 §8.4.15.7: a count not
     /// greater than the previous one is a duplicate or stale message and is ignored.
-    pub(super) fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
+    fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
         match *last {
             Some(prev) if count <= prev => false,
             _ => {

@@ -69,14 +69,14 @@ impl Readers {
     ) {
         self.filter_generation = generation;
         for r in self.iter_mut() {
-            r.set_filter_slot(slot_of(r.remote.guid));
+            r.set_filter_slot(slot_of(r.guid()));
         }
     }
 
     /// Reader `r`'s slot in the writer's filter set, as resolved at the last change of the
     /// set: per-change decisions under that generation's table are one bit test.
     pub(super) fn filter_slot(&self, r: &ReaderProxy) -> ReaderSlot {
-        ReaderSlot::new(r.remote.guid, self.filter_generation, r.filter_slot())
+        ReaderSlot::new(r.guid(), self.filter_generation, r.filter_slot())
     }
 
     /// Number of matched readers.
@@ -97,7 +97,7 @@ impl Readers {
 
     /// Adds a reader (its GUID must not be matched yet) and returns its key.
     pub(super) fn insert(&mut self, proxy: ReaderProxy) -> ReaderKey {
-        let guid = proxy.remote.guid;
+        let guid = proxy.guid();
         let key = match self.free.pop() {
             Some(index) => {
                 let generation = self
@@ -207,7 +207,7 @@ mod tests {
     }
 
     fn guids(r: &Readers) -> Vec<u8> {
-        r.iter().map(|p| p.remote.guid.prefix.0[0]).collect()
+        r.iter().map(|p| p.guid().prefix.0[0]).collect()
     }
 
     #[test]
@@ -215,15 +215,15 @@ mod tests {
         let mut r = Readers::new();
         let a = r.insert(proxy(1));
         let b = r.insert(proxy(2));
-        assert!(r.remove(proxy(1).remote.guid).is_some());
+        assert!(r.remove(proxy(1).guid()).is_some());
         assert!(r.get(a).is_none());
         let c = r.insert(proxy(3));
         assert_ne!(a, c, "the reused slot has a new generation");
         assert!(r.get(a).is_none());
-        assert_eq!(r.get(b).map(|p| p.remote.guid), Some(proxy(2).remote.guid));
-        assert_eq!(r.get(c).map(|p| p.remote.guid), Some(proxy(3).remote.guid));
-        assert_eq!(r.find(proxy(3).remote.guid), Some(c));
-        assert_eq!(r.find(proxy(1).remote.guid), None);
+        assert_eq!(r.get(b).map(|p| p.guid()), Some(proxy(2).guid()));
+        assert_eq!(r.get(c).map(|p| p.guid()), Some(proxy(3).guid()));
+        assert_eq!(r.find(proxy(3).guid()), Some(c));
+        assert_eq!(r.find(proxy(1).guid()), None);
     }
 
     #[test]
@@ -232,11 +232,11 @@ mod tests {
         for n in 1..=4 {
             r.insert(proxy(n));
         }
-        r.remove(proxy(2).remote.guid);
+        r.remove(proxy(2).guid());
         r.insert(proxy(5));
         assert_eq!(guids(&r), vec![1, 3, 4, 5]);
         assert_eq!(r.len(), 4);
-        assert_eq!(r.key_at(3), r.find(proxy(5).remote.guid));
+        assert_eq!(r.key_at(3), r.find(proxy(5).guid()));
         assert_eq!(r.entries().count(), 4);
         assert_eq!(r.iter_mut().count(), 4);
     }
@@ -251,13 +251,13 @@ mod tests {
         r.changed();
         let m2 = r.membership();
         assert_ne!(m1, m2);
-        assert!(r.remove(proxy(9).remote.guid).is_none());
+        assert!(r.remove(proxy(9).guid()).is_none());
         assert_eq!(
             r.membership(),
             m2,
             "removing an unknown reader changes nothing"
         );
-        r.remove(proxy(1).remote.guid);
+        r.remove(proxy(1).guid());
         assert_ne!(r.membership(), m2);
         assert_eq!(r.len(), 0);
     }

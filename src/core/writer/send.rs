@@ -190,33 +190,30 @@ impl Writer {
             return;
         };
         let pushed = push_mode || !(reliable_writer && r.reliable());
-        if !pushed || r.next_frag != 1 || r.next_unsent > last || !self.pushed_alone(r) {
+        let (next, frag) = r.cursor();
+        if !pushed || frag != 1 || next > last || !self.pushed_alone(r) {
             return;
         }
         let reader = self.reader_slot(r);
-        let (end, _) = irrelevant_run(&self.history, reader, r.next_unsent, succ(last));
+        let (end, _) = irrelevant_run(&self.history, reader, next, succ(last));
         if let Some(r) = self.readers.get_mut(key) {
-            r.next_unsent = r.next_unsent.max(end);
+            r.skip_to(end);
         }
     }
 
-    /// Appends the pending lazy GAP of `r` (`[gap_from, upto)`) and marks it told.
+    /// Appends the pending lazy GAP of `r` (`[from, to)`) and marks it told, with the
+    /// requests it answers.
     fn flush_gap(
         history: &WriterHistory,
         r: &mut ReaderProxy,
         reader: ReaderSlot,
         b: &mut MessageBuilder,
-        upto: SequenceNumber,
-    ) -> bool {
-        if r.gap_from >= upto {
-            return true;
+        (from, to): (SequenceNumber, SequenceNumber),
+    ) {
+        let n = count_filtered(history, reader, from, to);
+        if b.filter_gap(from, to, n) {
+            r.gap_told(from, to);
         }
-        let n = count_filtered(history, reader, r.gap_from, upto);
-        if !b.filter_gap(r.gap_from, upto, n) {
-            return false;
-        }
-        r.gap_from = upto;
-        true
     }
 
     /// Repairs and/or a HEARTBEAT for reader `key`, sent to it alone (INFO_DST), preceded by its
@@ -230,15 +227,13 @@ impl Writer {
         self.skip_irrelevant(key);
         let last = self.history.last_sn();
         let frag_size = self.config.fragment_size;
-        let guid = self.readers.get(key)?.remote.guid;
+        let guid = self.readers.get(key)?.guid();
         let reader = self.reader_slot(self.readers.get(key)?);
         let mut b = self.builder(Some(guid), HEARTBEAT_LEN);
         let r = self.readers.get_mut(key)?;
         // (b)/(c): the pending GAP goes first; requests it covers need no other answer.
-        if let Some((from, to)) = r.pending_gap() {
-            if Self::flush_gap(&self.history, r, reader, &mut b, to) {
-                r.requested.retain(|sn| *sn < from || *sn >= to);
-            }
+        if let Some(gap) = r.pending_gap() {
+            Self::flush_gap(&self.history, r, reader, &mut b, gap);
         }
         let mut drained = true;
         if repair_due {
@@ -247,7 +242,7 @@ impl Writer {
                 r.repairs_sent();
             }
         }
-        let (start, acked) = (r.start, r.acked);
+        let (start, acked) = (r.start(), r.acked());
         if heartbeat_due || (repair_due && drained) {
             let first = self.history.first_sn().max(start);
             if self.add_heartbeat(&mut b, first, acked >= last) {
@@ -280,7 +275,7 @@ impl Writer {
             .readers
             .entries()
             .filter(|(_, r)| self.push_eligible(r) && !self.pushed_alone(r))
-            .map(|(k, r)| (k, (r.next_unsent, r.next_frag)))
+            .map(|(k, r)| (k, r.cursor()))
             .collect();
         let Some(start) = shared.iter().map(|(_, c)| *c).min() else {
             return Push::Idle;
@@ -313,7 +308,7 @@ impl Writer {
         if !self.push_eligible(r) || !self.pushed_alone(r) {
             return Push::Idle;
         }
-        let start = (r.next_unsent, r.next_frag);
+        let start = r.cursor();
         let burst = self.burst(&[reader], (succ(last), 1), true);
         self.push_burst(now, &[reader], start, burst)
     }
@@ -350,7 +345,7 @@ impl Writer {
             return Push::Idle;
         };
         let dst = match members {
-            [only] => self.readers.get(*only).map(|r| r.remote.guid),
+            [only] => self.readers.get(*only).map(ReaderProxy::guid),
             _ => None,
         };
         let reserve = if burst.any_reliable { HEARTBEAT_LEN } else { 0 };
@@ -359,7 +354,10 @@ impl Writer {
         if burst.last.0.saturating_sub(start.0.0) > 0 {
             b.reserve_total(self.config.max_message_size);
         }
-        let leader_gap = self.readers.get(leader).map_or(start.0, |r| r.gap_from);
+        let leader_gap = self
+            .readers
+            .get(leader)
+            .map_or(start.0, ReaderProxy::gap_from);
         let gap_from = if burst.solo { leader_gap } else { start.0 };
         let mut at = Cursor {
             sn: start.0,
@@ -447,15 +445,14 @@ impl Writer {
             [only] => self
                 .readers
                 .get(*only)
-                .map_or(SequenceNumber::ONE, |r| r.start),
+                .map_or(SequenceNumber::ONE, ReaderProxy::start),
             _ => SequenceNumber::ONE,
         };
         let first = self.history.first_sn().max(first);
         if self.add_heartbeat(b, first, false) {
             for &k in members {
                 if let Some(r) = self.readers.get_mut(k) {
-                    r.last_heartbeat = Some(now.mono);
-                    r.heartbeat_sent();
+                    r.unsolicited_heartbeat(now.mono, true);
                 }
             }
         }
