@@ -31,6 +31,7 @@ use std::sync::Arc;
 use super::Writer;
 use super::filter_set::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use super::message::{ENDIAN, MESSAGE_OVERHEAD};
+use super::push_queue::Input;
 use super::reader_proxy::ReaderProxy;
 use crate::cdr;
 use crate::core::ChangeKind;
@@ -269,7 +270,7 @@ impl Writer {
             return FilterUpdate::Unchanged;
         }
         // Who is pushed to alone may change.
-        self.queue.rescan();
+        self.queue.invalidate(Input::Regrouped, &mut self.readers);
         match signature {
             Some(s) => f.announced.insert(reader, s),
             None => f.announced.remove(&reader),

@@ -75,7 +75,7 @@ use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::multicast::Planner;
 pub use self::multicast::{MulticastConfig, MulticastMode};
-use self::push_queue::PushQueue;
+use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
@@ -322,7 +322,7 @@ impl Writer {
         {
             r.set_remote(remote);
             self.readers.changed();
-            self.queue.rescan();
+            self.queue.invalidate(Input::Regrouped, &mut self.readers);
             return;
         }
         let start = if self.config.durability_transient_local && remote.wants_history {
@@ -342,15 +342,14 @@ impl Writer {
         if !reliable {
             self.mark_synced(key);
         }
-        self.queue.rescan();
-        self.queue.control_changed();
+        self.queue.invalidate(Input::Matched, &mut self.readers);
     }
 
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.remove(guid);
         // The queue restarts in match order (the groups follow `Readers::membership`).
-        self.queue.reset(&mut self.readers);
+        self.queue.invalidate(Input::Unmatched, &mut self.readers);
         self.forget_reader_filter(guid);
         self.collect_garbage();
     }
@@ -403,7 +402,7 @@ impl Writer {
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
             self.arm_heartbeat(now.mono);
         }
-        self.queue.rescan();
+        self.queue.invalidate(Input::Written, &mut self.readers);
         self.on_written(now, kind, key_hash, sn);
         self.collect_garbage();
         Ok(sn)
@@ -430,8 +429,8 @@ impl Writer {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         };
-        self.queue.control_changed();
-        self.queue.touch(key);
+        self.queue
+            .invalidate(Input::AckNack(key), &mut self.readers);
         let Some(r) = self.readers.get_mut(key) else {
             return;
         };
@@ -472,15 +471,14 @@ impl Writer {
             .history
             .get(nack.writer_sn)
             .map(|c| fragment_count(c.data.len(), frag_size));
-        let Some(r) = self
-            .readers
-            .find(reader)
-            .and_then(|k| self.readers.get_mut(k))
-        else {
+        let Some(key) = self.readers.find(reader) else {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         };
-        self.queue.control_changed();
+        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
+        let Some(r) = self.readers.get_mut(key) else {
+            return;
+        };
         if !reliable
             || !r.reliable()
             || nack.writer_sn > last
@@ -508,7 +506,7 @@ impl Writer {
     /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
         self.handle_instance_timers(now);
-        self.queue.control_changed();
+        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
         if !self.timers.is_due(WriterTimer::Heartbeat, now.mono) {
             return;
         }

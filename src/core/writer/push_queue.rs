@@ -21,6 +21,24 @@ use crate::time::Instant;
 /// Readers touched by inputs between two drains beyond which a full rescan is cheaper.
 const MAX_TOUCHED: usize = 64;
 
+/// An input that can give readers work. [`PushQueue::invalidate`] is the one place each is
+/// mapped to what the queue must look at again.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Input {
+    /// A change was written: every reader may have push work.
+    Written,
+    /// A reader matched: push work, and its initial HEARTBEAT is scheduled.
+    Matched,
+    /// A reader's locators were updated, or a filter change moved who is pushed to alone.
+    Regrouped,
+    /// A reader left: the queue restarts, in match order.
+    Unmatched,
+    /// An ACKNACK from this reader: its cursors and schedule moved.
+    AckNack(ReaderKey),
+    /// A NACK_FRAG or expired timers: some schedule moved.
+    Rescheduled,
+}
+
 /// The writer's work queue (keys of `Writer::readers`).
 #[derive(Debug)]
 pub(super) struct PushQueue {
@@ -48,13 +66,25 @@ impl PushQueue {
         }
     }
 
-    /// Every reader may have new push work (a write, a match, a filter change).
-    pub(super) fn rescan(&mut self) {
-        self.scan = true;
+    /// What `input` may have changed is looked at again at the next drain.
+    pub(super) fn invalidate(&mut self, input: Input, readers: &mut Readers) {
+        match input {
+            Input::Written | Input::Regrouped => self.scan = true,
+            Input::Matched => {
+                self.scan = true;
+                self.control_clear = None;
+            }
+            Input::Unmatched => self.reset(readers),
+            Input::AckNack(key) => {
+                self.control_clear = None;
+                self.touch(key);
+            }
+            Input::Rescheduled => self.control_clear = None,
+        }
     }
 
     /// Reader `key`'s cursors moved (an ACKNACK).
-    pub(super) fn touch(&mut self, key: ReaderKey) {
+    fn touch(&mut self, key: ReaderKey) {
         if self.touched.len() >= MAX_TOUCHED {
             self.scan = true;
         } else {
@@ -63,7 +93,7 @@ impl PushQueue {
     }
 
     /// A reader left: forget the queue and rescan, in match order.
-    pub(super) fn reset(&mut self, readers: &mut Readers) {
+    fn reset(&mut self, readers: &mut Readers) {
         self.solo.clear();
         self.touched.clear();
         for r in readers.iter_mut() {
@@ -71,11 +101,6 @@ impl PushQueue {
         }
         self.scan = true;
         self.shared = true;
-        self.control_clear = None;
-    }
-
-    /// A reader's repair or HEARTBEAT schedule changed in an unknown way.
-    pub(super) fn control_changed(&mut self) {
         self.control_clear = None;
     }
 
