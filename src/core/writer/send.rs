@@ -134,12 +134,10 @@ impl Writer {
         let last = self.history.last_sn();
         // RTPS 2.5 §8.3.7.5: firstSN ≥ 1, lastSN ≥ firstSN − 1 (empty: first = last + 1).
         let first = first.max(SequenceNumber::ONE).min(succ(last));
-        let count = self.heartbeat_count.wrapping_add(1);
+        let count = self.announced.next_count();
         let ok = b.heartbeat(first, last, count, fin);
         if ok {
-            self.heartbeat_count = count;
-            self.heartbeat_last_sn = last;
-            self.unannounced_bytes = 0;
+            self.announced.announced(count, last);
         }
         ok
     }
@@ -401,7 +399,9 @@ impl Writer {
         let hb_due = burst.any_reliable
             && at.sn > burst.last
             && b.has_content()
-            && (self.heartbeat_by_volume()
+            && (self
+                .announced
+                .by_volume(burst.last, self.config.resource_limits.max_samples)
                 || members
                     .iter()
                     .filter_map(|&k| self.readers.get(k))
