@@ -370,9 +370,4 @@ impl Writer {
     pub(super) fn reader_slot(&self, r: &ReaderProxy) -> ReaderSlot {
         self.readers.filter_slot(r)
     }
-
-    /// True when reader `r` is currently filtered for (it is then never grouped with others).
-    pub(super) fn is_filtered(&self, r: &ReaderProxy) -> bool {
-        self.reader_slot(r).slot.is_some()
-    }
 }

@@ -83,7 +83,8 @@ use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader};
+use crate::core::deadline::InstanceId;
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, MAX_DATAGRAM, RemoteReader};
 use crate::qos::History;
 use crate::time::{Instant, Now};
 use crate::wire::submessage::{AckNack, NackFrag};
@@ -398,7 +399,8 @@ impl Writer {
     /// no HEARTBEAT during the last period (with its pending filtering GAP in front, `send.rs`)
     /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
-        self.handle_instance_timers(now);
+        self.expire_lifespan(now);
+        self.instances.check_deadlines(now);
         self.queue.invalidate(Input::Rescheduled, &mut self.readers);
         if !self.timers.is_due(WriterTimer::Heartbeat, now.mono) {
             return;
@@ -430,8 +432,41 @@ impl Writer {
             .iter()
             .filter_map(ReaderProxy::deadline)
             .chain(self.timers.next_timeout())
-            .chain(self.instance_timeout())
+            .chain(self.instances.next_timeout())
             .min()
+    }
+
+    /// Bookkeeping after a change was added: its instance's deadline and its lifespan.
+    fn on_written(
+        &mut self,
+        now: Now,
+        kind: ChangeKind,
+        key: Option<[u8; 16]>,
+        sn: SequenceNumber,
+    ) {
+        self.instances.written(&self.history, now, kind, key, sn);
+    }
+
+    /// Removes expired changes from the history (an expired change is never sent: GAP
+    /// instead). DDS 1.4 §2.2.3.16.
+    fn expire_lifespan(&mut self, now: Now) {
+        let removed = self.instances.expire(&mut self.history, now);
+        let c = &mut self.counters;
+        c.changes_expired = c.changes_expired.saturating_add(removed);
+        // Readers that lack the removed changes learn so from the next HEARTBEAT.
+        if removed > 0 && self.readers.iter().any(|r| self.reliable_reader(r)) {
+            self.arm_heartbeat(now.mono);
+        }
+    }
+
+    /// The next instance that missed its offered deadline (`Some(None)`: keyless topic).
+    pub fn poll_deadline_missed(&mut self) -> Option<InstanceId> {
+        self.instances.poll_missed()
+    }
+
+    /// OFFERED_DEADLINE_MISSED status. DDS 1.4 §2.2.4.1.
+    pub fn deadline_status(&self) -> DeadlineMissedStatus {
+        self.instances.status()
     }
 
     /// True if every reliable reader has acknowledged `sn` (true with no reliable readers).

@@ -38,6 +38,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+use super::WriterConfig;
 use super::content_filter::ChangeFilter;
 use super::counters::WriterCounters;
 use super::history::WriterHistory;
@@ -45,7 +46,6 @@ use super::message::{MessageBuilder, Sent};
 use super::reader_proxy::ReaderProxy;
 use super::readers::{ReaderKey, Readers};
 use super::repair::succ;
-use super::{Writer, WriterConfig};
 use crate::core::Transmit;
 use crate::wire::{Locator, SequenceNumber};
 
@@ -421,38 +421,6 @@ fn multicast_candidate(
             .saturating_add(single),
     };
     Some((b, candidate))
-}
-
-impl Writer {
-    /// Marks reader `key` as able to take multicasts from the next change planned on.
-    pub(super) fn mark_synced(&mut self, key: ReaderKey) {
-        let from = self.planner.plan_next();
-        if let Some(r) = self.readers.get_mut(key) {
-            r.mark_synced(from);
-        }
-    }
-
-    /// True when reader `r` listens on a multicast group the writer may use.
-    pub(super) fn multicast_listener(&self, r: &ReaderProxy) -> bool {
-        self.config.multicast.mode != MulticastMode::AlwaysUnicast
-            && !r.remote().multicast_locators.is_empty()
-    }
-
-    /// Plans the changes written since the last call (`Planner::plan`) and records the
-    /// coverage it decided in the readers.
-    pub(super) fn plan_changes(&mut self) {
-        let covered = self.planner.plan(
-            &self.config,
-            &self.history,
-            &self.readers,
-            &mut self.counters,
-        );
-        for (key, sn) in covered {
-            if let Some(r) = self.readers.get_mut(key) {
-                r.record_multicast(sn);
-            }
-        }
-    }
 }
 
 fn to_u64(n: usize) -> u64 {

@@ -13,10 +13,12 @@
 
 use std::collections::VecDeque;
 
-use super::Writer;
+use super::WriterConfig;
+use super::multicast::MulticastMode;
 use super::reader_proxy::ReaderProxy;
 use super::readers::{ReaderKey, Readers};
 use crate::time::Instant;
+use crate::wire::SequenceNumber;
 
 /// Readers touched by inputs between two drains beyond which a full rescan is cheaper.
 const MAX_TOUCHED: usize = 64;
@@ -141,64 +143,106 @@ impl PushQueue {
     }
 }
 
-impl Writer {
-    /// True when reader `r` has unsent changes the push sends it.
-    /// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
-    pub(super) fn push_eligible(&self, r: &ReaderProxy) -> bool {
-        r.next_unsent() <= self.history.last_sn()
-            && (self.config.push_mode || !(self.config.reliable && r.reliable()))
-    }
+/// How the push reaches a reader that has changes to push.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Route {
+    /// Pushed to alone (`send.rs` overview).
+    Alone,
+    /// In datagrams shared with the readers at the same cursor.
+    Shared,
+}
 
+/// The push route of reader `r`, if the push has changes for it (the writer's last SN is
+/// `last`).
+pub(super) fn route(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy) -> Option<Route> {
+    if !push_eligible(config, last, r) {
+        return None;
+    }
+    Some(if pushed_alone(config, r) {
+        Route::Alone
+    } else {
+        Route::Shared
+    })
+}
+
+/// True when reader `r` has unsent changes the push sends it.
+/// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
+pub(super) fn push_eligible(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy) -> bool {
+    r.next_unsent() <= last && (config.push_mode || !(config.reliable && r.reliable()))
+}
+
+/// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP (its
+/// filter was just removed) that must come before anything shared, or it listens on a
+/// multicast group (its pushes pass over the changes a multicast covered for it).
+pub(super) fn pushed_alone(config: &WriterConfig, r: &ReaderProxy) -> bool {
+    r.pending_gap().is_some() || r.filter_slot().is_some() || multicast_listener(config, r)
+}
+
+/// True when reader `r` listens on a multicast group the writer may use.
+pub(super) fn multicast_listener(config: &WriterConfig, r: &ReaderProxy) -> bool {
+    config.multicast.mode != MulticastMode::AlwaysUnicast
+        && !r.remote().multicast_locators.is_empty()
+}
+
+impl PushQueue {
     /// Queues reader `key` (pushed to alone) or notes shared work, if it has any.
-    fn classify(&mut self, key: ReaderKey) {
-        let Some(r) = self.readers.get(key) else {
+    fn classify(
+        &mut self,
+        readers: &mut Readers,
+        key: ReaderKey,
+        route: &impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        let Some(r) = readers.get_mut(key) else {
             return;
         };
-        if !self.push_eligible(r) {
-            return;
-        }
-        if !self.pushed_alone(r) {
-            self.queue.shared = true;
-        } else if !r.queued() {
-            if let Some(r) = self.readers.get_mut(key) {
-                r.set_queued(true);
+        match route(r) {
+            None => {}
+            Some(Route::Shared) => self.shared = true,
+            Some(Route::Alone) => {
+                if !r.queued() {
+                    r.set_queued(true);
+                    self.solo.push_back(key);
+                }
             }
-            self.queue.solo.push_back(key);
         }
     }
 
     /// Brings the queue up to date with the inputs since the last drain: O(readers) after a
     /// write, O(touched) after ACKNACKs.
-    pub(super) fn refresh_queue(&mut self) {
-        if self.queue.scan {
-            self.queue.scan = false;
-            self.queue.touched.clear();
-            for i in 0..self.readers.len() {
-                if let Some(key) = self.readers.key_at(i) {
-                    self.classify(key);
+    pub(super) fn refresh(
+        &mut self,
+        readers: &mut Readers,
+        route: impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        if self.scan {
+            self.scan = false;
+            self.touched.clear();
+            for i in 0..readers.len() {
+                if let Some(key) = readers.key_at(i) {
+                    self.classify(readers, key, &route);
                 }
             }
         } else {
-            let touched = core::mem::take(&mut self.queue.touched);
+            let touched = core::mem::take(&mut self.touched);
             for &key in &touched {
-                self.classify(key);
+                self.classify(readers, key, &route);
             }
         }
     }
 
     /// The reader at the front of the queue has nothing more to push alone: dequeue it (it
     /// may now share datagrams with others).
-    pub(super) fn dequeue_front(&mut self) {
-        if let Some(key) = self.queue.solo.pop_front() {
-            if let Some(r) = self.readers.get_mut(key) {
+    pub(super) fn dequeue_front(
+        &mut self,
+        readers: &mut Readers,
+        route: impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        if let Some(key) = self.solo.pop_front() {
+            if let Some(r) = readers.get_mut(key) {
                 r.set_queued(false);
-            }
-            if self
-                .readers
-                .get(key)
-                .is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r))
-            {
-                self.queue.shared = true;
+                if route(r) == Some(Route::Shared) {
+                    self.shared = true;
+                }
             }
         }
     }

@@ -44,6 +44,7 @@ use super::content_filter::ReaderSlot;
 use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder};
 use super::push::{Action, Burst, Cursor};
+use super::push_queue::{Route, pushed_alone, route};
 use super::reader_proxy::ReaderProxy;
 use super::readers::ReaderKey;
 use super::repair::{count_filtered, fill_repairs, irrelevant_run, succ};
@@ -97,13 +98,19 @@ impl Writer {
         if let Some(t) = self.planner.pop_transmit() {
             return Some(t);
         }
-        self.refresh_queue();
+        let (config, last) = (&self.config, self.history.last_sn());
+        self.queue
+            .refresh(&mut self.readers, |r| route(config, last, r));
         while let Some(key) = self.queue.front() {
             match self.push_solo(now, key) {
                 // It stays first: its datagram may have been full.
                 Push::Sent(t) => return Some(t),
                 Push::Advanced => continue,
-                Push::Idle => self.dequeue_front(),
+                Push::Idle => {
+                    let (config, last) = (&self.config, self.history.last_sn());
+                    self.queue
+                        .dequeue_front(&mut self.readers, |r| route(config, last, r));
+                }
             }
         }
         while self.queue.shared_pending() {
@@ -142,11 +149,28 @@ impl Writer {
         ok
     }
 
-    /// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP
-    /// (its filter was just removed) that must come before anything shared, or it listens on
-    /// a multicast group (its pushes pass over the changes a multicast covered for it).
-    pub(super) fn pushed_alone(&self, r: &ReaderProxy) -> bool {
-        r.pending_gap().is_some() || self.is_filtered(r) || self.multicast_listener(r)
+    /// Marks reader `key` as able to take multicasts from the next change planned on.
+    pub(super) fn mark_synced(&mut self, key: ReaderKey) {
+        let from = self.planner.plan_next();
+        if let Some(r) = self.readers.get_mut(key) {
+            r.mark_synced(from);
+        }
+    }
+
+    /// Plans the changes written since the last call (`Planner::plan`) and records the
+    /// coverage it decided in the readers.
+    fn plan_changes(&mut self) {
+        let covered = self.planner.plan(
+            &self.config,
+            &self.history,
+            &self.readers,
+            &mut self.counters,
+        );
+        for (key, sn) in covered {
+            if let Some(r) = self.readers.get_mut(key) {
+                r.record_multicast(sn);
+            }
+        }
     }
 
     fn poll_control(&mut self, now: Now) -> Option<Transmit> {
@@ -189,7 +213,7 @@ impl Writer {
         };
         let pushed = push_mode || !(reliable_writer && r.reliable());
         let (next, frag) = r.cursor();
-        if !pushed || frag != 1 || next > last || !self.pushed_alone(r) {
+        if !pushed || frag != 1 || next > last || !pushed_alone(&self.config, r) {
             return;
         }
         let reader = self.reader_slot(r);
@@ -272,7 +296,7 @@ impl Writer {
         let shared: Vec<(ReaderKey, (SequenceNumber, u32))> = self
             .readers
             .entries()
-            .filter(|(_, r)| self.push_eligible(r) && !self.pushed_alone(r))
+            .filter(|(_, r)| route(&self.config, last, r) == Some(Route::Shared))
             .map(|(k, r)| (k, r.cursor()))
             .collect();
         let Some(start) = shared.iter().map(|(_, c)| *c).min() else {
@@ -303,7 +327,7 @@ impl Writer {
         let Some(r) = self.readers.get(reader) else {
             return Push::Idle;
         };
-        if !self.push_eligible(r) || !self.pushed_alone(r) {
+        if route(&self.config, last, r) != Some(Route::Alone) {
             return Push::Idle;
         }
         let start = r.cursor();
