@@ -14,7 +14,7 @@
 //! the [`SlotTable`] it refers to (reader → slot, signatures; one `Arc` shared by every change
 //! written until the filter set changes), so the per-change cost on a memo hit does not grow
 //! with the number of filtered readers. Readers are decided by slot index ([`ReaderSlot`],
-//! looked up once per filter-set generation and cached in the reader proxy). A reader
+//! resolved for every proxy whenever the filter set changes, `resolve_filter_slots`). A reader
 //! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2), told lazily
 //! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (facts §2.1, §2.3).
 //! A datagram for one reader carries only that reader's signature and bit

@@ -33,6 +33,39 @@
 //! - Samples larger than `fragment_size` go as DATA_FRAG (one fragment per submessage, many
 //!   per datagram); NACK_FRAG asks for single fragments.
 //! - HEARTBEAT_FRAG is not sent (optional in RTPS 2.5 §8.4.9.2).
+//!
+//! # Components
+//! The writer is made of owned parts, as quinn-proto's `Connection` is; each keeps its own
+//! invariants and has its own tests, and a part reads its neighbours only through arguments:
+//!
+//! ```text
+//! Writer
+//! ├── config: WriterConfig          config.rs     clamped once in Writer::new
+//! ├── history: WriterHistory        history.rs    changes by SN, KEEP_LAST/ALL, filter outcome
+//! ├── readers: Readers              readers.rs    generational slab of ReaderProxy (stable
+//! │                                               ReaderKeys, match order, membership count)
+//! │     └── ReaderProxy             reader_proxy.rs  private fields: acked/requested sets,
+//! │                                               push cursor + lazy GAP, TimerTable<ReaderTimer>,
+//! │                                               multicast coverage recorded at planning
+//! ├── planner: Planner              multicast.rs  groups (derived from Readers::membership),
+//! │                                               plan cursor, outbox; plan(&config, &history,
+//! │                                               &readers) -> coverage, decided once
+//! ├── queue: PushQueue              push_queue.rs who has work; invalidate(Input) is its only
+//! │                                               invalidation; route(config, last, proxy)
+//! ├── timers: TimerTable<WriterTimer> timer.rs    periodic HEARTBEAT (next_timeout)
+//! ├── instances: InstanceTimers     instance.rs   DEADLINE per instance, LIFESPAN expiry
+//! ├── announced: Announcements      heartbeat.rs  HEARTBEAT count, last announced SN, volume
+//! ├── filtering: Option<Filtering>  content_filter.rs  FilterSet (filter_set.rs), announced
+//! │                                               signatures; slots resolved in one place
+//! └── counters: WriterCounters      counters.rs
+//! ```
+//!
+//! The per-change push decision is one function, `Burst::next_action` (`push.rs`,
+//! unit-tested alone); `send.rs` runs it in one thin loop for a reader pushed to alone and
+//! for readers sharing a datagram, then settles the burst (cursors, HEARTBEAT or backstop).
+//! Repairs are `repair.rs`, message building `message.rs`, liveliness HEARTBEATs
+//! `liveliness.rs`. The single-signature PID_CONTENT_FILTER_INFO encoding is
+//! `ChangeFilter::info_for` in `content_filter.rs`.
 
 #![deny(
     clippy::unwrap_used,
