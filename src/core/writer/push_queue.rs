@@ -196,14 +196,12 @@ impl PushQueue {
             return;
         };
         match route(r) {
-            None => {}
             Some(Route::Shared) => self.shared = true,
-            Some(Route::Alone) => {
-                if !r.queued() {
-                    r.set_queued(true);
-                    self.solo.push_back(key);
-                }
+            Some(Route::Alone) if !r.queued() => {
+                r.set_queued(true);
+                self.solo.push_back(key);
             }
+            _ => {}
         }
     }
 

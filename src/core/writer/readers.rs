@@ -189,6 +189,7 @@ impl Readers {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use crate::core::RemoteReader;

@@ -95,6 +95,7 @@ impl<K: Into<usize> + Copy, const N: usize> TimerTable<K, N> {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
