@@ -110,17 +110,26 @@ pub(super) fn info_for(
     }
 }
 
+/// What answering one reader's requests reads besides its proxy: the history, the reader's
+/// filter slot, the fragment size and the writer's highest SN.
+#[derive(Copy, Clone)]
+pub(super) struct RepairInputs<'a> {
+    pub(super) history: &'a WriterHistory,
+    pub(super) reader: ReaderSlot,
+    pub(super) frag_size: usize,
+    pub(super) last: SequenceNumber,
+}
+
 /// Appends one GAP for the irrelevant request `sn`: the whole irrelevant run from it as the
 /// range, then further requested irrelevant SNs (and their runs) within 256 of the range's end
 /// as gapList bits. Removes what it covers from the requests. RTPS 2.5 §8.3.7.4.
 fn gap_for_request(
-    history: &WriterHistory,
+    cx: RepairInputs<'_>,
     r: &mut ReaderProxy,
-    reader: ReaderSlot,
     b: &mut MessageBuilder,
     sn: SequenceNumber,
-    last: SequenceNumber,
 ) -> bool {
+    let (history, reader, last) = (cx.history, cx.reader, cx.last);
     let from = sn.max(r.start());
     let (end, mut filtered) = irrelevant_run(history, reader, from, succ(last));
     let end = end.max(succ(sn));
@@ -157,26 +166,16 @@ fn gap_for_request(
 /// when all requests were served. RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or
 /// GAP), §8.7.3.2.
 pub(super) fn fill_repairs(
-    history: &WriterHistory,
+    cx: RepairInputs<'_>,
     r: &mut ReaderProxy,
-    reader: ReaderSlot,
     b: &mut MessageBuilder,
-    frag_size: usize,
-    last: SequenceNumber,
 ) -> bool {
-    repair_changes(history, r, reader, b, frag_size, last)
-        && repair_fragments(history, r, reader, b, frag_size)
+    repair_changes(cx, r, b) && repair_fragments(cx, r, b)
 }
 
 /// The whole changes requested by ACKNACK (see [`fill_repairs`]).
-fn repair_changes(
-    history: &WriterHistory,
-    r: &mut ReaderProxy,
-    reader: ReaderSlot,
-    b: &mut MessageBuilder,
-    frag_size: usize,
-    last: SequenceNumber,
-) -> bool {
+fn repair_changes(cx: RepairInputs<'_>, r: &mut ReaderProxy, b: &mut MessageBuilder) -> bool {
+    let (history, reader, frag_size) = (cx.history, cx.reader, cx.frag_size);
     while let Some(sn) = r.first_request() {
         let stored = history
             .get(sn)
@@ -184,7 +183,7 @@ fn repair_changes(
         let Some(change) = stored else {
             // Not in the history (KEEP_LAST replaced it), before this reader's start, or
             // rejected by its filter. RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
-            if !gap_for_request(history, r, reader, b, sn, last) {
+            if !gap_for_request(cx, r, b, sn) {
                 return false;
             }
             continue;
@@ -212,13 +211,8 @@ fn repair_changes(
 }
 
 /// The fragments requested by NACK_FRAG (see [`fill_repairs`]).
-fn repair_fragments(
-    history: &WriterHistory,
-    r: &mut ReaderProxy,
-    reader: ReaderSlot,
-    b: &mut MessageBuilder,
-    frag_size: usize,
-) -> bool {
+fn repair_fragments(cx: RepairInputs<'_>, r: &mut ReaderProxy, b: &mut MessageBuilder) -> bool {
+    let (history, reader, frag_size) = (cx.history, cx.reader, cx.frag_size);
     while let Some(sn) = r.first_frag_request() {
         match history.get(sn) {
             None => {

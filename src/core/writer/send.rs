@@ -47,7 +47,7 @@ use super::push::{Action, Burst, Cursor};
 use super::push_queue::{Route, pushed_alone, route};
 use super::reader_proxy::ReaderProxy;
 use super::readers::ReaderKey;
-use super::repair::{count_filtered, fill_repairs, irrelevant_run, succ};
+use super::repair::{RepairInputs, count_filtered, fill_repairs, irrelevant_run, succ};
 use crate::core::Transmit;
 use crate::time::Now;
 use crate::wire::{Locator, SequenceNumber};
@@ -259,7 +259,13 @@ impl Writer {
         }
         let mut drained = true;
         if repair_due {
-            drained = fill_repairs(&self.history, r, reader, &mut b, frag_size, last);
+            let cx = RepairInputs {
+                history: &self.history,
+                reader,
+                frag_size,
+                last,
+            };
+            drained = fill_repairs(cx, r, &mut b);
             if drained {
                 r.repairs_sent();
             }
