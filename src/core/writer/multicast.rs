@@ -279,19 +279,20 @@ impl Planner {
             None => cx.readers.len(),
         };
         let fragmented = change.data.len() > cx.config.fragment_size;
-        let first = covered.len();
+        // Readers an earlier group's multicast of `sn` covered.
+        let mut done: BTreeSet<ReaderKey> = BTreeSet::new();
         let mut passing = 0usize;
         if cx.config.multicast.mode != MulticastMode::AlwaysUnicast && !fragmented {
             for g in 0..self.groups.len() {
                 // A reader on two groups is covered by the first that multicasts.
-                let done = covered.get(first..).unwrap_or_default();
-                let Some((n, t, keys)) = self.plan_group(cx, sn, g, done) else {
+                let Some((n, t, keys)) = self.plan_group(cx, sn, g, &done) else {
                     continue;
                 };
                 counters.account(t.1, false);
                 counters.count_wire(&t.0.destinations, t.0.len());
                 self.outbox.push_back(t.0);
-                covered.extend(keys.into_iter().map(|k| (k, sn)));
+                covered.extend(keys.iter().map(|k| (*k, sn)));
+                done.extend(keys);
                 passing = passing.saturating_add(n);
             }
         }
@@ -312,7 +313,7 @@ impl Planner {
         cx: &Inputs<'_>,
         sn: SequenceNumber,
         g: usize,
-        done: &[(ReaderKey, SequenceNumber)],
+        done: &BTreeSet<ReaderKey>,
     ) -> Option<(usize, (Transmit, Sent), Vec<ReaderKey>)> {
         let filter = cx.history.filter(sn);
         let group = self.groups.get(g)?;
@@ -329,7 +330,7 @@ impl Planner {
             .collect();
         let covered: Vec<&ReaderProxy> = receivers
             .iter()
-            .filter(|&&k| !done.iter().any(|(d, _)| *d == k))
+            .filter(|k| !done.contains(k))
             .filter_map(|&k| cx.readers.get(k))
             .filter(|r| filter.is_none_or(|f| f.sends_to(cx.readers.filter_slot(r))))
             .collect();
