@@ -28,7 +28,7 @@ use std::sync::Arc;
 use criterion::Criterion;
 use siftdds::cdr::Endianness;
 use siftdds::core::discovery::ContentFilter;
-use siftdds::core::filtering::FilterSet;
+use siftdds::core::writer::FilterSet;
 use siftdds::filter::{Ast, BoundAst, FieldPath, FieldSource, Program, Value};
 use siftdds::types::{ShapeType, TopicType};
 use siftdds::wire::{EntityId, Guid, GuidPrefix};

@@ -11,7 +11,6 @@ mod change;
 pub mod deadline;
 pub mod discovery;
 mod event;
-pub mod filtering;
 pub mod participant;
 mod proxy;
 pub mod reader;

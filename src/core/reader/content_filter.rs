@@ -17,7 +17,7 @@ use super::inline_qos::{InlineInfo, PayloadKind};
 use super::writer_proxy::Slot;
 use super::{Reader, ReaderConfig, ReaderCounters};
 use crate::core::discovery::ContentFilter;
-use crate::core::filtering::{DDSSQL, NotFiltering};
+use crate::core::writer::{DDSSQL, NotFiltering};
 use crate::core::{CacheChange, ChangeKind};
 use crate::filter::{Program, parse_parameters};
 use crate::time::Timestamp;

@@ -14,7 +14,7 @@
 //! the [`SlotTable`] it refers to (reader → slot, signatures; one `Arc` shared by every change
 //! written until the filter set changes), so the per-change cost on a memo hit does not grow
 //! with the number of filtered readers. Readers are decided by slot index ([`ReaderSlot`],
-//! looked up once per filter-set generation and cached in the reader proxy). A reader
+//! resolved for every proxy whenever the filter set changes, `resolve_filter_slots`). A reader
 //! the change does not pass gets a GAP instead of DATA (RTPS 2.5 §8.7.3.2), told lazily
 //! (`send.rs`); every DATA and DATA_FRAG of the change carries the info (docs/interop-facts.md
 //! §2.1, §2.3). A datagram for one reader carries only that reader's signature and bit
@@ -29,12 +29,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Writer;
+use super::filter_set::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use super::message::{ENDIAN, MESSAGE_OVERHEAD};
+use super::push_queue::Input;
 use super::reader_proxy::ReaderProxy;
 use crate::cdr;
 use crate::core::ChangeKind;
 use crate::core::discovery::ContentFilter;
-use crate::core::filtering::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
 use crate::wire::Guid;
 use crate::wire::plist::ContentFilterInfo;
 
@@ -52,8 +53,8 @@ pub(super) struct ChangeFilter {
 /// numSignatures, one signature. RTPS 2.5 §9.6.4.1.
 pub(super) const SINGLE_INFO_LEN: usize = crate::wire::plist::SINGLE_FILTER_INFO_LEN;
 
-/// A reader and its slot in the writer's filter set at one generation ([`Writer::reader_slot`],
-/// cached in its proxy), so that per-change decisions under that generation's slot table are
+/// A reader and its slot in the writer's filter set at one generation (`Readers::filter_slot`,
+/// resolved by [`Writer::resolve_filter_slots`]), so that per-change decisions under that generation's slot table are
 /// one bit test, not a map lookup.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct ReaderSlot {
@@ -63,6 +64,15 @@ pub(super) struct ReaderSlot {
 }
 
 impl ReaderSlot {
+    /// Reader `guid` at `slot` of the filter set at `generation`.
+    pub(super) fn new(guid: Guid, generation: u64, slot: Option<usize>) -> Self {
+        ReaderSlot {
+            guid,
+            generation,
+            slot,
+        }
+    }
+
     /// A destination that is not a filtered reader (decided by lookup in each change's table).
     pub(super) fn unresolved(guid: Guid) -> Self {
         ReaderSlot {
@@ -257,15 +267,32 @@ impl Writer {
             return FilterUpdate::Unchanged;
         }
         // Who is pushed to alone may change.
-        self.queue.rescan();
+        self.queue.invalidate(Input::Regrouped, &mut self.readers);
         match signature {
             Some(s) => f.announced.insert(reader, s),
             None => f.announced.remove(&reader),
         };
-        match f.set.set_reader_filter(reader, filter) {
+        let update = match f.set.set_reader_filter(reader, filter) {
             Ok(()) => FilterUpdate::Applied,
             Err(e) => FilterUpdate::Rejected(e),
+        };
+        self.resolve_filter_slots();
+        update
+    }
+
+    /// The one place the readers' filter slots are resolved: after every change of the
+    /// filter set (a new reader is resolved when matched).
+    pub(super) fn resolve_filter_slots(&mut self) {
+        if let Some(f) = &self.filtering {
+            let set = &f.set;
+            self.readers
+                .resolve_filter_slots(set.generation(), |g| set.slot_of(g));
         }
+    }
+
+    /// A new reader's slot in the current filter set.
+    pub(super) fn filter_slot_of(&self, reader: Guid) -> Option<usize> {
+        self.filtering.as_ref()?.set.slot_of(reader)
     }
 
     /// Forgets a reader's filter (unmatched).
@@ -274,6 +301,7 @@ impl Writer {
             f.announced.remove(&reader);
             f.set.remove_reader(reader);
         }
+        self.resolve_filter_slots();
     }
 
     /// Evaluates a new change once against every filtered reader. `None` when nothing is
@@ -335,31 +363,8 @@ impl Writer {
         s
     }
 
-    /// Reader `r`'s slot in the current filter set, looked up once per generation (cached in
-    /// the proxy).
+    /// Reader `r`'s slot in the current filter set (`Readers::filter_slot`).
     pub(super) fn reader_slot(&self, r: &ReaderProxy) -> ReaderSlot {
-        let guid = r.remote.guid;
-        let Some(f) = &self.filtering else {
-            return ReaderSlot::unresolved(guid);
-        };
-        let generation = f.set.generation();
-        let slot = match r.filter_slot.get() {
-            Some((g, s)) if g == generation => s,
-            _ => {
-                let s = f.set.slot_of(guid);
-                r.filter_slot.set(Some((generation, s)));
-                s
-            }
-        };
-        ReaderSlot {
-            guid,
-            generation,
-            slot,
-        }
-    }
-
-    /// True when reader `r` is currently filtered for (it is then never grouped with others).
-    pub(super) fn is_filtered(&self, r: &ReaderProxy) -> bool {
-        self.reader_slot(r).slot.is_some()
+        self.readers.filter_slot(r)
     }
 }

@@ -5,6 +5,8 @@
 //!
 //! RTPS 2.5 §8.4.7 (writer); the figures behind `Writer::filter_stats` and the demo.
 
+use super::message::Sent;
+
 /// What a writer has sent and received so far.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriterCounters {
@@ -47,6 +49,24 @@ pub struct WriterCounters {
 }
 
 impl WriterCounters {
+    /// Counts what one datagram carried (`repair`: DATA / DATA_FRAG resent on request).
+    pub(super) fn account(&mut self, sent: Sent, repair: bool) {
+        let c = self;
+        if repair {
+            c.repairs_sent = c
+                .repairs_sent
+                .saturating_add(sent.data.saturating_add(sent.data_frag));
+        } else {
+            c.data_sent = c.data_sent.saturating_add(sent.data);
+            c.data_frag_sent = c.data_frag_sent.saturating_add(sent.data_frag);
+        }
+        c.gaps_sent = c.gaps_sent.saturating_add(sent.gaps);
+        c.filter_gaps_sent = c.filter_gaps_sent.saturating_add(sent.filter_gaps);
+        c.samples_filtered = c.samples_filtered.saturating_add(sent.filtered);
+        c.heartbeats_sent = c.heartbeats_sent.saturating_add(sent.heartbeats);
+        c.datagrams_sent = c.datagrams_sent.saturating_add(1);
+    }
+
     /// Counts one datagram sent to `destinations` in [`Self::wire_datagrams`] and
     /// [`Self::wire_bytes`].
     pub(super) fn count_wire(&mut self, destinations: &[crate::wire::Locator], len: usize) {

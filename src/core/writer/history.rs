@@ -15,7 +15,7 @@ use bytes::Bytes;
 use super::content_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
-use crate::wire::{Locator, SequenceNumber};
+use crate::wire::SequenceNumber;
 
 /// Why a change could not be added. Mapped to [`super::WriteError`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,8 +43,6 @@ struct Stored {
     change: CacheChange,
     /// The content-filter outcome, when the change was filtered.
     filter: Option<ChangeFilter>,
-    /// The multicast groups it was sent to (`multicast.rs`).
-    multicast: Vec<Locator>,
 }
 
 /// One sequence number in the window: `None` once removed out of order (a tombstone).
@@ -194,19 +192,6 @@ impl WriterHistory {
         self.stored(sn)?.filter.as_ref()
     }
 
-    /// The multicast groups change `sn` was sent to (empty when none).
-    pub(super) fn multicast(&self, sn: SequenceNumber) -> &[Locator] {
-        self.stored(sn).map_or(&[], |s| s.multicast.as_slice())
-    }
-
-    /// Records that stored change `sn` was sent to `group`.
-    pub(super) fn add_multicast(&mut self, sn: SequenceNumber, group: Locator) {
-        let Some(i) = self.position(sn) else { return };
-        if let Some(s) = self.window.get_mut(i).and_then(|e| e.stored.as_mut()) {
-            s.multicast.push(group);
-        }
-    }
-
     /// The stored changes from `sn` on, in order.
     pub(super) fn stored_from(
         &self,
@@ -278,7 +263,52 @@ impl WriterHistory {
             .checked_add(1)
             .filter(|s| s.0 < i64::MAX)
             .ok_or(AddError::SequenceExhausted)?;
-        let mut removed = Vec::new();
+        let removed = self.victims(key, len, removable_through)?;
+        for old in &removed {
+            self.remove(*old);
+        }
+        self.last_sn = sn;
+        let change = make(sn);
+        self.bytes = self.bytes.saturating_add(change.data.len());
+        self.stored = self.stored.saturating_add(1);
+        let stored = Stored { change, filter };
+        self.window.push_back(Entry {
+            sn,
+            stored: Some(stored),
+        });
+        if self.track_instances {
+            self.instances.entry(key).or_default().push_back(sn);
+        }
+        Ok((sn, removed))
+    }
+
+    /// The changes that must go for a change of `len` payload bytes of instance `key` to
+    /// fit, oldest first, or why it cannot (see [`Self::add`]).
+    fn victims(
+        &self,
+        key: InstanceKey,
+        len: usize,
+        removable_through: SequenceNumber,
+    ) -> Result<Vec<SequenceNumber>, AddError> {
+        let mut removed: Vec<SequenceNumber> = self
+            .instance_victim(key, removable_through)?
+            .into_iter()
+            .collect();
+        self.sample_victim(&mut removed, removable_through)?;
+        if self.history == History::KeepAll {
+            self.byte_victims(&mut removed, len, removable_through)?;
+        }
+        Ok(removed)
+    }
+
+    /// The instance limits: max_instances for a new instance, then the instance's own room
+    /// (KEEP_LAST depth: its oldest change goes; KEEP_ALL max_samples_per_instance: only if
+    /// acknowledged).
+    fn instance_victim(
+        &self,
+        key: InstanceKey,
+        removable_through: SequenceNumber,
+    ) -> Result<Option<SequenceNumber>, AddError> {
         let instance = match self.track_instances {
             true => self.instances.get(&key),
             false => None,
@@ -296,72 +326,70 @@ impl WriterHistory {
             History::KeepLast(depth) => Some(usize::try_from(depth.max(1)).unwrap_or(usize::MAX)),
             History::KeepAll => limit(self.limits.max_samples_per_instance),
         };
-        if let Some(max) = per_instance {
-            if instance_len >= max {
-                let oldest = instance.and_then(|q| q.front()).copied();
-                match (self.history, oldest) {
-                    (History::KeepLast(_), Some(old)) => removed.push(old),
-                    (History::KeepAll, Some(old)) if old <= removable_through => removed.push(old),
-                    _ => return Err(AddError::Full),
-                }
-            }
+        if per_instance.is_none_or(|max| instance_len < max) {
+            return Ok(None);
         }
-        // Total room: max_samples (both kinds). Only acknowledged changes may go.
-        if let Some(max) = limit(self.limits.max_samples) {
-            let after = self.stored.saturating_sub(removed.len());
-            if after >= max {
-                // Ordered: only a prefix can be acknowledged (a full history of
-                // unacknowledged changes is refused at its first change, not after a scan).
-                let victim = self
-                    .stored_through(removable_through)
-                    .map(|c| c.sequence_number)
-                    .find(|s| !removed.contains(s));
-                match victim {
-                    Some(v) => removed.push(v),
-                    None => return Err(AddError::Full),
-                }
-            }
+        let oldest = instance.and_then(|q| q.front()).copied();
+        match (self.history, oldest) {
+            (History::KeepLast(_), Some(old)) => Ok(Some(old)),
+            (History::KeepAll, Some(old)) if old <= removable_through => Ok(Some(old)),
+            _ => Err(AddError::Full),
         }
-        if self.history == History::KeepAll {
-            // Payload room (KEEP_ALL_BYTES_LIMIT): acknowledged changes may go, oldest first.
-            let mut kept = self.bytes;
-            let mut kept_n = self.stored;
-            for old in &removed {
-                kept = kept.saturating_sub(self.get(*old).map_or(0, |c| c.data.len()));
+    }
+
+    /// Total room, max_samples (both kinds): only acknowledged changes may go.
+    fn sample_victim(
+        &self,
+        removed: &mut Vec<SequenceNumber>,
+        removable_through: SequenceNumber,
+    ) -> Result<(), AddError> {
+        let Some(max) = limit(self.limits.max_samples) else {
+            return Ok(());
+        };
+        if self.stored.saturating_sub(removed.len()) < max {
+            return Ok(());
+        }
+        // Ordered: only a prefix can be acknowledged (a full history of unacknowledged
+        // changes is refused at its first change, not after a scan).
+        let victim = self
+            .stored_through(removable_through)
+            .map(|c| c.sequence_number)
+            .find(|s| !removed.contains(s));
+        match victim {
+            Some(v) => {
+                removed.push(v);
+                Ok(())
+            }
+            None => Err(AddError::Full),
+        }
+    }
+
+    /// Payload room (KEEP_ALL, [`KEEP_ALL_BYTES_LIMIT`]): acknowledged changes may go,
+    /// oldest first.
+    fn byte_victims(
+        &self,
+        removed: &mut Vec<SequenceNumber>,
+        len: usize,
+        removable_through: SequenceNumber,
+    ) -> Result<(), AddError> {
+        let mut kept = self.bytes;
+        let mut kept_n = self.stored;
+        for old in removed.iter() {
+            kept = kept.saturating_sub(self.get(*old).map_or(0, |c| c.data.len()));
+            kept_n = kept_n.saturating_sub(1);
+        }
+        let mut acked = self.stored_through(removable_through);
+        while kept_n > 0 && kept.saturating_add(len) > KEEP_ALL_BYTES_LIMIT {
+            let Some(c) = acked.next() else {
+                return Err(AddError::Full);
+            };
+            if !removed.contains(&c.sequence_number) {
+                removed.push(c.sequence_number);
+                kept = kept.saturating_sub(c.data.len());
                 kept_n = kept_n.saturating_sub(1);
             }
-            let mut acked = self.stored_through(removable_through);
-            while kept_n > 0 && kept.saturating_add(len) > KEEP_ALL_BYTES_LIMIT {
-                let Some(c) = acked.next() else {
-                    return Err(AddError::Full);
-                };
-                if !removed.contains(&c.sequence_number) {
-                    removed.push(c.sequence_number);
-                    kept = kept.saturating_sub(c.data.len());
-                    kept_n = kept_n.saturating_sub(1);
-                }
-            }
         }
-        for old in &removed {
-            self.remove(*old);
-        }
-        self.last_sn = sn;
-        let change = make(sn);
-        self.bytes = self.bytes.saturating_add(change.data.len());
-        self.stored = self.stored.saturating_add(1);
-        let stored = Stored {
-            change,
-            filter,
-            multicast: Vec::new(),
-        };
-        self.window.push_back(Entry {
-            sn,
-            stored: Some(stored),
-        });
-        if self.track_instances {
-            self.instances.entry(key).or_default().push_back(sn);
-        }
-        Ok((sn, removed))
+        Ok(())
     }
 
     /// Removes every change with `sn <= through` (acknowledged by all reliable readers of a

@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 
-use super::Writer;
+use super::history::WriterHistory;
 use crate::core::deadline::{DeadlineTracker, InstanceId};
 use crate::core::{ChangeKind, DeadlineMissedStatus};
 use crate::time::{Instant, Now};
@@ -42,13 +42,12 @@ impl InstanceTimers {
             deadline: DeadlineTracker::new(deadline),
         }
     }
-}
 
-impl Writer {
-    /// Bookkeeping after a change was added: the instance's deadline restarts (ALIVE) or stops
-    /// (dispose / unregister), and the change's lifespan starts.
-    pub(super) fn on_written(
+    /// Bookkeeping after change `sn` was added to `history`: the instance's deadline restarts
+    /// (ALIVE) or stops (dispose / unregister), and the change's lifespan starts.
+    pub(super) fn written(
         &mut self,
+        history: &WriterHistory,
         now: Now,
         kind: ChangeKind,
         key: Option<[u8; 16]>,
@@ -56,68 +55,61 @@ impl Writer {
     ) {
         let instance: InstanceId = key;
         match kind {
-            ChangeKind::Alive => self.timers.deadline.touch(instance, now.mono),
-            _ => self.timers.deadline.remove(instance),
+            ChangeKind::Alive => self.deadline.touch(instance, now.mono),
+            _ => self.deadline.remove(instance),
         }
-        let Some(lifespan) = self.timers.lifespan else {
+        let Some(lifespan) = self.lifespan else {
             return;
         };
         // Forget expiries of changes KEEP_LAST already replaced (keeps the queue bounded by
         // the history plus what is written between two expiries).
-        while let Some((_, old)) = self.timers.expiries.front() {
-            if self.history.get(*old).is_some() {
+        while let Some((_, old)) = self.expiries.front() {
+            if history.get(*old).is_some() {
                 break;
             }
-            self.timers.expiries.pop_front();
+            self.expiries.pop_front();
         }
-        self.timers
-            .expiries
+        self.expiries
             .push_back((now.mono.saturating_add(lifespan), sn));
     }
 
-    /// Removes every change whose lifespan ended by `now` and records missed deadlines.
-    pub(super) fn handle_instance_timers(&mut self, now: Now) {
-        self.expire_lifespan(now);
-        self.timers.deadline.handle_timeout(now.mono);
-    }
-
-    /// Removes expired changes from the history. DDS 1.4 §2.2.3.16.
-    pub(super) fn expire_lifespan(&mut self, now: Now) {
-        let mut removed = false;
-        while let Some((at, sn)) = self.timers.expiries.front().copied() {
+    /// Removes the changes whose lifespan ended by `now` from `history`; returns how many.
+    /// DDS 1.4 §2.2.3.16.
+    pub(super) fn expire(&mut self, history: &mut WriterHistory, now: Now) -> u64 {
+        let mut removed = 0u64;
+        while let Some((at, sn)) = self.expiries.front().copied() {
             if at > now.mono {
                 break;
             }
-            self.timers.expiries.pop_front();
-            if self.history.remove(sn) {
-                removed = true;
-                self.counters.changes_expired = self.counters.changes_expired.saturating_add(1);
+            self.expiries.pop_front();
+            if history.remove(sn) {
+                removed = removed.saturating_add(1);
             }
         }
-        if removed {
-            // Readers that lack the removed changes learn so from the next HEARTBEAT.
-            if self.readers.iter().any(|r| self.reliable_reader(r)) {
-                self.arm_heartbeat(now.mono);
-            }
-        }
+        removed
+    }
+
+    /// Records the instances whose offered deadline passed by `now`.
+    pub(super) fn check_deadlines(&mut self, now: Now) {
+        self.deadline.handle_timeout(now.mono);
     }
 
     /// The earliest lifespan expiry or deadline.
-    pub(super) fn instance_timeout(&self) -> Option<Instant> {
-        let expiry = self.timers.expiries.front().map(|(at, _)| *at);
-        [expiry, self.timers.deadline.poll_timeout()]
+    pub(super) fn next_timeout(&self) -> Option<Instant> {
+        let expiry = self.expiries.front().map(|(at, _)| *at);
+        [expiry, self.deadline.poll_timeout()]
             .into_iter()
             .flatten()
             .min()
     }
 
     /// The next instance that missed its offered deadline (`Some(None)`: keyless topic).
-    pub fn poll_deadline_missed(&mut self) -> Option<InstanceId> {
-        self.timers.deadline.poll_missed()
+    pub(super) fn poll_missed(&mut self) -> Option<InstanceId> {
+        self.deadline.poll_missed()
     }
 
     /// OFFERED_DEADLINE_MISSED status. DDS 1.4 §2.2.4.1.
-    pub fn deadline_status(&self) -> DeadlineMissedStatus {
-        self.timers.deadline.status()
+    pub(super) fn status(&self) -> DeadlineMissedStatus {
+        self.deadline.status()
     }
 }

@@ -36,8 +36,7 @@ impl Writer {
             .first_sn()
             .max(SequenceNumber::ONE)
             .min(after_last);
-        let count = self.heartbeat_count.wrapping_add(1);
-        self.heartbeat_count = count;
+        let count = self.announced.take_liveliness_count();
         let g = self.config.guid;
         let hb = Heartbeat {
             endian: ENDIAN,

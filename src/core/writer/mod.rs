@@ -33,6 +33,39 @@
 //! - Samples larger than `fragment_size` go as DATA_FRAG (one fragment per submessage, many
 //!   per datagram); NACK_FRAG asks for single fragments.
 //! - HEARTBEAT_FRAG is not sent (optional in RTPS 2.5 §8.4.9.2).
+//!
+//! # Components
+//! The writer is made of owned parts, as quinn-proto's `Connection` is; each keeps its own
+//! invariants and has its own tests, and a part reads its neighbours only through arguments:
+//!
+//! ```text
+//! Writer
+//! ├── config: WriterConfig          config.rs     clamped once in Writer::new
+//! ├── history: WriterHistory        history.rs    changes by SN, KEEP_LAST/ALL, filter outcome
+//! ├── readers: Readers              readers.rs    generational slab of ReaderProxy (stable
+//! │                                               ReaderKeys, match order, membership count)
+//! │     └── ReaderProxy             reader_proxy.rs  private fields: acked/requested sets,
+//! │                                               push cursor + lazy GAP, TimerTable<ReaderTimer>,
+//! │                                               multicast coverage recorded at planning
+//! ├── planner: Planner              multicast.rs  groups (derived from Readers::membership),
+//! │                                               plan cursor, outbox; plan(&config, &history,
+//! │                                               &readers) -> coverage, decided once
+//! ├── queue: PushQueue              push_queue.rs who has work; invalidate(Input) is its only
+//! │                                               invalidation; route(config, last, proxy)
+//! ├── timers: TimerTable<WriterTimer> timer.rs    periodic HEARTBEAT (next_timeout)
+//! ├── instances: InstanceTimers     instance.rs   DEADLINE per instance, LIFESPAN expiry
+//! ├── announced: Announcements      heartbeat.rs  HEARTBEAT count, last announced SN, volume
+//! ├── filtering: Option<Filtering>  content_filter.rs  FilterSet (filter_set.rs), announced
+//! │                                               signatures; slots resolved in one place
+//! └── counters: WriterCounters      counters.rs
+//! ```
+//!
+//! The per-change push decision is one function, `Burst::next_action` (`push.rs`,
+//! unit-tested alone); `send.rs` runs it in one thin loop for a reader pushed to alone and
+//! for readers sharing a datagram, then settles the burst (cursors, HEARTBEAT or backstop).
+//! Repairs are `repair.rs`, message building `message.rs`, liveliness HEARTBEATs
+//! `liveliness.rs`. The single-signature PID_CONTENT_FILTER_INFO encoding is
+//! `ChangeFilter::info_for` in `content_filter.rs`.
 
 #![deny(
     clippy::unwrap_used,
@@ -42,40 +75,53 @@
     clippy::arithmetic_side_effects
 )]
 
+mod config;
 mod content_filter;
 mod counters;
+mod filter_set;
+mod heartbeat;
 mod history;
 mod instance;
 mod liveliness;
 mod message;
 mod multicast;
+mod push;
 mod push_queue;
 mod reader_proxy;
+mod readers;
 mod repair;
 mod send;
 #[cfg(test)]
 mod tests;
+mod timer;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
+pub use self::config::{WriteError, WriterConfig};
 use self::content_filter::Filtering;
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
 pub use self::counters::WriterCounters;
-use self::history::{AddError, KEEP_ALL_BYTES_LIMIT, WriterHistory};
+pub use self::filter_set::{
+    DDSSQL, DEFAULT_MEMO_CAPACITY, FilterSet, FilterStats, NotFiltering, PassSet, SlotTable,
+};
+use self::heartbeat::Announcements;
+use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
-use self::multicast::Groups;
+use self::multicast::Planner;
 pub use self::multicast::{MulticastConfig, MulticastMode};
-use self::push_queue::PushQueue;
+use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
-use crate::core::filtering::{DEFAULT_MEMO_CAPACITY, FilterSet};
-use crate::core::{CacheChange, ChangeKind, MAX_DATAGRAM, RemoteReader, Transmit, WriteRequest};
-use crate::qos::{History, ResourceLimits};
+use self::readers::Readers;
+use self::timer::{TimerTable, WriterTimer};
+use crate::core::deadline::InstanceId;
+use crate::core::{
+    CacheChange, ChangeKind, DeadlineMissedStatus, MAX_DATAGRAM, RemoteReader, WriteRequest,
+};
+use crate::qos::History;
 use crate::time::{Instant, Now};
-use crate::types::TypeDescriptor;
 use crate::wire::submessage::{AckNack, NackFrag};
 use crate::wire::{Guid, SequenceNumber};
 
@@ -89,135 +135,26 @@ pub const MIN_MESSAGE_SIZE: usize = 512;
 /// acknowledgements by the writer history's fill level in the same way).
 pub const HEARTBEAT_VOLUME: i64 = 4096;
 
-/// Configuration of one writer. Build with [`WriterConfig::new`] and adjust fields.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WriterConfig {
-    /// The writer's GUID (its prefix is the RTPS header's sourceGuidPrefix).
-    pub guid: Guid,
-    /// RELIABLE (true) or BEST_EFFORT. A best-effort writer never heartbeats or repairs.
-    pub reliable: bool,
-    /// HISTORY policy. DDS 1.4 §2.2.3.18.
-    pub history: History,
-    /// RESOURCE_LIMITS policy. DDS 1.4 §2.2.3.19.
-    pub resource_limits: ResourceLimits,
-    /// DURABILITY TRANSIENT_LOCAL (or stronger): late joiners that want history get it.
-    pub durability_transient_local: bool,
-    /// Samples longer than this go as DATA_FRAG. Clamped to `1..=65535` and to what fits in
-    /// `max_message_size`. Default 8192.
-    pub fragment_size: usize,
-    /// Largest datagram built, ≤ [`MAX_DATAGRAM`]. Default [`MAX_DATAGRAM`].
-    pub max_message_size: usize,
-    /// Period of HEARTBEATs while changes are unacknowledged. Default 100 ms.
-    pub heartbeat_period: core::time::Duration,
-    /// Delay before answering a NACK (lets several ACKNACKs merge). Default 5 ms.
-    /// RTPS 2.5 §8.4.7.1 (nackResponseDelay).
-    pub nack_response_delay: core::time::Duration,
-    /// Send new changes at once to reliable readers (else only announce them by HEARTBEAT).
-    /// RTPS 2.5 §8.4.7.1 (pushMode). Best-effort readers are always pushed to.
-    pub push_mode: bool,
-    /// The topic is keyed: ALIVE DATA carries PID_KEY_HASH inline.
-    pub keyed: bool,
-    /// DEADLINE period offered (`None`: infinite). DDS 1.4 §2.2.3.7.
-    pub deadline: Option<core::time::Duration>,
-    /// LIFESPAN of every change (`None`: infinite). DDS 1.4 §2.2.3.16.
-    pub lifespan: Option<core::time::Duration>,
-    /// The topic name: a reader's filter is evaluated here only if its relatedTopicName is
-    /// this (docs/interop-facts.md §1.2). Default empty.
-    pub topic_name: String,
-    /// The sample type's descriptor. With it the writer filters for readers that announce a
-    /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
-    pub descriptor: Option<Arc<TypeDescriptor>>,
-    /// The per-sample multicast/unicast choice (`multicast.rs`). Default: the cost model.
-    pub multicast: MulticastConfig,
-    /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
-    /// reader gets DATA for every sample, with its filter bit inverted.
-    #[doc(hidden)]
-    pub invert_filter_bit_for_tests: bool,
-}
-
-impl WriterConfig {
-    /// Defaults: reliable, KEEP_LAST(1), unlimited resources, VOLATILE, fragment 8192,
-    /// max message [`MAX_DATAGRAM`], heartbeat 100 ms, NACK response 5 ms, push, unkeyed.
-    pub fn new(guid: Guid) -> Self {
-        WriterConfig {
-            guid,
-            reliable: true,
-            history: History::KeepLast(1),
-            resource_limits: ResourceLimits::default(),
-            durability_transient_local: false,
-            fragment_size: 8192,
-            max_message_size: MAX_DATAGRAM,
-            heartbeat_period: core::time::Duration::from_millis(100),
-            nack_response_delay: core::time::Duration::from_millis(5),
-            push_mode: true,
-            keyed: false,
-            deadline: None,
-            lifespan: None,
-            topic_name: String::new(),
-            descriptor: None,
-            multicast: MulticastConfig::default(),
-            invert_filter_bit_for_tests: false,
-        }
-    }
-}
-
-/// Why [`Writer::write`] refused a change.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum WriteError {
-    /// KEEP_ALL or a sample limit is reached and every stored change is still unacknowledged
-    /// by some reliable reader. The API layer blocks (up to max_blocking_time) and retries.
-    /// DDS 1.4 §2.2.3.14 (RELIABILITY max_blocking_time), §2.2.3.19.
-    HistoryFull,
-    /// RESOURCE_LIMITS max_instances reached and the change is for a new instance.
-    TooManyInstances,
-    /// The payload is longer than a DATA_FRAG sampleSize (u32) can describe.
-    SampleTooLarge,
-    /// 2^63 − 1 changes written: no sequence number left.
-    SequenceNumbersExhausted,
-    /// No such writer in this participant (deleted, or a handle from another participant).
-    UnknownWriter,
-}
-
-impl core::fmt::Display for WriteError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            WriteError::HistoryFull => "writer history full of unacknowledged changes",
-            WriteError::TooManyInstances => "writer max_instances reached",
-            WriteError::SampleTooLarge => "sample larger than 4 GiB",
-            WriteError::SequenceNumbersExhausted => "sequence numbers exhausted",
-            WriteError::UnknownWriter => "no such writer",
-        })
-    }
-}
-
-impl std::error::Error for WriteError {}
-
 /// A sans-IO stateful RTPS writer. RTPS 2.5 §8.4.9.
 #[derive(Debug)]
 pub struct Writer {
     config: WriterConfig,
     history: WriterHistory,
-    readers: Vec<ReaderProxy>,
-    /// HEARTBEAT count, incremented per HEARTBEAT sent. RTPS 2.5 §8.3.7.5.
-    heartbeat_count: i32,
-    /// lastSN of the latest HEARTBEAT sent (to any reader), and the payload bytes written
-    /// since.
-    heartbeat_last_sn: SequenceNumber,
-    unannounced_bytes: usize,
-    /// Next periodic HEARTBEAT, armed while reliable readers have unacknowledged changes.
-    heartbeat_deadline: Option<Instant>,
+    /// The matched readers, by stable key (`readers.rs`).
+    readers: Readers,
+    /// What the HEARTBEATs announced so far (`heartbeat.rs`).
+    announced: Announcements,
+    /// The writer's own timers (the periodic HEARTBEAT, `timer.rs`).
+    timers: TimerTable<WriterTimer, 1>,
     /// Round-robin start for per-reader control messages (fairness).
     next_reader: usize,
     counters: WriterCounters,
     /// Per-instance DEADLINE and LIFESPAN expiry.
-    timers: InstanceTimers,
+    instances: InstanceTimers,
     /// Content filtering (`None` without a type descriptor). `content_filter.rs`.
     filtering: Option<Filtering>,
-    /// Multicast groups of the matched readers and the planning cursor (`multicast.rs`).
-    groups: Groups,
-    /// Multicast datagrams planned and not yet handed out (`multicast.rs`).
-    outbox: VecDeque<Transmit>,
+    /// The send planner: multicast groups, planning cursor, outbox (`multicast.rs`).
+    planner: Planner,
     /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
     queue: PushQueue,
 }
@@ -234,7 +171,6 @@ impl Writer {
         config.fragment_size = config
             .fragment_size
             .clamp(1, room.min(usize::from(u16::MAX)));
-        let timers = InstanceTimers::new(config.deadline, config.lifespan);
         let filtering = config.descriptor.as_ref().map(|d| {
             Filtering::new(FilterSet::new(
                 Arc::clone(d),
@@ -242,22 +178,21 @@ impl Writer {
                 DEFAULT_MEMO_CAPACITY,
             ))
         });
-        Writer {
+        let mut w = Writer {
             history: WriterHistory::new(config.history, config.resource_limits),
+            instances: InstanceTimers::new(config.deadline, config.lifespan),
             config,
-            readers: Vec::new(),
-            heartbeat_count: 0,
-            heartbeat_last_sn: SequenceNumber(0),
-            unannounced_bytes: 0,
-            heartbeat_deadline: None,
+            readers: Readers::new(),
+            announced: Announcements::new(),
+            timers: TimerTable::new(),
             next_reader: 0,
             counters: WriterCounters::default(),
-            timers,
             filtering,
-            groups: Groups::new(),
-            outbox: VecDeque::new(),
+            planner: Planner::new(),
             queue: PushQueue::new(),
-        }
+        };
+        w.resolve_filter_slots();
+        w
     }
 
     /// The configuration in use (after clamping).
@@ -299,7 +234,7 @@ impl Writer {
         self.readers
             .iter()
             .filter(|r| self.reliable_reader(r))
-            .map(|r| r.acked)
+            .map(ReaderProxy::acked)
             .min()
             .unwrap_or_else(|| self.history.last_sn())
     }
@@ -311,12 +246,12 @@ impl Writer {
     pub fn matched_reader_add(&mut self, now: Now, remote: RemoteReader) {
         if let Some(r) = self
             .readers
-            .iter_mut()
-            .find(|r| r.remote.guid == remote.guid)
+            .find(remote.guid)
+            .and_then(|k| self.readers.get_mut(k))
         {
-            r.remote = remote;
-            self.groups.dirty = true;
-            self.queue.rescan();
+            r.set_remote(remote);
+            self.readers.changed();
+            self.queue.invalidate(Input::Regrouped, &mut self.readers);
             return;
         }
         let start = if self.config.durability_transient_local && remote.wants_history {
@@ -325,27 +260,25 @@ impl Writer {
             self.history.next_sn()
         };
         let mut proxy = ReaderProxy::new(remote, start);
+        proxy.set_filter_slot(self.filter_slot_of(proxy.guid()));
         if self.config.reliable && proxy.reliable() {
             // RTPS 2.5 §8.4.9.2: announce the available range at once.
             proxy.schedule_heartbeat(now.mono);
             self.arm_heartbeat(now.mono);
         }
         let reliable = self.config.reliable && proxy.reliable();
-        self.readers.push(proxy);
+        let key = self.readers.insert(proxy);
         if !reliable {
-            self.mark_synced(self.readers.len().saturating_sub(1));
+            self.mark_synced(key);
         }
-        self.groups.dirty = true;
-        self.queue.rescan();
-        self.queue.control_changed();
+        self.queue.invalidate(Input::Matched, &mut self.readers);
     }
 
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
-        self.readers.retain(|r| r.remote.guid != guid);
-        // Indices moved: rebuild the groups and the queue.
-        self.groups.dirty = true;
-        self.queue.reset(&mut self.readers);
+        self.readers.remove(guid);
+        // The queue restarts in match order (the groups follow `Readers::membership`).
+        self.queue.invalidate(Input::Unmatched, &mut self.readers);
         self.forget_reader_filter(guid);
         self.collect_garbage();
     }
@@ -396,21 +329,22 @@ impl Writer {
             AddError::TooManyInstances => WriteError::TooManyInstances,
             AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
         })?;
-        self.unannounced_bytes = self.unannounced_bytes.saturating_add(len);
+        self.announced.written(len);
         // Evicted changes need no bookkeeping: readers that still need them get a GAP when
         // the push cursor or a NACK reaches them.
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
             self.arm_heartbeat(now.mono);
         }
-        self.queue.rescan();
+        self.queue.invalidate(Input::Written, &mut self.readers);
         self.on_written(now, kind, key_hash, sn);
         self.collect_garbage();
         Ok(sn)
     }
 
     fn arm_heartbeat(&mut self, now: Instant) {
-        if self.config.reliable && self.heartbeat_deadline.is_none() {
-            self.heartbeat_deadline = Some(now.saturating_add(self.config.heartbeat_period));
+        if self.config.reliable && self.timers.get(WriterTimer::Heartbeat).is_none() {
+            let at = now.saturating_add(self.config.heartbeat_period);
+            self.timers.set(WriterTimer::Heartbeat, Some(at));
         }
     }
 
@@ -423,25 +357,22 @@ impl Writer {
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
-        let plan_next = self.groups.plan_next;
-        let Some(i) = self.readers.iter().position(|r| r.remote.guid == reader) else {
+        let plan_next = self.planner.plan_next();
+        let Some(key) = self.readers.find(reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         };
-        self.queue.control_changed();
-        self.queue.touch(i);
-        let Some(r) = self.readers.get_mut(i) else {
+        self.queue
+            .invalidate(Input::AckNack(key), &mut self.readers);
+        let Some(r) = self.readers.get_mut(key) else {
             return;
         };
-        if !reliable
-            || !r.reliable()
-            || !ReaderProxy::accept_count(&mut r.last_acknack_count, ack.count)
-        {
+        if !reliable || !r.reliable() || !r.accept_acknack_count(ack.count) {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
             return;
         }
         // In contact: multicasts planned from now on may cover it (`multicast.rs`).
-        r.synced_from.get_or_insert(plan_next);
+        r.mark_synced(plan_next);
         let set = &ack.reader_sn_state;
         // Pre-emptive form (docs/interop-facts.md §5.8): base 0 acknowledges nothing; treated as
         // base 1.
@@ -452,7 +383,7 @@ impl Writer {
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
-        let behind = r.acked < last && r.heartbeat_stale(now.mono, period);
+        let behind = r.acked() < last && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
         } else if preemptive || !ack.final_flag || behind {
@@ -474,22 +405,25 @@ impl Writer {
             .history
             .get(nack.writer_sn)
             .map(|c| fragment_count(c.data.len(), frag_size));
-        let Some(r) = self.readers.iter_mut().find(|r| r.remote.guid == reader) else {
+        let Some(key) = self.readers.find(reader) else {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         };
-        self.queue.control_changed();
+        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
+        let Some(r) = self.readers.get_mut(key) else {
+            return;
+        };
         if !reliable
             || !r.reliable()
             || nack.writer_sn > last
-            || !ReaderProxy::accept_count(&mut r.last_nack_frag_count, nack.count)
+            || !r.accept_nack_frag_count(nack.count)
         {
             self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
             return;
         }
         let frags = nack.fragment_number_state.iter();
         let requested = match total {
-            Some(n) if n > 1 && nack.writer_sn >= r.start => {
+            Some(n) if n > 1 && nack.writer_sn >= r.start() => {
                 r.apply_nack_frag(nack.writer_sn, frags, n)
             }
             // Not stored (→ GAP) or not fragmented (→ DATA): request the whole change.
@@ -505,12 +439,10 @@ impl Writer {
     /// no HEARTBEAT during the last period (with its pending filtering GAP in front, `send.rs`)
     /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
     pub fn handle_timeout(&mut self, now: Now) {
-        self.handle_instance_timers(now);
-        self.queue.control_changed();
-        let Some(deadline) = self.heartbeat_deadline else {
-            return;
-        };
-        if deadline > now.mono {
+        self.expire_lifespan(now);
+        self.instances.check_deadlines(now);
+        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
+        if !self.timers.is_due(WriterTimer::Heartbeat, now.mono) {
             return;
         }
         let last = self.history.last_sn();
@@ -524,14 +456,13 @@ impl Writer {
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
             // a push) during the last period, or whose push backstop is armed (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            if r.heartbeat_stale(now.mono, period) && r.heartbeat_at.is_none() {
-                r.schedule_heartbeat(now.mono);
-                r.last_heartbeat = Some(now.mono);
+            if r.heartbeat_stale(now.mono, period) && !r.heartbeat_scheduled() {
+                r.unsolicited_heartbeat(now.mono, false);
             }
             any = true;
         }
-        self.heartbeat_deadline =
-            any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        let next = any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        self.timers.set(WriterTimer::Heartbeat, next);
     }
 
     /// The earliest time [`Writer::handle_timeout`] or [`Writer::poll_transmit`] has timed
@@ -540,30 +471,48 @@ impl Writer {
         self.readers
             .iter()
             .filter_map(ReaderProxy::deadline)
-            .chain(self.heartbeat_deadline)
-            .chain(self.instance_timeout())
+            .chain(self.timers.next_timeout())
+            .chain(self.instances.next_timeout())
             .min()
+    }
+
+    /// Bookkeeping after a change was added: its instance's deadline and its lifespan.
+    fn on_written(
+        &mut self,
+        now: Now,
+        kind: ChangeKind,
+        key: Option<[u8; 16]>,
+        sn: SequenceNumber,
+    ) {
+        self.instances.written(&self.history, now, kind, key, sn);
+    }
+
+    /// Removes expired changes from the history (an expired change is never sent: GAP
+    /// instead). DDS 1.4 §2.2.3.16.
+    fn expire_lifespan(&mut self, now: Now) {
+        let removed = self.instances.expire(&mut self.history, now);
+        let c = &mut self.counters;
+        c.changes_expired = c.changes_expired.saturating_add(removed);
+        // Readers that lack the removed changes learn so from the next HEARTBEAT.
+        if removed > 0 && self.readers.iter().any(|r| self.reliable_reader(r)) {
+            self.arm_heartbeat(now.mono);
+        }
+    }
+
+    /// The next instance that missed its offered deadline (`Some(None)`: keyless topic).
+    pub fn poll_deadline_missed(&mut self) -> Option<InstanceId> {
+        self.instances.poll_missed()
+    }
+
+    /// OFFERED_DEADLINE_MISSED status. DDS 1.4 §2.2.4.1.
+    pub fn deadline_status(&self) -> DeadlineMissedStatus {
+        self.instances.status()
     }
 
     /// True if every reliable reader has acknowledged `sn` (true with no reliable readers).
     /// DDS 1.4 §2.2.2.4.2.22 (wait_for_acknowledgments), RTPS 2.5 §8.4.7.2 (is_acked_by_all).
     pub fn is_acked_by_all(&self, sn: SequenceNumber) -> bool {
         sn <= self.ack_floor()
-    }
-
-    /// True when so many changes were written since the last HEARTBEAT that the next push
-    /// should carry one (see [`HEARTBEAT_VOLUME`]).
-    fn heartbeat_by_volume(&self) -> bool {
-        let step = match self.config.resource_limits.max_samples {
-            crate::qos::Length::Limited(n) => (i64::from(n) / 4).clamp(1, HEARTBEAT_VOLUME),
-            crate::qos::Length::Unlimited => HEARTBEAT_VOLUME,
-        };
-        self.history
-            .last_sn()
-            .0
-            .saturating_sub(self.heartbeat_last_sn.0)
-            >= step
-            || self.unannounced_bytes >= KEEP_ALL_BYTES_LIMIT / 4
     }
 
     /// Lower bounds on how many more changes, and payload bytes in all, [`Self::write`]
@@ -592,7 +541,7 @@ impl Writer {
             .readers
             .iter()
             .filter(|r| !self.reliable_reader(r))
-            .map(|r| r.next_unsent.checked_sub(1).unwrap_or(SequenceNumber(0)))
+            .map(|r| r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
             .min();
         let floor = match best_effort_floor {
             Some(b) => b.min(self.ack_floor()),

@@ -14,7 +14,7 @@
 //!
 //! # Overview
 //! Each new change is planned once, in sequence-number order, before any push reaches it
-//! ([`Writer::plan_changes`]). For every multicast group `G` (a locator that at least one
+//! ([`Planner::plan`]). For every multicast group `G` (a locator that at least one
 //! matched reader announced) the *listeners* are the readers listening on `G`; of them, the
 //! *covered* ones are those the push would send this change to next (cursor at or before it,
 //! pushed to, past their first ACKNACK when reliable) and that the change passes. With
@@ -36,13 +36,17 @@
 //! unfiltered listeners take everything. Covered listeners' pushes then pass over the change
 //! (`send.rs`). The formula, defaults and worked examples are in `docs/filtering.md`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
-use super::Writer;
+use super::WriterConfig;
 use super::content_filter::ChangeFilter;
-use super::message::MessageBuilder;
+use super::counters::WriterCounters;
+use super::history::WriterHistory;
+use super::message::{MessageBuilder, Sent};
 use super::reader_proxy::ReaderProxy;
+use super::readers::{ReaderKey, Readers};
 use super::repair::succ;
+use crate::core::Transmit;
 use crate::wire::{Locator, SequenceNumber};
 
 /// How a writer sends a sample that several readers on one multicast group want.
@@ -141,227 +145,221 @@ impl MulticastConfig {
     }
 }
 
-/// A multicast locator and the matched readers (indices into `Writer::readers`) listening on
-/// it, with the distinct filters among them (cached per filter-set generation).
+/// A multicast locator and the matched readers listening on it, with the distinct filters
+/// among them (cached per filter-set generation).
 #[derive(Clone, Debug)]
-pub(super) struct Group {
-    pub(super) locator: Locator,
-    pub(super) listeners: Vec<usize>,
-    /// (slot-table generation, one slot per distinct signature among the filtered listeners).
+struct Group {
+    locator: Locator,
+    listeners: Vec<ReaderKey>,
+    /// (slot-table generation, one slot per distinct signature among the filtered listeners):
+    /// derived from the listeners (rebuilt with the group) and the generation (its key).
     info_slots: Option<(u64, Vec<usize>)>,
 }
 
-/// The multicast groups of a writer's matched readers, rebuilt when readers come or go.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Groups {
-    pub(super) groups: Vec<Group>,
-    /// Readers changed since the last build.
-    pub(super) dirty: bool,
+/// The send planner: the multicast groups of the matched readers (derived from
+/// [`Readers::membership`]), the planning cursor, and the multicast datagrams planned and
+/// not yet handed out. It reads the history and the readers it is given and decides each
+/// change once; the writer applies the coverage it returns.
+#[derive(Clone, Debug)]
+pub(super) struct Planner {
+    groups: Vec<Group>,
+    /// The [`Readers::membership`] the groups were built from (`None`: never built).
+    built_for: Option<u64>,
     /// Every change below this has been planned.
-    pub(super) plan_next: SequenceNumber,
+    plan_next: SequenceNumber,
+    outbox: VecDeque<Transmit>,
 }
 
-impl Groups {
+/// What one planning pass reads.
+struct Inputs<'a> {
+    config: &'a WriterConfig,
+    history: &'a WriterHistory,
+    readers: &'a Readers,
+}
+
+/// True when reader `r` could take change `sn` from a multicast: the push would send it
+/// `sn` next or later, it is pushed to, and `sn` was planned after it matched and, when
+/// reliable, after its first ACKNACK (so it knows us: Cyclone 0.10 drops data before the
+/// first HEARTBEAT it sees). Asked once, at planning: the readers it holds for are recorded
+/// as covered ([`ReaderProxy::record_multicast`]) and their pushes pass over `sn`.
+fn can_cover(config: &WriterConfig, r: &ReaderProxy, sn: SequenceNumber) -> bool {
+    let reliable = config.reliable && r.reliable();
+    let pushed = config.push_mode || !reliable;
+    pushed
+        && r.synced_from().is_some_and(|from| sn >= from)
+        && sn >= r.start()
+        && (r.next_unsent() < sn || r.cursor() == (sn, 1))
+}
+
+impl Planner {
     pub(super) fn new() -> Self {
-        Groups {
+        Planner {
             groups: Vec::new(),
-            dirty: true,
+            built_for: None,
             plan_next: SequenceNumber::ONE,
+            outbox: VecDeque::new(),
         }
     }
 
-    fn rebuild(&mut self, readers: &[ReaderProxy]) {
+    /// The next change to be planned: a reader marked synced now takes multicasts from it.
+    pub(super) fn plan_next(&self) -> SequenceNumber {
+        self.plan_next
+    }
+
+    /// The next multicast datagram planned.
+    pub(super) fn pop_transmit(&mut self) -> Option<Transmit> {
+        self.outbox.pop_front()
+    }
+
+    /// Plans every change written since the last call, in order: multicasts the ones the
+    /// cost model says to (into the outbox) and counts how each sample went. Returns the
+    /// (reader, change) pairs a multicast covered.
+    pub(super) fn plan(
+        &mut self,
+        config: &WriterConfig,
+        history: &WriterHistory,
+        readers: &Readers,
+        counters: &mut WriterCounters,
+    ) -> Vec<(ReaderKey, SequenceNumber)> {
+        let mut covered = Vec::new();
+        let last = history.last_sn();
+        if self.plan_next > last {
+            return covered;
+        }
+        self.refresh(readers);
+        let cx = Inputs {
+            config,
+            history,
+            readers,
+        };
+        while self.plan_next <= last {
+            let sn = self.plan_next;
+            self.plan_next = succ(sn);
+            self.plan_change(&cx, counters, sn, &mut covered);
+        }
+        covered
+    }
+
+    /// Rebuilds the groups if the matched readers changed since they were built.
+    fn refresh(&mut self, readers: &Readers) {
+        if self.built_for == Some(readers.membership()) {
+            return;
+        }
         let mut locators: BTreeSet<Locator> = BTreeSet::new();
-        for r in readers {
-            locators.extend(r.remote.multicast_locators.iter().copied());
+        for r in readers.iter() {
+            locators.extend(r.remote().multicast_locators.iter().copied());
         }
         self.groups = locators
             .into_iter()
             .map(|locator| Group {
                 locator,
-                listeners: (0..readers.len())
-                    .filter(|&i| {
-                        readers
-                            .get(i)
-                            .is_some_and(|r| r.remote.multicast_locators.contains(&locator))
-                    })
+                listeners: readers
+                    .entries()
+                    .filter(|(_, r)| r.remote().multicast_locators.contains(&locator))
+                    .map(|(k, _)| k)
                     .collect(),
                 info_slots: None,
             })
             .collect();
-        self.dirty = false;
-    }
-}
-
-impl Writer {
-    /// True when reader `r` could take change `sn` from a multicast: the push would send it
-    /// `sn` next or later, it is pushed to, and `sn` was planned after it matched and, when
-    /// reliable, after its first ACKNACK (so it knows us: Cyclone 0.10 drops data before the
-    /// first HEARTBEAT it sees). The same answer at planning and at push time.
-    pub(super) fn can_cover(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
-        let reliable = self.config.reliable && r.reliable();
-        let pushed = self.config.push_mode || !reliable;
-        pushed
-            && r.synced_from.is_some_and(|from| sn >= from)
-            && sn >= r.start
-            && (r.next_unsent < sn || (r.next_unsent == sn && r.next_frag == 1))
+        self.built_for = Some(readers.membership());
     }
 
-    /// True when change `sn` went by multicast on a group reader `r` listens on, and `r` could
-    /// take it: its push passes over `sn` (`send.rs`).
-    pub(super) fn multicast_covers(&self, r: &ReaderProxy, sn: SequenceNumber) -> bool {
-        let groups = self.history.multicast(sn);
-        !groups.is_empty()
-            && groups
-                .iter()
-                .any(|g| r.remote.multicast_locators.contains(g))
-            && self.can_cover(r, sn)
-    }
-
-    /// Marks reader `i` as able to take multicasts from the next change planned on.
-    pub(super) fn mark_synced(&mut self, i: usize) {
-        let from = self.groups.plan_next;
-        if let Some(r) = self.readers.get_mut(i) {
-            r.synced_from.get_or_insert(from);
-        }
-    }
-
-    /// True when reader `r` listens on a multicast group the writer may use.
-    pub(super) fn multicast_listener(&self, r: &ReaderProxy) -> bool {
-        self.config.multicast.mode != MulticastMode::AlwaysUnicast
-            && !r.remote.multicast_locators.is_empty()
-    }
-
-    /// Plans every change written since the last call, in order: multicasts the ones the cost
-    /// model says to (into the outbox) and counts how each sample went.
-    pub(super) fn plan_changes(&mut self) {
-        let last = self.history.last_sn();
-        if self.groups.plan_next > last {
-            return;
-        }
-        if self.groups.dirty {
-            self.groups.rebuild(&self.readers);
-        }
-        while self.groups.plan_next <= last {
-            let sn = self.groups.plan_next;
-            self.groups.plan_next = succ(sn);
-            self.plan_change(sn);
-        }
-    }
-
-    fn plan_change(&mut self, sn: SequenceNumber) {
-        let Some(change) = self.history.get(sn) else {
+    fn plan_change(
+        &mut self,
+        cx: &Inputs<'_>,
+        counters: &mut WriterCounters,
+        sn: SequenceNumber,
+        covered: &mut Vec<(ReaderKey, SequenceNumber)>,
+    ) {
+        let Some(change) = cx.history.get(sn) else {
             return;
         };
-        let passing_total = match self.history.filter(sn) {
-            Some(f) => f.passing_readers(self.readers.len()),
-            None => self.readers.len(),
+        let passing_total = match cx.history.filter(sn) {
+            Some(f) => f.passing_readers(cx.readers.len()),
+            None => cx.readers.len(),
         };
-        let fragmented = change.data.len() > self.config.fragment_size;
-        let mut covered = 0usize;
-        if self.config.multicast.mode != MulticastMode::AlwaysUnicast && !fragmented {
-            for g in 0..self.groups.groups.len() {
-                covered = covered.saturating_add(self.plan_group(sn, g));
+        let fragmented = change.data.len() > cx.config.fragment_size;
+        // Readers an earlier group's multicast of `sn` covered.
+        let mut done: BTreeSet<ReaderKey> = BTreeSet::new();
+        let mut passing = 0usize;
+        if cx.config.multicast.mode != MulticastMode::AlwaysUnicast && !fragmented {
+            for g in 0..self.groups.len() {
+                // A reader on two groups is covered by the first that multicasts.
+                let Some((n, t, keys)) = self.plan_group(cx, sn, g, &done) else {
+                    continue;
+                };
+                counters.account(t.1, false);
+                counters.count_wire(&t.0.destinations, t.0.len());
+                self.outbox.push_back(t.0);
+                covered.extend(keys.iter().map(|k| (*k, sn)));
+                done.extend(keys);
+                passing = passing.saturating_add(n);
             }
         }
-        let c = &mut self.counters;
-        if covered > 0 {
-            c.samples_multicast = c.samples_multicast.saturating_add(1);
+        if passing > 0 {
+            counters.samples_multicast = counters.samples_multicast.saturating_add(1);
         }
-        if passing_total > covered {
-            c.samples_unicast = c.samples_unicast.saturating_add(1);
+        if passing_total > passing {
+            counters.samples_unicast = counters.samples_unicast.saturating_add(1);
         }
     }
 
-    /// Decides change `sn` on group `g`; sends it there if cheaper. Returns the number of
-    /// passing listeners the multicast covers (0 when it goes unicast).
-    fn plan_group(&mut self, sn: SequenceNumber, g: usize) -> usize {
-        let filter = self.history.filter(sn).cloned();
-        let Some(group) = self.groups.groups.get(g) else {
-            return 0;
-        };
-        // A reader on two groups is covered by the first that multicasts.
-        let covered: Vec<usize> = group
+    /// Decides change `sn` on group `g` (`done`: readers an earlier group's multicast of `sn`
+    /// covered). When the multicast is cheaper: the number of passing listeners it covers,
+    /// the datagram, and every listener that can take it (those it passes and those it tells
+    /// it is filtered).
+    fn plan_group(
+        &mut self,
+        cx: &Inputs<'_>,
+        sn: SequenceNumber,
+        g: usize,
+        done: &BTreeSet<ReaderKey>,
+    ) -> Option<(usize, (Transmit, Sent), Vec<ReaderKey>)> {
+        let filter = cx.history.filter(sn);
+        let group = self.groups.get(g)?;
+        let (listeners, locator) = (group.listeners.len(), group.locator);
+        let receivers: Vec<ReaderKey> = group
             .listeners
             .iter()
             .copied()
-            .filter(|&i| {
-                self.readers.get(i).is_some_and(|r| {
-                    filter
-                        .as_ref()
-                        .is_none_or(|f| f.sends_to(self.reader_slot(r)))
-                        && r.covered_sn != sn
-                        && self.can_cover(r, sn)
-                })
+            .filter(|&k| {
+                cx.readers
+                    .get(k)
+                    .is_some_and(|r| can_cover(cx.config, r, sn))
             })
             .collect();
-        let (listeners, locator) = (group.listeners.len(), group.locator);
+        let covered: Vec<&ReaderProxy> = receivers
+            .iter()
+            .filter(|k| !done.contains(k))
+            .filter_map(|&k| cx.readers.get(k))
+            .filter(|r| filter.is_none_or(|f| f.sends_to(cx.readers.filter_slot(r))))
+            .collect();
         if covered.is_empty() {
-            return 0;
+            return None;
         }
         let gaps = covered
             .iter()
-            .filter_map(|&i| self.readers.get(i))
-            .filter(|r| r.reliable() && r.next_unsent == sn && r.gap_from < sn)
+            .filter(|r| r.reliable() && r.next_unsent() == sn && r.gap_from() < sn)
             .count();
-        let info = filter.as_ref().and_then(|f| {
-            let slots = self.group_info_slots(g, f);
+        let passing = covered.len();
+        let info = filter.and_then(|f| {
+            let slots = self.group_info_slots(g, f, cx.readers);
             f.group_info(&slots)
         });
-        let Some(change) = self.history.get(sn) else {
-            return 0;
-        };
-        let mut b = MessageBuilder::new(
-            self.config.guid.prefix,
-            self.config.guid.entity_id,
-            None,
-            self.config.max_message_size,
-            0,
-            self.config.keyed,
-        );
-        if !b.data(change, info.as_deref()) {
-            return 0;
+        let (b, candidate) =
+            multicast_candidate(cx, sn, info.as_deref(), listeners, passing, gaps)?;
+        if !cx.config.multicast.multicast(&candidate) {
+            return None;
         }
-        let len = to_u64(b.len());
-        // The unicast DATA datagram: INFO_DST more, this reader's one-signature info instead
-        // of the group's list.
-        let (info_param, single) = match &info {
-            Some(i) => (to_u64(i.len()).saturating_add(4), SINGLE_INFO_PARAM),
-            None => (0, 0),
-        };
-        let candidate = Candidate {
-            passing: to_u64(covered.len()),
-            wasted: to_u64(listeners.saturating_sub(covered.len())),
-            gaps: to_u64(gaps),
-            multicast_len: len,
-            unicast_len: len
-                .saturating_add(INFO_DST_LEN)
-                .saturating_sub(info_param)
-                .saturating_add(single),
-        };
-        if !self.config.multicast.multicast(&candidate) {
-            return 0;
-        }
-        for &i in &covered {
-            if let Some(r) = self.readers.get_mut(i) {
-                r.covered_sn = sn;
-            }
-        }
-        self.history.add_multicast(sn, locator);
-        let (transmit, sent) = b.finish(vec![locator]);
-        self.account(sent, false);
-        self.counters
-            .count_wire(&transmit.destinations, transmit.len());
-        self.outbox.push_back(transmit);
-        covered.len()
+        Some((passing, b.finish(vec![locator]), receivers))
     }
 
     /// One slot of `f`'s table per distinct filter signature among group `g`'s filtered
     /// listeners (cached until the table or the group changes). RTPS 2.5 §8.7.3.2: every
     /// filter applied is listed; readers with equal signatures share one entry.
-    fn group_info_slots(&mut self, g: usize, f: &ChangeFilter) -> Vec<usize> {
+    fn group_info_slots(&mut self, g: usize, f: &ChangeFilter, readers: &Readers) -> Vec<usize> {
         let generation = f.table_generation();
-        let Some(group) = self.groups.groups.get(g) else {
+        let Some(group) = self.groups.get_mut(g) else {
             return Vec::new();
         };
         if let Some((cached, slots)) = &group.info_slots {
@@ -371,21 +369,59 @@ impl Writer {
         }
         let mut seen: BTreeSet<[u8; 16]> = BTreeSet::new();
         let mut slots = Vec::new();
-        for &i in &group.listeners {
-            let Some(r) = self.readers.get(i) else {
-                continue;
-            };
-            if let Some((slot, signature)) = f.slot_signature(self.reader_slot(r)) {
+        for r in group.listeners.iter().filter_map(|&k| readers.get(k)) {
+            if let Some((slot, signature)) = f.slot_signature(readers.filter_slot(r)) {
                 if seen.insert(signature) {
                     slots.push(slot);
                 }
             }
         }
-        if let Some(group) = self.groups.groups.get_mut(g) {
-            group.info_slots = Some((generation, slots.clone()));
-        }
+        group.info_slots = Some((generation, slots.clone()));
         slots
     }
+}
+
+/// The multicast DATA of change `sn` (with the group's filter `info`) and the inputs of the
+/// cost model for it. `None` when the change is gone or does not fit.
+fn multicast_candidate(
+    cx: &Inputs<'_>,
+    sn: SequenceNumber,
+    info: Option<&[u8]>,
+    listeners: usize,
+    passing: usize,
+    gaps: usize,
+) -> Option<(MessageBuilder, Candidate)> {
+    let change = cx.history.get(sn)?;
+    let c = cx.config;
+    let mut b = MessageBuilder::new(
+        c.guid.prefix,
+        c.guid.entity_id,
+        None,
+        c.max_message_size,
+        0,
+        c.keyed,
+    );
+    if !b.data(change, info) {
+        return None;
+    }
+    let len = to_u64(b.len());
+    // The unicast DATA datagram: INFO_DST more, this reader's one-signature info instead
+    // of the group's list.
+    let (info_param, single) = match info {
+        Some(i) => (to_u64(i.len()).saturating_add(4), SINGLE_INFO_PARAM),
+        None => (0, 0),
+    };
+    let candidate = Candidate {
+        passing: to_u64(passing),
+        wasted: to_u64(listeners.saturating_sub(passing)),
+        gaps: to_u64(gaps),
+        multicast_len: len,
+        unicast_len: len
+            .saturating_add(INFO_DST_LEN)
+            .saturating_sub(info_param)
+            .saturating_add(single),
+    };
+    Some((b, candidate))
 }
 
 fn to_u64(n: usize) -> u64 {

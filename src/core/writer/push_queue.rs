@@ -13,22 +13,43 @@
 
 use std::collections::VecDeque;
 
-use super::Writer;
+use super::WriterConfig;
+use super::multicast::MulticastMode;
 use super::reader_proxy::ReaderProxy;
+use super::readers::{ReaderKey, Readers};
 use crate::time::Instant;
+use crate::wire::SequenceNumber;
 
 /// Readers touched by inputs between two drains beyond which a full rescan is cheaper.
 const MAX_TOUCHED: usize = 64;
 
-/// The writer's work queue (indices into `Writer::readers`).
+/// An input that can give readers work. [`PushQueue::invalidate`] is the one place each is
+/// mapped to what the queue must look at again.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Input {
+    /// A change was written: every reader may have push work.
+    Written,
+    /// A reader matched: push work, and its initial HEARTBEAT is scheduled.
+    Matched,
+    /// A reader's locators were updated, or a filter change moved who is pushed to alone.
+    Regrouped,
+    /// A reader left: the queue restarts, in match order.
+    Unmatched,
+    /// An ACKNACK from this reader: its cursors and schedule moved.
+    AckNack(ReaderKey),
+    /// A NACK_FRAG or expired timers: some schedule moved.
+    Rescheduled,
+}
+
+/// The writer's work queue (keys of `Writer::readers`).
 #[derive(Debug)]
 pub(super) struct PushQueue {
     /// Readers pushed to alone that may have changes to push, in arrival order.
-    solo: VecDeque<usize>,
+    solo: VecDeque<ReaderKey>,
     /// Classify every reader at the next drain (after a write, a match, a filter change).
     scan: bool,
     /// Readers whose cursors an input moved since the last drain.
-    touched: Vec<usize>,
+    touched: Vec<ReaderKey>,
     /// A reader that shares datagrams may have changes to push.
     shared: bool,
     /// `Some(t)`: no reader has a repair or HEARTBEAT due before `t` (`None` inside: none
@@ -47,34 +68,41 @@ impl PushQueue {
         }
     }
 
-    /// Every reader may have new push work (a write, a match, a filter change).
-    pub(super) fn rescan(&mut self) {
-        self.scan = true;
+    /// What `input` may have changed is looked at again at the next drain.
+    pub(super) fn invalidate(&mut self, input: Input, readers: &mut Readers) {
+        match input {
+            Input::Written | Input::Regrouped => self.scan = true,
+            Input::Matched => {
+                self.scan = true;
+                self.control_clear = None;
+            }
+            Input::Unmatched => self.reset(readers),
+            Input::AckNack(key) => {
+                self.control_clear = None;
+                self.touch(key);
+            }
+            Input::Rescheduled => self.control_clear = None,
+        }
     }
 
-    /// Reader `i`'s cursors moved (an ACKNACK).
-    pub(super) fn touch(&mut self, i: usize) {
+    /// Reader `key`'s cursors moved (an ACKNACK).
+    fn touch(&mut self, key: ReaderKey) {
         if self.touched.len() >= MAX_TOUCHED {
             self.scan = true;
         } else {
-            self.touched.push(i);
+            self.touched.push(key);
         }
     }
 
-    /// Reader indices changed: forget the queue and rescan.
-    pub(super) fn reset(&mut self, readers: &mut [ReaderProxy]) {
+    /// A reader left: forget the queue and rescan, in match order.
+    fn reset(&mut self, readers: &mut Readers) {
         self.solo.clear();
         self.touched.clear();
-        for r in readers {
-            r.queued = false;
+        for r in readers.iter_mut() {
+            r.set_queued(false);
         }
         self.scan = true;
         self.shared = true;
-        self.control_clear = None;
-    }
-
-    /// A reader's repair or HEARTBEAT schedule changed in an unknown way.
-    pub(super) fn control_changed(&mut self) {
         self.control_clear = None;
     }
 
@@ -100,7 +128,7 @@ impl PushQueue {
     }
 
     /// The reader pushed to alone to serve next.
-    pub(super) fn front(&self) -> Option<usize> {
+    pub(super) fn front(&self) -> Option<ReaderKey> {
         self.solo.front().copied()
     }
 
@@ -115,62 +143,104 @@ impl PushQueue {
     }
 }
 
-impl Writer {
-    /// True when reader `r` has unsent changes the push sends it.
-    /// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
-    pub(super) fn push_eligible(&self, r: &ReaderProxy) -> bool {
-        r.next_unsent <= self.history.last_sn()
-            && (self.config.push_mode || !(self.config.reliable && r.reliable()))
-    }
+/// How the push reaches a reader that has changes to push.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Route {
+    /// Pushed to alone (`send.rs` overview).
+    Alone,
+    /// In datagrams shared with the readers at the same cursor.
+    Shared,
+}
 
-    /// Queues reader `i` (pushed to alone) or notes shared work, if it has any.
-    fn classify(&mut self, i: usize) {
-        let Some(r) = self.readers.get(i) else {
+/// The push route of reader `r`, if the push has changes for it (the writer's last SN is
+/// `last`).
+pub(super) fn route(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy) -> Option<Route> {
+    if !push_eligible(config, last, r) {
+        return None;
+    }
+    Some(if pushed_alone(config, r) {
+        Route::Alone
+    } else {
+        Route::Shared
+    })
+}
+
+/// True when reader `r` has unsent changes the push sends it.
+/// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
+pub(super) fn push_eligible(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy) -> bool {
+    r.next_unsent() <= last && (config.push_mode || !(config.reliable && r.reliable()))
+}
+
+/// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP (its
+/// filter was just removed) that must come before anything shared, or it listens on a
+/// multicast group (its pushes pass over the changes a multicast covered for it).
+pub(super) fn pushed_alone(config: &WriterConfig, r: &ReaderProxy) -> bool {
+    r.pending_gap().is_some() || r.filter_slot().is_some() || multicast_listener(config, r)
+}
+
+/// True when reader `r` listens on a multicast group the writer may use.
+pub(super) fn multicast_listener(config: &WriterConfig, r: &ReaderProxy) -> bool {
+    config.multicast.mode != MulticastMode::AlwaysUnicast
+        && !r.remote().multicast_locators.is_empty()
+}
+
+impl PushQueue {
+    /// Queues reader `key` (pushed to alone) or notes shared work, if it has any.
+    fn classify(
+        &mut self,
+        readers: &mut Readers,
+        key: ReaderKey,
+        route: &impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        let Some(r) = readers.get_mut(key) else {
             return;
         };
-        if !self.push_eligible(r) {
-            return;
-        }
-        if !self.pushed_alone(r) {
-            self.queue.shared = true;
-        } else if !r.queued {
-            if let Some(r) = self.readers.get_mut(i) {
-                r.queued = true;
+        match route(r) {
+            Some(Route::Shared) => self.shared = true,
+            Some(Route::Alone) if !r.queued() => {
+                r.set_queued(true);
+                self.solo.push_back(key);
             }
-            self.queue.solo.push_back(i);
+            _ => {}
         }
     }
 
     /// Brings the queue up to date with the inputs since the last drain: O(readers) after a
     /// write, O(touched) after ACKNACKs.
-    pub(super) fn refresh_queue(&mut self) {
-        if self.queue.scan {
-            self.queue.scan = false;
-            self.queue.touched.clear();
-            for i in 0..self.readers.len() {
-                self.classify(i);
+    pub(super) fn refresh(
+        &mut self,
+        readers: &mut Readers,
+        route: impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        if self.scan {
+            self.scan = false;
+            self.touched.clear();
+            for i in 0..readers.len() {
+                if let Some(key) = readers.key_at(i) {
+                    self.classify(readers, key, &route);
+                }
             }
         } else {
-            let touched = core::mem::take(&mut self.queue.touched);
-            for &i in &touched {
-                self.classify(i);
+            let touched = core::mem::take(&mut self.touched);
+            for &key in &touched {
+                self.classify(readers, key, &route);
             }
         }
     }
 
-    /// Reader `i`, at the front of the queue, has nothing more to push alone: dequeue it (it
+    /// The reader at the front of the queue has nothing more to push alone: dequeue it (it
     /// may now share datagrams with others).
-    pub(super) fn dequeue_front(&mut self) {
-        if let Some(i) = self.queue.solo.pop_front() {
-            if let Some(r) = self.readers.get_mut(i) {
-                r.queued = false;
-            }
-            if self
-                .readers
-                .get(i)
-                .is_some_and(|r| self.push_eligible(r) && !self.pushed_alone(r))
-            {
-                self.queue.shared = true;
+    pub(super) fn dequeue_front(
+        &mut self,
+        readers: &mut Readers,
+        route: impl Fn(&ReaderProxy) -> Option<Route>,
+    ) {
+        if let Some(key) = self.solo.pop_front() {
+            if let Some(r) = readers.get_mut(key) {
+                r.set_queued(false);
+                if route(r) == Some(Route::Shared) {
+                    self.shared = true;
+                }
             }
         }
     }

@@ -7,9 +7,9 @@
 //! RTPS 2.5 §8.4.7.5 (ReaderProxy), §8.4.9.1 (best-effort: only the unsent cursor),
 //! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
 
-use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
 use crate::time::Instant;
 use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
@@ -17,6 +17,11 @@ use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
 /// The most samples per reader with outstanding NACK_FRAG fragment requests. A further
 /// NACK_FRAG for another sample replaces the lowest one.
 pub(super) const MAX_FRAG_REQUESTS: usize = 16;
+
+/// The most multicast-covered changes remembered per reader ahead of its push cursor; beyond
+/// that the oldest is forgotten and that change goes to it by unicast too (a duplicate the
+/// reader drops, never a loss).
+pub(super) const MAX_MULTICAST_COVERED: usize = 4096;
 
 fn succ(sn: SequenceNumber) -> SequenceNumber {
     sn.checked_add(1).unwrap_or(sn)
@@ -26,54 +31,55 @@ fn succ(sn: SequenceNumber) -> SequenceNumber {
 #[derive(Clone, Debug)]
 pub(super) struct ReaderProxy {
     /// The reader as discovery described it.
-    pub(super) remote: RemoteReader,
+    remote: RemoteReader,
     /// First sequence number relevant to this reader: earlier ones are answered with GAP
     /// (VOLATILE late joiner, DDS 1.4 §2.2.3.4) and excluded from its heartbeats' firstSN.
-    pub(super) start: SequenceNumber,
+    start: SequenceNumber,
     /// Every SN ≤ `acked` is acknowledged (or irrelevant). Reliable only; for best-effort
     /// readers it tracks the unsent cursor minus one. RTPS 2.5 §8.4.9.2.8 (acked_changes_set).
-    pub(super) acked: SequenceNumber,
+    acked: SequenceNumber,
     /// Next change to push (and its next fragment, 1-based; 1 when none sent yet).
     /// RTPS 2.5 §8.4.7.5 (unsent_changes: every SN ≥ this).
-    pub(super) next_unsent: SequenceNumber,
-    pub(super) next_frag: u32,
+    next_unsent: SequenceNumber,
+    next_frag: u32,
     /// Start of the changes passed over by the push cursor without a GAP yet (lazy GAPs for
     /// content filtering, `send.rs`). Invariant: `gap_from <= next_unsent`, and every SN in
     /// `[gap_from, next_unsent)` is irrelevant to this reader (rejected by its filter, no
     /// longer stored, or before `start`). RTPS 2.5 §8.4.9.2.4 (T4 may send the GAP later),
     /// §8.7.3.2.
-    pub(super) gap_from: SequenceNumber,
+    gap_from: SequenceNumber,
     /// When the last unsolicited HEARTBEAT to it (piggy-backed on a push, or periodic) was
     /// sent or scheduled; HEARTBEATs answering an ACKNACK or announcing the match do not
     /// count. Limits unsolicited HEARTBEATs to one per heartbeat period.
-    pub(super) last_heartbeat: Option<Instant>,
+    last_heartbeat: Option<Instant>,
     /// NACKed sequence numbers (RTPS 2.5 §8.4.9.2.8 requested_changes_set); at most
     /// 2 × [`MAX_SET_BITS`] entries (see `apply_acknack`).
-    pub(super) requested: BTreeSet<SequenceNumber>,
+    requested: BTreeSet<SequenceNumber>,
     /// Where a fragmented whole-change repair stopped: (SN, next fragment).
-    pub(super) repair_frag: (SequenceNumber, u32),
+    repair_frag: (SequenceNumber, u32),
     /// NACK_FRAG requests: sample → missing fragment numbers (each set ≤ 256 entries, at most
     /// [`MAX_FRAG_REQUESTS`] samples). RTPS 2.5 §8.4.9.2.x (NackFrag handling, §8.3.7.8).
-    pub(super) requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
-    /// When repairs are to be sent (after nack_response_delay). RTPS 2.5 §8.4.7.1.
-    pub(super) repair_at: Option<Instant>,
-    /// When a HEARTBEAT addressed to this reader is owed.
-    pub(super) heartbeat_at: Option<Instant>,
+    requested_frags: BTreeMap<SequenceNumber, BTreeSet<u32>>,
+    /// When repairs are to be sent (after nack_response_delay, RTPS 2.5 §8.4.7.1) and when a
+    /// HEARTBEAT addressed to this reader is owed.
+    timers: TimerTable<ReaderTimer, 2>,
     /// Last accepted ACKNACK count. RTPS 2.5 §8.4.15.7.
-    pub(super) last_acknack_count: Option<i32>,
+    last_acknack_count: Option<i32>,
     /// Last accepted NACK_FRAG count. RTPS 2.5 §8.4.15.7.
-    pub(super) last_nack_frag_count: Option<i32>,
-    /// Its slot in the writer's filter set, and the set's generation it was looked up at
-    /// (`content_filter.rs`, `Writer::reader_slot`).
-    pub(super) filter_slot: Cell<Option<(u64, Option<usize>)>>,
+    last_nack_frag_count: Option<i32>,
+    /// Its slot in the writer's filter set at the generation `Readers` holds (resolved in
+    /// one place, `Writer::resolve_filter_slots`, whenever the set changes).
+    filter_slot: Option<usize>,
     /// In the writer's queue of readers pushed to alone (`push_queue.rs`).
-    pub(super) queued: bool,
-    /// The last change a multicast covered for it (`multicast.rs`).
-    pub(super) covered_sn: SequenceNumber,
+    queued: bool,
+    /// Changes at or after its push cursor that a multicast covered for it (delivered, or
+    /// told filtered), ascending: recorded once, when planned (`multicast.rs`); its push
+    /// passes over them (`push.rs`). At most [`MAX_MULTICAST_COVERED`].
+    multicast_covered: VecDeque<SequenceNumber>,
     /// The first change planned while it could take a multicast: once matched (best-effort)
     /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
     /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
-    pub(super) synced_from: Option<SequenceNumber>,
+    synced_from: Option<SequenceNumber>,
 }
 
 impl ReaderProxy {
@@ -90,15 +96,183 @@ impl ReaderProxy {
             requested: BTreeSet::new(),
             repair_frag: (SequenceNumber(0), 1),
             requested_frags: BTreeMap::new(),
-            repair_at: None,
-            heartbeat_at: None,
+            timers: TimerTable::new(),
             last_acknack_count: None,
             last_nack_frag_count: None,
-            filter_slot: Cell::new(None),
+            filter_slot: None,
             queued: false,
-            covered_sn: SequenceNumber(0),
+            multicast_covered: VecDeque::new(),
             synced_from: None,
         }
+    }
+
+    /// The reader as discovery described it.
+    pub(super) fn remote(&self) -> &RemoteReader {
+        &self.remote
+    }
+
+    /// Its GUID.
+    pub(super) fn guid(&self) -> crate::wire::Guid {
+        self.remote.guid
+    }
+
+    /// Discovery updated it (locators, flags).
+    pub(super) fn set_remote(&mut self, remote: RemoteReader) {
+        self.remote = remote;
+    }
+
+    /// Its first relevant sequence number.
+    pub(super) fn start(&self) -> SequenceNumber {
+        self.start
+    }
+
+    /// Every SN up to this one is acknowledged (or irrelevant).
+    pub(super) fn acked(&self) -> SequenceNumber {
+        self.acked
+    }
+
+    /// Its push cursor: the next change to push and its next fragment (1-based).
+    pub(super) fn cursor(&self) -> (SequenceNumber, u32) {
+        (self.next_unsent, self.next_frag)
+    }
+
+    /// The next change to push to it.
+    pub(super) fn next_unsent(&self) -> SequenceNumber {
+        self.next_unsent
+    }
+
+    /// Start of the changes its push cursor passed over without a GAP yet.
+    pub(super) fn gap_from(&self) -> SequenceNumber {
+        self.gap_from
+    }
+
+    /// Moves its push cursor (at a change's first fragment) forward to `sn` over changes it
+    /// gets no DATA for; they stay pending for the lazy GAP.
+    pub(super) fn skip_to(&mut self, sn: SequenceNumber) {
+        if self.next_frag == 1 {
+            self.next_unsent = self.next_unsent.max(sn);
+        }
+    }
+
+    /// Its pending lazy GAP was told up to `upto` (at most its push cursor); requests for
+    /// the changes it covered from `from` on need no other answer.
+    pub(super) fn gap_told(&mut self, from: SequenceNumber, upto: SequenceNumber) {
+        self.gap_from = self.gap_from.max(upto.min(self.next_unsent));
+        self.requested.retain(|sn| *sn < from || *sn >= upto);
+    }
+
+    /// The first change it may take from a multicast (`None`: not yet in contact).
+    pub(super) fn synced_from(&self) -> Option<SequenceNumber> {
+        self.synced_from
+    }
+
+    /// It can take multicasts of changes from `from` on (kept if already set).
+    pub(super) fn mark_synced(&mut self, from: SequenceNumber) {
+        self.synced_from.get_or_insert(from);
+    }
+
+    /// In the writer's queue of readers pushed to alone.
+    pub(super) fn queued(&self) -> bool {
+        self.queued
+    }
+
+    /// Enters or leaves the writer's queue of readers pushed to alone.
+    pub(super) fn set_queued(&mut self, queued: bool) {
+        self.queued = queued;
+    }
+
+    /// Accepts an ACKNACK count if newer than the last one. RTPS 2.5 §8.4.15.7.
+    pub(super) fn accept_acknack_count(&mut self, count: i32) -> bool {
+        Self::accept_count(&mut self.last_acknack_count, count)
+    }
+
+    /// Accepts a NACK_FRAG count if newer than the last one. RTPS 2.5 §8.4.15.7.
+    pub(super) fn accept_nack_frag_count(&mut self, count: i32) -> bool {
+        Self::accept_count(&mut self.last_nack_frag_count, count)
+    }
+
+    /// An unsolicited HEARTBEAT to it is scheduled or sent at `now` (periodic, or
+    /// piggy-backed on a push, which also answers any HEARTBEAT owed).
+    pub(super) fn unsolicited_heartbeat(&mut self, now: Instant, piggybacked: bool) {
+        if piggybacked {
+            self.heartbeat_sent();
+        } else {
+            self.schedule_heartbeat(now);
+        }
+        self.last_heartbeat = Some(now);
+    }
+
+    /// The lowest requested whole change.
+    pub(super) fn first_request(&self) -> Option<SequenceNumber> {
+        self.requested.first().copied()
+    }
+
+    /// Requested whole changes in `[from, to)`, ascending.
+    pub(super) fn requests_in(
+        &self,
+        from: SequenceNumber,
+        to: SequenceNumber,
+    ) -> Vec<SequenceNumber> {
+        self.requested.range(from..to).copied().collect()
+    }
+
+    /// Requests below `end` and the listed `bits` were answered with one GAP.
+    pub(super) fn gap_answered(&mut self, end: SequenceNumber, bits: &[SequenceNumber]) {
+        self.requested = self.requested.split_off(&end);
+        for s in bits {
+            self.requested.remove(s);
+        }
+    }
+
+    /// Requested whole change `sn` was sent.
+    pub(super) fn request_answered(&mut self, sn: SequenceNumber) {
+        self.requested.remove(&sn);
+    }
+
+    /// The fragment a fragmented whole-change repair of `sn` resumes at (1: from the start).
+    pub(super) fn repair_resume(&self, sn: SequenceNumber) -> u32 {
+        if self.repair_frag.0 == sn {
+            self.repair_frag.1
+        } else {
+            1
+        }
+    }
+
+    /// A fragmented repair of `sn` stopped before fragment `frag` (`None`: it is complete).
+    pub(super) fn repair_stopped(&mut self, stop: Option<(SequenceNumber, u32)>) {
+        self.repair_frag = stop.unwrap_or((SequenceNumber(0), 1));
+    }
+
+    /// The lowest change with NACK_FRAG fragment requests.
+    pub(super) fn first_frag_request(&self) -> Option<SequenceNumber> {
+        self.requested_frags.keys().next().copied()
+    }
+
+    /// The lowest requested fragment of `sn`.
+    pub(super) fn first_frag_of(&self, sn: SequenceNumber) -> Option<u32> {
+        self.requested_frags.get(&sn)?.first().copied()
+    }
+
+    /// Fragment `frag` of `sn` was resent.
+    pub(super) fn frag_answered(&mut self, sn: SequenceNumber, frag: u32) {
+        if let Some(set) = self.requested_frags.get_mut(&sn) {
+            set.remove(&frag);
+        }
+    }
+
+    /// Every fragment request for `sn` was answered.
+    pub(super) fn frag_request_answered(&mut self, sn: SequenceNumber) {
+        self.requested_frags.remove(&sn);
+    }
+
+    /// Its slot in the writer's filter set (see `Readers::filter_slot`).
+    pub(super) fn filter_slot(&self) -> Option<usize> {
+        self.filter_slot
+    }
+
+    /// Sets its slot in the writer's filter set.
+    pub(super) fn set_filter_slot(&mut self, slot: Option<usize>) {
+        self.filter_slot = slot;
     }
 
     /// RELIABLE reader.
@@ -145,7 +319,7 @@ impl ReaderProxy {
 
     /// Accepts a count if newer than the last one seen. RTPS 2.5 §8.4.15.7: a count not
     /// greater than the previous one is a duplicate or stale message and is ignored.
-    pub(super) fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
+    fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
         match *last {
             Some(prev) if count <= prev => false,
             _ => {
@@ -243,22 +417,187 @@ impl ReaderProxy {
         true
     }
 
+    /// Moves its push cursor to `(sn, frag)` with the lazy GAP pending from `gap_from`
+    /// (kept ≤ `sn`, the invariant of `gap_from`); forgets multicast records it passed.
+    pub(super) fn set_push_cursor(
+        &mut self,
+        sn: SequenceNumber,
+        frag: u32,
+        gap_from: SequenceNumber,
+    ) {
+        (self.next_unsent, self.next_frag, self.gap_from) = (sn, frag, gap_from.min(sn));
+        self.forget_covered_before(sn);
+    }
+
+    fn forget_covered_before(&mut self, sn: SequenceNumber) {
+        while self.multicast_covered.front().is_some_and(|c| *c < sn) {
+            self.multicast_covered.pop_front();
+        }
+    }
+
+    /// Records that the multicast of change `sn` covered it (planned in SN order).
+    pub(super) fn record_multicast(&mut self, sn: SequenceNumber) {
+        self.forget_covered_before(self.next_unsent);
+        if self.multicast_covered.back().is_some_and(|c| *c >= sn) {
+            return;
+        }
+        if self.multicast_covered.len() >= MAX_MULTICAST_COVERED {
+            self.multicast_covered.pop_front();
+        }
+        self.multicast_covered.push_back(sn);
+    }
+
+    /// True when a multicast of change `sn` covered it.
+    pub(super) fn multicast_covered(&self, sn: SequenceNumber) -> bool {
+        self.multicast_covered.binary_search(&sn).is_ok()
+    }
+
     /// Schedules repairs at `at` unless they are already due earlier.
     pub(super) fn schedule_repair(&mut self, at: Instant) {
-        self.repair_at = Some(self.repair_at.map_or(at, |t| t.min(at)));
+        self.timers.set_earliest(ReaderTimer::Repair, at);
     }
 
     /// Schedules a heartbeat at `at` unless one is already due earlier.
     pub(super) fn schedule_heartbeat(&mut self, at: Instant) {
-        self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |t| t.min(at)));
+        self.timers.set_earliest(ReaderTimer::Heartbeat, at);
     }
 
     /// The earliest of its own deadlines.
     pub(super) fn deadline(&self) -> Option<Instant> {
-        let repair = self.repair_at.filter(|_| self.has_requests());
-        match (repair, self.heartbeat_at) {
+        let repair = self
+            .timers
+            .get(ReaderTimer::Repair)
+            .filter(|_| self.has_requests());
+        match (repair, self.timers.get(ReaderTimer::Heartbeat)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// True when it has repairs pending and their time came.
+    pub(super) fn repair_due(&self, now: Instant) -> bool {
+        self.has_requests() && self.timers.is_due(ReaderTimer::Repair, now)
+    }
+
+    /// True when a HEARTBEAT to it is owed by `now`.
+    pub(super) fn heartbeat_due(&self, now: Instant) -> bool {
+        self.timers.is_due(ReaderTimer::Heartbeat, now)
+    }
+
+    /// True while a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
+    pub(super) fn heartbeat_scheduled(&self) -> bool {
+        self.timers.get(ReaderTimer::Heartbeat).is_some()
+    }
+
+    /// Its repairs were all sent.
+    pub(super) fn repairs_sent(&mut self) {
+        self.timers.stop(ReaderTimer::Repair);
+    }
+
+    /// A HEARTBEAT went to it: none is owed any more.
+    pub(super) fn heartbeat_sent(&mut self) {
+        self.timers.stop(ReaderTimer::Heartbeat);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{EntityId, Guid, GuidPrefix};
+
+    fn proxy(start: i64) -> ReaderProxy {
+        let remote = RemoteReader {
+            guid: Guid::new(GuidPrefix([7; 12]), EntityId([0, 0, 1, 0x07])),
+            unicast_locators: Vec::new(),
+            multicast_locators: Vec::new(),
+            reliable: true,
+            expects_inline_qos: false,
+            wants_history: false,
+        };
+        ReaderProxy::new(remote, SequenceNumber(start))
+    }
+
+    #[test]
+    fn the_push_cursor_never_leaves_a_gap_start_beyond_it() {
+        let mut r = proxy(1);
+        r.set_push_cursor(SequenceNumber(5), 1, SequenceNumber(9));
+        assert_eq!(r.cursor(), (SequenceNumber(5), 1));
+        assert_eq!(r.gap_from(), SequenceNumber(5));
+        assert_eq!(r.pending_gap(), None);
+        r.set_push_cursor(SequenceNumber(8), 1, SequenceNumber(5));
+        assert_eq!(
+            r.pending_gap(),
+            Some((SequenceNumber(5), SequenceNumber(8)))
+        );
+        r.gap_told(SequenceNumber(5), SequenceNumber(20));
+        assert_eq!(
+            r.gap_from(),
+            SequenceNumber(8),
+            "told at most up to the cursor"
+        );
+        r.skip_to(SequenceNumber(12));
+        assert_eq!(
+            r.pending_gap(),
+            Some((SequenceNumber(8), SequenceNumber(12)))
+        );
+        r.set_push_cursor(SequenceNumber(12), 2, SequenceNumber(12));
+        r.skip_to(SequenceNumber(15));
+        assert_eq!(
+            r.cursor(),
+            (SequenceNumber(12), 2),
+            "not in the middle of a fragmented change"
+        );
+    }
+
+    #[test]
+    fn multicast_coverage_is_recorded_once_per_change_and_forgotten_once_passed() {
+        let mut r = proxy(1);
+        r.record_multicast(SequenceNumber(2));
+        r.record_multicast(SequenceNumber(2));
+        r.record_multicast(SequenceNumber(4));
+        assert!(r.multicast_covered(SequenceNumber(2)));
+        assert!(!r.multicast_covered(SequenceNumber(3)));
+        assert!(r.multicast_covered(SequenceNumber(4)));
+        assert_eq!(r.multicast_covered.len(), 2);
+        r.set_push_cursor(SequenceNumber(3), 1, SequenceNumber(3));
+        assert!(!r.multicast_covered(SequenceNumber(2)));
+        assert!(r.multicast_covered(SequenceNumber(4)));
+        assert_eq!(r.multicast_covered.len(), 1);
+    }
+
+    #[test]
+    fn multicast_coverage_is_capped() {
+        let mut r = proxy(1);
+        let n = i64::try_from(MAX_MULTICAST_COVERED).unwrap();
+        for sn in 1..=n.checked_add(10).unwrap() {
+            r.record_multicast(SequenceNumber(sn));
+        }
+        assert_eq!(r.multicast_covered.len(), MAX_MULTICAST_COVERED);
+        assert!(
+            !r.multicast_covered(SequenceNumber(10)),
+            "the oldest are forgotten"
+        );
+        assert!(r.multicast_covered(SequenceNumber(n.checked_add(10).unwrap())));
+    }
+
+    #[test]
+    fn stale_counts_are_refused_and_timers_follow_their_methods() {
+        let mut r = proxy(1);
+        assert!(r.accept_acknack_count(3));
+        assert!(!r.accept_acknack_count(3));
+        assert!(!r.accept_acknack_count(2));
+        assert!(r.accept_nack_frag_count(1));
+        let t = Instant::from_nanos(100);
+        r.schedule_heartbeat(t);
+        assert!(r.heartbeat_scheduled() && r.heartbeat_due(t));
+        r.heartbeat_sent();
+        assert!(!r.heartbeat_scheduled());
+        r.schedule_repair(t);
+        assert!(!r.repair_due(t), "no request, no repair");
+        assert!(r.request(SequenceNumber(1), SequenceNumber(1)));
+        assert!(r.repair_due(t));
+        assert_eq!(r.deadline(), Some(t));
+        r.repairs_sent();
+        assert_eq!(r.deadline(), None);
     }
 }

@@ -74,7 +74,7 @@ fn irrelevant(
     reader: ReaderSlot,
     sn: SequenceNumber,
 ) -> bool {
-    sn < r.start || history.get(sn).is_none() || filtered_out(history, sn, reader)
+    sn < r.start() || history.get(sn).is_none() || filtered_out(history, sn, reader)
 }
 
 /// The PID_CONTENT_FILTER_INFO value a DATA / DATA_FRAG of change `sn` carries.
@@ -110,32 +110,41 @@ pub(super) fn info_for(
     }
 }
 
+/// What answering one reader's requests reads besides its proxy: the history, the reader's
+/// filter slot, the fragment size and the writer's highest SN.
+#[derive(Copy, Clone)]
+pub(super) struct RepairInputs<'a> {
+    pub(super) history: &'a WriterHistory,
+    pub(super) reader: ReaderSlot,
+    pub(super) frag_size: usize,
+    pub(super) last: SequenceNumber,
+}
+
 /// Appends one GAP for the irrelevant request `sn`: the whole irrelevant run from it as the
 /// range, then further requested irrelevant SNs (and their runs) within 256 of the range's end
 /// as gapList bits. Removes what it covers from the requests. RTPS 2.5 §8.3.7.4.
 fn gap_for_request(
-    history: &WriterHistory,
+    cx: RepairInputs<'_>,
     r: &mut ReaderProxy,
-    reader: ReaderSlot,
     b: &mut MessageBuilder,
     sn: SequenceNumber,
-    last: SequenceNumber,
 ) -> bool {
-    let from = sn.max(r.start);
+    let (history, reader, last) = (cx.history, cx.reader, cx.last);
+    let from = sn.max(r.start());
     let (end, mut filtered) = irrelevant_run(history, reader, from, succ(last));
     let end = end.max(succ(sn));
     let ceiling = end
         .checked_add(i64::from(MAX_SET_BITS))
         .unwrap_or(end)
         .min(succ(last));
-    let wanted: Vec<SequenceNumber> = r.requested.range(end..ceiling).copied().collect();
+    let wanted = r.requests_in(end, ceiling);
     let mut bits: Vec<SequenceNumber> = Vec::new();
     let mut covered = end;
     for s in wanted {
         if s < covered || !irrelevant(history, r, reader, s) {
             continue;
         }
-        let (e, n) = irrelevant_run(history, reader, s.max(r.start), ceiling);
+        let (e, n) = irrelevant_run(history, reader, s.max(r.start()), ceiling);
         covered = e.max(succ(s));
         let mut x = s;
         while x < covered {
@@ -147,33 +156,34 @@ fn gap_for_request(
     if !b.gap_list(sn, end, &bits, filtered) {
         return false;
     }
-    r.requested = r.requested.split_off(&end);
-    for s in &bits {
-        r.requested.remove(s);
-    }
+    r.gap_answered(end, &bits);
     true
 }
 
 /// Fills `b` with the reader's requested repairs in SN order: DATA or DATA_FRAG for stored
 /// relevant changes, GAP for the rest (including changes its content filter rejected, so that
-/// reliability never stalls). Returns true when all requests were served.
-/// RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or GAP), §8.7.3.2.
+/// reliability never stalls), then the fragments it asked for by NACK_FRAG. Returns true
+/// when all requests were served. RTPS 2.5 §8.4.9.2.12 (T12: requested change → DATA or
+/// GAP), §8.7.3.2.
 pub(super) fn fill_repairs(
-    history: &WriterHistory,
+    cx: RepairInputs<'_>,
     r: &mut ReaderProxy,
-    reader: ReaderSlot,
     b: &mut MessageBuilder,
-    frag_size: usize,
-    last: SequenceNumber,
 ) -> bool {
-    while let Some(sn) = r.requested.first().copied() {
+    repair_changes(cx, r, b) && repair_fragments(cx, r, b)
+}
+
+/// The whole changes requested by ACKNACK (see [`fill_repairs`]).
+fn repair_changes(cx: RepairInputs<'_>, r: &mut ReaderProxy, b: &mut MessageBuilder) -> bool {
+    let (history, reader, frag_size) = (cx.history, cx.reader, cx.frag_size);
+    while let Some(sn) = r.first_request() {
         let stored = history
             .get(sn)
             .filter(|_| !irrelevant(history, r, reader, sn));
         let Some(change) = stored else {
             // Not in the history (KEEP_LAST replaced it), before this reader's start, or
             // rejected by its filter. RTPS 2.5 §8.4.9.2.12, §8.7.3.2.
-            if !gap_for_request(history, r, reader, b, sn, last) {
+            if !gap_for_request(cx, r, b, sn) {
                 return false;
             }
             continue;
@@ -183,25 +193,27 @@ pub(super) fn fill_repairs(
         if change.data.len() > frag_size {
             // A fragmented repair may span datagrams: resume where the last one stopped.
             let total = fragment_count(change.data.len(), frag_size);
-            let mut f = if r.repair_frag.0 == sn {
-                r.repair_frag.1
-            } else {
-                1
-            };
+            let mut f = r.repair_resume(sn);
             while f <= total {
                 if !b.data_frag(change, cfi, f, frag_size) {
-                    r.repair_frag = (sn, f);
+                    r.repair_stopped(Some((sn, f)));
                     return false;
                 }
                 f = f.saturating_add(1);
             }
-            r.repair_frag = (SequenceNumber(0), 1);
+            r.repair_stopped(None);
         } else if !b.data(change, cfi) {
             return false;
         }
-        r.requested.remove(&sn);
+        r.request_answered(sn);
     }
-    while let Some(sn) = r.requested_frags.keys().next().copied() {
+    true
+}
+
+/// The fragments requested by NACK_FRAG (see [`fill_repairs`]).
+fn repair_fragments(cx: RepairInputs<'_>, r: &mut ReaderProxy, b: &mut MessageBuilder) -> bool {
+    let (history, reader, frag_size) = (cx.history, cx.reader, cx.frag_size);
+    while let Some(sn) = r.first_frag_request() {
         match history.get(sn) {
             None => {
                 if !b.gap(sn, succ(sn)) {
@@ -216,18 +228,15 @@ pub(super) fn fill_repairs(
             Some(change) => {
                 let cfi = info_for(history, sn, Some(reader));
                 let cfi = cfi.as_ref().map(FilterInfo::bytes);
-                let Some(set) = r.requested_frags.get_mut(&sn) else {
-                    break;
-                };
-                while let Some(f) = set.first().copied() {
+                while let Some(f) = r.first_frag_of(sn) {
                     if !b.data_frag(change, cfi, f, frag_size) {
                         return false;
                     }
-                    set.remove(&f);
+                    r.frag_answered(sn, f);
                 }
             }
         }
-        r.requested_frags.remove(&sn);
+        r.frag_request_answered(sn);
     }
     true
 }

@@ -42,11 +42,12 @@
 use super::Writer;
 use super::content_filter::ReaderSlot;
 use super::history::WriterHistory;
-use super::message::{HEARTBEAT_LEN, MessageBuilder, Sent, fragment_count};
+use super::message::{HEARTBEAT_LEN, MessageBuilder};
+use super::push::{Action, Burst, Cursor};
+use super::push_queue::{Route, pushed_alone, route};
 use super::reader_proxy::ReaderProxy;
-use super::repair::{
-    FilterInfo, count_filtered, fill_repairs, filtered_out, info_for, irrelevant_run, succ,
-};
+use super::readers::ReaderKey;
+use super::repair::{RepairInputs, count_filtered, fill_repairs, irrelevant_run, succ};
 use crate::core::Transmit;
 use crate::time::Now;
 use crate::wire::{Locator, SequenceNumber};
@@ -94,16 +95,22 @@ impl Writer {
             return Some(t);
         }
         self.plan_changes();
-        if let Some(t) = self.outbox.pop_front() {
+        if let Some(t) = self.planner.pop_transmit() {
             return Some(t);
         }
-        self.refresh_queue();
-        while let Some(i) = self.queue.front() {
-            match self.push_solo(now, i) {
+        let (config, last) = (&self.config, self.history.last_sn());
+        self.queue
+            .refresh(&mut self.readers, |r| route(config, last, r));
+        while let Some(key) = self.queue.front() {
+            match self.push_solo(now, key) {
                 // It stays first: its datagram may have been full.
                 Push::Sent(t) => return Some(t),
                 Push::Advanced => continue,
-                Push::Idle => self.dequeue_front(),
+                Push::Idle => {
+                    let (config, last) = (&self.config, self.history.last_sn());
+                    self.queue
+                        .dequeue_front(&mut self.readers, |r| route(config, last, r));
+                }
             }
         }
         while self.queue.shared_pending() {
@@ -115,23 +122,6 @@ impl Writer {
         }
         self.collect_garbage();
         None
-    }
-
-    pub(super) fn account(&mut self, sent: Sent, repair: bool) {
-        let c = &mut self.counters;
-        if repair {
-            c.repairs_sent = c
-                .repairs_sent
-                .saturating_add(sent.data.saturating_add(sent.data_frag));
-        } else {
-            c.data_sent = c.data_sent.saturating_add(sent.data);
-            c.data_frag_sent = c.data_frag_sent.saturating_add(sent.data_frag);
-        }
-        c.gaps_sent = c.gaps_sent.saturating_add(sent.gaps);
-        c.filter_gaps_sent = c.filter_gaps_sent.saturating_add(sent.filter_gaps);
-        c.samples_filtered = c.samples_filtered.saturating_add(sent.filtered);
-        c.heartbeats_sent = c.heartbeats_sent.saturating_add(sent.heartbeats);
-        c.datagrams_sent = c.datagrams_sent.saturating_add(1);
     }
 
     fn builder(&self, dst: Option<crate::wire::Guid>, reserve: usize) -> MessageBuilder {
@@ -151,21 +141,36 @@ impl Writer {
         let last = self.history.last_sn();
         // RTPS 2.5 §8.3.7.5: firstSN ≥ 1, lastSN ≥ firstSN − 1 (empty: first = last + 1).
         let first = first.max(SequenceNumber::ONE).min(succ(last));
-        let count = self.heartbeat_count.wrapping_add(1);
+        let count = self.announced.next_count();
         let ok = b.heartbeat(first, last, count, fin);
         if ok {
-            self.heartbeat_count = count;
-            self.heartbeat_last_sn = last;
-            self.unannounced_bytes = 0;
+            self.announced.announced(count, last);
         }
         ok
     }
 
-    /// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP
-    /// (its filter was just removed) that must come before anything shared, or it listens on
-    /// a multicast group (its pushes pass over the changes a multicast covered for it).
-    pub(super) fn pushed_alone(&self, r: &ReaderProxy) -> bool {
-        r.pending_gap().is_some() || self.is_filtered(r) || self.multicast_listener(r)
+    /// Marks reader `key` as able to take multicasts from the next change planned on.
+    pub(super) fn mark_synced(&mut self, key: ReaderKey) {
+        let from = self.planner.plan_next();
+        if let Some(r) = self.readers.get_mut(key) {
+            r.mark_synced(from);
+        }
+    }
+
+    /// Plans the changes written since the last call (`Planner::plan`) and records the
+    /// coverage it decided in the readers.
+    fn plan_changes(&mut self) {
+        let covered = self.planner.plan(
+            &self.config,
+            &self.history,
+            &self.readers,
+            &mut self.counters,
+        );
+        for (key, sn) in covered {
+            if let Some(r) = self.readers.get_mut(key) {
+                r.record_multicast(sn);
+            }
+        }
     }
 
     fn poll_control(&mut self, now: Now) -> Option<Transmit> {
@@ -175,16 +180,19 @@ impl Writer {
         let n = self.readers.len();
         for k in 0..n {
             let i = self.next_reader.wrapping_add(k).checked_rem(n).unwrap_or(0);
-            let Some(r) = self.readers.get(i) else {
+            let Some(key) = self.readers.key_at(i) else {
                 continue;
             };
-            let repair_due = r.has_requests() && r.repair_at.is_some_and(|t| t <= now.mono);
-            let heartbeat_due = r.heartbeat_at.is_some_and(|t| t <= now.mono);
+            let Some(r) = self.readers.get(key) else {
+                continue;
+            };
+            let repair_due = r.repair_due(now.mono);
+            let heartbeat_due = r.heartbeat_due(now.mono);
             if !repair_due && !heartbeat_due {
                 continue;
             }
             self.next_reader = i.wrapping_add(1).checked_rem(n).unwrap_or(0);
-            if let Some(t) = self.control_message(i, repair_due, heartbeat_due) {
+            if let Some(t) = self.control_message(key, repair_due, heartbeat_due) {
                 return Some(t);
             }
         }
@@ -194,91 +202,92 @@ impl Writer {
         None
     }
 
-    /// Moves the push cursor of reader `i`, if it is pushed to alone, over the changes from
+    /// Moves the push cursor of reader `key`, if it is pushed to alone, over the changes from
     /// there on that it gets no DATA for, so that a control message can tell them at once
     /// (lazy GAP, (b)/(c) in the overview).
-    fn skip_irrelevant(&mut self, i: usize) {
+    fn skip_irrelevant(&mut self, key: ReaderKey) {
         let last = self.history.last_sn();
         let (push_mode, reliable_writer) = (self.config.push_mode, self.config.reliable);
-        let Some(r) = self.readers.get(i) else {
+        let Some(r) = self.readers.get(key) else {
             return;
         };
         let pushed = push_mode || !(reliable_writer && r.reliable());
-        if !pushed || r.next_frag != 1 || r.next_unsent > last || !self.pushed_alone(r) {
+        let (next, frag) = r.cursor();
+        if !pushed || frag != 1 || next > last || !pushed_alone(&self.config, r) {
             return;
         }
         let reader = self.reader_slot(r);
-        let (end, _) = irrelevant_run(&self.history, reader, r.next_unsent, succ(last));
-        if let Some(r) = self.readers.get_mut(i) {
-            r.next_unsent = r.next_unsent.max(end);
+        let (end, _) = irrelevant_run(&self.history, reader, next, succ(last));
+        if let Some(r) = self.readers.get_mut(key) {
+            r.skip_to(end);
         }
     }
 
-    /// Appends the pending lazy GAP of `r` (`[gap_from, upto)`) and marks it told.
+    /// Appends the pending lazy GAP of `r` (`[from, to)`) and marks it told, with the
+    /// requests it answers.
     fn flush_gap(
         history: &WriterHistory,
         r: &mut ReaderProxy,
         reader: ReaderSlot,
         b: &mut MessageBuilder,
-        upto: SequenceNumber,
-    ) -> bool {
-        if r.gap_from >= upto {
-            return true;
+        (from, to): (SequenceNumber, SequenceNumber),
+    ) {
+        let n = count_filtered(history, reader, from, to);
+        if b.filter_gap(from, to, n) {
+            r.gap_told(from, to);
         }
-        let n = count_filtered(history, reader, r.gap_from, upto);
-        if !b.filter_gap(r.gap_from, upto, n) {
-            return false;
-        }
-        r.gap_from = upto;
-        true
     }
 
-    /// Repairs and/or a HEARTBEAT for reader `i`, sent to it alone (INFO_DST), preceded by its
+    /// Repairs and/or a HEARTBEAT for reader `key`, sent to it alone (INFO_DST), preceded by its
     /// pending lazy GAP.
     fn control_message(
         &mut self,
-        i: usize,
+        key: ReaderKey,
         repair_due: bool,
         heartbeat_due: bool,
     ) -> Option<Transmit> {
-        self.skip_irrelevant(i);
+        self.skip_irrelevant(key);
         let last = self.history.last_sn();
         let frag_size = self.config.fragment_size;
-        let guid = self.readers.get(i)?.remote.guid;
-        let reader = self.reader_slot(self.readers.get(i)?);
+        let guid = self.readers.get(key)?.guid();
+        let reader = self.reader_slot(self.readers.get(key)?);
         let mut b = self.builder(Some(guid), HEARTBEAT_LEN);
-        let r = self.readers.get_mut(i)?;
+        let r = self.readers.get_mut(key)?;
         // (b)/(c): the pending GAP goes first; requests it covers need no other answer.
-        if let Some((from, to)) = r.pending_gap() {
-            if Self::flush_gap(&self.history, r, reader, &mut b, to) {
-                r.requested.retain(|sn| *sn < from || *sn >= to);
-            }
+        if let Some(gap) = r.pending_gap() {
+            Self::flush_gap(&self.history, r, reader, &mut b, gap);
         }
         let mut drained = true;
         if repair_due {
-            drained = fill_repairs(&self.history, r, reader, &mut b, frag_size, last);
+            let cx = RepairInputs {
+                history: &self.history,
+                reader,
+                frag_size,
+                last,
+            };
+            drained = fill_repairs(cx, r, &mut b);
             if drained {
-                r.repair_at = None;
+                r.repairs_sent();
             }
         }
-        let (start, acked) = (r.start, r.acked);
+        let (start, acked) = (r.start(), r.acked());
         if heartbeat_due || (repair_due && drained) {
             let first = self.history.first_sn().max(start);
             if self.add_heartbeat(&mut b, first, acked >= last) {
-                if let Some(r) = self.readers.get_mut(i) {
-                    r.heartbeat_at = None;
+                if let Some(r) = self.readers.get_mut(key) {
+                    r.heartbeat_sent();
                 }
             }
         }
-        let r = self.readers.get_mut(i)?;
+        let r = self.readers.get_mut(key)?;
         if !b.has_content() {
             // invariant: an empty message always has room; never spin on this reader.
-            r.heartbeat_at = None;
-            r.repair_at = None;
+            r.heartbeat_sent();
+            r.repairs_sent();
             return None;
         }
         let (transmit, sent) = b.finish(r.locators().to_vec());
-        self.account(sent, true);
+        self.counters.account(sent, true);
         self.counters
             .count_wire(&transmit.destinations, transmit.len());
         Some(transmit)
@@ -289,237 +298,214 @@ impl Writer {
     /// available).
     fn push_shared(&mut self, now: Now) -> Push {
         let last = self.history.last_sn();
-        let cursor = |r: &ReaderProxy| (r.next_unsent, r.next_frag);
-        let shared: Vec<bool> = self
+        // The sharing readers and their cursors, in match order.
+        let shared: Vec<(ReaderKey, (SequenceNumber, u32))> = self
             .readers
-            .iter()
-            .map(|r| self.push_eligible(r) && !self.pushed_alone(r))
+            .entries()
+            .filter(|(_, r)| route(&self.config, last, r) == Some(Route::Shared))
+            .map(|(k, r)| (k, r.cursor()))
             .collect();
-        let is_shared = |i: usize| shared.get(i).copied().unwrap_or(false);
-        let Some(key) = (0..self.readers.len())
-            .filter(|&i| is_shared(i))
-            .filter_map(|i| self.readers.get(i).map(cursor))
-            .min()
-        else {
+        let Some(start) = shared.iter().map(|(_, c)| *c).min() else {
             return Push::Idle;
         };
-        let member_idx: Vec<usize> = (0..self.readers.len())
-            .filter(|&i| is_shared(i) && self.readers.get(i).is_some_and(|r| cursor(r) == key))
+        let members: Vec<ReaderKey> = shared
+            .iter()
+            .filter(|(_, c)| *c == start)
+            .map(|(k, _)| *k)
             .collect();
         // Stop where another sharing reader's cursor is, so that it joins the group from
         // there on (a reader pushed to alone never joins one).
-        let stop = (0..self.readers.len())
-            .filter(|&i| is_shared(i))
-            .filter_map(|i| self.readers.get(i).map(cursor))
-            .filter(|c| *c > key)
+        let stop = shared
+            .iter()
+            .map(|(_, c)| *c)
+            .filter(|c| *c > start)
             .min()
             .unwrap_or((succ(last), 1));
-        self.push_members(now, &member_idx, key, stop, false)
+        let burst = self.burst(&members, stop, false);
+        self.push_burst(now, &members, start, burst)
     }
 
-    /// Pushes the unsent changes of reader `i`, pushed to alone (filtered for, owed a GAP, or
-    /// listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its filter
-    /// rejects a change; lazy, see the overview).
-    fn push_solo(&mut self, now: Now, i: usize) -> Push {
+    /// Pushes the unsent changes of reader `reader`, pushed to alone (filtered for, owed a
+    /// GAP, or listening on a multicast group). RTPS 2.5 §8.4.9.2.4, §8.7.3.2 (GAP when its
+    /// filter rejects a change; lazy, see the overview).
+    fn push_solo(&mut self, now: Now, reader: ReaderKey) -> Push {
         let last = self.history.last_sn();
-        let Some(r) = self.readers.get(i) else {
+        let Some(r) = self.readers.get(reader) else {
             return Push::Idle;
         };
-        if !self.push_eligible(r) || !self.pushed_alone(r) {
+        if route(&self.config, last, r) != Some(Route::Alone) {
             return Push::Idle;
         }
-        let key = (r.next_unsent, r.next_frag);
-        self.push_members(now, &[i], key, (succ(last), 1), true)
+        let start = r.cursor();
+        let burst = self.burst(&[reader], (succ(last), 1), true);
+        self.push_burst(now, &[reader], start, burst)
     }
 
-    /// Pushes changes from `key` up to `stop` (exclusive) to `member_idx` (all at `key`): one
-    /// reader alone (`solo`: INFO_DST, its own filter info, its lazy GAPs) or several sharing
-    /// one datagram (readerId ENTITYID_UNKNOWN, sent to the union of their locators).
-    fn push_members(
-        &mut self,
-        now: Now,
-        member_idx: &[usize],
-        key: (SequenceNumber, u32),
-        stop: (SequenceNumber, u32),
-        solo: bool,
-    ) -> Push {
-        let last = self.history.last_sn();
-        let reliable_writer = self.config.reliable;
-        let frag_size = self.config.fragment_size;
-        let Some(&leader) = member_idx.first() else {
-            return Push::Idle;
-        };
-        let members = || member_idx.iter().filter_map(|&i| self.readers.get(i));
-        let any_reliable = reliable_writer && members().any(ReaderProxy::reliable);
-        let dst = match member_idx {
-            [only] => self.readers.get(*only).map(|r| r.remote.guid),
-            _ => None,
-        };
-        let dst_slot = match member_idx {
+    /// What a burst to `members` knows about them (`push.rs`).
+    fn burst(&self, members: &[ReaderKey], stop: (SequenceNumber, u32), solo: bool) -> Burst {
+        let proxies = || members.iter().filter_map(|&k| self.readers.get(k));
+        let dst_slot = match members {
             [only] => self.readers.get(*only).map(|r| self.reader_slot(r)),
             _ => None,
         };
-        let dest = union_locators(members());
-        let mut b = self.builder(dst, if any_reliable { HEARTBEAT_LEN } else { 0 });
+        Burst {
+            solo,
+            dst_slot,
+            any_reliable: self.config.reliable && proxies().any(ReaderProxy::reliable),
+            stop,
+            last: self.history.last_sn(),
+            frag_size: self.config.fragment_size,
+        }
+    }
+
+    /// Pushes changes from `start` up to the burst's stop to `members` (all at `start`): one
+    /// reader alone (INFO_DST, its own filter info, its lazy GAPs) or several sharing one
+    /// datagram (readerId ENTITYID_UNKNOWN, sent to the union of their locators). Each step
+    /// is [`Burst::next_action`] applied.
+    fn push_burst(
+        &mut self,
+        now: Now,
+        members: &[ReaderKey],
+        start: (SequenceNumber, u32),
+        burst: Burst,
+    ) -> Push {
+        let Some(&leader) = members.first() else {
+            return Push::Idle;
+        };
+        let dst = match members {
+            [only] => self.readers.get(*only).map(ReaderProxy::guid),
+            _ => None,
+        };
+        let reserve = if burst.any_reliable { HEARTBEAT_LEN } else { 0 };
+        let mut b = self.builder(dst, reserve);
         // A burst of changes: size the buffer for a full message once.
-        let pending = last.0.saturating_sub(key.0.0);
-        if pending > 0 {
+        if burst.last.0.saturating_sub(start.0.0) > 0 {
             b.reserve_total(self.config.max_message_size);
         }
-        // The solo reader's pending lazy GAP start (for a group: nothing pending).
-        let mut gap_from = match solo {
-            true => self.readers.get(leader).map_or(key.0, |r| r.gap_from),
-            false => key.0,
+        let leader_gap = self
+            .readers
+            .get(leader)
+            .map_or(start.0, ReaderProxy::gap_from);
+        let gap_from = if burst.solo { leader_gap } else { start.0 };
+        let mut at = Cursor {
+            sn: start.0,
+            frag: start.1,
+            gap_from,
         };
-        let (mut sn, mut frag) = key;
         // Changes a multicast delivered to (or told as filtered to) the solo reader.
-        let mut multicast_delivered = false;
-        while sn <= last && (sn, frag) < stop {
-            let rejected = dst_slot.filter(|g| filtered_out(&self.history, sn, *g));
-            let change = self.history.get(sn);
-            let covered = solo
-                && frag == 1
-                && change.is_some()
+        let mut delivered = false;
+        while burst.in_range(at) {
+            let covered = burst.solo
                 && self
                     .readers
                     .get(leader)
-                    .is_some_and(|r| self.multicast_covers(r, sn));
-            if change.is_some() && rejected.is_none() && solo && gap_from < sn {
-                // (a) the pending GAP rides in front of the next DATA for this reader.
-                let n = dst_slot.map_or(0, |g| count_filtered(&self.history, g, gap_from, sn));
-                if !b.filter_gap(gap_from, sn, n) {
-                    break;
-                }
-                gap_from = sn;
+                    .is_some_and(|r| r.multicast_covered(at.sn));
+            let action = burst.next_action(&self.history, at, covered);
+            if !burst.apply(&self.history, &mut b, &mut at, action) {
+                break;
             }
-            match (change, rejected) {
-                (Some(_), Some(_)) if covered && gap_from == sn => {
-                    // The multicast's filter info told it this change is filtered: nothing
-                    // pending, so no GAP is owed for it. RTPS 2.5 §8.7.3.2-§8.7.3.4.
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                }
-                (Some(_), None) if covered => {
-                    // Delivered by the multicast (its pending GAP went in front, above).
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                    multicast_delivered = true;
-                }
-                (Some(_), Some(reader)) => {
-                    // Its filter rejects the change: pass over the whole run of rejected (or
-                    // replaced) changes; the GAP is lazy. RTPS 2.5 §8.7.3.2.
-                    let limit = stop.0.min(succ(last));
-                    let (end, _) = irrelevant_run(&self.history, reader, sn, limit);
-                    (sn, frag) = (end.max(succ(sn)), 1);
-                }
-                (Some(c), None) if c.data.len() > frag_size => {
-                    let total = fragment_count(c.data.len(), frag_size);
-                    let cfi = info_for(&self.history, sn, dst_slot);
-                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
-                    if frag <= total && !b.data_frag(c, cfi, frag, frag_size) && b.has_content() {
-                        break;
-                    }
-                    frag = frag.saturating_add(1);
-                    if frag > total {
-                        (sn, frag) = (succ(sn), 1);
-                    }
-                    gap_from = gap_from.max(sn);
-                }
-                (Some(c), None) => {
-                    let cfi = info_for(&self.history, sn, dst_slot);
-                    let cfi = cfi.as_ref().map(FilterInfo::bytes);
-                    if !b.data(c, cfi) && b.has_content() {
-                        break;
-                    }
-                    (sn, frag) = (succ(sn), 1);
-                    gap_from = sn;
-                }
-                (None, _) => {
-                    // Replaced (KEEP_LAST) before it was sent: reliable readers get a GAP (a
-                    // reader pushed to alone lazily, with its filtered changes).
-                    let next = self
-                        .history
-                        .next_stored_from(sn)
-                        .unwrap_or_else(|| succ(last));
-                    let end = next.min(stop.0).max(succ(sn));
-                    if !solo && any_reliable && !b.gap(sn, end) && b.has_content() {
-                        break;
-                    }
-                    (sn, frag) = (end, 1);
-                }
-            }
+            delivered |= action == Action::Covered { delivered: true };
         }
-        if !solo {
-            gap_from = sn;
+        if !burst.solo {
+            at.gap_from = at.sn;
         }
-        let hb_due = any_reliable
-            && sn > last
+        self.settle_burst(now, members, &burst, b, start, at, delivered)
+    }
+
+    /// Ends a burst: the filtered tail's GAP and a piggy-backed HEARTBEAT when one is due
+    /// (else the backstop), the readers' cursors, and the datagram.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_burst(
+        &mut self,
+        now: Now,
+        members: &[ReaderKey],
+        burst: &Burst,
+        mut b: MessageBuilder,
+        start: (SequenceNumber, u32),
+        mut at: Cursor,
+        delivered: bool,
+    ) -> Push {
+        let period = self.config.heartbeat_period;
+        let hb_due = burst.any_reliable
+            && at.sn > burst.last
             && b.has_content()
-            && (self.heartbeat_by_volume()
-                || members().any(|r| r.heartbeat_stale(now.mono, self.config.heartbeat_period)));
-        if hb_due && gap_from < sn {
+            && (self
+                .announced
+                .by_volume(burst.last, self.config.resource_limits.max_samples)
+                || members
+                    .iter()
+                    .filter_map(|&k| self.readers.get(k))
+                    .any(|r| r.heartbeat_stale(now.mono, period)));
+        if hb_due && at.gap_from < at.sn {
             // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
             // the reader does not NACK it.
-            let reader = dst_slot.unwrap_or(ReaderSlot::unresolved(self.config.guid));
-            let n = count_filtered(&self.history, reader, gap_from, sn);
-            if b.filter_gap(gap_from, sn, n) {
-                gap_from = sn;
+            let reader = burst
+                .dst_slot
+                .unwrap_or(ReaderSlot::unresolved(self.config.guid));
+            let n = count_filtered(&self.history, reader, at.gap_from, at.sn);
+            if b.filter_gap(at.gap_from, at.sn, n) {
+                at.gap_from = at.sn;
             }
         }
-        let advanced = (sn, frag) != key;
-        for &i in member_idx {
-            if let Some(r) = self.readers.get_mut(i) {
-                (r.next_unsent, r.next_frag, r.gap_from) = (sn, frag, gap_from.min(sn));
+        for &k in members {
+            if let Some(r) = self.readers.get_mut(k) {
+                r.set_push_cursor(at.sn, at.frag, at.gap_from);
             }
         }
-        if hb_due && gap_from >= sn {
-            // RTPS 2.5 §8.4.9.2.7, §8.4.15.1: piggy-back a HEARTBEAT after the burst, at most
-            // one per reader and heartbeat period.
-            let first = match dst {
-                Some(g) => self
-                    .readers
-                    .iter()
-                    .find(|r| r.remote.guid == g)
-                    .map_or(SequenceNumber::ONE, |r| r.start),
-                None => SequenceNumber::ONE,
-            };
-            let first = self.history.first_sn().max(first);
-            if self.add_heartbeat(&mut b, first, false) {
-                for &i in member_idx {
-                    if let Some(r) = self.readers.get_mut(i) {
-                        r.last_heartbeat = Some(now.mono);
-                        // It also answers any HEARTBEAT owed to them.
-                        r.heartbeat_at = None;
-                    }
-                }
-            }
-        } else if advanced && any_reliable {
-            // Changes went out (or were passed over) without a HEARTBEAT: a later push will
-            // likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
-            // (the earliest one armed stands).
-            let periods = if b.has_content() || multicast_delivered {
-                HEARTBEAT_BACKSTOP_PERIODS
-            } else {
-                SKIPPED_BACKSTOP_PERIODS
-            };
-            let backstop = self.config.heartbeat_period.saturating_mul(periods);
-            let at = now.mono.saturating_add(backstop);
-            self.queue.control_scheduled(at);
-            for &i in member_idx {
-                if let Some(r) = self.readers.get_mut(i) {
-                    if r.reliable() {
-                        r.schedule_heartbeat(at);
-                    }
-                }
-            }
+        if hb_due && at.gap_from >= at.sn {
+            self.piggyback_heartbeat(now, members, &mut b);
+        } else if (at.sn, at.frag) != start && burst.any_reliable {
+            self.arm_backstop(now, members, b.has_content() || delivered);
         }
         if !b.has_content() {
             return Push::Advanced;
         }
+        let dest = union_locators(members.iter().filter_map(|&k| self.readers.get(k)));
         let (transmit, sent) = b.finish(dest);
-        self.account(sent, false);
+        self.counters.account(sent, false);
         self.counters
             .count_wire(&transmit.destinations, transmit.len());
         Push::Sent(transmit)
+    }
+
+    /// RTPS 2.5 §8.4.9.2.7, §8.4.15.1: piggy-backs a HEARTBEAT after the burst, at most one
+    /// per reader and heartbeat period; it also answers any HEARTBEAT owed to them.
+    fn piggyback_heartbeat(&mut self, now: Now, members: &[ReaderKey], b: &mut MessageBuilder) {
+        let first = match members {
+            [only] => self
+                .readers
+                .get(*only)
+                .map_or(SequenceNumber::ONE, ReaderProxy::start),
+            _ => SequenceNumber::ONE,
+        };
+        let first = self.history.first_sn().max(first);
+        if self.add_heartbeat(b, first, false) {
+            for &k in members {
+                if let Some(r) = self.readers.get_mut(k) {
+                    r.unsolicited_heartbeat(now.mono, true);
+                }
+            }
+        }
+    }
+
+    /// Changes went out (or were passed over, `sent` false) without a HEARTBEAT: a later push
+    /// will likely carry one; if none does, a HEARTBEAT of its own comes after the backstop
+    /// (the earliest one armed stands).
+    fn arm_backstop(&mut self, now: Now, members: &[ReaderKey], sent: bool) {
+        let periods = if sent {
+            HEARTBEAT_BACKSTOP_PERIODS
+        } else {
+            SKIPPED_BACKSTOP_PERIODS
+        };
+        let backstop = self.config.heartbeat_period.saturating_mul(periods);
+        let at = now.mono.saturating_add(backstop);
+        self.queue.control_scheduled(at);
+        for &k in members {
+            if let Some(r) = self.readers.get_mut(k) {
+                if r.reliable() {
+                    r.schedule_heartbeat(at);
+                }
+            }
+        }
     }
 }

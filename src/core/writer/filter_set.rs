@@ -1,8 +1,10 @@
-//! Writer-side content filtering for one writer: the remote readers' compiled filters, the
-//! memoized sample → passing-reader-set lookup, and the PID_CONTENT_FILTER_INFO it implies.
+//! The writer's filter set: the remote readers' compiled filters, the memoized sample →
+//! passing-reader-set lookup, and the slot table the PID_CONTENT_FILTER_INFO is built from.
+//! Owned by the writer's filtering state (`content_filter.rs`); formerly `core::filtering`.
 //!
 //! Must not: perform I/O, evaluate a filter more than once per distinct (filter, projected
-//! sample) while the table holds the answer, or cap the number of filtered readers.
+//! sample) while the table holds the answer, cap the number of filtered readers, or panic on
+//! a sample or a filter a remote reader announced (the writer's no-panic lints apply).
 //!
 //! # Overview
 //! RTPS 2.5 §8.7.3-§8.7.4 (writer filtering), DDS 1.4 Annex B. Each remote reader that
@@ -56,7 +58,7 @@ impl core::fmt::Display for NotFiltering {
 }
 
 /// Reader → slot index of a [`FilterSet`] at one point in time.
-pub type SlotMap = BTreeMap<Guid, usize>;
+type SlotMap = BTreeMap<Guid, usize>;
 
 /// The readers a sample passes: bit `i` is slot `i` of the [`FilterSet`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,22 +74,31 @@ impl PassSet {
     }
 
     fn set(&mut self, i: usize) {
-        if let Some(w) = self.words.get_mut(i / 64) {
-            *w |= 1 << (i % 64);
+        if let Some(w) = self.words.get_mut(i.wrapping_div(64)) {
+            *w |= 1u64.wrapping_shl(bit(i));
         }
     }
 
     /// True when slot `i` passes.
     pub fn contains(&self, i: usize) -> bool {
         self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+            .get(i.wrapping_div(64))
+            .is_some_and(|w| w & 1u64.wrapping_shl(bit(i)) != 0)
     }
 
     /// Number of passing slots.
     pub fn count(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
+        self.words
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .fold(0, usize::saturating_add)
     }
+}
+
+/// The bit of slot `i` within its word.
+fn bit(i: usize) -> u32 {
+    // `i % 64` < 64 always fits.
+    u32::try_from(i.wrapping_rem(64)).unwrap_or(0)
 }
 
 /// A snapshot of a [`FilterSet`]'s slots: reader → slot, each slot's signature, and the size
@@ -162,7 +173,6 @@ pub struct FilterStats {
 }
 
 struct Slot {
-    reader: Guid,
     signature: [u8; 16],
     /// Index into `programs`.
     program: usize,
@@ -244,12 +254,6 @@ impl FilterSet {
         self.by_reader.get(&reader).copied()
     }
 
-    /// The current reader → slot map, shared: it stays valid for [`PassSet`]s computed now
-    /// even after later changes to the set (which copy it first).
-    pub fn slot_map(&self) -> Arc<SlotMap> {
-        Arc::clone(&self.by_reader)
-    }
-
     /// Counts changes to the set of slots: equal generations mean equal slots.
     pub fn generation(&self) -> u64 {
         self.generation
@@ -279,12 +283,6 @@ impl FilterSet {
         self.generation = self.generation.wrapping_add(1);
         self.table = None;
         self.memo.invalidate();
-    }
-
-    /// The signature of a filtered reader's filter.
-    pub fn signature_of(&self, reader: Guid) -> Option<[u8; 16]> {
-        let i = self.slot_of(reader)?;
-        self.slots.get(i).map(|s| s.signature)
     }
 
     /// Sets (or replaces, or with `None` removes) a reader's filter. Returns why the writer
@@ -318,7 +316,7 @@ impl FilterSet {
                     None => {
                         self.field_sets.push(fields);
                         self.projector.push(self.programs.len());
-                        self.field_sets.len() - 1
+                        self.field_sets.len().saturating_sub(1)
                     }
                 };
                 self.programs.push(Compiled {
@@ -326,16 +324,12 @@ impl FilterSet {
                     program,
                     field_set,
                 });
-                self.programs.len() - 1
+                self.programs.len().saturating_sub(1)
             }
         };
         let slot = self.slots.len();
         Arc::make_mut(&mut self.by_reader).insert(reader, slot);
-        self.slots.push(Slot {
-            reader,
-            signature,
-            program,
-        });
+        self.slots.push(Slot { signature, program });
         self.slots_changed();
         Ok(())
     }
@@ -347,10 +341,12 @@ impl FilterSet {
         }
         let map = Arc::make_mut(&mut self.by_reader);
         let Some(i) = map.remove(&reader) else { return };
-        self.slots.remove(i);
+        if i < self.slots.len() {
+            self.slots.remove(i);
+        }
         for s in map.values_mut() {
             if *s > i {
-                *s -= 1;
+                *s = s.saturating_sub(1);
             }
         }
         self.compact_programs();
@@ -364,15 +360,20 @@ impl FilterSet {
             .collect();
         let mut remap = vec![usize::MAX; self.programs.len()];
         let mut kept = Vec::new();
-        for (i, c) in std::mem::take(&mut self.programs).into_iter().enumerate() {
-            if used.get(i).copied().unwrap_or(false) {
-                remap[i] = kept.len();
+        for ((c, used), to) in std::mem::take(&mut self.programs)
+            .into_iter()
+            .zip(used)
+            .zip(remap.iter_mut())
+        {
+            if used {
+                *to = kept.len();
                 kept.push(c);
             }
         }
         self.programs = kept;
         for s in &mut self.slots {
-            s.program = remap[s.program];
+            // invariant: every slot's program is used, so it was kept and remapped.
+            s.program = remap.get(s.program).copied().unwrap_or(usize::MAX);
         }
         // Rebuild the field sets from the surviving programs.
         self.field_sets.clear();
@@ -384,7 +385,7 @@ impl FilterSet {
                 None => {
                     self.field_sets.push(fields);
                     self.projector.push(pi);
-                    self.field_sets.len() - 1
+                    self.field_sets.len().saturating_sub(1)
                 }
             };
         }
@@ -394,46 +395,53 @@ impl FilterSet {
     /// filter once. A payload that cannot be decoded passes every slot (the readers filter it
     /// themselves).
     pub fn evaluate(&mut self, payload: &[u8]) -> Arc<PassSet> {
-        self.stats.lookups += 1;
+        let st = &mut self.stats;
+        st.lookups = st.lookups.saturating_add(1);
         if self.slots.is_empty() {
             return Arc::new(PassSet::default());
         }
         self.key.clear();
         for &p in &self.projector {
-            if self.programs[p]
-                .program
-                .project_into(payload, &mut self.projection)
-                .is_err()
-            {
-                self.stats.undecodable += 1;
+            // invariant: `projector` only names existing programs.
+            let projected = self
+                .programs
+                .get(p)
+                .map(|c| c.program.project_into(payload, &mut self.projection));
+            if !matches!(projected, Some(Ok(_))) {
+                self.stats.undecodable = self.stats.undecodable.saturating_add(1);
                 return Arc::new(self.all_pass());
             }
             self.key.extend_from_slice(&self.projection);
         }
+        let (slots, programs) = (to_u64(self.slots.len()), to_u64(self.programs.len()));
         if let Some(hit) = self.memo.get(self.key.as_slice()) {
-            self.stats.evaluations_saved += self.slots.len() as u64;
+            let st = &mut self.stats;
+            st.evaluations_saved = st.evaluations_saved.saturating_add(slots);
             return hit;
         }
-        self.stats.misses += 1;
         let results: Result<Vec<bool>, EvalError> = self
             .programs
             .iter()
             .map(|c| c.program.evaluate(payload))
             .collect();
-        self.stats.evaluations += self.programs.len() as u64;
-        self.stats.evaluations_saved += (self.slots.len() - self.programs.len()) as u64;
+        let st = &mut self.stats;
+        st.misses = st.misses.saturating_add(1);
+        st.evaluations = st.evaluations.saturating_add(programs);
+        st.evaluations_saved = st
+            .evaluations_saved
+            .saturating_add(slots.saturating_sub(programs));
         let set = match results {
             Ok(results) => {
                 let mut set = PassSet::with_len(self.slots.len());
                 for (i, s) in self.slots.iter().enumerate() {
-                    if results[s.program] {
+                    if results.get(s.program).copied().unwrap_or(true) {
                         set.set(i);
                     }
                 }
                 set
             }
             Err(_) => {
-                self.stats.undecodable += 1;
+                self.stats.undecodable = self.stats.undecodable.saturating_add(1);
                 self.all_pass()
             }
         };
@@ -467,11 +475,10 @@ impl FilterSet {
         }
         info
     }
+}
 
-    /// The filtered readers in slot order.
-    pub fn readers(&self) -> impl Iterator<Item = Guid> + '_ {
-        self.slots.iter().map(|s| s.reader)
-    }
+fn to_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
