@@ -1,19 +1,22 @@
 //! The network sandbox itself: inside `netns-run`, multicast on loopback must work (RTPS
-//! discovery needs it); outside, the transport's gate must refuse.
+//! discovery needs it). The project's socket tests run only inside such a namespace
+//! (README, "Network safety"): [`may_open_sockets`] skips them anywhere else.
 
 #![allow(clippy::disallowed_types)] // this test checks the sandbox itself with plain sockets
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
-use siftdds::transport::sandbox::{self, NetworkScope};
+use siftdds::transport::scope;
 
 use crate::skip::skip;
 
-/// Returns true when this test may open sockets; records it as skipped otherwise.
+/// Returns true when this test may open sockets (inside a private network namespace, with
+/// multicast: not forced loopback-only); records it as skipped otherwise.
 pub fn may_open_sockets(test: &str) -> bool {
-    match sandbox::check() {
-        Ok(NetworkScope::PrivateNamespace) => true,
-        Ok(NetworkScope::LoopbackOnly) | Err(_) => {
+    let loopback_only = std::env::var(scope::LOOPBACK_ONLY_VAR).as_deref() == Ok("1");
+    match scope::inside_namespace() && !loopback_only {
+        true => true,
+        false => {
             skip(
                 test,
                 "needs multicast inside a private network namespace (run scripts/test)",

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::sandbox::{self, NetworkScope};
+use super::scope::{self, NetworkScope};
 use super::*;
 use crate::core::{Splice, Transmit};
 use crate::wire::Locator;
@@ -18,10 +18,11 @@ use skip::skip;
 /// The scope this test may use, or `None` after recording it as skipped (printed, and counted
 /// by `scripts/test`).
 pub(crate) fn may_open_sockets(test: &str, needs_multicast: bool) -> Option<NetworkScope> {
-    match sandbox::check() {
-        Ok(NetworkScope::PrivateNamespace) => Some(NetworkScope::PrivateNamespace),
-        Ok(NetworkScope::LoopbackOnly) if !needs_multicast => Some(NetworkScope::LoopbackOnly),
-        Ok(NetworkScope::LoopbackOnly) | Err(_) => {
+    let loopback_only = std::env::var(scope::LOOPBACK_ONLY_VAR).as_deref() == Ok("1");
+    match (loopback_only, scope::inside_namespace()) {
+        (true, _) if !needs_multicast => Some(NetworkScope::LoopbackOnly),
+        (false, true) => Some(NetworkScope::Auto),
+        _ => {
             let multicast = if needs_multicast {
                 " and multicast"
             } else {

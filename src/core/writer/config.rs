@@ -45,7 +45,7 @@ pub struct WriterConfig {
     /// LIFESPAN of every change (`None`: infinite). DDS 1.4 §2.2.3.16.
     pub lifespan: Option<core::time::Duration>,
     /// The topic name: a reader's filter is evaluated here only if its relatedTopicName is
-    /// this (facts §1.2). Default empty.
+    /// this (docs/interop-facts.md §1.2). Default empty.
     pub topic_name: String,
     /// The sample type's descriptor. With it the writer filters for readers that announce a
     /// usable DDSSQL filter (RTPS 2.5 §8.7.3); without, it sends everything. Default `None`.
