@@ -13,7 +13,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 use std::time::Duration;
 
-use super::{Need, SIFTDDS, Sites, check, perf_summary, report, run_sites, scope_line};
+use siftdds::wire::Message;
+use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
+
+use super::{Need, Sites, check, perf_summary, report, run_sites, scope_line};
 
 /// Samples the writer on H writes.
 const SAMPLES: u64 = 3000;
@@ -31,9 +34,9 @@ fn shapesizes(out: &str) -> Vec<u64> {
         .collect()
 }
 
-/// What a capture of one of H's links holds: datagrams sent by H (source `from`), DATA
-/// submessages of user writers in them, distinct (writer, sequence number) among those, and
-/// the (writer, sn) sent more than once.
+/// What a capture of one of H's links holds: UDP datagrams sent by H, the DATA (and DATA_FRAG)
+/// submessages of user writers in them, the distinct (writer, sequence number[, fragment])
+/// among those, and those sent more than once.
 struct LinkSummary {
     datagrams: usize,
     data: usize,
@@ -41,40 +44,55 @@ struct LinkSummary {
     twice: Vec<String>,
 }
 
-/// Decodes a capture with `siftdds inspect` (one line per submessage:
-/// `FRAME SRC:PORT > DST:PORT KIND w=… r=… sn=N …`).
+/// Decodes the datagrams H sent in a capture: tshark reassembles the IP fragments (siftdds
+/// sends datagrams of up to 64 KB, the veth MTU is 1500) and prints each UDP payload, which
+/// siftdds' own wire parser then walks submessage by submessage.
 fn summarize_capture(file: &std::path::Path, from: &str) -> Result<LinkSummary, String> {
-    let out = Command::new(SIFTDDS)
-        .arg("inspect")
+    let out = Command::new("tshark")
+        .arg("-r")
         .arg(file)
+        .args(["-Y", &format!("udp && ip.src == {from}")])
+        .args(["-T", "fields", "-e", "frame.number", "-e", "udp.payload"])
         .output()
-        .map_err(|e| format!("siftdds inspect: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    check(out.status.code() == Some(0), || {
+        .map_err(|e| format!("tshark: {e}"))?;
+    check(out.status.success(), || {
         format!(
-            "siftdds inspect {} failed ({}): {}{}",
+            "tshark -r {} failed ({}): {}",
             file.display(),
             out.status,
-            text.lines().rev().take(5).collect::<Vec<_>>().join("\n"),
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    let mut frames = BTreeSet::new();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut datagrams = 0;
     let mut sent: HashMap<String, usize> = HashMap::new();
     for line in text.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if w.len() < 5 || !w[1].starts_with(&format!("{from}:")) {
-            continue;
-        }
-        frames.insert(w[0]);
-        if w[4] != "DATA" {
-            continue;
-        }
-        let field = |k: &str| w.iter().find_map(|x| x.strip_prefix(k));
-        let (Some(writer), Some(sn)) = (field("w="), field("sn=")) else {
+        let Some((frame, hex)) = line.split_once('\t') else {
             continue;
         };
-        *sent.entry(format!("{writer}/{sn}")).or_default() += 1;
+        datagrams += 1;
+        let bytes = unhex(hex).ok_or_else(|| format!("frame {frame}: bad payload hex"))?;
+        let Ok((_, submessages)) = Message::parse(&bytes) else {
+            continue; // not RTPS
+        };
+        for sm in submessages {
+            let key = match sm {
+                SubmessageOutcome::Accept(Submessage::Data(d)) if !d.writer_id.is_builtin() => {
+                    format!("{}/{}", d.writer_id, d.writer_sn)
+                }
+                SubmessageOutcome::Accept(Submessage::DataFrag(d)) if !d.writer_id.is_builtin() => {
+                    format!(
+                        "{}/{}/frag{}",
+                        d.writer_id, d.writer_sn, d.fragment_starting_num
+                    )
+                }
+                SubmessageOutcome::Malformed(e) => {
+                    return Err(format!("frame {frame}: malformed submessage: {e}"));
+                }
+                _ => continue,
+            };
+            *sent.entry(key).or_default() += 1;
+        }
     }
     let mut twice: Vec<String> = sent
         .iter()
@@ -83,11 +101,18 @@ fn summarize_capture(file: &std::path::Path, from: &str) -> Result<LinkSummary, 
         .collect();
     twice.sort();
     Ok(LinkSummary {
-        datagrams: frames.len(),
+        datagrams,
         data: sent.values().sum(),
         distinct: sent.len(),
         twice,
     })
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim().as_bytes();
+    s.chunks(2)
+        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .collect()
 }
 
 /// H's start-up line: its scope and the addresses it announces, sorted.

@@ -61,7 +61,7 @@ fn perf_sub(s: &Sites, name: &str, want: u64, exact: bool) -> Result<String, Str
         format!("{n} samples ({lost} lost), want {want}\n{}", s.dump(name))
     })?;
     Ok(format!(
-        "{n} samples, 0 lost, {:.0}/s, {:.1}s",
+        "{n} samples, 0 lost, {:.0}/s, sub {:.1}s",
         sum["rate"],
         s.rc(name).map_or(0.0, |r| r.1)
     ))
