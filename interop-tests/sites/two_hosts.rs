@@ -46,6 +46,20 @@ fn announces_link(s: &Sites, name: &str) -> Result<(), String> {
     }
 }
 
+/// A case's verdict from its sample check and its start-up-line check: both must pass; a
+/// failure names the sample result first (the matrix prints the first line).
+fn both(samples: Result<String, String>, announced: Result<(), String>) -> Result<String, String> {
+    match (samples, announced) {
+        (Ok(f), Ok(())) => Ok(f),
+        (Ok(f), Err(a)) => Err(format!("{f}, but {a}")),
+        (Err(e), Ok(())) => Err(e),
+        (Err(e), Err(a)) => {
+            let (head, rest) = e.split_once('\n').unwrap_or((&e, ""));
+            Err(format!("{head}; {a}\n{rest}"))
+        }
+    }
+}
+
 /// A `siftdds perf sub` result: samples received and nothing lost (when `exact`, exactly
 /// `want` samples; otherwise at least `want`).
 fn perf_sub(s: &Sites, name: &str, want: u64, exact: bool) -> Result<String, String> {
@@ -115,9 +129,10 @@ fn siftdds_across_two_hosts() {
         ] {
             let sub = format!("{name}{t}.sub");
             let pubr = format!("{name}{t}.pub");
-            let result = announces_link(&s, &pubr)
-                .and_then(|()| announces_link(&s, &sub))
-                .and_then(|()| perf_sub(&s, &sub, want, exact));
+            let result = both(
+                perf_sub(&s, &sub, want, exact),
+                announces_link(&s, &pubr).and_then(|()| announces_link(&s, &sub)),
+            );
             cases.push(Case {
                 peer: "siftdds",
                 direction: tag.clone(),
@@ -162,7 +177,6 @@ fn cyclone_ddsperf_across_two_hosts() {
     // siftdds → ddsperf sub: its `total` (samples after it matched; none before our first
     // sample was acknowledged is lost) and `lost`.
     let to_ddsperf = |name: &str, want: u64, exact: bool| -> Result<String, String> {
-        announces_link(&s, &format!("{name}.pub"))?;
         let sub = format!("{name}.sub");
         let (total, lost) =
             ddsperf_totals(&s.out(&sub)).ok_or_else(|| format!("no totals\n{}", s.dump(&sub)))?;
@@ -181,7 +195,6 @@ fn cyclone_ddsperf_across_two_hosts() {
         Ok(format!("{total} samples, {lost} lost, pub {secs:.1}s"))
     };
     let from_ddsperf = |name: &str, want: u64, exact: bool| -> Result<String, String> {
-        announces_link(&s, &format!("{name}.sub"))?;
         perf_sub(&s, &format!("{name}.sub"), want, exact)
     };
     let cases = vec![
@@ -190,37 +203,59 @@ fn cyclone_ddsperf_across_two_hosts() {
             &to,
             "reliable-10k",
             to_ddsperf("rel1", RELIABLE, true),
+            announces_link(&s, "rel1.pub"),
         ),
         case(
             "Cyclone",
             &from,
             "reliable-10k",
             from_ddsperf("rel2", RELIABLE, false),
+            announces_link(&s, "rel2.sub"),
         ),
-        case("Cyclone", &to, "best-effort", to_ddsperf("be1", 1, false)),
+        case(
+            "Cyclone",
+            &to,
+            "best-effort",
+            to_ddsperf("be1", 1, false),
+            announces_link(&s, "be1.pub"),
+        ),
         case(
             "Cyclone",
             &from,
             "best-effort",
             from_ddsperf("be2", 1, false),
+            announces_link(&s, "be2.sub"),
         ),
-        case("Cyclone", &to, "100KB-frag", to_ddsperf("big1", BIG, true)),
+        case(
+            "Cyclone",
+            &to,
+            "100KB-frag",
+            to_ddsperf("big1", BIG, true),
+            announces_link(&s, "big1.pub"),
+        ),
         case(
             "Cyclone",
             &from,
             "100KB-frag",
             from_ddsperf("big2", BIG, false),
+            announces_link(&s, "big2.sub"),
         ),
     ];
     conclude(test, &cases, &s);
 }
 
-fn case(peer: &'static str, dir: &str, scenario: &'static str, r: Result<String, String>) -> Case {
+fn case(
+    peer: &'static str,
+    dir: &str,
+    scenario: &'static str,
+    samples: Result<String, String>,
+    announced: Result<(), String>,
+) -> Case {
     Case {
         peer,
         direction: dir.to_string(),
         scenario,
-        result: r,
+        result: both(samples, announced),
     }
 }
 
@@ -293,7 +328,6 @@ fn fastdds_across_two_hosts() {
     let [(to, ..), (from, ..)] = directions("FastDDS");
     // siftdds → Fast DDS: every shapesize 1..=want exactly once (reliable) or some (BE).
     let to_fastdds = |name: &str, want: u64, payload: u64, reliable: bool| {
-        announces_link(&s, &format!("{name}.pub"))?;
         let sub = format!("{name}.sub");
         let got = fastdds_samples(&s.out(&sub));
         let sizes: BTreeSet<u64> = got.iter().map(|g| g.0).collect();
@@ -316,7 +350,6 @@ fn fastdds_across_two_hosts() {
     };
     // Fast DDS → siftdds: x = 10 + 5 i for every i < want exactly once (reliable) or some.
     let from_fastdds = |name: &str, want: u64, last: Option<&str>, reliable: bool| {
-        announces_link(&s, &format!("{name}.sub"))?;
         let sub = format!("{name}.sub");
         let got = shape_samples(&s.out(&sub));
         let xs: BTreeSet<i64> = got.iter().map(|g| g.0).collect();
@@ -344,36 +377,42 @@ fn fastdds_across_two_hosts() {
             &to,
             "reliable-10k",
             to_fastdds("rel1", RELIABLE, 0, true),
+            announces_link(&s, "rel1.pub"),
         ),
         case(
             "FastDDS",
             &from,
             "reliable-10k",
             from_fastdds("rel2", RELIABLE, None, true),
+            announces_link(&s, "rel2.sub"),
         ),
         case(
             "FastDDS",
             &to,
             "best-effort",
             to_fastdds("be1", 2000, 0, false),
+            announces_link(&s, "be1.pub"),
         ),
         case(
             "FastDDS",
             &from,
             "best-effort",
             from_fastdds("be2", 2000, None, false),
+            announces_link(&s, "be2.sub"),
         ),
         case(
             "FastDDS",
             &to,
             "100KB-frag",
             to_fastdds("big1", BIG, 100_000, true),
+            announces_link(&s, "big1.pub"),
         ),
         case(
             "FastDDS",
             &from,
             "100KB-frag",
             from_fastdds("big2", BIG, Some("{159}"), true),
+            announces_link(&s, "big2.sub"),
         ),
     ];
     conclude(test, &cases, &s);
