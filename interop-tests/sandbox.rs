@@ -1,18 +1,21 @@
 //! The network sandbox itself: inside `netns-run`, multicast on loopback must work (RTPS
-//! discovery needs it); outside, the transport's gate must refuse.
+//! discovery needs it). The project's socket tests run only inside such a namespace
+//! (README, "Network safety"): [`may_open_sockets`] skips them anywhere else.
 
 #![allow(clippy::disallowed_types)] // this test checks the sandbox itself with plain sockets
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
-use siftdds::transport::sandbox::{self, NetworkScope};
+use siftdds::transport::scope;
 
-/// Returns true when this test may open sockets, printing why it is skipped otherwise.
+/// Returns true when this test may open sockets (inside a private network namespace, with
+/// multicast: not forced loopback-only), printing why it is skipped otherwise.
 pub fn may_open_sockets(test: &str) -> bool {
-    match sandbox::check() {
-        Ok(NetworkScope::PrivateNamespace) => true,
-        Ok(NetworkScope::LoopbackOnly) | Err(_) => {
+    let loopback_only = std::env::var(scope::LOOPBACK_ONLY_VAR).as_deref() == Ok("1");
+    match scope::inside_namespace() && !loopback_only {
+        true => true,
+        false => {
             // Written to the stderr handle directly: the test harness captures eprintln!, and a
             // skip must never be silent.
             let _ = writeln!(

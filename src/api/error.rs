@@ -7,14 +7,15 @@ use crate::cdr::CdrError;
 use crate::core::writer::WriteError;
 use crate::qos::QosError;
 use crate::qos::xml::QosXmlError;
-use crate::transport::TransportError;
+use crate::runtime::StartError;
 
 /// Everything the public API can fail with.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// Sockets are not allowed here (see README, "Network safety"), or they failed.
-    Transport(TransportError),
+    /// The participant could not start: its interface selection cannot be used (the error
+    /// names the item, and nothing was opened), or its sockets or loop thread failed.
+    Start(StartError),
     /// The QoS given is inconsistent.
     Qos(QosError),
     /// A QoS profile could not be used: unknown `Lib::Profile`, or a file error located as
@@ -49,7 +50,7 @@ pub enum Error {
 impl core::fmt::Display for Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Error::Transport(e) => write!(f, "transport: {e}"),
+            Error::Start(e) => e.fmt(f),
             Error::Qos(e) => write!(f, "QoS: {e}"),
             Error::QosProfile(e) => write!(f, "QoS profile: {e}"),
             Error::UnsupportedDataRepresentation { type_name, id } => {

@@ -14,4 +14,6 @@ pub use endpoint::{
     Publisher, Sample, Subscriber, Topic,
 };
 pub use error::Error;
-pub use participant::{DomainParticipant, ParticipantBuilder};
+pub use participant::{
+    DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
+};

@@ -1,17 +1,29 @@
-//! DomainParticipant: opens the transport, starts the event loop, creates the rest.
+//! DomainParticipant: gathers the participant's configuration, has the runtime start it
+//! (`runtime::start_participant` opens the transport), creates the rest.
 //!
-//! Must not: bypass the network-safety gate (the transport checks it before any socket).
+//! Must not: open or inspect the transport itself; the runtime owns it and reports what it
+//! decided ([`NetworkSummary`]).
+//!
+//! # Interface selection
+//! [`ParticipantBuilder::interfaces`] wins over the QoS property
+//! [`INTERFACES_PROPERTY`] (`siftdds.transport.interfaces`, from
+//! [`ParticipantBuilder::qos`] or a profile), which wins over the environment variable
+//! `SIFTDDS_INTERFACES`; `SIFTDDS_LOOPBACK_ONLY=1` and [`ParticipantBuilder::loopback_only`]
+//! win over all of them. With none, a participant inside a network namespace made by
+//! `netns-run`/`netns-sites` uses `auto`, and elsewhere loopback only (docs/architecture.md,
+//! "Network scope and interface selection").
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::Error;
 use super::endpoint::{Publisher, Subscriber, Topic};
-use crate::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use crate::core::{Event, Participant, ParticipantConfig};
 use crate::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
-use crate::runtime::{Runtime, RuntimeHandle};
-use crate::transport::{DEFAULT_MULTICAST_GROUP, TransportConfig, UdpTransport};
+use crate::runtime::{
+    InterfaceError, InterfaceSelection, NetworkConfig, NetworkSummary, RuntimeHandle, StartError,
+    start_participant,
+};
 use crate::types::TopicType;
 use crate::wire::{GuidPrefix, Locator};
 
@@ -26,6 +38,8 @@ pub struct ParticipantBuilder {
     announce_period: Duration,
     entity_name: Option<String>,
     loopback_only: bool,
+    /// From [`ParticipantBuilder::interfaces`]; a parse error is reported by `build`.
+    interfaces: Option<Result<InterfaceSelection, InterfaceError>>,
     qos: DomainParticipantQos,
     user_multicast: bool,
     writer_multicast: crate::core::writer::MulticastConfig,
@@ -37,6 +51,37 @@ impl ParticipantBuilder {
     pub fn loopback_only(mut self) -> Self {
         self.loopback_only = true;
         self.multicast = false;
+        self
+    }
+
+    /// Uses exactly these interfaces: `auto`, or interface names (`eth0`), IPv4 addresses
+    /// (`198.18.1.1`) and CIDR prefixes (`198.18.1.0/24`); an item may itself be a
+    /// comma-separated list, as in `SIFTDDS_INTERFACES`, which this overrides. Multicast is
+    /// joined and sent on each selected multicast-capable interface, and every selected
+    /// interface's address is announced. An unknown interface, a bad CIDR or an address no
+    /// interface has makes [`build`](Self::build) fail with an error naming it, before any
+    /// socket is opened.
+    pub fn interfaces<I, S>(mut self, items: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let items: Vec<String> = items
+            .into_iter()
+            .flat_map(|s| {
+                s.as_ref()
+                    .split(',')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        self.interfaces = Some(InterfaceSelection::from_items(items));
+        self
+    }
+
+    /// [`interfaces`](Self::interfaces) with an already parsed selection.
+    pub fn interface_selection(mut self, selection: InterfaceSelection) -> Self {
+        self.interfaces = Some(Ok(selection));
         self
     }
 
@@ -98,67 +143,59 @@ impl ParticipantBuilder {
         self
     }
 
-    /// Opens the sockets (refused outside the network sandbox unless loopback-only is
-    /// configured) and starts the participant.
+    /// Has the runtime open the sockets (in the network scope the configuration and the
+    /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
-        let mut tc = TransportConfig::new(self.domain_id);
-        tc.participant_id = self.participant_id;
-        tc.multicast = self.multicast;
-        tc.loopback_only = self.loopback_only;
-        tc.user_multicast = self.user_multicast && self.multicast;
-        let transport = UdpTransport::open(&tc).map_err(Error::Transport)?;
-        let multicast = transport.scope()
-            == crate::transport::sandbox::NetworkScope::PrivateNamespace
-            && self.multicast;
-        let locators = transport.locators().clone();
+        let interfaces = match self.interfaces {
+            Some(selection) => Some(selection),
+            None => self
+                .qos
+                .property
+                .get(INTERFACES_PROPERTY)
+                .map(InterfaceSelection::parse),
+        };
+        let interfaces = interfaces
+            .transpose()
+            .map_err(|e| Error::Start(StartError::Interface(e)))?;
+        let network = NetworkConfig {
+            participant_id: self.participant_id,
+            interfaces,
+            loopback_only: self.loopback_only,
+            multicast: self.multicast,
+            user_multicast: self.user_multicast,
+            initial_peers: self.initial_peers,
+        };
         let guid_prefix = crate::runtime::random_guid_prefix();
         let mut config = ParticipantConfig::new(self.domain_id, guid_prefix);
         config.lease_duration = self.lease_duration;
         config.announce_period = self.announce_period;
-        config.metatraffic_unicast_locators = locators.metatraffic_unicast.clone();
-        config.metatraffic_multicast_locators = locators.metatraffic_multicast.clone();
-        config.default_unicast_locators = locators.default_unicast.clone();
-        config.default_multicast_locators = locators.default_multicast.clone();
         config.entity_name = self.entity_name;
         config.user_data = self.qos.user_data.value;
         config.writer_multicast = self.writer_multicast;
-        if multicast {
-            if let Some(port) = spdp_multicast_port(self.domain_id) {
-                config
-                    .spdp_destinations
-                    .push(Locator::udpv4(DEFAULT_MULTICAST_GROUP.octets(), port));
-            }
-        } else if self.initial_peers.is_empty() {
-            // Unicast discovery on this host: the first participant indices' metatraffic
-            // ports, as Fast DDS does for its default localhost initial peers.
-            for id in 0..DEFAULT_LOCAL_PEERS {
-                if let Some(port) = metatraffic_unicast_port(self.domain_id, id) {
-                    config
-                        .spdp_destinations
-                        .push(Locator::udpv4([127, 0, 0, 1], port));
-                }
-            }
-        }
-        config.spdp_destinations.extend(self.initial_peers);
-        let participant = Participant::new(config);
-        let handle = Runtime::spawn(participant, transport).map_err(Error::Io)?;
+        let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
         Ok(DomainParticipant {
             inner: Arc::new(Inner {
                 handle,
                 guid_prefix,
                 domain_id: self.domain_id,
+                network,
             }),
         })
     }
 }
 
+/// The DomainParticipant QoS property (RTI-style `<property>`) holding the interface
+/// selection, in the syntax of `SIFTDDS_INTERFACES`.
+pub const INTERFACES_PROPERTY: &str = "siftdds.transport.interfaces";
+
 /// Participant indices probed by unicast discovery when no initial peer is configured.
-pub const DEFAULT_LOCAL_PEERS: u32 = 60;
+pub const DEFAULT_LOCAL_PEERS: u32 = crate::runtime::DEFAULT_LOCAL_PEERS;
 
 pub(super) struct Inner {
     pub(super) handle: RuntimeHandle<Participant>,
     guid_prefix: GuidPrefix,
     domain_id: u32,
+    network: NetworkSummary,
 }
 
 impl Drop for Inner {
@@ -194,6 +231,7 @@ impl DomainParticipant {
             announce_period: Duration::from_secs(3),
             entity_name: None,
             loopback_only: false,
+            interfaces: None,
             qos: DomainParticipantQos::default(),
             user_multicast: false,
             writer_multicast: crate::core::writer::MulticastConfig::default(),
@@ -208,6 +246,12 @@ impl DomainParticipant {
     /// The domain id.
     pub fn domain_id(&self) -> u32 {
         self.inner.domain_id
+    }
+
+    /// The network scope and the unicast addresses announced: what the binaries print at
+    /// start-up (`siftdds: scope auto, announcing 198.18.1.1`).
+    pub fn network(&self) -> &NetworkSummary {
+        &self.inner.network
     }
 
     /// The participant index (selects the unicast ports).

@@ -11,8 +11,8 @@
 use crate::qos::policy::{
     DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService, EntityFactory,
     GroupData, History, LatencyBudget, Lifespan, Liveliness, Ownership, OwnershipStrength,
-    Partition, Presentation, ReaderDataLifecycle, Reliability, ResourceLimits, TimeBasedFilter,
-    TopicData, TransportPriority, UserData, WriterDataLifecycle,
+    Partition, Presentation, Property, ReaderDataLifecycle, Reliability, ResourceLimits,
+    TimeBasedFilter, TopicData, TransportPriority, UserData, WriterDataLifecycle,
 };
 
 /// Generates one `fn field(self, value) -> Self` setter per listed field.
@@ -299,11 +299,14 @@ pub struct DomainParticipantQos {
     pub user_data: UserData,
     /// ENTITY_FACTORY.
     pub entity_factory: EntityFactory,
+    /// PROPERTY: local middleware settings (`siftdds.transport.interfaces`).
+    pub property: Property,
 }
 
 setters!(DomainParticipantQos {
     user_data: UserData,
-    entity_factory: EntityFactory
+    entity_factory: EntityFactory,
+    property: Property
 });
 
 #[cfg(test)]

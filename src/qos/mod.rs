@@ -42,7 +42,7 @@ pub use partition::{
 pub use policy::{
     DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService, EntityFactory,
     GroupData, History, LatencyBudget, Length, Lifespan, Liveliness, LivelinessKind, Ownership,
-    OwnershipStrength, Partition, Presentation, PresentationAccessScope, ReaderDataLifecycle,
-    Reliability, ReliabilityKind, ResourceLimits, TimeBasedFilter, TopicData, TransportPriority,
-    UserData, WriterDataLifecycle,
+    OwnershipStrength, Partition, Presentation, PresentationAccessScope, Property,
+    ReaderDataLifecycle, Reliability, ReliabilityKind, ResourceLimits, TimeBasedFilter, TopicData,
+    TransportPriority, UserData, WriterDataLifecycle,
 };

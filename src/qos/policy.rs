@@ -388,6 +388,35 @@ pub struct UserData {
     pub value: Vec<u8>,
 }
 
+/// PROPERTY (DDS-Security 1.1 §7.2.1, as RTI Connext and Fast DDS read it from QoS XML):
+/// name/value pairs that configure the middleware locally. Default empty. siftdds reads
+/// `siftdds.transport.interfaces` (see `api::INTERFACES_PROPERTY`); the pairs are not sent
+/// to peers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Property {
+    /// The pairs, each name once, in the order first set.
+    pub value: Vec<(String, String)>,
+}
+
+impl Property {
+    /// The value of `name`, if set.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.value
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets `name` to `value`, replacing an earlier value.
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        let (name, value) = (name.into(), value.into());
+        match self.value.iter_mut().find(|(n, _)| *n == name) {
+            Some(pair) => pair.1 = value,
+            None => self.value.push((name, value)),
+        }
+    }
+}
+
 /// TOPIC_DATA (DDS 1.4 §2.2.3.2): opaque application bytes. Default empty.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TopicData {

@@ -24,6 +24,7 @@ mod event_loop;
 mod guid;
 mod participant;
 mod protocol;
+mod start;
 mod stats;
 #[cfg(test)]
 mod tests;
@@ -38,10 +39,15 @@ use std::thread::JoinHandle;
 use batch::Batches;
 use event_loop::{EventLoop, Message, WAKER};
 
+/// The interface selection a [`NetworkConfig`] carries (parsed by the transport).
+pub use crate::transport::{InterfaceError, InterfaceSelection, NetworkScope};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use guid::random_guid_prefix;
 pub use participant::WriteCommand;
 pub use protocol::Protocol;
+pub use start::{
+    DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
+};
 pub use stats::RuntimeStats;
 
 use crate::time::Now;

@@ -1,10 +1,12 @@
 //! UDP transport: the only place (with `runtime/`) that opens sockets.
 //!
 //! Must not: be imported by `wire`, `cdr`, `core` or anything below `runtime` except for
-//! [`Locator`](crate::wire::Locator) conversions; open any socket without [`sandbox::check`].
+//! [`Locator`](crate::wire::Locator) conversions; open any socket before the network scope
+//! and the interface selection are decided (`scope.rs`, `plan.rs`).
 //!
-//! Before any socket is opened, [`sandbox::check`] decides whether this process may talk on
-//! the network at all (see the project README, "Network safety").
+//! Before any socket is opened, [`scope`] decides how this process may use the network
+//! (README, "Network safety"; docs/architecture.md, "Network scope and interface selection"),
+//! and [`interface`] matches the selection against this host's interfaces.
 //!
 //! RTPS 2.5 §9.6.1 (UDP/IP PSM: ports, multicast group), §9.3.2 (Locator_t).
 
@@ -12,13 +14,17 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod addr;
+pub mod interface;
+mod plan;
 mod port;
-pub mod sandbox;
+pub mod scope;
 #[cfg(test)]
 pub(crate) mod tests;
 mod udp;
 
 pub use addr::{locator_to_socket_addr, socket_addr_to_locator};
+pub use interface::{Interface, InterfaceError, InterfaceSelection};
+pub use scope::NetworkScope;
 pub use udp::{
     LocalLocators, Received, SendReport, SocketKind, TransportConfig, TransportError, UdpTransport,
 };

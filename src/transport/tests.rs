@@ -1,12 +1,12 @@
-//! Socket tests of the transport. They open sockets, so each one first asks the network
-//! gate and prints a SKIPPED line when it may not.
+//! Socket tests of the transport. They open sockets, so each one first checks that it runs
+//! inside a private network namespace and prints a SKIPPED line when it does not.
 //!
 //! Must not: send anywhere but 127.0.0.1 and the loopback multicast group.
 
 use std::io::Write;
 use std::time::Duration;
 
-use super::sandbox::{self, NetworkScope};
+use super::scope::{self, NetworkScope};
 use super::*;
 use crate::core::{Splice, Transmit};
 use crate::wire::Locator;
@@ -14,10 +14,11 @@ use crate::wire::Locator;
 /// The scope this test may use, or `None` after printing why it is skipped. Written to the
 /// stderr handle directly: the harness captures `eprintln!`, and a skip must never be silent.
 pub(crate) fn may_open_sockets(test: &str, needs_multicast: bool) -> Option<NetworkScope> {
-    match sandbox::check() {
-        Ok(NetworkScope::PrivateNamespace) => Some(NetworkScope::PrivateNamespace),
-        Ok(NetworkScope::LoopbackOnly) if !needs_multicast => Some(NetworkScope::LoopbackOnly),
-        Ok(NetworkScope::LoopbackOnly) | Err(_) => {
+    let loopback_only = std::env::var(scope::LOOPBACK_ONLY_VAR).as_deref() == Ok("1");
+    match (loopback_only, scope::inside_namespace()) {
+        (true, _) if !needs_multicast => Some(NetworkScope::LoopbackOnly),
+        (false, true) => Some(NetworkScope::Auto),
+        _ => {
             let _ = writeln!(
                 std::io::stderr(),
                 "SKIPPED {test}: needs sockets{} inside a private network namespace \

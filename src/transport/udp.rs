@@ -2,8 +2,9 @@
 //! (optionally) user multicast, bound with the RTPS port formula; sending a [`Transmit`] and
 //! non-blocking receives.
 //!
-//! Must not: open a socket before [`sandbox::check`] allowed it, send to an address the
-//! network scope forbids (only loopback unicast in [`NetworkScope::LoopbackOnly`]), or block.
+//! Must not: open a socket before the scope and the interface selection are decided and
+//! valid (`scope.rs`, `plan.rs`), send to an address the scope forbids (only loopback unicast
+//! in [`NetworkScope::LoopbackOnly`]), send a multicast twice on one interface, or block.
 //!
 //! RTPS 2.5 §9.6.1 (default ports, default multicast group 239.255.0.1), §8.5.3.1 (SPDP is sent
 //! to the metatraffic multicast and configured unicast locators).
@@ -11,10 +12,16 @@
 //! # Overview
 //! Unicast sockets are bound without `SO_REUSEADDR`, so a port in use by another participant
 //! fails to bind; automatic participant-index selection relies on that, as Fast DDS and Cyclone
-//! do. Multicast sockets share their port (`SO_REUSEADDR` + `SO_REUSEPORT`): every participant
-//! on the host joins 239.255.0.1 on the same SPDP port. All datagrams are sent from the
-//! metatraffic unicast socket, whose multicast interface and loopback are set so that our
-//! multicasts reach the other participants on this host.
+//! do. Outside loopback-only they are bound to 0.0.0.0, like Cyclone's: one socket per port
+//! receives on every selected interface (only the selected addresses are announced), and the
+//! participant-index probe stays one bind per port whatever the number of interfaces.
+//! Multicast sockets share their port (`SO_REUSEADDR` + `SO_REUSEPORT`): every participant
+//! on the host joins 239.255.0.1 on the same SPDP port, on each selected multicast-capable
+//! interface. Unicast datagrams are sent from the metatraffic unicast socket. A multicast goes
+//! out once per selected interface: from the metatraffic unicast socket on the first
+//! (IP_MULTICAST_IF), and from one send socket per further interface, bound to that
+//! interface's address (as Cyclone keeps one transmit socket per interface); multicast
+//! loopback is on so that our multicasts reach the other participants on this host.
 
 use std::io::{self, IoSlice};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
@@ -22,11 +29,13 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use socket2::{Domain, Protocol, SockAddr, SockRef, Socket, Type};
 
 use super::addr::locator_to_socket_addr;
+use super::interface::{self, Interface, InterfaceError, InterfaceSelection};
+use super::plan::{SocketPlan, plan};
 use super::port::{
     DEFAULT_MULTICAST_GROUP, MAX_AUTO_PARTICIPANT_ID, metatraffic_unicast_port,
     spdp_multicast_port, user_multicast_port, user_unicast_port,
 };
-use super::sandbox::{self, NetworkScope, NotSandboxed};
+use super::scope::{self, NetworkScope, ScopeRequest};
 use crate::core::Transmit;
 use crate::wire::Locator;
 
@@ -37,9 +46,10 @@ pub struct TransportConfig {
     pub domain_id: u32,
     /// Participant index; `None` picks the first free one in 0..=119.
     pub participant_id: Option<u16>,
-    /// Address announced in unicast locators and used for multicast; defaults to 127.0.0.1.
-    /// In [`NetworkScope::LoopbackOnly`] it must be a loopback address.
-    pub interface: Option<Ipv4Addr>,
+    /// Interfaces chosen in code or configuration; `None` leaves it to the environment
+    /// (`SIFTDDS_INTERFACES`, else `auto` inside a network namespace, else loopback-only; see
+    /// `scope.rs`).
+    pub interfaces: Option<InterfaceSelection>,
     /// Join and send to multicast groups (forced off in [`NetworkScope::LoopbackOnly`]).
     pub multicast: bool,
     /// Also open the user-traffic multicast socket (PB + DG·domain + d2); needs `multicast`.
@@ -51,7 +61,7 @@ pub struct TransportConfig {
     /// default.
     pub send_buffer_size: Option<usize>,
     /// Force [`NetworkScope::LoopbackOnly`]: bind 127.0.0.1 only, no multicast, send only to
-    /// 127/8. Safe on any machine, so it needs no sandbox (README, "Network safety").
+    /// 127/8 (README, "Network safety").
     pub loopback_only: bool,
 }
 
@@ -63,13 +73,13 @@ pub const DEFAULT_RECV_BUFFER: usize = 4 << 20;
 pub const DEFAULT_SEND_BUFFER: usize = 1 << 20;
 
 impl TransportConfig {
-    /// Defaults for `domain_id`: automatic participant index, loopback interface, multicast
-    /// discovery on, no user multicast, large socket buffers.
+    /// Defaults for `domain_id`: automatic participant index, interfaces from the environment,
+    /// multicast discovery on, no user multicast, large socket buffers.
     pub fn new(domain_id: u32) -> Self {
         TransportConfig {
             domain_id,
             participant_id: None,
-            interface: None,
+            interfaces: None,
             multicast: true,
             user_multicast: false,
             recv_buffer_size: Some(DEFAULT_RECV_BUFFER),
@@ -169,8 +179,8 @@ pub struct SendReport {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum TransportError {
-    /// The network-safety gate refused (see [`sandbox`]).
-    NotSandboxed(NotSandboxed),
+    /// The interface selection names something this host does not have, or is malformed.
+    Interface(InterfaceError),
     /// A port of this domain or participant index is above 65535.
     PortOutOfRange,
     /// Every participant index in 0..=119 is taken on this host.
@@ -189,7 +199,7 @@ pub enum TransportError {
 impl core::fmt::Display for TransportError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            TransportError::NotSandboxed(e) => e.fmt(f),
+            TransportError::Interface(e) => e.fmt(f),
             TransportError::PortOutOfRange => f.write_str("RTPS port above 65535 for this domain"),
             TransportError::NoFreeParticipantIndex => {
                 f.write_str("no free participant index in 0..=119")
@@ -203,7 +213,7 @@ impl core::fmt::Display for TransportError {
 impl std::error::Error for TransportError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            TransportError::NotSandboxed(e) => Some(e),
+            TransportError::Interface(e) => Some(e),
             TransportError::Io { source, .. } => Some(source),
             _ => None,
         }
@@ -223,53 +233,49 @@ pub struct UdpTransport {
     multicast: bool,
     /// Indexed by [`SocketKind::index`].
     sockets: [Option<mio::net::UdpSocket>; 4],
+    /// Multicast send sockets of the second and further multicast interfaces.
+    multicast_senders: Vec<std::net::UdpSocket>,
+    /// The interfaces in use, in selection order (their addresses are announced).
+    interfaces: Vec<Interface>,
     locators: LocalLocators,
 }
 
 impl UdpTransport {
-    /// Opens the sockets described by `config`, after [`sandbox::check`] allowed it (or in
-    /// the loopback-only scope when the configuration asks for it).
+    /// Opens the sockets described by `config`: decides the scope (`scope.rs`), matches the
+    /// selection against this host's interfaces, then binds. A selection naming something this
+    /// host does not have fails before any socket is opened.
     pub fn open(config: &TransportConfig) -> Result<Self, TransportError> {
-        let scope = if config.loopback_only {
-            NetworkScope::LoopbackOnly
-        } else {
-            sandbox::check().map_err(TransportError::NotSandboxed)?
+        let request = ScopeRequest {
+            loopback_only: config.loopback_only,
+            interfaces: config.interfaces.clone(),
         };
-        Self::open_in_scope(config, scope)
+        let scope = scope::from_environment(&request).map_err(TransportError::Interface)?;
+        let have = if scope.needs_interface_list() {
+            interface::enumerate().map_err(io_err("listing the network interfaces"))?
+        } else {
+            Vec::new()
+        };
+        let plan = plan(config, &scope, &have).map_err(TransportError::Interface)?;
+        Self::open_planned(config, plan)
     }
 
-    /// Only [`open`](Self::open) may call this: the scope must come from the gate.
-    fn open_in_scope(
-        config: &TransportConfig,
-        scope: NetworkScope,
-    ) -> Result<Self, TransportError> {
-        let interface = config.interface.unwrap_or(Ipv4Addr::LOCALHOST);
-        if interface.is_unspecified() || interface.is_multicast() || interface.is_broadcast() {
-            return Err(TransportError::InvalidConfig(
-                "interface must be a unicast address",
-            ));
-        }
-        let (unicast_bind, multicast) = match scope {
-            NetworkScope::PrivateNamespace => (Ipv4Addr::UNSPECIFIED, config.multicast),
-            NetworkScope::LoopbackOnly => {
-                if !interface.is_loopback() {
-                    return Err(TransportError::InvalidConfig(
-                        "loopback-only scope needs a loopback interface address",
-                    ));
-                }
-                if config.multicast {
-                    log::debug!("loopback-only scope: multicast disabled");
-                }
-                (interface, false)
-            }
-        };
+    /// Binds what `plan` says. Only [`open`](Self::open) and tests call this.
+    fn open_planned(config: &TransportConfig, plan: SocketPlan) -> Result<Self, TransportError> {
+        let SocketPlan {
+            scope,
+            bind: unicast_bind,
+            interfaces,
+            multicast_interfaces,
+        } = plan;
+        let multicast = !multicast_interfaces.is_empty();
+        let first_multicast = multicast_interfaces.first().copied();
         let domain = config.domain_id;
         let spdp_port = spdp_multicast_port(domain).ok_or(TransportError::PortOutOfRange)?;
         let user_mc_port = user_multicast_port(domain).ok_or(TransportError::PortOutOfRange)?;
 
         let (participant_id, meta, user) = match config.participant_id {
             Some(pid) => {
-                let pair = open_unicast_pair(config, unicast_bind, interface, multicast, pid)?;
+                let pair = open_unicast_pair(config, unicast_bind, first_multicast, pid)?;
                 pair.ok_or(TransportError::Io {
                     context: "binding the unicast ports of the configured participant index",
                     source: io::Error::from(io::ErrorKind::AddrInUse),
@@ -280,7 +286,7 @@ impl UdpTransport {
                 let mut found = None;
                 for pid in 0..=MAX_AUTO_PARTICIPANT_ID {
                     if let Some((m, u)) =
-                        open_unicast_pair(config, unicast_bind, interface, multicast, pid)?
+                        open_unicast_pair(config, unicast_bind, first_multicast, pid)?
                     {
                         found = Some((pid, m, u));
                         break;
@@ -291,31 +297,41 @@ impl UdpTransport {
         };
 
         let mut locators = LocalLocators {
-            metatraffic_unicast: vec![Locator::udpv4(interface.octets(), meta.port)],
-            default_unicast: vec![Locator::udpv4(interface.octets(), user.port)],
+            metatraffic_unicast: interfaces
+                .iter()
+                .map(|i| Locator::udpv4(i.address.octets(), meta.port))
+                .collect(),
+            default_unicast: interfaces
+                .iter()
+                .map(|i| Locator::udpv4(i.address.octets(), user.port))
+                .collect(),
             ..LocalLocators::default()
         };
         let group = DEFAULT_MULTICAST_GROUP;
         let mut sockets: [Option<mio::net::UdpSocket>; 4] = [None, None, None, None];
         sockets[SocketKind::MetatrafficUnicast.index()] = Some(meta.socket);
         sockets[SocketKind::UserUnicast.index()] = Some(user.socket);
+        let mut multicast_senders = Vec::new();
         if multicast {
-            let s = open_multicast(config, interface, spdp_port)?;
+            let s = open_multicast(config, &multicast_interfaces, spdp_port)?;
             sockets[SocketKind::SpdpMulticast.index()] = Some(s);
             locators
                 .metatraffic_multicast
                 .push(Locator::udpv4(group.octets(), spdp_port));
             if config.user_multicast {
-                let s = open_multicast(config, interface, user_mc_port)?;
+                let s = open_multicast(config, &multicast_interfaces, user_mc_port)?;
                 sockets[SocketKind::UserMulticast.index()] = Some(s);
                 locators
                     .default_multicast
                     .push(Locator::udpv4(group.octets(), user_mc_port));
             }
+            for address in multicast_interfaces.iter().skip(1) {
+                multicast_senders.push(open_multicast_sender(config, *address)?);
+            }
         }
         log::debug!(
-            "transport open: domain {domain}, participant {participant_id}, scope {scope:?}, \
-             locators {locators:?}"
+            "transport open: domain {domain}, participant {participant_id}, scope {scope}, \
+             multicast on {multicast_interfaces:?}, locators {locators:?}"
         );
         Ok(UdpTransport {
             scope,
@@ -323,11 +339,23 @@ impl UdpTransport {
             participant_id,
             multicast,
             sockets,
+            multicast_senders,
+            interfaces,
             locators,
         })
     }
 
-    /// The network scope the gate granted.
+    /// The interfaces in use (their addresses are in the unicast locators), in selection order.
+    pub fn interfaces(&self) -> &[Interface] {
+        &self.interfaces
+    }
+
+    /// True when multicast is joined and sent (on at least one interface).
+    pub fn multicast(&self) -> bool {
+        self.multicast
+    }
+
+    /// The network scope in force.
     pub fn scope(&self) -> NetworkScope {
         self.scope
     }
@@ -404,22 +432,11 @@ impl UdpTransport {
                 report.skipped += 1;
                 continue;
             };
-            let sent = match &transmit.splice {
-                None => socket.send_to(&transmit.payload, addr),
-                Some(_) => {
-                    let [head, splice, tail] = transmit.parts();
-                    let parts = [IoSlice::new(head), IoSlice::new(splice), IoSlice::new(tail)];
-                    SockRef::from(socket).send_to_vectored(&parts, &SockAddr::from(addr))
-                }
-            };
-            match sent {
-                Ok(n) => {
-                    report.sent += 1;
-                    report.bytes += u64::try_from(n).unwrap_or(u64::MAX);
-                }
-                Err(e) => {
-                    report.errors += 1;
-                    log::debug!("send to {addr} failed: {e}");
+            send_one(SockRef::from(socket), transmit, addr, &mut report);
+            if addr.ip().is_multicast() {
+                // Once more out of each further interface.
+                for sender in &self.multicast_senders {
+                    send_one(SockRef::from(sender), transmit, addr, &mut report);
                 }
             }
         }
@@ -444,6 +461,28 @@ impl UdpTransport {
     }
 }
 
+/// Sends `transmit` to `addr` from `socket` (a gather send when it has a splice) and counts it.
+fn send_one(socket: SockRef<'_>, transmit: &Transmit, addr: SocketAddr, report: &mut SendReport) {
+    let sent = match &transmit.splice {
+        None => socket.send_to(&transmit.payload, &SockAddr::from(addr)),
+        Some(_) => {
+            let [head, splice, tail] = transmit.parts();
+            let parts = [IoSlice::new(head), IoSlice::new(splice), IoSlice::new(tail)];
+            socket.send_to_vectored(&parts, &SockAddr::from(addr))
+        }
+    };
+    match sent {
+        Ok(n) => {
+            report.sent += 1;
+            report.bytes += u64::try_from(n).unwrap_or(u64::MAX);
+        }
+        Err(e) => {
+            report.errors += 1;
+            log::debug!("send to {addr} failed: {e}");
+        }
+    }
+}
+
 /// Whether the network scope and the multicast setting allow sending to `ip`.
 fn allowed_destination(scope: NetworkScope, multicast: bool, ip: Ipv4Addr) -> bool {
     if ip.is_unspecified() || ip.is_broadcast() {
@@ -452,7 +491,7 @@ fn allowed_destination(scope: NetworkScope, multicast: bool, ip: Ipv4Addr) -> bo
     match scope {
         // The sandbox contract: loopback unicast only, no multicast.
         NetworkScope::LoopbackOnly => ip.is_loopback(),
-        NetworkScope::PrivateNamespace => multicast || !ip.is_multicast(),
+        NetworkScope::Auto | NetworkScope::Configured => multicast || !ip.is_multicast(),
     }
 }
 
@@ -466,8 +505,7 @@ struct Bound {
 fn open_unicast_pair(
     config: &TransportConfig,
     bind: Ipv4Addr,
-    interface: Ipv4Addr,
-    multicast: bool,
+    multicast_interface: Option<Ipv4Addr>,
     pid: u16,
 ) -> Result<Option<(Bound, Bound)>, TransportError> {
     let domain = config.domain_id;
@@ -476,8 +514,8 @@ fn open_unicast_pair(
     let Some(meta) = bind_unicast(config, SocketAddrV4::new(bind, meta_port))? else {
         return Ok(None);
     };
-    if multicast {
-        // This socket sends everything, multicast included.
+    if let Some(interface) = multicast_interface {
+        // This socket sends everything, multicast on the first interface included.
         meta.set_multicast_if_v4(&interface)
             .map_err(io_err("setting IP_MULTICAST_IF"))?;
         meta.set_multicast_loop_v4(true)
@@ -534,10 +572,11 @@ fn bind_unicast(
     }
 }
 
-/// Binds a shared socket on `0.0.0.0:port` and joins the default group on `interface`.
+/// Binds a shared socket on `0.0.0.0:port` and joins the default group on each of
+/// `interfaces` (non-empty; the first is also its multicast send interface).
 fn open_multicast(
     config: &TransportConfig,
-    interface: Ipv4Addr,
+    interfaces: &[Ipv4Addr],
     port: u16,
 ) -> Result<mio::net::UdpSocket, TransportError> {
     let socket = new_socket(config)?;
@@ -557,16 +596,38 @@ fn open_multicast(
     socket
         .bind(&SocketAddr::V4(bind).into())
         .map_err(io_err("binding a multicast socket"))?;
-    socket
-        .join_multicast_v4(&DEFAULT_MULTICAST_GROUP, &interface)
-        .map_err(io_err("joining 239.255.0.1"))?;
+    for interface in interfaces {
+        socket
+            .join_multicast_v4(&DEFAULT_MULTICAST_GROUP, interface)
+            .map_err(io_err("joining 239.255.0.1"))?;
+    }
     socket
         .set_multicast_loop_v4(true)
         .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
+    if let Some(interface) = interfaces.first() {
+        socket
+            .set_multicast_if_v4(interface)
+            .map_err(io_err("setting IP_MULTICAST_IF"))?;
+    }
+    Ok(into_mio(socket))
+}
+
+/// A send-only socket for multicast out of `interface`, bound to its address (ephemeral port).
+fn open_multicast_sender(
+    config: &TransportConfig,
+    interface: Ipv4Addr,
+) -> Result<std::net::UdpSocket, TransportError> {
+    let socket = new_socket(config)?;
+    socket
+        .bind(&SocketAddr::V4(SocketAddrV4::new(interface, 0)).into())
+        .map_err(io_err("binding a multicast send socket"))?;
     socket
         .set_multicast_if_v4(&interface)
         .map_err(io_err("setting IP_MULTICAST_IF"))?;
-    Ok(into_mio(socket))
+    socket
+        .set_multicast_loop_v4(true)
+        .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
+    Ok(std::net::UdpSocket::from(socket))
 }
 
 fn into_mio(socket: Socket) -> mio::net::UdpSocket {
@@ -601,7 +662,7 @@ mod tests {
 
     #[test]
     fn namespace_scope_sends_multicast_only_when_enabled() {
-        let scope = NetworkScope::PrivateNamespace;
+        let scope = NetworkScope::Auto;
         let group = Ipv4Addr::new(239, 255, 0, 1);
         assert!(allowed_destination(scope, true, group));
         assert!(!allowed_destination(scope, false, group));
@@ -622,18 +683,14 @@ mod tests {
     }
 
     #[test]
-    fn loopback_only_rejects_a_non_loopback_interface_before_opening_sockets() {
-        let config = TransportConfig {
-            interface: Some(Ipv4Addr::new(192, 168, 1, 1)),
-            ..TransportConfig::new(0)
-        };
-        let r = UdpTransport::open_in_scope(&config, NetworkScope::LoopbackOnly);
-        assert!(matches!(r, Err(TransportError::InvalidConfig(_))));
-    }
-
-    #[test]
     fn out_of_range_domain_is_rejected_before_opening_sockets() {
-        let r = UdpTransport::open_in_scope(&TransportConfig::new(233), NetworkScope::LoopbackOnly);
+        let config = TransportConfig::new(233);
+        let loopback = plan(
+            &config,
+            &crate::transport::scope::Scope::loopback_only(true),
+            &[],
+        );
+        let r = UdpTransport::open_planned(&config, loopback.unwrap());
         assert!(matches!(r, Err(TransportError::PortOutOfRange)));
     }
 }

@@ -17,6 +17,7 @@
 mod endpoints;
 mod gate;
 mod liveliness;
+pub mod locator_select;
 mod sedp;
 mod spdp;
 #[cfg(test)]
@@ -68,6 +69,9 @@ pub struct ParticipantConfig {
     pub default_multicast_locators: Vec<Locator>,
     /// Where SPDP announcements go: the SPDP multicast group and the initial peers.
     pub spdp_destinations: Vec<Locator>,
+    /// Our interfaces (address and prefix length): which of a remote's unicast locators we
+    /// send to, and whether a remote is on this host, depend on them (`locator_select.rs`).
+    pub interfaces: Vec<ipnet::Ipv4Net>,
     /// Most remote participants remembered at once; announcements from more are ignored.
     pub max_remote_participants: usize,
     /// Most remote endpoints (writers + readers) remembered at once.
@@ -103,6 +107,7 @@ impl ParticipantConfig {
             default_unicast_locators: Vec::new(),
             default_multicast_locators: Vec::new(),
             spdp_destinations: Vec::new(),
+            interfaces: Vec::new(),
             max_remote_participants: DEFAULT_MAX_REMOTE_PARTICIPANTS,
             max_remote_endpoints: DEFAULT_MAX_REMOTE_ENDPOINTS,
             gate: GateConfig::default(),

@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::Participant;
 use super::endpoints::feed_reader;
+use super::locator_select::select_unicast;
 use crate::core::discovery::{
     BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
 };
@@ -64,11 +65,15 @@ impl Builtin {
         }
     }
 
-    /// Matches the remote participant's SEDP endpoints that its BuiltinEndpointSet announces.
-    /// RTPS 2.5 §8.5.5.1.
-    pub(super) fn add_remote_participant(&mut self, now: Now, p: &ParticipantProxyData) {
+    /// Matches the remote participant's SEDP endpoints that its BuiltinEndpointSet announces,
+    /// reached at `locators` (the one chosen of its metatraffic locators). RTPS 2.5 §8.5.5.1.
+    pub(super) fn add_remote_participant(
+        &mut self,
+        now: Now,
+        p: &ParticipantProxyData,
+        locators: Vec<Locator>,
+    ) {
         let set = p.available_builtin_endpoints;
-        let locators = metatraffic_locators(p);
         let reader = |id| RemoteReader {
             guid: Guid::new(p.guid_prefix, id),
             unicast_locators: locators.clone(),
@@ -609,23 +614,27 @@ impl Participant {
     }
 
     /// An endpoint's locators, or its participant's default ones when it announced none
-    /// (Cyclone omits them in SEDP, facts §5.4 / discovery tests).
+    /// (Cyclone omits them in SEDP, facts §5.4 / discovery tests); of the unicast ones, the one
+    /// we send to (`locator_select.rs`).
     fn endpoint_locators(
         &self,
         prefix: GuidPrefix,
         unicast: &[Locator],
         multicast: &[Locator],
     ) -> (Vec<Locator>, Vec<Locator>) {
+        let ours = &self.config.interfaces;
+        let Some(p) = self.remote_participants.get(&prefix) else {
+            // Not reached (endpoints of unknown participants are not processed); where it
+            // would be, nothing says the peer is on this host.
+            return (select_unicast(ours, false, unicast), multicast.to_vec());
+        };
         if !unicast.is_empty() || !multicast.is_empty() {
-            return (unicast.to_vec(), multicast.to_vec());
+            return (p.unicast(ours, unicast), multicast.to_vec());
         }
-        match self.remote_participants.get(&prefix) {
-            Some(p) => (
-                p.data.default_unicast_locators.clone(),
-                p.data.default_multicast_locators.clone(),
-            ),
-            None => (Vec::new(), Vec::new()),
-        }
+        (
+            p.unicast(ours, &p.data.default_unicast_locators),
+            p.data.default_multicast_locators.clone(),
+        )
     }
 }
 

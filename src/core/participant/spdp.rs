@@ -5,6 +5,7 @@
 //! answer a participant that only claims an address with more than one reply per new
 //! participant (and the outbound gate, `gate.rs`, bounds what an unverified address gets).
 
+use super::locator_select::{on_this_host, select_unicast};
 use super::{Participant, ParticipantConfig};
 use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::discovery::{BuiltinEndpointSet, ParticipantProxyData};
@@ -20,6 +21,22 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, e
 pub(super) struct RemoteParticipant {
     pub(super) data: ParticipantProxyData,
     pub(super) lease_expires: Instant,
+    /// Its SPDP came from a loopback address or one of ours (`locator_select::on_this_host`).
+    pub(super) on_this_host: bool,
+}
+
+impl RemoteParticipant {
+    /// The one unicast locator of `announced` (its own or one of its endpoints') we send to,
+    /// given our interfaces. `locator_select.rs`.
+    pub(super) fn unicast(&self, ours: &[ipnet::Ipv4Net], announced: &[Locator]) -> Vec<Locator> {
+        select_unicast(ours, self.on_this_host, announced)
+    }
+
+    /// Where its discovery traffic goes: one of its metatraffic (else default) unicast
+    /// locators.
+    pub(super) fn metatraffic_destination(&self, ours: &[ipnet::Ipv4Net]) -> Vec<Locator> {
+        self.unicast(ours, &super::sedp::metatraffic_locators(&self.data))
+    }
 }
 
 /// Our own SPDP data from the configuration. We implement SPDP, both SEDP directions
@@ -135,9 +152,9 @@ impl Participant {
         self.spdp_sn = self.spdp_sn.saturating_add(1);
         let mut destinations = self.config.spdp_destinations.clone();
         for p in self.remote_participants.values() {
-            for l in &p.data.metatraffic_unicast_locators {
-                if !destinations.contains(l) {
-                    destinations.push(*l);
+            for l in p.metatraffic_destination(&self.config.interfaces) {
+                if !destinations.contains(&l) {
+                    destinations.push(l);
                 }
             }
         }
@@ -193,8 +210,9 @@ impl Participant {
             known.lease_expires = lease_expires;
             if known.data != data {
                 known.data = data;
-                let data = known.data.clone();
-                self.builtin.add_remote_participant(now, &data);
+                let locators = known.metatraffic_destination(&self.config.interfaces);
+                self.builtin
+                    .add_remote_participant(now, &known.data, locators);
             }
             return;
         }
@@ -202,17 +220,17 @@ impl Participant {
             self.stats.over_limit = self.stats.over_limit.saturating_add(1);
             return;
         }
-        self.builtin.add_remote_participant(now, &data);
-        // Answer a new participant at once so it need not wait a whole announce period.
-        let reply_to = super::sedp::metatraffic_locators(&data);
-        self.remote_participants.insert(
-            prefix,
-            RemoteParticipant {
-                data,
-                lease_expires,
-            },
-        );
+        let remote = RemoteParticipant {
+            data,
+            lease_expires,
+            on_this_host: on_this_host(&self.config.interfaces, &source),
+        };
+        let reply_to = remote.metatraffic_destination(&self.config.interfaces);
+        self.builtin
+            .add_remote_participant(now, &remote.data, reply_to.clone());
+        self.remote_participants.insert(prefix, remote);
         self.push_event(Event::ParticipantDiscovered(prefix));
+        // Answer a new participant at once so it need not wait a whole announce period.
         self.announce(now, Some(reply_to));
     }
 

@@ -143,6 +143,7 @@ pub(crate) const POLICY_NAMES: &[&str] = &[
     "reader_data_lifecycle",
     "data_representation",
     "representation",
+    "property",
 ];
 
 /// Calls `f` for each element child of `node`; a child not in `names` is an error.
@@ -306,9 +307,36 @@ pub(crate) fn parse_policy(
             })?;
             PolicyPatch::DataRepresentation(ids)
         }
+        "property" => PolicyPatch::Property(property(ctx, node)?),
         _ => return Ok(None),
     };
     Ok(Some(patch))
+}
+
+/// PROPERTY as RTI Connext writes it (DDS-Security 1.1 §7.2.1 PropertyQosPolicy):
+/// `<value><element><name>N</name><value>V</value><propagate>..</propagate></element>..`.
+fn property(ctx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Vec<(String, String)>, QosXmlError> {
+    let mut pairs = Vec::new();
+    fields(ctx, node, &["value"], |_, list| {
+        fields(ctx, list, &["element"], |_, e| {
+            let (mut name, mut value) = (None, None);
+            fields(ctx, e, &["name", "value", "propagate"], |field, c| {
+                match field {
+                    "name" => name = Some(ctx.text(c)?),
+                    "value" => value = Some(ctx.text(c)?),
+                    // Local settings are never sent, whatever `propagate` says.
+                    _ => ctx.boolean(c).map(|_| ())?,
+                }
+                Ok(())
+            })?;
+            match (name, value) {
+                (Some(n), Some(v)) => pairs.push((n, v)),
+                _ => return Err(ctx.err(e, "a property <element> needs <name> and <value>".into())),
+            }
+            Ok(())
+        })
+    })?;
+    Ok(pairs)
 }
 
 /// A policy whose only field is the duration `<field>`.

@@ -11,7 +11,7 @@ use crate::qos::{
     DataReaderQos, DataRepresentation, DataWriterQos, Deadline, DestinationOrder,
     DomainParticipantQos, Durability, DurabilityService, EntityFactory, GroupData, History,
     LatencyBudget, Length, Lifespan, Liveliness, LivelinessKind, Ownership, OwnershipStrength,
-    Partition, Presentation, PresentationAccessScope, PublisherQos, ReaderDataLifecycle,
+    Partition, Presentation, PresentationAccessScope, Property, PublisherQos, ReaderDataLifecycle,
     Reliability, ReliabilityKind, ResourceLimits, SubscriberQos, TimeBasedFilter, TopicData,
     TopicQos, TransportPriority, UserData, WriterDataLifecycle,
 };
@@ -108,6 +108,8 @@ pub(crate) enum PolicyPatch {
     ReaderDataLifecycle(Option<Duration>, Option<Duration>),
     /// DATA_REPRESENTATION ids.
     DataRepresentation(Option<Vec<i16>>),
+    /// PROPERTY name/value pairs (each overrides the inherited value of its name).
+    Property(Vec<(String, String)>),
 }
 
 fn set<T: Clone>(dst: &mut T, src: &Option<T>) {
@@ -214,6 +216,11 @@ overlay!(
 overlay!(DataRepresentation, DataRepresentation(v), |t| {
     set(&mut t.value, v)
 });
+overlay!(Property, Property(pairs), |t| {
+    for (name, value) in pairs {
+        t.set(name.clone(), value.clone());
+    }
+});
 
 /// An entity QoS aggregate that XML patches apply to.
 pub(crate) trait EntityQos: Sized {
@@ -286,7 +293,7 @@ impl_apply!(SubscriberQos, Subscriber, |_q| Ok(()), {
     EntityFactory => entity_factory,
 });
 impl_apply!(DomainParticipantQos, Participant, |_q| Ok(()), {
-    UserData => user_data, EntityFactory => entity_factory,
+    UserData => user_data, EntityFactory => entity_factory, Property => property,
 });
 
 /// True if `patch` names a policy that entities of `kind` have (DDS 1.4 §2.2.3 QoS table).

@@ -61,6 +61,7 @@ fn every_participant_topic_and_group_policy_is_read() {
             entity_factory: EntityFactory {
                 autoenable_created_entities: false
             },
+            property: Default::default(),
         }
     );
     let topic = p.topic_qos("All::Everything", "Any").unwrap();

@@ -3,21 +3,19 @@
 //! `--size` bytes bounced back and forth, reported like `perf ping` (a line per second and the
 //! same `summary: samples=N p50_us=.. p90_us=.. p99_us=.. max_us=..` line).
 //!
-//! Must not: open a socket the network-safety gate has not allowed, bind or send anywhere but
-//! 127.0.0.1, or count a round trip for a stale echo (only the echo of the outstanding number).
+//! Must not: bind or send anywhere but 127.0.0.1 (the loopback-only scope, safe on any
+//! machine), or count a round trip for a stale echo (only the echo of the outstanding number).
 //!
 //! No RTPS is involved: the pinger sends the datagram, blocks in `recv` until its echo comes
 //! back and sends the next one; the ponger blocks in `recv_from` and sends every datagram back
 //! to where it came from. Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger).
 
-// A raw-UDP baseline needs raw sockets; they are opened only after `sandbox::check` and bound
-// to the loopback address (the same rule the transport follows).
+// A raw-UDP baseline needs raw sockets; they are bound to the loopback address only (the
+// transport's loopback-only scope).
 #![allow(clippy::disallowed_types)]
 
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::{Duration, Instant};
-
-use siftdds::transport::sandbox;
 
 use super::PerfOptions;
 use super::report::Latencies;
@@ -46,9 +44,11 @@ fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
     ))
 }
 
-/// A socket bound to `addr`, once the gate allowed sockets.
+/// A socket bound to `addr`, a loopback address.
 fn bind(addr: SocketAddrV4) -> Result<UdpSocket, Box<dyn std::error::Error>> {
-    sandbox::check()?;
+    if !addr.ip().is_loopback() {
+        return Err(format!("{addr} is not a loopback address").into());
+    }
     Ok(UdpSocket::bind(addr)?)
 }
 
