@@ -217,7 +217,7 @@ fn writer_restricted_to_one_link_matches_only_there() {
          sleep 0.5
          run shP 25 H $SHAPE_MAIN -P -d 60 -t Square -r --interface A --write-period 5 --num-iterations 600
          run perfP 25 H env SIFTDDS_INTERFACES=A $SIFTDDS perf pub --domain 61 --count 2000
-         await shP 25; await perfP 25; await perfA 3; sleep 1
+         await shP 25; await perfP 25; await perfA 3; sleep 2
          stop shA; stop shB; stop perfA; stop perfB
         ";
     let test = "writer_restricted_to_one_link_matches_only_there";

@@ -60,22 +60,37 @@ fn both(samples: Result<String, String>, announced: Result<(), String>) -> Resul
     }
 }
 
-/// A `siftdds perf sub` result: samples received and nothing lost (when `exact`, exactly
-/// `want` samples; otherwise at least `want`).
-fn perf_sub(s: &Sites, name: &str, want: u64, exact: bool) -> Result<String, String> {
+/// What a reader must have received.
+#[derive(Copy, Clone, Debug)]
+enum Want {
+    /// Exactly this many, none lost (reliable, the writer wrote this many).
+    Exactly(u64),
+    /// At least this many, none lost (reliable, the writer writes on).
+    AtLeast(u64),
+    /// Best effort: at least one; losses are allowed and reported.
+    Some,
+}
+
+impl Want {
+    fn met(self, n: f64, lost: f64) -> bool {
+        match self {
+            Want::Exactly(w) => n == w as f64 && lost == 0.0,
+            Want::AtLeast(w) => n >= w as f64 && lost == 0.0,
+            Want::Some => n > 0.0,
+        }
+    }
+}
+
+/// A `siftdds perf sub` result against `want` (its `summary:` samples and lost).
+fn perf_sub(s: &Sites, name: &str, want: Want) -> Result<String, String> {
     let out = s.out(name);
     let sum = perf_summary(&out).ok_or_else(|| format!("no summary\n{}", s.dump(name)))?;
     let (n, lost) = (sum["samples"], sum["lost"]);
-    let ok = if exact {
-        n == want as f64
-    } else {
-        n >= want as f64
-    };
-    check(ok && lost == 0.0, || {
-        format!("{n} samples ({lost} lost), want {want}\n{}", s.dump(name))
+    check(want.met(n, lost), || {
+        format!("{n} samples ({lost} lost), want {want:?}\n{}", s.dump(name))
     })?;
     Ok(format!(
-        "{n} samples, 0 lost, {:.0}/s, sub {:.1}s",
+        "{n} samples, {lost} lost, {:.0}/s, sub {:.1}s",
         sum["rate"],
         s.rc(name).map_or(0.0, |r| r.1)
     ))
@@ -102,7 +117,7 @@ fn siftdds_across_two_hosts() {
              sleep 0.3; run rel{t}.pub 30 {w} $SIFTDDS perf pub --domain {domain} --count {RELIABLE}
              await rel{t}.pub 30; await rel{t}.sub 5
              run be{t}.sub 20 {r} $SIFTDDS perf sub --best-effort --domain {} --duration 2
-             sleep 0.3; run be{t}.pub 20 {w} $SIFTDDS perf pub --best-effort --domain {} --count {RELIABLE}
+             sleep 0.3; run be{t}.pub 20 {w} $SIFTDDS perf pub --best-effort --domain {} --count 5000 --rate 5000
              await be{t}.pub 20; await be{t}.sub 8
              run big{t}.sub 30 {r} $SIFTDDS perf sub --domain {} --count {BIG}
              sleep 0.3; run big{t}.pub 30 {w} $SIFTDDS perf pub --domain {} --count {BIG} --size 100k
@@ -122,15 +137,15 @@ fn siftdds_across_two_hosts() {
     let mut cases = Vec::new();
     for (tag, _, _, _) in directions("siftdds") {
         let t = &tag[..1];
-        for (scenario, name, want, exact) in [
-            ("reliable-10k", "rel", RELIABLE, true),
-            ("best-effort", "be", 1, false),
-            ("100KB-frag", "big", BIG, true),
+        for (scenario, name, want) in [
+            ("reliable-10k", "rel", Want::Exactly(RELIABLE)),
+            ("best-effort", "be", Want::Some),
+            ("100KB-frag", "big", Want::Exactly(BIG)),
         ] {
             let sub = format!("{name}{t}.sub");
             let pubr = format!("{name}{t}.pub");
             let result = both(
-                perf_sub(&s, &sub, want, exact),
+                perf_sub(&s, &sub, want),
                 announces_link(&s, &pubr).and_then(|()| announces_link(&s, &sub)),
             );
             cases.push(Case {
@@ -155,7 +170,7 @@ fn cyclone_ddsperf_across_two_hosts() {
          sleep 0.3; run rel2.pub 30 A ddsperf -i 31 -D 25 pub
          await rel2.sub 30; stop rel2.pub
          run be1.sub 20 B ddsperf -u -i 32 -D 15 sub
-         sleep 0.5; run be1.pub 20 A $SIFTDDS perf pub --best-effort --domain 32 --count {RELIABLE}
+         sleep 0.5; run be1.pub 20 A $SIFTDDS perf pub --best-effort --domain 32 --count 5000 --rate 5000
          await be1.pub 20; sleep 1.5; stop be1.sub
          run be2.sub 20 B $SIFTDDS perf sub --best-effort --domain 33 --duration 2
          sleep 0.3; run be2.pub 20 A ddsperf -u -i 33 -D 15 pub
@@ -176,68 +191,61 @@ fn cyclone_ddsperf_across_two_hosts() {
     let [(to, ..), (from, ..)] = directions("Cyclone");
     // siftdds → ddsperf sub: its `total` (samples after it matched; none before our first
     // sample was acknowledged is lost) and `lost`.
-    let to_ddsperf = |name: &str, want: u64, exact: bool| -> Result<String, String> {
+    let to_ddsperf = |name: &str, want: Want| -> Result<String, String> {
         let sub = format!("{name}.sub");
         let (total, lost) =
             ddsperf_totals(&s.out(&sub)).ok_or_else(|| format!("no totals\n{}", s.dump(&sub)))?;
-        let ok = if exact {
-            total == want as f64 && lost == 0.0
-        } else {
-            total >= want as f64
-        };
-        check(ok, || {
+        check(want.met(total, lost), || {
             format!(
-                "ddsperf total {total} lost {lost}, want {want}\n{}",
+                "ddsperf total {total} lost {lost}, want {want:?}\n{}",
                 s.dump(&sub)
             )
         })?;
         let secs = s.rc(&format!("{name}.pub")).map_or(0.0, |r| r.1);
         Ok(format!("{total} samples, {lost} lost, pub {secs:.1}s"))
     };
-    let from_ddsperf = |name: &str, want: u64, exact: bool| -> Result<String, String> {
-        perf_sub(&s, &format!("{name}.sub"), want, exact)
-    };
+    let from_ddsperf = |name: &str, want: Want| perf_sub(&s, &format!("{name}.sub"), want);
     let cases = vec![
         case(
             "Cyclone",
             &to,
             "reliable-10k",
-            to_ddsperf("rel1", RELIABLE, true),
+            to_ddsperf("rel1", Want::Exactly(RELIABLE)),
             announces_link(&s, "rel1.pub"),
         ),
         case(
             "Cyclone",
             &from,
             "reliable-10k",
-            from_ddsperf("rel2", RELIABLE, false),
+            from_ddsperf("rel2", Want::AtLeast(RELIABLE)),
             announces_link(&s, "rel2.sub"),
         ),
         case(
             "Cyclone",
             &to,
             "best-effort",
-            to_ddsperf("be1", 1, false),
+            to_ddsperf("be1", Want::Some),
             announces_link(&s, "be1.pub"),
         ),
         case(
             "Cyclone",
             &from,
             "best-effort",
-            from_ddsperf("be2", 1, false),
+            from_ddsperf("be2", Want::Some),
             announces_link(&s, "be2.sub"),
         ),
         case(
             "Cyclone",
             &to,
             "100KB-frag",
-            to_ddsperf("big1", BIG, true),
+            to_ddsperf("big1", Want::Exactly(BIG)),
             announces_link(&s, "big1.pub"),
         ),
         case(
             "Cyclone",
             &from,
             "100KB-frag",
-            from_ddsperf("big2", BIG, false),
+            from_ddsperf("big2", Want::AtLeast(BIG)),
             announces_link(&s, "big2.sub"),
         ),
     ];
@@ -295,25 +303,25 @@ fn fastdds_across_two_hosts() {
     // siftdds's shape_main writes shapesizes 1, 2, 3, … (`-z 0`) as TRANSIENT_LOCAL KEEP_ALL,
     // so a Fast DDS reader that matches after the first writes still gets every one; the Fast
     // DDS writer waits for a match and writes x = 10 + 5 i.
-    let sm_pub = "$SHAPE_MAIN -P -t Square -c RED -z 0 --write-period 1";
+    let sm_pub = "$SHAPE_MAIN -P -t Square -c RED -z 0";
     let fd_sub = "$FASTDDS sub -T Square -t 28";
     let sm_sub = "$SHAPE_MAIN -S -t Square --read-period 10";
     let fd_pub = "$FASTDDS pub -T Square -c RED -m 1 -l 500 -t 28";
     let script = format!(
         "run rel1.sub 30 B {fd_sub} -d 40 -k 0 -D t -n {RELIABLE}
-         sleep 0.5; run rel1.pub 30 A {sm_pub} -d 40 -r -k 0 -D l --num-iterations {RELIABLE}
+         sleep 0.5; run rel1.pub 30 A {sm_pub} -d 40 -r -k 0 -D l --write-period 0 --num-iterations {RELIABLE}
          await rel1.sub 30; stop rel1.pub
          run rel2.sub 30 B {sm_sub} -d 41 -r -k 0
          sleep 0.3; run rel2.pub 30 A {fd_pub} -d 41 -k 0 -i 0 -n {RELIABLE}
          until_lines rel2.sub '^Square ' {RELIABLE} 28; sleep 0.5; stop rel2.sub; await rel2.pub 3
          run be1.sub 20 B {fd_sub} -d 42 -b -k 1
-         sleep 0.5; run be1.pub 20 A {sm_pub} -d 42 -b -k 1 --num-iterations 2000
+         sleep 0.5; run be1.pub 20 A {sm_pub} -d 42 -b -k 1 --write-period 1 --num-iterations 2000
          await be1.pub 20; sleep 1; stop be1.sub
          run be2.sub 20 B {sm_sub} -d 43 -b -k 1
          sleep 0.3; run be2.pub 20 A {fd_pub} -d 43 -b -k 1 -i 1 -n 2000
          await be2.pub 20; sleep 1; stop be2.sub
          run big1.sub 30 B {fd_sub} -d 44 -k 0 -D t -n {BIG}
-         sleep 0.5; run big1.pub 30 A {sm_pub} -d 44 -r -k 0 -D l --additional-payload-size 100000 --num-iterations {BIG}
+         sleep 0.5; run big1.pub 30 A {sm_pub} -d 44 -r -k 0 -D l --write-period 10 --additional-payload-size 100000 --num-iterations {BIG}
          await big1.sub 30; stop big1.pub
          run big2.sub 30 B {sm_sub} -d 45 -r -k 0
          sleep 0.3; run big2.pub 30 A {fd_pub} -d 45 -k 0 -i 10 -z 100000 -n {BIG}
