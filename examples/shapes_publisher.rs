@@ -1,6 +1,7 @@
 //! Publishes a moving RED square on topic "Square" (domain 0), reliable, for ten seconds.
 //!
-//! Opens sockets, so run it inside the network sandbox (or with SIFTDDS_LOOPBACK_ONLY=1):
+//! Outside a network namespace it stays on loopback (README, "Network safety"); the project
+//! runs it inside the network sandbox:
 //! `cargo build --examples && scripts/netns-run target/debug/examples/shapes_publisher`
 //! Any DDS Shapes subscriber on the same domain (Cyclone, Fast DDS, siftdds) receives it.
 

@@ -13,8 +13,12 @@
 //! names it, and when running anyway would print wrong results the application exits with 2
 //! (see [`options::Options::unsupported_fatal`]).
 //!
-//! Must not: open sockets outside the network sandbox (the transport's gate refuses; run it
-//! under `scripts/netns-run`).
+//! Must not: write anything but the harness's lines to stdout (the start-up line naming the
+//! network scope and the announced addresses goes to stderr).
+//!
+//! Network: loopback only unless `--interface LIST` or `SIFTDDS_INTERFACES` selects
+//! interfaces (inside `netns-run`/`netns-sites`: `auto`); see README, "Running across
+//! machines".
 //!
 //! # Overview
 //! - One participant, `--num-topics` topics (`Square`, `Square1`, ...), one writer or reader
@@ -176,6 +180,9 @@ fn run() -> i32 {
     if opts.periodic_announcement_ms > 0 {
         builder = builder.announce_period(Duration::from_millis(opts.periodic_announcement_ms));
     }
+    if let Some(list) = &opts.interface {
+        builder = builder.interfaces([list]);
+    }
     let participant = match builder.build() {
         Ok(p) => p,
         Err(e) => {
@@ -183,6 +190,7 @@ fn run() -> i32 {
             return EXIT_INIT;
         }
     };
+    eprintln!("siftdds: {}", participant.network());
     let mut app = App::new(participant, opts, base);
     let mut topics: Vec<Topic<ShapeType>> = Vec::new();
     for i in 0..app.opts.num_topics {

@@ -18,6 +18,7 @@ pub mod interface;
 mod plan;
 mod port;
 pub mod scope;
+mod socket;
 #[cfg(test)]
 pub(crate) mod tests;
 mod udp;

@@ -24,18 +24,18 @@
 //! loopback is on so that our multicasts reach the other participants on this host.
 
 use std::io::{self, IoSlice};
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::{Ipv4Addr, SocketAddr};
 
-use socket2::{Domain, Protocol, SockAddr, SockRef, Socket, Type};
+use socket2::{SockAddr, SockRef};
 
 use super::addr::locator_to_socket_addr;
 use super::interface::{self, Interface, InterfaceError, InterfaceSelection};
 use super::plan::{SocketPlan, plan};
 use super::port::{
-    DEFAULT_MULTICAST_GROUP, MAX_AUTO_PARTICIPANT_ID, metatraffic_unicast_port,
-    spdp_multicast_port, user_multicast_port, user_unicast_port,
+    DEFAULT_MULTICAST_GROUP, MAX_AUTO_PARTICIPANT_ID, spdp_multicast_port, user_multicast_port,
 };
 use super::scope::{self, NetworkScope, ScopeRequest};
+use super::socket::{open_multicast, open_multicast_sender, open_unicast_pair};
 use crate::core::Transmit;
 use crate::wire::Locator;
 
@@ -220,7 +220,7 @@ impl std::error::Error for TransportError {
     }
 }
 
-fn io_err(context: &'static str) -> impl FnOnce(io::Error) -> TransportError {
+pub(super) fn io_err(context: &'static str) -> impl FnOnce(io::Error) -> TransportError {
     move |source| TransportError::Io { context, source }
 }
 
@@ -493,145 +493,6 @@ fn allowed_destination(scope: NetworkScope, multicast: bool, ip: Ipv4Addr) -> bo
         NetworkScope::LoopbackOnly => ip.is_loopback(),
         NetworkScope::Auto | NetworkScope::Configured => multicast || !ip.is_multicast(),
     }
-}
-
-/// A bound unicast socket and its port.
-struct Bound {
-    socket: mio::net::UdpSocket,
-    port: u16,
-}
-
-/// Binds the metatraffic and user unicast ports of `pid`; `Ok(None)` when either is taken.
-fn open_unicast_pair(
-    config: &TransportConfig,
-    bind: Ipv4Addr,
-    multicast_interface: Option<Ipv4Addr>,
-    pid: u16,
-) -> Result<Option<(Bound, Bound)>, TransportError> {
-    let domain = config.domain_id;
-    let meta_port = metatraffic_unicast_port(domain, pid).ok_or(TransportError::PortOutOfRange)?;
-    let user_port = user_unicast_port(domain, pid).ok_or(TransportError::PortOutOfRange)?;
-    let Some(meta) = bind_unicast(config, SocketAddrV4::new(bind, meta_port))? else {
-        return Ok(None);
-    };
-    if let Some(interface) = multicast_interface {
-        // This socket sends everything, multicast on the first interface included.
-        meta.set_multicast_if_v4(&interface)
-            .map_err(io_err("setting IP_MULTICAST_IF"))?;
-        meta.set_multicast_loop_v4(true)
-            .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
-    }
-    let Some(user) = bind_unicast(config, SocketAddrV4::new(bind, user_port))? else {
-        return Ok(None);
-    };
-    Ok(Some((
-        Bound {
-            socket: into_mio(meta),
-            port: meta_port,
-        },
-        Bound {
-            socket: into_mio(user),
-            port: user_port,
-        },
-    )))
-}
-
-/// A new non-blocking UDPv4 socket with the configured buffer sizes.
-fn new_socket(config: &TransportConfig) -> Result<Socket, TransportError> {
-    let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
-        .map_err(io_err("creating a UDP socket"))?;
-    if let Some(size) = config.recv_buffer_size {
-        socket
-            .set_recv_buffer_size(size)
-            .map_err(io_err("setting SO_RCVBUF"))?;
-    }
-    if let Some(size) = config.send_buffer_size {
-        socket
-            .set_send_buffer_size(size)
-            .map_err(io_err("setting SO_SNDBUF"))?;
-    }
-    socket
-        .set_nonblocking(true)
-        .map_err(io_err("setting O_NONBLOCK"))?;
-    Ok(socket)
-}
-
-/// Binds an exclusive unicast socket; `Ok(None)` when the port is taken.
-fn bind_unicast(
-    config: &TransportConfig,
-    addr: SocketAddrV4,
-) -> Result<Option<Socket>, TransportError> {
-    let socket = new_socket(config)?;
-    match socket.bind(&SocketAddr::V4(addr).into()) {
-        Ok(()) => Ok(Some(socket)),
-        Err(e) if e.kind() == io::ErrorKind::AddrInUse => Ok(None),
-        Err(e) => Err(TransportError::Io {
-            context: "binding a unicast socket",
-            source: e,
-        }),
-    }
-}
-
-/// Binds a shared socket on `0.0.0.0:port` and joins the default group on each of
-/// `interfaces` (non-empty; the first is also its multicast send interface).
-fn open_multicast(
-    config: &TransportConfig,
-    interfaces: &[Ipv4Addr],
-    port: u16,
-) -> Result<mio::net::UdpSocket, TransportError> {
-    let socket = new_socket(config)?;
-    socket
-        .set_reuse_address(true)
-        .map_err(io_err("setting SO_REUSEADDR"))?;
-    #[cfg(unix)]
-    socket
-        .set_reuse_port(true)
-        .map_err(io_err("setting SO_REUSEPORT"))?;
-    // Only datagrams for groups this socket joined (Linux delivers all groups by default).
-    #[cfg(target_os = "linux")]
-    socket
-        .set_multicast_all_v4(false)
-        .map_err(io_err("clearing IP_MULTICAST_ALL"))?;
-    let bind = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
-    socket
-        .bind(&SocketAddr::V4(bind).into())
-        .map_err(io_err("binding a multicast socket"))?;
-    for interface in interfaces {
-        socket
-            .join_multicast_v4(&DEFAULT_MULTICAST_GROUP, interface)
-            .map_err(io_err("joining 239.255.0.1"))?;
-    }
-    socket
-        .set_multicast_loop_v4(true)
-        .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
-    if let Some(interface) = interfaces.first() {
-        socket
-            .set_multicast_if_v4(interface)
-            .map_err(io_err("setting IP_MULTICAST_IF"))?;
-    }
-    Ok(into_mio(socket))
-}
-
-/// A send-only socket for multicast out of `interface`, bound to its address (ephemeral port).
-fn open_multicast_sender(
-    config: &TransportConfig,
-    interface: Ipv4Addr,
-) -> Result<std::net::UdpSocket, TransportError> {
-    let socket = new_socket(config)?;
-    socket
-        .bind(&SocketAddr::V4(SocketAddrV4::new(interface, 0)).into())
-        .map_err(io_err("binding a multicast send socket"))?;
-    socket
-        .set_multicast_if_v4(&interface)
-        .map_err(io_err("setting IP_MULTICAST_IF"))?;
-    socket
-        .set_multicast_loop_v4(true)
-        .map_err(io_err("setting IP_MULTICAST_LOOP"))?;
-    Ok(std::net::UdpSocket::from(socket))
-}
-
-fn into_mio(socket: Socket) -> mio::net::UdpSocket {
-    mio::net::UdpSocket::from_std(std::net::UdpSocket::from(socket))
 }
 
 #[cfg(test)]

@@ -115,6 +115,8 @@ pub struct Options {
     pub qos_files: Vec<String>,
     /// `--qos-profile Lib::Profile`; with files but no profile, their default profile.
     pub qos_profile: Option<String>,
+    /// `--interface` (siftdds): the interface selection, overriding `SIFTDDS_INTERFACES`.
+    pub interface: Option<String>,
 }
 
 impl Default for Options {
@@ -156,6 +158,7 @@ impl Default for Options {
             debug: false,
             qos_files: Vec::new(),
             qos_profile: None,
+            interface: None,
         }
     }
 }
@@ -225,7 +228,11 @@ pub fn usage(prog: &str) -> String {
                         file; repeatable; SIFTDDS_QOS_PROFILES and\n\
                         ./USER_QOS_PROFILES.xml are loaded first\n\
    --qos-profile <Lib::Profile> : take every QoS the command line does not set\n\
-                        from this profile (default: the files' default profile)\n"
+                        from this profile (default: the files' default profile)\n\
+   --interface <list> : network interfaces to use: auto, or names, IPv4\n\
+                        addresses and CIDR prefixes, comma-separated (overrides\n\
+                        SIFTDDS_INTERFACES; default: loopback only, or auto\n\
+                        inside netns-run/netns-sites)\n"
     )
 }
 
@@ -252,6 +259,7 @@ const LONG_WITH_VALUE: &[&str] = &[
     "size-modulo",
     "qos-file",
     "qos-profile",
+    "interface",
 ];
 /// Long flags.
 const LONG_FLAGS: &[&str] = &["help", "coherent", "ordered", "take-read"];
@@ -432,6 +440,8 @@ fn apply_long(o: &mut Options, name: &str, v: &str) -> Result<(), String> {
             return Err("incorrect value for qos-profile (empty)".into());
         }
         "qos-profile" => o.qos_profile = Some(v.to_string()),
+        "interface" if v.is_empty() => return Err("incorrect value for interface (empty)".into()),
+        "interface" => o.interface = Some(v.to_string()),
         _ => return Err(format!("unrecognized option '--{name}'")),
     }
     Ok(())

@@ -17,10 +17,13 @@
 //! With `--multicast`, the participants are not loopback-only: discovery uses the SPDP
 //! multicast group and every subscriber also listens on the user multicast locator, so the
 //! writer chooses per sample between one multicast datagram and unicasts (`core::writer`'s
-//! cost model). That needs the network sandbox (`scripts/netns-run`); the transport refuses
-//! otherwise.
+//! cost model). Multicast needs a scope that has it: inside `netns-run` (`auto` over its
+//! loopback), or interfaces chosen with `--interface LIST` / `SIFTDDS_INTERFACES`; outside a
+//! namespace with nothing configured the participants stay on loopback without multicast.
+//! `--interface LIST` puts every participant on those interfaces (multicast discovery).
 //!
-//! Must not: use multicast or any address outside 127/8 unless `--multicast` is given.
+//! Must not: use multicast or any address outside 127/8 unless `--multicast` or
+//! `--interface` is given.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -60,6 +63,8 @@ pub struct DemoOptions {
     pub sparse: bool,
     /// Subscribers listen on the user multicast group too; discovery by multicast (sandbox).
     pub multicast: bool,
+    /// `--interface`: the interface selection (overrides `SIFTDDS_INTERFACES`).
+    pub interface: Option<String>,
     /// The writer's per-sample multicast/unicast choice (cost model or an override).
     pub plan: MulticastMode,
     /// Best-effort subscribers (default reliable): no GAPs or HEARTBEATs go to them, so the
@@ -76,6 +81,7 @@ impl Default for DemoOptions {
             domain: 0,
             sparse: false,
             multicast: false,
+            interface: None,
             plan: MulticastMode::Auto,
             best_effort: false,
         }
@@ -128,10 +134,10 @@ struct Subscriber {
 /// Runs the demo, printing to stdout. Returns false when a subscriber got the wrong samples.
 pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let out = &mut std::io::stdout();
-    let net = if o.multicast {
-        "multicast discovery, subscribers also on the user multicast group"
-    } else {
-        "loopback-only, unicast discovery"
+    let net = match (o.multicast, &o.interface) {
+        (true, _) => "multicast discovery, subscribers also on the user multicast group",
+        (false, Some(_)) => "the selected interfaces, multicast discovery",
+        (false, None) => "loopback-only, unicast discovery",
     };
     writeln!(
         out,
@@ -154,6 +160,9 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let builder = || {
         let mut b =
             DomainParticipant::builder(o.domain).announce_period(Duration::from_millis(500));
+        if let Some(list) = &o.interface {
+            return b.interfaces([list]);
+        }
         if o.multicast {
             return b;
         }
@@ -178,6 +187,7 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         .writer_multicast(plan)
         .entity_name("demo publisher")
         .build()?;
+    eprintln!("siftdds: {}", publisher.network());
     let topic = publisher.create_topic::<ShapeType>("Square", TopicQos::default());
     let writer = publisher
         .create_publisher(PublisherQos::default())

@@ -4,7 +4,8 @@
 //! * `siftdds inspect FILE` — decode the RTPS traffic in a pcap/pcapng capture
 //!   (exit 0: clean, 1: malformed messages found, 2: the file cannot be read).
 //! * `siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse]
-//!   [--multicast]` — writer-side filtering demo on loopback (exit 0: every subscriber got
+//!   [--multicast] [--interface LIST]` — writer-side filtering demo on loopback, or on the
+//!   interfaces `--interface` selects (exit 0: every subscriber got
 //!   exactly its samples); `--sparse` makes each sample pass exactly one subscriber and reports
 //!   the wire efficiency against the ideal; `--best-effort` makes the subscribers
 //!   best-effort (no GAPs or heartbeats owed); `--multicast` lets subscribers listen on the user
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 
 use siftdds::core::writer::MulticastMode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]] [--interface LIST]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -103,6 +104,10 @@ fn demo(args: &[&str]) -> ExitCode {
             "--seconds" => value.parse().map(|v| o.seconds = v).is_ok(),
             "--rate" => value.parse().map(|v: f64| o.rate = v.max(1.0)).is_ok(),
             "--domain" => value.parse().map(|v| o.domain = v).is_ok(),
+            "--interface" => {
+                o.interface = Some(value.to_string());
+                true
+            }
             "--plan" => {
                 o.plan = match *value {
                     "auto" => MulticastMode::Auto,

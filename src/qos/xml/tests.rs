@@ -673,3 +673,47 @@ fn lookup_errors_name_the_position() {
 }
 
 mod robustness;
+
+#[test]
+fn participant_property_is_read_and_a_derived_profile_overrides_by_name() {
+    let p = load(
+        r#"<dds><qos_library name="Net">
+  <qos_profile name="Base">
+    <domain_participant_qos><property><value>
+      <element><name>siftdds.transport.interfaces</name><value>B,198.18.2.0/24</value></element>
+      <element><name>other</name><value>x</value><propagate>false</propagate></element>
+    </value></property></domain_participant_qos>
+  </qos_profile>
+  <qos_profile name="OnlyA" base_name="Net::Base">
+    <domain_participant_qos><property><value>
+      <element><name>siftdds.transport.interfaces</name><value>A</value></element>
+    </value></property></domain_participant_qos>
+  </qos_profile>
+</qos_library></dds>"#,
+    );
+    let base = p.participant_qos("Net::Base").unwrap();
+    assert_eq!(
+        base.property.get("siftdds.transport.interfaces"),
+        Some("B,198.18.2.0/24")
+    );
+    assert_eq!(base.property.get("other"), Some("x"));
+    let derived = p.participant_qos("Net::OnlyA").unwrap();
+    assert_eq!(
+        derived.property.get("siftdds.transport.interfaces"),
+        Some("A")
+    );
+    assert_eq!(derived.property.get("other"), Some("x"));
+}
+
+#[test]
+fn a_property_element_without_a_value_is_an_error() {
+    let e = load_err(
+        "<dds><qos_library name=\"L\"><qos_profile name=\"P\"><domain_participant_qos>\
+         <property><value><element><name>n</name></element></value></property>\
+         </domain_participant_qos></qos_profile></qos_library></dds>",
+    );
+    assert!(
+        e.ends_with("a property <element> needs <name> and <value>"),
+        "{e}"
+    );
+}

@@ -44,7 +44,7 @@ pub const MAX_SAMPLES: u32 = 10_000;
 pub const MAX_BLOCKING: Duration = Duration::from_secs(10);
 
 /// Usage of the `perf` subcommand.
-pub const USAGE: &str = "siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [--size BYTES] [--reliable|--best-effort] [--history N|all] [--batch on|off] [--rate HZ] [--duration SECS] [--count N] [--domain D] [--fragment-size BYTES]";
+pub const USAGE: &str = "siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [--size BYTES] [--reliable|--best-effort] [--history N|all] [--batch on|off] [--rate HZ] [--duration SECS] [--count N] [--domain D] [--fragment-size BYTES] [--interface LIST]";
 
 /// The mode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -86,6 +86,8 @@ pub struct PerfOptions {
     pub domain: u32,
     /// DATA_FRAG size for samples larger than this.
     pub fragment_size: usize,
+    /// `--interface`: the interface selection (overrides `SIFTDDS_INTERFACES`).
+    pub interface: Option<String>,
 }
 
 impl Default for PerfOptions {
@@ -101,6 +103,7 @@ impl Default for PerfOptions {
             count: None,
             domain: 0,
             fragment_size: siftdds::api::DEFAULT_FRAGMENT_SIZE,
+            interface: None,
         }
     }
 }
@@ -159,6 +162,7 @@ impl PerfOptions {
             "--count" => self.count = Some(value.parse().map_err(|e| bad(&e))?),
             "--domain" => self.domain = value.parse().map_err(|e| bad(&e))?,
             "--fragment-size" => self.fragment_size = parse_size(value)?,
+            "--interface" => self.interface = Some(value.to_string()),
             _ => return Err("unknown option".into()),
         }
         Ok(())
@@ -243,11 +247,16 @@ impl PerfOptions {
                 DomainParticipantQos::default()
             }
         };
-        DomainParticipant::builder(self.domain)
+        let mut builder = DomainParticipant::builder(self.domain)
             .entity_name(format!("siftdds perf {:?}", self.mode))
             .announce_period(Duration::from_millis(500))
-            .qos(qos)
-            .build()
+            .qos(qos);
+        if let Some(list) = &self.interface {
+            builder = builder.interfaces([list]);
+        }
+        let dp = builder.build()?;
+        eprintln!("siftdds: {}", dp.network());
+        Ok(dp)
     }
 
     fn topic<T: TopicType>(&self, dp: &DomainParticipant, kind: &str) -> siftdds::api::Topic<T> {
