@@ -1,7 +1,8 @@
 //! Interop and end-to-end tests over the public API. Tests that open sockets run only inside
 //! a private network namespace (see `sandbox`); `vendors` runs Cyclone DDS and Fast DDS peer
 //! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark,
-//! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer.
+//! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer, `sites` cross-host
+//! interop in `netns-sites` topologies.
 
 mod captures;
 mod cft_reference;
@@ -13,6 +14,7 @@ mod perf_ddsperf;
 mod reflection;
 mod sandbox;
 mod shape_main;
+mod sites;
 mod skip;
 mod spoof;
 mod tshark;
