@@ -195,7 +195,15 @@ impl Participant {
         config.lifespan = spec.qos.lifespan.duration.to_std();
         config.topic_name = spec.topic_name.clone();
         config.descriptor = spec.descriptor.clone();
-        config.invert_filter_bit_for_tests = invert_filter_bits;
+        #[cfg(any(test, feature = "test-hooks"))]
+        {
+            config.invert_filter_bit_for_tests = invert_filter_bits;
+        }
+        #[cfg(not(any(test, feature = "test-hooks")))]
+        debug_assert!(
+            !invert_filter_bits,
+            "the test hook needs the test-hooks feature"
+        );
         config.multicast = self.config.writer_multicast;
         let writer = Writer::new(config);
         self.writers.insert(

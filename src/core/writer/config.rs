@@ -54,11 +54,22 @@ pub struct WriterConfig {
     pub multicast: MulticastConfig,
     /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
     /// reader gets DATA for every sample, with its filter bit inverted.
+    /// Only with `cfg(test)` or the `test-hooks` feature.
     #[doc(hidden)]
+    #[cfg(any(test, feature = "test-hooks"))]
     pub invert_filter_bit_for_tests: bool,
 }
 
 impl WriterConfig {
+    /// Whether the writer inverts every filtered reader's PID_CONTENT_FILTER_INFO bit (the
+    /// interop test hook; always false without `cfg(test)` or the `test-hooks` feature).
+    pub(crate) fn inverts_filter_bits(&self) -> bool {
+        #[cfg(any(test, feature = "test-hooks"))]
+        return self.invert_filter_bit_for_tests;
+        #[cfg(not(any(test, feature = "test-hooks")))]
+        return false;
+    }
+
     /// Defaults: reliable, KEEP_LAST(1), unlimited resources, VOLATILE, fragment 8192,
     /// max message [`MAX_DATAGRAM`], heartbeat 100 ms, NACK response 5 ms, push, unkeyed.
     pub fn new(guid: Guid) -> Self {
@@ -79,6 +90,7 @@ impl WriterConfig {
             topic_name: String::new(),
             descriptor: None,
             multicast: MulticastConfig::default(),
+            #[cfg(any(test, feature = "test-hooks"))]
             invert_filter_bit_for_tests: false,
         }
     }

@@ -316,7 +316,7 @@ impl Writer {
             .max_message_size
             .saturating_sub(MESSAGE_OVERHEAD)
             .saturating_sub(self.config.fragment_size.min(data.len()));
-        let invert = self.config.invert_filter_bit_for_tests;
+        let invert = self.config.inverts_filter_bits();
         let f = self.filtering.as_mut()?;
         if kind != ChangeKind::Alive || f.set.is_empty() {
             return None;
