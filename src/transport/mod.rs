@@ -14,6 +14,7 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod addr;
+mod config;
 pub mod interface;
 mod plan;
 mod port;

@@ -7,9 +7,9 @@
 
 use std::net::Ipv4Addr;
 
+use super::config::TransportConfig;
 use super::interface::{Interface, InterfaceError};
 use super::scope::{NetworkScope, Scope};
-use super::udp::TransportConfig;
 
 /// The sockets to open.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::config::{TransportConfig, TransportError, io_err};
 use super::port::{DEFAULT_MULTICAST_GROUP, metatraffic_unicast_port, user_unicast_port};
-use super::udp::{TransportConfig, TransportError, io_err};
 
 /// A bound unicast socket and its port.
 pub(super) struct Bound {

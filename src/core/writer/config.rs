@@ -1,4 +1,5 @@
-//! A writer's configuration ([`WriterConfig`]) and why a write is refused ([`WriteError`]).
+//! A writer's configuration ([`WriterConfig`], with its multicast cost model settings
+//! [`MulticastConfig`]) and why a write is refused ([`WriteError`]).
 //!
 //! Must not: hold state; the writer clamps the sizes when it is built (`Writer::new`).
 //!
@@ -6,7 +7,6 @@
 
 use std::sync::Arc;
 
-use super::multicast::MulticastConfig;
 use crate::core::MAX_DATAGRAM;
 use crate::qos::{History, ResourceLimits};
 use crate::types::TypeDescriptor;
@@ -127,3 +127,44 @@ impl core::fmt::Display for WriteError {
 }
 
 impl std::error::Error for WriteError {}
+
+/// How a writer sends a sample that several readers on one multicast group want.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MulticastMode {
+    /// Per sample, the cheaper plan by the cost model (default).
+    #[default]
+    Auto,
+    /// Never multicast user data: every reader gets its own datagrams.
+    AlwaysUnicast,
+    /// Multicast every sample that at least one covered listener on a group passes.
+    AlwaysMulticast,
+}
+
+/// The multicast/unicast cost model of a writer (`multicast.rs`'s overview
+/// and `docs/filtering.md`). Costs are in byte-equivalents.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MulticastConfig {
+    /// Auto (cost model), or an override.
+    pub mode: MulticastMode,
+    /// `a`: cost of one datagram sent or received (system call, per-packet processing, UDP/IP
+    /// and link headers). Default 1024.
+    pub datagram_cost: u64,
+    /// `b`: cost of one byte of RTPS message. Default 1.
+    pub byte_cost: u64,
+    /// In `Auto`, the fewest covered listeners passing a sample for a multicast to be
+    /// considered. Default 2: with one, unicast costs the same datagrams and does not reach
+    /// participants that listen on the group without a matched reader.
+    pub min_listeners: usize,
+}
+
+impl Default for MulticastConfig {
+    fn default() -> Self {
+        MulticastConfig {
+            mode: MulticastMode::Auto,
+            datagram_cost: 1024,
+            byte_cost: 1,
+            min_listeners: 2,
+        }
+    }
+}

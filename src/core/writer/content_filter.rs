@@ -1,5 +1,5 @@
-//! Writer-side content filtering glue: the writer's [`FilterSet`], the per-change result it
-//! keeps (pass set + shared slot table snapshot), and the filter statistics.
+//! Writer-side content filtering glue: the writer's [`FilterSet`], evaluating each change once
+//! into the result it keeps ([`ChangeFilter`], `change_filter.rs`), and the filter statistics.
 //!
 //! Must not: evaluate a filter more than once per change (the result is stored with the
 //! change and reused for pushes, repairs and every fragment), or decide what goes on the wire
@@ -26,153 +26,16 @@
 //! still reach every reader).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use super::Writer;
-use super::filter_set::{FilterSet, FilterStats, NotFiltering, PassSet, SlotTable};
-use super::message::{ENDIAN, MESSAGE_OVERHEAD};
+use super::change_filter::{ChangeFilter, ReaderSlot};
+use super::filter_set::{FilterSet, FilterStats, NotFiltering};
+use super::message::MESSAGE_OVERHEAD;
 use super::push_queue::Input;
 use super::reader_proxy::ReaderProxy;
-use crate::cdr;
 use crate::core::ChangeKind;
 use crate::core::discovery::ContentFilter;
 use crate::wire::Guid;
-use crate::wire::plist::ContentFilterInfo;
-
-/// The filter outcome stored with one change: the memoized pass set and the slot table it
-/// refers to (shared by every change written while the filter set did not change).
-#[derive(Clone, Debug)]
-pub(super) struct ChangeFilter {
-    pass: Arc<PassSet>,
-    table: Arc<SlotTable>,
-    /// Test-only mode: every filtered reader gets DATA, with its bit inverted.
-    invert: bool,
-}
-
-/// Bytes of a one-signature PID_CONTENT_FILTER_INFO value: numBitmaps, one bitmap,
-/// numSignatures, one signature. RTPS 2.5 §9.6.4.1.
-pub(super) const SINGLE_INFO_LEN: usize = crate::wire::plist::SINGLE_FILTER_INFO_LEN;
-
-/// A reader and its slot in the writer's filter set at one generation (`Readers::filter_slot`,
-/// resolved by [`Writer::resolve_filter_slots`]), so that per-change decisions under that generation's slot table are
-/// one bit test, not a map lookup.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct ReaderSlot {
-    guid: Guid,
-    generation: u64,
-    slot: Option<usize>,
-}
-
-impl ReaderSlot {
-    /// Reader `guid` at `slot` of the filter set at `generation`.
-    pub(super) fn new(guid: Guid, generation: u64, slot: Option<usize>) -> Self {
-        ReaderSlot {
-            guid,
-            generation,
-            slot,
-        }
-    }
-
-    /// A destination that is not a filtered reader (decided by lookup in each change's table).
-    pub(super) fn unresolved(guid: Guid) -> Self {
-        ReaderSlot {
-            guid,
-            generation: u64::MAX,
-            slot: None,
-        }
-    }
-}
-
-impl ChangeFilter {
-    /// `reader`'s slot in this change's table, if it was filtered for when it was written.
-    fn slot(&self, reader: ReaderSlot) -> Option<usize> {
-        if reader.generation == self.table.generation() {
-            reader.slot
-        } else {
-            self.table.slot_of(reader.guid)
-        }
-    }
-
-    /// The PID_CONTENT_FILTER_INFO value for a datagram to `reader` alone: its own signature
-    /// and bit only (what was decided when the change was written, inverted-bit test mode
-    /// included). `None` when the reader was not filtered for then: no signature of its own
-    /// is listed, and it filters the sample itself (docs/interop-facts.md §2.3). RTPS 2.5 §9.6.4.1:
-    /// MSB-first bitmap, numBitmaps = ceil(numSignatures / 32).
-    pub(super) fn info_for(&self, reader: ReaderSlot) -> Option<[u8; SINGLE_INFO_LEN]> {
-        let slot = self.slot(reader)?;
-        let signature = self.table.signature(slot)?;
-        let passed = self.pass.contains(slot) != self.invert;
-        let mut out = [0u8; SINGLE_INFO_LEN];
-        let mut v = Vec::with_capacity(SINGLE_INFO_LEN);
-        let w = &mut cdr::Writer::new(&mut v, ENDIAN);
-        ContentFilterInfo::emit_single(w, &signature, passed);
-        out.copy_from_slice(v.get(..SINGLE_INFO_LEN)?);
-        Some(out)
-    }
-
-    /// The encoded PID_CONTENT_FILTER_INFO value listing every filtered reader's signature
-    /// and bit, for a datagram shared by several readers. RTPS 2.5 §8.7.3.2, §9.6.4.1.
-    pub(super) fn shared_info(&self) -> Vec<u8> {
-        let info = self.table.filter_info(&self.pass, self.invert);
-        let mut encoded = Vec::with_capacity(info.buffer_len());
-        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
-        encoded
-    }
-
-    /// The generation of the slot table this change was evaluated under.
-    pub(super) fn table_generation(&self) -> u64 {
-        self.table.generation()
-    }
-
-    /// `reader`'s slot in this change's table and its filter's signature, if it was filtered
-    /// for when the change was written.
-    pub(super) fn slot_signature(&self, reader: ReaderSlot) -> Option<(usize, [u8; 16])> {
-        let slot = self.slot(reader)?;
-        Some((slot, self.table.signature(slot)?))
-    }
-
-    /// How many of `readers` matched readers get DATA for this change: the filtered ones it
-    /// passes and every reader not filtered for when it was written.
-    pub(super) fn passing_readers(&self, readers: usize) -> usize {
-        if self.invert {
-            return readers;
-        }
-        self.pass
-            .count()
-            .saturating_add(readers.saturating_sub(self.table.len()))
-    }
-
-    /// The encoded PID_CONTENT_FILTER_INFO value for a multicast datagram: the signature and
-    /// bit of each slot in `slots` (one per distinct filter among the group's listeners).
-    /// `None` when no listener is filtered for. RTPS 2.5 §8.7.3.2, §9.6.4.1.
-    pub(super) fn group_info(&self, slots: &[usize]) -> Option<Vec<u8>> {
-        let mut info = ContentFilterInfo::new();
-        for &slot in slots {
-            info.push(
-                self.table.signature(slot)?,
-                self.pass.contains(slot) != self.invert,
-            );
-        }
-        if slots.is_empty() {
-            return None;
-        }
-        let mut encoded = Vec::with_capacity(info.buffer_len());
-        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
-        Some(encoded)
-    }
-
-    /// True when `reader` gets DATA for this change: it was not filtered for when the change
-    /// was written, or the change passes its filter.
-    pub(super) fn sends_to(&self, reader: ReaderSlot) -> bool {
-        if self.invert {
-            return true;
-        }
-        match self.slot(reader) {
-            Some(i) => self.pass.contains(i),
-            None => true,
-        }
-    }
-}
 
 /// What [`Writer::set_reader_filter`] did.
 #[derive(Clone, Debug, PartialEq)]
@@ -330,11 +193,7 @@ impl Writer {
             f.info_too_large = f.info_too_large.saturating_add(1);
             return None;
         }
-        Some(ChangeFilter {
-            pass,
-            table,
-            invert,
-        })
+        Some(ChangeFilter::new(pass, table, invert))
     }
 
     /// Writer-side filtering figures (all zero when the writer has no type descriptor).

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 
 use bytes::Bytes;
 
-use super::content_filter::ChangeFilter;
+use super::change_filter::ChangeFilter;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
 use crate::wire::SequenceNumber;

@@ -75,6 +75,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod change_filter;
 mod config;
 mod content_filter;
 mod counters;
@@ -99,7 +100,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-pub use self::config::{WriteError, WriterConfig};
+pub use self::config::{MulticastConfig, MulticastMode, WriteError, WriterConfig};
 use self::content_filter::Filtering;
 pub use self::content_filter::{FilterUpdate, WriterFilterStats};
 pub use self::counters::WriterCounters;
@@ -111,7 +112,6 @@ use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::multicast::Planner;
-pub use self::multicast::{MulticastConfig, MulticastMode};
 use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;

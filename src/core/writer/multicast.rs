@@ -39,7 +39,8 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use super::WriterConfig;
-use super::content_filter::ChangeFilter;
+use super::change_filter::ChangeFilter;
+use super::config::{MulticastConfig, MulticastMode};
 use super::counters::WriterCounters;
 use super::history::WriterHistory;
 use super::message::{MessageBuilder, Sent};
@@ -48,47 +49,6 @@ use super::readers::{ReaderKey, Readers};
 use super::repair::succ;
 use crate::core::Transmit;
 use crate::wire::{Locator, SequenceNumber};
-
-/// How a writer sends a sample that several readers on one multicast group want.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum MulticastMode {
-    /// Per sample, the cheaper plan by the cost model (default).
-    #[default]
-    Auto,
-    /// Never multicast user data: every reader gets its own datagrams.
-    AlwaysUnicast,
-    /// Multicast every sample that at least one covered listener on a group passes.
-    AlwaysMulticast,
-}
-
-/// The multicast/unicast cost model of a writer (see the module overview and
-/// `docs/filtering.md`). Costs are in byte-equivalents.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct MulticastConfig {
-    /// Auto (cost model), or an override.
-    pub mode: MulticastMode,
-    /// `a`: cost of one datagram sent or received (system call, per-packet processing, UDP/IP
-    /// and link headers). Default 1024.
-    pub datagram_cost: u64,
-    /// `b`: cost of one byte of RTPS message. Default 1.
-    pub byte_cost: u64,
-    /// In `Auto`, the fewest covered listeners passing a sample for a multicast to be
-    /// considered. Default 2: with one, unicast costs the same datagrams and does not reach
-    /// participants that listen on the group without a matched reader.
-    pub min_listeners: usize,
-}
-
-impl Default for MulticastConfig {
-    fn default() -> Self {
-        MulticastConfig {
-            mode: MulticastMode::Auto,
-            datagram_cost: 1024,
-            byte_cost: 1,
-            min_listeners: 2,
-        }
-    }
-}
 
 /// Bytes of a GAP submessage (4-byte header + 28-byte body, empty gapList). RTPS 2.5 §9.4.5.5.
 const GAP_LEN: u64 = 32;

@@ -9,7 +9,7 @@
 //! RTPS 2.5 §8.4.9.1.4 / §8.4.9.2.4 (T4: unsent change → DATA, or GAP when no longer
 //! available), §8.7.3.2 (GAP instead of DATA for a filtered-out change; lazy, `send.rs`).
 
-use super::content_filter::ReaderSlot;
+use super::change_filter::ReaderSlot;
 use super::history::WriterHistory;
 use super::message::{MessageBuilder, fragment_count};
 use super::repair::{FilterInfo, count_filtered, filtered_out, info_for, irrelevant_run, succ};

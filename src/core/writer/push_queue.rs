@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use super::WriterConfig;
-use super::multicast::MulticastMode;
+use super::config::MulticastMode;
 use super::reader_proxy::ReaderProxy;
 use super::readers::{ReaderKey, Readers};
 use crate::time::Instant;

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::content_filter::ReaderSlot;
+use super::change_filter::ReaderSlot;
 use super::reader_proxy::ReaderProxy;
 use crate::wire::Guid;
 

@@ -10,7 +10,7 @@
 //! RTPS 2.5 §8.4.9.2.12 (T12: a requested change → DATA, or GAP when irrelevant), §8.3.7.4
 //! (GAP: gapStart + gapList), §8.7.3.2 (a filtered-out change is irrelevant → GAP).
 
-use super::content_filter::{ChangeFilter, ReaderSlot, SINGLE_INFO_LEN};
+use super::change_filter::{ChangeFilter, ReaderSlot, SINGLE_INFO_LEN};
 use super::history::WriterHistory;
 use super::message::{MessageBuilder, fragment_count};
 use super::reader_proxy::ReaderProxy;

@@ -40,7 +40,7 @@
 //! detected (later, by up to one more period, when writing is continuous).
 
 use super::Writer;
-use super::content_filter::ReaderSlot;
+use super::change_filter::ReaderSlot;
 use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder};
 use super::push::{Action, Burst, Cursor};
