@@ -13,7 +13,7 @@ use super::{DomainParticipant, Error};
 use crate::cdr::Endianness;
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::reader::{KeyHasher, ReaderCounters};
+use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
 use crate::core::writer::{WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
@@ -173,6 +173,9 @@ impl Subscriber {
             filter_expression: expression.to_string(),
             expression_parameters: parameters.iter().map(|s| s.to_string()).collect(),
         };
+        // A filter that does not parse or type-check fails the creation (as Cyclone, Fast
+        // DDS and RTI do), instead of a reader that silently delivers everything.
+        ReaderFilter::check(&filter, T::descriptor()).map_err(Error::ContentFilter)?;
         self.create_reader(topic, qos, Some(filter))
     }
 

@@ -4,6 +4,7 @@
 //! Must not: expose a lower layer's error except through these variants.
 
 use crate::cdr::CdrError;
+use crate::core::writer::NotFiltering;
 use crate::core::writer::WriteError;
 use crate::qos::QosError;
 use crate::qos::xml::QosXmlError;
@@ -35,6 +36,9 @@ pub enum Error {
         /// The topic type.
         type_name: &'static str,
     },
+    /// A ContentFilteredTopic's expression or parameters do not parse, or do not type-check
+    /// against the topic type (the reason carries the byte position in the expression).
+    ContentFilter(NotFiltering),
     /// The writer refused the sample (history full after max_blocking_time, ...).
     Write(WriteError),
     /// A received payload could not be decoded as the topic's type.
@@ -68,6 +72,7 @@ impl core::fmt::Display for Error {
             Error::InvalidSample { type_name } => {
                 write!(f, "a {type_name} sample breaks a bound of its type")
             }
+            Error::ContentFilter(e) => write!(f, "content filter: {e}"),
             Error::Write(e) => write!(f, "write: {e}"),
             Error::Deserialize(e) => write!(f, "cannot decode sample: {e}"),
             Error::Timeout => f.write_str("timed out"),

@@ -133,6 +133,17 @@ fn main() {
     std::process::exit(code);
 }
 
+/// Logs to stderr: `RUST_LOG` as usual (default ERROR, `-v e`); `-v d` raises the default
+/// to DEBUG (module directives in `RUST_LOG` still apply).
+fn install_logger(debug: bool) {
+    let mut b =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error"));
+    if debug {
+        b.filter_level(log::LevelFilter::Debug);
+    }
+    let _ = b.try_init();
+}
+
 fn run() -> i32 {
     let mut args = std::env::args();
     let prog = args.next().unwrap_or_else(|| "shape_main".to_string());
@@ -149,6 +160,7 @@ fn run() -> i32 {
             return EXIT_ARGS;
         }
     };
+    install_logger(opts.debug);
     for w in opts.warnings() {
         out(&w);
     }
@@ -472,6 +484,13 @@ impl App {
                 Ok(r) => {
                     self.endpoints.insert(r.guid(), i);
                     readers.push(r);
+                }
+                Err(siftdds::api::Error::ContentFilter(reason)) => {
+                    // Does not type-check against ShapeType (e.g. `x = 'abc'`).
+                    out("failed to create content filtered topic");
+                    let expr = filter_spec.as_ref().map_or("", |(e, _)| e.as_str());
+                    let _ = writeln!(std::io::stderr(), "filter {expr:?}: {reason}");
+                    return EXIT_INIT;
                 }
                 Err(e) => {
                     out(&format!(

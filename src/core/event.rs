@@ -3,6 +3,7 @@
 //!
 //! Must not: carry sample data (samples are taken from the reader, not pushed as events).
 
+use crate::core::writer::NotFiltering;
 use crate::qos::IncompatiblePolicies;
 use crate::wire::{Guid, GuidPrefix};
 
@@ -88,6 +89,18 @@ pub enum Event {
         writer: Guid,
         /// Its liveliness now.
         alive: bool,
+    },
+    /// A remote reader matched with our writer announced a content filter we cannot evaluate
+    /// (unknown class, does not parse or type-check against our type, or our type has no
+    /// descriptor): the writer sends it every sample (RTPS 2.5 §8.7.3: the reader filters
+    /// itself). Reported once per writer and reader until the filter changes or is applied.
+    RemoteFilterRejected {
+        /// Our writer.
+        writer: EndpointGuid,
+        /// The remote reader.
+        reader: Guid,
+        /// Why the filter is not evaluated here.
+        reason: NotFiltering,
     },
     /// Our MANUAL_BY_PARTICIPANT or MANUAL_BY_TOPIC writer was not asserted (written or
     /// `assert_liveliness`) within its lease (once per lapse). LIVELINESS_LOST, DDS 1.4

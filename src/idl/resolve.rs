@@ -63,6 +63,45 @@ pub(super) struct Resolver {
 }
 
 /// Annotations that this layer understands somewhere; others only draw a warning.
+/// Largest size in bytes an IDL array may take inline in the generated Rust type, and that a
+/// bounded sequence may reach at its bound (bound × element size). Without it
+/// `long a[4294967295];` generated a 16 GiB Rust array. 16 MiB is far above any sample we
+/// interoperate with.
+pub const MAX_GENERATED_TYPE_SIZE: u64 = 16 * 1024 * 1024;
+
+/// A lower bound of the bytes one value of `ty` takes inline in the generated Rust type:
+/// primitives their width, strings and sequences a `Vec` (24 bytes), other types 1 byte.
+fn min_inline_size(ty: &Ty) -> u64 {
+    use super::ast::Primitive as P;
+    match ty {
+        Ty::Prim(P::Bool | P::Char | P::Octet | P::I8 | P::U8) => 1,
+        Ty::Prim(P::I16 | P::U16) => 2,
+        Ty::Prim(P::WChar | P::I32 | P::U32 | P::F32) => 4,
+        Ty::Prim(P::I64 | P::U64 | P::F64) => 8,
+        Ty::Prim(P::F128) => 16,
+        Ty::String { .. } | Ty::WString { .. } | Ty::Sequence { .. } => 24,
+        Ty::Array { elem, dims } => dims.iter().fold(min_inline_size(elem), |acc, d| {
+            acc.saturating_mul(u64::from(*d))
+        }),
+        _ => 1,
+    }
+}
+
+/// Fails at `at` when `count` values of `elem` exceed [`MAX_GENERATED_TYPE_SIZE`].
+fn check_size(at: &Loc, what: &str, count: u64, elem: &Ty) -> Result<(), IdlError> {
+    let size = count.saturating_mul(min_inline_size(elem));
+    if size > MAX_GENERATED_TYPE_SIZE {
+        return Err(IdlError::at(
+            at,
+            format!(
+                "{what} of at least {size} bytes exceeds the generated type limit of \
+                 {MAX_GENERATED_TYPE_SIZE} bytes (MAX_GENERATED_TYPE_SIZE)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 const KNOWN_ANNOTATIONS: &[&str] = &[
     "key",
     "id",
@@ -204,10 +243,14 @@ impl Resolver {
             TypeSpec::WString(b) => Ty::WString {
                 bound: self.bound(b.as_deref(), "string bound")?,
             },
-            TypeSpec::Sequence(elem, b) => Ty::Sequence {
-                elem: Box::new(self.ty(elem, true)?),
-                bound: self.bound(b.as_deref(), "sequence bound")?,
-            },
+            TypeSpec::Sequence(elem, b) => {
+                let elem = Box::new(self.ty(elem, true)?);
+                let bound = self.bound(b.as_deref(), "sequence bound")?;
+                if let (Some(n), Some(e)) = (bound, b.as_deref()) {
+                    check_size(e.start(), "sequence", u64::from(n), &elem)?;
+                }
+                Ty::Sequence { elem, bound }
+            }
             TypeSpec::Named(n) => {
                 let (fq, sym) = self.lookup(n, "type")?;
                 match sym {
@@ -280,7 +323,9 @@ impl Resolver {
             let msg = "array has more than 4294967295 elements";
             return Err(IdlError::at(first.start(), msg));
         }
-        Ok(Ty::Array { elem, dims })
+        let array = Ty::Array { elem, dims };
+        check_size(first.start(), "array", 1, &array)?;
+        Ok(array)
     }
 
     /// Checks annotations against those `allowed` on `target`; unknown ones become warnings.

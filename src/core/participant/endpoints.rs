@@ -8,7 +8,8 @@
 use super::Participant;
 use crate::core::discovery::{ContentFilter, EndpointData, PublicationData, SubscriptionData};
 use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
-use crate::core::writer::{WriteError, Writer, WriterConfig, WriterFilterStats};
+use crate::core::writer::NotFiltering;
+use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig, WriterFilterStats};
 use crate::core::{CacheChange, DeadlineMissedStatus, Event, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
@@ -116,6 +117,33 @@ pub(super) struct LocalWriter {
     pub(super) spec: WriterSpec,
     /// Remote readers currently matched (the writer keeps their protocol state).
     pub(super) matched: BTreeSet<Guid>,
+    /// Matched readers whose announced filter we could not use and already reported
+    /// ([`Event::RemoteFilterRejected`]); at most one entry per matched reader.
+    pub(super) filter_rejected: BTreeSet<Guid>,
+}
+
+impl LocalWriter {
+    /// Records what setting `reader`'s announced filter (`announced`: it has one) did;
+    /// returns the rejection to report when it is new (once per reader until its filter is
+    /// applied, removed or the reader unmatched).
+    pub(super) fn note_filter_update(
+        &mut self,
+        reader: Guid,
+        announced: bool,
+        update: FilterUpdate,
+    ) -> Option<NotFiltering> {
+        if !announced {
+            self.filter_rejected.remove(&reader);
+        }
+        match update {
+            FilterUpdate::Rejected(why) => self.filter_rejected.insert(reader).then_some(why),
+            FilterUpdate::Applied => {
+                self.filter_rejected.remove(&reader);
+                None
+            }
+            FilterUpdate::Unchanged => None,
+        }
+    }
 }
 
 pub(super) struct LocalReader {
@@ -212,6 +240,7 @@ impl Participant {
                 writer,
                 spec,
                 matched: BTreeSet::new(),
+                filter_rejected: BTreeSet::new(),
             },
         );
         self.liveliness_writer_created(now, guid);

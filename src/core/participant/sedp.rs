@@ -14,7 +14,7 @@ use crate::core::discovery::{
     BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
 };
 use crate::core::reader::{Reader, ReaderConfig};
-use crate::core::writer::{FilterUpdate, Writer, WriterConfig};
+use crate::core::writer::{Writer, WriterConfig};
 use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::{
     Durability, History, Offered, PublisherQos, ReliabilityKind, Requested, SubscriberQos,
@@ -413,6 +413,7 @@ impl Participant {
         }
         let mut unmatched = Vec::new();
         for w in self.writers.values_mut() {
+            w.filter_rejected.remove(&guid);
             if w.matched.remove(&guid) {
                 w.writer.matched_reader_remove(guid);
                 unmatched.push(w.writer.guid());
@@ -570,12 +571,18 @@ impl Participant {
             // RTPS 2.5 §8.7.3: filter for it if we can (a re-announced changed filter replaces
             // the old one); an unusable filter means it gets everything and filters itself.
             let update = w.writer.set_reader_filter(reader, filter.as_ref());
-            if let FilterUpdate::Rejected(why) = update {
-                log::warn!("writer {writer}: not filtering for reader {reader}: {why}");
+            if let Some(reason) = w.note_filter_update(reader, filter.is_some(), update) {
+                log::warn!("writer {writer}: not filtering for reader {reader}: {reason}");
+                self.push_event(Event::RemoteFilterRejected {
+                    writer,
+                    reader,
+                    reason,
+                });
             }
         } else if was {
             w.writer.matched_reader_remove(reader);
             w.matched.remove(&reader);
+            w.filter_rejected.remove(&reader);
         }
         if compatible != was {
             self.push_event(Event::PublicationMatched {

@@ -63,6 +63,30 @@ impl ReaderFilter {
         })
     }
 
+    /// Checks `filter` as `create_contentfilteredtopic` must (DDS 1.4 §2.2.2.2.1.7: an
+    /// expression that cannot be used fails the creation): compiled against `desc` when the
+    /// type has a descriptor (so `x = 'abc'` on an integer field is a type error), else only
+    /// parsed and bound. Errors carry the byte position in the expression.
+    pub fn check(
+        filter: &ContentFilter,
+        desc: Option<&TypeDescriptor>,
+    ) -> Result<(), NotFiltering> {
+        match desc {
+            Some(d) => Self::compile(filter, d).map(drop),
+            None => {
+                if filter.filter_class_name != DDSSQL {
+                    return Err(NotFiltering::UnknownClass(filter.filter_class_name.clone()));
+                }
+                let params = parse_parameters(&filter.expression_parameters)
+                    .map_err(NotFiltering::Invalid)?;
+                crate::filter::Ast::parse(&filter.filter_expression)
+                    .and_then(|a| a.bind(&params))
+                    .map(drop)
+                    .map_err(NotFiltering::Invalid)
+            }
+        }
+    }
+
     /// The filter signature writers list in PID_CONTENT_FILTER_INFO. RTPS 2.5 §9.6.4.1.
     pub fn signature(&self) -> [u8; 16] {
         self.signature

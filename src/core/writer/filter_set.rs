@@ -34,7 +34,7 @@ pub const DDSSQL: &str = "DDSSQL";
 pub const DEFAULT_MEMO_CAPACITY: usize = 4096;
 
 /// Why a reader's announced filter is not evaluated on the writer.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NotFiltering {
     /// A filter class other than DDSSQL.
     UnknownClass(String),

@@ -230,3 +230,30 @@ fn arithmetic_and_lexical_limits_are_errors() {
         assert_eq!(err(text), *want, "{text}");
     }
 }
+
+/// Issue 15: bounds are checked against `MAX_GENERATED_TYPE_SIZE` (16 MiB), at the bound.
+#[test]
+fn arrays_and_sequences_beyond_the_generated_type_limit_are_errors() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "struct A { long a[4294967295]; };",
+            "t.idl:1:19: array of at least 17179869180 bytes exceeds the generated type limit \
+             of 16777216 bytes (MAX_GENERATED_TYPE_SIZE)",
+        ),
+        (
+            "struct A {\n  double m[2048][1025];\n};",
+            "t.idl:2:12: array of at least 16793600 bytes exceeds the generated type limit \
+             of 16777216 bytes (MAX_GENERATED_TYPE_SIZE)",
+        ),
+        (
+            "typedef sequence<long long, 4000000> S;",
+            "t.idl:1:29: sequence of at least 32000000 bytes exceeds the generated type \
+             limit of 16777216 bytes (MAX_GENERATED_TYPE_SIZE)",
+        ),
+        ("struct A { double m[2048][1024]; };", "parsed"),
+        ("typedef sequence<octet, 16777216> S;", "parsed"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(err(text), *want, "{text}");
+    }
+}

@@ -164,3 +164,31 @@ proptest! {
         }
     }
 }
+
+/// What `create_filtered_datareader` checks (issue 15): type errors fail like syntax errors,
+/// positioned in the text; without a descriptor only syntax is checked.
+#[test]
+fn a_local_filter_that_does_not_type_check_is_rejected_with_its_position() {
+    use crate::core::reader::ReaderFilter;
+    let d = Some(ShapeType::descriptor());
+    for (expr, at) in [("x = 'abc'", 0), ("color = 5", 0), ("x >", 3)] {
+        match ReaderFilter::check(&filter(expr, &[]), d) {
+            Err(NotFiltering::Invalid(e)) => {
+                assert!(e.position >= at, "{expr}: {e}");
+                if expr.starts_with("x =") || expr.starts_with("color") {
+                    assert!(
+                        matches!(e.kind, crate::filter::FilterErrorKind::TypeMismatch(_)),
+                        "{expr}: {e}"
+                    );
+                }
+            }
+            other => panic!("{expr}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        ReaderFilter::check(&filter("x > 3 AND color = 'RED'", &[]), d),
+        Ok(())
+    );
+    assert_eq!(ReaderFilter::check(&filter("x = 'abc'", &[]), None), Ok(()));
+    assert!(ReaderFilter::check(&filter("x >", &[]), None).is_err());
+}
