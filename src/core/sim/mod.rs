@@ -6,7 +6,8 @@
 //! The one harness of the core's network tests: participants (`sim/tests.rs`,
 //! `participant/tests.rs`, `participant/liveliness/tests.rs`) or any other sans-IO endpoint
 //! that implements [`SimNode`] (the bare writer and its independent reader in
-//! `writer/tests/sim.rs`).
+//! `writer/tests/sim.rs`, the writer and `core::reader` listeners on a multicast group in
+//! `writer/tests/multicast_sim.rs`).
 //!
 //! Must not: use sockets, threads, the clock or sleeps; every random choice comes from the
 //! seed, so a failing case replays exactly.
@@ -71,11 +72,14 @@ impl SimNode for Participant {
     }
 }
 
-/// One endpoint (a participant unless said otherwise) and the unicast locators it listens on.
+/// One endpoint (a participant unless said otherwise) and the locators it listens on.
 pub struct Node<N = Participant> {
     /// The endpoint under test.
     pub p: N,
-    /// Its unicast locators (a participant's metatraffic and user locators).
+    /// Where it listens, the first being the source of what it sends: unicast locators (a
+    /// participant's metatraffic and user locators) and any multicast group it joined. A copy
+    /// to a locator reaches every node listing it, each copy lost independently; the SPDP group
+    /// reaches every other node whether listed or not.
     pub locators: Vec<Locator>,
 }
 

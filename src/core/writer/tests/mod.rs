@@ -3,7 +3,8 @@
 //!
 //! Must not: sleep, read clocks, or depend on `core::reader` (written concurrently).
 //!
-//! RTPS 2.5 §8.4.7-§8.4.9 (behaviour under test); `sim.rs` is an end-to-end lossy run.
+//! RTPS 2.5 §8.4.7-§8.4.9 (behaviour under test); `sim.rs` and `multicast_sim.rs` are
+//! end-to-end lossy runs on `core::sim::SimNet`.
 // Test arithmetic is on small known values; the parent's parse-path lint does not apply.
 #![allow(clippy::arithmetic_side_effects)]
 
@@ -11,6 +12,7 @@ mod filter;
 mod instance;
 mod lazy_gap;
 mod multicast;
+mod multicast_sim;
 mod sim;
 mod unit;
 

@@ -1,8 +1,7 @@
 //! The per-sample multicast/unicast choice: a dense pass set goes as one multicast datagram,
 //! a sparse one as unicasts, mixed filtered/unfiltered listeners, the overrides, a reader with
-//! a unicast locator only, and reliability with our own `core::reader::Reader` as listeners
-//! over a seeded lossy in-memory network (listeners that do not pass drop the multicast on
-//! their PID_CONTENT_FILTER_INFO bit and never stall).
+//! a unicast locator only, the cost model. The plan end to end under loss, with our own
+//! `core::reader::Reader` as listeners on the simulated network, is `multicast_sim.rs`.
 //!
 //! Must not: sleep, open sockets or read clocks; time is a manual 1 ms step.
 //!
@@ -10,12 +9,8 @@
 
 use super::filter::{filtering_config, put, red, shape};
 use super::*;
-use crate::core::RemoteWriter;
 use crate::core::discovery::ContentFilter;
-use crate::core::reader::{Reader as CoreReader, ReaderConfig, ReaderFilter};
 use crate::core::writer::{MulticastConfig, MulticastMode};
-use crate::test_rng::Rng;
-use crate::types::{ShapeType, TopicType};
 use crate::wire::plist::ContentFilterInfo;
 use crate::wire::plist::pid::PID_CONTENT_FILTER_INFO;
 
@@ -23,7 +18,7 @@ fn group() -> Locator {
     Locator::udpv4([239, 255, 0, 1], 7401)
 }
 
-fn color(c: &str) -> ContentFilter {
+pub(super) fn color(c: &str) -> ContentFilter {
     let mut f = red();
     f.expression_parameters = vec![format!("'{c}'")];
     f.content_filtered_topic_name = format!("Square{c}");
@@ -31,7 +26,7 @@ fn color(c: &str) -> ContentFilter {
 }
 
 /// Reader `n`: unicast 127.0.0.n, and the group when `listens`.
-fn listener(n: u8, listens: bool) -> RemoteReader {
+pub(super) fn listener(n: u8, listens: bool) -> RemoteReader {
     let mut r = remote(n, true, false);
     if listens {
         r.multicast_locators = vec![group()];
@@ -283,229 +278,4 @@ fn cost_model_follows_the_documented_formula() {
             8 * (1024 + 138) + 2 * 32
         )
     );
-}
-
-// ---- End to end with our own reader over a lossy network ---------------------------------
-
-struct Node {
-    remote: RemoteReader,
-    reader: CoreReader,
-    filter: Option<ContentFilter>,
-    taken: Vec<i64>,
-    gaps_received: usize,
-    /// An ACKNACK of it reached the writer (it is then covered by multicasts).
-    acked: bool,
-}
-
-fn node(n: u8, filter: Option<ContentFilter>, listens: bool) -> Node {
-    let mut c = ReaderConfig::new(reader_guid(n), true, true);
-    c.history = crate::qos::History::KeepAll;
-    c.heartbeat_response_delay = core::time::Duration::from_millis(2);
-    c.content_filter = filter
-        .as_ref()
-        .map(|f| ReaderFilter::compile(f, ShapeType::descriptor()).unwrap());
-    let mut reader = CoreReader::new(c);
-    reader.matched_writer_add(
-        at(0),
-        RemoteWriter {
-            guid: writer_guid(),
-            unicast_locators: vec![Locator::udpv4([127, 0, 0, 200], 7411)],
-            multicast_locators: Vec::new(),
-            reliable: true,
-            ownership_strength: 0,
-            lifespan: None,
-        },
-    );
-    Node {
-        remote: listener(n, listens),
-        reader,
-        filter,
-        taken: Vec::new(),
-        gaps_received: 0,
-        acked: false,
-    }
-}
-
-/// Hands one datagram to `node` as a participant's receiver would: INFO_DST selects the
-/// participant, readerId the reader (ENTITYID_UNKNOWN: every reader). RTPS 2.5 §8.3.7.7.
-fn receive(node: &mut Node, now: Now, payload: &[u8]) {
-    let (_, iter) = Message::parse(payload).unwrap();
-    let me = node.reader.guid();
-    let mut for_us = true;
-    let mut ts = None;
-    for o in iter {
-        let SubmessageOutcome::Accept(s) = o else {
-            panic!("not accepted")
-        };
-        let mine = |id: EntityId| id == EntityId::UNKNOWN || id == me.entity_id;
-        match s {
-            Submessage::InfoDst(d) => {
-                for_us = d.guid_prefix == me.prefix || d.guid_prefix == GuidPrefix([0; 12]);
-            }
-            Submessage::InfoTs(t) => ts = t.timestamp,
-            Submessage::Data(d) if for_us && mine(d.reader_id) => {
-                node.reader.handle_data(now, writer_guid(), ts, &d)
-            }
-            Submessage::Gap(g) if for_us && mine(g.reader_id) => {
-                node.gaps_received += 1;
-                node.reader.handle_gap(now, writer_guid(), &g)
-            }
-            Submessage::Heartbeat(h) if for_us && mine(h.reader_id) => {
-                node.reader.handle_heartbeat(now, writer_guid(), &h)
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Runs `samples` through a writer and `nodes` with `loss` percent of datagrams dropped each
-/// way, until everything is acknowledged; returns the writer.
-fn run(nodes: &mut [Node], samples: &[ShapeType], loss: u64, seed: u64) -> Writer {
-    // Readers speak first: their pre-emptive ACKNACKs reach the writer before its HEARTBEAT.
-    let mut w = Writer::new(filtering_config());
-    for nd in nodes.iter() {
-        w.matched_reader_add(at(0), nd.remote.clone());
-        w.set_reader_filter(nd.remote.guid, nd.filter.as_ref());
-    }
-    let mut rng = Rng::new(seed);
-    let mut written = 0;
-    for ms in 0..60_000u64 {
-        let now = at(ms);
-        // One sample every other millisecond once every reader has ACKNACKed (a reliable
-        // reader is covered by multicasts only from then on), or after 2 s of loss.
-        let ready = nodes.iter().all(|n| n.acked) || ms >= 2000;
-        if ready && ms % 2 == 0 && written < samples.len() {
-            put(&mut w, now, &samples[written]);
-            written += 1;
-        }
-        for nd in nodes.iter_mut() {
-            while let Some(t) = nd.reader.poll_transmit(now) {
-                if rng.chance(loss) {
-                    continue;
-                }
-                let (_, iter) = Message::parse(&t.payload).unwrap();
-                for o in iter {
-                    if let SubmessageOutcome::Accept(Submessage::AckNack(a)) = o {
-                        nd.acked = true;
-                        w.handle_acknack(now, nd.remote.guid, &a);
-                    }
-                }
-            }
-            while let Some(c) = nd.reader.take(now) {
-                nd.taken.push(c.sequence_number.0);
-            }
-        }
-        if w.poll_timeout().is_some_and(|t| t <= now.mono) {
-            w.handle_timeout(now);
-        }
-        while let Some(t) = w.poll_transmit(now) {
-            for nd in nodes.iter_mut() {
-                let hears = nd
-                    .remote
-                    .unicast_locators
-                    .iter()
-                    .chain(&nd.remote.multicast_locators);
-                if hears.into_iter().any(|l| t.destinations.contains(l)) && !rng.chance(loss) {
-                    receive(nd, now, &t.payload);
-                }
-            }
-        }
-        if written == samples.len() && w.all_acked() {
-            return w;
-        }
-    }
-    panic!("not all acknowledged after 60 s: the writer or a reader stalled")
-}
-
-/// The SNs (1-based) of `samples` that `filter` passes.
-fn expected(samples: &[ShapeType], filter: Option<&ContentFilter>) -> Vec<i64> {
-    let Some(f) = filter else {
-        return (1..=samples.len() as i64).collect();
-    };
-    let rf = ReaderFilter::compile(f, ShapeType::descriptor()).unwrap();
-    (1..=samples.len() as i64)
-        .filter(|sn| rf.accepts(&samples[*sn as usize - 1].serialize(Endianness::Little)))
-        .collect()
-}
-
-fn stream(n: usize) -> Vec<ShapeType> {
-    // Mostly RED (dense: multicast), some BLUE and GREEN (sparse: unicast).
-    (0..n)
-        .map(|i| {
-            let c = match i % 7 {
-                3 => "BLUE",
-                5 => "GREEN",
-                _ => "RED",
-            };
-            shape(c, i as i32, 30, 0)
-        })
-        .collect()
-}
-
-fn mixed_nodes() -> Vec<Node> {
-    vec![
-        node(1, Some(red()), true),
-        node(2, Some(red()), true),
-        node(3, Some(red()), true),
-        node(4, Some(color("BLUE")), true),
-        node(5, None, true),
-        node(6, Some(color("GREEN")), false),
-        node(7, Some(red()), false),
-    ]
-}
-
-#[test]
-fn listeners_that_do_not_pass_drop_the_multicast_and_reliability_completes() {
-    let samples = stream(140);
-    let mut nodes = mixed_nodes();
-    let w = run(&mut nodes, &samples, 0, 7);
-    for nd in &nodes {
-        assert_eq!(
-            nd.taken,
-            expected(&samples, nd.filter.as_ref()),
-            "reader {:?}",
-            nd.remote.guid
-        );
-    }
-    let s = w.filter_stats();
-    assert!(s.samples_multicast > 0 && s.samples_unicast > 0, "{s:?}");
-    // The BLUE listener learnt most RED samples were filtered from the multicast's bit.
-    assert!(nodes[3].reader.counters().content_filtered_by_writer > 0);
-}
-
-#[test]
-fn a_listener_that_never_passes_needs_no_gap() {
-    // Every sample RED: all go by multicast; the BLUE listener drops each on its bit.
-    let samples: Vec<ShapeType> = (0..50).map(|i| shape("RED", i, 30, 0)).collect();
-    let mut nodes = vec![
-        node(1, Some(red()), true),
-        node(2, Some(red()), true),
-        node(3, Some(red()), true),
-        node(4, Some(color("BLUE")), true),
-    ];
-    let w = run(&mut nodes, &samples, 0, 3);
-    assert_eq!(w.filter_stats().samples_multicast, 50);
-    assert_eq!(nodes[3].gaps_received, 0);
-    assert_eq!(nodes[3].reader.counters().content_filtered_by_writer, 50);
-    assert!(nodes[3].taken.is_empty());
-}
-
-#[test]
-fn multicast_plan_survives_loss_without_stalling() {
-    let samples = stream(300);
-    for seed in [1, 2, 3] {
-        let mut nodes = mixed_nodes();
-        let w = run(&mut nodes, &samples, 20, seed);
-        assert!(
-            w.filter_stats().samples_multicast > 0,
-            "seed {seed}: the multicast path ran"
-        );
-        for nd in &nodes {
-            assert_eq!(
-                nd.taken,
-                expected(&samples, nd.filter.as_ref()),
-                "seed {seed}"
-            );
-        }
-    }
 }
