@@ -151,19 +151,9 @@ impl SimNet {
     pub fn in_domains(domains: &[u32], seed: u64, configure: fn(&mut ParticipantConfig)) -> Self {
         let n = domains.len();
         let mut net = SimNet {
-            nodes: Vec::with_capacity(n),
-            now: 0,
-            faults: Faults::default(),
-            silenced: Vec::new(),
-            unannounced: Vec::new(),
-            delivered: 0,
-            lost: 0,
-            rng: Rng::new(seed),
-            seq: 0,
-            restarts: 0,
-            in_flight: BinaryHeap::new(),
             domains: domains.to_vec(),
             configure,
+            ..SimNet::with_nodes(Vec::with_capacity(n), seed)
         };
         for i in 0..n {
             let node = net.make_node(i);
