@@ -29,13 +29,6 @@
 //!   asserted within its lease is not alive; [`Event::LivelinessChanged`] reports each change to
 //!   every matched reader (and the state at match time). The participant's SPDP lease still
 //!   removes all its writers when it expires (`spdp.rs`).
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
 
 use std::collections::BTreeMap;
 
