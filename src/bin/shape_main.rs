@@ -154,6 +154,10 @@ fn run() -> i32 {
             out(&options::usage(&prog));
             return 0;
         }
+        Ok(Parsed::Version(v)) => {
+            out(v.trim_end());
+            return 0;
+        }
         Err(msg) => {
             out(&msg);
             out(&options::usage(&prog));
