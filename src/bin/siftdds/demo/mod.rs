@@ -47,16 +47,16 @@ pub struct DemoArgs {
     /// Number of content-filtered subscribers, each a participant of its own (1..=119: the
     /// transport allots participant indices 0..=119 per host and domain, and the publisher
     /// takes one).
-    #[arg(long, default_value_t = 50, value_parser = parse_subscribers)]
+    #[arg(long, default_value_t = 50, allow_negative_numbers = true, value_parser = parse_subscribers)]
     subscribers: usize,
     /// How long to publish, in seconds (> 0; the baseline phase takes as long again).
-    #[arg(long, default_value = "5", value_parser = crate::args::seconds)]
+    #[arg(long, default_value = "5", allow_negative_numbers = true, value_parser = crate::args::seconds)]
     seconds: f64,
     /// Samples per second (finite, > 0).
-    #[arg(long, default_value = "500", value_name = "HZ", value_parser = crate::args::rate)]
+    #[arg(long, default_value = "500", value_name = "HZ", allow_negative_numbers = true, value_parser = crate::args::rate)]
     rate: f64,
     /// DDS domain (0..=232).
-    #[arg(long, default_value = "0", value_parser = crate::args::domain)]
+    #[arg(long, default_value = "0", allow_negative_numbers = true, value_parser = crate::args::domain)]
     domain: u32,
     /// Each sample passes exactly one subscriber (`x = %0` filters, x cycling); prints the
     /// wire efficiency against one DATA datagram per delivered sample.

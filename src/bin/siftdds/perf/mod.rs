@@ -77,19 +77,19 @@ pub struct PerfArgs {
     #[arg(long, default_value = "all", value_name = "N|all", value_parser = parse_history)]
     history: HistoryArg,
     /// Hand writes to the event loop without waiting (several DATA per datagram).
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = parse_on_off)]
+    #[arg(long, default_value = "on", value_name = "on|off", action = clap::ArgAction::Set, value_parser = parse_on_off)]
     batch: bool,
     /// Writes (pub) or pings (ping) per second, finite and > 0; default: as fast as possible.
-    #[arg(long, value_name = "HZ", value_parser = crate::args::rate)]
+    #[arg(long, value_name = "HZ", allow_negative_numbers = true, value_parser = crate::args::rate)]
     rate: Option<f64>,
     /// Seconds to run (after matching), > 0; default: until --count or interrupted.
-    #[arg(long, value_name = "SECS", value_parser = crate::args::seconds)]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = crate::args::seconds)]
     duration: Option<f64>,
     /// pub: samples to write; sub: samples to receive; ping: round trips (> 0).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..))]
     count: Option<u64>,
     /// DDS domain (0..=232).
-    #[arg(long, default_value = "0", value_parser = crate::args::domain)]
+    #[arg(long, default_value = "0", allow_negative_numbers = true, value_parser = crate::args::domain)]
     domain: u32,
     /// Samples larger than this go as DATA_FRAGs of this size (64..=65000 bytes).
     #[arg(long, value_name = "BYTES", value_parser = parse_fragment_size)]
