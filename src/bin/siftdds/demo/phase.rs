@@ -131,7 +131,7 @@ impl Subscriber {
 pub struct PhaseFigures {
     /// Samples written.
     pub samples: usize,
-    /// The writer's counters at the end of the phase (it was created for it or before it).
+    /// What the writer's counters counted during the phase.
     pub writer: WriterCounters,
     /// Its filter table figures (`None`: the writer filters for nobody).
     pub filter: Option<FilterStats>,
@@ -178,6 +178,24 @@ fn runtime_delta(after: RuntimeStats, before: RuntimeStats) -> RuntimeStats {
     }
 }
 
+/// The writer's counters between two snapshots (those the report shows).
+fn writer_delta(after: WriterCounters, before: WriterCounters) -> WriterCounters {
+    let d = |a: u64, b: u64| a.saturating_sub(b);
+    WriterCounters {
+        data_sent: d(after.data_sent, before.data_sent),
+        data_frag_sent: d(after.data_frag_sent, before.data_frag_sent),
+        repairs_sent: d(after.repairs_sent, before.repairs_sent),
+        gaps_sent: d(after.gaps_sent, before.gaps_sent),
+        heartbeats_sent: d(after.heartbeats_sent, before.heartbeats_sent),
+        datagrams_sent: d(after.datagrams_sent, before.datagrams_sent),
+        wire_datagrams: d(after.wire_datagrams, before.wire_datagrams),
+        wire_bytes: d(after.wire_bytes, before.wire_bytes),
+        samples_multicast: d(after.samples_multicast, before.samples_multicast),
+        samples_unicast: d(after.samples_unicast, before.samples_unicast),
+        ..after
+    }
+}
+
 /// Samples a reader received, those its filter was evaluated on at the reader, and how
 /// many it rejected there, between two counter snapshots: samples received that carried no verdict of the
 /// writer for this reader's filter (RTPS 2.5 §8.7.3.3, PID_CONTENT_FILTER_INFO).
@@ -216,6 +234,7 @@ pub fn publish<W: TopicType>(
         before.push((s.reader.counters()?, s.participant.runtime_stats()));
     }
     let pub_before = publisher.runtime_stats();
+    let writer_before = writer.counters()?;
     let label = if phase == 0 { "publishing" } else { "baseline" };
     let mut progress = Progress::new(label, Some(total as u64));
     let start = Instant::now();
@@ -265,7 +284,7 @@ pub fn publish<W: TopicType>(
     let fs = writer.filter_stats()?;
     Ok(PhaseFigures {
         samples: total,
-        writer: writer.counters()?,
+        writer: writer_delta(writer.counters()?, writer_before),
         filter: (fs.filtered_readers > 0).then_some(fs.filter),
         publisher: runtime_delta(publisher.runtime_stats(), pub_before),
     })

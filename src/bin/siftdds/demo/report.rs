@@ -110,8 +110,8 @@ pub fn print(
         }
     }
     println!(
-        "(rx bytes: what the subscriber's participant received while the phase ran, RTPS messages \
-         incl. GAPs, HEARTBEATs and discovery; latency: write to the reader's listener)"
+        "(rx bytes: what the subscriber's participant received while the phase ran: the writer's DATA, GAPs \
+         and HEARTBEATs, and every participant's discovery announcements; latency: write to the reader's listener)"
     );
     writer_figures(o, subs, filtering, baseline);
     println!(
@@ -127,7 +127,7 @@ pub fn print(
 
 fn row(name: &str, with: String, without: Option<String>, note: &str) {
     let without = without.unwrap_or_else(|| "-".into());
-    println!("  {name:<34} {with:>16} {without:>16}  {note}");
+    println!("  {name:<34} {with:>18} {without:>22}  {note}");
 }
 
 fn writer_figures(
@@ -149,7 +149,7 @@ fn writer_figures(
         subs.len()
     );
     println!(
-        "  {:<34} {:>16} {:>16}",
+        "  {:<34} {:>18} {:>22}",
         "", "filtering writer", "no filtering"
     );
     row(

@@ -283,6 +283,7 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut meter = Meter::new("sub");
     let (mut seen, mut seen_bytes, mut seen_lost) = (0u64, 0u64, 0u64);
     let mut last_matched_check = Instant::now();
+    let mut stream_ended = false;
     loop {
         std::thread::sleep(Duration::from_millis(50));
         if o.reliable {
@@ -319,6 +320,9 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
             last_matched_check = Instant::now();
             if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
+                // The stream ended (not our --count or --duration): what its writers
+                // announced and we never got is lost at the tail.
+                stream_ended = true;
                 break;
             }
         }
@@ -339,7 +343,10 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         counts.first_ns.load(Ordering::Acquire),
         counts.last_ns.load(Ordering::Acquire),
     );
-    let tail_lost = tail.read().map_or(0, |t| t.lost());
+    let tail_lost = match stream_ended {
+        true => tail.read().map_or(0, |t| t.lost()),
+        false => 0,
+    };
     if tail_lost > 0 {
         println!(
             "sub: {tail_lost} samples lost at the tail (announced by the writers' HEARTBEATs, never received)"
