@@ -161,7 +161,7 @@ fn inspect_prints_its_summary_for_a_cut_capture() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/captures/cyclone-ddsperf.pcapng"
     );
-    let bytes = std::fs::read(&capture).unwrap();
+    let bytes = std::fs::read(capture).unwrap();
     let cut = std::env::temp_dir().join(format!("siftdds-cut-{}.pcapng", std::process::id()));
     // Cut inside the last record: the records before it are whole.
     std::fs::write(&cut, &bytes[..bytes.len() - 7]).unwrap();

@@ -192,11 +192,7 @@ fn writer_figures(
         format!(
             "{} ({}% hits)",
             t.evaluations,
-            if t.lookups == 0 {
-                0
-            } else {
-                t.hits * 100 / t.lookups
-            }
+            (t.hits * 100).checked_div(t.lookups).unwrap_or(0)
         )
     });
     row(
