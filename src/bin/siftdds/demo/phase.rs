@@ -99,6 +99,11 @@ impl Subscriber {
         }
     }
 
+    /// Bytes its participant has received so far (RTPS messages).
+    pub fn bytes_received(&self) -> u64 {
+        self.participant.runtime_stats().bytes_received
+    }
+
     /// Waits until its reader matched `n` writers.
     pub fn wait_for_writers(&self, n: usize, timeout: Duration) -> Result<(), siftdds::api::Error> {
         self.reader.wait_for_matched(n, timeout)

@@ -54,29 +54,38 @@ where
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(50)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top)?;
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_desc("subscriber")
         .y_desc("samples")
-        .x_label_formatter(&|x| format!("{}", *x as usize))
+        .x_label_formatter(&integer_label)
         .draw()?;
     chart.draw_series(subs.iter().enumerate().map(|(i, s)| {
         let x = i as f64;
         Rectangle::new(
-            [(x + 0.05, 0.0), (x + 0.5, s.phases[0].expected as f64)],
+            [(x - 0.45, 0.0), (x, s.phases[0].expected as f64)],
             EXPECTED.filled(),
         )
     }))?;
     chart.draw_series(subs.iter().enumerate().map(|(i, s)| {
         let x = i as f64;
         Rectangle::new(
-            [(x + 0.5, 0.0), (x + 0.95, s.phases[0].received as f64)],
+            [(x, 0.0), (x + 0.45, s.phases[0].received as f64)],
             RECEIVED.filled(),
         )
     }))?;
     Ok(())
+}
+
+/// `x` as a subscriber number when it is a whole number ≥ 0 (bars are centred on them).
+fn integer_label(x: &f64) -> String {
+    let i = x.round();
+    match (x - i).abs() < 1e-6 && i >= 0.0 {
+        true => format!("{i:.0}"),
+        false => String::new(),
+    }
 }
 
 fn traffic<DB: DrawingBackend>(
@@ -106,14 +115,20 @@ where
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(40)
-        .build_cartesian_2d(0f64..3.0, 0f64..110.0)?;
+        .build_cartesian_2d(-0.5f64..2.5, 0f64..110.0)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(3)
+        .x_labels(7)
+        // Bar i is centred on x = i; other ticks stay unlabelled.
         .x_label_formatter(&|x| {
-            let i = (*x as usize).min(2);
-            bars.get(i).map_or(String::new(), |b| b.0.to_string())
+            let i = x.round();
+            match (x - i).abs() < 1e-6 && i >= 0.0 {
+                true => bars
+                    .get(i as usize)
+                    .map_or(String::new(), |b| b.0.to_string()),
+                false => String::new(),
+            }
         })
         .y_desc("% of the no-filtering baseline")
         .draw()?;
@@ -123,14 +138,11 @@ where
     };
     chart.draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
         let x = i as f64;
-        b.2.map(|_| Rectangle::new([(x + 0.1, 0.0), (x + 0.5, 100.0)], BASELINE.filled()))
+        b.2.map(|_| Rectangle::new([(x - 0.4, 0.0), (x, 100.0)], BASELINE.filled()))
     }))?;
     chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
         let x = i as f64;
-        Rectangle::new(
-            [(x + 0.5, 0.0), (x + 0.9, share(b.1, b.2))],
-            RECEIVED.filled(),
-        )
+        Rectangle::new([(x, 0.0), (x + 0.4, share(b.1, b.2))], RECEIVED.filled())
     }))?;
     Ok(())
 }

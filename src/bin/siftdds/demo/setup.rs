@@ -23,6 +23,9 @@ use super::phase::{self, Arrival, Subscriber};
 use super::report;
 use crate::progress::Progress;
 
+/// The pause after discovery in which the subscribers' idle traffic is measured.
+const QUIET: Duration = Duration::from_secs(1);
+
 /// Colours of the shapes.
 pub const COLORS: [&str; 5] = ["RED", "BLUE", "GREEN", "YELLOW", "ORANGE"];
 
@@ -231,6 +234,20 @@ pub fn run(o: &DemoArgs) -> Result<bool, Box<dyn std::error::Error>> {
     ));
     writer.wait_for_matched(o.subscribers, wait)?;
     progress.finish("done");
+    // What a subscriber receives while nothing is written: discovery (every participant's
+    // SPDP announcements), measured, so the table's rx bytes can be read against it.
+    let before: Vec<u64> = subs.iter().map(Subscriber::bytes_received).collect();
+    std::thread::sleep(QUIET);
+    let idle: u64 = subs
+        .iter()
+        .zip(&before)
+        .map(|(s, b)| s.bytes_received().saturating_sub(*b))
+        .sum();
+    println!(
+        "idle: with nothing written for {} s, a subscriber's participant received {:.0} bytes/s on average (discovery)",
+        QUIET.as_secs(),
+        idle as f64 / QUIET.as_secs_f64() / subs.len().max(1) as f64
+    );
 
     let filtering = phase::publish(&writer, |s| s, &mut subs, 0, o, &publisher)?;
     let baseline = if o.no_baseline {
