@@ -17,6 +17,7 @@ pub const PLAIN_EVERY: Duration = Duration::from_secs(1);
 /// A progress report: a bar of `len` steps, or a spinner without a length.
 pub struct Progress {
     label: &'static str,
+    len: Option<u64>,
     bar: Option<ProgressBar>,
     next_plain: Instant,
 }
@@ -41,6 +42,7 @@ impl Progress {
         });
         Progress {
             label,
+            len,
             bar,
             next_plain: Instant::now() + PLAIN_EVERY,
         }
@@ -57,7 +59,10 @@ impl Progress {
                 let now = Instant::now();
                 if now >= self.next_plain {
                     self.next_plain = now + PLAIN_EVERY;
-                    eprintln!("{}: {} {}", self.label, pos, msg());
+                    match self.len {
+                        Some(len) => eprintln!("{}: {pos}/{len} {}", self.label, msg()),
+                        None => eprintln!("{}: {pos} {}", self.label, msg()),
+                    }
                 }
             }
         }

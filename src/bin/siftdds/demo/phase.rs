@@ -255,9 +255,7 @@ pub fn publish<W: TopicType>(
         if n % DRAIN_EVERY == 0 || n + 1 == total {
             subs.iter_mut().for_each(Subscriber::drain);
             let got: usize = subs.iter().map(|s| s.phases[phase].received).sum();
-            progress.update(n as u64 + 1, || {
-                format!("samples written of {total}, {got} deliveries")
-            });
+            progress.update(n as u64 + 1, || format!("samples, {got} deliveries"));
         }
         if let Some(wait) = (start + period * (n as u32 + 1)).checked_duration_since(Instant::now())
         {
