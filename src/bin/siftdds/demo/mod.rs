@@ -80,6 +80,9 @@ pub struct DemoArgs {
     /// Skip the second phase (the same samples through a writer that cannot filter).
     #[arg(long)]
     no_baseline: bool,
+    /// Run the no-filtering phase first (to compare the phases' latencies in either order).
+    #[arg(long, conflicts_with = "no_baseline")]
+    baseline_first: bool,
     /// Draw the figures as an SVG picture: per-subscriber received vs expected, and the
     /// writer's traffic against the no-filtering baseline.
     #[arg(long, value_name = "FILE.svg")]

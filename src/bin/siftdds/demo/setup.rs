@@ -249,28 +249,40 @@ pub fn run(o: &DemoArgs) -> Result<bool, Box<dyn std::error::Error>> {
         idle as f64 / QUIET.as_secs_f64() / subs.len().max(1) as f64
     );
 
-    let filtering = phase::publish(&writer, |s| s, &mut subs, 0, o, &publisher)?;
-    let baseline = if o.no_baseline {
-        None
-    } else {
-        let plain = pub_entity.create_datawriter(
-            &publisher.create_topic::<Unfiltered>("Square", TopicQos::default()),
-            writer_qos,
-        )?;
-        let progress = Progress::new("baseline", None);
-        progress.println(&format!(
-            "baseline: the same samples again through a writer that cannot filter (waiting up to {} s for its matches)",
-            wait.as_secs()
-        ));
-        plain.wait_for_matched(o.subscribers, wait)?;
-        for s in &subs {
-            s.wait_for_writers(2, wait)?;
+    // The writer that cannot filter, matched before either phase runs.
+    let plain = match o.no_baseline {
+        true => None,
+        false => {
+            let plain = pub_entity.create_datawriter(
+                &publisher.create_topic::<Unfiltered>("Square", TopicQos::default()),
+                writer_qos,
+            )?;
+            let progress = Progress::new("baseline", None);
+            progress.println(&format!(
+                "baseline: a second writer, that cannot filter, for the same samples to the same readers \
+                 (waiting up to {} s for its matches)",
+                wait.as_secs()
+            ));
+            plain.wait_for_matched(o.subscribers, wait)?;
+            for s in &subs {
+                s.wait_for_writers(2, wait)?;
+            }
+            progress.finish("matched");
+            Some(plain)
         }
-        progress.finish("matched");
-        Some(phase::publish(
-            &plain, Unfiltered, &mut subs, 1, o, &publisher,
-        )?)
     };
+    let mut baseline = None;
+    if let (Some(plain), true) = (&plain, o.baseline_first) {
+        baseline = Some(phase::publish(
+            plain, Unfiltered, &mut subs, 1, o, &publisher,
+        )?);
+    }
+    let filtering = phase::publish(&writer, |s| s, &mut subs, 0, o, &publisher)?;
+    if let (Some(plain), false) = (&plain, o.baseline_first) {
+        baseline = Some(phase::publish(
+            plain, Unfiltered, &mut subs, 1, o, &publisher,
+        )?);
+    }
     let ok = report::print(o, &subs, &filtering, baseline.as_ref());
     if let Some(path) = &o.plot {
         super::plot::draw(path, &subs, &filtering, baseline.as_ref())?;
