@@ -129,6 +129,10 @@ fn nonsense_values_are_refused_with_the_reason() {
             "no sample at all",
         ),
         (&["demo", "--plot", "out.png"], "name it FILE.svg"),
+        (
+            &["demo", "--no-baseline", "--baseline-first"],
+            "cannot be used with",
+        ),
         (&["perf", "pub", "--rate", "0"], "0 is not > 0"),
         (&["perf", "pub", "--rate", "-3"], "-3 is not > 0"),
         (&["perf", "pub", "--batch", "maybe"], "on or off"),
