@@ -1,7 +1,8 @@
 //! The clap description of `shape_main`'s command line: the OMG dds-rtps harness's options
 //! (`srcCxx/shape_main.cxx`, `srcC/shape_main.c`) with getopt's habits kept: bundled short
-//! flags (`-Pwb`), attached values (`-tSquare`), `--long=value`, a repeated option taking
-//! its last value, negative numbers as values (`-s -1`). `-h`/`--help` print the harness's
+//! flags (`-Pwb`), attached values (`-tSquare`), `--long=value`, unambiguous abbreviations
+//! of long options (`--num-it 5`, as `getopt_long`), a repeated option taking its last value,
+//! negative numbers as values (`-s -1`). `-h`/`--help` print the harness's
 //! usage text (`options::usage`), not clap's.
 //!
 //! Must not: decide defaults the profile should decide (QoS options stay `None` unless
@@ -80,7 +81,11 @@ fn access_scope(v: &str) -> Result<char, String> {
     disable_help_flag = true,
     disable_version_flag = true
 )]
-#[command(args_override_self = true, allow_negative_numbers = true)]
+#[command(
+    args_override_self = true,
+    allow_negative_numbers = true,
+    infer_long_args = true
+)]
 pub struct Cli {
     #[arg(short = 'h', long = "help", action = ArgAction::SetTrue)]
     pub help: bool,

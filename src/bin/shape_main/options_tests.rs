@@ -171,3 +171,14 @@ fn usage_lines_keep_the_harness_indentation() {
     assert!(u.contains("\n   --help, -h      : print this menu\n"));
     assert!(u.contains("\n                                     t: TRANSIENT, p: PERSISTENT]\n"));
 }
+
+#[test]
+fn long_options_may_be_abbreviated_as_getopt_long_allows() {
+    let o = run(&["-P", "--num-it", "5", "--write-p=7", "--coherent"]);
+    assert_eq!((o.num_iterations, o.write_period_ms), (5, 7));
+    assert!(
+        o.coherent && o.coherent_sample_count == 0,
+        "exact --coherent wins"
+    );
+    assert!(parse(&["-P", "--num", "5"]).is_err(), "ambiguous: --num-*");
+}
