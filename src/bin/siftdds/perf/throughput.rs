@@ -287,8 +287,11 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     loop {
         std::thread::sleep(Duration::from_millis(50));
         if o.reliable {
+            // Asked before taking the lock: the listener takes it on the event loop, which
+            // answers this question.
+            let announced = reader.matched_writers_last_sn()?;
             if let Ok(mut t) = tail.write() {
-                for (w, sn) in reader.matched_writers_last_sn()? {
+                for (w, sn) in announced {
                     t.announced(w, sn);
                 }
             }
