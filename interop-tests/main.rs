@@ -6,6 +6,7 @@
 
 mod captures;
 mod cft_reference;
+mod cli;
 mod content_filter;
 mod demo;
 mod loopback;

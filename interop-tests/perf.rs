@@ -139,6 +139,19 @@ fn perf_pub_count_reaches_sub_without_loss() {
     assert_eq!(s["samples"], 3000.0, "every sample arrives");
     assert_eq!(s["lost"], 0.0, "no gap in the sequence numbers");
     assert!(s["rate"] > 0.0 && s["mbps"] > 0.0);
+    // Piped, as into a log file: plain lines, no progress redrawn with carriage returns; the
+    // opening lines say what they wait for, and for how long.
+    for (who, out) in [("pub", &publisher), ("sub", &sub)] {
+        assert!(
+            !out.stdout.contains(&b'\r') && !out.stderr.contains(&b'\r'),
+            "{who}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("RELIABLE KEEP_ALL") && stdout.contains("waiting up to 30 s"),
+            "{who}: {stdout}"
+        );
+    }
 }
 
 #[test]

@@ -399,6 +399,38 @@ fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
     }
 }
 
+/// QoS errors of the entities (an entity-level `base_name` cycle, an inconsistent reader
+/// QoS) end the run before any socket too: the start-up line naming the network scope, which
+/// follows the participant's creation, never appears. Runs anywhere.
+#[test]
+fn shape_main_reports_entity_qos_errors_before_opening_a_socket() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/qos/entity_errors.xml"
+    );
+    for (args, want) in [
+        (["-P", "--qos-profile", "Bad::A"], "base_name"),
+        (["-S", "--qos-profile", "Bad::Inconsistent"], "inconsistent"),
+    ] {
+        let out = std::process::Command::new(SHAPE_MAIN)
+            .args(args)
+            .args(["--qos-file", file])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(stdout.contains(want), "{args:?}: {stdout}");
+        assert!(!stdout.contains("Create topic"), "{args:?}: {stdout}");
+        assert!(
+            !stderr.contains("siftdds: "),
+            "a participant started: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn shape_main_bad_arguments_print_usage_and_exit_1() {
     for args in [

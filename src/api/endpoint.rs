@@ -630,6 +630,19 @@ impl<T: TopicType> DataReader<T> {
             .execute(move |p, _| p.matched_writers(guid))?)
     }
 
+    /// Each matched writer with the highest sequence number known to exist from it (its
+    /// HEARTBEATs' lastSN or the greatest received): compare with the last sequence number
+    /// taken to count samples lost at the tail of a stream. RTPS 2.5 §8.4.10.4.4.
+    pub fn matched_writers_last_sn(&self) -> Result<Vec<(Guid, i64)>, Error> {
+        let guid = self.guid;
+        Ok(self.participant.inner.handle.execute(move |p, _| {
+            p.reader_writers_last_sn(guid)
+                .into_iter()
+                .map(|(g, sn)| (g, sn.0))
+                .collect::<Vec<_>>()
+        })?)
+    }
+
     /// Waits until at least `n` writers are matched.
     pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
         let guid = self.guid;

@@ -154,6 +154,10 @@ fn run() -> i32 {
             out(&options::usage(&prog));
             return 0;
         }
+        Ok(Parsed::Version(v)) => {
+            out(v.trim_end());
+            return 0;
+        }
         Err(msg) => {
             out(&msg);
             out(&options::usage(&prog));
@@ -178,8 +182,15 @@ fn run() -> i32 {
         out(p);
     }
     // A file or profile that cannot be used: `FILE:LINE:COL: what is wrong`, before any socket.
+    let topic_names: Vec<String> = (0..opts.num_topics)
+        .map(|i| match i {
+            0 => opts.topic.clone(),
+            _ => format!("{}{i}", opts.topic),
+        })
+        .collect();
     let (base, participant_qos) = match QosBase::load(&opts).and_then(|b| {
         let qos = b.participant()?;
+        b.preflight(&opts, &topic_names)?;
         Ok((b, qos))
     }) {
         Ok(loaded) => loaded,
@@ -205,12 +216,7 @@ fn run() -> i32 {
     eprintln!("siftdds: {}", participant.network());
     let mut app = App::new(participant, opts, base);
     let mut topics: Vec<Topic<ShapeType>> = Vec::new();
-    for i in 0..app.opts.num_topics {
-        let name = if i == 0 {
-            app.opts.topic.clone()
-        } else {
-            format!("{}{i}", app.opts.topic)
-        };
+    for name in topic_names {
         out(&format!("Create topic: {name}"));
         let qos = match app.base.topic(&name) {
             Ok(q) => q,

@@ -51,6 +51,9 @@ pub struct CaptureStats {
     pub ip_fragments: u64,
     /// Frames cut short by the capture's snap length or otherwise truncated.
     pub truncated: u64,
+    /// Why the walk stopped before the end of the file (a cut-off or corrupt block or
+    /// record after the header); the datagrams before it were visited.
+    pub cut_short: Option<String>,
 }
 
 /// Reads every UDP datagram of a pcap or pcapng stream (the format is told by its magic),
@@ -72,7 +75,13 @@ pub fn for_each_datagram<R: Read>(
             // Link types of the interfaces declared so far (a new section restarts the list).
             let mut links: Vec<DataLink> = Vec::new();
             while let Some(block) = reader.next_block() {
-                let block = block.map_err(|e| CaptureError(format!("bad pcapng block: {e}")))?;
+                let block = match block {
+                    Ok(b) => b,
+                    Err(e) => {
+                        stats.cut_short = Some(format!("bad pcapng block: {e}"));
+                        break;
+                    }
+                };
                 let (link, data) = match &block {
                     Block::SectionHeader(_) => {
                         links.clear();
@@ -109,7 +118,13 @@ pub fn for_each_datagram<R: Read>(
                 .map_err(|e| CaptureError(format!("not a valid pcap file: {e}")))?;
             let link = reader.header().datalink;
             while let Some(packet) = reader.next_packet() {
-                let packet = packet.map_err(|e| CaptureError(format!("bad pcap record: {e}")))?;
+                let packet = match packet {
+                    Ok(p) => p,
+                    Err(e) => {
+                        stats.cut_short = Some(format!("bad pcap record: {e}"));
+                        break;
+                    }
+                };
                 stats.frames = stats.frames.saturating_add(1);
                 visit_frame(link, &packet.data, stats.frames, &mut stats, &mut each);
             }

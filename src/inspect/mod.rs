@@ -18,6 +18,9 @@ pub enum InspectError {
     Capture(capture::CaptureError),
     /// Writing the summary failed (e.g. a closed pipe).
     Output(std::io::Error),
+    /// The capture ends in a cut-off or corrupt block; the summary of what came before it
+    /// was written.
+    CutShort(String),
 }
 
 impl core::fmt::Display for InspectError {
@@ -25,6 +28,7 @@ impl core::fmt::Display for InspectError {
         match self {
             InspectError::Capture(e) => write!(f, "{e}"),
             InspectError::Output(e) => write!(f, "cannot write output: {e}"),
+            InspectError::CutShort(e) => write!(f, "capture cut short: {e}"),
         }
     }
 }
@@ -32,7 +36,8 @@ impl core::fmt::Display for InspectError {
 impl std::error::Error for InspectError {}
 
 /// Decodes every RTPS message in the capture `input`, writing one line per submessage and a
-/// final totals line to `out`.
+/// final totals line to `out`. A capture that ends in a cut-off block still gets its totals
+/// line (for what came before), then [`InspectError::CutShort`].
 pub fn run(input: impl Read, out: &mut impl Write) -> Result<Totals, InspectError> {
     let mut totals = Totals::default();
     let mut io_error = None;
@@ -60,10 +65,16 @@ pub fn run(input: impl Read, out: &mut impl Write) -> Result<Totals, InspectErro
     if stats.truncated > 0 {
         notes.push(format!("{} frames truncated", stats.truncated));
     }
+    if let Some(e) = &stats.cut_short {
+        notes.push(format!("cut short after that: {e}"));
+    }
     if !notes.is_empty() {
         writeln!(out, "({} frames; {})", stats.frames, notes.join(", "))
             .map_err(InspectError::Output)?;
     }
     writeln!(out, "{totals}").map_err(InspectError::Output)?;
-    Ok(totals)
+    match stats.cut_short {
+        Some(e) => Err(InspectError::CutShort(e)),
+        None => Ok(totals),
+    }
 }

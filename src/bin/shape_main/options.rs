@@ -9,11 +9,16 @@
 //! `Err` with a message; the caller prints it with the usage text and exits with code 1 (the
 //! harness's `ERROR_PARSING_ARGUMENTS`).
 
+#[path = "cli.rs"]
+mod cli;
+
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Parsed {
     /// `-h` / `--help`.
     Help,
+    /// `--version`: the text to print.
+    Version(String),
     /// Run with these options.
     Run(Box<Options>),
 }
@@ -163,292 +168,116 @@ impl Default for Options {
     }
 }
 
-/// The usage text (`-h`), in the harness's layout.
+/// The usage text (`-h`), in the harness's layout (each option line indented by three
+/// spaces, as `printf("   --help, -h ...")` in `shape_main.cxx`).
 pub fn usage(prog: &str) -> String {
-    format!(
-        "{prog}: \n\
-   --help, -h      : print this menu\n\
-   -v [e|d]        : set log message verbosity [e: ERROR, d: DEBUG]\n\
-   -P              : publish samples\n\
-   -S              : subscribe samples\n\
-   -d <int>        : domain id (default: 0)\n\
-   -b              : BEST_EFFORT reliability\n\
-   -r              : RELIABLE reliability (default)\n\
-   -k <depth>      : keep history depth [0: KEEP_ALL]\n\
-   -f <interval>   : set a 'deadline' with interval (ms) [0: OFF]\n\
-   -s <strength>   : set ownership strength [-1: SHARED]\n\
-   -t <topic_name> : set the topic name (default: Square)\n\
-   -c <color>      : set color to publish (filter if subscriber)\n\
-   -p <partition>  : set a 'partition' string\n\
-   -D [v|l|t|p]    : set durability [v: VOLATILE,  l: TRANSIENT_LOCAL]\n\
-                                     t: TRANSIENT, p: PERSISTENT]\n\
-   -x [1|2]        : set data representation [1: XCDR, 2: XCDR2]\n\
-   -w              : print Publisher's samples\n\
-   -z <int>        : set shapesize (0: increase the size for every sample)\n\
-   -R              : use 'read()' instead of 'take()'\n\
-   --write-period <ms>: waiting period between 'write()' operations in ms.\n\
-                        Default: 33ms\n\
-   --read-period <ms> : waiting period between 'read()' or 'take()' operations\n\
-                        in ms. Default: 100ms\n\
-   --time-filter <interval> : apply 'time based filter' with interval in ms [0: OFF]\n\
-   --lifespan <int>      : indicates the lifespan of a sample in ms\n\
-   --num-iterations <int>: indicates the number of iterations of the main loop\n\
-                           After that, the application will exit.\n\
-                           Default: infinite\n\
-   --num-instances <int>: indicates the number of instances a DataWriter writes.\n\
-                          Additional instances append a number to the color:\n\
-                          \"BLUE\", \"BLUE1\", \"BLUE2\"...\n\
-   --num-topics <int>: indicates the number of topics created (using the same\n\
-                       type), with one DataReader or DataWriter per topic:\n\
-                       \"Square\", \"Square1\", \"Square2\"...\n\
-   --final-instance-state [u|d]: action performed on every instance before the\n\
-                                 DataWriter is deleted: u: unregister, d: dispose\n\
-   --access-scope [i|t|g]: sets Presentation.access_scope to INSTANCE, TOPIC\n\
-                           or GROUP\n\
-   --coherent            : sets Presentation.coherent_access = true\n\
-   --ordered             : sets Presentation.ordered_access = true\n\
-   --coherent-sample-count <int>: amount of samples sent for each DataWriter and\n\
-                                  instance that are grouped in a coherent set\n\
-   --additional-payload-size <bytes>: indicates the amount of bytes added to the\n\
-                                      samples written (for example to use large data)\n\
-   --take-read           : uses take()/read() instead of take_next_instance()\n\
-                           read_next_instance()\n\
-   --periodic-announcement <ms> : indicates the periodic participant\n\
-                                  announcement period in ms. Default 0 (off)\n\
-   --datafrag-size <bytes> : set the data fragment size (default: 0, means\n\
-                           not set)\n\
-   --cft <expression> : ContentFilteredTopic filter expression (quotes\n\
-                        required around the expression). Cannot be used with\n\
-                        -c on subscriber applications\n\
-   --size-modulo <int> : If set, the modulo operation is applied to the\n\
-                         shapesize. This will make that shapesize is in the\n\
-                         range [1,N]. This only applies if shapesize is\n\
-                         increased (-z 0)\n\
-   --qos-file <file>  : load QoS profiles from an OMG DDS-XML (or Fast DDS XML)\n\
-                        file; repeatable; SIFTDDS_QOS_PROFILES and\n\
-                        ./USER_QOS_PROFILES.xml are loaded first\n\
-   --qos-profile <Lib::Profile> : take every QoS the command line does not set\n\
-                        from this profile (default: the files' default profile)\n\
-   --interface <list> : network interfaces to use: auto, or names, IPv4\n\
-                        addresses and CIDR prefixes, comma-separated (overrides\n\
-                        SIFTDDS_INTERFACES; default: loopback only, or auto\n\
-                        inside netns-run/netns-sites)\n"
-    )
+    format!("{prog}: \n{USAGE_OPTIONS}")
 }
 
-/// Short options that take a value (getopt string `hPSbrRwc:d:D:f:k:p:s:x:t:v:z:`).
-const SHORT_WITH_VALUE: &str = "cdDfkpsxtvz";
-/// Short flags.
-const SHORT_FLAGS: &str = "hPSbrRw";
-/// Long options that take a value.
-const LONG_WITH_VALUE: &[&str] = &[
-    "write-period",
-    "read-period",
-    "final-instance-state",
-    "access-scope",
-    "coherent-sample-count",
-    "additional-payload-size",
-    "num-topics",
-    "lifespan",
-    "num-instances",
-    "num-iterations",
-    "time-filter",
-    "periodic-announcement",
-    "datafrag-size",
-    "cft",
-    "size-modulo",
-    "qos-file",
-    "qos-profile",
-    "interface",
-];
-/// Long flags.
-const LONG_FLAGS: &[&str] = &["help", "coherent", "ordered", "take-read"];
+/// The option lines of [`usage`].
+const USAGE_OPTIONS: &str = r#"   --help, -h      : print this menu
+   -v [e|d]        : set log message verbosity [e: ERROR, d: DEBUG]
+   -P              : publish samples
+   -S              : subscribe samples
+   -d <int>        : domain id (default: 0)
+   -b              : BEST_EFFORT reliability
+   -r              : RELIABLE reliability (default)
+   -k <depth>      : keep history depth [0: KEEP_ALL]
+   -f <interval>   : set a 'deadline' with interval (ms) [0: OFF]
+   -s <strength>   : set ownership strength [-1: SHARED]
+   -t <topic_name> : set the topic name (default: Square)
+   -c <color>      : set color to publish (filter if subscriber)
+   -p <partition>  : set a 'partition' string
+   -D [v|l|t|p]    : set durability [v: VOLATILE,  l: TRANSIENT_LOCAL]
+                                     t: TRANSIENT, p: PERSISTENT]
+   -x [1|2]        : set data representation [1: XCDR, 2: XCDR2]
+   -w              : print Publisher's samples
+   -z <int>        : set shapesize (0: increase the size for every sample)
+   -R              : use 'read()' instead of 'take()'
+   --write-period <ms>: waiting period between 'write()' operations in ms.
+                        Default: 33ms
+   --read-period <ms> : waiting period between 'read()' or 'take()' operations
+                        in ms. Default: 100ms
+   --time-filter <interval> : apply 'time based filter' with interval in ms [0: OFF]
+   --lifespan <int>      : indicates the lifespan of a sample in ms
+   --num-iterations <int>: indicates the number of iterations of the main loop
+                           After that, the application will exit.
+                           Default: infinite
+   --num-instances <int>: indicates the number of instances a DataWriter writes.
+                          Additional instances append a number to the color:
+                          "BLUE", "BLUE1", "BLUE2"...
+   --num-topics <int>: indicates the number of topics created (using the same
+                       type), with one DataReader or DataWriter per topic:
+                       "Square", "Square1", "Square2"...
+   --final-instance-state [u|d]: action performed on every instance before the
+                                 DataWriter is deleted: u: unregister, d: dispose
+   --access-scope [i|t|g]: sets Presentation.access_scope to INSTANCE, TOPIC
+                           or GROUP
+   --coherent            : sets Presentation.coherent_access = true
+   --ordered             : sets Presentation.ordered_access = true
+   --coherent-sample-count <int>: amount of samples sent for each DataWriter and
+                                  instance that are grouped in a coherent set
+   --additional-payload-size <bytes>: indicates the amount of bytes added to the
+                                      samples written (for example to use large data)
+   --take-read           : uses take()/read() instead of take_next_instance()
+                           read_next_instance()
+   --periodic-announcement <ms> : indicates the periodic participant
+                                  announcement period in ms. Default 0 (off)
+   --datafrag-size <bytes> : set the data fragment size (default: 0, means
+                           not set)
+   --cft <expression> : ContentFilteredTopic filter expression (quotes
+                        required around the expression). Cannot be used with
+                        -c on subscriber applications
+   --size-modulo <int> : If set, the modulo operation is applied to the
+                         shapesize. This will make that shapesize is in the
+                         range [1,N]. This only applies if shapesize is
+                         increased (-z 0)
+   --qos-file <file>  : load QoS profiles from an OMG DDS-XML (or Fast DDS XML)
+                        file; repeatable; SIFTDDS_QOS_PROFILES and
+                        ./USER_QOS_PROFILES.xml are loaded first
+   --qos-profile <Lib::Profile> : take every QoS the command line does not set
+                        from this profile (default: the files' default profile)
+   --interface <list> : network interfaces to use: auto, or names, IPv4
+                        addresses and CIDR prefixes, comma-separated (overrides
+                        SIFTDDS_INTERFACES; default: loopback only, or auto
+                        inside netns-run/netns-sites)
+"#;
 
 /// Parses the arguments (without the program name). `Err` carries the message to print.
 pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, String> {
-    let mut o = Options::default();
-    let mut i = 0;
-    while let Some(arg) = args.get(i).map(AsRef::as_ref) {
-        i += 1;
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            if LONG_FLAGS.contains(&name) {
-                if inline.is_some() {
-                    return Err(format!("option '--{name}' doesn't allow an argument"));
-                }
-                if apply_flag_long(&mut o, name) {
-                    return Ok(Parsed::Help);
-                }
-            } else if LONG_WITH_VALUE.contains(&name) {
-                let value = match inline {
-                    Some(v) => v,
-                    None => {
-                        let v = args.get(i).map(|s| s.as_ref().to_string());
-                        i += 1;
-                        v.ok_or_else(|| format!("option '--{name}' requires an argument"))?
-                    }
-                };
-                apply_long(&mut o, name, &value)?;
-            } else {
-                return Err(format!("unrecognized option '{arg}'"));
-            }
-        } else if let Some(shorts) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
-            for (pos, c) in shorts.char_indices() {
-                if SHORT_FLAGS.contains(c) {
-                    if apply_flag_short(&mut o, c) {
-                        return Ok(Parsed::Help);
-                    }
-                } else if SHORT_WITH_VALUE.contains(c) {
-                    let rest = &shorts[pos + c.len_utf8()..];
-                    let value = if rest.is_empty() {
-                        let v = args.get(i).map(|s| s.as_ref().to_string());
-                        i += 1;
-                        v.ok_or_else(|| format!("option requires an argument -- '{c}'"))?
-                    } else {
-                        rest.to_string()
-                    };
-                    apply_short(&mut o, c, &value)?;
-                    break;
-                } else {
-                    return Err(format!("invalid option -- '{c}'"));
-                }
-            }
-        } else {
-            return Err(format!("unexpected argument '{arg}'"));
+    use clap::Parser;
+    let argv = std::iter::once("shape_main").chain(args.iter().map(AsRef::as_ref));
+    let cli = match cli::Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        // `--version`: clap's text is the message, and it is no error.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            return Ok(Parsed::Version(e.to_string()));
         }
+        // clap's first line says what is wrong; its usage line would list every option (the
+        // caller prints the harness's usage text after the message).
+        Err(e) => {
+            let text = e.render().to_string();
+            return Err(text.lines().next().unwrap_or("bad arguments").to_string());
+        }
+    };
+    if cli.help {
+        return Ok(Parsed::Help);
     }
+    let o = cli.into_options();
     validate(&o)?;
     Ok(Parsed::Run(Box::new(o)))
 }
 
-/// Applies a short flag; true for `-h`.
-fn apply_flag_short(o: &mut Options, c: char) -> bool {
-    match c {
-        'h' => return true,
-        'P' => o.publish = true,
-        'S' => o.subscribe = true,
-        'b' => o.reliable = Some(false),
-        'r' => o.reliable = Some(true),
-        'R' => o.use_read = true,
-        'w' => o.print_writer_samples = true,
-        _ => {}
-    }
-    false
-}
-
-/// Applies a long flag; true for `--help`.
-fn apply_flag_long(o: &mut Options, name: &str) -> bool {
-    match name {
-        "help" => return true,
-        "coherent" => o.coherent = true,
-        "ordered" => o.ordered = true,
-        "take-read" => o.take_read = true,
-        _ => {}
-    }
-    false
-}
-
-fn apply_short(o: &mut Options, c: char, v: &str) -> Result<(), String> {
-    match c {
-        'c' => o.color = Some(v.to_string()),
-        'd' => o.domain = number(v, "domain_id", 0, i64::from(u32::MAX))?,
-        'D' => {
-            o.durability = Some(match v {
-                "v" => DurabilityArg::Volatile,
-                "l" => DurabilityArg::TransientLocal,
-                "t" => DurabilityArg::Transient,
-                "p" => DurabilityArg::Persistent,
-                _ => return Err(format!("unrecognized value for durability {v}")),
-            })
-        }
-        'f' => o.deadline_ms = Some(number(v, "deadline_interval", 0, MAX_MS)?),
-        'k' => o.history_depth = Some(number(v, "history_depth", 0, i64::from(i32::MAX))?),
-        'p' => o.partition = Some(v.to_string()),
-        's' => {
-            o.ownership_strength = Some(number(v, "ownership_strength", -1, i64::from(i32::MAX))?);
-        }
-        'x' => {
-            o.data_representation = Some(match v {
-                "1" => 1,
-                "2" => 2,
-                _ => return Err(format!("unrecognized value for data representation {v}")),
-            })
-        }
-        't' => {
-            if v.is_empty() {
-                return Err("incorrect value for topic name (empty)".to_string());
-            }
-            o.topic = v.to_string();
-        }
-        'v' => {
-            o.debug = match v {
-                "d" => true,
-                "e" => false,
-                _ => return Err(format!("unrecognized value for verbosity {v}")),
-            }
-        }
-        'z' => o.shapesize = number(v, "shapesize", 0, i64::from(i32::MAX))?,
-        _ => return Err(format!("invalid option -- '{c}'")),
-    }
-    Ok(())
-}
-
 /// Longest period we accept, in ms (about 24 days): keeps every later sum far from overflow.
-const MAX_MS: i64 = i32::MAX as i64;
-
-fn apply_long(o: &mut Options, name: &str, v: &str) -> Result<(), String> {
-    match name {
-        "write-period" => o.write_period_ms = number(v, "write-period", 0, MAX_MS)?,
-        "read-period" => o.read_period_ms = number(v, "read-period", 0, MAX_MS)?,
-        "time-filter" => o.time_filter_ms = Some(number(v, "time-filter", 0, MAX_MS)?),
-        "lifespan" => o.lifespan_ms = Some(number(v, "lifespan", 0, MAX_MS)?),
-        "periodic-announcement" => {
-            o.periodic_announcement_ms = number(v, "periodic-announcement", 0, MAX_MS)?;
-        }
-        "num-iterations" => o.num_iterations = number(v, "num-iterations", 1, i64::MAX)?,
-        "num-instances" => o.num_instances = number(v, "num-instances", 1, 10_000)?,
-        "num-topics" => o.num_topics = number(v, "num-topics", 1, 1_000)?,
-        "final-instance-state" => {
-            o.final_state = Some(match v {
-                "u" => FinalState::Unregister,
-                "d" => FinalState::Dispose,
-                _ => return Err(format!("unrecognized value for final-instance-state {v}")),
-            })
-        }
-        "access-scope" => {
-            o.access_scope = Some(match v {
-                "i" | "t" | "g" => v.chars().next().unwrap_or('i'),
-                _ => return Err(format!("unrecognized value for access-scope {v}")),
-            })
-        }
-        "coherent-sample-count" => {
-            o.coherent_sample_count = number(v, "coherent-sample-count", 2, i64::from(u32::MAX))?;
-        }
-        "additional-payload-size" => {
-            // A sample must fit the 64 MiB the CDR layer accepts; 16 MiB is plenty for tests.
-            o.additional_payload_size = number(v, "additional-payload-size", 1, 16 << 20)?;
-        }
-        "datafrag-size" => o.datafrag_size = number(v, "datafrag-size", 0, 65_535)?,
-        "cft" => o.cft = Some(v.to_string()),
-        "size-modulo" => o.size_modulo = number(v, "size-modulo", 1, i64::from(i32::MAX))?,
-        "qos-file" if v.is_empty() => return Err("incorrect value for qos-file (empty)".into()),
-        "qos-file" => o.qos_files.push(v.to_string()),
-        "qos-profile" if v.is_empty() => {
-            return Err("incorrect value for qos-profile (empty)".into());
-        }
-        "qos-profile" => o.qos_profile = Some(v.to_string()),
-        "interface" if v.is_empty() => return Err("incorrect value for interface (empty)".into()),
-        "interface" => o.interface = Some(v.to_string()),
-        _ => return Err(format!("unrecognized option '--{name}'")),
-    }
-    Ok(())
-}
+pub(crate) const MAX_MS: i64 = i32::MAX as i64;
 
 /// Parses a decimal integer in `min..=max` and converts it to the field's type.
-fn number<T: TryFrom<i64>>(v: &str, what: &str, min: i64, max: i64) -> Result<T, String> {
+pub(crate) fn number<T: TryFrom<i64>>(
+    v: &str,
+    what: &str,
+    min: i64,
+    max: i64,
+) -> Result<T, String> {
     let n: i64 = v
         .trim()
         .parse()

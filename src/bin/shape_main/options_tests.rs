@@ -144,3 +144,41 @@ fn unsupported_features_are_named() {
     assert!(o.unsupported_fatal().is_empty());
     assert!(o.unsupported_partial().is_empty());
 }
+
+#[test]
+fn getopt_habits_hold_under_clap() {
+    // A repeated option takes its last value; -r/-b: the last one named wins; `-s -1`.
+    let o = run(&["-S", "-d", "3", "-d", "4", "-b", "-r", "-s", "-1", "-vd"]);
+    assert_eq!(
+        (o.domain, o.reliable, o.ownership_strength, o.debug),
+        (4, Some(true), Some(-1), true)
+    );
+    assert_eq!(run(&["-S", "-r", "-b"]).reliable, Some(false));
+    assert!(matches!(parse(&["--help"]), Ok(Parsed::Help)));
+    assert!(matches!(parse(&["--version"]), Ok(Parsed::Version(v)) if v.contains("shape_main")));
+    let e = parse(&["-S", "--num-topics", "0"]).unwrap_err();
+    assert!(e.contains("num-topics") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn usage_lines_keep_the_harness_indentation() {
+    let u = usage("shape_main");
+    let mut lines = u.lines();
+    assert_eq!(lines.next(), Some("shape_main: "));
+    for l in lines {
+        assert!(l.starts_with("   "), "{l:?}");
+    }
+    assert!(u.contains("\n   --help, -h      : print this menu\n"));
+    assert!(u.contains("\n                                     t: TRANSIENT, p: PERSISTENT]\n"));
+}
+
+#[test]
+fn long_options_may_be_abbreviated_as_getopt_long_allows() {
+    let o = run(&["-P", "--num-it", "5", "--write-p=7", "--coherent"]);
+    assert_eq!((o.num_iterations, o.write_period_ms), (5, 7));
+    assert!(
+        o.coherent && o.coherent_sample_count == 0,
+        "exact --coherent wins"
+    );
+    assert!(parse(&["-P", "--num", "5"]).is_err(), "ambiguous: --num-*");
+}

@@ -59,6 +59,36 @@ impl QosBase {
         })
     }
 
+    /// Resolves, before any socket is opened, every QoS the run will use: each topic's, the
+    /// publisher's or subscriber's, and each writer's or reader's, checked for consistency
+    /// (DDS 1.4 §2.2.3). A broken entity-level `base_name` chain or an inconsistent QoS is
+    /// then reported as the entity's creation would report it, with nothing on the network.
+    pub fn preflight(&self, o: &Options, topics: &[String]) -> Result<(), String> {
+        if o.publish {
+            self.publisher(o)?;
+        } else {
+            self.subscriber(o)?;
+        }
+        for (i, name) in topics.iter().enumerate() {
+            let bad = |kind: &str, e: siftdds::qos::QosError| {
+                format!("failed to create {kind}[{i}] topic: {name}: inconsistent QoS: {e}")
+            };
+            self.topic(name)?
+                .check_consistency()
+                .map_err(|e| bad("topic", e))?;
+            if o.publish {
+                self.writer(o, name)?
+                    .check_consistency()
+                    .map_err(|e| bad("datawriter", e))?;
+            } else {
+                self.reader(o, name)?
+                    .check_consistency()
+                    .map_err(|e| bad("datareader", e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// The harness's defaults (no profile).
     #[cfg(test)]
     pub fn harness() -> QosBase {

@@ -375,6 +375,14 @@ impl Participant {
             .is_some_and(|r| r.reader.samples_queued() > 0)
     }
 
+    /// A local reader's matched writers with the highest SN each announced (HEARTBEAT
+    /// lastSN) or sent ([`Reader::writers_last_sn`]); empty for an unknown reader.
+    pub fn reader_writers_last_sn(&self, reader: Guid) -> Vec<(Guid, SequenceNumber)> {
+        self.readers
+            .get(&reader.entity_id)
+            .map_or_else(Vec::new, |r| r.reader.writers_last_sn())
+    }
+
     /// Number of remote writers matched with a local reader.
     pub fn matched_writers(&self, reader: Guid) -> usize {
         let Some(r) = self.readers.get(&reader.entity_id) else {

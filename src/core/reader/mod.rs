@@ -254,6 +254,16 @@ impl Reader {
         self.instances.deadline.poll_missed()
     }
 
+    /// Each matched writer with the highest sequence number known to exist from it (its
+    /// HEARTBEATs' greatest lastSN, or the greatest SN received): what a reader compares
+    /// with what it got to see loss at the tail of a stream. RTPS 2.5 §8.4.10.4.4.
+    pub fn writers_last_sn(&self) -> Vec<(Guid, SequenceNumber)> {
+        self.writers
+            .iter()
+            .map(|(g, w)| (*g, w.available_max()))
+            .collect()
+    }
+
     /// True if `writer` is matched.
     pub fn is_matched(&self, writer: Guid) -> bool {
         self.writers.contains_key(&writer)

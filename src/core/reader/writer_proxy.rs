@@ -174,6 +174,12 @@ pub(super) struct WriterProxy {
 }
 
 impl WriterProxy {
+    /// The highest SN known to exist: the greatest HEARTBEAT lastSN heard or SN received.
+    /// RTPS 2.5 §8.4.10.4.4 (missing_changes_update).
+    pub(super) fn available_max(&self) -> SequenceNumber {
+        self.available_max
+    }
+
     /// A proxy for a newly matched writer. A reliable proxy owes a pre-emptive ACKNACK at
     /// once so the writer learns about us (RTPS 2.5 §8.4.2.3.4; Cyclone/Fast DDS do the same).
     pub(super) fn new(

@@ -58,7 +58,9 @@ pub struct WriterFilterStats {
     pub filtered_readers: usize,
     /// DATA and DATA_FRAG submessages sent (first transmissions and repairs).
     pub data_sent: u64,
-    /// GAP submessages sent because of filtering (consecutive filtered SNs share one).
+    /// GAP submessages sent because of filtering (consecutive filtered SNs share one); an
+    /// undercount once the history dropped the changes (see
+    /// [`WriterCounters::filter_gaps_sent`](super::WriterCounters::filter_gaps_sent)).
     pub filter_gaps_sent: u64,
     /// (reader, sequence number) pairs answered with GAP instead of DATA by filtering
     /// (repairs included: a re-requested filtered SN counts again).

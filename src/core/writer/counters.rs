@@ -37,9 +37,13 @@ pub struct WriterCounters {
     pub nack_frags_ignored: u64,
     /// Changes removed from the history because their lifespan ended.
     pub changes_expired: u64,
-    /// GAP submessages sent because a filtered reader's filter rejected the changes.
+    /// GAP submessages sent because a filtered reader's filter rejected the changes. Known
+    /// only while the history still stores a rejected change of the GAP's range: a writer
+    /// whose readers are all best-effort drops each change once pushed, so its lazy GAPs
+    /// (sent later, in front of the next DATA) count in `gaps_sent` alone.
     pub filter_gaps_sent: u64,
-    /// (reader, SN) pairs answered with GAP instead of DATA by content filtering.
+    /// (reader, SN) pairs answered with GAP instead of DATA by content filtering (counted
+    /// as [`Self::filter_gaps_sent`] is, so the same undercount applies).
     pub samples_filtered: u64,
     /// Samples sent as one multicast datagram to a group (`multicast.rs`).
     pub samples_multicast: u64,

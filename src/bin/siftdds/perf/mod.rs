@@ -19,7 +19,7 @@
 
 mod keyed_seq;
 mod latency;
-mod report;
+pub mod report;
 mod throughput;
 mod udp;
 
@@ -43,8 +43,117 @@ pub const MAX_SAMPLES: u32 = 10_000;
 /// Reliable write blocking time on a full history (`ddsperf`'s topic QoS: 10 s).
 pub const MAX_BLOCKING: Duration = Duration::from_secs(10);
 
-/// Usage of the `perf` subcommand.
-pub const USAGE: &str = "siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [--size BYTES] [--reliable|--best-effort] [--history N|all] [--batch on|off] [--rate HZ] [--duration SECS] [--count N] [--domain D] [--fragment-size BYTES] [--interface LIST]";
+/// `siftdds perf MODE`: the modes, each with the same options.
+#[derive(clap::Subcommand, Debug)]
+pub enum PerfCommand {
+    /// Write KeyedSeq samples as fast as possible or at --rate, for --duration or --count.
+    Pub(PerfArgs),
+    /// Take samples and count gaps in each (writer, key)'s sequence numbers as lost; waits
+    /// up to 30 s for a writer.
+    Sub(PerfArgs),
+    /// Write one sample, wait for its echo, repeat (round-trip latency).
+    Ping(PerfArgs),
+    /// Echo every ping.
+    Pong(PerfArgs),
+    /// Raw-UDP round trips on 127.0.0.1 (the reference for the latency goal).
+    UdpPing(PerfArgs),
+    /// Echo raw-UDP pings.
+    UdpPong(PerfArgs),
+}
+
+/// The options every mode takes (`ddsperf`'s names where it has them).
+#[derive(clap::Args, Clone, Debug)]
+pub struct PerfArgs {
+    /// Sample size in bytes, the 12-byte fixed part included (N, Nk, NKiB, NM, NMiB).
+    #[arg(long, default_value = "12", value_parser = parse_sample_size)]
+    size: usize,
+    /// RELIABLE (the default).
+    #[arg(long, conflicts_with = "best_effort")]
+    reliable: bool,
+    /// BEST_EFFORT.
+    #[arg(long)]
+    best_effort: bool,
+    /// KEEP_LAST depth N (> 0), or `all` for KEEP_ALL (the default).
+    #[arg(long, default_value = "all", value_name = "N|all", value_parser = parse_history)]
+    history: HistoryArg,
+    /// Hand writes to the event loop without waiting (several DATA per datagram).
+    #[arg(long, default_value = "on", value_name = "on|off", action = clap::ArgAction::Set, value_parser = parse_on_off)]
+    batch: bool,
+    /// Writes (pub) or pings (ping) per second, finite and > 0; default: as fast as possible.
+    #[arg(long, value_name = "HZ", allow_negative_numbers = true, value_parser = crate::args::rate)]
+    rate: Option<f64>,
+    /// Seconds to run (after matching), > 0; default: until --count or interrupted.
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = crate::args::seconds)]
+    duration: Option<f64>,
+    /// pub: samples to write; sub: samples to receive; ping: round trips (> 0).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..))]
+    count: Option<u64>,
+    /// DDS domain (0..=232).
+    #[arg(long, default_value = "0", allow_negative_numbers = true, value_parser = crate::args::domain)]
+    domain: u32,
+    /// Samples larger than this go as DATA_FRAGs of this size (64..=65000 bytes).
+    #[arg(long, value_name = "BYTES", value_parser = parse_fragment_size)]
+    fragment_size: Option<usize>,
+    /// Network interfaces: auto, or names, IPv4 addresses and CIDR prefixes,
+    /// comma-separated (overrides SIFTDDS_INTERFACES).
+    #[arg(long, value_name = "LIST")]
+    interface: Option<String>,
+}
+
+/// `--history`: a depth or KEEP_ALL.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HistoryArg(Option<u32>);
+
+fn parse_history(s: &str) -> Result<HistoryArg, String> {
+    if s == "all" {
+        return Ok(HistoryArg(None));
+    }
+    match s.parse::<u32>() {
+        Ok(0) => Err("0 is not a depth: use `all` for KEEP_ALL, or a depth > 0".into()),
+        Ok(d) if d > MAX_SAMPLES => Err(format!(
+            "depth {d} is above the {MAX_SAMPLES}-sample resource limit"
+        )),
+        Ok(d) => Ok(HistoryArg(Some(d))),
+        Err(_) => Err(format!("'{s}' is neither a depth nor `all`")),
+    }
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}': on or off")),
+    }
+}
+
+/// Largest sample `--size` accepts: the 64 MiB the CDR layer accepts for one sample.
+const MAX_SAMPLE_SIZE: usize = 64 << 20;
+
+fn parse_sample_size(s: &str) -> Result<usize, String> {
+    let n = parse_size(s)?;
+    if n < keyed_seq::FIXED_SIZE {
+        return Err(format!(
+            "{n} bytes is below the {}-byte fixed part of a KeyedSeq sample",
+            keyed_seq::FIXED_SIZE
+        ));
+    }
+    if n > MAX_SAMPLE_SIZE {
+        return Err(format!(
+            "{n} bytes is above the {MAX_SAMPLE_SIZE}-byte limit of one sample"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_fragment_size(s: &str) -> Result<usize, String> {
+    let n = parse_size(s)?;
+    if !(64..=65_000).contains(&n) {
+        return Err(format!(
+            "{n} bytes: a fragment is 64..=65000 bytes (it must fit one UDP datagram)"
+        ));
+    }
+    Ok(n)
+}
 
 /// The mode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -63,7 +172,7 @@ pub enum Mode {
     UdpPong,
 }
 
-/// Options of `siftdds perf`.
+/// Options of `siftdds perf`, as the modes read them.
 #[derive(Clone, Debug)]
 pub struct PerfOptions {
     /// What to do.
@@ -90,82 +199,48 @@ pub struct PerfOptions {
     pub interface: Option<String>,
 }
 
-impl Default for PerfOptions {
-    fn default() -> Self {
-        PerfOptions {
-            mode: Mode::Sub,
-            size: keyed_seq::FIXED_SIZE,
-            reliable: true,
-            history: None,
-            batch: true,
-            rate: None,
-            duration: None,
-            count: None,
-            domain: 0,
-            fragment_size: siftdds::api::DEFAULT_FRAGMENT_SIZE,
-            interface: None,
-        }
-    }
-}
-
 impl PerfOptions {
-    /// Parses `MODE [OPTIONS]`.
-    pub fn parse(args: &[&str]) -> Result<Self, String> {
-        let mut o = PerfOptions::default();
-        let (mode, rest) = args.split_first().ok_or("perf needs a mode")?;
-        o.mode = match *mode {
-            "pub" => Mode::Pub,
-            "sub" => Mode::Sub,
-            "ping" => Mode::Ping,
-            "pong" => Mode::Pong,
-            "udp-ping" => Mode::UdpPing,
-            "udp-pong" => Mode::UdpPong,
-            other => return Err(format!("unknown mode {other}")),
+    /// The options of `command`.
+    pub fn from_command(command: PerfCommand) -> Self {
+        let (mode, a) = match command {
+            PerfCommand::Pub(a) => (Mode::Pub, a),
+            PerfCommand::Sub(a) => (Mode::Sub, a),
+            PerfCommand::Ping(a) => (Mode::Ping, a),
+            PerfCommand::Pong(a) => (Mode::Pong, a),
+            PerfCommand::UdpPing(a) => (Mode::UdpPing, a),
+            PerfCommand::UdpPong(a) => (Mode::UdpPong, a),
         };
-        let mut it = rest.iter();
-        while let Some(flag) = it.next() {
-            match *flag {
-                "--reliable" => o.reliable = true,
-                "--best-effort" => o.reliable = false,
-                _ => {
-                    let value = it.next().ok_or(format!("{flag} needs a value"))?;
-                    o.set(flag, value)
-                        .map_err(|e| format!("{flag} {value}: {e}"))?;
-                }
-            }
+        PerfOptions {
+            mode,
+            size: a.size,
+            reliable: !a.best_effort,
+            history: a.history.0,
+            batch: a.batch,
+            rate: a.rate,
+            duration: a.duration,
+            count: a.count,
+            domain: a.domain,
+            fragment_size: a
+                .fragment_size
+                .unwrap_or(siftdds::api::DEFAULT_FRAGMENT_SIZE),
+            interface: a.interface,
         }
-        if o.size < keyed_seq::FIXED_SIZE {
-            return Err(format!("--size must be at least {}", keyed_seq::FIXED_SIZE));
-        }
-        Ok(o)
     }
 
-    fn set(&mut self, flag: &str, value: &str) -> Result<(), String> {
-        let bad = |e: &dyn std::fmt::Display| e.to_string();
-        match flag {
-            "--size" => self.size = parse_size(value)?,
-            "--history" if value == "all" => self.history = None,
-            "--history" => {
-                self.history = Some(value.parse().map_err(|e| bad(&e))?).filter(|d| *d > 0)
+    /// `RELIABLE` / `BEST_EFFORT` and `KEEP_ALL` / `KEEP_LAST n`, for the opening lines.
+    pub fn qos_summary(&self) -> String {
+        format!(
+            "{} {}",
+            if self.reliable {
+                "RELIABLE"
+            } else {
+                "BEST_EFFORT"
+            },
+            match self.history {
+                None => "KEEP_ALL".to_string(),
+                Some(d) => format!("KEEP_LAST {d}"),
             }
-            "--batch" => {
-                self.batch = match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err("on or off".into()),
-                }
-            }
-            "--rate" => {
-                self.rate = Some(value.parse::<f64>().map_err(|e| bad(&e))?).filter(|r| *r > 0.0)
-            }
-            "--duration" => self.duration = Some(value.parse::<f64>().map_err(|e| bad(&e))?),
-            "--count" => self.count = Some(value.parse().map_err(|e| bad(&e))?),
-            "--domain" => self.domain = value.parse().map_err(|e| bad(&e))?,
-            "--fragment-size" => self.fragment_size = parse_size(value)?,
-            "--interface" => self.interface = Some(value.to_string()),
-            _ => return Err("unknown option".into()),
-        }
-        Ok(())
+        )
     }
 
     /// `DDSPerf{R|U}{kind}KS`, `ddsperf`'s topic names for the KS type.
@@ -298,6 +373,20 @@ fn parse_size(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("size {s} too large"))
 }
 
+/// Runs `siftdds perf MODE`: exit 0 when it ran and lost nothing, 1 on losses or no peer, 2
+/// on a set-up error.
+pub fn main(command: PerfCommand) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    match run(&PerfOptions::from_command(command)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("siftdds perf: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Runs a mode. `Ok(true)`: it ran and nothing was lost (reliable KEEP_ALL), or the ping got
 /// its round trips; `Ok(false)`: losses or no peer.
 pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
@@ -331,13 +420,24 @@ mod tests {
         );
     }
 
+    fn parse(args: &[&str]) -> Result<PerfOptions, clap::Error> {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(subcommand)]
+            perf: PerfCommand,
+        }
+        let argv = std::iter::once("perf").chain(args.iter().copied());
+        Cli::try_parse_from(argv).map(|c| PerfOptions::from_command(c.perf))
+    }
+
     #[test]
     fn parses_ddsperf_style_sizes_and_every_option() {
         assert_eq!(parse_size("16"), Ok(16));
         assert_eq!(parse_size("1k"), Ok(1024));
         assert_eq!(parse_size("64KiB"), Ok(65536));
         assert!(parse_size("1x").is_err());
-        let o = PerfOptions::parse(&[
+        let o = parse(&[
             "pub",
             "--size",
             "16k",
@@ -365,8 +465,20 @@ mod tests {
             (Some(100.0), Some(2.5), Some(7), 3)
         );
         assert_eq!(o.topic_name("Data"), "DDSPerfUDataKS");
-        assert!(PerfOptions::parse(&["sub", "--size", "4"]).is_err());
-        assert!(PerfOptions::parse(&["sub", "--bogus", "1"]).is_err());
-        assert!(PerfOptions::parse(&["nope"]).is_err());
+        assert_eq!(o.qos_summary(), "BEST_EFFORT KEEP_LAST 5");
+        for bad in [
+            &["sub", "--size", "4"][..],
+            &["sub", "--bogus", "1"],
+            &["nope"],
+            &["pub", "--rate", "inf"],
+            &["pub", "--rate", "0"],
+            &["pub", "--duration", "-1"],
+            &["pub", "--count", "0"],
+            &["pub", "--history", "0"],
+            &["pub", "--reliable", "--best-effort"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse(&["sub"]).unwrap().qos_summary(), "RELIABLE KEEP_ALL");
     }
 }

@@ -1,13 +1,12 @@
 //! Reporting for `siftdds perf`: a line per second (samples/s, Mb/s, lost, CPU%), a live
-//! progress line on a terminal, the closing `summary:` line, and latency percentiles.
+//! spinner on a terminal (`crate::progress`), the closing `summary:` line, and latency
+//! percentiles.
 //!
 //! Must not: touch DDS entities; it only counts what the modes tell it.
 
-use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-/// How often the live progress line is redrawn (terminal only).
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+use crate::progress::Progress;
 
 /// Process CPU time (user + system) from `/proc/self/stat`, in clock ticks of 1/100 s
 /// (USER_HZ, 100 on Linux); `None` where that file does not exist.
@@ -33,8 +32,8 @@ pub struct Meter {
     interval_bytes: u64,
     interval_lost: u64,
     interval_cpu: Option<u64>,
-    next_progress: Instant,
-    live: bool,
+    /// Drawn on a terminal only: the per-second lines already say it all in a log.
+    live: Option<Progress>,
 }
 
 impl Meter {
@@ -52,17 +51,17 @@ impl Meter {
             interval_bytes: 0,
             interval_lost: 0,
             interval_cpu: cpu_ticks(),
-            next_progress: now,
-            live: std::io::stderr().is_terminal(),
+            live: std::io::IsTerminal::is_terminal(&std::io::stderr())
+                .then(|| Progress::new(label, None)),
         }
     }
 
     /// Restarts the clock (when the first sample is about to flow).
     pub fn restart(&mut self) {
-        *self = Meter {
-            label: self.label,
-            ..Meter::new(self.label)
-        };
+        if let Some(p) = self.live.take() {
+            p.finish("");
+        }
+        *self = Meter::new(self.label);
     }
 
     /// Records `n` samples of `bytes` in total, and `lost` newly detected lost samples.
@@ -80,11 +79,6 @@ impl Meter {
         self.lost
     }
 
-    /// Seconds since the start.
-    pub fn elapsed(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
     /// Prints the per-second line when a second has passed, and the progress line.
     pub fn tick(&mut self) {
         let now = Instant::now();
@@ -96,8 +90,7 @@ impl Meter {
                 (Some(a), Some(b)) => format!("{:.0}%", b.saturating_sub(a) as f64 / secs),
                 _ => "?".to_string(),
             };
-            self.clear_progress();
-            println!(
+            let line = format!(
                 "[{:7.3}s] {}: {:>10.0} samples/s {:>9.2} Mb/s lost {} cpu {}",
                 now.duration_since(self.start).as_secs_f64(),
                 self.label,
@@ -106,38 +99,27 @@ impl Meter {
                 self.interval_lost,
                 cpu_pct,
             );
+            match &self.live {
+                Some(p) => p.println(&line),
+                None => println!("{line}"),
+            }
             self.interval_start = now;
             self.interval_samples = 0;
             self.interval_bytes = 0;
             self.interval_lost = 0;
             self.interval_cpu = cpu;
         }
-        if self.live && now >= self.next_progress {
-            self.next_progress = now + PROGRESS_EVERY;
-            let mut err = std::io::stderr().lock();
-            let _ = write!(
-                err,
-                "\r{}: {} samples, {} lost, {:.1} s ",
-                self.label,
-                self.samples,
-                self.lost,
-                self.elapsed()
-            );
-            let _ = err.flush();
-        }
-    }
-
-    fn clear_progress(&self) {
-        if self.live {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K");
-            let _ = err.flush();
+        let (samples, lost) = (self.samples, self.lost);
+        if let Some(p) = &mut self.live {
+            p.update(samples, || format!("samples, {lost} lost"));
         }
     }
 
     /// Prints the machine-readable throughput summary over `secs` seconds.
-    pub fn summary(&self, secs: f64) {
-        self.clear_progress();
+    pub fn summary(&mut self, secs: f64) {
+        if let Some(p) = self.live.take() {
+            p.finish("");
+        }
         let secs = secs.max(1e-9);
         println!(
             "summary: samples={} rate={:.0}/s mbps={:.2} lost={}",
@@ -195,7 +177,7 @@ impl Latencies {
 }
 
 /// p50, p90, p99 and max of `ns` in microseconds (sorts it); zeros when empty.
-fn percentiles(ns: &mut [u64]) -> [f64; 4] {
+pub fn percentiles(ns: &mut [u64]) -> [f64; 4] {
     ns.sort_unstable();
     let at = |q: f64| -> f64 {
         let Some(last) = ns.len().checked_sub(1) else {

@@ -4,8 +4,8 @@
 //! numbers below the expected one are counted as neither received-new nor lost).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use siftdds::core::ChangeKind;
@@ -34,16 +34,12 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         .create_datawriter_with_fragment_size(&topic, o.data_writer_qos(), o.fragment_size)?;
     writer.set_pipelined(o.batch);
     println!(
-        "pub: {} size {} {} history {:?} batch {}, waiting for a reader",
+        "pub: {} size {} {} batch {}, waiting up to {} s for a reader",
         topic.name(),
         o.size,
-        if o.reliable {
-            "reliable"
-        } else {
-            "best-effort"
-        },
-        o.history,
-        if o.batch { "on" } else { "off" }
+        o.qos_summary(),
+        if o.batch { "on" } else { "off" },
+        MATCH_TIMEOUT.as_secs()
     );
     if writer.wait_for_matched(1, MATCH_TIMEOUT).is_err() {
         println!("pub: no reader matched within {MATCH_TIMEOUT:?}");
@@ -105,7 +101,9 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     let secs = start.elapsed().as_secs_f64();
     let mut acked = true;
-    if o.count.is_some() && o.reliable {
+    if o.reliable {
+        // With --duration too: a reliable reader is owed the tail, and leaving before it is
+        // acknowledged would lose it on purpose.
         acked = writer.wait_for_acknowledgments(ACK_TIMEOUT).is_ok();
         if !acked {
             println!("pub: not every sample was acknowledged within {ACK_TIMEOUT:?}");
@@ -180,6 +178,37 @@ impl Continuity {
     }
 }
 
+/// Loss at the end of each writer's stream, which sequence-number continuity cannot see:
+/// per writer the highest RTPS sequence number received (any change kind) and the highest
+/// its HEARTBEATs announced (RTPS 2.5 §8.4.10.4.4, lastSN), polled while it is matched.
+#[derive(Default)]
+struct Tail {
+    writers: BTreeMap<Guid, (i64, i64)>,
+}
+
+impl Tail {
+    fn received(&mut self, writer: Guid, sn: i64) {
+        let e = self.writers.entry(writer).or_default();
+        e.0 = e.0.max(sn);
+    }
+
+    fn announced(&mut self, writer: Guid, sn: i64) {
+        let e = self.writers.entry(writer).or_default();
+        e.1 = e.1.max(sn);
+    }
+
+    /// Samples announced but never received after the last one received. A writer heard
+    /// from only by HEARTBEAT (nothing received) is not counted: a late-joining reader is
+    /// not owed what came before it.
+    fn lost(&self) -> u64 {
+        self.writers
+            .values()
+            .filter(|(got, _)| *got > 0)
+            .map(|(got, announced)| u64::try_from(announced.saturating_sub(*got)).unwrap_or(0))
+            .sum()
+    }
+}
+
 /// What the subscriber's listener counted (read by the reporting thread).
 #[derive(Default)]
 struct Counts {
@@ -201,24 +230,26 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         .create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, o.data_reader_qos())?;
     println!(
-        "sub: {} {} history {:?}, waiting for a writer",
+        "sub: {} {}, waiting up to {} s for a writer",
         topic.name(),
-        if o.reliable {
-            "reliable"
-        } else {
-            "best-effort"
-        },
-        o.history
+        o.qos_summary(),
+        MATCH_TIMEOUT.as_secs()
     );
     let start = Instant::now();
     let counts = Arc::new(Counts::default());
+    let tail = Arc::new(RwLock::new(Tail::default()));
     let stop = Arc::new(AtomicBool::new(false));
     {
-        let (counts, stop) = (Arc::clone(&counts), Arc::clone(&stop));
+        let (counts, stop, tail) = (Arc::clone(&counts), Arc::clone(&stop), Arc::clone(&tail));
         let mut continuity = Continuity::default();
         // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
         reader.set_listener_serialized(move |changes, _| {
             let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
+            if let Ok(mut t) = tail.write() {
+                for c in &changes {
+                    t.received(c.writer_guid, c.sequence_number.0);
+                }
+            }
             for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
                 let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
                     eprintln!("sub: undecodable sample from {}", c.writer_guid);
@@ -252,8 +283,19 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let mut meter = Meter::new("sub");
     let (mut seen, mut seen_bytes, mut seen_lost) = (0u64, 0u64, 0u64);
     let mut last_matched_check = Instant::now();
+    let mut stream_ended = false;
     loop {
         std::thread::sleep(Duration::from_millis(50));
+        if o.reliable {
+            // Asked before taking the lock: the listener takes it on the event loop, which
+            // answers this question.
+            let announced = reader.matched_writers_last_sn()?;
+            if let Ok(mut t) = tail.write() {
+                for (w, sn) in announced {
+                    t.announced(w, sn);
+                }
+            }
+        }
         let (n, bytes, lost) = (
             counts.samples.load(Ordering::Acquire),
             counts.bytes.load(Ordering::Acquire),
@@ -281,6 +323,9 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
             last_matched_check = Instant::now();
             if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
+                // The stream ended (not our --count or --duration): what its writers
+                // announced and we never got is lost at the tail.
+                stream_ended = true;
                 break;
             }
         }
@@ -301,6 +346,16 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         counts.first_ns.load(Ordering::Acquire),
         counts.last_ns.load(Ordering::Acquire),
     );
+    let tail_lost = match stream_ended {
+        true => tail.read().map_or(0, |t| t.lost()),
+        false => 0,
+    };
+    if tail_lost > 0 {
+        println!(
+            "sub: {tail_lost} samples lost at the tail (announced by the writers' HEARTBEATs, never received)"
+        );
+        meter.record(0, 0, tail_lost);
+    }
     meter.summary(last.saturating_sub(first) as f64 / 1e9);
     let strict = o.reliable && o.history.is_none();
     Ok(first > 0 && !(strict && meter.lost() > 0))
@@ -310,6 +365,27 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
 mod tests {
     use super::*;
     use siftdds::wire::{EntityId, GuidPrefix};
+
+    #[test]
+    fn tail_loss_is_what_heartbeats_announced_beyond_the_last_received() {
+        let w = |b| Guid {
+            prefix: GuidPrefix([b; 12]),
+            entity_id: EntityId([0, 0, 1, 2]),
+        };
+        let mut t = Tail::default();
+        t.received(w(1), 1_077_389);
+        t.announced(w(1), 1_000_000);
+        assert_eq!(t.lost(), 0, "an older HEARTBEAT owes nothing");
+        t.announced(w(1), 1_077_441);
+        assert_eq!(t.lost(), 52, "the issue's 52 samples lost at the tail");
+        t.received(w(1), 1_077_441);
+        assert_eq!(t.lost(), 0, "repaired: nothing lost");
+        t.announced(w(2), 500);
+        assert_eq!(t.lost(), 0, "nothing received from w2: not owed");
+        t.received(w(2), 400);
+        t.received(w(2), 300);
+        assert_eq!(t.lost(), 100);
+    }
 
     #[test]
     fn continuity_counts_gaps_and_ignores_duplicates() {

@@ -317,6 +317,24 @@ fn heartbeat_first_sn_skips_changes_the_writer_no_longer_has() {
 }
 
 #[test]
+fn writers_last_sn_is_the_greatest_announced_or_received() {
+    // What `siftdds perf sub` compares with what it took, to count loss at the tail.
+    let mut r = matched(config(true), true);
+    let w = writer_guid();
+    assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(0))]);
+    r.handle_data(at(1), w, None, &data(1, b"a"));
+    assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(1))]);
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, true));
+    assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(9))]);
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 4, 2, true));
+    assert_eq!(
+        r.writers_last_sn(),
+        [(w, SequenceNumber(9))],
+        "never goes back"
+    );
+}
+
+#[test]
 fn best_effort_counts_lost_samples_and_drops_older_ones() {
     let mut r = matched(config(false), true);
     let w = writer_guid();
