@@ -14,7 +14,8 @@
 //!   them. We follow the spec and Cyclone on pattern-vs-pattern.
 //! * Backslash is an ordinary character (FNM_NOESCAPE, as Fast DDS); `[!..]` and `[^..]`
 //!   negate; `]` first in a set is literal; `-` first or last is literal; a `[` without a
-//!   closing `]` is a literal `[`; `*` and `?` match `/` and leading `.` (no flags). POSIX
+//!   closing `]` is a literal `[`, unless its body ends in an open range (`[a-`): then, as
+//!   in glibc, the pattern matches nothing; `*` and `?` match `/` and leading `.` (no flags). POSIX
 //!   character classes (`[[:alpha:]]`) are not supported. Matching is per Unicode scalar.
 //! * A name is a pattern if it contains `*`, `?` or a complete bracket expression.
 
@@ -73,8 +74,10 @@ pub fn wildcard_match(pattern: &str, name: &str) -> bool {
     }
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
-    let tokens = tokenize(&pattern);
-    match_tokens(&tokens, &name)
+    match tokenize(&pattern) {
+        Some(tokens) => match_tokens(&tokens, &name),
+        None => false,
+    }
 }
 
 /// One element of a parsed pattern.
@@ -102,12 +105,13 @@ impl Token<'_> {
     }
 }
 
-fn tokenize(pattern: &[char]) -> Vec<Token<'_>> {
+/// The pattern's tokens, or `None` if the pattern matches nothing (see [`dangling_range`]).
+fn tokenize(pattern: &[char]) -> Option<Vec<Token<'_>>> {
     let mut tokens = Vec::with_capacity(pattern.len());
     let mut rest = pattern;
     loop {
         rest = match rest {
-            [] => return tokens,
+            [] => return Some(tokens),
             ['*', tail @ ..] => {
                 // Consecutive stars are one star.
                 if tokens.last() != Some(&Token::Star) {
@@ -124,6 +128,7 @@ fn tokenize(pattern: &[char]) -> Vec<Token<'_>> {
                     tokens.push(class);
                     after
                 }
+                None if dangling_range(tail) => return None,
                 None => {
                     tokens.push(Token::Literal('['));
                     tail
@@ -154,6 +159,28 @@ fn parse_class(after_open: &[char]) -> Option<(Token<'_>, &[char])> {
     let (members, from_close) = body.split_at_checked(close)?;
     let after = from_close.get(1..)?;
     Some((Token::Class { negated, members }, after))
+}
+
+/// True if an unterminated bracket expression (`after_open` runs to the end of the pattern)
+/// ends in a range with no upper bound, as `[a-`, `[ab-` or `[]-`: glibc's fnmatch, which
+/// Fast DDS calls, then fails the whole match instead of reading the `[` as a literal
+/// (checked against glibc 2.36: `fnmatch("[*-", "[-", FNM_NOESCAPE)` does not match, while
+/// `"[-"` and `"[a-b-"` match themselves). We agree with it so both sides of a Fast DDS
+/// match decide alike.
+fn dangling_range(after_open: &[char]) -> bool {
+    let body = match after_open {
+        ['!' | '^', body @ ..] => body,
+        body => body,
+    };
+    let mut rest = body;
+    loop {
+        rest = match rest {
+            [] => return false,
+            [_, '-'] => return true,
+            [_, '-', _, tail @ ..] => tail,
+            [_, tail @ ..] => tail,
+        };
+    }
 }
 
 /// Membership in a bracket body: `a-z` is an inclusive range, a `-` that cannot form a range

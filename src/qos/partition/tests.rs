@@ -180,12 +180,55 @@ fn reference_match(p: &[char], n: &[char]) -> bool {
                     }
                 }
                 hit != negated && reference_match(&p[1 + set_len..], &n[1..])
+            } else if reference_open_range(&p[1..]) {
+                false
             } else {
                 n.first() == Some(&'[') && reference_match(&p[1..], &n[1..])
             }
         }
         Some(&l) => n.first() == Some(&l) && reference_match(&p[1..], &n[1..]),
     }
+}
+
+/// glibc's rule for an unterminated `[`: when its body ends in a range with no upper bound
+/// (`[a-`, `[]-`), the whole match fails.
+fn reference_open_range(p: &[char]) -> bool {
+    let body = if matches!(p.first(), Some('!' | '^')) {
+        &p[1..]
+    } else {
+        p
+    };
+    let mut i = 0;
+    while i < body.len() {
+        if i + 2 == body.len() && body[i + 1] == '-' {
+            return true;
+        }
+        if i + 2 < body.len() && body[i + 1] == '-' {
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
+
+#[test]
+fn unterminated_bracket_ending_in_an_open_range_matches_nothing() {
+    // glibc 2.36 fnmatch(.., FNM_NOESCAPE), which Fast DDS calls: each pair does not match.
+    for (pattern, name) in [
+        ("*[*-", "[-"),
+        ("[a-", "[a-"),
+        ("[ab-", "[ab-"),
+        ("[]-", "[]-"),
+    ] {
+        assert!(!wildcard_match(pattern, name), "{pattern:?} vs {name:?}");
+    }
+    // ...while these do: the `-` is first, or follows a complete range.
+    for (pattern, name) in [("[-", "[-"), ("[a-b-", "[a-b-"), ("*[!-", "[!-")] {
+        assert!(wildcard_match(pattern, name), "{pattern:?} vs {name:?}");
+    }
+    // Partition names that are not patterns still match by equality.
+    assert!(partition_names_match("[a-", "[a-"));
 }
 
 /// Returns (chars consumed after `[` including `]`, negated, members).
@@ -236,7 +279,10 @@ proptest! {
 
     #[test]
     fn literal_names_match_only_themselves(name in short_name(), other in short_name()) {
-        if !is_pattern(&name) {
+        // A literal with an unterminated `[` ending in an open range matches nothing as a
+        // pattern (glibc's rule, see `dangling_range`); as a partition name it is compared by
+        // equality.
+        if !is_pattern(&name) && tokenize(&name.chars().collect::<Vec<_>>()).is_some() {
             prop_assert!(wildcard_match(&name, &name));
             prop_assert_eq!(wildcard_match(&name, &other), name == other);
         }
