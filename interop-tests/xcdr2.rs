@@ -213,14 +213,7 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
         return;
     }
     let n = 200;
-    let peer = python_peer(&[
-        "sub",
-        "171",
-        "Square",
-        &n.to_string(),
-        "--xcdr",
-        "2",
-    ]);
+    let peer = python_peer(&["sub", "171", "Square", &n.to_string(), "--xcdr", "2"]);
     let p = participant(171);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let publisher = p.create_publisher(PublisherQos::default());
@@ -313,7 +306,10 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         })
         .collect();
     assert_eq!(got, want, "peer output:\n{out}");
-    assert!(disposed, "no NOT_ALIVE_DISPOSED for RED; peer output:\n{out}");
+    assert!(
+        disposed,
+        "no NOT_ALIVE_DISPOSED for RED; peer output:\n{out}"
+    );
 }
 
 #[test]
@@ -393,7 +389,10 @@ fn cyclone_x2(test: &str) -> Option<std::path::PathBuf> {
     if !bin.exists() {
         skip(
             test,
-            &format!("{} not built (scripts/build-peers builds it)", bin.display()),
+            &format!(
+                "{} not built (scripts/build-peers builds it)",
+                bin.display()
+            ),
         );
         return None;
     }
@@ -427,7 +426,10 @@ fn cyclone_x2_dispose_reaches_shape_main_x2_subscriber() {
     ];
     let peer = cyclone_x2_peer(&bin, &args);
     assert!(
-        sub.wait_line("Square     BLUE       NOT_ALIVE_DISPOSED_INSTANCE_STATE", WAIT),
+        sub.wait_line(
+            "Square     BLUE       NOT_ALIVE_DISPOSED_INSTANCE_STATE",
+            WAIT
+        ),
         "no NOT_ALIVE_DISPOSED for BLUE"
     );
     let out = peer.finish(WAIT);
@@ -443,7 +445,10 @@ fn shape_main_x2_dispose_reaches_cyclone_x2_subscriber() {
     let Some(bin) = cyclone_x2(test) else {
         return;
     };
-    let peer = cyclone_x2_peer(&bin, &["sub", "-d", "176", "-n", "5", "-w", "1", "-t", "25"]);
+    let peer = cyclone_x2_peer(
+        &bin,
+        &["sub", "-d", "176", "-n", "5", "-w", "1", "-t", "25"],
+    );
     let publisher = shape_main(&[
         "-P",
         "-r",

@@ -7,8 +7,8 @@
 
 use std::sync::OnceLock;
 
-use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
 use super::codec::read_key_only;
+use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
 use super::{TopicType, XcdrVersion, key_hash_from_key_bytes};
 use crate::cdr::{
     self, CdrDecode, CdrEncode, CdrError, EncapsulationHeader, EncapsulationKind, Endianness,

@@ -107,7 +107,10 @@ fn check_shape(file: &Arc<str>, doc: &Document<'_>) -> Result<(), QosXmlError> {
         if node.is_element() {
             elements = elements.saturating_add(1);
             if usize::from(d) > MAX_DEPTH {
-                return Err(err(node, format!("elements nested deeper than {MAX_DEPTH}")));
+                return Err(err(
+                    node,
+                    format!("elements nested deeper than {MAX_DEPTH}"),
+                ));
             }
             if elements > MAX_ELEMENTS {
                 return Err(err(node, format!("more than {MAX_ELEMENTS} elements")));

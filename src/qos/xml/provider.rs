@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::dom::{self, Ctx};
-use super::text_index::TextIndex;
 use super::patch::EntityQos;
 use super::profile::{Entry, Profile};
+use super::text_index::TextIndex;
 use super::{
     EntityKind, MAX_FILE_SIZE, MAX_INHERITANCE_DEPTH, MAX_PROFILES, QOS_PROFILES_ENV, QosXmlError,
     USER_QOS_PROFILES_FILE, fastdds, omg,

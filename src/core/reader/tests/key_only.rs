@@ -155,7 +155,10 @@ fn cyclones_xcdr2_dispose_of_blue_is_blues_instance_and_is_what_we_send() {
         Some(cyclone.to_vec())
     );
     // Truncated or foreign encapsulations are not keys.
-    assert_eq!(ShapeType::key_hash_from_serialized_key(&cyclone[..10]), None);
+    assert_eq!(
+        ShapeType::key_hash_from_serialized_key(&cyclone[..10]),
+        None
+    );
     let mut pl = cyclone;
     pl[1] = 0x03;
     assert_eq!(ShapeType::key_hash_from_serialized_key(&pl), None);
