@@ -16,9 +16,8 @@ use siftdds::api::{DataReader, DomainParticipant};
 use siftdds::qos::{DataReaderQos, DataWriterQos, History, Reliability, SubscriberQos, TopicQos};
 use siftdds::types::ShapeType;
 
-use crate::sandbox::may_open_sockets;
-use crate::skip::skip;
 use crate::vendors::Peer;
+use crate::xcdr2::python_module_ready;
 
 const PEER: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -28,20 +27,7 @@ const WAIT: Duration = Duration::from_secs(40);
 
 /// True when the test may run: inside the sandbox, with the connector importable.
 fn rti_ready(test: &str) -> bool {
-    if !may_open_sockets(test) {
-        return false;
-    }
-    let ok = Command::new("python3")
-        .args(["-c", "import rticonnextdds_connector"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        skip(
-            test,
-            "python3 cannot import rticonnextdds_connector (scripts/setup installs it)",
-        );
-    }
-    ok
+    python_module_ready(test, "rticonnextdds_connector")
 }
 
 fn rti_peer(args: &[&str]) -> Peer {

@@ -35,30 +35,42 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// True when the test may run: inside the sandbox, with pip `cyclonedds` importable.
 fn python_ready(test: &str) -> bool {
+    python_module_ready(test, "cyclonedds")
+}
+
+/// True when `test` may run inside the sandbox and `python3` imports `module`; otherwise
+/// records why it is skipped (scripts/setup installs the PyPI peers).
+pub(crate) fn python_module_ready(test: &str, module: &str) -> bool {
     if !may_open_sockets(test) {
         return false;
     }
     let ok = Command::new("python3")
-        .args(["-c", "import cyclonedds"])
+        .args(["-c", &format!("import {module}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
         skip(
             test,
-            "python3 cannot import cyclonedds (scripts/setup installs it)",
+            &format!("python3 cannot import {module} (scripts/setup installs it)"),
         );
     }
     ok
 }
 
-/// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
-fn python_peer(args: &[&str]) -> Peer {
-    let mut cmd = Command::new("python3");
-    cmd.arg(PEER).args(args).env(
+/// `cmd` with Cyclone restricted to the sandbox's loopback.
+fn on_loopback(mut cmd: Command) -> Command {
+    cmd.env(
         "CYCLONEDDS_URI",
         "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
     );
-    Peer::spawn_command(cmd)
+    cmd
+}
+
+/// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
+fn python_peer(args: &[&str]) -> Peer {
+    let mut cmd = Command::new("python3");
+    cmd.arg(PEER).args(args);
+    Peer::spawn_command(on_loopback(cmd))
 }
 
 /// Starts `shape_main ARGS` as a peer process.
@@ -402,11 +414,8 @@ fn cyclone_x2(test: &str) -> Option<std::path::PathBuf> {
 /// Starts the Cyclone 0.10 XCDR2 peer on the sandbox's loopback.
 fn cyclone_x2_peer(bin: &std::path::Path, args: &[&str]) -> Peer {
     let mut cmd = Command::new(bin);
-    cmd.args(args).env(
-        "CYCLONEDDS_URI",
-        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
-    );
-    Peer::spawn_command(cmd)
+    cmd.args(args);
+    Peer::spawn_command(on_loopback(cmd))
 }
 
 /// OMG FinalInstanceState_1, Cyclone → siftdds, under XCDR2: Cyclone 0.10 disposes BLUE with

@@ -14,9 +14,9 @@
 //! - XCDR2, pip `cyclonedds` 11: D_CDR2 with a DHEADER before the key members, e.g.
 //!   `09000000 05000000 424c5545 00`.
 
-use super::{Extensibility, XcdrCodec, XcdrVersion, alignment, encapsulation, key_hash};
+use super::{Extensibility, XcdrCodec, XcdrVersion, encapsulate, encapsulation, key_hash};
 use crate::cdr::XcdrVersion as Align;
-use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
+use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader};
 
 /// The XCDR1 serialized key (CDR_BE/CDR_LE header and the key holder in XCDR1 alignment),
 /// the payload of a dispose or unregister.
@@ -36,27 +36,13 @@ pub fn serialize_key_as<T: XcdrCodec>(
     version: XcdrVersion,
     endian: Endianness,
 ) -> Result<Vec<u8>, CdrError> {
-    let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, endian);
     let kind = match version {
         XcdrVersion::Xcdr1 => EncapsulationKind::Cdr,
         XcdrVersion::Xcdr2 => encapsulation(version, ext),
     };
-    EncapsulationHeader::new(kind, endian).emit(&mut w);
-    let pad = {
-        let mut body = w.nested();
-        body.set_xcdr(alignment(version));
-        value.xcdr_write_key(&mut body)?;
-        let before = body.position();
-        if version == XcdrVersion::Xcdr2 {
-            body.align(4);
-        }
-        body.position().saturating_sub(before)
-    };
-    if let Some(options) = out.get_mut(3) {
-        *options = u8::try_from(pad & 3).unwrap_or(0);
-    }
-    Ok(out)
+    // XCDR1 keys stay unpadded: the writer pads them for Fast DDS (docs/interop-facts.md §5.7).
+    let pad = version == XcdrVersion::Xcdr2;
+    encapsulate(kind, version, endian, pad, |w| value.xcdr_write_key(w))
 }
 
 /// Reads the key of a key-only payload (encapsulation header included) with `read_key`,

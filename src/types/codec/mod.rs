@@ -439,19 +439,34 @@ pub fn serialize<T: XcdrCodec>(
     version: XcdrVersion,
     endian: Endianness,
 ) -> Result<Vec<u8>, CdrError> {
+    let kind = encapsulation(version, ext);
+    encapsulate(kind, version, endian, true, |w| value.xcdr_write(w))
+}
+
+/// The encapsulation header of `kind`, then what `body` writes in `version`'s alignment;
+/// with `pad`, zero-padded to a multiple of 4 with the count in the options' low two bits.
+pub(crate) fn encapsulate(
+    kind: EncapsulationKind,
+    version: XcdrVersion,
+    endian: Endianness,
+    pad: bool,
+    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+) -> Result<Vec<u8>, CdrError> {
     let mut out = Vec::new();
     let mut w = Writer::new(&mut out, endian);
-    EncapsulationHeader::new(encapsulation(version, ext), endian).emit(&mut w);
-    let pad = {
-        let mut body = w.nested();
-        body.set_xcdr(alignment(version));
-        value.xcdr_write(&mut body)?;
-        let before = body.position();
-        body.align(4);
-        body.position().saturating_sub(before)
+    EncapsulationHeader::new(kind, endian).emit(&mut w);
+    let padding = {
+        let mut nested = w.nested();
+        nested.set_xcdr(alignment(version));
+        body(&mut nested)?;
+        let before = nested.position();
+        if pad {
+            nested.align(4);
+        }
+        nested.position().saturating_sub(before)
     };
     if let Some(options) = out.get_mut(3) {
-        *options = u8::try_from(pad & 3).unwrap_or(0);
+        *options = u8::try_from(padding & 3).unwrap_or(0);
     }
     Ok(out)
 }
