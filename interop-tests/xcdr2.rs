@@ -418,7 +418,8 @@ fn cyclone_x2_peer(bin: &std::path::Path, args: &[&str]) -> Peer {
     Peer::spawn_command(on_loopback(cmd))
 }
 
-/// OMG FinalInstanceState_1, Cyclone → siftdds, under XCDR2: Cyclone 0.10 disposes BLUE with
+/// OMG FinalInstanceState_1, Cyclone → siftdds, under XCDR2: Cyclone 0.10 writes BLUE and RED
+/// and disposes BLUE with
 /// a D_CDR2 key payload without DHEADER and without PID_KEY_HASH (docs/interop-facts.md
 /// §5.13); `shape_main -x 2` must tie it to BLUE's instance and print NOT_ALIVE_DISPOSED.
 #[test]
@@ -429,9 +430,11 @@ fn cyclone_x2_dispose_reaches_shape_main_x2_subscriber() {
     };
     let sub = shape_main(&["-S", "-r", "-x", "2", "-d", "175", "-t", "Square"]);
     assert!(sub.wait_line("Create reader for topic: Square", WAIT));
+    // Two instances: with one, shape_main would tie a key it cannot read to the writer's only
+    // instance and print the right line anyway.
     let args = [
-        "pub", "-d", "175", "-c", "BLUE", "-n", "10", "-i", "50", "-m", "1", "-x", "BLUE", "-l",
-        "1500", "-t", "25",
+        "pub", "-d", "175", "-c", "BLUE,RED", "-n", "10", "-i", "50", "-m", "1", "-x", "BLUE",
+        "-l", "1500", "-t", "25",
     ];
     let peer = cyclone_x2_peer(&bin, &args);
     assert!(
@@ -443,6 +446,10 @@ fn cyclone_x2_dispose_reaches_shape_main_x2_subscriber() {
     );
     let out = peer.finish(WAIT);
     assert!(out.contains("pub: dispose BLUE: Success"), "{out}");
+    assert!(!sub.wait_line(
+        "Square     RED        NOT_ALIVE_DISPOSED",
+        Duration::from_millis(200)
+    ));
 }
 
 /// OMG FinalInstanceState_1, siftdds → Cyclone, under XCDR2: our `-x 2` writer's dispose key
