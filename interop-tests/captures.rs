@@ -289,3 +289,71 @@ fn inspect_command_exit_status_tells_clean_malformed_and_unreadable_apart() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("not a pcap or pcapng file"), "{stderr}");
 }
+
+/// RTI Connext 6.1's habits in a real capture (`tests/data/rti/README.md`): at least one
+/// HEARTBEAT with lastSN < firstSN − 1 and at least one NDDSPING are in it, and `siftdds
+/// inspect` counts no message as malformed and the pings as pings. docs/interop-facts.md §5.8,
+/// §5.14.
+#[test]
+fn rti_capture_heartbeats_below_first_and_pings_inspect_clean() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/rti/connext-filtered-heartbeat.pcapng");
+    let mut low_heartbeats = 0;
+    let mut pings = 0;
+    let file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+    for_each_datagram(file, |d| {
+        pings += usize::from(siftdds::wire::is_vendor_ping(&d.payload));
+        if d.payload.len() < 20 || !d.payload.starts_with(b"RTPS") {
+            return;
+        }
+        // The raw submessages: the parser normalizes lastSN, so read the octets.
+        let mut at = 20;
+        while let Some(h) = d.payload.get(at..at + 4) {
+            let le = h[1] & 1 == 1;
+            let u16_at = |b: &[u8]| {
+                if le {
+                    u16::from_le_bytes([b[0], b[1]])
+                } else {
+                    u16::from_be_bytes([b[0], b[1]])
+                }
+            };
+            let len = usize::from(u16_at(&h[2..4]));
+            let body = d.payload.get(at + 4..).unwrap_or(&[]);
+            if h[0] == 0x07 && body.len() >= 28 {
+                let sn = |o: usize| {
+                    let hi = &body[o..o + 4];
+                    let lo = &body[o + 4..o + 8];
+                    let (hi, lo) = if le {
+                        (
+                            i32::from_le_bytes(hi.try_into().unwrap()),
+                            u32::from_le_bytes(lo.try_into().unwrap()),
+                        )
+                    } else {
+                        (
+                            i32::from_be_bytes(hi.try_into().unwrap()),
+                            u32::from_be_bytes(lo.try_into().unwrap()),
+                        )
+                    };
+                    (i64::from(hi) << 32) | i64::from(lo)
+                };
+                if sn(16) < sn(8) - 1 {
+                    low_heartbeats += 1;
+                }
+            }
+            if len == 0 {
+                break;
+            }
+            at += 4 + len;
+        }
+    })
+    .unwrap();
+    assert!(
+        low_heartbeats >= 1,
+        "no HEARTBEAT with lastSN < firstSN - 1"
+    );
+    assert!(pings >= 1, "no NDDSPING");
+    let mut out = Vec::new();
+    let totals = siftdds::inspect::run(std::fs::File::open(&path).unwrap(), &mut out).unwrap();
+    assert_eq!(totals.malformed, 0, "{}", String::from_utf8_lossy(&out));
+    assert_eq!(totals.pings, pings as u64);
+}

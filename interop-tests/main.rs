@@ -1,7 +1,8 @@
 //! Interop and end-to-end tests over the public API. Tests that open sockets run only inside
 //! a private network namespace (see `sandbox`); `vendors` runs Cyclone DDS and Fast DDS peer
 //! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark,
-//! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer, `sites` cross-host
+//! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer, `rti` RTI Connext
+//! through the pip `rticonnextdds-connector`, `sites` cross-host
 //! interop in `netns-sites` topologies.
 
 mod captures;
@@ -13,6 +14,7 @@ mod loopback;
 mod perf;
 mod perf_ddsperf;
 mod reflection;
+mod rti;
 mod sandbox;
 mod shape_main;
 mod sites;

@@ -18,7 +18,7 @@ use siftdds::qos::{
     DataReaderQos, DataRepresentation, DataWriterQos, History, PublisherQos, QosPolicyId,
     Reliability, SubscriberQos, TopicQos,
 };
-use siftdds::types::ShapeType;
+use siftdds::types::{ShapeType, TopicType};
 use siftdds::wire::Guid;
 
 use crate::sandbox::may_open_sockets;
@@ -35,30 +35,42 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// True when the test may run: inside the sandbox, with pip `cyclonedds` importable.
 fn python_ready(test: &str) -> bool {
+    python_module_ready(test, "cyclonedds")
+}
+
+/// True when `test` may run inside the sandbox and `python3` imports `module`; otherwise
+/// records why it is skipped (scripts/setup installs the PyPI peers).
+pub(crate) fn python_module_ready(test: &str, module: &str) -> bool {
     if !may_open_sockets(test) {
         return false;
     }
     let ok = Command::new("python3")
-        .args(["-c", "import cyclonedds"])
+        .args(["-c", &format!("import {module}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
         skip(
             test,
-            "python3 cannot import cyclonedds (scripts/setup installs it)",
+            &format!("python3 cannot import {module} (scripts/setup installs it)"),
         );
     }
     ok
 }
 
-/// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
-fn python_peer(args: &[&str]) -> Peer {
-    let mut cmd = Command::new("python3");
-    cmd.arg(PEER).args(args).env(
+/// `cmd` with Cyclone restricted to the sandbox's loopback.
+fn on_loopback(mut cmd: Command) -> Command {
+    cmd.env(
         "CYCLONEDDS_URI",
         "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
     );
-    Peer::spawn_command(cmd)
+    cmd
+}
+
+/// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
+fn python_peer(args: &[&str]) -> Peer {
+    let mut cmd = Command::new("python3");
+    cmd.arg(PEER).args(args);
+    Peer::spawn_command(on_loopback(cmd))
 }
 
 /// Starts `shape_main ARGS` as a peer process.
@@ -213,15 +225,7 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
         return;
     }
     let n = 200;
-    let peer = python_peer(&[
-        "sub",
-        "171",
-        "Square",
-        &n.to_string(),
-        "--xcdr",
-        "2",
-        "--dispose",
-    ]);
+    let peer = python_peer(&["sub", "171", "Square", &n.to_string(), "--xcdr", "2"]);
     let p = participant(171);
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let publisher = p.create_publisher(PublisherQos::default());
@@ -248,8 +252,9 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     for i in 0..n {
         w.write(&sample(i)).unwrap();
     }
-    // A dispose carries the key (XCDR1-encapsulated) and PID_KEY_HASH: Cyclone accepts it.
-    w.dispose(&sample(0)).unwrap();
+    // No dispose here: our XCDR2 key payload is Cyclone 0.10's form (D_CDR2 without a
+    // DHEADER), which pip cyclonedds 11 refuses ("deserialization failed"); it wants a
+    // DHEADER, which Cyclone 0.10 would misread. docs/interop-facts.md §5.13.
     w.wait_for_acknowledgments(WAIT).unwrap();
     let out = peer.finish(WAIT);
     let want: Vec<_> = (0..n)
@@ -257,7 +262,6 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
         .map(|s| (s.color, s.x, s.y, s.shapesize))
         .collect();
     assert_eq!(peer_samples(&out), want, "{out}");
-    assert!(out.lines().any(|l| l == "DISPOSED"), "{out}");
     assert!(
         out.contains("/cyclonedds.libs/libddsc-"),
         "the wheel's own libddsc: {out}"
@@ -285,16 +289,26 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         .create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, qos)
         .unwrap();
-    let peer = python_peer(&["pub", "172", "Square", &n.to_string(), "--xcdr", "2"]);
+    let peer = python_peer(&[
+        "pub",
+        "172",
+        "Square",
+        &n.to_string(),
+        "--xcdr",
+        "2",
+        "--dispose",
+    ]);
+    // pip cyclonedds 11 disposes RED with a D_CDR2 key behind a DHEADER and no PID_KEY_HASH
+    // (docs/interop-facts.md §5.13): it must name RED's instance.
+    let red = sample(0).key_hash();
     let mut got = Vec::new();
+    let mut disposed = false;
     let deadline = Instant::now() + WAIT;
-    while got.len() < n as usize && Instant::now() < deadline {
-        got.extend(
-            r.wait_take(Duration::from_millis(200))
-                .unwrap()
-                .into_iter()
-                .filter_map(|s| s.value),
-        );
+    while (got.len() < n as usize || !disposed) && Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            disposed |= s.kind == siftdds::core::ChangeKind::NotAliveDisposed && s.key_hash == red;
+            got.extend(s.value);
+        }
     }
     let out = peer.finish(WAIT);
     let want: Vec<ShapeType> = (0..n)
@@ -304,6 +318,10 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         })
         .collect();
     assert_eq!(got, want, "peer output:\n{out}");
+    assert!(
+        disposed,
+        "no NOT_ALIVE_DISPOSED for RED; peer output:\n{out}"
+    );
 }
 
 #[test]
@@ -370,4 +388,106 @@ fn python_cyclone_xcdr2_writer_to_shape_main_x2_subscriber() {
         "last sample not printed"
     );
     peer.finish(WAIT);
+}
+
+/// `target/peers/cyclone/shapes_cyclone_x2` (Cyclone DDS 0.10.2, the @appendable ShapeType,
+/// XCDR2), or `None` after recording a skip.
+fn cyclone_x2(test: &str) -> Option<std::path::PathBuf> {
+    if !may_open_sockets(test) {
+        return None;
+    }
+    let bin = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/peers/cyclone/shapes_cyclone_x2");
+    if !bin.exists() {
+        skip(
+            test,
+            &format!(
+                "{} not built (scripts/build-peers builds it)",
+                bin.display()
+            ),
+        );
+        return None;
+    }
+    Some(bin)
+}
+
+/// Starts the Cyclone 0.10 XCDR2 peer on the sandbox's loopback.
+fn cyclone_x2_peer(bin: &std::path::Path, args: &[&str]) -> Peer {
+    let mut cmd = Command::new(bin);
+    cmd.args(args);
+    Peer::spawn_command(on_loopback(cmd))
+}
+
+/// OMG FinalInstanceState_1, Cyclone → siftdds, under XCDR2: Cyclone 0.10 writes BLUE and RED
+/// and disposes BLUE with
+/// a D_CDR2 key payload without DHEADER and without PID_KEY_HASH (docs/interop-facts.md
+/// §5.13); `shape_main -x 2` must tie it to BLUE's instance and print NOT_ALIVE_DISPOSED.
+#[test]
+fn cyclone_x2_dispose_reaches_shape_main_x2_subscriber() {
+    let test = "cyclone_x2_dispose_reaches_shape_main_x2_subscriber";
+    let Some(bin) = cyclone_x2(test) else {
+        return;
+    };
+    let sub = shape_main(&["-S", "-r", "-x", "2", "-d", "175", "-t", "Square"]);
+    assert!(sub.wait_line("Create reader for topic: Square", WAIT));
+    // Two instances: with one, shape_main would tie a key it cannot read to the writer's only
+    // instance and print the right line anyway.
+    let args = [
+        "pub", "-d", "175", "-c", "BLUE,RED", "-n", "10", "-i", "50", "-m", "1", "-x", "BLUE",
+        "-l", "1500", "-t", "25",
+    ];
+    let peer = cyclone_x2_peer(&bin, &args);
+    assert!(
+        sub.wait_line(
+            "Square     BLUE       NOT_ALIVE_DISPOSED_INSTANCE_STATE",
+            WAIT
+        ),
+        "no NOT_ALIVE_DISPOSED for BLUE"
+    );
+    let out = peer.finish(WAIT);
+    assert!(out.contains("pub: dispose BLUE: Success"), "{out}");
+    assert!(!sub.wait_line(
+        "Square     RED        NOT_ALIVE_DISPOSED",
+        Duration::from_millis(200)
+    ));
+}
+
+/// OMG FinalInstanceState_1, siftdds → Cyclone, under XCDR2: our `-x 2` writer's dispose key
+/// is D_CDR2 like its samples; the Cyclone 0.10 reader must deserialize it and report BLUE
+/// NOT_ALIVE_DISPOSED (it refused the XCDR1 key before: "deserialization failed").
+#[test]
+fn shape_main_x2_dispose_reaches_cyclone_x2_subscriber() {
+    let test = "shape_main_x2_dispose_reaches_cyclone_x2_subscriber";
+    let Some(bin) = cyclone_x2(test) else {
+        return;
+    };
+    let peer = cyclone_x2_peer(
+        &bin,
+        &["sub", "-d", "176", "-n", "5", "-w", "1", "-t", "25"],
+    );
+    let publisher = shape_main(&[
+        "-P",
+        "-r",
+        "-x",
+        "2",
+        "-d",
+        "176",
+        "-t",
+        "Square",
+        "-c",
+        "BLUE",
+        "--write-period",
+        "50",
+        "--num-iterations",
+        "40",
+        "--final-instance-state",
+        "d",
+    ]);
+    assert!(
+        peer.wait_line("sub: instance BLUE NOT_ALIVE_DISPOSED", WAIT),
+        "Cyclone did not see the dispose"
+    );
+    let out = peer.finish(WAIT);
+    assert!(out.contains("sub: received"), "{out}");
+    drop(publisher);
 }

@@ -304,7 +304,7 @@ impl<T: TopicType> DataWriter<T> {
         self.write_change(WriteRequest::new(
             ChangeKind::NotAliveDisposed,
             sample.key_hash(),
-            Self::key_payload(sample),
+            self.key_payload(sample),
         ))
     }
 
@@ -313,14 +313,15 @@ impl<T: TopicType> DataWriter<T> {
         self.write_change(WriteRequest::new(
             ChangeKind::NotAliveUnregistered,
             sample.key_hash(),
-            Self::key_payload(sample),
+            self.key_payload(sample),
         ))
     }
 
-    /// The serialized key sent with a dispose/unregister (K flag), empty if the type has none.
-    fn key_payload(sample: &T) -> Bytes {
+    /// The serialized key sent with a dispose/unregister (K flag) in the writer's data
+    /// representation, empty if the type has none.
+    fn key_payload(&self, sample: &T) -> Bytes {
         sample
-            .serialize_key(Endianness::Little)
+            .serialize_key_as(self.representation, Endianness::Little)
             .map(Bytes::from)
             .unwrap_or_default()
     }

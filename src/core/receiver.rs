@@ -15,7 +15,7 @@
 
 use crate::time::Timestamp;
 use crate::wire::submessage::{Submessage, SubmessageOutcome};
-use crate::wire::{GuidPrefix, Locator, Message, ProtocolVersion, VendorId};
+use crate::wire::{GuidPrefix, Locator, Message, ProtocolVersion, VendorId, is_vendor_ping};
 
 /// The receiver state in force for a submessage. RTPS 2.5 §8.3.4.1, Table 8.16.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +45,9 @@ pub struct ReceiveOutcome {
     pub malformed: bool,
     /// True when the datagram was addressed to another participant only.
     pub not_for_us: u32,
+    /// True when the datagram was RTI's 16-byte participant ping (`wire::is_vendor_ping`):
+    /// neither delivered nor malformed.
+    pub ping: bool,
 }
 
 /// Walks `datagram`, calling `deliver` for each entity submessage (DATA, DATA_FRAG,
@@ -57,6 +60,10 @@ pub fn receive<'a>(
     mut deliver: impl FnMut(&ReceiverState, Submessage<'a>),
 ) -> ReceiveOutcome {
     let mut outcome = ReceiveOutcome::default();
+    if is_vendor_ping(datagram) {
+        outcome.ping = true;
+        return outcome;
+    }
     let Ok((header, iter)) = Message::parse(datagram) else {
         outcome.malformed = true;
         return outcome;
@@ -122,4 +129,67 @@ pub fn receive<'a>(
         }
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cdr::Endianness;
+    use crate::wire::submessage::Heartbeat;
+    use crate::wire::{EntityId, Header, SequenceNumber};
+
+    fn heartbeat(first: i64, last: i64) -> Heartbeat {
+        Heartbeat {
+            endian: Endianness::Little,
+            final_flag: false,
+            liveliness: false,
+            reader_id: EntityId::UNKNOWN,
+            writer_id: EntityId([0, 0, 1, 0x02]),
+            first_sn: SequenceNumber(first),
+            last_sn: SequenceNumber(last),
+            count: 1,
+        }
+    }
+
+    /// Header from participant 2, then HEARTBEATs with these (firstSN, lastSN).
+    fn datagram(hbs: &[(i64, i64)]) -> Vec<u8> {
+        let mut buf = Vec::new();
+        Header::new(GuidPrefix([2; 12])).emit(&mut buf);
+        for (first, last) in hbs {
+            heartbeat(*first, *last).emit(&mut buf);
+        }
+        buf
+    }
+
+    fn run(datagram: &[u8]) -> (ReceiveOutcome, Vec<(i64, i64)>) {
+        let mut got = Vec::new();
+        let outcome = receive(
+            datagram,
+            GuidPrefix([1; 12]),
+            |_| false,
+            |_, sm| {
+                if let Submessage::Heartbeat(h) = sm {
+                    got.push((h.first_sn.0, h.last_sn.0));
+                }
+            },
+        );
+        (outcome, got)
+    }
+
+    /// docs/interop-facts.md §5.8, §5.14: what RTI Connext 6.1 sends is neither dropped nor
+    /// counted as malformed; what is really malformed still drops the rest of the datagram.
+    #[test]
+    fn rti_heartbeats_and_pings_are_accepted_real_garbage_is_not() {
+        let (o, got) = run(&datagram(&[(90, 86), (1, 5)]));
+        assert!(!o.malformed && !o.ping);
+        assert_eq!(got, vec![(90, 89), (1, 5)], "RTI's range, then the rest");
+        let (o, got) = run(b"RTPS\x02\x05\x01\x01NDDSPING");
+        assert!(o.ping && !o.malformed);
+        assert!(got.is_empty());
+        let (o, got) = run(&datagram(&[(0, 5), (1, 5)]));
+        assert!(o.malformed && !o.ping);
+        assert!(got.is_empty(), "firstSN 0 drops the rest");
+        let (o, _) = run(b"RTPS\x02\x05\x01\x01NDDSPONG");
+        assert!(o.malformed && !o.ping, "16 bytes that are not the ping");
+    }
 }

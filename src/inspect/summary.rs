@@ -13,7 +13,7 @@ use crate::wire::plist::{
 use crate::wire::submessage::{
     AckNack, Data, DataFrag, DataPayload, Gap, Heartbeat, Submessage, SubmessageOutcome,
 };
-use crate::wire::{EntityId, Message, VendorId};
+use crate::wire::{EntityId, Message, VendorId, is_vendor_ping};
 
 /// What a whole capture amounted to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub struct Totals {
     pub not_understood: u64,
     /// UDP datagrams that are not RTPS at all (not counted as messages).
     pub not_rtps: u64,
+    /// RTI Connext's 16-byte participant pings (`RTPS`, version, vendor, `NDDSPING`): counted
+    /// here, not as messages or as malformed.
+    pub pings: u64,
 }
 
 impl core::fmt::Display for Totals {
@@ -36,7 +39,11 @@ impl core::fmt::Display for Totals {
             f,
             "messages: {}, submessages: {}, malformed: {}, not understood: {}",
             self.messages, self.submessages, self.malformed, self.not_understood
-        )
+        )?;
+        if self.pings > 0 {
+            write!(f, ", pings: {}", self.pings)?;
+        }
+        Ok(())
     }
 }
 
@@ -46,8 +53,13 @@ pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io:
         totals.not_rtps += 1;
         return Ok(());
     }
-    totals.messages += 1;
     let lead = format!("{:>6} {} > {}", d.frame, d.src, d.dst);
+    if is_vendor_ping(&d.payload) {
+        totals.pings += 1;
+        let v = VendorId([d.payload[6], d.payload[7]]);
+        return writeln!(out, "{lead} PING NDDSPING ({})", vendor_name(v));
+    }
+    totals.messages += 1;
     let (header, iter) = match Message::parse(&d.payload) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -354,4 +366,44 @@ fn hex(b: &[u8]) -> String {
 
 fn fraction_nanos(fraction: u32) -> u64 {
     (u64::from(fraction) * 1_000_000_000) >> 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn datagram(frame: u64, payload: &[u8]) -> Datagram {
+        Datagram {
+            frame,
+            src: "127.0.0.1:7400".parse().unwrap(),
+            dst: "127.0.0.1:7410".parse().unwrap(),
+            payload: payload.to_vec(),
+        }
+    }
+
+    /// RTI's 16-byte ping is a ping, not a malformed message (docs/interop-facts.md §5.14).
+    #[test]
+    fn rtis_ping_counts_as_a_ping() {
+        let mut totals = Totals::default();
+        let mut out = Vec::new();
+        summarize(
+            &datagram(1, b"RTPS\x02\x05\x01\x01NDDSPING"),
+            &mut out,
+            &mut totals,
+        )
+        .unwrap();
+        summarize(
+            &datagram(2, b"RTPS\x02\x05\x01\x01NDDSPONG"),
+            &mut out,
+            &mut totals,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("     1 127.0.0.1:7400 > 127.0.0.1:7410 PING NDDSPING (RTI"),
+            "{text}"
+        );
+        assert_eq!((totals.pings, totals.messages, totals.malformed), (1, 1, 1));
+        assert!(totals.to_string().ends_with(", pings: 1"));
+    }
 }

@@ -91,6 +91,18 @@ pub trait TopicType: Sized + Send + 'static {
         None
     }
 
+    /// The serialized key in the writer's data representation `version`: the key payload of
+    /// a dispose or unregister must carry the encapsulation the writer's samples carry
+    /// (Cyclone refuses an XCDR1 key from an XCDR2 writer; docs/interop-facts.md §5.13).
+    /// The default: [`TopicType::serialize_key`] for XCDR1, `None` (the inline key hash
+    /// only) for XCDR2.
+    fn serialize_key_as(&self, version: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {
+        match version {
+            XcdrVersion::Xcdr1 => self.serialize_key(endian),
+            XcdrVersion::Xcdr2 => None,
+        }
+    }
+
     /// The key hash of a received serialized key (K-flag payload, trailing padding allowed),
     /// for writers that send the key without PID_KEY_HASH (Cyclone). `None` by default.
     fn key_hash_from_serialized_key(_data: &[u8]) -> Option<[u8; 16]> {

@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use super::codec::read_key_only;
 use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
 use super::{TopicType, XcdrVersion, key_hash_from_key_bytes};
 use crate::cdr::{
@@ -201,28 +202,35 @@ impl TopicType for ShapeType {
     }
 
     fn serialize_key(&self, endian: Endianness) -> Option<Vec<u8>> {
-        // XCDR1 key-only serialization of the final type: its key members in order.
+        self.serialize_key_as(XcdrVersion::Xcdr1, endian)
+    }
+
+    /// XCDR1: CDR, the color. XCDR2: D_CDR2 (the samples' encapsulation), the color without
+    /// a DHEADER, padded to 4 with the count in the options (what Cyclone writes and reads;
+    /// `codec::key`).
+    fn serialize_key_as(&self, version: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {
+        let (kind, xcdr) = match version {
+            XcdrVersion::Xcdr1 => (EncapsulationKind::Cdr, cdr::XcdrVersion::Xcdr1),
+            XcdrVersion::Xcdr2 => (EncapsulationKind::DCdr2, cdr::XcdrVersion::Xcdr2),
+        };
         let mut buf = Vec::with_capacity(12 + self.color.len());
-        EncapsulationHeader::new(EncapsulationKind::Cdr, endian)
-            .emit(&mut Writer::new(&mut buf, endian));
-        self.color.encode(&mut Writer::new(&mut buf, endian));
+        EncapsulationHeader::new(kind, endian).emit(&mut Writer::new(&mut buf, endian));
+        let mut w = Writer::new(&mut buf, endian);
+        w.set_xcdr(xcdr);
+        self.color.encode(&mut w);
+        if version == XcdrVersion::Xcdr2 {
+            let before = w.position();
+            w.align(4);
+            let pad = w.position().saturating_sub(before);
+            if let Some(options) = buf.get_mut(3) {
+                *options = u8::try_from(pad).unwrap_or(0);
+            }
+        }
         Some(buf)
     }
 
     fn key_hash_from_serialized_key(data: &[u8]) -> Option<[u8; 16]> {
-        let mut r = Reader::new(data, Endianness::Big);
-        let header = EncapsulationHeader::parse(&mut r).ok()?;
-        let mut r = Reader::new(r.rest(), header.endian);
-        match header.kind {
-            EncapsulationKind::Cdr | EncapsulationKind::Cdr2 => {}
-            // Cyclone's XCDR2 key of an appendable type: DHEADER, then the key members.
-            EncapsulationKind::DCdr2 => {
-                let len = usize::try_from(r.u32("key DHEADER").ok()?).ok()?;
-                r = r.sub(len, "key body").ok()?;
-            }
-            _ => return None,
-        }
-        let color = String::decode(&mut r).ok()?;
+        let color = read_key_only(data, String::decode)?;
         (color.len() <= COLOR_BOUND).then(|| color_key_hash(&color))
     }
 }

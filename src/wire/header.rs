@@ -74,9 +74,41 @@ impl Header {
     }
 }
 
+/// Size of RTI Connext's participant ping datagram.
+pub const VENDOR_PING_LEN: usize = 16;
+
+/// True for RTI Connext's 16-byte ping: `RTPS`, two version octets, two vendor octets, then
+/// `NDDSPING` (no GuidPrefix, no submessage). It is not an RTPS message, and not malformed
+/// either: RTI's own UDP transport recognises it by exactly this shape and ignores it, and
+/// Cyclone discards any datagram shorter than a header without counting it
+/// (docs/interop-facts.md §5.14).
+pub fn is_vendor_ping(datagram: &[u8]) -> bool {
+    datagram.len() == VENDOR_PING_LEN
+        && datagram.get(..4) == Some(&Header::MAGIC[..])
+        && datagram.get(8..) == Some(&b"NDDSPING"[..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rtis_ping_is_recognised_by_its_exact_shape() {
+        let ping = *b"RTPS\x02\x05\x01\x01NDDSPING";
+        assert!(is_vendor_ping(&ping));
+        assert!(!is_vendor_ping(&ping[..15]));
+        let mut longer = ping.to_vec();
+        longer.push(0);
+        assert!(!is_vendor_ping(&longer));
+        let mut other = ping;
+        other[0] = b'X';
+        assert!(!is_vendor_ping(&other));
+        other = ping;
+        other[15] = b'X';
+        assert!(!is_vendor_ping(&other));
+        // Still not an RTPS message.
+        assert!(Header::parse(&mut Reader::new(&ping, Endianness::Big)).is_err());
+    }
 
     const GOLDEN: [u8; 20] = [
         b'R', b'T', b'P', b'S', 2, 1, 0x01, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,

@@ -28,7 +28,7 @@ pub mod submessage;
 
 pub use error::WireError;
 pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
-pub use header::Header;
+pub use header::{Header, VENDOR_PING_LEN, is_vendor_ping};
 pub use locator::Locator;
 pub use message::{Message, emit_message};
 pub use sequence::{FragmentNumber, SequenceNumber};

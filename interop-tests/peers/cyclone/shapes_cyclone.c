@@ -30,6 +30,10 @@
  * A pub with -m 0 writes at once (e.g. TRANSIENT_LOCAL history for late joiners) and -l keeps
  * it alive for them afterwards.
  *
+ * Built twice: shapes_cyclone (@final ShapeType, XCDR1) and shapes_cyclone_x2 (SHAPES_X2: the
+ * @appendable ShapeTypeX2.idl with DATA_REPRESENTATION XCDR2, so samples and dispose/unregister
+ * key payloads are D_CDR2).
+ *
  * Reliable, volatile, keep-last 10. Exits on SIGINT/SIGTERM. Transport configuration (UDPv4
  * only by default for this Debian build) comes from CYCLONEDDS_URI as usual.
  */
@@ -39,7 +43,12 @@
 #include <string.h>
 
 #include "dds/dds.h"
+#ifdef SHAPES_X2
+/* shapes_cyclone_x2: @appendable ShapeType, DATA_REPRESENTATION XCDR2 (D_CDR2 on the wire) */
+#include "ShapeTypeX2.h"
+#else
 #include "ShapeType.h"
+#endif
 
 static volatile sig_atomic_t g_stop = 0;
 
@@ -175,6 +184,10 @@ int main (int argc, char **argv)
   if (transient_local)
     dds_qset_durability_service (qos, 0, depth == 0 ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth == 0 ? 1 : depth,
                                  DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+
+#ifdef SHAPES_X2
+  dds_qset_data_representation (qos, 1, (const dds_data_representation_id_t[]) { DDS_DATA_REPRESENTATION_XCDR2 });
+#endif
 
   dds_qos_t *group_qos = dds_create_qos ();
   if (partition != NULL)

@@ -11,8 +11,9 @@ on the reader: `Policy.DataRepresentation(use_xcdrv2_representation=True)` makes
 serialize XCDR2 and the reader accept only XCDR2 (cyclonedds/pub.py `_use_version_2`,
 qos.py `_set_p_datarepresentation`).
 
-  shapes_xcdr.py pub DOMAIN TOPIC COUNT [--xcdr 1|2]   waits for a reader, writes COUNT samples
-      color RED, x = i, y = 2 i, shapesize = 30 + i % 7, waits for acks, exits 0.
+  shapes_xcdr.py pub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose]   waits for a reader, writes
+      COUNT samples color RED, x = i, y = 2 i, shapesize = 30 + i % 7 (with --dispose then
+      disposes RED), waits for acks, exits 0.
   shapes_xcdr.py sub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose]   prints `SAMPLE color x y
       shapesize` per sample until COUNT arrived (exit 0) or 30 s passed (exit 1); with
       --dispose it also waits for an instance to be disposed and prints `DISPOSED`.
@@ -79,7 +80,7 @@ def qos(xcdr):
     )
 
 
-def publish(participant, topic, count, xcdr):
+def publish(participant, topic, count, xcdr, dispose):
     writer = DataWriter(Publisher(participant), topic, qos=qos(xcdr))
     deadline = time.monotonic() + TIMEOUT_S
     while not writer.get_matched_subscriptions():
@@ -90,6 +91,9 @@ def publish(participant, topic, count, xcdr):
     say("matched")
     for i in range(count):
         writer.write(ShapeType(color="RED", x=i, y=2 * i, shapesize=30 + i % 7))
+    if dispose:
+        writer.dispose(ShapeType(color="RED", x=0, y=0, shapesize=0))
+        say("disposed")
     if not writer.wait_for_acks(duration(seconds=TIMEOUT_S)):
         say("not acknowledged")
         return 1
@@ -139,7 +143,7 @@ def main():
     say(f"libddsc: {loaded_ddsc()}")
     topic = Topic(participant, a.topic, ShapeType)
     if a.role == "pub":
-        return publish(participant, topic, a.count, a.xcdr)
+        return publish(participant, topic, a.count, a.xcdr, a.dispose)
     return subscribe(participant, topic, a.count, a.xcdr, a.dispose)
 
 

@@ -133,6 +133,8 @@ pub struct ParticipantStats {
     pub datagrams: u64,
     /// Datagrams with a malformed header or submessage.
     pub malformed: u64,
+    /// RTI Connext's 16-byte participant pings (`wire::is_vendor_ping`), ignored.
+    pub pings: u64,
     /// Submessages skipped as not understood.
     pub not_understood: u64,
     /// Submessages for endpoints we do not have (or writers we have not matched).
@@ -246,6 +248,9 @@ impl Participant {
         }
         if outcome.malformed {
             self.stats.malformed = self.stats.malformed.saturating_add(1);
+        }
+        if outcome.ping {
+            self.stats.pings = self.stats.pings.saturating_add(1);
         }
         self.stats.not_understood = self
             .stats

@@ -288,7 +288,7 @@ impl Writer {
     /// flag, which Cyclone needs for non-fixed keys) or empty (inline KEY_HASH + STATUS_INFO
     /// only). RTPS 2.5 §8.4.7.2 (new_change).
     ///
-    /// A serialized key of at most 16 bytes is zero-padded to [`MIN_KEY_PAYLOAD`]: Fast DDS
+    /// An XCDR1 serialized key of at most 16 bytes is zero-padded to [`MIN_KEY_PAYLOAD`]: Fast DDS
     /// 2.9 would take such a payload, encapsulation header included, as the instance handle
     /// instead of the inline key hash (docs/interop-facts.md §5.7); CDR readers ignore trailing
     /// zeros.
@@ -554,10 +554,13 @@ impl Writer {
 /// The smallest serialized key our writer sends (see [`Writer::write`]).
 pub const MIN_KEY_PAYLOAD: usize = 20;
 
-/// Zero-pads a non-empty serialized key shorter than [`MIN_KEY_PAYLOAD`] (docs/interop-facts.md
-/// §5.7).
+/// Zero-pads a non-empty XCDR1 serialized key (CDR_BE/CDR_LE) shorter than
+/// [`MIN_KEY_PAYLOAD`] (docs/interop-facts.md §5.7). An XCDR2 key is sent as the type wrote it:
+/// its options already count its padding, and Fast DDS 2.9, whose habit the padding is for,
+/// reads XCDR1 only (§5.13).
 fn pad_key_payload(kind: ChangeKind, data: Bytes) -> Bytes {
-    if kind == ChangeKind::Alive || data.is_empty() || data.len() >= MIN_KEY_PAYLOAD {
+    let xcdr1 = matches!(data.get(..2), Some([0, 0] | [0, 1]));
+    if kind == ChangeKind::Alive || !xcdr1 || data.len() >= MIN_KEY_PAYLOAD {
         return data;
     }
     let mut v = data.to_vec();

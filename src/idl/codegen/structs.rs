@@ -356,6 +356,14 @@ fn topic_impl(
         );
         let _ = writeln!(
             out,
+            "fn serialize_key_as(&self, version: _rt::XcdrVersion, endian: _rt::Endianness) -> Option<Vec<u8>> {{"
+        );
+        let _ = writeln!(
+            out,
+            "_rt::serialize_key_as(self, Self::EXTENSIBILITY, version, endian).ok() }}"
+        );
+        let _ = writeln!(
+            out,
             "fn key_hash_from_serialized_key(data: &[u8]) -> Option<[u8; 16]> {{"
         );
         let _ = writeln!(

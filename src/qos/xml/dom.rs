@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use roxmltree::{Attribute, Document, Node, ParsingOptions};
 
+use super::text_index::TextIndex;
 use super::{MAX_DEPTH, MAX_ELEMENTS, MAX_FILE_SIZE, MAX_NAME_LEN, MAX_TEXT_LEN, QosXmlError};
 use crate::qos::Length;
 use crate::time::Duration;
@@ -73,7 +74,16 @@ pub(crate) fn parse<'i>(file: &Arc<str>, text: &'i str) -> Result<Document<'i>, 
 /// Rejects documents nested deeper than [`MAX_DEPTH`] or with more than [`MAX_ELEMENTS`]
 /// elements. Iterative: `descendants` is a pre-order walk, so a parent's depth is known first.
 fn check_shape(file: &Arc<str>, doc: &Document<'_>) -> Result<(), QosXmlError> {
-    let ctx = Ctx { file, doc };
+    // Positions only for the error: indexing the text costs a pass over it.
+    let err = |node: Node<'_, '_>, message: String| {
+        let index = TextIndex::new(doc.input_text());
+        let ctx = Ctx {
+            file,
+            doc,
+            index: &index,
+        };
+        ctx.err(node, message)
+    };
     let mut depth: Vec<u16> = Vec::new();
     let mut elements = 0usize;
     for node in doc.descendants() {
@@ -97,10 +107,13 @@ fn check_shape(file: &Arc<str>, doc: &Document<'_>) -> Result<(), QosXmlError> {
         if node.is_element() {
             elements = elements.saturating_add(1);
             if usize::from(d) > MAX_DEPTH {
-                return Err(ctx.err(node, format!("elements nested deeper than {MAX_DEPTH}")));
+                return Err(err(
+                    node,
+                    format!("elements nested deeper than {MAX_DEPTH}"),
+                ));
             }
             if elements > MAX_ELEMENTS {
-                return Err(ctx.err(node, format!("more than {MAX_ELEMENTS} elements")));
+                return Err(err(node, format!("more than {MAX_ELEMENTS} elements")));
             }
         }
     }
@@ -114,15 +127,18 @@ pub(crate) struct Ctx<'a, 'i> {
     pub file: &'a Arc<str>,
     /// The parsed document.
     pub doc: &'a Document<'i>,
+    /// Line/column lookup for the document's text (built once per file).
+    pub index: &'a TextIndex,
 }
 
 impl<'a, 'i> Ctx<'a, 'i> {
     /// The position of byte `offset`.
     pub(crate) fn pos_at(&self, offset: usize) -> Pos {
-        let p = self.doc.text_pos_at(offset);
+        let (p, walked) = self.index.locate(self.doc.input_text(), offset);
+        super::work::add(walked);
         Pos {
             file: self.file.clone(),
-            line: p.row,
+            line: p.line,
             col: p.col,
         }
     }

@@ -44,8 +44,28 @@ mod omg_policy;
 mod patch;
 mod profile;
 mod provider;
+mod text_index;
 
 pub use provider::QosProvider;
+
+/// Work done by the loader in steps that depend on the input's size (bytes walked to locate
+/// positions, name-table probes), counted per thread in tests so that a test can show loading
+/// is linear in the number of profiles without timing it.
+#[cfg(test)]
+pub(crate) mod work {
+    use std::cell::Cell;
+    thread_local!(static STEPS: Cell<u64> = const { Cell::new(0) });
+    pub(crate) fn add(n: usize) {
+        STEPS.with(|s| s.set(s.get().saturating_add(u64::try_from(n).unwrap_or(u64::MAX))));
+    }
+    pub(crate) fn take() -> u64 {
+        STEPS.with(|s| s.replace(0))
+    }
+}
+#[cfg(not(test))]
+pub(crate) mod work {
+    pub(crate) fn add(_n: usize) {}
+}
 
 /// Largest XML file (or string) the loader accepts, in bytes.
 pub const MAX_FILE_SIZE: usize = 4 * 1024 * 1024;

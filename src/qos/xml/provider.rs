@@ -4,6 +4,7 @@
 //! Must not: keep XML documents alive; profiles are owned values, so files may be loaded one
 //! after another and refer to each other.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use super::dom::{self, Ctx};
 use super::patch::EntityQos;
 use super::profile::{Entry, Profile};
+use super::text_index::TextIndex;
 use super::{
     EntityKind, MAX_FILE_SIZE, MAX_INHERITANCE_DEPTH, MAX_PROFILES, QOS_PROFILES_ENV, QosXmlError,
     USER_QOS_PROFILES_FILE, fastdds, omg,
@@ -30,6 +32,11 @@ use crate::qos::{
 pub struct QosProvider {
     profiles: Vec<Profile>,
     default: Option<usize>,
+    /// Full name → index in `profiles` (names are unique).
+    by_name: HashMap<String, usize>,
+    /// Name within its library → (first index, how many libraries have it), for unqualified
+    /// lookups that must be unique.
+    by_short: HashMap<String, (usize, usize)>,
 }
 
 impl QosProvider {
@@ -106,9 +113,11 @@ impl QosProvider {
     pub fn load_str(&mut self, name: &str, text: &str) -> Result<(), QosXmlError> {
         let file: Arc<str> = Arc::from(name);
         let doc = dom::parse(&file, text)?;
+        let index = TextIndex::new(doc.input_text());
         let ctx = Ctx {
             file: &file,
             doc: &doc,
+            index: &index,
         };
         let root = doc.root_element();
         let mut batch = Vec::new();
@@ -127,27 +136,40 @@ impl QosProvider {
     }
 
     /// Adds a parsed file's profiles after checking names are unique and the count bounded.
+    /// Linear in the batch: names are checked against the name table, not against each other.
     fn commit(&mut self, batch: Vec<Profile>) -> Result<(), QosXmlError> {
+        let mut fresh: HashMap<&str, usize> = HashMap::with_capacity(batch.len());
         for (i, p) in batch.iter().enumerate() {
-            let earlier = self.profiles.iter().chain(batch.iter().take(i));
-            if let Some(first) = earlier.into_iter().find(|q| q.name == p.name) {
+            super::work::add(1);
+            let first = match self.by_name.get(&p.name) {
+                Some(j) => self.profiles.get(*j),
+                None => fresh.get(p.name.as_str()).and_then(|j| batch.get(*j)),
+            };
+            if let Some(first) = first {
                 let msg = format!(
                     "duplicate profile `{}` (first defined at {})",
                     p.name, first.pos
                 );
                 return Err(p.pos.error(msg));
             }
+            fresh.insert(&p.name, i);
         }
+        drop(fresh);
         if self.profiles.len().saturating_add(batch.len()) > MAX_PROFILES {
             let msg = format!("more than {MAX_PROFILES} profiles");
             return Err(batch
                 .first()
                 .map_or(QosXmlError::unplaced(msg.clone()), |p| p.pos.error(msg)));
         }
-        let start = self.profiles.len();
-        for (i, p) in batch.into_iter().enumerate() {
+        for p in batch {
+            let i = self.profiles.len();
             if p.is_default {
-                self.default = Some(start.saturating_add(i));
+                self.default = Some(i);
+            }
+            self.by_name.insert(p.name.clone(), i);
+            if let Some(short) = short_name(&p) {
+                let slot = self.by_short.entry(short.to_owned()).or_insert((i, 0));
+                slot.1 = slot.1.saturating_add(1);
             }
             self.profiles.push(p);
         }
@@ -221,32 +243,22 @@ impl QosProvider {
     }
 
     /// Finds `Lib::Profile`, or an unqualified name in `library`, else in any library if
-    /// unique.
+    /// unique. Constant time: the name tables.
     fn find(&self, name: &str, library: Option<&str>) -> Option<usize> {
-        if let Some(i) = self.profiles.iter().position(|p| p.name == name) {
-            return Some(i);
+        super::work::add(1);
+        if let Some(i) = self.by_name.get(name) {
+            return Some(*i);
         }
         if name.contains("::") {
             return None;
         }
-        let short = |p: &Profile| {
-            p.name
-                .strip_prefix(p.library.as_str())
-                .and_then(|r| r.strip_prefix("::"))
-                == Some(name)
-        };
         if let Some(lib) = library {
-            if let Some(i) = self
-                .profiles
-                .iter()
-                .position(|p| p.library == lib && short(p))
-            {
-                return Some(i);
+            if let Some(i) = self.by_name.get(&format!("{lib}::{name}")) {
+                return Some(*i);
             }
         }
-        let mut matches = self.profiles.iter().enumerate().filter(|(_, p)| short(p));
-        match (matches.next(), matches.next()) {
-            (Some((i, _)), None) => Some(i),
+        match self.by_short.get(name) {
+            Some((i, 1)) => Some(*i),
             _ => None,
         }
     }
@@ -335,4 +347,11 @@ fn filter_matches(filter: &str, topic: &str) -> bool {
     } else {
         filter == topic
     }
+}
+
+/// A profile's name within its library (`Lib::P` → `P`), if it is named that way.
+fn short_name(p: &Profile) -> Option<&str> {
+    p.name
+        .strip_prefix(p.library.as_str())
+        .and_then(|r| r.strip_prefix("::"))
 }

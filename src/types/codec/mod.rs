@@ -35,7 +35,10 @@ use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, M
 
 #[doc(hidden)]
 pub mod fuzz;
+mod key;
 mod mutable;
+
+pub use key::{key_hash_from_serialized_key, read_key_only, serialize_key, serialize_key_as};
 
 pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
 use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU, parameter_header};
@@ -436,19 +439,34 @@ pub fn serialize<T: XcdrCodec>(
     version: XcdrVersion,
     endian: Endianness,
 ) -> Result<Vec<u8>, CdrError> {
+    let kind = encapsulation(version, ext);
+    encapsulate(kind, version, endian, true, |w| value.xcdr_write(w))
+}
+
+/// The encapsulation header of `kind`, then what `body` writes in `version`'s alignment;
+/// with `pad`, zero-padded to a multiple of 4 with the count in the options' low two bits.
+pub(crate) fn encapsulate(
+    kind: EncapsulationKind,
+    version: XcdrVersion,
+    endian: Endianness,
+    pad: bool,
+    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+) -> Result<Vec<u8>, CdrError> {
     let mut out = Vec::new();
     let mut w = Writer::new(&mut out, endian);
-    EncapsulationHeader::new(encapsulation(version, ext), endian).emit(&mut w);
-    let pad = {
-        let mut body = w.nested();
-        body.set_xcdr(alignment(version));
-        value.xcdr_write(&mut body)?;
-        let before = body.position();
-        body.align(4);
-        body.position().saturating_sub(before)
+    EncapsulationHeader::new(kind, endian).emit(&mut w);
+    let padding = {
+        let mut nested = w.nested();
+        nested.set_xcdr(alignment(version));
+        body(&mut nested)?;
+        let before = nested.position();
+        if pad {
+            nested.align(4);
+        }
+        nested.position().saturating_sub(before)
     };
     if let Some(options) = out.get_mut(3) {
-        *options = u8::try_from(pad & 3).unwrap_or(0);
+        *options = u8::try_from(padding & 3).unwrap_or(0);
     }
     Ok(out)
 }
@@ -512,47 +530,6 @@ pub fn key_hash<T: XcdrCodec>(
         &key,
         max_key_size.unwrap_or(usize::MAX),
     ))
-}
-
-/// The XCDR1 serialized key (CDR_BE/CDR_LE header and the key holder in XCDR1 alignment),
-/// the payload of a dispose or unregister.
-pub fn serialize_key<T: XcdrCodec>(value: &T, endian: Endianness) -> Result<Vec<u8>, CdrError> {
-    let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, endian);
-    EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut w);
-    value.xcdr_write_key(&mut w.nested())?;
-    Ok(out)
-}
-
-/// The key hash of a serialized key (the payload of a dispose or unregister; trailing padding
-/// allowed): the key holder in the encapsulation's version — plain for CDR/CDR2, behind a
-/// DHEADER for D_CDR2 (Cyclone writes the KeyHolder with its type's extensibility), or a
-/// parameter list of the key members for PL_CDR/PL_CDR2. `None` if it does not decode.
-pub fn key_hash_from_serialized_key<T: XcdrCodec>(
-    data: &[u8],
-    max_key_size: Option<usize>,
-) -> Option<[u8; 16]> {
-    let mut r = Reader::new(data, Endianness::Big);
-    let header = EncapsulationHeader::parse(&mut r).ok()?;
-    let mut body = Reader::new(r.rest(), header.endian);
-    let value = match header.kind {
-        EncapsulationKind::Cdr => T::xcdr_read_key(&mut body),
-        EncapsulationKind::PlCdr => T::xcdr_read(&mut body),
-        EncapsulationKind::Cdr2 => {
-            body.set_xcdr(Align::Xcdr2);
-            T::xcdr_read_key(&mut body)
-        }
-        EncapsulationKind::DCdr2 => {
-            body.set_xcdr(Align::Xcdr2);
-            read_delimited(&mut body, T::xcdr_read_key)
-        }
-        EncapsulationKind::PlCdr2 => {
-            body.set_xcdr(Align::Xcdr2);
-            T::xcdr_read(&mut body)
-        }
-        EncapsulationKind::Xml => return None,
-    };
-    key_hash(&value.ok()?, max_key_size).ok()
 }
 
 #[cfg(test)]

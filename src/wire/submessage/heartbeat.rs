@@ -35,7 +35,8 @@ pub struct Heartbeat {
     pub writer_id: EntityId,
     /// firstSN: the first available sequence number (≥ 1).
     pub first_sn: SequenceNumber,
-    /// lastSN: the last available sequence number (≥ firstSN − 1; equal means empty).
+    /// lastSN: the last available sequence number (≥ firstSN − 1; equal means empty). A
+    /// received lastSN below firstSN − 1 (RTI's habit) is read as firstSN − 1.
     pub last_sn: SequenceNumber,
     /// count: increments with each new heartbeat.
     pub count: i32,
@@ -49,14 +50,22 @@ impl Heartbeat {
         let first_sn = SequenceNumber::parse(&mut r)?;
         let last_sn = SequenceNumber::parse(&mut r)?;
         let count = r.i32("HEARTBEAT.count")?;
-        // RTPS 2.5 §8.3.7.5.3: firstSN ≥ 1 and lastSN ≥ firstSN − 1 (docs/interop-facts.md §5.8:
-        // Cyclone drops anything else as malformed).
+        // RTPS 2.5 §8.3.7.5.3: firstSN ≥ 1 and lastSN ≥ firstSN − 1. A negative SN is
+        // malformed. RTI Connext 6.1 writers also send 0 ≤ lastSN < firstSN − 1 (first 90,
+        // last 86: the samples after 86 were filtered out for this reader, those up to 89 are
+        // gone): read as what it says — nothing is available before firstSN and nothing
+        // after it yet — i.e. lastSN = firstSN − 1, an empty range (docs/interop-facts.md
+        // §5.8; Cyclone 0.10 and Fast DDS 2.9 refuse it and lose the rest of the datagram).
         if first_sn.0 <= 0 {
             return Err(WireError::Invalid("HEARTBEAT.firstSN"));
         }
-        if first_sn.checked_sub(1).is_none_or(|min| last_sn < min) {
+        if last_sn.0 < 0 {
             return Err(WireError::Invalid("HEARTBEAT.lastSN"));
         }
+        let Some(empty) = first_sn.checked_sub(1) else {
+            return Err(WireError::Invalid("HEARTBEAT.firstSN"));
+        };
+        let last_sn = last_sn.max(empty);
         Ok(Heartbeat {
             endian: r.endian(),
             final_flag: flags & HEARTBEAT_FLAG_F != 0,

@@ -450,6 +450,33 @@ fn dispose_with_serialized_key_sends_k_flag_payload_padded_beyond_16_bytes() {
     );
 }
 
+/// Facts §5.13: an XCDR2 key (D_CDR2, Cyclone's form) goes out as written, its padding
+/// counted in the options: only XCDR1 keys are padded for Fast DDS 2.9.
+#[test]
+fn an_xcdr2_key_payload_is_not_padded() {
+    let mut cfg = config();
+    cfg.keyed = true;
+    let mut w = Writer::new(cfg);
+    w.matched_reader_add(at(0), remote(2, true, false));
+    drain(&mut w, at(0));
+    let key = vec![0, 9, 0, 3, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0];
+    let request = WriteRequest::new(
+        ChangeKind::NotAliveDisposed,
+        Some([7; 16]),
+        Bytes::from(key.clone()),
+    );
+    w.write(at(1), request).unwrap();
+    let subs = parse_all(&drain(&mut w, at(1)));
+    let sent: Vec<_> = subs
+        .iter()
+        .filter_map(|s| match s {
+            Sub::Data { key_payload, .. } => key_payload.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent, vec![key]);
+}
+
 #[test]
 fn keep_last_evicts_per_instance() {
     let mut cfg = config();

@@ -102,17 +102,10 @@ fn random_and_mutated_input_never_panics() {
     }
 }
 
-/// Issue 15: loading and resolving MAX_PROFILES profiles in 1000 libraries, each library a
-/// `base_name` chain of 10 with unqualified names (the same short names in every library),
-/// gives each profile its own depth plus the root's reliability. Loading and lookups index by
-/// name once fixed (today a linear scan per profile).
-// Not yet linear: 379 s in a debug build on 2 shared cores (issue 15, open).
-#[test]
-#[ignore = "quadratic profile loading (379 s debug); issue 15"]
-fn ten_thousand_chained_profiles_resolve_by_name() {
-    use crate::qos::ReliabilityKind;
-    use crate::qos::xml::MAX_PROFILES;
-    let libs = MAX_PROFILES / 10;
+/// `libs` libraries of 10 profiles each, each library a `base_name` chain P0 ← P1 ← … ← P9
+/// with unqualified names (the same short names in every library), all on one line (so a
+/// position costs a walk along that line unless positions are indexed).
+fn chained_libraries(libs: usize) -> String {
     let mut xml = String::from("<dds>");
     for l in 0..libs {
         xml.push_str(&format!("<qos_library name=\"L{l}\">"));
@@ -137,6 +130,45 @@ fn ten_thousand_chained_profiles_resolve_by_name() {
         xml.push_str("</qos_library>");
     }
     xml.push_str("</dds>");
+    xml
+}
+
+/// Issue 15: loading n profiles and resolving each library's deepest profile does work linear
+/// in n. The loader counts its size-dependent steps (`qos::xml::work`: bytes walked to find
+/// positions, name-table probes); 8 times the profiles must cost at most 12 times the work
+/// (linear gives 8; the former per-position rescan of the text and pairwise duplicate check
+/// gave about 64).
+#[test]
+fn loading_and_resolving_profiles_is_linear_in_their_number() {
+    let mut cost = Vec::new();
+    for libs in [100, 800] {
+        let xml = chained_libraries(libs);
+        crate::qos::xml::work::take();
+        let mut provider = QosProvider::new();
+        provider.load_str("many.xml", &xml).unwrap();
+        for l in 0..libs {
+            provider.datawriter_qos(&format!("L{l}::P9"), "T").unwrap();
+        }
+        cost.push(crate::qos::xml::work::take());
+    }
+    let (small, large) = (cost[0], cost[1]);
+    eprintln!("work: 1,000 profiles {small} steps, 8,000 profiles {large} steps");
+    assert!(small > 0);
+    assert!(
+        large <= small * 12,
+        "1,000 profiles: {small} steps; 8,000: {large} ({:.1}×)",
+        large as f64 / small as f64
+    );
+}
+
+/// Issue 15: MAX_PROFILES profiles in 1000 libraries load and resolve by name: each
+/// profile gets its own depth plus the root's reliability, and a duplicate name is refused.
+#[test]
+fn ten_thousand_chained_profiles_resolve_by_name() {
+    use crate::qos::ReliabilityKind;
+    use crate::qos::xml::MAX_PROFILES;
+    let libs = MAX_PROFILES / 10;
+    let xml = chained_libraries(libs);
     let mut provider = QosProvider::new();
     provider.load_str("many.xml", &xml).unwrap();
     assert_eq!(provider.profile_names().count(), MAX_PROFILES);

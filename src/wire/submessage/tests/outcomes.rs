@@ -63,7 +63,7 @@ fn data_with_unknown_must_understand_inline_qos_is_not_understood() {
 
 #[test]
 fn malformed_submessage_ends_the_iteration() {
-    let mut bytes = heartbeat_bytes((0, 5), (0, 1));
+    let mut bytes = heartbeat_bytes((0, 0), (0, 1));
     bytes.extend(sub(INFO_DST, 0, Big, &[F::B(&PREFIX.0)]));
     let out = outcomes(&bytes);
     assert_eq!(out.len(), 1);

@@ -8,10 +8,18 @@ use super::*;
 
 // ---------- validation rules ----------
 
+/// RTI Connext 6.1's habit (docs/interop-facts.md §5.8): first 90, last 86 is accepted and read
+/// as the empty range 90..=89; a negative lastSN stays malformed.
 #[test]
-fn heartbeat_last_below_first_minus_one_is_malformed() {
+fn heartbeat_last_below_first_minus_one_is_an_empty_range_but_negative_is_malformed() {
+    match accept_one(&heartbeat_bytes((0, 90), (0, 86))) {
+        Submessage::Heartbeat(h) => {
+            assert_eq!((h.first_sn.0, h.last_sn.0), (90, 89));
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
-        malformed_one(&heartbeat_bytes((0, 5), (0, 3))),
+        malformed_one(&heartbeat_bytes((0, 5), (-1, 3))),
         WireError::Invalid("HEARTBEAT.lastSN")
     );
 }
