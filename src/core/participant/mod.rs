@@ -22,6 +22,9 @@
     clippy::arithmetic_side_effects
 )]
 
+mod durability;
+#[cfg(test)]
+mod durability_tests;
 mod endpoints;
 mod gate;
 mod liveliness;
@@ -165,6 +168,7 @@ pub struct Participant {
     events: VecDeque<Event>,
     stats: ParticipantStats,
     started: bool,
+    durability: durability::DurabilityState,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -193,6 +197,7 @@ impl Participant {
             events: VecDeque::new(),
             stats: ParticipantStats::default(),
             started: false,
+            durability: durability::DurabilityState::default(),
             config,
         }
     }
