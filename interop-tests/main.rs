@@ -8,6 +8,7 @@ mod captures;
 mod cft_reference;
 mod content_filter;
 mod demo;
+mod durability;
 mod loopback;
 mod perf;
 mod perf_ddsperf;

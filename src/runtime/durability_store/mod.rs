@@ -49,6 +49,13 @@ pub enum StoreError {
     Range(&'static str),
     /// The participant's event loop stopped.
     Stopped,
+    /// A store setting (QoS property) has a value that cannot be used.
+    BadProperty {
+        /// The property's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
 }
 
 impl StoreError {
@@ -67,6 +74,9 @@ impl core::fmt::Display for StoreError {
             ),
             StoreError::Range(what) => write!(f, "durability store: {what} out of range"),
             StoreError::Stopped => write!(f, "durability store: the event loop stopped"),
+            StoreError::BadProperty { name, value } => {
+                write!(f, "durability store: property {name}: cannot use {value:?}")
+            }
         }
     }
 }
