@@ -19,12 +19,15 @@ use siftdds::types::ShapeType;
 
 use crate::sandbox::may_open_sockets;
 use crate::shape_main::{App, SHAPE_MAIN, SampleLine, is_sample, sample_line};
+use crate::skip::skip;
+use crate::vendors::{Vendor, ready};
 
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A fresh directory of its own for a test's store files.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("siftdds-durability-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("siftdds-durability-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -35,14 +38,25 @@ fn temp_dir(name: &str) -> PathBuf {
 /// reported an incompatible DURABILITY (false). Panics on anything else.
 fn suite_case(dir: &Path, domain: u16, w: &str, r: &str) -> bool {
     let d = domain.to_string();
-    let mut sub = App::spawn_in(Some(dir), SHAPE_MAIN, &["-S", "-t", "Square", "-D", r, "-d", &d]);
-    let mut publ = App::spawn_in(Some(dir), SHAPE_MAIN, &["-P", "-t", "Square", "-D", w, "-d", &d]);
+    let mut sub = App::spawn_in(
+        Some(dir),
+        SHAPE_MAIN,
+        &["-S", "-t", "Square", "-D", r, "-d", &d],
+    );
+    let mut publ = App::spawn_in(
+        Some(dir),
+        SHAPE_MAIN,
+        &["-P", "-t", "Square", "-D", w, "-d", &d],
+    );
     let line = sub.expect("a sample or incompatible QoS", WAIT, |l| {
         is_sample(l) || l.starts_with("on_requested_incompatible_qos()")
     });
     let ok = is_sample(&line);
     if !ok {
-        assert!(line.ends_with(": 2 (Durability)"), "-D {w} / -D {r}: {line}");
+        assert!(
+            line.ends_with(": 2 (Durability)"),
+            "-D {w} / -D {r}: {line}"
+        );
         let l = publ.expect("offered incompatible", WAIT, |l| {
             l.starts_with("on_offered_incompatible_qos()")
         });
@@ -71,7 +85,12 @@ fn shape_main_durability_cases_of_the_interoperability_suite() {
             for (ri, r) in kinds.iter().enumerate() {
                 let domain = 200 + (4 * wi + ri) as u16;
                 let dir = &dir;
-                cases.push((wi >= ri, *w, *r, s.spawn(move || suite_case(dir, domain, w, r))));
+                cases.push((
+                    wi >= ri,
+                    *w,
+                    *r,
+                    s.spawn(move || suite_case(dir, domain, w, r)),
+                ));
             }
         }
         for (want, w, r, case) in cases {
@@ -89,15 +108,23 @@ fn shape_main_late_joiners_of_transient_and_persistent_writers_get_the_first_sam
     }
     let dir = temp_dir("late");
     for (kind, domain) in [("t", "216"), ("p", "217")] {
-        let args = ["-P", "-t", "Square", "-z", "0", "-r", "-k", "0", "-D", kind, "-w", "-d", domain];
+        let args = [
+            "-P", "-t", "Square", "-z", "0", "-r", "-k", "0", "-D", kind, "-w", "-d", domain,
+        ];
         let mut publ = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
         for _ in 0..3 {
             publ.expect("a written sample", WAIT, is_sample);
         }
-        let args = ["-S", "-t", "Square", "-r", "-k", "0", "-D", kind, "-d", domain];
+        let args = [
+            "-S", "-t", "Square", "-r", "-k", "0", "-D", kind, "-d", domain,
+        ];
         let mut sub = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
         let first = sub.expect("a sample", WAIT, is_sample);
-        assert_eq!(sample_line(&first).map(|s| s.size), Some(1), "-D {kind}: {first}");
+        assert_eq!(
+            sample_line(&first).map(|s| s.size),
+            Some(1),
+            "-D {kind}: {first}"
+        );
         let (code, _) = sub.interrupt(WAIT);
         assert_eq!(code, 0);
         let (code, _) = publ.interrupt(WAIT);
@@ -129,15 +156,28 @@ fn persistent_profile(dir: &Path, store: &Path) -> PathBuf {
 /// process 1's five samples, in order, with their values.
 #[test]
 fn a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart() {
-    if !may_open_sockets("a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart")
-    {
+    if !may_open_sockets("a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart") {
         return;
     }
     let dir = temp_dir("restart");
     let store = dir.join("store.sqlite3");
     let qos = persistent_profile(&dir, &store);
     let qos = qos.to_str().unwrap();
-    let common = ["-t", "Square", "-D", "p", "-z", "0", "-k", "0", "-r", "-d", "218", "--qos-file", qos];
+    let common = [
+        "-t",
+        "Square",
+        "-D",
+        "p",
+        "-z",
+        "0",
+        "-k",
+        "0",
+        "-r",
+        "-d",
+        "218",
+        "--qos-file",
+        qos,
+    ];
     let mut args = vec!["-P", "-c", "RED", "--num-iterations", "5", "-w"];
     args.extend(common);
     let (code, out) = App::spawn_in(Some(&dir), SHAPE_MAIN, &args).finish(WAIT);
@@ -148,7 +188,9 @@ fn a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart() {
     let mut args = vec!["-P", "-c", "BLUE"];
     args.extend(common);
     let mut restarted = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
-    restarted.expect("writer", WAIT, |l| l.starts_with("Create writer for topic: Square"));
+    restarted.expect("writer", WAIT, |l| {
+        l.starts_with("Create writer for topic: Square")
+    });
     let mut args = vec!["-S"];
     args.extend(common);
     let mut sub = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
@@ -177,8 +219,7 @@ fn a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart() {
 /// service (DDS 1.4 §2.2.3.4), KEEP_LAST(2) per instance as its DURABILITY_SERVICE says.
 #[test]
 fn transient_samples_outlive_their_deleted_writer_within_the_participant() {
-    if !may_open_sockets("transient_samples_outlive_their_deleted_writer_within_the_participant")
-    {
+    if !may_open_sockets("transient_samples_outlive_their_deleted_writer_within_the_participant") {
         return;
     }
     let fast = |d| {
@@ -237,4 +278,154 @@ fn transient_samples_outlive_their_deleted_writer_within_the_participant() {
     got.sort();
     let want = [("BLUE", 4), ("RED", 2), ("RED", 3)].map(|(c, x)| (c.to_string(), x));
     assert_eq!(got, want);
+}
+
+// --- with Cyclone DDS 0.10 and Fast DDS 2.9 (interop-tests/peers, -D T|P) --------------------
+
+/// The peer's extra arguments: Fast DDS 2.9 creates TRANSIENT endpoints only with its SQLite
+/// persistence plugin and a persistence GUID (docs/interop-facts.md §7.2).
+fn peer_args(vendor: Vendor, dir: &Path, role: &str) -> Vec<String> {
+    match vendor {
+        Vendor::Cyclone => Vec::new(),
+        Vendor::FastDds => {
+            let db = dir.join(format!("fastdds-{role}.db"));
+            vec!["--persistence".into(), db.display().to_string()]
+        }
+    }
+}
+
+/// `shape_main -P -D ours` writes; the peer's reader (`-D theirs`) joins after three samples
+/// and its first sample is the first written (size 1), served from our durable history.
+fn late_peer_reader(vendor: Vendor, ours: &str, theirs: &str, domain: &str) {
+    let dir = temp_dir(&format!("late-peer-{domain}"));
+    let args = [
+        "-P", "-t", "Square", "-c", "RED", "-z", "0", "-r", "-k", "0", "-D", ours, "-w", "-d",
+        domain,
+    ];
+    let mut publ = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
+    for _ in 0..3 {
+        publ.expect("a written sample", WAIT, is_sample);
+    }
+    let mut args: Vec<String> = [
+        "sub", "-D", theirs, "-d", domain, "-n", "1", "-k", "0", "-t", "20",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(peer_args(vendor, &dir, "sub"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut peer = App::spawn_in(Some(&dir), vendor.binary().to_str().unwrap(), &args);
+    let first = peer.expect("the peer's first sample", WAIT, |l| {
+        l.starts_with("sub: 1 ")
+    });
+    assert!(
+        first.starts_with("sub: 1 RED ") && first.contains(" size=1 "),
+        "{vendor:?}: {first}"
+    );
+    let (code, out) = peer.finish(WAIT);
+    assert_eq!(code, 0, "{out:?}");
+    let (code, _) = publ.interrupt(WAIT);
+    assert_eq!(code, 0);
+}
+
+/// The peer's writer (`-D theirs`) publishes to `shape_main -S -D ours`, which prints them.
+fn peer_writer(vendor: Vendor, theirs: &str, ours: &str, domain: &str) {
+    let dir = temp_dir(&format!("peer-writer-{domain}"));
+    let mut sub = App::spawn_in(
+        Some(&dir),
+        SHAPE_MAIN,
+        &["-S", "-t", "Square", "-D", ours, "-d", domain],
+    );
+    sub.expect("reader", WAIT, |l| {
+        l.starts_with("Create reader for topic: Square")
+    });
+    let mut args: Vec<String> = [
+        "pub", "-D", theirs, "-d", domain, "-n", "5", "-m", "1", "-i", "50", "-l", "500", "-t",
+        "20",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(peer_args(vendor, &dir, "pub"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let peer = App::spawn_in(Some(&dir), vendor.binary().to_str().unwrap(), &args);
+    sub.expect("the peer's samples", WAIT, is_sample);
+    let (code, out) = peer.finish(WAIT);
+    assert_eq!(code, 0, "{out:?}");
+    let (code, _) = sub.interrupt(WAIT);
+    assert_eq!(code, 0);
+}
+
+/// A TRANSIENT_LOCAL Cyclone reader: Cyclone 0.10's TRANSIENT and PERSISTENT readers take no
+/// historical data from a writer (they leave it to a durability service it does not have;
+/// docs/interop-facts.md §7.1), so the late joiner that shows our durable history is a
+/// TRANSIENT_LOCAL one (PERSISTENT offered ≥ TRANSIENT_LOCAL requested).
+#[test]
+fn siftdds_persistent_writer_to_late_cyclone_transient_local_reader() {
+    let test = "siftdds_persistent_writer_to_late_cyclone_transient_local_reader";
+    if ready(test, Vendor::Cyclone) {
+        late_peer_reader(Vendor::Cyclone, "p", "t", "210");
+    }
+}
+
+#[test]
+fn cyclone_transient_writer_to_siftdds_transient_reader() {
+    if ready(
+        "cyclone_transient_writer_to_siftdds_transient_reader",
+        Vendor::Cyclone,
+    ) {
+        peer_writer(Vendor::Cyclone, "T", "t", "211");
+    }
+}
+
+#[test]
+fn siftdds_transient_writer_to_late_fastdds_transient_reader() {
+    if ready(
+        "siftdds_transient_writer_to_late_fastdds_transient_reader",
+        Vendor::FastDds,
+    ) {
+        late_peer_reader(Vendor::FastDds, "t", "T", "212");
+    }
+}
+
+#[test]
+fn fastdds_transient_writer_to_siftdds_transient_reader() {
+    if ready(
+        "fastdds_transient_writer_to_siftdds_transient_reader",
+        Vendor::FastDds,
+    ) {
+        peer_writer(Vendor::FastDds, "T", "t", "213");
+    }
+}
+
+/// Fast DDS 2.9.1 refuses PERSISTENT endpoints (its QoS check), even with the persistence
+/// plugin configured; checked so that a Fast DDS that accepts them shows up.
+#[test]
+fn fastdds_refuses_persistent_endpoints() {
+    if !ready("fastdds_refuses_persistent_endpoints", Vendor::FastDds) {
+        return;
+    }
+    let dir = temp_dir("fastdds-persistent");
+    let mut args: Vec<String> = [
+        "pub", "-D", "P", "-d", "214", "-n", "1", "-m", "0", "-t", "5",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(peer_args(Vendor::FastDds, &dir, "pub"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out) = App::spawn_in(
+        Some(&dir),
+        Vendor::FastDds.binary().to_str().unwrap(),
+        &args,
+    )
+    .finish(WAIT);
+    assert_eq!(code, 1, "Fast DDS created a PERSISTENT writer: {out:?}");
+}
+
+/// PERSISTENT between siftdds and Fast DDS cannot run: Fast DDS 2.9.1 has no PERSISTENT
+/// endpoints ([`fastdds_refuses_persistent_endpoints`] checks that). A counted skip.
+#[test]
+fn siftdds_persistent_interop_with_fastdds() {
+    skip(
+        "siftdds_persistent_interop_with_fastdds",
+        "Fast DDS 2.9.1 refuses PERSISTENT endpoints (\"PERSISTENT Durability not supported\")",
+    );
 }

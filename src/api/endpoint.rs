@@ -16,9 +16,7 @@ use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
 use crate::core::writer::{WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
-use crate::qos::{
-    DataReaderQos, DataWriterQos, Durability, PublisherQos, SubscriberQos, TopicQos,
-};
+use crate::qos::{DataReaderQos, DataWriterQos, Durability, PublisherQos, SubscriberQos, TopicQos};
 use crate::runtime::WriteCredit;
 use crate::runtime::durability_store::PersistentWriteError;
 use crate::time::{Now, Timestamp};

@@ -189,8 +189,12 @@ impl ParticipantBuilder {
                 })
             })?;
         }
-        let configured = (self.persistence_file.clone())
-            .or_else(|| self.qos.property.get(PERSISTENCE_FILE_PROPERTY).map(Into::into));
+        let configured = (self.persistence_file.clone()).or_else(|| {
+            self.qos
+                .property
+                .get(PERSISTENCE_FILE_PROPERTY)
+                .map(Into::into)
+        });
         let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
         store.path = match configured {
             Some(path) => path,

@@ -156,10 +156,16 @@ impl TopicHistory {
         // DDS 1.4 §2.2.3.5: per instance, the newest `depth` (KEEP_LAST) or
         // `max_samples_per_instance` (KEEP_ALL) samples.
         let per_instance = match self.limits.history {
-            History::KeepLast(depth) => min_len(depth as usize, self.limits.max_samples_per_instance),
+            History::KeepLast(depth) => {
+                min_len(depth as usize, self.limits.max_samples_per_instance)
+            }
             History::KeepAll => min_len(usize::MAX, self.limits.max_samples_per_instance),
         };
-        while self.instances.get(&key).is_some_and(|q| q.len() > per_instance) {
+        while self
+            .instances
+            .get(&key)
+            .is_some_and(|q| q.len() > per_instance)
+        {
             evicted.extend(self.pop_oldest_of(key));
         }
         // Too many instances: the one updated longest ago goes.
@@ -220,15 +226,19 @@ mod tests {
 
     fn admit(h: &mut TopicHistory, key: u8, n: i32) -> Vec<u64> {
         let k = Some([key; 16]);
-        h.admit(ChangeKind::Alive, k, Bytes::from(vec![key]), ts(n)).1
+        h.admit(ChangeKind::Alive, k, Bytes::from(vec![key]), ts(n))
+            .1
     }
 
     #[test]
     fn keep_last_keeps_the_newest_depth_per_instance() {
-        let mut h = TopicHistory::new("T", DurabilityService {
-            history: History::KeepLast(2),
-            ..DurabilityService::default()
-        });
+        let mut h = TopicHistory::new(
+            "T",
+            DurabilityService {
+                history: History::KeepLast(2),
+                ..DurabilityService::default()
+            },
+        );
         assert!(admit(&mut h, 1, 1).is_empty());
         assert!(admit(&mut h, 2, 2).is_empty());
         assert!(admit(&mut h, 1, 3).is_empty());
@@ -239,12 +249,15 @@ mod tests {
 
     #[test]
     fn max_samples_and_max_instances_evict_the_oldest() {
-        let mut h = TopicHistory::new("T", DurabilityService {
-            history: History::KeepAll,
-            max_samples: Length::Limited(3),
-            max_instances: Length::Limited(2),
-            ..DurabilityService::default()
-        });
+        let mut h = TopicHistory::new(
+            "T",
+            DurabilityService {
+                history: History::KeepAll,
+                max_samples: Length::Limited(3),
+                max_instances: Length::Limited(2),
+                ..DurabilityService::default()
+            },
+        );
         admit(&mut h, 1, 1);
         admit(&mut h, 2, 2);
         // A third instance: instance 1 (updated longest ago) goes.

@@ -130,7 +130,10 @@ fn unsupported_features_are_named() {
     ]);
     assert!(o.unsupported_fatal().is_empty(), "TRANSIENT is supported");
     for d in ["t", "p"] {
-        assert!(run(&["-P", "-D", d]).unsupported_fatal().is_empty(), "-D {d}");
+        assert!(
+            run(&["-P", "-D", d]).unsupported_fatal().is_empty(),
+            "-D {d}"
+        );
     }
     assert!(
         run(&["-S", "-x", "2"]).unsupported_fatal().is_empty(),

@@ -111,10 +111,17 @@ impl Participant {
         let Some(w) = self.writers.get_mut(&guid.entity_id) else {
             return;
         };
-        let durable = self.durability.topics.entry(topic).or_insert_with(|| Durable {
-            history: TopicHistory::new(&w.spec.type_name, w.spec.qos.durability_service.clone()),
-            persistent: w.spec.qos.durability == Durability::Persistent,
-        });
+        let durable = self
+            .durability
+            .topics
+            .entry(topic)
+            .or_insert_with(|| Durable {
+                history: TopicHistory::new(
+                    &w.spec.type_name,
+                    w.spec.qos.durability_service.clone(),
+                ),
+                persistent: w.spec.qos.durability == Durability::Persistent,
+            });
         for s in durable.history.samples() {
             let request = WriteRequest::new(s.kind, s.key_hash, s.data.clone())
                 .with_source_timestamp(Some(s.source_timestamp));
@@ -169,7 +176,11 @@ impl Participant {
         let topic = &w.spec.topic_name;
         if w.spec.qos.durability < Durability::Transient
             || self.durability.services.contains_key(topic)
-            || self.durability.topics.get(topic).is_none_or(|d| d.history.is_empty())
+            || self
+                .durability
+                .topics
+                .get(topic)
+                .is_none_or(|d| d.history.is_empty())
         {
             return;
         }
@@ -195,7 +206,13 @@ impl Participant {
         };
         let id = self.next_entity_id(kind);
         self.durability.services.insert(topic.clone(), id);
-        self.insert_writer(now, Guid::new(self.config.guid_prefix, id), spec, false, w.matched);
+        self.insert_writer(
+            now,
+            Guid::new(self.config.guid_prefix, id),
+            spec,
+            false,
+            w.matched,
+        );
     }
 
     fn push_store_action(&mut self, action: StoreAction) {

@@ -11,8 +11,7 @@ use crate::core::durability::{DurableSample, StoreAction};
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{
-    DataReaderQos, DataWriterQos, Durability, DurabilityService, History, QosPolicyId,
-    Reliability,
+    DataReaderQos, DataWriterQos, Durability, DurabilityService, History, QosPolicyId, Reliability,
 };
 use crate::time::Timestamp;
 
@@ -64,8 +63,12 @@ fn transient_topic_written() -> (SimNet, Guid, Guid) {
     let mut net = SimNet::new(2, 7, |_| {});
     net.run_for(100);
     let now = net.now();
-    let w = net.nodes[0].p.create_writer(now, writer(Durability::Transient));
-    let early = net.nodes[1].p.create_reader(now, reader(Durability::Transient));
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::Transient));
+    let early = net.nodes[1]
+        .p
+        .create_reader(now, reader(Durability::Transient));
     net.run_for(300);
     for v in 1..=4 {
         write(&mut net, w, 1, v);
@@ -85,7 +88,9 @@ fn transient_history_outlives_its_writer_and_reaches_a_late_reader_once() {
     let service = net.nodes[0].p.durability_service_writer("Square");
     assert!(service.is_some_and(|s| s != w));
     let now = net.now();
-    let late = net.nodes[1].p.create_reader(now, reader(Durability::Transient));
+    let late = net.nodes[1]
+        .p
+        .create_reader(now, reader(Durability::Transient));
     net.run_for(500);
     // DURABILITY_SERVICE KEEP_LAST(3): the last three of key 1, the one of key 2.
     let mut got = taken(&mut net, late);
@@ -103,12 +108,16 @@ fn a_new_transient_writer_takes_over_the_history_from_the_service_writer() {
     net.nodes[0].p.delete_writer(now, w);
     net.run_for(500);
     let now = net.now();
-    let w2 = net.nodes[0].p.create_writer(now, writer(Durability::Transient));
+    let w2 = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::Transient));
     assert_eq!(net.nodes[0].p.durability_service_writer("Square"), None);
     write(&mut net, w2, 3, 1);
     net.run_for(300);
     let now = net.now();
-    let late = net.nodes[1].p.create_reader(now, reader(Durability::TransientLocal));
+    let late = net.nodes[1]
+        .p
+        .create_reader(now, reader(Durability::TransientLocal));
     net.run_for(500);
     assert_eq!(taken(&mut net, late).len(), 5);
     // The early reader gets the new sample only (it matched the service writer, which the new
@@ -122,7 +131,9 @@ fn transient_local_history_does_not_outlive_its_writer() {
     let mut net = SimNet::new(2, 7, |_| {});
     net.run_for(100);
     let now = net.now();
-    let w = net.nodes[0].p.create_writer(now, writer(Durability::TransientLocal));
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::TransientLocal));
     write(&mut net, w, 1, 1);
     let now = net.now();
     net.nodes[0].p.delete_writer(now, w);
@@ -135,7 +146,9 @@ fn transient_local_history_does_not_outlive_its_writer() {
 fn persistent_writes_hand_out_puts_and_the_evictions_as_removes() {
     let mut net = SimNet::new(2, 7, |_| {});
     let now = net.now();
-    let w = net.nodes[0].p.create_writer(now, writer(Durability::Persistent));
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::Persistent));
     for v in 1..=4 {
         write(&mut net, w, 1, v);
     }
@@ -174,12 +187,16 @@ fn a_restored_persistent_history_reaches_a_late_reader_of_the_new_writer() {
         .collect();
     let spec = writer(Durability::Persistent);
     let ds = spec.qos.durability_service.clone();
-    net.nodes[0].p.restore_persistent("Square", "ShapeType", ds, loaded);
+    net.nodes[0]
+        .p
+        .restore_persistent("Square", "ShapeType", ds, loaded);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, spec);
     write(&mut net, w, 5, 3);
     let now = net.now();
-    let late = net.nodes[1].p.create_reader(now, reader(Durability::Persistent));
+    let late = net.nodes[1]
+        .p
+        .create_reader(now, reader(Durability::Persistent));
     net.run_for(500);
     assert_eq!(taken(&mut net, late), vec![(5, 1), (5, 2), (5, 3)]);
     // The new write continues the ids after the restored ones.

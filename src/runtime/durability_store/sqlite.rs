@@ -65,7 +65,8 @@ impl SqliteStore {
             .map_err(StoreError::at("synchronous=FULL"))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(StoreError::at("busy_timeout"))?;
-        conn.execute_batch(SCHEMA).map_err(StoreError::at("schema"))?;
+        conn.execute_batch(SCHEMA)
+            .map_err(StoreError::at("schema"))?;
         let version: Option<i64> = conn
             .query_row(
                 "SELECT value FROM siftdds_meta WHERE key = 'schema_version'",

@@ -35,13 +35,21 @@ fn put(topic: &str, id: u64, len: usize) -> StoreAction {
 }
 
 fn ids(s: &mut SqliteStore, topic: &str) -> Vec<u64> {
-    s.load(topic, "ShapeType").unwrap().iter().map(|x| x.id).collect()
+    s.load(topic, "ShapeType")
+        .unwrap()
+        .iter()
+        .map(|x| x.id)
+        .collect()
 }
 
 #[test]
 fn samples_survive_closing_and_reopening_the_store_with_every_field() {
     let path = temp_path("reopen");
-    let actions = [put("Square", 1, 10), put("Square", 2, 3), put("Circle", 1, 5)];
+    let actions = [
+        put("Square", 1, 10),
+        put("Square", 2, 3),
+        put("Circle", 1, 5),
+    ];
     {
         let mut s = SqliteStore::open(&path, DEFAULT_MAX_STORE_BYTES).unwrap();
         s.apply(&actions).unwrap();
@@ -65,8 +73,12 @@ fn samples_survive_closing_and_reopening_the_store_with_every_field() {
 fn removes_delete_and_a_put_of_a_known_id_replaces_it() {
     let path = temp_path("remove");
     let mut s = SqliteStore::open(&path, DEFAULT_MAX_STORE_BYTES).unwrap();
-    s.apply(&[put("Square", 1, 4), put("Square", 2, 4), put("Square", 3, 4)])
-        .unwrap();
+    s.apply(&[
+        put("Square", 1, 4),
+        put("Square", 2, 4),
+        put("Square", 3, 4),
+    ])
+    .unwrap();
     let remove = StoreAction::Remove {
         topic: "Square".into(),
         id: 2,
@@ -81,8 +93,10 @@ fn the_byte_bound_drops_the_oldest_rows_of_any_topic() {
     let path = temp_path("bound");
     let row = 100 + ROW_OVERHEAD;
     let mut s = SqliteStore::open(&path, 3 * row).unwrap();
-    s.apply(&[put("Circle", 1, 100), put("Square", 1, 100)]).unwrap();
-    s.apply(&[put("Square", 2, 100), put("Square", 3, 100)]).unwrap();
+    s.apply(&[put("Circle", 1, 100), put("Square", 1, 100)])
+        .unwrap();
+    s.apply(&[put("Square", 2, 100), put("Square", 3, 100)])
+        .unwrap();
     assert_eq!(ids(&mut s, "Circle"), Vec::<u64>::new());
     assert_eq!(ids(&mut s, "Square"), vec![1, 2, 3]);
     assert!(s.used_bytes() <= 3 * row);
@@ -101,7 +115,9 @@ fn the_schema_is_the_documented_one_in_wal_mode() {
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
-    let mut stmt = c.prepare("SELECT name FROM pragma_table_info('durable_sample')").unwrap();
+    let mut stmt = c
+        .prepare("SELECT name FROM pragma_table_info('durable_sample')")
+        .unwrap();
     let cols: Vec<String> = stmt
         .query_map([], |r| r.get(0))
         .unwrap()
@@ -134,8 +150,11 @@ fn a_store_of_an_unknown_schema_version_is_refused() {
     let path = temp_path("version");
     drop(SqliteStore::open(&path, DEFAULT_MAX_STORE_BYTES).unwrap());
     let c = rusqlite::Connection::open(&path).unwrap();
-    c.execute("UPDATE siftdds_meta SET value = 99 WHERE key = 'schema_version'", [])
-        .unwrap();
+    c.execute(
+        "UPDATE siftdds_meta SET value = 99 WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
     drop(c);
     match SqliteStore::open(&path, DEFAULT_MAX_STORE_BYTES) {
         Err(StoreError::Schema(99)) => {}
