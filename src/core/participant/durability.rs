@@ -50,6 +50,8 @@ impl Participant {
         limits: crate::qos::DurabilityService,
         samples: Vec<DurableSample>,
     ) {
+        // Already here: it is at least as new as the store (`durable_writer_created` makes
+        // the store mirror it if TRANSIENT writers started it).
         if self.durability.topics.contains_key(topic) {
             return;
         }
@@ -114,7 +116,7 @@ impl Participant {
         let durable = self
             .durability
             .topics
-            .entry(topic)
+            .entry(topic.clone())
             .or_insert_with(|| Durable {
                 history: TopicHistory::new(
                     &w.spec.type_name,
@@ -127,6 +129,22 @@ impl Participant {
                 .with_source_timestamp(Some(s.source_timestamp));
             if let Err(e) = w.writer.write(now, request) {
                 log::warn!("writer {guid}: durable sample {} not taken: {e}", s.id);
+            }
+        }
+        // The first PERSISTENT writer of a topic TRANSIENT writers started: from now on the
+        // store mirrors the topic's history, beginning with what it holds.
+        if w.spec.qos.durability == Durability::Persistent && !durable.persistent {
+            durable.persistent = true;
+            let type_name = durable.history.type_name().to_string();
+            let puts: Vec<StoreAction> = (durable.history.samples())
+                .map(|sample| StoreAction::Put {
+                    topic: topic.clone(),
+                    type_name: type_name.clone(),
+                    sample: sample.clone(),
+                })
+                .collect();
+            for put in puts {
+                self.push_store_action(put);
             }
         }
     }

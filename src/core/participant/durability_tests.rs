@@ -212,6 +212,33 @@ fn a_restored_persistent_history_reaches_a_late_reader_of_the_new_writer() {
     assert_eq!(ids, vec![3]);
 }
 
+#[test]
+fn a_persistent_writer_after_transient_ones_has_the_store_mirror_the_topic_history() {
+    let mut net = SimNet::new(2, 7, |_| {});
+    let now = net.now();
+    let t = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::Transient));
+    write(&mut net, t, 1, 1);
+    write(&mut net, t, 2, 1);
+    assert!(net.nodes[0].p.take_store_actions().is_empty());
+    let now = net.now();
+    let p = net.nodes[0]
+        .p
+        .create_writer(now, writer(Durability::Persistent));
+    let ids: Vec<u64> = (net.nodes[0].p.take_store_actions().into_iter())
+        .filter_map(|a| match a {
+            StoreAction::Put { sample, .. } => Some(sample.id),
+            StoreAction::Remove { .. } => None,
+        })
+        .collect();
+    assert_eq!(ids, vec![1, 2]);
+    // Later writes of either writer are stored too: the topic is PERSISTENT now.
+    write(&mut net, t, 3, 1);
+    write(&mut net, p, 4, 1);
+    assert_eq!(net.nodes[0].p.take_store_actions().len(), 2);
+}
+
 /// OMG dds-rtps test_suite.py Test_Durability_0..15: a writer matches a reader when its
 /// kind is at least the reader's (VOLATILE < TRANSIENT_LOCAL < TRANSIENT < PERSISTENT), and
 /// both sides report an incompatible DURABILITY otherwise. DDS 1.4 §2.2.3.4.
