@@ -9,7 +9,7 @@
 //!
 //! DDS 1.4 §2.2.3.4, §2.2.3.5. Overview in docs/durability.md.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use super::Participant;
 use super::endpoints::{LocalWriter, WriterSpec};
@@ -241,6 +241,3 @@ impl Participant {
         self.durability.actions.push_back(action);
     }
 }
-
-/// Readers a writer must not send its history to (they got it from the writer it replaces).
-pub(super) type Served = BTreeSet<Guid>;

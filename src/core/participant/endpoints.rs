@@ -122,7 +122,7 @@ pub(super) struct LocalWriter {
     pub(super) filter_rejected: BTreeSet<Guid>,
     /// Readers that already have this writer's history from the writer it took over from
     /// (the durability service, `durability.rs`): they are not sent it again.
-    pub(super) served: super::durability::Served,
+    pub(super) served: BTreeSet<Guid>,
 }
 
 impl LocalWriter {
@@ -227,7 +227,7 @@ impl Participant {
         guid: Guid,
         spec: WriterSpec,
         invert_filter_bits: bool,
-        served: super::durability::Served,
+        served: BTreeSet<Guid>,
     ) {
         let mut config = WriterConfig::new(guid);
         config.reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
