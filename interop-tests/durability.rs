@@ -282,16 +282,17 @@ fn transient_samples_outlive_their_deleted_writer_within_the_participant() {
 
 // --- with Cyclone DDS 0.10 and Fast DDS 2.9 (interop-tests/peers, -D T|P) --------------------
 
-/// The peer's extra arguments: Fast DDS 2.9 creates TRANSIENT endpoints only with its SQLite
-/// persistence plugin and a persistence GUID (docs/interop-facts.md §7.2).
-fn peer_args(vendor: Vendor, dir: &Path, role: &str) -> Vec<String> {
-    match vendor {
-        Vendor::Cyclone => Vec::new(),
-        Vendor::FastDds => {
-            let db = dir.join(format!("fastdds-{role}.db"));
-            vec!["--persistence".into(), db.display().to_string()]
-        }
+/// Starts `vendor`'s peer in `dir` with `args` (`pub` or `sub` first). Fast DDS 2.9 creates
+/// TRANSIENT endpoints only with its SQLite persistence plugin and a persistence GUID
+/// (docs/interop-facts.md §7.2): it gets `--persistence` with a file of its role.
+fn spawn_peer(vendor: Vendor, dir: &Path, args: &[&str]) -> App {
+    let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    if let Vendor::FastDds = vendor {
+        let db = dir.join(format!("fastdds-{}.db", args[0]));
+        args.extend(["--persistence".into(), db.display().to_string()]);
     }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    App::spawn_in(Some(dir), vendor.binary().to_str().unwrap(), &args)
 }
 
 /// `shape_main -P -D ours` writes; the peer's reader (`-D theirs`) joins after three samples
@@ -306,14 +307,10 @@ fn late_peer_reader(vendor: Vendor, ours: &str, theirs: &str, domain: &str) {
     for _ in 0..3 {
         publ.expect("a written sample", WAIT, is_sample);
     }
-    let mut args: Vec<String> = [
+    let args = [
         "sub", "-D", theirs, "-d", domain, "-n", "1", "-k", "0", "-t", "20",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(peer_args(vendor, &dir, "sub"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut peer = App::spawn_in(Some(&dir), vendor.binary().to_str().unwrap(), &args);
+    ];
+    let mut peer = spawn_peer(vendor, &dir, &args);
     let first = peer.expect("the peer's first sample", WAIT, |l| {
         l.starts_with("sub: 1 ")
     });
@@ -338,15 +335,11 @@ fn peer_writer(vendor: Vendor, theirs: &str, ours: &str, domain: &str) {
     sub.expect("reader", WAIT, |l| {
         l.starts_with("Create reader for topic: Square")
     });
-    let mut args: Vec<String> = [
+    let args = [
         "pub", "-D", theirs, "-d", domain, "-n", "5", "-m", "1", "-i", "50", "-l", "500", "-t",
         "20",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(peer_args(vendor, &dir, "pub"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let peer = App::spawn_in(Some(&dir), vendor.binary().to_str().unwrap(), &args);
+    ];
+    let peer = spawn_peer(vendor, &dir, &args);
     sub.expect("the peer's samples", WAIT, is_sample);
     let (code, out) = peer.finish(WAIT);
     assert_eq!(code, 0, "{out:?}");
@@ -404,19 +397,10 @@ fn fastdds_refuses_persistent_endpoints() {
         return;
     }
     let dir = temp_dir("fastdds-persistent");
-    let mut args: Vec<String> = [
+    let args = [
         "pub", "-D", "P", "-d", "214", "-n", "1", "-m", "0", "-t", "5",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(peer_args(Vendor::FastDds, &dir, "pub"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, out) = App::spawn_in(
-        Some(&dir),
-        Vendor::FastDds.binary().to_str().unwrap(),
-        &args,
-    )
-    .finish(WAIT);
+    ];
+    let (code, out) = spawn_peer(Vendor::FastDds, &dir, &args).finish(WAIT);
     assert_eq!(code, 1, "Fast DDS created a PERSISTENT writer: {out:?}");
 }
 
