@@ -15,6 +15,7 @@ use siftdds::qos::{
     DataReaderQos, DataWriterQos, Durability, DurabilityService, History, PublisherQos,
     Reliability, SubscriberQos, TopicQos,
 };
+use siftdds::runtime::durability_store::{DEFAULT_MAX_STORE_BYTES, DurableStore, SqliteStore};
 use siftdds::types::ShapeType;
 
 use crate::sandbox::may_open_sockets;
@@ -212,6 +213,60 @@ fn a_restarted_persistent_writer_serves_what_it_wrote_before_the_restart() {
     assert_eq!(code, 0);
     let (code, _) = restarted.interrupt(WAIT);
     assert_eq!(code, 0);
+}
+
+/// Crash safety: a PERSISTENT publisher killed with SIGKILL while writing every 5 ms has in
+/// its store every sample whose write had returned (shape_main prints a sample after its
+/// write returns).
+#[test]
+fn a_killed_persistent_writer_lost_no_sample_whose_write_returned() {
+    if !may_open_sockets("a_killed_persistent_writer_lost_no_sample_whose_write_returned") {
+        return;
+    }
+    let dir = temp_dir("crash");
+    let store = dir.join("store.sqlite3");
+    let qos = persistent_profile(&dir, &store);
+    let args = [
+        "-P",
+        "-c",
+        "RED",
+        "-t",
+        "Square",
+        "-D",
+        "p",
+        "-z",
+        "0",
+        "-k",
+        "0",
+        "-r",
+        "-w",
+        "--write-period",
+        "5",
+        "-d",
+        "215",
+        "--qos-file",
+        qos.to_str().unwrap(),
+    ];
+    let mut publ = App::spawn_in(Some(&dir), SHAPE_MAIN, &args);
+    for _ in 0..20 {
+        publ.expect("a written sample", WAIT, is_sample);
+    }
+    let pid = publ.pid().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid])
+        .status();
+    assert!(killed.unwrap().success());
+    let (_, out) = publ.finish(WAIT);
+    let printed = out.iter().filter(|l| is_sample(l)).count();
+    let mut s = SqliteStore::open(&store, DEFAULT_MAX_STORE_BYTES).unwrap();
+    let stored = s.load("Square", "ShapeType").unwrap();
+    assert!(
+        stored.len() >= printed,
+        "{} stored, {printed} returned",
+        stored.len()
+    );
+    let ids: Vec<u64> = stored.iter().map(|x| x.id).collect();
+    assert_eq!(ids, (1..=stored.len() as u64).collect::<Vec<_>>());
 }
 
 /// Within one process: a TRANSIENT writer writes and is deleted; a reader of another

@@ -110,6 +110,11 @@ impl App {
         (status.code().unwrap_or(-1), std::mem::take(&mut self.seen))
     }
 
+    /// The process id (to signal it).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGINT (as the harness stops us), then waits for a clean exit.
     pub(crate) fn interrupt(self, timeout: Duration) -> (i32, Vec<String>) {
         let pid = self.child.id().to_string();
