@@ -344,7 +344,8 @@ impl<T: TopicType> DataWriter<T> {
     /// returns without waiting for it while the history is known to have room, so the loop
     /// takes many writes per wakeup and packs their DATA into shared datagrams. Write errors
     /// and blocking on a full KEEP_ALL history keep their meaning: the history's room is
-    /// learnt at each write that waits, and only that many writes go ahead unawaited.
+    /// learnt at each write that waits, and only that many writes go ahead unawaited. A
+    /// PERSISTENT writer is never pipelined: each write returns once stored.
     pub fn set_pipelined(&self, on: bool) {
         self.credit.set_enabled(on);
     }

@@ -368,6 +368,21 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_store_bound_property_fails_the_build_naming_it() {
+        let mut qos = DomainParticipantQos::default();
+        qos.property.set(PERSISTENCE_MAX_BYTES_PROPERTY, "lots");
+        match DomainParticipant::builder(0).qos(qos).build() {
+            Err(e @ Error::Store(StoreError::BadProperty { .. })) => assert_eq!(
+                e.to_string(),
+                "durability store: property siftdds.durability.persistent.max_bytes: \
+                 cannot use \"lots\""
+            ),
+            Err(e) => panic!("expected a store property error, got {e}"),
+            Ok(_) => panic!("expected a store property error, got a participant"),
+        }
+    }
+
+    #[test]
     fn a_bad_cidr_from_the_qos_property_fails_the_build_naming_it() {
         let mut qos = DomainParticipantQos::default();
         qos.property.set(INTERFACES_PROPERTY, "B,198.18.2.0/x");
