@@ -10,6 +10,7 @@ mod cft_reference;
 mod cli;
 mod content_filter;
 mod demo;
+mod durability;
 mod loopback;
 mod perf;
 mod perf_ddsperf;

@@ -33,7 +33,7 @@ pub(crate) enum Vendor {
 }
 
 impl Vendor {
-    fn binary(self) -> PathBuf {
+    pub(crate) fn binary(self) -> PathBuf {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peers");
         match self {
             Vendor::Cyclone => root.join("cyclone/shapes_cyclone"),

@@ -16,8 +16,9 @@ use crate::core::participant::{ReaderSpec, WriterSpec};
 use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
 use crate::core::writer::{WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
-use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
+use crate::qos::{DataReaderQos, DataWriterQos, Durability, PublisherQos, SubscriberQos, TopicQos};
 use crate::runtime::WriteCredit;
+use crate::runtime::durability_store::PersistentWriteError;
 use crate::time::{Now, Timestamp};
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
@@ -123,12 +124,24 @@ impl Publisher {
             fragment_size,
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
         };
-        let guid = self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, now| create(p, now, spec))?;
+        let persistent = spec.qos.durability == Durability::Persistent;
+        let inner = &self.participant.inner;
+        let guid = match persistent {
+            // DDS 1.4 §2.2.3.4: it starts with what the store kept of the topic.
+            true => inner
+                .handle
+                .create_persistent_writer(
+                    &inner.store,
+                    &spec.topic_name.clone(),
+                    &spec.type_name.clone(),
+                    spec.qos.durability_service.clone(),
+                    move |p, now| create(p, now, spec),
+                )
+                .map_err(|e| Error::from(PersistentWriteError::Store(e)))?,
+            false => inner.handle.execute(move |p, now| create(p, now, spec))?,
+        };
         Ok(DataWriter {
+            persistent,
             participant: self.participant.clone(),
             guid,
             max_blocking,
@@ -263,6 +276,8 @@ pub struct DataWriter<T> {
     /// How many writes may be handed to the event loop without waiting
     /// ([`DataWriter::set_pipelined`]).
     credit: WriteCredit,
+    /// PERSISTENT: each write returns once stored (and is never pipelined).
+    persistent: bool,
     _type: PhantomData<fn(T)>,
 }
 
@@ -330,13 +345,21 @@ impl<T: TopicType> DataWriter<T> {
     /// returns without waiting for it while the history is known to have room, so the loop
     /// takes many writes per wakeup and packs their DATA into shared datagrams. Write errors
     /// and blocking on a full KEEP_ALL history keep their meaning: the history's room is
-    /// learnt at each write that waits, and only that many writes go ahead unawaited.
+    /// learnt at each write that waits, and only that many writes go ahead unawaited. A
+    /// PERSISTENT writer is never pipelined: each write returns once stored.
     pub fn set_pipelined(&self, on: bool) {
         self.credit.set_enabled(on);
     }
 
     /// Writes one change: pipelined or waiting, as the runtime's write hand-off decides.
     fn write_change(&self, request: WriteRequest) -> Result<(), Error> {
+        let inner = &self.participant.inner;
+        if self.persistent {
+            let (guid, blocking) = (self.guid, self.max_blocking);
+            return Ok(inner
+                .handle
+                .write_persistent(&inner.store, guid, request, blocking)?);
+        }
         self.participant
             .inner
             .handle

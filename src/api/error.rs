@@ -49,6 +49,8 @@ pub enum Error {
     Stopped,
     /// Local I/O (spawning the event loop thread).
     Io(std::io::Error),
+    /// The PERSISTENT durability store (SQLite) could not be opened, read or written.
+    Store(crate::runtime::durability_store::StoreError),
 }
 
 impl core::fmt::Display for Error {
@@ -78,6 +80,7 @@ impl core::fmt::Display for Error {
             Error::Timeout => f.write_str("timed out"),
             Error::Stopped => f.write_str("participant stopped"),
             Error::Io(e) => write!(f, "I/O: {e}"),
+            Error::Store(e) => e.fmt(f),
         }
     }
 }
@@ -87,5 +90,16 @@ impl std::error::Error for Error {}
 impl From<crate::runtime::RuntimeStopped> for Error {
     fn from(_: crate::runtime::RuntimeStopped) -> Self {
         Error::Stopped
+    }
+}
+
+impl From<crate::runtime::durability_store::PersistentWriteError> for Error {
+    fn from(e: crate::runtime::durability_store::PersistentWriteError) -> Self {
+        use crate::runtime::durability_store::{PersistentWriteError, StoreError};
+        match e {
+            PersistentWriteError::Write(e) => Error::Write(e),
+            PersistentWriteError::Store(StoreError::Stopped) => Error::Stopped,
+            PersistentWriteError::Store(e) => Error::Store(e),
+        }
     }
 }

@@ -19,6 +19,7 @@ use std::time::Duration;
 use super::Error;
 use crate::core::{Event, Participant, ParticipantConfig};
 use crate::qos::DomainParticipantQos;
+use crate::runtime::durability_store::{PersistentStore, StoreConfig, StoreError};
 use crate::runtime::{
     InterfaceError, InterfaceSelection, NetworkConfig, NetworkSummary, RuntimeHandle, StartError,
     start_participant,
@@ -41,6 +42,7 @@ pub struct ParticipantBuilder {
     qos: DomainParticipantQos,
     user_multicast: bool,
     writer_multicast: crate::core::writer::MulticastConfig,
+    persistence_file: Option<std::path::PathBuf>,
 }
 
 impl ParticipantBuilder {
@@ -141,6 +143,14 @@ impl ParticipantBuilder {
         self
     }
 
+    /// The SQLite file of this participant's PERSISTENT samples; wins over the QoS property
+    /// [`PERSISTENCE_FILE_PROPERTY`]. Default: `siftdds-persistence-d<domain>-p<index>.sqlite3`
+    /// in the current directory (docs/durability.md).
+    pub fn persistence_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.persistence_file = Some(path.into());
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -170,13 +180,33 @@ impl ParticipantBuilder {
         config.entity_name = self.entity_name;
         config.user_data = self.qos.user_data.value;
         config.writer_multicast = self.writer_multicast;
+        let mut store = StoreConfig::default_for(self.domain_id, 0);
+        if let Some(max) = self.qos.property.get(PERSISTENCE_MAX_BYTES_PROPERTY) {
+            store.max_bytes = max.trim().parse().map_err(|_| {
+                Error::Store(StoreError::BadProperty {
+                    name: PERSISTENCE_MAX_BYTES_PROPERTY,
+                    value: max.to_string(),
+                })
+            })?;
+        }
+        let configured = (self.persistence_file.clone()).or_else(|| {
+            self.qos
+                .property
+                .get(PERSISTENCE_FILE_PROPERTY)
+                .map(Into::into)
+        });
         let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
+        store.path = match configured {
+            Some(path) => path,
+            None => StoreConfig::default_for(self.domain_id, handle.participant_id()).path,
+        };
         Ok(DomainParticipant {
             inner: Arc::new(Inner {
                 handle,
                 guid_prefix,
                 domain_id: self.domain_id,
                 network,
+                store: PersistentStore::new(store),
             }),
         })
     }
@@ -186,6 +216,14 @@ impl ParticipantBuilder {
 /// selection, in the syntax of `SIFTDDS_INTERFACES`.
 pub const INTERFACES_PROPERTY: &str = "siftdds.transport.interfaces";
 
+/// The DomainParticipant QoS property naming the SQLite file of PERSISTENT samples
+/// ([`ParticipantBuilder::persistence_file`] wins over it).
+pub const PERSISTENCE_FILE_PROPERTY: &str = "siftdds.durability.persistent.file";
+
+/// The DomainParticipant QoS property bounding that file's size in bytes (default
+/// [`crate::runtime::durability_store::DEFAULT_MAX_STORE_BYTES`]).
+pub const PERSISTENCE_MAX_BYTES_PROPERTY: &str = "siftdds.durability.persistent.max_bytes";
+
 /// Participant indices probed by unicast discovery when no initial peer is configured.
 pub const DEFAULT_LOCAL_PEERS: u32 = crate::runtime::DEFAULT_LOCAL_PEERS;
 
@@ -194,6 +232,8 @@ pub(super) struct Inner {
     guid_prefix: GuidPrefix,
     domain_id: u32,
     network: NetworkSummary,
+    /// PERSISTENT durability's store, opened at the first PERSISTENT writer.
+    pub(super) store: PersistentStore,
 }
 
 impl Drop for Inner {
@@ -233,6 +273,7 @@ impl DomainParticipant {
             qos: DomainParticipantQos::default(),
             user_multicast: false,
             writer_multicast: crate::core::writer::MulticastConfig::default(),
+            persistence_file: None,
         }
     }
 
@@ -289,6 +330,11 @@ impl DomainParticipant {
         self.inner.handle.stats()
     }
 
+    /// Where this participant keeps its PERSISTENT samples.
+    pub fn persistence_file(&self) -> &std::path::Path {
+        &self.inner.store.config().path
+    }
+
     /// Counters of the protocol engine (malformed input, unroutable submessages, ...).
     pub fn stats(&self) -> Result<crate::core::participant::ParticipantStats, Error> {
         Ok(self.inner.handle.execute(|p, _| p.stats())?)
@@ -319,6 +365,21 @@ mod tests {
             e.to_string(),
             "interface \"198.18.1.0/33\": bad CIDR prefix (prefix length above 32)"
         );
+    }
+
+    #[test]
+    fn a_bad_store_bound_property_fails_the_build_naming_it() {
+        let mut qos = DomainParticipantQos::default();
+        qos.property.set(PERSISTENCE_MAX_BYTES_PROPERTY, "lots");
+        match DomainParticipant::builder(0).qos(qos).build() {
+            Err(e @ Error::Store(StoreError::BadProperty { .. })) => assert_eq!(
+                e.to_string(),
+                "durability store: property siftdds.durability.persistent.max_bytes: \
+                 cannot use \"lots\""
+            ),
+            Err(e) => panic!("expected a store property error, got {e}"),
+            Ok(_) => panic!("expected a store property error, got a participant"),
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 mod change;
 pub mod deadline;
 pub mod discovery;
+pub mod durability;
 mod event;
 pub mod participant;
 mod proxy;

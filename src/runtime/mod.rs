@@ -24,6 +24,7 @@
 mod batch;
 mod clock;
 mod credit;
+pub mod durability_store;
 mod event_loop;
 mod guid;
 mod participant;

@@ -14,7 +14,7 @@
  *   -l MS        pub: linger after the last sample before exiting (default 1000)
  *   -b           best-effort instead of reliable
  *   -k DEPTH     history depth (default 10; 0 = KEEP_ALL)
- *   -D v|t       durability VOLATILE (default) or TRANSIENT_LOCAL
+ *   -D v|t|T|P   durability VOLATILE (default), TRANSIENT_LOCAL, TRANSIENT or PERSISTENT
  *   -z BYTES     pub: fill additional_payload_size with BYTES octets (default 0)
  *   -P PARTITION publisher/subscriber partition (default: the default partition)
  *   -x COLOR     pub: after the last sample, dispose COLOR's instance
@@ -62,7 +62,7 @@ static void usage (void)
 {
   fprintf (stderr,
            "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
-           "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t] [-z BYTES] [-P PARTITION]\n"
+           "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t|T|P] [-z BYTES] [-P PARTITION]\n"
            "       [-x COLOR] [-u COLOR] [-w N] [-L LEASE_MS]\n");
   exit (2);
 }
@@ -111,7 +111,7 @@ int main (int argc, char **argv)
   long linger_ms = 1000;
   int best_effort = 0;
   int depth = 10;          /* -k: history depth, 0 = KEEP_ALL */
-  int transient_local = 0; /* -D t: TRANSIENT_LOCAL durability */
+  dds_durability_kind_t durability = DDS_DURABILITY_VOLATILE; /* -D */
   long payload = 0;        /* -z */
   const char *partition = NULL;
   const char *dispose_color = NULL;
@@ -134,7 +134,9 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-m") == 0) want_matched = atoi (v);
     else if (strcmp (a, "-l") == 0) linger_ms = strtol (v, NULL, 10);
     else if (strcmp (a, "-k") == 0) depth = atoi (v);
-    else if (strcmp (a, "-D") == 0) transient_local = (v[0] == 't');
+    else if (strcmp (a, "-D") == 0)
+      durability = v[0] == 't' ? DDS_DURABILITY_TRANSIENT_LOCAL : v[0] == 'T' ? DDS_DURABILITY_TRANSIENT
+                   : v[0] == 'P' ? DDS_DURABILITY_PERSISTENT : DDS_DURABILITY_VOLATILE;
     else if (strcmp (a, "-z") == 0) payload = strtol (v, NULL, 10);
     else if (strcmp (a, "-P") == 0) partition = v;
     else if (strcmp (a, "-x") == 0) dispose_color = v;
@@ -172,7 +174,7 @@ int main (int argc, char **argv)
   }
   dds_qos_t *qos = dds_create_qos ();
   dds_qset_reliability (qos, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (1));
-  dds_qset_durability (qos, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  dds_qset_durability (qos, durability);
   if (lease_ms >= 0)
     dds_qset_liveliness (qos, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS (lease_ms));
   if (depth == 0)
@@ -181,7 +183,7 @@ int main (int argc, char **argv)
     dds_qset_history (qos, DDS_HISTORY_KEEP_LAST, depth);
   /* Cyclone keeps DURABILITY_SERVICE.history (default KEEP_LAST 1) for late joiners of a
      TRANSIENT_LOCAL writer, not HISTORY: make it the same as -k. */
-  if (transient_local)
+  if (durability != DDS_DURABILITY_VOLATILE)
     dds_qset_durability_service (qos, 0, depth == 0 ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth == 0 ? 1 : depth,
                                  DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
 

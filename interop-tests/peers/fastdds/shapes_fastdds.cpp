@@ -19,6 +19,9 @@
 //   --no-typeinfo do not announce PID_TYPE_INFORMATION / TypeObject v1 in SEDP (needed to match
 //                 Cyclone DDS 0.10, which rejects Fast DDS 2.9's PID_TYPE_INFORMATION as invalid).
 //                 The TypeObject is still registered locally, so content filters keep working.
+//   -D v|t|T|P    durability VOLATILE (default), TRANSIENT_LOCAL, TRANSIENT, PERSISTENT
+//   --persistence FILE  the SQLite persistence plugin in FILE, with a fixed persistence GUID
+//                 per endpoint (Fast DDS 2.9 creates TRANSIENT endpoints only with it)
 //   -z BYTES      pub: fill additional_payload_size with BYTES octets (default 0)
 //   -P PARTITION  publisher/subscriber partition (default: the default partition; -p is taken
 //                 by the filter parameters)
@@ -96,10 +99,12 @@ struct Options
     std::vector<std::string> parameters;
     bool best_effort = false;
     int depth = 10;               // -k: history depth, 0 = KEEP_ALL
-    bool transient_local = false; // -D t
+    // -D v|t|T|P: VOLATILE, TRANSIENT_LOCAL, TRANSIENT, PERSISTENT
+    DurabilityQosPolicyKind durability = VOLATILE_DURABILITY_QOS;
     bool typeinfo = true;
     long payload = 0;            // -z
     std::string partition;       // -P
+    std::string persistence;     // --persistence FILE: Fast DDS's SQLite persistence plugin
     std::string dispose_color;   // -x
     std::string unregister_color; // -u
     long want_states = 0;        // -w
@@ -111,7 +116,7 @@ static void usage()
 {
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
-            "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t]\n"
+            "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t|T|P] [--persistence FILE]\n"
             "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-w N]\n"
             "       [-M MULTICAST_PORT,UNICAST_PORT]\n");
     std::exit(2);
@@ -208,11 +213,17 @@ static Options parse(int argc, char** argv)
         }
         else if (a == "-D")
         {
-            o.transient_local = val() == "t";
+            const std::string d = val();
+            o.durability = d == "t" ? TRANSIENT_LOCAL_DURABILITY_QOS : d == "T" ? TRANSIENT_DURABILITY_QOS
+                    : d == "P" ? PERSISTENT_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
         }
         else if (a == "-z")
         {
             o.payload = std::stol(val());
+        }
+        else if (a == "--persistence")
+        {
+            o.persistence = val();
         }
         else if (a == "-P")
         {
@@ -383,6 +394,13 @@ int main(
     registerShapeTypeTypes();
 
     DomainParticipantQos pqos = PARTICIPANT_QOS_DEFAULT;
+    // Fast DDS 2.9 creates TRANSIENT endpoints only with its persistence plugin and a
+    // persistence GUID per endpoint (docs/interop-facts.md, durability).
+    if (!o.persistence.empty())
+    {
+        pqos.properties().properties().emplace_back("dds.persistence.plugin", "builtin.SQLITE3");
+        pqos.properties().properties().emplace_back("dds.persistence.sqlite3.filename", o.persistence);
+    }
     pqos.name(o.mode == "pub" ? "shapes_fastdds_pub" : "shapes_fastdds_sub");
     pqos.transport().use_builtin_transports = false;
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
@@ -434,7 +452,7 @@ int main(
         Publisher* publisher = participant->create_publisher(pubqos);
         DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
         wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
-        wqos.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+        wqos.durability().kind = o.durability;
         wqos.history().kind = o.depth == 0 ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
         wqos.history().depth = o.depth == 0 ? 1 : o.depth;
         if (o.depth == 0)
@@ -442,6 +460,11 @@ int main(
             wqos.resource_limits().max_samples = 64 * 25000; // ≥ max_instances × max_samples_per_instance
             wqos.resource_limits().max_instances = 64; // the 32-colour filtering reference (cft_reference.rs)
             wqos.resource_limits().max_samples_per_instance = 25000;
+        }
+        if (!o.persistence.empty())
+        {
+            wqos.properties().properties().emplace_back("dds.persistence.guid",
+                    "73.68.61.70.65.73.5f.66.61.73.74.64|00.00.01.02");
         }
         PubListener listener;
         DataWriter* writer = publisher->create_datawriter(topic, wqos, &listener);
@@ -538,7 +561,7 @@ int main(
         }
         DataReaderQos rqos = DATAREADER_QOS_DEFAULT;
         rqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
-        rqos.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+        rqos.durability().kind = o.durability;
         rqos.history().kind = o.depth == 0 ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
         rqos.history().depth = o.depth == 0 ? 1 : o.depth;
         if (o.depth == 0)
@@ -546,6 +569,11 @@ int main(
             rqos.resource_limits().max_samples = 100000;
             rqos.resource_limits().max_instances = 4;
             rqos.resource_limits().max_samples_per_instance = 25000;
+        }
+        if (!o.persistence.empty())
+        {
+            rqos.properties().properties().emplace_back("dds.persistence.guid",
+                    "73.68.61.70.65.73.5f.66.61.73.74.64|00.00.01.07");
         }
         SubListener listener;
         DataReader* reader = subscriber->create_datareader(description, rqos, &listener);

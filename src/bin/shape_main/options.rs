@@ -381,15 +381,7 @@ impl Options {
     /// so the application says so and exits (code 2, as for a failed entity creation).
     pub fn unsupported_fatal(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
-        match self.durability {
-            Some(DurabilityArg::Transient) => {
-                v.push("-D t: TRANSIENT durability is not supported (no durability service)");
-            }
-            Some(DurabilityArg::Persistent) => {
-                v.push("-D p: PERSISTENT durability is not supported (no durability service)");
-            }
-            _ => {}
-        }
+        // -D t|p: the participant's durability service (docs/durability.md).
         if self.coherent {
             v.push("--coherent: coherent access (begin/end_coherent_changes) is not supported");
         }

@@ -128,7 +128,13 @@ fn unsupported_features_are_named() {
         "-f",
         "50",
     ]);
-    assert_eq!(o.unsupported_fatal().len(), 1, "only TRANSIENT");
+    assert!(o.unsupported_fatal().is_empty(), "TRANSIENT is supported");
+    for d in ["t", "p"] {
+        assert!(
+            run(&["-P", "-D", d]).unsupported_fatal().is_empty(),
+            "-D {d}"
+        );
+    }
     assert!(
         run(&["-S", "-x", "2"]).unsupported_fatal().is_empty(),
         "XCDR2 works"

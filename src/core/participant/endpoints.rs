@@ -120,6 +120,9 @@ pub(super) struct LocalWriter {
     /// Matched readers whose announced filter we could not use and already reported
     /// ([`Event::RemoteFilterRejected`]); at most one entry per matched reader.
     pub(super) filter_rejected: BTreeSet<Guid>,
+    /// Readers that already have this writer's history from the writer it took over from
+    /// (the durability service, `durability.rs`): they are not sent it again.
+    pub(super) served: BTreeSet<Guid>,
 }
 
 impl LocalWriter {
@@ -212,6 +215,20 @@ impl Participant {
             EntityId::KIND_WRITER_NO_KEY
         };
         let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
+        self.insert_writer(now, guid, spec, invert_filter_bits, BTreeSet::new());
+        guid
+    }
+
+    /// Creates the writer `guid` (its entity id already allocated), announces and matches
+    /// it; `served` readers are not sent its history.
+    pub(super) fn insert_writer(
+        &mut self,
+        now: Now,
+        guid: Guid,
+        spec: WriterSpec,
+        invert_filter_bits: bool,
+        served: BTreeSet<Guid>,
+    ) {
         let mut config = WriterConfig::new(guid);
         config.reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
         config.history = spec.qos.history;
@@ -241,12 +258,13 @@ impl Participant {
                 spec,
                 matched: BTreeSet::new(),
                 filter_rejected: BTreeSet::new(),
+                served,
             },
         );
+        self.durable_writer_created(now, guid);
         self.liveliness_writer_created(now, guid);
         self.announce_writer(now, guid);
         self.match_local_writer(now, guid);
-        guid
     }
 
     /// Creates a DataReader and announces it through SEDP. Returns its GUID.
@@ -287,8 +305,9 @@ impl Participant {
 
     /// Deletes a writer: unannounces it (SEDP dispose) and forgets it.
     pub fn delete_writer(&mut self, now: Now, writer: Guid) {
-        if self.writers.remove(&writer.entity_id).is_some() {
+        if let Some(w) = self.writers.remove(&writer.entity_id) {
             self.builtin.unannounce_writer(now, writer);
+            self.durable_writer_deleted(now, w);
         }
     }
 
@@ -308,6 +327,12 @@ impl Participant {
         request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
         let sn = match self.writers.get_mut(&writer.entity_id) {
+            // TRANSIENT and PERSISTENT writes also enter the durable history.
+            Some(w) if w.spec.qos.durability >= Durability::Transient => {
+                let sn = w.writer.write(now, request.clone())?;
+                self.durable_written(now, writer, &request);
+                sn
+            }
             Some(w) => w.writer.write(now, request)?,
             None => return Err(WriteError::UnknownWriter),
         };

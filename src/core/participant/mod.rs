@@ -22,6 +22,9 @@
     clippy::arithmetic_side_effects
 )]
 
+mod durability;
+#[cfg(test)]
+mod durability_tests;
 mod endpoints;
 mod gate;
 mod liveliness;
@@ -167,6 +170,7 @@ pub struct Participant {
     events: VecDeque<Event>,
     stats: ParticipantStats,
     started: bool,
+    durability: durability::DurabilityState,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -195,6 +199,7 @@ impl Participant {
             events: VecDeque::new(),
             stats: ParticipantStats::default(),
             started: false,
+            durability: durability::DurabilityState::default(),
             config,
         }
     }

@@ -552,7 +552,7 @@ impl Participant {
             &remote.unicast_locators,
             &remote.multicast_locators,
         );
-        let proxy = RemoteReader {
+        let mut proxy = RemoteReader {
             guid: reader,
             unicast_locators: unicast,
             multicast_locators: multicast,
@@ -564,6 +564,8 @@ impl Participant {
         let Some(w) = self.writers.get_mut(&writer.entity_id) else {
             return;
         };
+        // A reader the durability service already served its history to (durability.rs).
+        proxy.wants_history &= !w.served.contains(&reader);
         let was = w.matched.contains(&reader);
         if compatible {
             w.writer.matched_reader_add(now, proxy);
