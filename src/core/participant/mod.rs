@@ -22,6 +22,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod coherent;
 mod endpoints;
 mod gate;
 mod liveliness;

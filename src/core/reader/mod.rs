@@ -19,6 +19,8 @@
 //! - `writer_proxy`: per-writer SN bookkeeping, GAP/HEARTBEAT handling, ACKNACK building.
 //! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size`, the in-flight cap and the
 //!   reader-wide `max_reassembly_bytes`.
+//! - `coherent`: per writer, coherent sets held until complete, then passed on together
+//!   (RTPS 2.5 §8.7.5, DDS 1.4 §2.2.3.6).
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
 //! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
@@ -35,6 +37,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod coherent;
 mod content_filter;
 mod counters;
 mod history;
@@ -57,7 +60,7 @@ pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
 
 use crate::core::deadline::InstanceId;
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, RemoteWriter, Transmit};
-use crate::qos::{History, Length, ResourceLimits};
+use crate::qos::{History, Length, Presentation, ResourceLimits};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag};
 use crate::wire::{Guid, SequenceNumber};
@@ -122,6 +125,10 @@ pub struct ReaderConfig {
     /// Our ContentFilteredTopic filter, applied on delivery unless the writer's
     /// PID_CONTENT_FILTER_INFO gives the result for its signature. RTPS 2.5 §8.7.3.3.
     pub content_filter: Option<ReaderFilter>,
+    /// The subscriber's PRESENTATION: `coherent_access` makes each writer's coherent sets
+    /// all-or-nothing (`coherent`), `ordered_access` with INSTANCE scope makes a `take`
+    /// return the samples instance by instance (`presentation`). DDS 1.4 §2.2.3.6.
+    pub presentation: Presentation,
 }
 
 /// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
@@ -162,6 +169,7 @@ impl ReaderConfig {
             exclusive_ownership: false,
             key_hasher: None,
             content_filter: None,
+            presentation: Presentation::default(),
         }
     }
 }
@@ -284,7 +292,8 @@ impl Reader {
         let window = self.out_of_order_window();
         let budget = MAX_OUT_OF_ORDER_BYTES.max(self.config.max_sample_size);
         let reliable = self.config.reliable;
-        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono);
+        let coherent = self.config.presentation.coherent_access;
+        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
         self.writers.insert(writer.guid, proxy);
     }
 
@@ -306,6 +315,7 @@ impl Reader {
                 key_hash: key,
                 source_timestamp: None,
                 data: Bytes::new(),
+                coherent_set: None,
             };
             let c = &mut self.counters;
             if self.queue.push_expiring(change, None).is_ok() {
@@ -525,6 +535,9 @@ impl Reader {
                 break;
             }
         }
+        if let Some(taken) = out.get_mut(before..) {
+            presentation_order(&self.config.presentation, taken);
+        }
         out.len().saturating_sub(before)
     }
 
@@ -532,7 +545,8 @@ impl Reader {
     /// samples stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read with
     /// NOT_READ_SAMPLE_STATE).
     pub fn read(&mut self, now: Now) -> Vec<CacheChange> {
-        let (samples, expired) = self.queue.read(now.wall.to_unix_nanos());
+        let (mut samples, expired) = self.queue.read(now.wall.to_unix_nanos());
+        presentation_order(&self.config.presentation, &mut samples);
         self.count_expired(expired);
         if expired > 0 {
             self.unstall(now);
@@ -596,4 +610,25 @@ impl Reader {
         }
         None
     }
+}
+
+/// The order of one `take`/`read` batch under the subscriber's PRESENTATION (DDS 1.4
+/// §2.2.3.6): with `ordered_access` and INSTANCE scope the samples come instance by instance
+/// (each instance's in its order; instances in the order of their first sample), as RTI
+/// Connext 6.1 returns them and the OMG dds-rtps suite expects (`Test_OrderedAccess_10`,
+/// docs/interop-facts.md §11.3); with TOPIC or GROUP scope, or without ordered access, the
+/// batch stays in delivery order (each writer's SN order, writers by arrival).
+fn presentation_order(p: &Presentation, batch: &mut [CacheChange]) {
+    use crate::qos::PresentationAccessScope;
+    if !p.ordered_access || p.access_scope != PresentationAccessScope::Instance {
+        return;
+    }
+    let mut rank: std::collections::HashMap<Option<[u8; 16]>, usize> =
+        std::collections::HashMap::new();
+    for c in batch.iter() {
+        let next = rank.len();
+        rank.entry(c.key_hash).or_insert(next);
+    }
+    // Stable: each instance keeps its own order.
+    batch.sort_by_key(|c| rank.get(&c.key_hash).copied().unwrap_or(usize::MAX));
 }
