@@ -36,3 +36,7 @@ impl Participant {
         result
     }
 }
+
+#[cfg(test)]
+#[path = "coherent_tests.rs"]
+mod tests;
