@@ -4,7 +4,7 @@
 //! loop. DDS 1.4 §2.2.2.3-§2.2.2.5.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -58,6 +58,9 @@ impl<T: TopicType> Topic<T> {
 pub struct Publisher {
     pub(super) participant: DomainParticipant,
     pub(super) qos: PublisherQos,
+    /// The writers created by this publisher (and its clones), for coherent changes
+    /// (`coherent.rs`).
+    pub(super) writers: Arc<RwLock<Vec<Guid>>>,
 }
 
 impl Publisher {
@@ -128,6 +131,9 @@ impl Publisher {
             .inner
             .handle
             .execute(move |p, now| create(p, now, spec))?;
+        if let Ok(mut writers) = self.writers.write() {
+            writers.push(guid);
+        }
         Ok(DataWriter {
             participant: self.participant.clone(),
             guid,
@@ -705,6 +711,7 @@ impl DomainParticipant {
         Publisher {
             participant: self.clone(),
             qos,
+            writers: Arc::default(),
         }
     }
 

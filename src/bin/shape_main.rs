@@ -48,6 +48,8 @@
 mod instances;
 #[path = "shape_main/options.rs"]
 mod options;
+#[path = "shape_main/presentation.rs"]
+mod presentation;
 #[path = "shape_main/qos.rs"]
 mod qos;
 #[path = "shape_main/shape.rs"]
@@ -67,6 +69,7 @@ use siftdds::wire::Guid;
 
 use instances::{Instances, Transition};
 use options::{FinalState, Options, Parsed};
+use presentation::PresentationArgs;
 use qos::QosBase;
 use shape::{Motion, Rng, ShapeFilter};
 
@@ -372,10 +375,17 @@ impl App {
                 }
             })
             .collect();
+        let presentation = PresentationArgs::from(&self.opts);
         let mut n: u64 = 0;
         while !stopping() {
             motion.step();
             let size = shape::shapesize(self.opts.shapesize, self.opts.size_modulo, n);
+            if presentation.starts_set(n) {
+                out("Started Coherent Set");
+                if let Err(e) = publisher.begin_coherent_changes() {
+                    out(&format!("begin_coherent_changes failed: {e}"));
+                }
+            }
             for (writer, name) in writers.iter().zip(&self.topic_names) {
                 for c in &colors {
                     let sample = ShapeType {
@@ -391,6 +401,12 @@ impl App {
                     if self.opts.print_writer_samples {
                         out(&shape::sample_line(name, &sample));
                     }
+                }
+            }
+            if presentation.ends_set(n) {
+                out("Finished Coherent Set");
+                if let Err(e) = publisher.end_coherent_changes() {
+                    out(&format!("end_coherent_changes failed: {e}"));
                 }
             }
             if self
@@ -501,8 +517,12 @@ impl App {
                 }
             }
         }
+        let presentation = PresentationArgs::from(&self.opts);
         let mut n: u64 = 0;
         while !stopping() {
+            for line in presentation.reading_lines(n) {
+                out(&line);
+            }
             for (i, reader) in readers.iter().enumerate() {
                 let got = if self.opts.use_read {
                     reader.read()

@@ -561,12 +561,6 @@ impl Options {
             }
             _ => {}
         }
-        if self.coherent {
-            v.push("--coherent: coherent access (begin/end_coherent_changes) is not supported");
-        }
-        if self.ordered {
-            v.push("--ordered: ordered access (PRESENTATION ordered_access) is not supported");
-        }
         v
     }
 

@@ -21,6 +21,7 @@ use siftdds::qos::{
 };
 
 use crate::options::{DurabilityArg, Options};
+use crate::presentation::PresentationArgs;
 
 /// Where the base QoS comes from.
 pub struct QosBase {
@@ -90,10 +91,14 @@ impl QosBase {
         if let Some(name) = &o.partition {
             qos.partition = Partition::new([name.as_str()]);
         }
+        if let Some(p) = PresentationArgs::from(o).policy() {
+            qos.presentation = p;
+        }
         Ok(qos)
     }
 
-    /// Subscriber QoS: `-p` overrides the partition.
+    /// Subscriber QoS: `-p` overrides the partition, the presentation options the
+    /// presentation (`presentation.rs`).
     pub fn subscriber(&self, o: &Options) -> Result<SubscriberQos, String> {
         let mut qos = match &self.profile {
             Some((p, name)) => p.subscriber_qos(name).map_err(|e| e.to_string())?,
@@ -101,6 +106,9 @@ impl QosBase {
         };
         if let Some(name) = &o.partition {
             qos.partition = Partition::new([name.as_str()]);
+        }
+        if let Some(p) = PresentationArgs::from(o).policy() {
+            qos.presentation = p;
         }
         Ok(qos)
     }
