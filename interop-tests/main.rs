@@ -11,6 +11,7 @@ mod demo;
 mod loopback;
 mod perf;
 mod perf_ddsperf;
+mod presentation;
 mod reflection;
 mod sandbox;
 mod shape_main;

@@ -15,18 +15,18 @@ use std::time::{Duration, Instant};
 use crate::sandbox::may_open_sockets;
 use crate::skip::skip;
 
-const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
+pub(crate) const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 
 /// A running `shape_main` (or peer) whose stdout lines arrive on a channel. Killed by its PID
 /// (we started it) if still running when dropped.
-struct App {
+pub(crate) struct App {
     child: Child,
     lines: Receiver<String>,
     seen: Vec<String>,
 }
 
 impl App {
-    fn spawn(program: &str, args: &[&str]) -> App {
+    pub(crate) fn spawn(program: &str, args: &[&str]) -> App {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::null())
@@ -55,7 +55,7 @@ impl App {
     }
 
     /// Reads lines until one satisfies `pred`; panics with the output so far on timeout or EOF.
-    fn expect(&mut self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn expect(&mut self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -77,7 +77,7 @@ impl App {
     }
 
     /// Waits for the process to exit by itself; returns its exit code and every line.
-    fn finish(mut self, timeout: Duration) -> (i32, Vec<String>) {
+    pub(crate) fn finish(mut self, timeout: Duration) -> (i32, Vec<String>) {
         let deadline = Instant::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -98,7 +98,7 @@ impl App {
     }
 
     /// SIGINT (as the harness stops us), then waits for a clean exit.
-    fn interrupt(self, timeout: Duration) -> (i32, Vec<String>) {
+    pub(crate) fn interrupt(self, timeout: Duration) -> (i32, Vec<String>) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
         assert!(sent.success());
@@ -117,16 +117,16 @@ impl Drop for App {
 
 /// A parsed sample line `%-10s %-10s %03d %03d [%d]`.
 #[derive(Debug, PartialEq, Eq, Clone)]
-struct SampleLine {
-    topic: String,
-    color: String,
-    x: i32,
-    y: i32,
-    size: i32,
+pub(crate) struct SampleLine {
+    pub(crate) topic: String,
+    pub(crate) color: String,
+    pub(crate) x: i32,
+    pub(crate) y: i32,
+    pub(crate) size: i32,
 }
 
 /// Parses a sample line, checking the exact column layout; `None` for other lines.
-fn sample_line(line: &str) -> Option<SampleLine> {
+pub(crate) fn sample_line(line: &str) -> Option<SampleLine> {
     let (head, size) = line.strip_suffix(']')?.rsplit_once(" [")?;
     let size = size.parse().ok()?;
     let topic = head.get(..10)?.trim_end().to_string();
@@ -146,7 +146,7 @@ fn sample_line(line: &str) -> Option<SampleLine> {
     })
 }
 
-fn is_sample(line: &str) -> bool {
+pub(crate) fn is_sample(line: &str) -> bool {
     sample_line(line).is_some()
 }
 
@@ -353,7 +353,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 #[test]
 fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
-    for args in [&["-S", "-D", "t"][..], &["-P", "--coherent"]] {
+    for args in [&["-S", "-D", "t"][..]] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
         assert!(
             out.iter().any(|l| l.contains("not supported")),
@@ -490,6 +490,6 @@ fn cyclone_publisher_to_filtered_shape_main_subscriber() {
     assert!(!out.iter().any(|l| l.contains("YELLOW")), "{out:?}");
 }
 
-fn sub_samples(out: &[String]) -> Vec<SampleLine> {
+pub(crate) fn sub_samples(out: &[String]) -> Vec<SampleLine> {
     out.iter().filter_map(|l| sample_line(l)).collect()
 }
