@@ -252,8 +252,9 @@ fn presentation_with_cyclone() {
     );
     let out = cyclone_sub.finish(WAIT);
     drop(publisher);
+    // The peer stops after the batch that reached 30 samples.
     let samples = peer_samples(&out);
-    assert_eq!(samples.len(), 30, "{out}");
+    assert!(samples.len() >= 30, "{out}");
     assert!(samples.iter().all(|s| s.color == "RED"), "{out}");
     assert!(!out.contains("instance"), "a marker showed as an instance change: {out}");
 }
@@ -282,8 +283,9 @@ fn coherent_shape_main_publisher_to_fastdds_subscriber() {
     );
     let out = fastdds_sub.finish(WAIT);
     drop(publisher);
+    // The peer stops after the batch that reached 30 samples.
     let samples = peer_samples(&out);
-    assert_eq!(samples.len(), 30, "{out}");
+    assert!(samples.len() >= 30, "{out}");
     assert!(samples.iter().all(|s| s.color == "RED"), "{out}");
     assert!(!out.contains("instance"), "a marker showed as an instance change: {out}");
 }
