@@ -48,10 +48,30 @@ fn shape_main_presentation_matching_follows_the_suite() {
     }
     let base = "-t Square -r -k 0";
     let cases = [
-        ("140", "--coherent --access-scope i", "--coherent --access-scope t", false),
-        ("141", "--access-scope t", "--ordered --access-scope t", false),
-        ("142", "--coherent --access-scope g", "--coherent --access-scope t", true),
-        ("143", "--ordered --access-scope g", "--ordered --access-scope i", true),
+        (
+            "140",
+            "--coherent --access-scope i",
+            "--coherent --access-scope t",
+            false,
+        ),
+        (
+            "141",
+            "--access-scope t",
+            "--ordered --access-scope t",
+            false,
+        ),
+        (
+            "142",
+            "--coherent --access-scope g",
+            "--coherent --access-scope t",
+            true,
+        ),
+        (
+            "143",
+            "--ordered --access-scope g",
+            "--ordered --access-scope i",
+            true,
+        ),
     ];
     let running: Vec<_> = cases
         .iter()
@@ -174,7 +194,11 @@ fn shape_main_ordered_access_follows_the_access_scope() {
         let iterations = read_iterations(&out, "Reading with ordered access, iteration ");
         let mut judged = 0;
         for it in &iterations {
-            let colors: Vec<String> = it.iter().filter_map(|l| sample_line(l)).map(|s| s.color).collect();
+            let colors: Vec<String> = it
+                .iter()
+                .filter_map(|l| sample_line(l))
+                .map(|s| s.color)
+                .collect();
             if colors.len() <= 5 {
                 continue;
             }
@@ -192,7 +216,9 @@ fn shape_main_ordered_access_follows_the_access_scope() {
 }
 
 fn peer(name: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peers").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/peers")
+        .join(name);
     path.exists().then_some(path)
 }
 
@@ -218,7 +244,10 @@ fn presentation_with_cyclone() {
         return;
     }
     let Some(cmd) = cyclone_command(&["sub", "-d", "147", "-A", "tc", "-t", "8"]) else {
-        skip(test, "target/peers/cyclone/shapes_cyclone not built (scripts/build-peers)");
+        skip(
+            test,
+            "target/peers/cyclone/shapes_cyclone not built (scripts/build-peers)",
+        );
         return;
     };
     // 1. shape_main INSTANCE coherent → Cyclone TOPIC coherent: incompatible both sides.
@@ -232,7 +261,9 @@ fn presentation_with_cyclone() {
     drop(publisher);
     drop(cyclone_sub);
     // 2. Cyclone TOPIC, no coherent access → shape_main coherent subscriber: incompatible.
-    let cmd = cyclone_command(&["pub", "-d", "148", "-A", "t", "-n", "1000", "-i", "50", "-t", "8"]);
+    let cmd = cyclone_command(&[
+        "pub", "-d", "148", "-A", "t", "-n", "1000", "-i", "50", "-t", "8",
+    ]);
     let cyclone_pub = Peer::spawn_command(cmd.unwrap());
     let mut sub = spawn("-S", "148", "-r --coherent --access-scope t");
     sub.expect("requested incompatible", WAIT, |l| l == INCOMPATIBLE_SUB);
@@ -256,7 +287,10 @@ fn presentation_with_cyclone() {
     let samples = peer_samples(&out);
     assert!(samples.len() >= 30, "{out}");
     assert!(samples.iter().all(|s| s.color == "RED"), "{out}");
-    assert!(!out.contains("instance"), "a marker showed as an instance change: {out}");
+    assert!(
+        !out.contains("instance"),
+        "a marker showed as an instance change: {out}"
+    );
 }
 
 /// Fast DDS 2.9 does not match on PRESENTATION (`EDP::valid_matching` has no check, so a
@@ -270,7 +304,10 @@ fn coherent_shape_main_publisher_to_fastdds_subscriber() {
         return;
     }
     let Some(bin) = peer("fastdds/shapes_fastdds") else {
-        skip(test, "target/peers/fastdds/shapes_fastdds not built (scripts/build-peers)");
+        skip(
+            test,
+            "target/peers/fastdds/shapes_fastdds not built (scripts/build-peers)",
+        );
         return;
     };
     let mut cmd = Command::new(bin);
@@ -287,5 +324,8 @@ fn coherent_shape_main_publisher_to_fastdds_subscriber() {
     let samples = peer_samples(&out);
     assert!(samples.len() >= 30, "{out}");
     assert!(samples.iter().all(|s| s.color == "RED"), "{out}");
-    assert!(!out.contains("instance"), "a marker showed as an instance change: {out}");
+    assert!(
+        !out.contains("instance"),
+        "a marker showed as an instance change: {out}"
+    );
 }

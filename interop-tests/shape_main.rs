@@ -55,7 +55,12 @@ impl App {
     }
 
     /// Reads lines until one satisfies `pred`; panics with the output so far on timeout or EOF.
-    pub(crate) fn expect(&mut self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn expect(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -4,8 +4,8 @@
 
 use bytes::Bytes;
 
-use crate::core::sim::SimNet;
 use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, Event, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, History, Presentation, PresentationAccessScope, PublisherQos,
@@ -93,13 +93,21 @@ fn coherent_sets_are_taken_whole_at_loss_duplication_and_reordering() {
             net.run_for(1);
             let batch = take_values(&mut net, r);
             got.extend(batch);
-            assert_eq!(got.len() % PER_SET as usize, 0, "a partial set was taken: {got:?}");
+            assert_eq!(
+                got.len() % PER_SET as usize,
+                0,
+                "a partial set was taken: {got:?}"
+            );
         }
         let now = net.now();
         net.nodes[0].p.end_coherent_changes(now, &[w]).unwrap();
         net.run_for(1);
         got.extend(take_values(&mut net, r));
-        assert_eq!(got.len() % PER_SET as usize, 0, "a partial set was taken: {got:?}");
+        assert_eq!(
+            got.len() % PER_SET as usize,
+            0,
+            "a partial set was taken: {got:?}"
+        );
     }
     let done = net.run_until(60_000, |n| n.nodes[0].p.all_acked(w));
     assert!(done, "the writer's changes were not all acknowledged");
@@ -116,13 +124,41 @@ fn presentation_is_request_offered_on_both_sides() {
     use PresentationAccessScope::{Group, Instance, Topic};
     let cases = [
         // (offered, requested, compatible): the OMG suite's Coherent/OrderedAccess 0-9.
-        (presentation(Instance, true, false), presentation(Instance, true, false), true),
-        (presentation(Instance, true, false), presentation(Topic, true, false), false),
-        (presentation(Topic, false, true), presentation(Group, false, true), false),
-        (presentation(Group, false, true), presentation(Topic, false, true), true),
-        (presentation(Topic, false, false), presentation(Topic, true, false), false),
-        (presentation(Topic, false, false), presentation(Topic, false, true), false),
-        (presentation(Group, true, true), presentation(Instance, false, false), true),
+        (
+            presentation(Instance, true, false),
+            presentation(Instance, true, false),
+            true,
+        ),
+        (
+            presentation(Instance, true, false),
+            presentation(Topic, true, false),
+            false,
+        ),
+        (
+            presentation(Topic, false, true),
+            presentation(Group, false, true),
+            false,
+        ),
+        (
+            presentation(Group, false, true),
+            presentation(Topic, false, true),
+            true,
+        ),
+        (
+            presentation(Topic, false, false),
+            presentation(Topic, true, false),
+            false,
+        ),
+        (
+            presentation(Topic, false, false),
+            presentation(Topic, false, true),
+            false,
+        ),
+        (
+            presentation(Group, true, true),
+            presentation(Instance, false, false),
+            true,
+        ),
     ];
     for (offered, requested, compatible) in cases {
         let mut net = SimNet::in_domains(&[0, 0], SEED, |_| {});
@@ -157,12 +193,11 @@ fn a_reader_without_coherent_access_never_sees_the_marker() {
     let mut net = SimNet::in_domains(&[0, 0], SEED, |_| {});
     net.run_for(100);
     let now = net.now();
-    let w = net
-        .nodes[0]
-        .p
-        .create_writer(now, writer(presentation(PresentationAccessScope::Topic, true, false)));
-    let r = net
-        .nodes[1]
+    let w = net.nodes[0].p.create_writer(
+        now,
+        writer(presentation(PresentationAccessScope::Topic, true, false)),
+    );
+    let r = net.nodes[1]
         .p
         .create_reader(now, reader(Presentation::default()));
     net.run_for(300);

@@ -16,7 +16,6 @@
 //! Group coherent sets (GROUP access scope across writers, PID_GROUP_COHERENT_SET) are not
 //! assembled here: each writer's set is assembled on its own.
 
-use super::writer_proxy::Slot;
 use crate::core::CacheChange;
 use crate::wire::SequenceNumber;
 
@@ -56,27 +55,24 @@ impl CoherentSets {
         }
     }
 
-    /// Takes the slot of `sn` (handed over in SN order) and passes on to `deliver` what is
-    /// deliverable now. Returns the number of changes dropped (incomplete sets, markers
-    /// excluded).
+    /// Takes what SN `sn` holds (handed over in SN order; `None`: irrelevant) and passes on
+    /// to `deliver` what is deliverable now. Returns the number of changes dropped
+    /// (incomplete sets, markers excluded).
     pub(super) fn pass(
         &mut self,
         sn: SequenceNumber,
-        slot: Slot,
-        deliver: &mut dyn FnMut(Slot),
+        change: Option<CacheChange>,
+        deliver: &mut dyn FnMut(CacheChange),
     ) -> u64 {
-        let change = match slot {
-            Slot::Irrelevant => {
-                self.irrelevant(sn);
-                // Not a loss: the SN holds nothing for this reader.
-                return 0;
-            }
-            Slot::Sample(c) => c,
+        let Some(change) = change else {
+            self.irrelevant(sn);
+            // Not a loss: the SN holds nothing for this reader.
+            return 0;
         };
         let irrelevant_from = self.irrelevant_from.take();
         if !self.enabled {
             if !change.is_coherent_end() {
-                deliver(Slot::Sample(change));
+                deliver(change);
             }
             return 0;
         }
@@ -85,7 +81,7 @@ impl CoherentSets {
         }
         let Some(set) = change.coherent_set else {
             let dropped = self.close(deliver);
-            deliver(Slot::Sample(change));
+            deliver(change);
             return dropped;
         };
         let mut dropped = 0;
@@ -141,14 +137,14 @@ impl CoherentSets {
     }
 
     /// Ends the open set: delivers it when complete. Returns the changes dropped.
-    fn close(&mut self, deliver: &mut dyn FnMut(Slot)) -> u64 {
+    fn close(&mut self, deliver: &mut dyn FnMut(CacheChange)) -> u64 {
         let Some(open) = self.open.take() else {
             return 0;
         };
         // A broken set's changes were counted when they were discarded.
         if !open.broken {
             for c in open.held {
-                deliver(Slot::Sample(c));
+                deliver(c);
             }
         }
         0

@@ -1,4 +1,4 @@
-//! Coherent-set assembly on its own: slots handed over in SN order, what comes out.
+//! Coherent-set assembly on its own: changes handed over in SN order, what comes out.
 
 use bytes::Bytes;
 
@@ -6,8 +6,8 @@ use super::*;
 use crate::core::ChangeKind;
 use crate::wire::Guid;
 
-fn sample(sn: i64, set: Option<i64>) -> Slot {
-    Slot::Sample(CacheChange {
+fn sample(sn: i64, set: Option<i64>) -> Option<CacheChange> {
+    Some(CacheChange {
         kind: ChangeKind::Alive,
         writer_guid: Guid::default(),
         sequence_number: SequenceNumber(sn),
@@ -18,26 +18,21 @@ fn sample(sn: i64, set: Option<i64>) -> Slot {
     })
 }
 
-fn marker(sn: i64) -> Slot {
-    Slot::Sample(CacheChange {
+fn marker(sn: i64) -> Option<CacheChange> {
+    Some(CacheChange {
         data: Bytes::new(),
         coherent_set: Some(SequenceNumber::UNKNOWN),
-        ..match sample(sn, None) {
-            Slot::Sample(c) => c,
-            Slot::Irrelevant => unreachable!(),
-        }
+        ..sample(sn, None).unwrap()
     })
 }
 
 /// Runs `slots` (SN, slot) through `c`; returns the delivered SNs and the dropped count.
-fn run(c: &mut CoherentSets, slots: Vec<(i64, Slot)>) -> (Vec<i64>, u64) {
+fn run(c: &mut CoherentSets, slots: Vec<(i64, Option<CacheChange>)>) -> (Vec<i64>, u64) {
     let mut out = Vec::new();
     let mut dropped = 0;
     for (sn, slot) in slots {
-        dropped += c.pass(SequenceNumber(sn), slot, &mut |s| {
-            if let Slot::Sample(ch) = s {
-                out.push(ch.sequence_number.0);
-            }
+        dropped += c.pass(SequenceNumber(sn), slot, &mut |ch| {
+            out.push(ch.sequence_number.0)
         });
     }
     (out, dropped)
@@ -46,7 +41,10 @@ fn run(c: &mut CoherentSets, slots: Vec<(i64, Slot)>) -> (Vec<i64>, u64) {
 #[test]
 fn an_incomplete_set_is_never_delivered() {
     let mut c = CoherentSets::new(true);
-    let (out, _) = run(&mut c, vec![(1, sample(1, Some(1))), (2, sample(2, Some(1)))]);
+    let (out, _) = run(
+        &mut c,
+        vec![(1, sample(1, Some(1))), (2, sample(2, Some(1)))],
+    );
     assert!(out.is_empty(), "nothing before the set ends: {out:?}");
     assert_eq!(c.held(), 2);
     let (out, dropped) = run(&mut c, vec![(3, marker(3))]);
@@ -76,7 +74,11 @@ fn a_set_whose_head_was_not_seen_is_dropped_whole() {
     let mut c = CoherentSets::new(true);
     let (out, dropped) = run(
         &mut c,
-        vec![(5, sample(5, Some(4))), (6, sample(6, Some(4))), (7, marker(7))],
+        vec![
+            (5, sample(5, Some(4))),
+            (6, sample(6, Some(4))),
+            (7, marker(7)),
+        ],
     );
     assert_eq!((out, dropped), (vec![], 2));
     // The next set is complete again.
@@ -116,7 +118,7 @@ fn a_gap_inside_a_set_is_not_a_loss() {
         &mut c,
         vec![
             (1, sample(1, Some(1))),
-            (2, Slot::Irrelevant),
+            (2, None),
             (3, sample(3, Some(1))),
             (4, marker(4)),
         ],
@@ -125,7 +127,7 @@ fn a_gap_inside_a_set_is_not_a_loss() {
     // A set whose first change was the irrelevant one still started completely.
     let (out, dropped) = run(
         &mut c,
-        vec![(5, Slot::Irrelevant), (6, sample(6, Some(5))), (7, marker(7))],
+        vec![(5, None), (6, sample(6, Some(5))), (7, marker(7))],
     );
     assert_eq!((out, dropped), (vec![6], 0));
     // A GAP range skipped in one step (`irrelevant`) counts the same.

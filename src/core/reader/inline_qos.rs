@@ -78,7 +78,8 @@ impl InlineInfo {
                 .ok()?
                 .bit_for(sig)
         });
-        let coherent_set = coherent.and_then(|v| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok());
+        let coherent_set =
+            coherent.and_then(|v| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok());
         InlineInfo {
             status_info,
             key_hash,

@@ -22,9 +22,9 @@
 use std::collections::BTreeMap;
 
 use super::ReaderCounters;
+use super::coherent::CoherentSets;
 use super::history::DeliveryQueue;
 use super::instance::{InstanceTable, Verdict};
-use super::coherent::CoherentSets;
 use super::reassembly::Reassembly;
 use crate::cdr::Endianness;
 use crate::core::{CacheChange, RemoteWriter, Transmit};
@@ -111,7 +111,11 @@ impl Sink<'_> {
 
 /// Passes the in-order slot of `sn` through the writer's coherent-set assembly to `sink`.
 fn hand_over(coherent: &mut CoherentSets, sn: SequenceNumber, slot: Slot, sink: &mut Sink<'_>) {
-    let dropped = coherent.pass(sn, slot, &mut |s| sink.deliver(s));
+    let change = match slot {
+        Slot::Sample(c) => Some(c),
+        Slot::Irrelevant => None,
+    };
+    let dropped = coherent.pass(sn, change, &mut |c| sink.deliver(Slot::Sample(c)));
     let c = &mut sink.counters.coherent_samples_dropped;
     *c = c.saturating_add(dropped);
 }
