@@ -358,7 +358,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 #[test]
 fn shape_main_names_unsupported_features_and_refuses_them() {
     // Refused before any socket is opened, so this runs anywhere.
-    for args in [&["-S", "-D", "t"][..]] {
+    for args in [&["-S", "-D", "t"][..], &["-P", "-D", "p"]] {
         let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
         assert!(
             out.iter().any(|l| l.contains("not supported")),

@@ -1,4 +1,5 @@
 //! Coherent-set assembly on its own: changes handed over in SN order, what comes out.
+#![allow(clippy::arithmetic_side_effects)]
 
 use bytes::Bytes;
 
