@@ -275,13 +275,18 @@ fn presentation_with_cyclone() {
     drop(cyclone_pub);
     // 3. Compatible: sets of 3 from shape_main, samples only at Cyclone.
     let cmd = cyclone_command(&["sub", "-d", "147", "-A", "tc", "-n", "30", "-t", "20"]);
-    let cyclone_sub = Peer::spawn_command(cmd.unwrap());
+    coherent_publisher_to_peer(Peer::spawn_command(cmd.unwrap()), "147");
+}
+
+/// A coherent `shape_main` publisher (sets of 3) on `domain` and a peer subscriber started
+/// with `-n 30`: the peer takes only valid RED samples, none from the end-of-set markers.
+fn coherent_publisher_to_peer(peer_sub: Peer, domain: &str) {
     let publisher = spawn(
         "-P",
-        "147",
+        domain,
         "-r -k 0 --coherent --access-scope t --coherent-sample-count 3 --write-period 20 -c RED",
     );
-    let out = cyclone_sub.finish(WAIT);
+    let out = peer_sub.finish(WAIT);
     drop(publisher);
     // The peer stops after the batch that reached 30 samples.
     let samples = peer_samples(&out);
@@ -312,20 +317,5 @@ fn coherent_shape_main_publisher_to_fastdds_subscriber() {
     };
     let mut cmd = Command::new(bin);
     cmd.args(["sub", "-d", "139", "-n", "30", "-t", "20"]);
-    let fastdds_sub = Peer::spawn_command(cmd);
-    let publisher = spawn(
-        "-P",
-        "139",
-        "-r -k 0 --coherent --access-scope t --coherent-sample-count 3 --write-period 20 -c RED",
-    );
-    let out = fastdds_sub.finish(WAIT);
-    drop(publisher);
-    // The peer stops after the batch that reached 30 samples.
-    let samples = peer_samples(&out);
-    assert!(samples.len() >= 30, "{out}");
-    assert!(samples.iter().all(|s| s.color == "RED"), "{out}");
-    assert!(
-        !out.contains("instance"),
-        "a marker showed as an instance change: {out}"
-    );
+    coherent_publisher_to_peer(Peer::spawn_command(cmd), "139");
 }

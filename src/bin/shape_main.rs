@@ -39,6 +39,11 @@
 //!   `on_requested_deadline_missed()` from the deadline events, `--lifespan`,
 //!   `--time-filter` and `-s` (EXCLUSIVE ownership on a subscriber) are plain QoS, `-R`
 //!   uses `DataReader::read` (each sample is returned once).
+//! - PRESENTATION (`presentation.rs`): `--access-scope`, `--coherent`, `--ordered` set the
+//!   Publisher and Subscriber policy; with `--coherent-sample-count n` the publisher wraps
+//!   every `n` iterations in `begin_coherent_changes`/`end_coherent_changes` ("Started /
+//!   Finished Coherent Set"), and the subscriber prints "Reading coherent sets" / "Reading
+//!   with ordered access, iteration n" before each read, as the harness expects.
 
 // An application, not the sans-IO core: it reads the clock to pace writes and reads
 // (clippy.toml's disallowed `Instant::now`/`SystemTime::now` protect the layers below `runtime`).
