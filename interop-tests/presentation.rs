@@ -298,24 +298,51 @@ fn coherent_publisher_to_peer(peer_sub: Peer, domain: &str) {
     );
 }
 
-/// Fast DDS 2.9 does not match on PRESENTATION (`EDP::valid_matching` has no check, so a
-/// mismatch shows only on our side) and has no coherent sets (`begin_coherent_changes`
-/// returns RETCODE_UNSUPPORTED). What it must do: take a coherent writer's samples and
-/// nothing from the end-of-set markers (DATA without payload).
+fn fastdds_command(args: &[&str]) -> Option<Command> {
+    let mut cmd = Command::new(peer("fastdds/shapes_fastdds")?);
+    cmd.args(args);
+    Some(cmd)
+}
+
+/// Fast DDS 2.9 announces PRESENTATION (a TOPIC-scope coherent Fast DDS publisher matches a
+/// TOPIC-scope coherent `shape_main` subscriber, which needs Fast DDS's PID_PRESENTATION) but
+/// does not match on it (`EDP::valid_matching` has no check: against a coherent `shape_main`
+/// subscriber a default Fast DDS publisher reports nothing while we report PRESENTATION), and
+/// has no coherent sets (`begin_coherent_changes` returns RETCODE_UNSUPPORTED). A Fast DDS
+/// reader takes a coherent writer's samples and nothing from the end-of-set markers.
 #[test]
-fn coherent_shape_main_publisher_to_fastdds_subscriber() {
-    let test = "coherent_shape_main_publisher_to_fastdds_subscriber";
+fn presentation_with_fastdds() {
+    let test = "presentation_with_fastdds";
     if !may_open_sockets(test) {
         return;
     }
-    let Some(bin) = peer("fastdds/shapes_fastdds") else {
+    let args = [
+        "pub", "-d", "138", "-A", "tc", "-n", "400", "-i", "20", "-t", "10",
+    ];
+    let Some(cmd) = fastdds_command(&args) else {
         skip(
             test,
             "target/peers/fastdds/shapes_fastdds not built (scripts/build-peers)",
         );
         return;
     };
-    let mut cmd = Command::new(bin);
-    cmd.args(["sub", "-d", "139", "-n", "30", "-t", "20"]);
-    coherent_publisher_to_peer(Peer::spawn_command(cmd), "139");
+    // 1. Fast DDS TOPIC coherent → shape_main TOPIC coherent: matched, samples flow.
+    let fastdds_pub = Peer::spawn_command(cmd);
+    let mut sub = spawn("-S", "138", "-r --coherent --access-scope t");
+    sub.expect("a sample", WAIT, is_sample);
+    drop(sub);
+    drop(fastdds_pub);
+    // 2. Fast DDS default PRESENTATION → shape_main coherent: only our side reports it.
+    let args = ["pub", "-d", "137", "-n", "400", "-i", "20", "-t", "10"];
+    let fastdds_pub = Peer::spawn_command(fastdds_command(&args).unwrap());
+    let mut sub = spawn("-S", "137", "-r --coherent --access-scope t");
+    sub.expect("requested incompatible", WAIT, |l| l == INCOMPATIBLE_SUB);
+    std::thread::sleep(Duration::from_secs(1));
+    let (_, sub_out) = sub.interrupt(WAIT);
+    assert!(!sub_out.iter().any(|l| is_sample(l)), "{sub_out:?}");
+    let (_, pub_out) = fastdds_pub.finish_any(Duration::from_millis(100));
+    assert!(!pub_out.contains("offered incompatible"), "{pub_out}");
+    // 3. Coherent shape_main writer → Fast DDS reader.
+    let cmd = fastdds_command(&["sub", "-d", "139", "-n", "30", "-t", "20"]);
+    coherent_publisher_to_peer(Peer::spawn_command(cmd.unwrap()), "139");
 }
