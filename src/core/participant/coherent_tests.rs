@@ -30,6 +30,7 @@ fn writer(p: Presentation) -> WriterSpec {
         ..DataWriterQos::default()
     };
     let mut spec = WriterSpec::new("Square", "ShapeType", true, qos);
+    spec.fragment_size = 1024;
     spec.publisher_qos = PublisherQos::default().presentation(p);
     spec
 }
@@ -49,6 +50,10 @@ fn write(net: &mut SimNet, w: Guid, key: u8, value: u32) {
     let now = net.now();
     let mut payload = vec![0u8, 1, 0, 0];
     payload.extend_from_slice(&value.to_le_bytes());
+    // Every 7th sample goes as DATA_FRAGs (fragment size 1024 below).
+    if value % 7 == 0 {
+        payload.resize(5000, 0xaa);
+    }
     net.nodes[0]
         .p
         .write(
@@ -68,8 +73,8 @@ fn take_values(net: &mut SimNet, r: Guid) -> Vec<u32> {
     out
 }
 
-/// 40 sets of 4 instances × 3 samples; the reader takes after every single write, so any
-/// partial delivery would show as a take that ends inside a set.
+/// 40 sets of 4 instances × 3 samples, some fragmented; the reader takes after every single
+/// write, so any partial delivery would show as a take that ends inside a set.
 #[test]
 fn coherent_sets_are_taken_whole_at_loss_duplication_and_reordering() {
     const SETS: u32 = 40;
