@@ -346,3 +346,77 @@ fn presentation_with_fastdds() {
     let cmd = fastdds_command(&["sub", "-d", "139", "-n", "30", "-t", "20"]);
     coherent_publisher_to_peer(Peer::spawn_command(cmd.unwrap()), "139");
 }
+
+/// Wireshark's RTPS dissector (written by RTI) tracks coherent sets: it flags nothing in a
+/// live capture of a coherent `shape_main` publisher and subscriber, and marks our end-of-set
+/// markers as "End of coherent set" (`rtps.coherent_set.end`: a DATA without payload right
+/// after a set's last change ends it, its `rtps_util_detect_coherent_set_end_empty_data_case`).
+#[test]
+fn wireshark_sees_our_coherent_sets_end() {
+    let test = "wireshark_sees_our_coherent_sets_end";
+    if !may_open_sockets(test) {
+        return;
+    }
+    if Command::new("tshark").arg("--version").output().is_err() {
+        skip(test, "tshark not installed (scripts/setup installs it)");
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("siftdds-coherent-{}.pcapng", std::process::id()));
+    // This test's domain only (ports 7400 + 250 * 136 on), so other tests stay out.
+    let base = 7400 + 250 * 136;
+    let filter = format!("udp and portrange {}-{}", base, base + 249);
+    let mut capture = crate::tshark::start_capture(&filter, &["-a", "duration:5"], &path);
+    let mut sub = spawn("-S", "136", "-r -k 0 --coherent --access-scope t");
+    sub.expect("reader", WAIT, |l| l == "Create reader for topic: Square");
+    let publisher = spawn(
+        "-P",
+        "136",
+        "-r -k 0 --coherent --access-scope t --coherent-sample-count 3 --write-period 50 \
+         --num-iterations 30 -c RED",
+    );
+    let (code, _) = publisher.finish(WAIT);
+    assert_eq!(code, 0);
+    let (_, out) = sub.interrupt(WAIT);
+    assert!(capture.wait().unwrap().success());
+    let tshark = |args: &[&str]| {
+        let out = Command::new("tshark")
+            .arg("-r")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let warnings = tshark(&[
+        "-Y",
+        "_ws.malformed || _ws.expert.severity >= warning",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "_ws.expert.message",
+    ]);
+    let ends = tshark(&[
+        "-Y",
+        "rtps.coherent_set.end",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+    ]);
+    if std::env::var_os("SIFTDDS_KEEP_CAPTURE").is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+    assert_eq!(
+        warnings.trim(),
+        "",
+        "tshark flagged our traffic:\n{warnings}"
+    );
+    // 30 iterations in sets of 3: 10 ends (the first sets may precede the match).
+    assert!(
+        ends.lines().count() >= 5,
+        "set ends seen by tshark:\n{ends}"
+    );
+    assert!(out.iter().filter(|l| is_sample(l)).count() >= 15, "{out:?}");
+}

@@ -467,8 +467,8 @@ pub struct Sample<T> {
 
 /// Reads samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataReader<T> {
-    participant: DomainParticipant,
-    guid: Guid,
+    pub(super) participant: DomainParticipant,
+    pub(super) guid: Guid,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -516,7 +516,7 @@ impl<T: TopicType> DataReader<T> {
         Ok(status.unwrap_or_default())
     }
 
-    fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
+    pub(super) fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
         let mut out = Vec::with_capacity(changes.len());
         for c in changes {
             let value = match c.kind {

@@ -528,11 +528,25 @@ impl App {
             for line in presentation.reading_lines(n) {
                 out(&line);
             }
+            // With PRESENTATION the harness brackets its takes with begin_access/end_access:
+            // every reader is taken in one turn of the loop (`presentation.rs`).
+            let mut together = if presentation.enabled() && !self.opts.use_read {
+                let refs: Vec<&DataReader<ShapeType>> = readers.iter().collect();
+                match subscriber.take_together(&refs) {
+                    Ok(batches) => Some(batches.into_iter()),
+                    Err(e) => {
+                        out(&format!("read/take failed: {e}"));
+                        return EXIT_RUN;
+                    }
+                }
+            } else {
+                None
+            };
             for (i, reader) in readers.iter().enumerate() {
-                let got = if self.opts.use_read {
-                    reader.read()
-                } else {
-                    reader.take()
+                let got = match together.as_mut() {
+                    Some(batches) => Ok(batches.next().unwrap_or_default()),
+                    None if self.opts.use_read => reader.read(),
+                    None => reader.take(),
                 };
                 let mut samples = match got {
                     Ok(s) => s,
