@@ -378,33 +378,18 @@ fn wireshark_sees_our_coherent_sets_end() {
     assert_eq!(code, 0);
     let (_, out) = sub.interrupt(WAIT);
     assert!(capture.wait().unwrap().success());
-    let tshark = |args: &[&str]| {
-        let out = Command::new("tshark")
-            .arg("-r")
-            .arg(&path)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let warnings = tshark(&[
-        "-Y",
-        "_ws.malformed || _ws.expert.severity >= warning",
-        "-T",
-        "fields",
-        "-e",
-        "frame.number",
-        "-e",
-        "_ws.expert.message",
-    ]);
-    let ends = tshark(&[
-        "-Y",
-        "rtps.coherent_set.end",
-        "-T",
-        "fields",
-        "-e",
-        "frame.number",
-    ]);
+    let warnings = crate::tshark::expert_warnings(&path);
+    let ends = crate::tshark::read_capture(
+        &path,
+        &[
+            "-Y",
+            "rtps.coherent_set.end",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+    );
     if std::env::var_os("SIFTDDS_KEEP_CAPTURE").is_none() {
         let _ = std::fs::remove_file(&path);
     }
