@@ -528,33 +528,14 @@ impl App {
             for line in presentation.reading_lines(n) {
                 out(&line);
             }
-            // With PRESENTATION the harness brackets its takes with begin_access/end_access:
-            // every reader is taken in one turn of the loop (`presentation.rs`).
-            let mut together = if presentation.enabled() && !self.opts.use_read {
-                let refs: Vec<&DataReader<ShapeType>> = readers.iter().collect();
-                match subscriber.take_together(&refs) {
-                    Ok(batches) => Some(batches.into_iter()),
-                    Err(e) => {
-                        out(&format!("read/take failed: {e}"));
-                        return EXIT_RUN;
-                    }
+            let batches = match presentation.take(&subscriber, &readers, self.opts.use_read) {
+                Ok(b) => b,
+                Err(e) => {
+                    out(&format!("read/take failed: {e}"));
+                    return EXIT_RUN;
                 }
-            } else {
-                None
             };
-            for (i, reader) in readers.iter().enumerate() {
-                let got = match together.as_mut() {
-                    Some(batches) => Ok(batches.next().unwrap_or_default()),
-                    None if self.opts.use_read => reader.read(),
-                    None => reader.take(),
-                };
-                let mut samples = match got {
-                    Ok(s) => s,
-                    Err(e) => {
-                        out(&format!("read/take failed: {e}"));
-                        return EXIT_RUN;
-                    }
-                };
+            for (i, mut samples) in batches.into_iter().enumerate() {
                 if !self.opts.take_read {
                     // take_next_instance(): the samples of one instance after another (in key
                     // hash order; the batch keeps each instance's own order).

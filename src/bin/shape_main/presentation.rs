@@ -4,9 +4,11 @@
 //! Coherent Set", "Reading coherent sets, iteration n", "Reading with ordered access,
 //! iteration n").
 //!
-//! Must not: print or touch entities; `shape_main.rs` calls these and prints the lines.
+//! Must not: print; `shape_main.rs` calls these and prints the lines.
 
+use siftdds::api::{DataReader, Error, Sample, Subscriber};
 use siftdds::qos::{Presentation, PresentationAccessScope};
+use siftdds::types::ShapeType;
 
 use crate::options::Options;
 
@@ -69,6 +71,26 @@ impl PresentationArgs {
     pub fn ends_set(&self, n: u64) -> bool {
         let count = u64::from(self.coherent_sample_count);
         self.enabled() && count != 0 && n % count == count - 1
+    }
+
+    /// Subscriber: one read iteration, a batch per reader. With PRESENTATION the harness
+    /// brackets its takes with `begin_access`/`end_access`: every reader is taken in one turn
+    /// of the event loop ([`Subscriber::take_together`]); otherwise reader by reader, with
+    /// `read()` for `-R`.
+    pub fn take(
+        &self,
+        subscriber: &Subscriber,
+        readers: &[DataReader<ShapeType>],
+        use_read: bool,
+    ) -> Result<Vec<Vec<Sample<ShapeType>>>, Error> {
+        if self.enabled() && !use_read {
+            let refs: Vec<&DataReader<ShapeType>> = readers.iter().collect();
+            return subscriber.take_together(&refs);
+        }
+        readers
+            .iter()
+            .map(|r| if use_read { r.read() } else { r.take() })
+            .collect()
     }
 
     /// Subscriber: the lines printed before each read iteration `n`.

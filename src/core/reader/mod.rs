@@ -21,6 +21,7 @@
 //!   reader-wide `max_reassembly_bytes`.
 //! - `coherent`: per writer, coherent sets held until complete, then passed on together
 //!   (RTPS 2.5 §8.7.5, DDS 1.4 §2.2.3.6).
+//! - `presentation`: the order of a take under ordered access (DDS 1.4 §2.2.3.6).
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
 //! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
@@ -43,6 +44,8 @@ mod counters;
 mod history;
 mod inline_qos;
 mod instance;
+mod key_hasher;
+mod presentation;
 mod reassembly;
 #[cfg(test)]
 mod tests;
@@ -56,6 +59,7 @@ pub use content_filter::ReaderFilter;
 pub use counters::ReaderCounters;
 pub use history::MAX_QUEUED_SAMPLES;
 pub use instance::MAX_TRACKED_INSTANCES;
+pub use key_hasher::KeyHasher;
 pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
 
 use crate::core::deadline::InstanceId;
@@ -68,6 +72,7 @@ use content_filter::Received;
 use history::DeliveryQueue;
 use inline_qos::{InlineInfo, PayloadKind};
 use instance::InstanceTable;
+use presentation::presentation_order;
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
@@ -130,26 +135,6 @@ pub struct ReaderConfig {
     /// return the samples instance by instance (`presentation`). DDS 1.4 §2.2.3.6.
     pub presentation: Presentation,
 }
-
-/// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
-/// serialized key (otherwise), encapsulation header included. Supplied by the type layer
-/// (the API knows the topic type); `None` when it cannot be computed. RTPS 2.5 §9.6.4.8.
-#[derive(Copy, Clone)]
-pub struct KeyHasher(pub fn(ChangeKind, &[u8]) -> Option<[u8; 16]>);
-
-impl core::fmt::Debug for KeyHasher {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("KeyHasher")
-    }
-}
-
-impl PartialEq for KeyHasher {
-    fn eq(&self, other: &Self) -> bool {
-        core::ptr::fn_addr_eq(self.0, other.0)
-    }
-}
-
-impl Eq for KeyHasher {}
 
 impl ReaderConfig {
     /// A configuration with the defaults above, KEEP_LAST(1) and unlimited resource limits.
@@ -610,25 +595,4 @@ impl Reader {
         }
         None
     }
-}
-
-/// The order of one `take`/`read` batch under the subscriber's PRESENTATION (DDS 1.4
-/// §2.2.3.6): with `ordered_access` and INSTANCE scope the samples come instance by instance
-/// (each instance's in its order; instances in the order of their first sample), as RTI
-/// Connext 6.1 returns them and the OMG dds-rtps suite expects (`Test_OrderedAccess_10`,
-/// docs/interop-facts.md §11.3); with TOPIC or GROUP scope, or without ordered access, the
-/// batch stays in delivery order (each writer's SN order, writers by arrival).
-fn presentation_order(p: &Presentation, batch: &mut [CacheChange]) {
-    use crate::qos::PresentationAccessScope;
-    if !p.ordered_access || p.access_scope != PresentationAccessScope::Instance {
-        return;
-    }
-    let mut rank: std::collections::HashMap<Option<[u8; 16]>, usize> =
-        std::collections::HashMap::new();
-    for c in batch.iter() {
-        let next = rank.len();
-        rank.entry(c.key_hash).or_insert(next);
-    }
-    // Stable: each instance keeps its own order.
-    batch.sort_by_key(|c| rank.get(&c.key_hash).copied().unwrap_or(usize::MAX));
 }
