@@ -278,13 +278,15 @@ fn presentation_with_cyclone() {
     coherent_publisher_to_peer(Peer::spawn_command(cmd.unwrap()), "147");
 }
 
-/// A coherent `shape_main` publisher (sets of 3) on `domain` and a peer subscriber started
-/// with `-n 30`: the peer takes only valid RED samples, none from the end-of-set markers.
+/// A coherent `shape_main` publisher (sets of 3, two topics: its two writers' set ends share
+/// datagrams) on `domain` and a peer subscriber of `Square` started with `-n 30`: the peer
+/// takes only valid RED samples, none from the end-of-set markers.
 fn coherent_publisher_to_peer(peer_sub: Peer, domain: &str) {
     let publisher = spawn(
         "-P",
         domain,
-        "-r -k 0 --coherent --access-scope t --coherent-sample-count 3 --write-period 20 -c RED",
+        "-r -k 0 --coherent --access-scope g --coherent-sample-count 3 --write-period 20 -c RED \
+         --num-topics 2",
     );
     let out = peer_sub.finish(WAIT);
     drop(publisher);
@@ -348,8 +350,9 @@ fn presentation_with_fastdds() {
 }
 
 /// Wireshark's RTPS dissector (written by RTI) tracks coherent sets: it flags nothing in a
-/// live capture of a coherent `shape_main` publisher and subscriber, and marks our end-of-set
-/// markers as "End of coherent set" (`rtps.coherent_set.end`: a DATA without payload right
+/// live capture of a coherent `shape_main` publisher and subscriber of two topics (the two
+/// writers' set ends share datagrams), and marks our end-of-set markers as "End of coherent
+/// set" (`rtps.coherent_set.end`: a DATA without payload right
 /// after a set's last change ends it, its `rtps_util_detect_coherent_set_end_empty_data_case`).
 #[test]
 fn wireshark_sees_our_coherent_sets_end() {
@@ -366,13 +369,17 @@ fn wireshark_sees_our_coherent_sets_end() {
     let base = 7400 + 250 * 136;
     let filter = format!("udp and portrange {}-{}", base, base + 249);
     let mut capture = crate::tshark::start_capture(&filter, &["-a", "duration:5"], &path);
-    let mut sub = spawn("-S", "136", "-r -k 0 --coherent --access-scope t");
-    sub.expect("reader", WAIT, |l| l == "Create reader for topic: Square");
+    let mut sub = spawn(
+        "-S",
+        "136",
+        "-r -k 0 --coherent --access-scope g --num-topics 2",
+    );
+    sub.expect("reader", WAIT, |l| l == "Create reader for topic: Square1");
     let publisher = spawn(
         "-P",
         "136",
-        "-r -k 0 --coherent --access-scope t --coherent-sample-count 3 --write-period 50 \
-         --num-iterations 30 -c RED",
+        "-r -k 0 --coherent --access-scope g --coherent-sample-count 3 --write-period 50 \
+         --num-iterations 30 -c RED --num-topics 2",
     );
     let (code, _) = publisher.finish(WAIT);
     assert_eq!(code, 0);

@@ -216,3 +216,58 @@ fn a_reader_without_coherent_access_never_sees_the_marker() {
     net.run_for(5);
     assert_eq!(take_values(&mut net, r), vec![11]);
 }
+
+/// Two writers of one publisher end their sets together: both end-of-set markers leave in one
+/// datagram (`merge`), and the two readers then take whole sets.
+#[test]
+fn the_ends_of_a_publishers_sets_leave_in_one_datagram() {
+    use crate::wire::Message;
+    use crate::wire::submessage::{DataPayload, Submessage, SubmessageOutcome};
+    let mut net = SimNet::in_domains(&[0, 0], SEED, |_| {});
+    net.run_for(100);
+    let now = net.now();
+    let p = presentation(PresentationAccessScope::Group, true, false);
+    let mut second = writer(p);
+    second.topic_name = "Circle".to_string();
+    let mut second_reader = reader(p);
+    second_reader.topic_name = "Circle".to_string();
+    let w1 = net.nodes[0].p.create_writer(now, writer(p));
+    let w2 = net.nodes[0].p.create_writer(now, second);
+    let r1 = net.nodes[1].p.create_reader(now, reader(p));
+    let r2 = net.nodes[1].p.create_reader(now, second_reader);
+    net.run_for(300);
+    assert_eq!(net.nodes[0].p.matched_readers(w1), 1);
+    assert_eq!(net.nodes[0].p.matched_readers(w2), 1);
+    net.nodes[0].p.begin_coherent_changes(&[w1, w2]);
+    write(&mut net, w1, 1, 1);
+    write(&mut net, w2, 1, 2);
+    net.run_for(5);
+    let now = net.now();
+    net.nodes[0].p.end_coherent_changes(now, &[w1, w2]).unwrap();
+    let mut markers_per_datagram = Vec::new();
+    while let Some(t) = net.nodes[0].p.poll_transmit(now) {
+        let bytes = t.datagram().into_owned();
+        let (_, subs) = Message::parse(&bytes).unwrap();
+        let markers = subs
+            .filter(|s| {
+                matches!(s, SubmessageOutcome::Accept(Submessage::Data(d))
+                    if matches!(d.payload, DataPayload::None))
+            })
+            .count();
+        markers_per_datagram.push(markers);
+    }
+    assert!(
+        markers_per_datagram.contains(&2),
+        "{markers_per_datagram:?}"
+    );
+    // Those datagrams were taken here, not sent: the writers repair the markers after the
+    // readers' ACKNACKs, and the sets then complete.
+    assert_eq!(take_values(&mut net, r1), Vec::<u32>::new());
+    let (mut got1, mut got2) = (Vec::new(), Vec::new());
+    net.run_until(5_000, |n| {
+        got1.extend(take_values(n, r1));
+        got2.extend(take_values(n, r2));
+        !got1.is_empty() && !got2.is_empty()
+    });
+    assert_eq!((got1, got2), (vec![1], vec![2]));
+}
