@@ -271,3 +271,49 @@ fn the_ends_of_a_publishers_sets_leave_in_one_datagram() {
     });
     assert_eq!((got1, got2), (vec![1], vec![2]));
 }
+
+/// `merge`: same destinations are joined behind one RTPS header (INFO_DST(UNKNOWN) in front
+/// of a writer's submessages unless they start with their own INFO_DST), other destinations
+/// and what would pass the size cap stay separate.
+#[test]
+fn merge_joins_messages_to_the_same_destinations_within_the_cap() {
+    use super::{MAX_MERGED, merge};
+    use crate::core::Transmit;
+    use crate::wire::{GuidPrefix, Header, Locator};
+    let header = {
+        let mut b = Vec::new();
+        Header::new(GuidPrefix([3; 12])).emit(&mut b);
+        b
+    };
+    let msg = |body: &[u8]| {
+        let mut b = header.clone();
+        b.extend_from_slice(body);
+        b
+    };
+    let a = Locator::udpv4([127, 0, 0, 1], 7411);
+    let b = Locator::udpv4([127, 0, 0, 1], 7413);
+    // A HEARTBEAT-shaped body (id 0x07) and one starting with INFO_DST (id 0x0e).
+    let hb = [0x07, 0x01, 0x04, 0x00, 1, 2, 3, 4];
+    let dst = [0x0e, 0x01, 0x0c, 0x00, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9];
+    let out = merge(vec![
+        Transmit::new(vec![a], msg(&hb)),
+        Transmit::new(vec![a], msg(&hb)),
+        Transmit::new(vec![a], msg(&dst)),
+        Transmit::new(vec![b], msg(&hb)),
+    ]);
+    assert_eq!(out.len(), 2);
+    let first = &out[0].payload;
+    // header + hb + INFO_DST(UNKNOWN) (16) + hb + dst (its own INFO_DST, nothing added)
+    assert_eq!(first.len(), Header::LEN + 8 + 16 + 8 + 16);
+    assert_eq!(first[Header::LEN + 8], 0x0e);
+    assert_eq!(&first[Header::LEN + 8 + 4..Header::LEN + 8 + 16], &[0; 12]);
+    assert_eq!(out[1].destinations, vec![b]);
+    // Two messages that would pass the cap together stay apart.
+    let big = vec![0x07u8; MAX_MERGED - Header::LEN];
+    let out = merge(vec![
+        Transmit::new(vec![a], msg(&big)),
+        Transmit::new(vec![a], msg(&hb)),
+    ]);
+    assert_eq!(out.len(), 2);
+    assert!(out.iter().all(|t| t.payload.len() <= MAX_MERGED));
+}
