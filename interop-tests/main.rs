@@ -14,6 +14,7 @@ mod durability;
 mod loopback;
 mod perf;
 mod perf_ddsperf;
+mod presentation;
 mod reflection;
 mod rti;
 mod sandbox;

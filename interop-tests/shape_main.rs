@@ -368,23 +368,6 @@ fn shape_main_rejects_a_bad_content_filter() {
     assert_eq!(code, 2);
 }
 
-#[test]
-fn shape_main_names_unsupported_features_and_refuses_them() {
-    // Refused before any socket is opened, so this runs anywhere.
-    for args in [&["-P", "--coherent"][..], &["-S", "--ordered"]] {
-        let (code, out) = App::spawn(SHAPE_MAIN, args).finish(Duration::from_secs(20));
-        assert!(
-            out.iter().any(|l| l.contains("not supported")),
-            "{args:?}: {out:?}"
-        );
-        assert!(
-            !out.iter().any(|l| l.starts_with("Create topic")),
-            "{args:?}: {out:?}"
-        );
-        assert_eq!(code, 2, "{args:?}");
-    }
-}
-
 /// A QoS file that cannot be used ends the run before any socket with exit 2 and
 /// `FILE:LINE:COL: what is wrong`; so does an unknown profile. Runs anywhere.
 #[test]
@@ -540,6 +523,6 @@ fn cyclone_publisher_to_filtered_shape_main_subscriber() {
     assert!(!out.iter().any(|l| l.contains("YELLOW")), "{out:?}");
 }
 
-fn sub_samples(out: &[String]) -> Vec<SampleLine> {
+pub(crate) fn sub_samples(out: &[String]) -> Vec<SampleLine> {
     out.iter().filter_map(|l| sample_line(l)).collect()
 }

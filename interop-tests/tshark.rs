@@ -435,26 +435,8 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
     }
     drop((w, r, a, b));
     assert!(capture.wait().unwrap().success());
-    let tshark = |args: &[&str]| {
-        let out = Command::new("tshark")
-            .arg("-r")
-            .arg(&path)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let warnings = tshark(&[
-        "-Y",
-        "_ws.malformed || _ws.expert.severity >= warning",
-        "-T",
-        "fields",
-        "-e",
-        "frame.number",
-        "-e",
-        "_ws.expert.message",
-    ]);
-    let summary = tshark(&["-Y", "rtps"]);
+    let warnings = expert_warnings(&path);
+    let summary = read_capture(&path, &["-Y", "rtps"]);
     if std::env::var_os("SIFTDDS_KEEP_CAPTURE").is_none() {
         let _ = std::fs::remove_file(&path);
     }
@@ -478,6 +460,35 @@ fn wireshark_finds_no_warning_in_our_live_traffic() {
             "no {kind} in the capture:\n{summary}"
         );
     }
+}
+
+/// `tshark -r PATH ARGS...`: its stdout.
+pub(crate) fn read_capture(path: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(path)
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The frames of the capture at `path` that Wireshark finds malformed or warns about
+/// (frame number and message per line; empty when none).
+pub(crate) fn expert_warnings(path: &std::path::Path) -> String {
+    read_capture(
+        path,
+        &[
+            "-Y",
+            "_ws.malformed || _ws.expert.severity >= warning",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+            "-e",
+            "_ws.expert.message",
+        ],
+    )
 }
 
 /// Starts `tshark -i lo -f FILTER EXTRA... -w PATH` and returns once it is capturing (it logs

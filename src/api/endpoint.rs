@@ -4,7 +4,7 @@
 //! loop. DDS 1.4 §2.2.2.3-§2.2.2.5.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -59,6 +59,9 @@ impl<T: TopicType> Topic<T> {
 pub struct Publisher {
     pub(super) participant: DomainParticipant,
     pub(super) qos: PublisherQos,
+    /// The writers created by this publisher (and its clones), for coherent changes
+    /// (`coherent.rs`).
+    pub(super) writers: Arc<RwLock<Vec<Guid>>>,
 }
 
 impl Publisher {
@@ -140,6 +143,9 @@ impl Publisher {
                 .map_err(|e| Error::from(PersistentWriteError::Store(e)))?,
             false => inner.handle.execute(move |p, now| create(p, now, spec))?,
         };
+        if let Ok(mut writers) = self.writers.write() {
+            writers.push(guid);
+        }
         Ok(DataWriter {
             persistent,
             participant: self.participant.clone(),
@@ -485,8 +491,8 @@ pub struct Sample<T> {
 
 /// Reads samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataReader<T> {
-    participant: DomainParticipant,
-    guid: Guid,
+    pub(super) participant: DomainParticipant,
+    pub(super) guid: Guid,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -534,7 +540,7 @@ impl<T: TopicType> DataReader<T> {
         Ok(status.unwrap_or_default())
     }
 
-    fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
+    pub(super) fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
         let mut out = Vec::with_capacity(changes.len());
         for c in changes {
             let value = match c.kind {
@@ -742,6 +748,7 @@ impl DomainParticipant {
         Publisher {
             participant: self.clone(),
             qos,
+            writers: Arc::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! Must not: contain protocol logic (it lives in `core`), or read clocks and sleep itself
 //! (waiting is delegated to `runtime`). DDS 1.4 §2.2.2 (platform-independent model).
 
+mod coherent;
 mod endpoint;
 mod error;
 mod participant;

@@ -67,6 +67,18 @@ pub struct CacheChange {
     /// The serialized payload including its 4-byte encapsulation header: the sample for
     /// `Alive`, the serialized key (or empty) otherwise.
     pub data: Bytes,
+    /// PID_COHERENT_SET: the SN of the first change of the coherent set this change belongs
+    /// to (RTPS 2.5 §8.7.5, §9.6.4.4). `Some(SequenceNumber::UNKNOWN)` with an ALIVE kind and
+    /// no data is the end-of-set marker (see `core::writer::coherent`).
+    pub coherent_set: Option<SequenceNumber>,
+}
+
+impl CacheChange {
+    /// True for the end-of-set marker a writer adds at `end_coherent_changes`: no data, no
+    /// status, PID_COHERENT_SET only. It is never handed to the application.
+    pub fn is_coherent_end(&self) -> bool {
+        self.kind == ChangeKind::Alive && self.data.is_empty() && self.coherent_set.is_some()
+    }
 }
 
 /// One write of the application: what [`DataWriter`](crate::api::DataWriter) asks for, handed

@@ -20,6 +20,9 @@
  *   -x COLOR     pub: after the last sample, dispose COLOR's instance
  *   -u COLOR     pub: after the last sample (and -x), unregister COLOR's instance
  *   -w N         sub: also wait for N instance state changes (invalid samples) before exiting
+ *   -A SPEC      PRESENTATION of the publisher/subscriber: access scope i|t|g, then c (coherent
+ *                access) and/or o (ordered access), e.g. "tc" (Cyclone 0.10 announces and matches
+ *                it; it has no coherent sets: dds_begin_coherent is unimplemented)
  *   -L MS        liveliness AUTOMATIC with this lease in ms (default: infinite lease); the sub
  *                prints "sub: liveliness alive=<a> not_alive=<n>" when LIVELINESS_CHANGED fires
  *
@@ -63,7 +66,7 @@ static void usage (void)
   fprintf (stderr,
            "usage: shapes_cyclone pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
            "       [-i MS] [-m MATCHED] [-l MS] [-b] [-k DEPTH] [-D v|t|T|P] [-z BYTES] [-P PARTITION]\n"
-           "       [-x COLOR] [-u COLOR] [-w N] [-L LEASE_MS]\n");
+           "       [-x COLOR] [-u COLOR] [-w N] [-L LEASE_MS] [-A i|t|g[c][o]]\n");
   exit (2);
 }
 
@@ -118,6 +121,7 @@ int main (int argc, char **argv)
   const char *unregister_color = NULL;
   long want_states = 0;
   long lease_ms = -1;      /* -L: AUTOMATIC liveliness lease, -1 = infinite */
+  const char *presentation = NULL; /* -A */
 
   for (int i = 2; i < argc; i++)
   {
@@ -143,6 +147,7 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-u") == 0) unregister_color = v;
     else if (strcmp (a, "-w") == 0) want_states = strtol (v, NULL, 10);
     else if (strcmp (a, "-L") == 0) lease_ms = strtol (v, NULL, 10);
+    else if (strcmp (a, "-A") == 0) presentation = v;
     else usage ();
   }
   if (samples < 0)
@@ -194,6 +199,12 @@ int main (int argc, char **argv)
   dds_qos_t *group_qos = dds_create_qos ();
   if (partition != NULL)
     dds_qset_partition1 (group_qos, partition);
+  if (presentation != NULL)
+  {
+    dds_presentation_access_scope_kind_t scope =
+      presentation[0] == 'g' ? DDS_PRESENTATION_GROUP : presentation[0] == 't' ? DDS_PRESENTATION_TOPIC : DDS_PRESENTATION_INSTANCE;
+    dds_qset_presentation (group_qos, scope, strchr (presentation, 'c') != NULL, strchr (presentation, 'o') != NULL);
+  }
   dds_listener_t *listener = dds_create_listener (NULL);
   dds_lset_offered_incompatible_qos (listener, on_offered_incompatible_qos);
   dds_lset_requested_incompatible_qos (listener, on_requested_incompatible_qos);

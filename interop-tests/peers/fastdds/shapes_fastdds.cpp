@@ -23,6 +23,9 @@
 //   --persistence FILE  the SQLite persistence plugin in FILE, with a fixed persistence GUID
 //                 per endpoint (Fast DDS 2.9 creates TRANSIENT endpoints only with it)
 //   -z BYTES      pub: fill additional_payload_size with BYTES octets (default 0)
+//   -A SPEC       PRESENTATION of the publisher/subscriber: access scope i|t|g, then c (coherent
+//                 access) and/or o (ordered access), e.g. "tc" (Fast DDS 2.9 announces it but
+//                 neither matches on it nor writes coherent sets)
 //   -P PARTITION  publisher/subscriber partition (default: the default partition; -p is taken
 //                 by the filter parameters)
 //   -x COLOR      pub: after the last sample, dispose COLOR's instance
@@ -105,6 +108,7 @@ struct Options
     long payload = 0;            // -z
     std::string partition;       // -P
     std::string persistence;     // --persistence FILE: Fast DDS's SQLite persistence plugin
+    std::string presentation;    // -A
     std::string dispose_color;   // -x
     std::string unregister_color; // -u
     long want_states = 0;        // -w
@@ -112,12 +116,26 @@ struct Options
     long unicast_port = 0;       //   and 127.0.0.1:UNICAST_PORT (participant defaults)
 };
 
+// -A SPEC: access scope letter, then 'c' and/or 'o'; empty SPEC leaves the default.
+static void set_presentation(PresentationQosPolicy& p, const std::string& spec)
+{
+    if (spec.empty())
+    {
+        return;
+    }
+    p.access_scope = spec[0] == 'g' ? GROUP_PRESENTATION_QOS
+                   : spec[0] == 't' ? TOPIC_PRESENTATION_QOS : INSTANCE_PRESENTATION_QOS;
+    p.coherent_access = spec.find('c') != std::string::npos;
+    p.ordered_access = spec.find('o') != std::string::npos;
+    p.hasChanged = true;
+}
+
 static void usage()
 {
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
             "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t|T|P] [--persistence FILE]\n"
-            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-w N]\n"
+            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-A i|t|g[c][o]] [-w N]\n"
             "       [-M MULTICAST_PORT,UNICAST_PORT]\n");
     std::exit(2);
 }
@@ -228,6 +246,10 @@ static Options parse(int argc, char** argv)
         else if (a == "-P")
         {
             o.partition = val();
+        }
+        else if (a == "-A")
+        {
+            o.presentation = val();
         }
         else if (a == "-x")
         {
@@ -449,6 +471,7 @@ int main(
         {
             pubqos.partition().push_back(o.partition.c_str());
         }
+        set_presentation(pubqos.presentation(), o.presentation);
         Publisher* publisher = participant->create_publisher(pubqos);
         DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
         wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
@@ -540,6 +563,7 @@ int main(
         {
             subqos.partition().push_back(o.partition.c_str());
         }
+        set_presentation(subqos.presentation(), o.presentation);
         Subscriber* subscriber = participant->create_subscriber(subqos);
         TopicDescription* description = topic;
         if (!o.expression.empty())

@@ -377,20 +377,6 @@ impl Options {
         w
     }
 
-    /// Requested behaviour siftdds cannot deliver; running anyway would print wrong results,
-    /// so the application says so and exits (code 2, as for a failed entity creation).
-    pub fn unsupported_fatal(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        // -D t|p: the participant's durability service (docs/durability.md).
-        if self.coherent {
-            v.push("--coherent: coherent access (begin/end_coherent_changes) is not supported");
-        }
-        if self.ordered {
-            v.push("--ordered: ordered access (PRESENTATION ordered_access) is not supported");
-        }
-        v
-    }
-
     /// Requested behaviour siftdds honours only in part; the application says so and runs.
     pub fn unsupported_partial(&self) -> Vec<&'static str> {
         let mut v = Vec::new();

@@ -21,6 +21,7 @@ use siftdds::qos::{
 };
 
 use crate::options::{DurabilityArg, Options};
+use crate::presentation::PresentationArgs;
 
 /// Where the base QoS comes from.
 pub struct QosBase {
@@ -120,10 +121,14 @@ impl QosBase {
         if let Some(name) = &o.partition {
             qos.partition = Partition::new([name.as_str()]);
         }
+        if let Some(p) = PresentationArgs::from(o).policy() {
+            qos.presentation = p;
+        }
         Ok(qos)
     }
 
-    /// Subscriber QoS: `-p` overrides the partition.
+    /// Subscriber QoS: `-p` overrides the partition, the presentation options the
+    /// presentation (`presentation.rs`).
     pub fn subscriber(&self, o: &Options) -> Result<SubscriberQos, String> {
         let mut qos = match &self.profile {
             Some((p, name)) => p.subscriber_qos(name).map_err(|e| e.to_string())?,
@@ -131,6 +136,9 @@ impl QosBase {
         };
         if let Some(name) = &o.partition {
             qos.partition = Partition::new([name.as_str()]);
+        }
+        if let Some(p) = PresentationArgs::from(o).policy() {
+            qos.presentation = p;
         }
         Ok(qos)
     }
@@ -228,7 +236,7 @@ fn durability(d: DurabilityArg) -> Durability {
     match d {
         DurabilityArg::Volatile => Durability::Volatile,
         DurabilityArg::TransientLocal => Durability::TransientLocal,
-        // Refused before any entity exists (unsupported_fatal); mapped for completeness.
+        // The participant's durability service (docs/durability.md).
         DurabilityArg::Transient => Durability::Transient,
         DurabilityArg::Persistent => Durability::Persistent,
     }

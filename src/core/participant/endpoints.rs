@@ -284,6 +284,7 @@ impl Participant {
         config.time_based_filter = spec.qos.time_based_filter.minimum_separation.to_std();
         config.exclusive_ownership = spec.qos.ownership == Ownership::Exclusive;
         config.key_hasher = spec.key_hasher;
+        config.presentation = spec.subscriber_qos.presentation;
         config.content_filter = spec.content_filter.as_ref().and_then(|f| {
             let d = spec.descriptor.as_ref()?;
             match ReaderFilter::compile(f, d) {

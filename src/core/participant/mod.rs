@@ -25,6 +25,7 @@
 mod durability;
 #[cfg(test)]
 mod durability_tests;
+mod coherent;
 mod endpoints;
 mod gate;
 mod liveliness;

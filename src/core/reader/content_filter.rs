@@ -154,7 +154,24 @@ impl ReaderConfig {
                 source_timestamp,
                 // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
                 data,
+                coherent_set: inline.coherent_set,
             }),
+            // RTPS 2.5 §8.7.5: a DATA with neither payload nor status, only PID_COHERENT_SET,
+            // ends a coherent set; `reader::coherent` consumes it, the application never sees it.
+            None if payload == PayloadKind::None
+                && inline.status_info.is_none()
+                && inline.coherent_set.is_some() =>
+            {
+                Slot::Sample(CacheChange {
+                    kind: ChangeKind::Alive,
+                    writer_guid: writer,
+                    sequence_number: sn,
+                    key_hash: None,
+                    source_timestamp,
+                    data: Bytes::new(),
+                    coherent_set: inline.coherent_set,
+                })
+            }
             None => Slot::Irrelevant,
         }
     }

@@ -53,4 +53,6 @@ pub struct ReaderCounters {
     pub content_filtered_locally: u64,
     /// Samples delivered on the writer's word (their bit was 1), not evaluated here.
     pub content_passed_by_writer: u64,
+    /// Changes of coherent sets that could not be complete, dropped (RTPS 2.5 §8.7.5).
+    pub coherent_samples_dropped: u64,
 }

@@ -442,6 +442,7 @@ mod tests {
             key_hash: Some([key; 16]),
             source_timestamp: None,
             data: Bytes::new(),
+            coherent_set: None,
         }
     }
 

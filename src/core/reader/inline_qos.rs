@@ -1,15 +1,19 @@
-//! The inline QoS a reader acts on (PID_STATUS_INFO, PID_KEY_HASH, and our own entry of
-//! PID_CONTENT_FILTER_INFO) and the rule that turns a DATA/DATA_FRAG's flags plus status info
+//! The inline QoS a reader acts on (PID_STATUS_INFO, PID_KEY_HASH, PID_COHERENT_SET and our
+//! own entry of PID_CONTENT_FILTER_INFO) and the rule that turns a DATA/DATA_FRAG's flags plus status info
 //! into a [`ChangeKind`] or "nothing to deliver".
 //!
-//! Must not: allocate, panic on any input, or interpret parameters other than the three above.
+//! Must not: allocate, panic on any input, or interpret parameters other than the four above.
 //!
 //! RTPS 2.5 §8.3.7.2 (Data flags), §9.6.4.8 (KeyHash_t), §9.6.4.9 (StatusInfo_t, always
-//! big-endian: docs/interop-facts.md §5.7).
+//! big-endian: docs/interop-facts.md §5.7), §9.6.4.4 (PID_COHERENT_SET, a SequenceNumber_t
+//! in the submessage's byte order).
 
 use crate::cdr::{Endianness, Reader};
 use crate::core::ChangeKind;
-use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::SequenceNumber;
+use crate::wire::plist::pid::{
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO,
+};
 use crate::wire::plist::{ContentFilterInfoView, ParameterListView};
 
 /// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
@@ -35,6 +39,8 @@ pub(super) struct InlineInfo {
     pub key_hash: Option<[u8; 16]>,
     /// The writer's filter result for our signature (PID_CONTENT_FILTER_INFO), when listed.
     pub filter_result: Option<bool>,
+    /// PID_COHERENT_SET (the first SN of the change's coherent set), when well formed.
+    pub coherent_set: Option<SequenceNumber>,
 }
 
 impl InlineInfo {
@@ -47,12 +53,13 @@ impl InlineInfo {
         };
         // One walk over the list (it is walked per received DATA); the first occurrence of
         // each parameter wins.
-        let (mut status, mut key, mut filter) = (None, None, None);
+        let (mut status, mut key, mut filter, mut coherent) = (None, None, None, None);
         for p in qos.iter() {
             match p.pid {
                 PID_STATUS_INFO if status.is_none() => status = Some(p.value),
                 PID_KEY_HASH if key.is_none() => key = Some(p.value),
                 PID_CONTENT_FILTER_INFO if filter.is_none() => filter = Some(p.value),
+                PID_COHERENT_SET if coherent.is_none() => coherent = Some(p.value),
                 _ => {}
             }
         }
@@ -71,10 +78,13 @@ impl InlineInfo {
                 .ok()?
                 .bit_for(sig)
         });
+        let coherent_set =
+            coherent.and_then(|v| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok());
         InlineInfo {
             status_info,
             key_hash,
             filter_result,
+            coherent_set,
         }
     }
 

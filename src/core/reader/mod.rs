@@ -19,6 +19,9 @@
 //! - `writer_proxy`: per-writer SN bookkeeping, GAP/HEARTBEAT handling, ACKNACK building.
 //! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size`, the in-flight cap and the
 //!   reader-wide `max_reassembly_bytes`.
+//! - `coherent`: per writer, coherent sets held until complete, then passed on together
+//!   (RTPS 2.5 §8.7.5, DDS 1.4 §2.2.3.6).
+//! - `presentation`: the order of a take under ordered access (DDS 1.4 §2.2.3.6).
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
 //! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
@@ -35,11 +38,14 @@
     clippy::arithmetic_side_effects
 )]
 
+mod coherent;
 mod content_filter;
 mod counters;
 mod history;
 mod inline_qos;
 mod instance;
+mod key_hasher;
+mod presentation;
 mod reassembly;
 #[cfg(test)]
 mod tests;
@@ -53,11 +59,12 @@ pub use content_filter::ReaderFilter;
 pub use counters::ReaderCounters;
 pub use history::MAX_QUEUED_SAMPLES;
 pub use instance::MAX_TRACKED_INSTANCES;
+pub use key_hasher::KeyHasher;
 pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
 
 use crate::core::deadline::InstanceId;
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, RemoteWriter, Transmit};
-use crate::qos::{History, Length, ResourceLimits};
+use crate::qos::{History, Length, Presentation, ResourceLimits};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag};
 use crate::wire::{Guid, SequenceNumber};
@@ -65,6 +72,7 @@ use content_filter::Received;
 use history::DeliveryQueue;
 use inline_qos::{InlineInfo, PayloadKind};
 use instance::InstanceTable;
+use presentation::presentation_order;
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
@@ -122,27 +130,11 @@ pub struct ReaderConfig {
     /// Our ContentFilteredTopic filter, applied on delivery unless the writer's
     /// PID_CONTENT_FILTER_INFO gives the result for its signature. RTPS 2.5 §8.7.3.3.
     pub content_filter: Option<ReaderFilter>,
+    /// The subscriber's PRESENTATION: `coherent_access` makes each writer's coherent sets
+    /// all-or-nothing (`coherent`), `ordered_access` with INSTANCE scope makes a `take`
+    /// return the samples instance by instance (`presentation`). DDS 1.4 §2.2.3.6.
+    pub presentation: Presentation,
 }
-
-/// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
-/// serialized key (otherwise), encapsulation header included. Supplied by the type layer
-/// (the API knows the topic type); `None` when it cannot be computed. RTPS 2.5 §9.6.4.8.
-#[derive(Copy, Clone)]
-pub struct KeyHasher(pub fn(ChangeKind, &[u8]) -> Option<[u8; 16]>);
-
-impl core::fmt::Debug for KeyHasher {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("KeyHasher")
-    }
-}
-
-impl PartialEq for KeyHasher {
-    fn eq(&self, other: &Self) -> bool {
-        core::ptr::fn_addr_eq(self.0, other.0)
-    }
-}
-
-impl Eq for KeyHasher {}
 
 impl ReaderConfig {
     /// A configuration with the defaults above, KEEP_LAST(1) and unlimited resource limits.
@@ -162,6 +154,7 @@ impl ReaderConfig {
             exclusive_ownership: false,
             key_hasher: None,
             content_filter: None,
+            presentation: Presentation::default(),
         }
     }
 }
@@ -294,7 +287,8 @@ impl Reader {
         let window = self.out_of_order_window();
         let budget = MAX_OUT_OF_ORDER_BYTES.max(self.config.max_sample_size);
         let reliable = self.config.reliable;
-        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono);
+        let coherent = self.config.presentation.coherent_access;
+        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
         self.writers.insert(writer.guid, proxy);
     }
 
@@ -316,6 +310,7 @@ impl Reader {
                 key_hash: key,
                 source_timestamp: None,
                 data: Bytes::new(),
+                coherent_set: None,
             };
             let c = &mut self.counters;
             if self.queue.push_expiring(change, None).is_ok() {
@@ -535,6 +530,9 @@ impl Reader {
                 break;
             }
         }
+        if let Some(taken) = out.get_mut(before..) {
+            presentation_order(&self.config.presentation, taken);
+        }
         out.len().saturating_sub(before)
     }
 
@@ -542,7 +540,8 @@ impl Reader {
     /// samples stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read with
     /// NOT_READ_SAMPLE_STATE).
     pub fn read(&mut self, now: Now) -> Vec<CacheChange> {
-        let (samples, expired) = self.queue.read(now.wall.to_unix_nanos());
+        let (mut samples, expired) = self.queue.read(now.wall.to_unix_nanos());
+        presentation_order(&self.config.presentation, &mut samples);
         self.count_expired(expired);
         if expired > 0 {
             self.unstall(now);

@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 
 use super::ReaderCounters;
+use super::coherent::CoherentSets;
 use super::history::DeliveryQueue;
 use super::instance::{InstanceTable, Verdict};
 use super::reassembly::Reassembly;
@@ -108,6 +109,24 @@ impl Sink<'_> {
     }
 }
 
+/// Passes the in-order slot of `sn` through the writer's coherent-set assembly to `sink`.
+fn hand_over(coherent: &mut CoherentSets, sn: SequenceNumber, slot: Slot, sink: &mut Sink<'_>) {
+    let change = match slot {
+        Slot::Sample(c) => Some(c),
+        Slot::Irrelevant => None,
+    };
+    let dropped = coherent.pass(sn, change, &mut |c| sink.deliver(Slot::Sample(c)));
+    let c = &mut sink.counters.coherent_samples_dropped;
+    *c = c.saturating_add(dropped);
+}
+
+/// Tells the writer's coherent-set assembly that SNs were lost.
+fn hand_over_loss(coherent: &mut CoherentSets, sink: &mut Sink<'_>) {
+    let dropped = coherent.lost();
+    let c = &mut sink.counters.coherent_samples_dropped;
+    *c = c.saturating_add(dropped);
+}
+
 /// True if delivering `slot` now would not hit a full delivery queue (KEEP_ALL flow control).
 fn slot_fits(slot: &Slot, queue: &DeliveryQueue) -> bool {
     match slot {
@@ -171,6 +190,8 @@ pub(super) struct WriterProxy {
     nackfrag_count: i32,
     /// In-order delivery stopped because the delivery queue is full.
     stalled: bool,
+    /// Coherent-set assembly between in-order delivery and the sink (RTPS 2.5 §8.7.5).
+    coherent: CoherentSets,
 }
 
 impl WriterProxy {
@@ -188,6 +209,7 @@ impl WriterProxy {
         window: usize,
         byte_budget: usize,
         now: Instant,
+        coherent_access: bool,
     ) -> Self {
         let reliable = reader_reliable && remote.reliable;
         WriterProxy {
@@ -207,6 +229,7 @@ impl WriterProxy {
             acknack_count: 0,
             nackfrag_count: 0,
             stalled: false,
+            coherent: CoherentSets::new(coherent_access),
         }
     }
 
@@ -251,7 +274,10 @@ impl WriterProxy {
             sink.counters.samples_lost = sink.counters.samples_lost.saturating_add(lost);
             self.next_expected = sn.checked_add(1).unwrap_or(sn);
             self.reassembly.drop_below(self.next_expected);
-            sink.deliver(slot);
+            if lost > 0 {
+                hand_over_loss(&mut self.coherent, sink);
+            }
+            hand_over(&mut self.coherent, sn, slot, sink);
             return;
         }
         if !self.in_window(sn) {
@@ -273,7 +299,7 @@ impl WriterProxy {
             // No `reassembly.drop_below`: partial samples are only started for wanted SNs
             // (≥ next_expected) and every move of next_expected drops those below it, so after
             // `remove(sn)` above none is ≤ sn.
-            sink.deliver(slot);
+            hand_over(&mut self.coherent, sn, slot, sink);
             self.stalled = false;
             self.next_expected = sn.checked_add(1).unwrap_or(sn);
             return;
@@ -295,9 +321,10 @@ impl WriterProxy {
                 self.stalled = true;
                 break;
             }
+            let sn = *entry.key();
             let slot = entry.remove();
             self.buffered_bytes = self.buffered_bytes.saturating_sub(slot.len());
-            sink.deliver(slot);
+            hand_over(&mut self.coherent, sn, slot, sink);
             match self.next_expected.checked_add(1) {
                 Some(n) => self.next_expected = n,
                 None => break,
@@ -316,9 +343,19 @@ impl WriterProxy {
         let below = core::mem::replace(&mut self.buffered, above);
         let skipped = span(self.next_expected, target)
             .saturating_sub(u64::try_from(below.len()).unwrap_or(u64::MAX));
-        for (_, slot) in below {
+        // An SN below `target` that is not buffered is lost: the coherent set open at that
+        // point cannot be complete.
+        let mut expect = self.next_expected;
+        for (sn, slot) in below {
+            if sn != expect {
+                hand_over_loss(&mut self.coherent, sink);
+            }
             self.buffered_bytes = self.buffered_bytes.saturating_sub(slot.len());
-            sink.deliver(slot);
+            hand_over(&mut self.coherent, sn, slot, sink);
+            expect = sn.checked_add(1).unwrap_or(sn);
+        }
+        if expect != target {
+            hand_over_loss(&mut self.coherent, sink);
         }
         self.next_expected = target;
         self.reassembly.drop_below(target);
@@ -339,6 +376,9 @@ impl WriterProxy {
         if !self.reliable {
             // Best effort keeps no buffer: only a gap at the front matters.
             let stop = first_not_in(gap, self.next_expected);
+            if stop > self.next_expected {
+                self.coherent.irrelevant(self.next_expected);
+            }
             self.next_expected = self.next_expected.max(stop);
             self.reassembly.drop_below(self.next_expected);
             return;
@@ -368,6 +408,7 @@ impl WriterProxy {
     fn skip_contiguous(&mut self, start: SequenceNumber, end: SequenceNumber, sink: &mut Sink<'_>) {
         let ne = self.next_expected;
         if start <= ne && ne < end && self.buffered.range(ne..end).next().is_none() {
+            self.coherent.irrelevant(ne);
             self.next_expected = end;
             self.reassembly.drop_below(end);
             self.pump(sink);

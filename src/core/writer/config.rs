@@ -112,6 +112,9 @@ pub enum WriteError {
     SequenceNumbersExhausted,
     /// No such writer in this participant (deleted, or a handle from another participant).
     UnknownWriter,
+    /// `end_coherent_changes` without a matching `begin_coherent_changes`
+    /// (DDS 1.4 §2.2.2.4.1.11: PRECONDITION_NOT_MET).
+    NotInCoherentSet,
 }
 
 impl core::fmt::Display for WriteError {
@@ -122,6 +125,7 @@ impl core::fmt::Display for WriteError {
             WriteError::SampleTooLarge => "sample larger than 4 GiB",
             WriteError::SequenceNumbersExhausted => "sequence numbers exhausted",
             WriteError::UnknownWriter => "no such writer",
+            WriteError::NotInCoherentSet => "end_coherent_changes without begin_coherent_changes",
         })
     }
 }

@@ -16,7 +16,9 @@
 use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
-use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::pid::{
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO,
+};
 use crate::wire::plist::{Parameter, ParameterListView, RawParameter, Value, emit_parameter_list};
 use crate::wire::submessage::{
     Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
@@ -31,7 +33,7 @@ pub(super) const ENDIAN: Endianness = Endianness::Little;
 pub(super) const HEARTBEAT_LEN: usize = 32;
 /// Worst-case bytes around one DATA_FRAG payload in a message: header (20), INFO_DST (16),
 /// INFO_TS (12), DATA_FRAG fixed part (4 + 32), inline QoS with KEY_HASH and STATUS_INFO and
-/// the sentinel (32), and room for a piggy-backed HEARTBEAT (32); rounded up. A change's
+/// the sentinel (32), PID_COHERENT_SET (12) and room for a piggy-backed HEARTBEAT (32). A change's
 /// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
 pub(super) const MESSAGE_OVERHEAD: usize = 160;
 /// Smallest payload or fragment sent as a [`Splice`] rather than copied into the message:
@@ -66,7 +68,7 @@ pub(super) struct MessageBuilder {
     /// it was encoded for when it carried no filter info: the next change of the same
     /// instance reuses it.
     qos: Vec<u8>,
-    qos_of: Option<(ChangeKind, Option<[u8; 16]>)>,
+    qos_of: Option<(ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>)>,
     /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
     qos_len: Option<usize>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
@@ -101,7 +103,12 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
             value,
         })
     });
-    let params = [key_hash, status_info, filter_info];
+    // RTPS 2.5 §8.7.5, §9.6.4.4: the change's coherent set (writer/coherent.rs).
+    let coherent_set = change.coherent_set.map(|sn| Parameter::Known {
+        pid: PID_COHERENT_SET,
+        value: Value::SequenceNumber(sn),
+    });
+    let params = [key_hash, status_info, filter_info, coherent_set];
     if params.iter().all(Option::is_none) {
         return;
     }
@@ -241,7 +248,7 @@ impl MessageBuilder {
 
     /// Encodes the inline QoS of `change` into `self.qos`, unless it holds that list already.
     fn prepare_inline_qos(&mut self, change: &CacheChange, cfi: Option<&[u8]>) {
-        let of = (change.kind, change.key_hash);
+        let of = (change.kind, change.key_hash, change.coherent_set);
         if cfi.is_none() && self.qos_of == Some(of) {
             return;
         }
@@ -260,6 +267,8 @@ impl MessageBuilder {
         // Taken out for the duration of the push (which borrows the builder mutably).
         let qos = core::mem::take(&mut self.qos);
         let payload = match change.kind {
+            // RTPS 2.5 §8.7.5: the end-of-set marker has no payload (writer/coherent.rs).
+            ChangeKind::Alive if change.is_coherent_end() => DataPayload::None,
             ChangeKind::Alive => DataPayload::Data(&change.data),
             _ if change.data.is_empty() => DataPayload::None,
             _ => DataPayload::Key(&change.data),

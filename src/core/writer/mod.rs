@@ -76,6 +76,7 @@
 )]
 
 mod change_filter;
+mod coherent;
 mod config;
 mod content_filter;
 mod counters;
@@ -157,6 +158,8 @@ pub struct Writer {
     planner: Planner,
     /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
     queue: PushQueue,
+    /// The coherent set new changes belong to (`coherent.rs`).
+    coherent: coherent::CoherentWrites,
 }
 
 impl Writer {
@@ -190,6 +193,7 @@ impl Writer {
             filtering,
             planner: Planner::new(),
             queue: PushQueue::new(),
+            coherent: coherent::CoherentWrites::default(),
         };
         w.resolve_filter_slots();
         w
@@ -314,6 +318,7 @@ impl Writer {
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
+        let coherent = &mut self.coherent;
         let result = self
             .history
             .add(key_hash, len, floor, filter, |sn| CacheChange {
@@ -322,6 +327,7 @@ impl Writer {
                 sequence_number: sn,
                 key_hash,
                 source_timestamp: Some(source_timestamp),
+                coherent_set: coherent.tag(sn),
                 data,
             });
         let (sn, _removed) = result.map_err(|e| match e {
@@ -336,7 +342,10 @@ impl Writer {
             self.arm_heartbeat(now.mono);
         }
         self.queue.invalidate(Input::Written, &mut self.readers);
-        self.on_written(now, kind, key_hash, sn);
+        // The end-of-set marker (`coherent.rs`) is no instance's change.
+        if !(kind == ChangeKind::Alive && len == 0) {
+            self.on_written(now, kind, key_hash, sn);
+        }
         self.collect_garbage();
         Ok(sn)
     }

@@ -17,6 +17,7 @@ use crate::wire::{EntityId, FragmentNumber, GuidPrefix, Locator, Message, Sequen
 mod fragment;
 mod instance;
 mod key_only;
+mod presentation;
 
 const LE: Endianness = Endianness::Little;
 

@@ -1,0 +1,146 @@
+//! Coherent changes of one writer (PRESENTATION `coherent_access`, DDS 1.4 §2.2.2.4.1.10-11
+//! `begin_coherent_changes` / `end_coherent_changes`): which coherent set a new change
+//! belongs to, and the end-of-set marker.
+//!
+//! Must not: touch the history or the readers itself (the writer's `write` path stores the
+//! changes), or send anything.
+//!
+//! RTPS 2.5 §8.7.5: every change written between begin and end carries PID_COHERENT_SET = the
+//! SN of the set's first change. At the end the writer adds one more change, the end-of-set
+//! marker: a DATA with neither payload nor status info whose only inline QoS is
+//! PID_COHERENT_SET = SEQUENCENUMBER_UNKNOWN, so a reader knows the set is complete without
+//! waiting for the writer's next sample (docs/interop-facts.md §8.1). A set with no change
+//! gets no marker. Nested begin/end pairs form one set (the outermost pair).
+
+use bytes::Bytes;
+
+use super::{WriteError, Writer};
+use crate::core::{ChangeKind, WriteRequest};
+use crate::time::Now;
+use crate::wire::SequenceNumber;
+
+/// Where the writer is in a coherent set.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) enum CoherentWrites {
+    /// Changes belong to no set.
+    #[default]
+    Idle,
+    /// Between begin and end, `depth` pairs deep; `first` is the set's first SN once written.
+    Open {
+        depth: u32,
+        first: Option<SequenceNumber>,
+    },
+    /// `end_coherent_changes` is writing the marker.
+    Ending,
+}
+
+impl CoherentWrites {
+    /// The PID_COHERENT_SET value of the change about to get `sn`.
+    pub(super) fn tag(&mut self, sn: SequenceNumber) -> Option<SequenceNumber> {
+        match self {
+            CoherentWrites::Idle => None,
+            CoherentWrites::Open { first, .. } => Some(*first.get_or_insert(sn)),
+            CoherentWrites::Ending => {
+                *self = CoherentWrites::Idle;
+                Some(SequenceNumber::UNKNOWN)
+            }
+        }
+    }
+
+    fn begin(&mut self) {
+        *self = match *self {
+            CoherentWrites::Open { depth, first } => CoherentWrites::Open {
+                depth: depth.saturating_add(1),
+                first,
+            },
+            CoherentWrites::Idle | CoherentWrites::Ending => CoherentWrites::Open {
+                depth: 1,
+                first: None,
+            },
+        };
+    }
+
+    /// Closes one pair; true when the set ended with at least one change (a marker is due).
+    fn end(&mut self) -> Result<bool, WriteError> {
+        match *self {
+            CoherentWrites::Open { depth, first } if depth > 1 => {
+                *self = CoherentWrites::Open {
+                    depth: depth.saturating_sub(1),
+                    first,
+                };
+                Ok(false)
+            }
+            CoherentWrites::Open { first, .. } => {
+                *self = if first.is_some() {
+                    CoherentWrites::Ending
+                } else {
+                    CoherentWrites::Idle
+                };
+                Ok(first.is_some())
+            }
+            CoherentWrites::Idle | CoherentWrites::Ending => Err(WriteError::NotInCoherentSet),
+        }
+    }
+}
+
+impl Writer {
+    /// Starts (or nests) a coherent set: the changes written until the matching
+    /// [`Writer::end_coherent_changes`] are delivered all-or-nothing by readers with
+    /// coherent access. DDS 1.4 §2.2.2.4.1.10.
+    pub fn begin_coherent_changes(&mut self) {
+        self.coherent.begin();
+    }
+
+    /// Ends the coherent set (the outermost pair): writes the end-of-set marker when the
+    /// set has changes and returns its SN. [`WriteError::NotInCoherentSet`] without a
+    /// matching begin. DDS 1.4 §2.2.2.4.1.11; RTPS 2.5 §8.7.5.
+    pub fn end_coherent_changes(&mut self, now: Now) -> Result<Option<SequenceNumber>, WriteError> {
+        if !self.coherent.end()? {
+            return Ok(None);
+        }
+        let marker = WriteRequest::new(ChangeKind::Alive, None, Bytes::new());
+        let written = self.write(now, marker);
+        // Written or not, the set is over (a refused marker leaves the end implied by the
+        // next change, which carries no or another PID_COHERENT_SET).
+        self.coherent = CoherentWrites::Idle;
+        written.map(Some)
+    }
+
+    /// True between `begin_coherent_changes` and the matching end.
+    pub fn in_coherent_set(&self) -> bool {
+        matches!(self.coherent, CoherentWrites::Open { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_is_tagged_with_its_first_sn_and_ends_with_unknown() {
+        let mut c = CoherentWrites::default();
+        assert_eq!(c.tag(SequenceNumber(1)), None);
+        c.begin();
+        assert_eq!(c.tag(SequenceNumber(2)), Some(SequenceNumber(2)));
+        assert_eq!(c.tag(SequenceNumber(3)), Some(SequenceNumber(2)));
+        assert_eq!(c.end(), Ok(true));
+        assert_eq!(c.tag(SequenceNumber(4)), Some(SequenceNumber::UNKNOWN));
+        assert_eq!(c.tag(SequenceNumber(5)), None);
+    }
+
+    #[test]
+    fn nested_pairs_form_one_set_and_an_empty_set_has_no_marker() {
+        let mut c = CoherentWrites::default();
+        c.begin();
+        c.begin();
+        assert_eq!(c.tag(SequenceNumber(7)), Some(SequenceNumber(7)));
+        assert_eq!(c.end(), Ok(false));
+        assert_eq!(c.tag(SequenceNumber(8)), Some(SequenceNumber(7)));
+        assert_eq!(c.end(), Ok(true));
+        let mut empty = CoherentWrites::default();
+        empty.begin();
+        assert_eq!(empty.end(), Ok(false));
+        assert_eq!(empty, CoherentWrites::Idle);
+        assert_eq!(empty.end(), Err(WriteError::NotInCoherentSet));
+    }
+}
