@@ -6,6 +6,7 @@
 
 mod endpoint;
 mod error;
+mod observe;
 mod participant;
 mod profile;
 
@@ -17,3 +18,4 @@ pub use error::Error;
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
 };
+pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};

@@ -15,19 +15,26 @@
 //! * `siftdds perf pub|sub|ping|pong|udp-ping|udp-pong [OPTIONS]` — throughput and latency,
 //!   interoperable with Cyclone's `ddsperf` (exit 0: ran and lost nothing, 1: losses or no
 //!   peer, 2: set-up error); `udp-ping`/`udp-pong` are the raw-UDP round-trip reference.
+//! * `siftdds ls [--domain D] [--wait SECS] [--json] [--interface LIST]` — list a domain's
+//!   participants, topics, writers and readers with their QoS and content filters (`ls.rs`).
+//! * `siftdds spy [--domain D] [--seconds S] [--topic GLOB]... [--idl FILE [--type NAME]]
+//!   [--filter EXPR] [--json]` — print discovery events and samples live (`spy.rs`).
 
 // The demo is an application: it paces writes with the clock and sleeps.
 #![allow(clippy::disallowed_methods)]
 
 mod demo;
 mod idl;
+mod ls;
+mod observe;
 mod perf;
+mod spy;
 
 use std::process::ExitCode;
 
 use siftdds::core::writer::MulticastMode;
 
-const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]] [--interface LIST]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)";
+const USAGE: &str = "usage: siftdds inspect FILE.pcap|FILE.pcapng\n       siftdds demo [--subscribers N] [--seconds S] [--rate HZ] [--domain D] [--sparse] [--best-effort] [--multicast [--plan auto|unicast|multicast]] [--interface LIST]\n       siftdds idl FILE... [-I DIR] [-o OUT.rs] [--crate PATH]\n       siftdds perf pub|sub|ping|pong [OPTIONS] (siftdds perf help)\n       siftdds ls [--domain D] [--wait SECS] [--json] (siftdds ls --help)\n       siftdds spy [--domain D] [--topic GLOB] [--idl FILE] [--filter EXPR] [--json] (siftdds spy --help)";
 
 fn main() -> ExitCode {
     env_logger::init();
@@ -42,6 +49,8 @@ fn main() -> ExitCode {
         ["demo", rest @ ..] => demo(rest),
         ["idl", rest @ ..] => idl::run(rest),
         ["perf", rest @ ..] => perf(rest),
+        ["ls", rest @ ..] => clap_subcommand("ls", rest, ls::run),
+        ["spy", rest @ ..] => clap_subcommand("spy", rest, spy::run),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -148,5 +157,22 @@ fn perf(args: &[&str]) -> ExitCode {
             eprintln!("siftdds perf: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Parses a subcommand whose options are a clap `Args` struct and runs it (`--help` and
+/// errors are clap's, exit 0 and 2).
+fn clap_subcommand<A: clap::Args + clap::FromArgMatches>(
+    name: &'static str,
+    args: &[&str],
+    run: fn(A) -> ExitCode,
+) -> ExitCode {
+    let command = A::augment_args(clap::Command::new(name).bin_name(format!("siftdds {name}")));
+    let parsed = command
+        .try_get_matches_from(std::iter::once(name).chain(args.iter().copied()))
+        .and_then(|m| A::from_arg_matches(&m));
+    match parsed {
+        Ok(a) => run(a),
+        Err(e) => e.exit(),
     }
 }

@@ -220,6 +220,16 @@ impl Participant {
         self.remote_participants.values().map(|p| &p.data)
     }
 
+    /// Remote writers currently known through SEDP (what `siftdds ls` lists).
+    pub fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
+        self.remote_writers.values()
+    }
+
+    /// Remote readers currently known through SEDP, with their announced content filters.
+    pub fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.remote_readers.values()
+    }
+
     /// Handles one received datagram. Never fails: bad input is counted in [`Self::stats`].
     pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
         self.start(now);

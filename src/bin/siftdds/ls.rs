@@ -1,0 +1,172 @@
+//! `siftdds ls`: joins a domain for a few seconds and lists what discovery found —
+//! participants (vendor, name, GUID prefix, addresses), then per topic its types, writers and
+//! readers with their main QoS and each reader's content filter — as a tree a person reads,
+//! or as one JSON document (`--json`). Exit 0 (also when the domain is empty), 2 on a set-up
+//! error.
+//!
+//! Must not: create writers or readers (it only listens to SPDP/SEDP), or format QoS itself
+//! (`observe.rs` does, for `spy` too).
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::json;
+use siftdds::api::DiscoverySnapshot;
+
+use crate::observe::{self, NetworkArgs};
+
+/// `siftdds ls`: list the participants, topics, writers and readers of a domain.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LsArgs {
+    #[command(flatten)]
+    pub net: NetworkArgs,
+    /// Seconds to listen before listing (SPDP announces every few seconds).
+    #[arg(short, long, default_value = "3", value_parser = observe::seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub wait: f64,
+    /// One JSON document on stdout instead of the tree.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `siftdds ls`.
+pub fn run(args: LsArgs) -> ExitCode {
+    let participant = match observe::participant(&args.net, "siftdds ls") {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("siftdds ls: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    std::thread::sleep(Duration::from_secs_f64(args.wait));
+    let snapshot = match participant.discovery_snapshot() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("siftdds ls: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = if args.json {
+        json_document(&args, &snapshot)
+    } else {
+        tree(&args, &snapshot)
+    };
+    print!("{out}");
+    ExitCode::SUCCESS
+}
+
+/// The tree: a participants table, then topics with their writers and readers.
+pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
+    let topics = by_topic(s);
+    let mut out = format!(
+        "domain {}: {} participant(s), {} topic(s), {} writer(s), {} reader(s) after {} s\n",
+        args.net.domain,
+        s.participants.len(),
+        topics.len(),
+        s.writers.len(),
+        s.readers.len(),
+        args.wait
+    );
+    if !s.participants.is_empty() {
+        out.push_str("\nPARTICIPANT                     VENDOR        NAME / ADDRESSES\n");
+    }
+    for p in &s.participants {
+        out.push_str(&format!(
+            "{:<31} {:<13} {}\n{:<46}{}\n",
+            p.guid_prefix.to_string(),
+            observe::vendor(p.vendor_id),
+            observe::participant_name(p),
+            "",
+            observe::locators(
+                &[
+                    p.metatraffic_unicast_locators.as_slice(),
+                    &p.default_unicast_locators,
+                    &p.metatraffic_multicast_locators,
+                ]
+                .concat()
+            )
+        ));
+    }
+    let vendor_of = |prefix| {
+        s.participants
+            .iter()
+            .find(|p| p.guid_prefix == prefix)
+            .map_or("?".to_string(), |p| observe::vendor(p.vendor_id))
+    };
+    for (topic, (writers, readers)) in &topics {
+        let mut types: Vec<&str> = writers
+            .iter()
+            .map(|w| w.type_name.as_str())
+            .chain(readers.iter().map(|r| r.type_name.as_str()))
+            .collect();
+        types.sort_unstable();
+        types.dedup();
+        out.push_str(&format!("\ntopic {topic:?}  type {}\n", types.join(", ")));
+        for w in writers {
+            out.push_str(&format!(
+                "  writer {}  {}\n         {}\n",
+                observe::guid(w.guid),
+                vendor_of(w.guid.prefix),
+                observe::writer_qos_text(w)
+            ));
+        }
+        for r in readers {
+            out.push_str(&format!(
+                "  reader {}  {}\n         {}\n",
+                observe::guid(r.guid),
+                vendor_of(r.guid.prefix),
+                observe::reader_qos_text(r)
+            ));
+            if let Some(f) = &r.content_filter {
+                out.push_str(&format!("         filter {}\n", observe::filter_text(f)));
+            }
+        }
+    }
+    out
+}
+
+type TopicEntry<'a> = (
+    Vec<&'a siftdds::core::discovery::PublicationData>,
+    Vec<&'a siftdds::core::discovery::SubscriptionData>,
+);
+
+/// Writers and readers grouped by topic name, in name order.
+fn by_topic(s: &DiscoverySnapshot) -> BTreeMap<&str, TopicEntry<'_>> {
+    let mut topics: BTreeMap<&str, TopicEntry<'_>> = BTreeMap::new();
+    for w in &s.writers {
+        topics.entry(&w.topic_name).or_default().0.push(w);
+    }
+    for r in &s.readers {
+        topics.entry(&r.topic_name).or_default().1.push(r);
+    }
+    topics
+}
+
+/// `{"domain", "participants": [...], "topics": [{"name", "types", "writers", "readers"}]}`.
+pub fn json_document(args: &LsArgs, s: &DiscoverySnapshot) -> String {
+    let topics: Vec<_> = by_topic(s)
+        .into_iter()
+        .map(|(name, (writers, readers))| {
+            let mut types: Vec<&str> = writers
+                .iter()
+                .map(|w| w.type_name.as_str())
+                .chain(readers.iter().map(|r| r.type_name.as_str()))
+                .collect();
+            types.sort_unstable();
+            types.dedup();
+            json!({
+                "name": name,
+                "types": types,
+                "writers": writers.iter().map(|w| observe::writer_json(w)).collect::<Vec<_>>(),
+                "readers": readers.iter().map(|r| observe::reader_json(r)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "domain": args.net.domain,
+        "waited_seconds": args.wait,
+        "participants": s.participants.iter().map(observe::participant_json).collect::<Vec<_>>(),
+        "topics": topics,
+    });
+    format!("{doc:#}\n")
+}
