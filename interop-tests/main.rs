@@ -9,6 +9,7 @@ mod cft_reference;
 mod content_filter;
 mod demo;
 mod loopback;
+mod observe;
 mod perf;
 mod perf_ddsperf;
 mod reflection;

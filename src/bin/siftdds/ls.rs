@@ -51,7 +51,8 @@ pub fn run(args: LsArgs) -> ExitCode {
     } else {
         tree(&args, &snapshot)
     };
-    print!("{out}");
+    // A closed stdout (`ls | head`) is not an error worth a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS
 }
 

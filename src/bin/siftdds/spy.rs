@@ -108,6 +108,7 @@ pub fn run(args: SpyArgs) -> ExitCode {
         shown: DiscoverySnapshot::default(),
         readers: BTreeMap::new(),
         warned: BTreeSet::new(),
+        stdout_closed: false,
     };
     match spy.run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -121,7 +122,8 @@ pub fn run(args: SpyArgs) -> ExitCode {
 /// ShapeType, and the IDL file's types; with `--filter`, the condition compiled for each
 /// (an error when it compiles for none of them).
 fn known_types(args: &SpyArgs) -> Result<Vec<Known>, String> {
-    let mut descs = vec![ShapeType::descriptor().clone()];
+    // The IDL file's types first: a type it defines wins over the built-in one of that name.
+    let mut descs = Vec::new();
     if let Some(path) = &args.idl {
         let spec = siftdds::idl::parse_file(path, &[]).map_err(|e| e.to_string())?;
         match &args.type_name {
@@ -131,6 +133,7 @@ fn known_types(args: &SpyArgs) -> Result<Vec<Known>, String> {
             None => descs.extend(siftdds::idl::descriptors(&spec)),
         }
     }
+    descs.push(ShapeType::descriptor().clone());
     let known: Vec<Known> = descs
         .into_iter()
         .map(|desc| {
@@ -179,6 +182,8 @@ struct Spy<'a> {
     readers: BTreeMap<Guid, (UntypedDataReader, PublicationData)>,
     /// Topics whose "cannot decode / filter" notice was printed.
     warned: BTreeSet<String>,
+    /// Stdout was closed: nothing more can be shown.
+    stdout_closed: bool,
 }
 
 impl Spy<'_> {
@@ -190,7 +195,7 @@ impl Spy<'_> {
         let mut next_discovery = self.start;
         loop {
             let now = Instant::now();
-            if end.is_some_and(|e| now >= e) {
+            if end.is_some_and(|e| now >= e) || self.stdout_closed {
                 return Ok(());
             }
             if now >= next_discovery {
@@ -221,11 +226,16 @@ impl Spy<'_> {
         self.globs.is_empty() || self.globs.iter().any(|g| g.matches(topic))
     }
 
-    fn emit(&self, text: String, value: Value) {
-        if self.args.json {
-            println!("{value}");
+    /// Prints one event; a closed stdout (`spy | head`) ends the spy.
+    fn emit(&mut self, text: String, value: Value) {
+        use std::io::Write;
+        let line = if self.args.json {
+            value.to_string()
         } else {
-            println!("{:9.3}s {text}", self.elapsed());
+            format!("{:9.3}s {text}", self.elapsed())
+        };
+        if writeln!(std::io::stdout(), "{line}").is_err() {
+            self.stdout_closed = true;
         }
     }
 
