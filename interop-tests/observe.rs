@@ -72,7 +72,7 @@ fn ls_lists_a_fastdds_content_filtered_reader_with_its_parameters() {
         Vendor::FastDds,
         &["sub", "-d", d, "-t", "20", "-f", "x > %0 AND color = %1", "-p", "50", "-p", "'RED'"],
     );
-    let publisher = peer(Vendor::FastDds, &["pub", "-d", d, "-t", "20", "-n", "0", "-m", "0"]);
+    let publisher = peer(Vendor::FastDds, &["pub", "-d", d, "-t", "20", "-n", "1000", "-i", "100", "-m", "0"]);
     let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "4", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
