@@ -321,3 +321,56 @@ fn spy_and_ls_refuse_nonsense_before_joining_the_domain() {
     assert_eq!(code, 0);
     assert!(stdout.contains("--json"), "{stdout}");
 }
+
+/// RTI Connext through PyPI `rticonnextdds-connector` (`peers/python/shapes_rti.py`): its
+/// participant, writer and content-filtered reader (RTI names the filtered topic
+/// `Square::SquareFiltered`), and its samples decoded.
+#[test]
+fn ls_and_spy_show_an_rti_connext_participant() {
+    let test = "ls_and_spy_show_an_rti_connext_participant";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let importable = Command::new("python3")
+        .args(["-c", "import rticonnextdds_connector"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !importable {
+        crate::skip::skip(
+            test,
+            "python3 cannot import rticonnextdds_connector (scripts/setup installs it)",
+        );
+        return;
+    }
+    let d = "164";
+    let xml = std::env::temp_dir().join(format!("shapes-rti-{}.xml", std::process::id()));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop-tests/peers/python/shapes_rti.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).args([d, "20", xml.to_str().unwrap()]);
+    let rti = Peer::spawn_command(cmd);
+    assert!(rti.wait_line("rti: ready", Duration::from_secs(20)), "the RTI peer did not start");
+    let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "3", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    let p = &doc["participants"][0];
+    assert_eq!(p["vendor"], "RTI Connext", "{stdout}");
+    assert_eq!(p["name"], "shapes_rti");
+    let square = &doc["topics"][0];
+    assert_eq!(square["writers"][0]["qos"]["reliability"], "reliable", "{stdout}");
+    let filter = &square["readers"][0]["content_filter"];
+    assert_eq!(filter["expression"], "x > %0", "{stdout}");
+    assert_eq!(filter["parameters"], serde_json::json!(["7"]));
+
+    let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "-s", "3", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines = json_lines(&stdout);
+    let samples = events(&lines, "sample");
+    assert!(samples.len() > 10, "{stdout}");
+    for s in &samples {
+        assert_eq!(s["value"]["color"], "RED", "{s}");
+        assert_eq!(s["value"]["x"], s["value"]["y"]);
+        assert_eq!(s["value"]["additional_payload_size"], Value::Null, "4-member type: {s}");
+    }
+    let _ = rti.finish_any(Duration::from_secs(1));
+    let _ = std::fs::remove_file(&xml);
+}
