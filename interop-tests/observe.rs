@@ -70,17 +70,41 @@ fn ls_lists_a_fastdds_content_filtered_reader_with_its_parameters() {
     let d = "160";
     let sub = peer(
         Vendor::FastDds,
-        &["sub", "-d", d, "-t", "20", "-f", "x > %0 AND color = %1", "-p", "50", "-p", "'RED'"],
+        &[
+            "sub",
+            "-d",
+            d,
+            "-t",
+            "20",
+            "-f",
+            "x > %0 AND color = %1",
+            "-p",
+            "50",
+            "-p",
+            "'RED'",
+        ],
     );
-    let publisher = peer(Vendor::FastDds, &["pub", "-d", d, "-t", "20", "-n", "1000", "-i", "100", "-m", "0"]);
+    let publisher = peer(
+        Vendor::FastDds,
+        &[
+            "pub", "-d", d, "-t", "20", "-n", "1000", "-i", "100", "-m", "0",
+        ],
+    );
     let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "4", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     let participants = doc["participants"].as_array().unwrap();
-    let names: Vec<&str> = participants.iter().filter_map(|p| p["name"].as_str()).collect();
+    let names: Vec<&str> = participants
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
     assert!(names.contains(&"shapes_fastdds_sub"), "{stdout}");
     assert!(names.contains(&"shapes_fastdds_pub"), "{stdout}");
-    assert!(participants.iter().all(|p| p["vendor"] == "Fast DDS" && p["vendor_id"] == "01.0f"));
+    assert!(
+        participants
+            .iter()
+            .all(|p| p["vendor"] == "Fast DDS" && p["vendor_id"] == "01.0f")
+    );
     let square = doc["topics"]
         .as_array()
         .unwrap()
@@ -103,7 +127,10 @@ fn ls_lists_a_fastdds_content_filtered_reader_with_its_parameters() {
         text.contains("filter DDSSQL \"x > %0 AND color = %1\" [%0=50, %1='RED']"),
         "{text}"
     );
-    assert!(text.contains("Fast DDS      \"shapes_fastdds_pub\""), "{text}");
+    assert!(
+        text.contains("Fast DDS      \"shapes_fastdds_pub\""),
+        "{text}"
+    );
     drop((sub, publisher));
 }
 
@@ -117,7 +144,9 @@ fn spy_shows_fastdds_discovery_and_decoded_samples() {
     let sub = peer(Vendor::FastDds, &["sub", "-d", d, "-t", "20", "--cft"]);
     let publisher = peer(
         Vendor::FastDds,
-        &["pub", "-d", d, "-t", "20", "-n", "200", "-i", "50", "-m", "0"],
+        &[
+            "pub", "-d", d, "-t", "20", "-n", "200", "-i", "50", "-m", "0",
+        ],
     );
     let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "--seconds", "4", "--json"]);
     assert_eq!(code, 0, "{stderr}");
@@ -149,20 +178,31 @@ fn ls_and_spy_show_cyclone_endpoints_and_samples() {
         return;
     }
     let d = "162";
-    let sub = peer(Vendor::Cyclone, &["sub", "-d", d, "-t", "20", "-P", "part1"]);
+    let sub = peer(
+        Vendor::Cyclone,
+        &["sub", "-d", d, "-t", "20", "-P", "part1"],
+    );
     let publisher = peer(
         Vendor::Cyclone,
-        &["pub", "-d", d, "-t", "20", "-n", "400", "-i", "20", "-m", "0", "-P", "part1"],
+        &[
+            "pub", "-d", d, "-t", "20", "-n", "400", "-i", "20", "-m", "0", "-P", "part1",
+        ],
     );
     let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "3", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     let participants = doc["participants"].as_array().unwrap();
     assert!(participants.len() >= 2, "{stdout}");
-    assert!(participants.iter().all(|p| p["vendor"] == "Cyclone DDS"), "{stdout}");
+    assert!(
+        participants.iter().all(|p| p["vendor"] == "Cyclone DDS"),
+        "{stdout}"
+    );
     let square = &doc["topics"][0];
     assert_eq!(square["name"], "Square", "{stdout}");
-    assert_eq!(square["writers"][0]["qos"]["partitions"], serde_json::json!(["part1"]));
+    assert_eq!(
+        square["writers"][0]["qos"]["partitions"],
+        serde_json::json!(["part1"])
+    );
     assert_eq!(square["writers"][0]["qos"]["history"]["depth"], 10);
     assert_eq!(square["readers"][0]["content_filter"], Value::Null);
 
@@ -186,7 +226,10 @@ fn ls_and_spy_show_cyclone_endpoints_and_samples() {
     // The topic glob excludes what it does not match.
     let (code, stdout, _) = siftdds(&["spy", "-d", d, "-s", "2", "-t", "Circle", "--json"]);
     assert_eq!(code, 0);
-    assert!(events(&json_lines(&stdout), "sample").is_empty(), "{stdout}");
+    assert!(
+        events(&json_lines(&stdout), "sample").is_empty(),
+        "{stdout}"
+    );
     drop((sub, publisher));
 }
 
@@ -273,7 +316,12 @@ fn spy_decodes_a_siftdds_writer_and_applies_its_filter() {
             color: "RED".into(),
             ..ShapeType::default()
         };
-        let hex: String = red.key_hash().unwrap().iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = red
+            .key_hash()
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(s["key_hash"], hex.as_str());
     }
     // Consecutive RED samples: sequence numbers two apart (BLUE in between, filtered out).
@@ -289,7 +337,17 @@ fn spy_decodes_a_siftdds_writer_and_applies_its_filter() {
     .unwrap();
     let idl_arg = idl.to_str().unwrap();
     let (code, stdout, stderr) = siftdds(&[
-        "spy", "-d", "163", "-s", "2", "--idl", idl_arg, "--type", "ShapeType", "-f", "a < 0",
+        "spy",
+        "-d",
+        "163",
+        "-s",
+        "2",
+        "--idl",
+        idl_arg,
+        "--type",
+        "ShapeType",
+        "-f",
+        "a < 0",
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("ALIVE"), "a < 0 passes nothing: {stdout}");
@@ -300,7 +358,10 @@ fn spy_decodes_a_siftdds_writer_and_applies_its_filter() {
         .lines()
         .find(|l| l.contains("ALIVE"))
         .unwrap_or_else(|| panic!("{stdout}"));
-    assert!(line.contains("{name: \"RED\", a: ") || line.contains("{name: \"BLUE\", a: "), "{line}");
+    assert!(
+        line.contains("{name: \"RED\", a: ") || line.contains("{name: \"BLUE\", a: "),
+        "{line}"
+    );
 }
 
 #[test]
@@ -312,7 +373,10 @@ fn spy_and_ls_refuse_nonsense_before_joining_the_domain() {
     for bad in ["0", "-1", "nan", "inf"] {
         let (code, _, stderr) = siftdds(&["ls", "--wait", bad]);
         assert_eq!(code, 2, "--wait {bad}");
-        assert!(stderr.contains("finite number of seconds above 0"), "{stderr}");
+        assert!(
+            stderr.contains("finite number of seconds above 0"),
+            "{stderr}"
+        );
     }
     let (code, _, stderr) = siftdds(&["spy", "--type", "X"]);
     assert_eq!(code, 2);
@@ -344,11 +408,15 @@ fn ls_and_spy_show_an_rti_connext_participant() {
     }
     let d = "164";
     let xml = std::env::temp_dir().join(format!("shapes-rti-{}.xml", std::process::id()));
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop-tests/peers/python/shapes_rti.py");
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop-tests/peers/python/shapes_rti.py");
     let mut cmd = Command::new("python3");
     cmd.arg(script).args([d, "20", xml.to_str().unwrap()]);
     let rti = Peer::spawn_command(cmd);
-    assert!(rti.wait_line("rti: ready", Duration::from_secs(20)), "the RTI peer did not start");
+    assert!(
+        rti.wait_line("rti: ready", Duration::from_secs(20)),
+        "the RTI peer did not start"
+    );
     let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "3", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
@@ -356,7 +424,10 @@ fn ls_and_spy_show_an_rti_connext_participant() {
     assert_eq!(p["vendor"], "RTI Connext", "{stdout}");
     assert_eq!(p["name"], "shapes_rti");
     let square = &doc["topics"][0];
-    assert_eq!(square["writers"][0]["qos"]["reliability"], "reliable", "{stdout}");
+    assert_eq!(
+        square["writers"][0]["qos"]["reliability"], "reliable",
+        "{stdout}"
+    );
     let filter = &square["readers"][0]["content_filter"];
     assert_eq!(filter["expression"], "x > %0", "{stdout}");
     assert_eq!(filter["parameters"], serde_json::json!(["7"]));
@@ -369,7 +440,11 @@ fn ls_and_spy_show_an_rti_connext_participant() {
     for s in &samples {
         assert_eq!(s["value"]["color"], "RED", "{s}");
         assert_eq!(s["value"]["x"], s["value"]["y"]);
-        assert_eq!(s["value"]["additional_payload_size"], Value::Null, "4-member type: {s}");
+        assert_eq!(
+            s["value"]["additional_payload_size"],
+            Value::Null,
+            "4-member type: {s}"
+        );
     }
     let _ = rti.finish_any(Duration::from_secs(1));
     let _ = std::fs::remove_file(&xml);

@@ -15,7 +15,7 @@ pub use endpoint::{
     Topic,
 };
 pub use error::Error;
+pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
 };
-pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};

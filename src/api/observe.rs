@@ -59,10 +59,7 @@ pub fn reader_qos_matching(writer: &PublicationData, depth: u32) -> (DataReaderQ
         ownership: writer.qos.ownership,
         latency_budget: writer.qos.latency_budget,
         history: History::KeepLast(depth.max(1)),
-        data_representation: DataRepresentation::new([writer
-            .qos
-            .data_representation
-            .offered_id()]),
+        data_representation: DataRepresentation::new([writer.qos.data_representation.offered_id()]),
         ..DataReaderQos::default()
     };
     let subscriber = SubscriberQos {

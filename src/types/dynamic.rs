@@ -114,7 +114,11 @@ pub fn decode(payload: &[u8], desc: &TypeDescriptor) -> Result<DynamicValue, Dyn
         let mut sub = delimited(&mut r)?;
         d.members(&mut sub, desc, true)
     } else {
-        d.members(&mut r, desc, desc.extensibility == Extensibility::Appendable)
+        d.members(
+            &mut r,
+            desc,
+            desc.extensibility == Extensibility::Appendable,
+        )
     }
 }
 
@@ -134,7 +138,9 @@ impl Decoder {
     fn count(&mut self) -> Result<(), DynamicError> {
         self.budget = self.budget.saturating_add(1);
         if self.budget > MAX_DYNAMIC_VALUES {
-            return Err(DynamicError::Unsupported("more values than MAX_DYNAMIC_VALUES"));
+            return Err(DynamicError::Unsupported(
+                "more values than MAX_DYNAMIC_VALUES",
+            ));
         }
         Ok(())
     }
@@ -357,7 +363,10 @@ mod tests {
                 assert_eq!(v.field("x"), Some(&DynamicValue::Int(10)));
                 assert_eq!(v.field("y"), Some(&DynamicValue::Int(-20)));
                 assert_eq!(v.field("shapesize"), Some(&DynamicValue::Int(30)));
-                assert!(v.to_string().starts_with("{color: \"BLUE\", x: 10, y: -20, shapesize: 30"));
+                assert!(
+                    v.to_string()
+                        .starts_with("{color: \"BLUE\", x: 10, y: -20, shapesize: 30")
+                );
             }
         }
     }
@@ -377,7 +386,9 @@ mod tests {
     #[test]
     fn every_truncation_is_an_error_or_a_shorter_struct_never_a_panic() {
         let desc = ShapeType::descriptor();
-        let bytes = shape().serialize_as(Version::Xcdr2, Endianness::Little).unwrap();
+        let bytes = shape()
+            .serialize_as(Version::Xcdr2, Endianness::Little)
+            .unwrap();
         for n in 0..bytes.len() {
             let _ = decode(&bytes[..n], desc);
         }

@@ -56,7 +56,10 @@ pub fn locators(ls: &[Locator]) -> String {
     if ls.is_empty() {
         return "-".into();
     }
-    ls.iter().map(Locator::to_string).collect::<Vec<_>>().join(" ")
+    ls.iter()
+        .map(Locator::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn reliability(k: ReliabilityKind) -> &'static str {

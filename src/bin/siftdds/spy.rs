@@ -144,10 +144,7 @@ fn known_types(args: &SpyArgs) -> Result<Vec<Known>, String> {
         })
         .collect();
     if let Some(f) = &args.filter {
-        if !known
-            .iter()
-            .any(|k| matches!(k.filter, Some(Ok(_))))
-        {
+        if !known.iter().any(|k| matches!(k.filter, Some(Ok(_)))) {
             let why: Vec<String> = known
                 .iter()
                 .filter_map(|k| match &k.filter {
@@ -350,7 +347,10 @@ impl Spy<'_> {
 
     /// Prints one sample, decoded and filtered when its type is known.
     fn sample(&mut self, topic: &str, type_name: &str, c: &CacheChange) {
-        let known = self.known.iter().find(|k| same_type(type_name, &k.desc.name));
+        let known = self
+            .known
+            .iter()
+            .find(|k| same_type(type_name, &k.desc.name));
         let alive = c.kind == ChangeKind::Alive;
         let decoded = match known {
             Some(k) if alive => Some(dynamic::decode(&c.data, &k.desc)),
