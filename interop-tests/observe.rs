@@ -142,13 +142,14 @@ fn spy_shows_fastdds_discovery_and_decoded_samples() {
     }
     let d = "161";
     let sub = peer(Vendor::FastDds, &["sub", "-d", d, "-t", "20", "--cft"]);
+    // The publisher leaves after about 2.5 s, while the spy still runs.
     let publisher = peer(
         Vendor::FastDds,
         &[
-            "pub", "-d", d, "-t", "20", "-n", "200", "-i", "50", "-m", "0",
+            "pub", "-d", d, "-t", "20", "-n", "40", "-i", "50", "-m", "0", "-l", "200",
         ],
     );
-    let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "--seconds", "4", "--json"]);
+    let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "--seconds", "6", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let lines = json_lines(&stdout);
     let readers = events(&lines, "reader");
@@ -168,6 +169,17 @@ fn spy_shows_fastdds_discovery_and_decoded_samples() {
         let color = s["value"]["color"].as_str().unwrap();
         assert!(["RED", "BLUE", "GREEN"].contains(&color), "{s}");
     }
+    // Its writer and its participant left (Fast DDS unannounces both as it exits).
+    let left = |event: &str| -> Vec<&Value> {
+        events(&lines, event)
+            .into_iter()
+            .filter(|e| e["change"] == "left")
+            .collect()
+    };
+    assert_eq!(left("writer").len(), 1, "{stdout}");
+    let gone = left("participant");
+    assert_eq!(gone.len(), 1, "{stdout}");
+    assert_eq!(gone[0]["participant"]["name"], "shapes_fastdds_pub");
     drop((sub, publisher));
 }
 
@@ -287,7 +299,8 @@ fn spy_decodes_a_siftdds_writer_and_applies_its_filter() {
     if !may_open_sockets(test) {
         return;
     }
-    let _writer = ShapeWriter::start(163);
+    // Two writers of the same topic and QoS: the spy shows each sample once.
+    let _writers = (ShapeWriter::start(163), ShapeWriter::start(163));
     let (code, stdout, stderr) = siftdds(&[
         "spy",
         "-d",
@@ -324,9 +337,19 @@ fn spy_decodes_a_siftdds_writer_and_applies_its_filter() {
             .collect();
         assert_eq!(s["key_hash"], hex.as_str());
     }
-    // Consecutive RED samples: sequence numbers two apart (BLUE in between, filtered out).
-    let sns: Vec<i64> = samples.iter().map(|s| s["sn"].as_i64().unwrap()).collect();
-    assert!(sns.windows(2).all(|w| w[1] - w[0] == 2), "{sns:?}");
+    // Per writer, consecutive RED samples: sequence numbers two apart (BLUE in between,
+    // filtered out), none shown twice.
+    let mut by_writer: std::collections::BTreeMap<&str, Vec<i64>> = Default::default();
+    for s in &samples {
+        by_writer
+            .entry(s["writer"].as_str().unwrap())
+            .or_default()
+            .push(s["sn"].as_i64().unwrap());
+    }
+    assert_eq!(by_writer.len(), 2, "{stdout}");
+    for sns in by_writer.values() {
+        assert!(sns.windows(2).all(|w| w[1] - w[0] == 2), "{sns:?}");
+    }
 
     // --idl: a type of the file named like the announced one wins over the built-in.
     let idl = std::env::temp_dir().join(format!("spy-{}.idl", std::process::id()));

@@ -19,7 +19,7 @@ use crate::core::participant::ReaderSpec;
 use crate::qos::{
     DataReaderQos, DataRepresentation, Durability, History, Reliability, SubscriberQos,
 };
-use crate::wire::{EntityId, Guid};
+use crate::wire::Guid;
 
 /// What this participant's discovery knows at one moment, each list in GUID order.
 #[derive(Clone, Debug, Default)]
@@ -100,21 +100,6 @@ impl Subscriber {
             participant: self.participant.clone(),
             guid,
         })
-    }
-
-    /// [`Subscriber::create_untyped_datareader`] for a discovered writer: its topic, type
-    /// name and keyed-ness, with [`reader_qos_matching`] (the subscriber's own QoS is
-    /// replaced by the one that function gives).
-    pub fn create_untyped_datareader_for(
-        &self,
-        writer: &PublicationData,
-        depth: u32,
-    ) -> Result<UntypedDataReader, Error> {
-        let (qos, subscriber) = reader_qos_matching(writer, depth);
-        let keyed = writer.guid.entity_id.kind() == EntityId::KIND_WRITER_WITH_KEY;
-        self.participant
-            .create_subscriber(subscriber)
-            .create_untyped_datareader(&writer.topic_name, &writer.type_name, keyed, qos)
     }
 }
 

@@ -8,8 +8,8 @@
 //!
 //! Must not: decode wire data itself (discovery gives the endpoints, the untyped readers of
 //! `siftdds::api` the payloads, `siftdds::types::dynamic` the fields) or write anything on the
-//! domain: its readers are the only entities it creates (one per spied writer, with QoS
-//! chosen to match it, `siftdds::api::reader_qos_matching`).
+//! domain: its readers are the only entities it creates (one per topic, type and the QoS a
+//! spied writer needs, `siftdds::api::reader_qos_matching`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -17,13 +17,14 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use siftdds::api::{DiscoverySnapshot, DomainParticipant, UntypedDataReader};
+use siftdds::api::{DiscoverySnapshot, DomainParticipant, UntypedDataReader, reader_qos_matching};
 use siftdds::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
 use siftdds::core::{CacheChange, ChangeKind};
 use siftdds::filter::Program;
+use siftdds::qos::{DataReaderQos, SubscriberQos};
 use siftdds::types::dynamic::{self, DynamicValue};
 use siftdds::types::{ShapeType, TopicType, TypeDescriptor};
-use siftdds::wire::{Guid, GuidPrefix};
+use siftdds::wire::{EntityId, Guid, GuidPrefix};
 
 use crate::observe::{self, NetworkArgs};
 
@@ -106,7 +107,7 @@ pub fn run(args: SpyArgs) -> ExitCode {
         start: Instant::now(),
         participant,
         shown: DiscoverySnapshot::default(),
-        readers: BTreeMap::new(),
+        readers: Vec::new(),
         warned: BTreeSet::new(),
         stdout_closed: false,
     };
@@ -166,6 +167,15 @@ fn same_type(announced: &str, name: &str) -> bool {
     announced.trim_start_matches("::") == name.trim_start_matches("::")
 }
 
+/// One untyped reader and the writers it shows. It may also match other writers of its topic
+/// (their QoS allowing), whose samples it ignores: the reader made for them shows them.
+struct SpyReader {
+    /// What the reader was created with: topic, type name, keyed, QoS, subscriber QoS.
+    request: (String, String, bool, DataReaderQos, SubscriberQos),
+    reader: UntypedDataReader,
+    writers: BTreeSet<Guid>,
+}
+
 struct Spy<'a> {
     args: &'a SpyArgs,
     known: Vec<Known>,
@@ -174,9 +184,8 @@ struct Spy<'a> {
     participant: DomainParticipant,
     /// What discovery events have been printed for.
     shown: DiscoverySnapshot,
-    /// One reader per spied writer; a reader may also match other writers of its topic, whose
-    /// samples it ignores (their own readers show them).
-    readers: BTreeMap<Guid, (UntypedDataReader, PublicationData)>,
+    /// The spy's readers: one per topic, type and reader QoS that spied writers need.
+    readers: Vec<SpyReader>,
     /// Topics whose "cannot decode / filter" notice was printed.
     warned: BTreeSet<String>,
     /// Stdout was closed: nothing more can be shown.
@@ -201,10 +210,11 @@ impl Spy<'_> {
                 next_discovery = now + DISCOVERY_EVERY;
             }
             let mut changes = Vec::new();
-            for (writer, (reader, data)) in &self.readers {
-                for c in reader.take()? {
-                    if c.writer_guid == *writer {
-                        changes.push((data.topic_name.clone(), data.type_name.clone(), c));
+            for r in &self.readers {
+                let (topic, type_name) = (&r.request.0, &r.request.1);
+                for c in r.reader.take()? {
+                    if r.writers.contains(&c.writer_guid) {
+                        changes.push((topic.clone(), type_name.clone(), c));
                     }
                 }
             }
@@ -278,11 +288,7 @@ impl Spy<'_> {
                 json!({"t": t, "event": "writer", "change": change, "writer": observe::writer_json(w)}),
             );
             if !self.args.no_samples && change == "appeared" {
-                let reader = self
-                    .participant
-                    .create_subscriber(Default::default())
-                    .create_untyped_datareader_for(w, READER_DEPTH)?;
-                self.readers.insert(*g, (reader, w.clone()));
+                self.follow(w)?;
             }
         }
         let readers = |v: &[SubscriptionData]| -> BTreeMap<Guid, SubscriptionData> {
@@ -325,7 +331,7 @@ impl Spy<'_> {
         }
         for (g, w) in &was_w {
             if !is_w.contains_key(g) && self.topic_selected(&w.topic_name) {
-                self.readers.remove(g);
+                self.unfollow(*g);
                 self.emit(
                     format!("- writer {}  {:?}", observe::guid(*g), w.topic_name),
                     json!({"t": t, "event": "writer", "change": "left", "writer": observe::writer_json(w)}),
@@ -343,6 +349,42 @@ impl Spy<'_> {
         }
         self.shown = now;
         Ok(())
+    }
+
+    /// Shows `w`'s samples: with the reader already made for its topic, type and needs, else
+    /// with a new one (QoS from `reader_qos_matching`).
+    fn follow(&mut self, w: &PublicationData) -> Result<(), siftdds::api::Error> {
+        let (qos, subscriber) = reader_qos_matching(w, READER_DEPTH);
+        let keyed = w.guid.entity_id.kind() == EntityId::KIND_WRITER_WITH_KEY;
+        let request = (
+            w.topic_name.clone(),
+            w.type_name.clone(),
+            keyed,
+            qos,
+            subscriber,
+        );
+        if let Some(r) = self.readers.iter_mut().find(|r| r.request == request) {
+            r.writers.insert(w.guid);
+            return Ok(());
+        }
+        let reader = self
+            .participant
+            .create_subscriber(request.4.clone())
+            .create_untyped_datareader(&request.0, &request.1, keyed, request.3.clone())?;
+        self.readers.push(SpyReader {
+            request,
+            reader,
+            writers: BTreeSet::from([w.guid]),
+        });
+        Ok(())
+    }
+
+    /// Stops showing `writer`; a reader left with no writer is deleted.
+    fn unfollow(&mut self, writer: Guid) {
+        for r in &mut self.readers {
+            r.writers.remove(&writer);
+        }
+        self.readers.retain(|r| !r.writers.is_empty());
     }
 
     /// Prints one sample, decoded and filtered when its type is known.
