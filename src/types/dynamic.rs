@@ -1,6 +1,7 @@
 //! Decoding a serialized sample whose type is known only at run time, from its
 //! [`TypeDescriptor`], into a [`DynamicValue`] tree that a tool can print (what `siftdds spy`
-//! shows for a type given with `--idl`, and for the built-in ShapeType).
+//! shows for a type given with `--idl`, and for the built-in ShapeType), and the key hash of
+//! such a value ([`key_hash`], for writers that send no PID_KEY_HASH).
 //!
 //! Must not: panic, recurse deeper than the descriptor, or allocate more than
 //! [`MAX_DYNAMIC_VALUES`] values on any payload (the bytes are untrusted; the descriptor is
@@ -290,6 +291,76 @@ impl DynamicValue {
     }
 }
 
+/// The key hash (PID_KEY_HASH) of a decoded sample of `desc`, for writers that send none
+/// (Cyclone): its key holder — the key members (every member when none is a key) in member-id
+/// order, PLAIN_CDR2 big-endian — or the MD5 of it when its largest size exceeds 16 bytes.
+/// RTPS 2.5 §9.6.4.8. `None` for keys this does not cover (nested structs, collections,
+/// optional keys) or a value that is not a decoded `desc`.
+pub fn key_hash(value: &DynamicValue, desc: &TypeDescriptor) -> Option<[u8; 16]> {
+    let DynamicValue::Struct(values) = value else {
+        return None;
+    };
+    let any_key = desc.members.iter().any(|m| m.key);
+    let mut keys: Vec<_> = desc.members.iter().filter(|m| m.key || !any_key).collect();
+    keys.sort_by_key(|m| m.id);
+    let mut holder = Vec::new();
+    let mut w = crate::cdr::Writer::new(&mut holder, Endianness::Big);
+    w.set_xcdr(XcdrVersion::Xcdr2);
+    // The holder's largest size (`None`: unbounded), as the IDL generator's MAX_KEY_SIZE.
+    let mut max = Some(0usize);
+    let grow = |max: Option<usize>, align: usize, size: Option<usize>| {
+        let a = align.min(4);
+        let at = max?
+            .checked_add(a.checked_sub(1)?)?
+            .checked_div(a)?
+            .checked_mul(a)?;
+        at.checked_add(size?)
+    };
+    for m in keys {
+        if m.optional {
+            return None;
+        }
+        let v = values.iter().find(|(n, _)| *n == m.name)?.1.as_ref()?;
+        match (&m.kind, v) {
+            (TypeKind::String { bound }, DynamicValue::Str(text)) => {
+                w.align(4);
+                w.string(text.as_bytes());
+                let most = bound.and_then(|b| usize::try_from(b).ok()?.checked_add(5));
+                max = grow(max, 4, most);
+            }
+            (TypeKind::Enum(_), DynamicValue::Enum { value, .. }) => {
+                w.align(4);
+                w.i32(*value);
+                max = grow(max, 4, Some(4));
+            }
+            (kind, v) => {
+                let size = kind.primitive_size()?;
+                w.align_prim(size);
+                match (size, v) {
+                    (1, DynamicValue::Bool(b)) => w.u8(u8::from(*b)),
+                    (1, DynamicValue::Char(c)) => w.u8(u8::try_from(u32::from(*c)).ok()?),
+                    (1, DynamicValue::Int(i)) => w.bytes(&i8::try_from(*i).ok()?.to_be_bytes()),
+                    (1, DynamicValue::UInt(u)) => w.u8(u8::try_from(*u).ok()?),
+                    (2, DynamicValue::Int(i)) => w.i16(i16::try_from(*i).ok()?),
+                    (2, DynamicValue::UInt(u)) => w.u16(u16::try_from(*u).ok()?),
+                    (4, DynamicValue::Int(i)) => w.i32(i32::try_from(*i).ok()?),
+                    (4, DynamicValue::UInt(u)) => w.u32(u32::try_from(*u).ok()?),
+                    (4, DynamicValue::Float(x)) => w.bytes(&(*x as f32).to_be_bytes()),
+                    (8, DynamicValue::Int(i)) => w.i64(*i),
+                    (8, DynamicValue::UInt(u)) => w.u64(*u),
+                    (8, DynamicValue::Float(x)) => w.bytes(&x.to_be_bytes()),
+                    _ => return None,
+                }
+                max = grow(max, size, Some(size));
+            }
+        }
+    }
+    Some(super::key_hash_from_key_bytes(
+        &holder,
+        max.unwrap_or(usize::MAX),
+    ))
+}
+
 /// Elements of a sequence or array the one-line form shows before eliding the rest.
 pub const SHOWN_ELEMENTS: usize = 8;
 
@@ -381,6 +452,32 @@ mod tests {
         }
         let v = decode(&b, ShapeType::descriptor()).unwrap();
         assert_eq!(v.to_string(), "{color: \"RED\", x: 1, y: 2, shapesize: 3}");
+    }
+
+    #[test]
+    fn the_key_hash_of_a_decoded_sample_is_the_types_own() {
+        let desc = ShapeType::descriptor();
+        let bytes = shape()
+            .serialize_as(Version::Xcdr1, Endianness::Little)
+            .unwrap();
+        let v = decode(&bytes, desc).unwrap();
+        assert_eq!(key_hash(&v, desc), shape().key_hash());
+        // A key of one int32: the bytes themselves (RTPS 2.5 §9.6.4.8, no MD5).
+        let int_key = TypeDescriptor {
+            name: "K".into(),
+            extensibility: Extensibility::Final,
+            members: vec![
+                crate::types::Member::new("id", 0, TypeKind::I32).key(),
+                crate::types::Member::new("v", 1, TypeKind::F64),
+            ],
+        };
+        let v = DynamicValue::Struct(vec![
+            ("id".into(), Some(DynamicValue::Int(0x1234_5678))),
+            ("v".into(), Some(DynamicValue::Float(1.5))),
+        ]);
+        let mut want = [0u8; 16];
+        want[..4].copy_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+        assert_eq!(key_hash(&v, &int_key), Some(want));
     }
 
     #[test]

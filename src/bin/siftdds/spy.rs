@@ -23,7 +23,7 @@ use siftdds::core::{CacheChange, ChangeKind};
 use siftdds::filter::Program;
 use siftdds::qos::{DataReaderQos, SubscriberQos};
 use siftdds::types::dynamic::{self, DynamicValue};
-use siftdds::types::{ShapeType, TopicType, TypeDescriptor};
+use siftdds::types::{ShapeType, TypeDescriptor};
 use siftdds::wire::{EntityId, Guid, GuidPrefix};
 
 use crate::observe::{self, NetworkArgs};
@@ -419,11 +419,10 @@ impl Spy<'_> {
                 }
             }
         }
-        // Writers need not send PID_KEY_HASH (Cyclone does not): for ShapeType, compute it.
-        let key_hash = c.key_hash.or_else(|| {
-            (alive && same_type(type_name, ShapeType::type_name()))
-                .then(|| ShapeType::deserialize(&c.data).ok()?.key_hash())
-                .flatten()
+        // Writers need not send PID_KEY_HASH (Cyclone does not): computed from the decoded key.
+        let key_hash = c.key_hash.or_else(|| match (known, &decoded) {
+            (Some(k), Some(Ok(v))) => dynamic::key_hash(v, &k.desc),
+            _ => None,
         });
         let key = key_hash
             .map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>())
