@@ -197,7 +197,7 @@ fn ls_and_spy_show_cyclone_endpoints_and_samples() {
     let publisher = peer(
         Vendor::Cyclone,
         &[
-            "pub", "-d", d, "-t", "20", "-n", "400", "-i", "20", "-m", "0", "-P", "part1",
+            "pub", "-d", d, "-t", "40", "-n", "1500", "-i", "20", "-m", "0", "-P", "part1",
         ],
     );
     let (code, stdout, stderr) = siftdds(&["ls", "-d", d, "--wait", "3", "--json"]);
@@ -238,10 +238,16 @@ fn ls_and_spy_show_cyclone_endpoints_and_samples() {
     // The topic glob excludes what it does not match.
     let (code, stdout, _) = siftdds(&["spy", "-d", d, "-s", "2", "-t", "Circle", "--json"]);
     assert_eq!(code, 0);
-    assert!(
-        events(&json_lines(&stdout), "sample").is_empty(),
-        "{stdout}"
-    );
+    let lines = json_lines(&stdout);
+    assert!(events(&lines, "sample").is_empty(), "{stdout}");
+    assert!(events(&lines, "writer").is_empty(), "{stdout}");
+    assert!(!events(&lines, "participant").is_empty(), "{stdout}");
+    // --no-samples: the endpoints, no sample.
+    let (code, stdout, _) = siftdds(&["spy", "-d", d, "-s", "2", "--no-samples", "--json"]);
+    assert_eq!(code, 0);
+    let lines = json_lines(&stdout);
+    assert!(events(&lines, "sample").is_empty(), "{stdout}");
+    assert_eq!(events(&lines, "writer").len(), 1, "{stdout}");
     drop((sub, publisher));
 }
 

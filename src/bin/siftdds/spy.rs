@@ -287,7 +287,9 @@ impl Spy<'_> {
                 ),
                 json!({"t": t, "event": "writer", "change": change, "writer": observe::writer_json(w)}),
             );
-            if !self.args.no_samples && change == "appeared" {
+            if !self.args.no_samples {
+                // A changed writer may need another reader (its QoS or partitions moved).
+                self.unfollow(*g);
                 self.follow(w)?;
             }
         }
