@@ -12,6 +12,7 @@
 
 use std::time::Duration;
 
+use super::endpoint::{delete_reader, matched_writers, take_changes, wait_take_changes};
 use super::{DomainParticipant, Error, Subscriber};
 use crate::core::CacheChange;
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
@@ -112,47 +113,22 @@ impl UntypedDataReader {
     /// Takes every available change, as received (payload = serialized sample or key,
     /// encapsulation header included).
     pub fn take(&self) -> Result<Vec<CacheChange>, Error> {
-        let guid = self.guid;
-        Ok(self.participant.inner.handle.execute(move |p, now| {
-            let mut changes = Vec::new();
-            p.take_all(now, guid, &mut changes);
-            changes
-        })?)
+        take_changes(&self.participant, self.guid)
     }
 
     /// Waits up to `timeout` until a change can be taken, then takes all available.
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
-        let guid = self.guid;
-        let changes = self
-            .participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, now| {
-                let mut changes = Vec::new();
-                p.take_all(now, guid, &mut changes);
-                (!changes.is_empty()).then_some(changes)
-            })?;
-        Ok(changes.unwrap_or_default())
+        wait_take_changes(&self.participant, self.guid, timeout)
     }
 
     /// Number of matched writers.
     pub fn matched_publications(&self) -> Result<usize, Error> {
-        let guid = self.guid;
-        Ok(self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, _| p.matched_writers(guid))?)
+        matched_writers(&self.participant, self.guid)
     }
 }
 
 impl Drop for UntypedDataReader {
     fn drop(&mut self) {
-        let guid = self.guid;
-        let _ = self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, now| p.delete_reader(now, guid));
+        delete_reader(&self.participant, self.guid);
     }
 }

@@ -90,23 +90,15 @@ impl From<CdrError> for DynamicError {
 
 /// Decodes a serialized sample (encapsulation header included) of type `desc`.
 pub fn decode(payload: &[u8], desc: &TypeDescriptor) -> Result<DynamicValue, DynamicError> {
-    let mut r = Reader::new(payload, Endianness::Big);
-    let header = EncapsulationHeader::parse(&mut r)?;
-    let body = r.rest();
-    // XTypes §7.6.3.1.2: the low two option bits count trailing padding octets.
-    let pad = usize::from(header.options & 3);
-    let body = body.get(..body.len().saturating_sub(pad)).unwrap_or(body);
-    let mut r = Reader::new(body, header.endian);
-    let (xcdr, dheader) = match header.kind {
-        EncapsulationKind::Cdr => (XcdrVersion::Xcdr1, false),
-        EncapsulationKind::Cdr2 => (XcdrVersion::Xcdr2, false),
-        EncapsulationKind::DCdr2 => (XcdrVersion::Xcdr2, true),
+    let (header, mut r) = EncapsulationHeader::body(payload)?;
+    let dheader = match header.kind {
+        EncapsulationKind::Cdr | EncapsulationKind::Cdr2 => false,
+        EncapsulationKind::DCdr2 => true,
         EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 => {
             return Err(DynamicError::Unsupported("parameter-list encapsulation"));
         }
         EncapsulationKind::Xml => return Err(DynamicError::Unsupported("XML encapsulation")),
     };
-    r.set_xcdr(xcdr);
     if desc.extensibility == Extensibility::Mutable {
         return Err(DynamicError::Unsupported("mutable type"));
     }

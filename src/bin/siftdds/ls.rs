@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use siftdds::api::DiscoverySnapshot;
+use siftdds::core::discovery::{PublicationData, SubscriptionData};
 
 use crate::observe::{self, NetworkArgs};
 
@@ -95,13 +96,7 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
             .map_or("?".to_string(), |p| observe::vendor(p.vendor_id))
     };
     for (topic, (writers, readers)) in &topics {
-        let mut types: Vec<&str> = writers
-            .iter()
-            .map(|w| w.type_name.as_str())
-            .chain(readers.iter().map(|r| r.type_name.as_str()))
-            .collect();
-        types.sort_unstable();
-        types.dedup();
+        let types = types_of(writers, readers);
         out.push_str(&format!("\ntopic {topic:?}  type {}\n", types.join(", ")));
         for w in writers {
             out.push_str(&format!(
@@ -126,10 +121,19 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
     out
 }
 
-type TopicEntry<'a> = (
-    Vec<&'a siftdds::core::discovery::PublicationData>,
-    Vec<&'a siftdds::core::discovery::SubscriptionData>,
-);
+type TopicEntry<'a> = (Vec<&'a PublicationData>, Vec<&'a SubscriptionData>);
+
+/// The type names a topic's writers and readers announce, sorted, each once.
+fn types_of<'a>(writers: &[&'a PublicationData], readers: &[&'a SubscriptionData]) -> Vec<&'a str> {
+    let mut types: Vec<&str> = writers
+        .iter()
+        .map(|w| w.type_name.as_str())
+        .chain(readers.iter().map(|r| r.type_name.as_str()))
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    types
+}
 
 /// Writers and readers grouped by topic name, in name order.
 fn by_topic(s: &DiscoverySnapshot) -> BTreeMap<&str, TopicEntry<'_>> {
@@ -148,13 +152,7 @@ pub fn json_document(args: &LsArgs, s: &DiscoverySnapshot) -> String {
     let topics: Vec<_> = by_topic(s)
         .into_iter()
         .map(|(name, (writers, readers))| {
-            let mut types: Vec<&str> = writers
-                .iter()
-                .map(|w| w.type_name.as_str())
-                .chain(readers.iter().map(|r| r.type_name.as_str()))
-                .collect();
-            types.sort_unstable();
-            types.dedup();
+            let types = types_of(&writers, &readers);
             json!({
                 "name": name,
                 "types": types,
