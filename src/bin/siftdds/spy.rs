@@ -290,7 +290,13 @@ impl Spy<'_> {
             if !self.args.no_samples {
                 // A changed writer may need another reader (its QoS or partitions moved).
                 self.unfollow(*g);
-                self.follow(w)?;
+                if let Err(e) = self.follow(w) {
+                    eprintln!(
+                        "siftdds spy: cannot read writer {} of {:?}: {e}",
+                        observe::guid(*g),
+                        w.topic_name
+                    );
+                }
             }
         }
         let readers = |v: &[SubscriptionData]| -> BTreeMap<Guid, SubscriptionData> {
