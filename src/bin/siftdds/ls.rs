@@ -79,14 +79,7 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
             observe::vendor(p.vendor_id),
             observe::participant_name(p),
             "",
-            observe::locators(
-                &[
-                    p.metatraffic_unicast_locators.as_slice(),
-                    &p.default_unicast_locators,
-                    &p.metatraffic_multicast_locators,
-                ]
-                .concat()
-            )
+            observe::locators(&observe::participant_locators(p))
         ));
     }
     let vendor_of = |prefix| {

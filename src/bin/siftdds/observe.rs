@@ -187,8 +187,8 @@ pub fn participant_name(p: &ParticipantProxyData) -> String {
     }
 }
 
-/// Every address a participant announced (unicast, then multicast).
-fn participant_locators(p: &ParticipantProxyData) -> Vec<Locator> {
+/// Every address a participant announced (unicast, then multicast), each once.
+pub fn participant_locators(p: &ParticipantProxyData) -> Vec<Locator> {
     let mut all = Vec::new();
     for l in p
         .metatraffic_unicast_locators
