@@ -478,3 +478,45 @@ fn ls_and_spy_show_an_rti_connext_participant() {
     let _ = rti.finish_any(Duration::from_secs(1));
     let _ = std::fs::remove_file(&xml);
 }
+
+/// Ctrl-C ends `spy` cleanly: exit 0, and it leaves the domain at once (DATA(p[UD])), so a
+/// peer forgets it long before its 20 s lease would expire.
+#[test]
+fn spy_leaves_the_domain_on_ctrl_c() {
+    let test = "spy_leaves_the_domain_on_ctrl_c";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let watcher = DomainParticipant::new(165).unwrap();
+    let mut spy = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["spy", "-d", "165"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waited = |want: usize| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if watcher.discovered_participants().unwrap() == want {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    };
+    assert!(waited(1), "the spy was never discovered");
+    // SIGINT to the process this test started, by its PID.
+    let pid = spy.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let left = std::time::Instant::now();
+    assert!(waited(0), "the spy did not leave");
+    let gone_after = left.elapsed();
+    let status = spy.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(gone_after < Duration::from_secs(10), "{gone_after:?}");
+}

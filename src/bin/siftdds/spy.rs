@@ -14,6 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -93,6 +95,13 @@ pub fn run(args: SpyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Ctrl-C ends the loop, so that the readers and the participant are deleted and
+    // unannounced (DATA(r[UD]), DATA(p[UD])) instead of the peers waiting out our lease.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("siftdds spy: cannot catch Ctrl-C ({e}); it will end the process at once");
+    }
     let participant = match observe::participant(&args.net, "siftdds spy") {
         Ok(p) => p,
         Err(e) => {
@@ -110,6 +119,7 @@ pub fn run(args: SpyArgs) -> ExitCode {
         readers: Vec::new(),
         warned: BTreeSet::new(),
         stdout_closed: false,
+        interrupted,
     };
     match spy.run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -190,6 +200,8 @@ struct Spy<'a> {
     warned: BTreeSet<String>,
     /// Stdout was closed: nothing more can be shown.
     stdout_closed: bool,
+    /// Set by the Ctrl-C handler.
+    interrupted: Arc<AtomicBool>,
 }
 
 impl Spy<'_> {
@@ -201,7 +213,10 @@ impl Spy<'_> {
         let mut next_discovery = self.start;
         loop {
             let now = Instant::now();
-            if end.is_some_and(|e| now >= e) || self.stdout_closed {
+            if end.is_some_and(|e| now >= e)
+                || self.stdout_closed
+                || self.interrupted.load(Ordering::Relaxed)
+            {
                 return Ok(());
             }
             if now >= next_discovery {
