@@ -142,14 +142,15 @@ fn spy_shows_fastdds_discovery_and_decoded_samples() {
     }
     let d = "161";
     let sub = peer(Vendor::FastDds, &["sub", "-d", d, "-t", "20", "--cft"]);
-    // The publisher leaves after about 2.5 s, while the spy still runs.
+    // The publisher waits for its two readers (the filtered one and the spy's), writes 40
+    // samples in 2 s and leaves while the spy still runs.
     let publisher = peer(
         Vendor::FastDds,
         &[
-            "pub", "-d", d, "-t", "20", "-n", "40", "-i", "50", "-m", "0", "-l", "200",
+            "pub", "-d", d, "-t", "20", "-n", "40", "-i", "50", "-m", "2", "-l", "200",
         ],
     );
-    let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "--seconds", "6", "--json"]);
+    let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "--seconds", "8", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let lines = json_lines(&stdout);
     let readers = events(&lines, "reader");
@@ -160,7 +161,8 @@ fn spy_shows_fastdds_discovery_and_decoded_samples() {
     assert_eq!(cft["expression"], "color = %0");
     assert_eq!(cft["parameters"], serde_json::json!(["'RED'"]));
     let samples = events(&lines, "sample");
-    assert!(samples.len() > 10, "{stdout}");
+    // Reliable, matched before the first write: every sample, once.
+    assert_eq!(samples.len(), 40, "{stdout}");
     for s in &samples {
         assert_eq!(s["topic"], "Square");
         assert_eq!(s["instance_state"], "ALIVE");
