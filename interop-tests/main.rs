@@ -12,6 +12,7 @@ mod content_filter;
 mod demo;
 mod durability;
 mod loopback;
+mod observe;
 mod perf;
 mod perf_ddsperf;
 mod presentation;

@@ -506,13 +506,8 @@ impl<T: TopicType> DataReader<T> {
     /// [`DataReader::read`]. A payload that does not decode as `T` is an error for that sample
     /// only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.9.
     pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
-        let guid = self.guid;
-        let changes = self.participant.inner.handle.execute(move |p, now| {
-            let mut changes = Vec::new();
-            p.take_all(now, guid, &mut changes);
-            changes
-        })?;
-        Ok(Self::samples(guid, changes))
+        let changes = take_changes(&self.participant, self.guid)?;
+        Ok(Self::samples(self.guid, changes))
     }
 
     /// Returns the samples not returned by an earlier `read` and leaves them in the reader
@@ -585,17 +580,7 @@ impl<T: TopicType> DataReader<T> {
     /// serialized sample (encapsulation header included) sharing the reader's buffer. For
     /// applications that read a few fields, forward the bytes, or reuse their own memory.
     pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
-        let guid = self.guid;
-        let changes = self
-            .participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, now| {
-                let mut changes = Vec::new();
-                p.take_all(now, guid, &mut changes);
-                (!changes.is_empty()).then_some(changes)
-            })?;
-        Ok(changes.unwrap_or_default())
+        wait_take_changes(&self.participant, self.guid, timeout)
     }
 
     /// What the reader received, delivered, dropped and acknowledged.
@@ -652,12 +637,7 @@ impl<T: TopicType> DataReader<T> {
 
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).
     pub fn matched_publications(&self) -> Result<usize, Error> {
-        let guid = self.guid;
-        Ok(self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, _| p.matched_writers(guid))?)
+        matched_writers(&self.participant, self.guid)
     }
 
     /// Each matched writer with the highest sequence number known to exist from it (its
@@ -691,13 +671,50 @@ impl<T: TopicType> DataReader<T> {
 
 impl<T> Drop for DataReader<T> {
     fn drop(&mut self) {
-        let guid = self.guid;
-        let _ = self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, now| p.delete_reader(now, guid));
+        delete_reader(&self.participant, self.guid);
     }
+}
+
+/// Takes every change of the local reader `guid` (shared with `observe::UntypedDataReader`).
+pub(super) fn take_changes(
+    participant: &DomainParticipant,
+    guid: Guid,
+) -> Result<Vec<CacheChange>, Error> {
+    Ok(participant.inner.handle.execute(move |p, now| {
+        let mut changes = Vec::new();
+        p.take_all(now, guid, &mut changes);
+        changes
+    })?)
+}
+
+/// Waits up to `timeout` until the reader `guid` has changes, then takes them all.
+pub(super) fn wait_take_changes(
+    participant: &DomainParticipant,
+    guid: Guid,
+    timeout: Duration,
+) -> Result<Vec<CacheChange>, Error> {
+    let changes = participant.inner.handle.wait_for(timeout, move |p, now| {
+        let mut changes = Vec::new();
+        p.take_all(now, guid, &mut changes);
+        (!changes.is_empty()).then_some(changes)
+    })?;
+    Ok(changes.unwrap_or_default())
+}
+
+/// Number of writers matched with the reader `guid`.
+pub(super) fn matched_writers(participant: &DomainParticipant, guid: Guid) -> Result<usize, Error> {
+    Ok(participant
+        .inner
+        .handle
+        .execute(move |p, _| p.matched_writers(guid))?)
+}
+
+/// Deletes (and unannounces) the reader `guid`; nothing to do when the participant stopped.
+pub(super) fn delete_reader(participant: &DomainParticipant, guid: Guid) {
+    let _ = participant
+        .inner
+        .handle
+        .execute(move |p, now| p.delete_reader(now, guid));
 }
 
 /// The key hash of a serialized sample (ALIVE) or serialized key (otherwise) of `T`, for

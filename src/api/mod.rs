@@ -7,6 +7,7 @@
 mod coherent;
 mod endpoint;
 mod error;
+mod observe;
 mod participant;
 mod profile;
 
@@ -15,6 +16,7 @@ pub use endpoint::{
     Topic,
 };
 pub use error::Error;
+pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
 };

@@ -5,7 +5,7 @@
 //! RTPS 2.5 §10.2 and DDS-XTypes 1.3 §7.6.3.1.2. Identifiers as used by every implementation
 //! (docs/interop-facts.md §5.5): RTPS 2.5 Table 10.3's 0x0010.. values for CDR2 are an erratum.
 
-use super::{CdrError, Endianness, Reader, Writer};
+use super::{CdrError, Endianness, Reader, Writer, XcdrVersion};
 
 /// The representation identifier of a serialized payload.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -84,6 +84,28 @@ impl EncapsulationHeader {
             endian,
             options,
         })
+    }
+
+    /// Parses the header at the start of a serialized payload and returns a cursor over the
+    /// body: without the trailing padding the options count (their low two bits, DDS-XTypes
+    /// 1.3 §7.6.3.1.2), in the header's byte order, following XCDR2 alignment for the XCDR2
+    /// kinds (CDR2, D_CDR2, PL_CDR2) and XCDR1 otherwise.
+    pub fn body(payload: &[u8]) -> Result<(Self, Reader<'_>), CdrError> {
+        let mut r = Reader::new(payload, Endianness::Big);
+        let header = Self::parse(&mut r)?;
+        let body = r.rest();
+        let pad = usize::from(header.options & 3);
+        let body = body.get(..body.len().saturating_sub(pad)).unwrap_or(body);
+        let mut r = Reader::new(body, header.endian);
+        r.set_xcdr(match header.kind {
+            EncapsulationKind::Cdr2 | EncapsulationKind::DCdr2 | EncapsulationKind::PlCdr2 => {
+                XcdrVersion::Xcdr2
+            }
+            EncapsulationKind::Cdr | EncapsulationKind::PlCdr | EncapsulationKind::Xml => {
+                XcdrVersion::Xcdr1
+            }
+        });
+        Ok((header, r))
     }
 
     /// Writes the header (identifier and options big-endian).

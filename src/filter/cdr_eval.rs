@@ -29,7 +29,7 @@ use super::compile::{CExpr, COperand, MAX_FIELDS, Node, Program};
 use super::eval::{EvalError, Truth, ValueRef, apply_ref, kleene_fold, text_of};
 use super::vocabulary::RelOp;
 use crate::cdr::{
-    CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, XcdrVersion,
+    CdrError, EncapsulationHeader, EncapsulationKind, MAX_STRING, Reader, XcdrVersion,
 };
 use crate::types::{Extensibility, TypeDescriptor, TypeKind};
 
@@ -91,22 +91,15 @@ impl Program {
 
     /// Walks the payload once, filling the slots of the referenced fields.
     fn extract<'a>(&'a self, payload: &'a [u8], slots: &mut Slots<'a>) -> Result<(), EvalError> {
-        let mut r = Reader::new(payload, Endianness::Big);
-        let header = EncapsulationHeader::parse(&mut r).map_err(EvalError::Malformed)?;
-        let body = r.rest();
-        let pad = usize::from(header.options & 3);
-        let body = body.get(..body.len().saturating_sub(pad)).unwrap_or(body);
-        let mut r = Reader::new(body, header.endian);
-        let (xcdr, dheader) = match header.kind {
-            EncapsulationKind::Cdr => (XcdrVersion::Xcdr1, false),
-            EncapsulationKind::Cdr2 => (XcdrVersion::Xcdr2, false),
-            EncapsulationKind::DCdr2 => (XcdrVersion::Xcdr2, true),
+        let (header, mut r) = EncapsulationHeader::body(payload).map_err(EvalError::Malformed)?;
+        let dheader = match header.kind {
+            EncapsulationKind::Cdr | EncapsulationKind::Cdr2 => false,
+            EncapsulationKind::DCdr2 => true,
             EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 => {
                 return Err(EvalError::Unsupported("parameter-list encapsulation"));
             }
             EncapsulationKind::Xml => return Err(EvalError::Unsupported("XML encapsulation")),
         };
-        r.set_xcdr(xcdr);
         let desc = &self.desc;
         if desc.extensibility == Extensibility::Mutable {
             return Err(EvalError::Unsupported(

@@ -7,6 +7,7 @@
 
 pub mod codec;
 mod descriptor;
+pub mod dynamic;
 mod shape;
 
 pub use descriptor::{

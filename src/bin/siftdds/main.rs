@@ -1,7 +1,7 @@
 //! The `siftdds` command line: argument parsing (clap) and dispatch only.
 //!
 //! Each subcommand owns its arguments: an `Args` struct in its own module (`demo/`,
-//! `perf/`, `idl.rs`, `inspect.rs`) and a `run(Args) -> ExitCode`. Adding a subcommand is one
+//! `perf/`, `idl.rs`, `inspect.rs`, `ls.rs`, `spy.rs`) and a `run(Args) -> ExitCode`. Adding a subcommand is one
 //! variant of [`Command`] and one line of [`main`]'s match. Exit codes: 0 success, 1 the
 //! command ran and found a problem (mismatch, loss, malformed messages), 2 bad usage or a
 //! set-up error (clap's own errors exit 2 too).
@@ -16,8 +16,11 @@ mod args;
 mod demo;
 mod idl;
 mod inspect;
+mod ls;
+mod observe;
 mod perf;
 mod progress;
+mod spy;
 
 use std::process::ExitCode;
 
@@ -47,6 +50,12 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Generate Rust types from IDL (exit 1: an IDL error, printed as file:line:col).
     Idl(idl::IdlArgs),
+    /// List a domain's participants, topics, writers and readers with their QoS and each
+    /// reader's content filter, after listening a few seconds.
+    Ls(ls::LsArgs),
+    /// Print discovery events and samples live (decoded where the type is known), until
+    /// Ctrl-C or --seconds.
+    Spy(spy::SpyArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,5 +65,7 @@ fn main() -> ExitCode {
         Command::Perf(a) => perf::main(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Idl(a) => idl::run(a),
+        Command::Ls(a) => ls::run(a),
+        Command::Spy(a) => spy::run(a),
     }
 }

@@ -22,10 +22,10 @@
     clippy::arithmetic_side_effects
 )]
 
+mod coherent;
 mod durability;
 #[cfg(test)]
 mod durability_tests;
-mod coherent;
 mod endpoints;
 mod gate;
 mod liveliness;
@@ -226,6 +226,16 @@ impl Participant {
     /// Remote participants currently alive.
     pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantProxyData> {
         self.remote_participants.values().map(|p| &p.data)
+    }
+
+    /// Remote writers currently known through SEDP (what `siftdds ls` lists).
+    pub fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
+        self.remote_writers.values()
+    }
+
+    /// Remote readers currently known through SEDP, with their announced content filters.
+    pub fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.remote_readers.values()
     }
 
     /// Handles one received datagram. Never fails: bad input is counted in [`Self::stats`].
