@@ -350,6 +350,11 @@ pub fn run(o: &DemoOptions) -> Result<bool, Box<dyn std::error::Error>> {
         stats.datagrams_sent.to_string(),
     );
     figures.insert("bytes sent by the publisher", stats.bytes_sent.to_string());
+    let ps = publisher.stats()?;
+    figures.insert(
+        "foreign-source submessages dropped / participants re-bound",
+        format!("{} / {}", ps.foreign_source, ps.rebound),
+    );
     figures.insert("filtered readers", fs.filtered_readers.to_string());
     figures.insert("DATA sent to filtered readers", fs.data_sent.to_string());
     figures.insert(

@@ -27,6 +27,9 @@ mod gate;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
+pub mod source_bind;
+#[cfg(test)]
+mod source_tests;
 mod spdp;
 #[cfg(test)]
 mod tests;
@@ -143,6 +146,13 @@ pub struct ParticipantStats {
     pub over_limit: u64,
     /// What the outbound gate let through to, and kept from, unverified addresses.
     pub gate: GateStats,
+    /// HEARTBEAT, HEARTBEAT_FRAG, GAP, ACKNACK, NACK_FRAG and SPDP submessages dropped because
+    /// they claimed a known participant's GUID prefix from a host it is not bound to
+    /// (`source_bind.rs`, `docs/security.md` §6).
+    pub foreign_source: u64,
+    /// Participants re-bound to a new address (an SPDP announcement from a new host with a
+    /// higher sequence number: the participant moved).
+    pub rebound: u64,
 }
 
 /// The protocol state of one DomainParticipant.
@@ -231,6 +241,12 @@ impl Participant {
         let outcome = receiver::receive(datagram, our_prefix, understood, |state, sm| {
             let src = state.source_guid_prefix;
             if src == our_prefix {
+                return;
+            }
+            // A submessage that claims a known participant from a host it is not bound to is
+            // dropped before it renews anything (`source_bind.rs`).
+            if !self.source_admits(&source, src, &sm) {
+                self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
                 return;
             }
             if renewed != Some(src) {
