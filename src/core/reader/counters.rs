@@ -53,4 +53,7 @@ pub struct ReaderCounters {
     pub content_filtered_locally: u64,
     /// Samples delivered on the writer's word (their bit was 1), not evaluated here.
     pub content_passed_by_writer: u64,
+    /// HEARTBEATs and GAPs whose range reached beyond anything the writer has sent, cut back
+    /// to it (`writer_proxy.rs`, `docs/security.md` §6).
+    pub ranges_clamped: u64,
 }

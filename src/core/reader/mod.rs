@@ -350,6 +350,15 @@ impl Reader {
             return;
         };
         self.counters.samples_received = self.counters.samples_received.saturating_add(1);
+        p.note_sent(
+            sn,
+            &mut Sink {
+                queue: &mut self.queue,
+                counters: &mut self.counters,
+                instances: &mut self.instances,
+                now,
+            },
+        );
         // Unwanted (duplicate or out of window): the proxy counts it; nothing is copied.
         let slot = if p.wants(sn) {
             let inline = InlineInfo::parse(data.inline_qos.as_ref(), signature.as_ref());
@@ -409,6 +418,7 @@ impl Reader {
         let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
+        p.note_sent(sn, &mut sink);
         if !p.wants(sn) {
             // Already have it (or beyond the window): no reassembly state is created.
             p.receive(sn, Slot::Irrelevant, &mut sink);

@@ -16,6 +16,7 @@ use crate::wire::{EntityId, FragmentNumber, GuidPrefix, Locator, Message, Sequen
 
 mod fragment;
 mod instance;
+mod range_jump;
 
 const LE: Endianness = Endianness::Little;
 
