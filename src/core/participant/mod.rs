@@ -32,6 +32,8 @@ pub mod source_bind;
 mod source_tests;
 mod spdp;
 #[cfg(test)]
+mod stuck_reader_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -97,12 +99,23 @@ pub struct ParticipantConfig {
     /// How our writers choose between multicast and unicast per sample
     /// (`core::writer::MulticastConfig`; default: the cost model).
     pub writer_multicast: crate::core::writer::MulticastConfig,
+    /// Each writer's `WriterConfig::unresponsive_reader_timeout` (`core/writer/unresponsive.rs`).
+    pub unresponsive_reader_timeout: core::time::Duration,
+    /// The longest lease a remote participant gets, whatever it announces (an infinite one
+    /// included): a peer gone silent is forgotten within this. Default
+    /// [`DEFAULT_MAX_LEASE_DURATION`].
+    pub max_lease_duration: core::time::Duration,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
 pub const DEFAULT_MAX_REMOTE_PARTICIPANTS: usize = 256;
 /// Default for [`ParticipantConfig::max_remote_endpoints`].
 pub const DEFAULT_MAX_REMOTE_ENDPOINTS: usize = 4096;
+/// Default for [`ParticipantConfig::max_lease_duration`]: 300 s. Above the leases vendors
+/// announce by default (Cyclone 10 s, Fast DDS 20 s, RTI Connext 100 s), so no real peer is
+/// cut; a peer announcing 100,000 s or infinity (RTPS 2.5 §8.5.3.3 allows any) that goes
+/// silent is dropped after 5 minutes instead of days.
+pub const DEFAULT_MAX_LEASE_DURATION: core::time::Duration = core::time::Duration::from_secs(300);
 
 impl ParticipantConfig {
     /// Default limits and periods (lease 20 s, announcements every 3 s, like Fast DDS), no
@@ -125,6 +138,8 @@ impl ParticipantConfig {
             entity_name: None,
             user_data: Vec::new(),
             writer_multicast: crate::core::writer::MulticastConfig::default(),
+            unresponsive_reader_timeout: crate::core::writer::DEFAULT_UNRESPONSIVE_READER_TIMEOUT,
+            max_lease_duration: DEFAULT_MAX_LEASE_DURATION,
         }
     }
 }

@@ -205,11 +205,7 @@ impl Participant {
             data.metatraffic_unicast_locators.push(source);
             data.default_unicast_locators.push(source);
         }
-        let lease = data.lease_duration.to_std();
-        let lease_expires = match lease {
-            Some(l) => now.mono.saturating_add(l),
-            None => Instant::from_nanos(u64::MAX),
-        };
+        let lease_expires = now.mono.saturating_add(self.capped_lease(&data));
         let announced = announced_unicast(&data);
         let interfaces = &self.config.interfaces;
         let local_for = |source: &Locator| {
@@ -267,11 +263,18 @@ impl Participant {
     /// on any message from it) we count every submessage, so that on a lossy link a run of lost
     /// SPDP announcements does not drop a participant whose data and ACKNACKs keep arriving.
     pub(super) fn renew_lease(&mut self, now: Now, prefix: GuidPrefix) {
+        let cap = self.config.max_lease_duration;
         if let Some(p) = self.remote_participants.get_mut(&prefix) {
-            if let Some(lease) = p.data.lease_duration.to_std() {
-                p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
-            }
+            let lease = p.data.lease_duration.to_std().unwrap_or(cap).min(cap);
+            p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
         }
+    }
+
+    /// The lease `data` announces, at most [`ParticipantConfig::max_lease_duration`] (an
+    /// infinite one gets the cap). RTPS 2.5 §8.5.3.3 (leaseDuration).
+    fn capped_lease(&self, data: &ParticipantProxyData) -> core::time::Duration {
+        let cap = self.config.max_lease_duration;
+        data.lease_duration.to_std().unwrap_or(cap).min(cap)
     }
 
     /// Removes participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).

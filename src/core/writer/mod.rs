@@ -95,6 +95,7 @@ mod send;
 #[cfg(test)]
 mod tests;
 mod timer;
+mod unresponsive;
 
 use std::sync::Arc;
 
@@ -116,6 +117,8 @@ use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
+use self::unresponsive::Change;
+pub use self::unresponsive::DEFAULT_UNRESPONSIVE_READER_TIMEOUT;
 use crate::core::deadline::InstanceId;
 use crate::core::{
     CacheChange, ChangeKind, DeadlineMissedStatus, MAX_DATAGRAM, RemoteReader, WriteRequest,
@@ -230,10 +233,11 @@ impl Writer {
     }
 
     /// Highest SN every reliable reader has acknowledged (`last_sn` when there are none).
+    /// Unresponsive readers (`unresponsive.rs`) do not count: they no longer hold the writer.
     fn ack_floor(&self) -> SequenceNumber {
         self.readers
             .iter()
-            .filter(|r| self.reliable_reader(r))
+            .filter(|r| self.reliable_reader(r) && !r.responsiveness.is_unresponsive())
             .map(ReaderProxy::acked)
             .min()
             .unwrap_or_else(|| self.history.last_sn())
@@ -379,7 +383,12 @@ impl Writer {
         let base = set.bitmap_base().max(SequenceNumber::ONE);
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
+        let before = r.acked();
         let requested = r.apply_acknack(base, set.iter(), last);
+        if r.responsiveness.acknowledged(before.0, r.acked().0) == Change::Recovered {
+            let c = &mut self.counters.readers_recovered;
+            *c = c.saturating_add(1);
+        }
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
@@ -448,6 +457,20 @@ impl Writer {
         let last = self.history.last_sn();
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
         let mut any = false;
+        let timeout = self.config.unresponsive_reader_timeout;
+        let mut marked = 0u64;
+        for r in self.readers.iter_mut().filter(|r| reliable && r.reliable()) {
+            let waiting = r.unacked(last);
+            if r.responsiveness.check(now.mono, waiting, timeout) == Change::MarkedUnresponsive {
+                marked = marked.saturating_add(1);
+            }
+        }
+        if marked > 0 {
+            let c = &mut self.counters.readers_marked_unresponsive;
+            *c = c.saturating_add(marked);
+            // Their unacknowledged changes no longer hold a VOLATILE KEEP_ALL history.
+            self.collect_garbage();
+        }
         for r in self
             .readers
             .iter_mut()
