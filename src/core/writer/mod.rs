@@ -80,6 +80,7 @@ mod config;
 mod content_filter;
 mod counters;
 mod filter_set;
+mod footprint;
 mod heartbeat;
 mod history;
 mod instance;
@@ -108,7 +109,9 @@ pub use self::counters::WriterCounters;
 pub use self::filter_set::{
     DDSSQL, DEFAULT_MEMO_CAPACITY, FilterSet, FilterStats, NotFiltering, PassSet, SlotTable,
 };
+pub use self::footprint::{PER_CHANGE_OVERHEAD, change_footprint};
 use self::heartbeat::Announcements;
+pub use self::history::KEEP_ALL_BYTES_LIMIT;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
