@@ -50,12 +50,18 @@ pub(super) enum Slot {
     Irrelevant,
 }
 
+/// Memory one buffered SN holds besides its payload: its map entry (counted twice for the
+/// B-tree's half-full nodes) and the payload allocation's header and rounding (16 bytes).
+/// What [`MAX_OUT_OF_ORDER_BYTES`] bounds is payload plus this (issue 15: limits in bytes of
+/// memory, not of payload).
+const SLOT_OVERHEAD: usize = 2 * core::mem::size_of::<(SequenceNumber, Slot)>() + 16;
+
 impl Slot {
-    /// Payload octets held.
+    /// Memory held: payload octets plus [`SLOT_OVERHEAD`].
     fn len(&self) -> usize {
         match self {
-            Slot::Sample(c) => c.data.len(),
-            Slot::Irrelevant => 0,
+            Slot::Sample(c) => c.data.len().saturating_add(SLOT_OVERHEAD),
+            Slot::Irrelevant => SLOT_OVERHEAD,
         }
     }
 }
