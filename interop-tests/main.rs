@@ -8,6 +8,8 @@ mod captures;
 mod cft_reference;
 mod content_filter;
 mod demo;
+mod forge;
+mod hostile;
 mod loopback;
 mod perf;
 mod perf_ddsperf;
