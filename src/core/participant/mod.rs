@@ -262,6 +262,7 @@ impl Participant {
             // dropped before it renews anything (`source_bind.rs`).
             if !self.source_admits(&source, src, &sm) {
                 self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
+                log::debug!("dropped a submessage claiming {src} from {source:?}: not bound");
                 return;
             }
             if renewed != Some(src) {
