@@ -29,6 +29,8 @@ pub mod locator_select;
 mod sedp;
 pub mod source_bind;
 #[cfg(test)]
+mod filter_event_tests;
+#[cfg(test)]
 mod source_tests;
 mod spdp;
 #[cfg(test)]
