@@ -8,7 +8,7 @@ use crate::core::discovery::ContentFilter;
 use crate::core::sim::SimNet;
 use crate::core::writer::NotFiltering;
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
-use crate::types::{ShapeType, TopicType};
+use crate::types::ShapeType;
 
 #[test]
 fn a_remote_filter_that_does_not_type_check_is_reported_once_and_not_applied() {

@@ -23,13 +23,13 @@
 )]
 
 mod endpoints;
+#[cfg(test)]
+mod filter_event_tests;
 mod gate;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
 pub mod source_bind;
-#[cfg(test)]
-mod filter_event_tests;
 #[cfg(test)]
 mod source_tests;
 mod spdp;

@@ -4,8 +4,8 @@
 //!
 //! Must not: perform I/O, compare ports (peers send from other sockets than the ones they
 //! announce: Fast DDS from an ephemeral port, Cyclone from its transmit socket; the outbound
-//! gate, `gate.rs`, keys on the host for the same reason), or grow without bound (at most
-//! [`MAX_BOUND_ADDRESSES`] addresses per participant).
+//! gate, `gate.rs`, keys on the host for the same reason, and its `Host` is used here), or
+//! grow without bound (at most [`MAX_BOUND_ADDRESSES`] addresses per participant).
 //!
 //! # Overview
 //! Plain RTPS (RTPS 2.5 §8.3.3, §8.3.4) authenticates nothing: the GUID prefix in the header
@@ -39,36 +39,13 @@
 //! send an SPDP with a higher sequence number (they are in clear), defeats this; the DDS
 //! Security handshake is the answer to that.
 
+use super::gate::{Host, is_multicast};
 use crate::wire::Locator;
 
 /// Most hosts one participant is bound to (sources plus announced locators); further
 /// announced locators are not bound (RTPS caps nothing; our SPDP decoder keeps 16 locators
 /// per list, `MAX_LOCATORS`).
 pub const MAX_BOUND_ADDRESSES: usize = 40;
-
-/// A datagram source with the port ignored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Host {
-    kind: i32,
-    address: [u8; 16],
-}
-
-impl Host {
-    fn of(l: &Locator) -> Host {
-        Host {
-            kind: l.kind,
-            address: l.address,
-        }
-    }
-
-    fn is_multicast(&self) -> bool {
-        match self.kind {
-            Locator::KIND_UDPV4 => self.address.get(12).is_some_and(|b| (224..240).contains(b)),
-            Locator::KIND_UDPV6 => self.address.first() == Some(&0xff),
-            _ => false,
-        }
-    }
-}
 
 /// What to do with one submessage claiming a bound participant's prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,8 +90,9 @@ impl SourceBinding {
 
     fn set_announced(&mut self, announced: &[Locator]) {
         self.announced.clear();
-        for h in announced.iter().map(Host::of) {
-            if h.is_multicast() || self.announced.contains(&h) {
+        for l in announced {
+            let h = Host::of(l);
+            if is_multicast(l) || self.announced.contains(&h) {
                 continue;
             }
             if self.sources.len().saturating_add(self.announced.len()) >= MAX_BOUND_ADDRESSES {

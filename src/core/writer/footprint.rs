@@ -24,8 +24,18 @@ const ALLOCATION_OVERHEAD: usize = 16;
 /// The `Bytes` shared header of a payload that was cloned (24 bytes, allocated as 32).
 const SHARED_HEADER: usize = 32;
 
+/// The size of the history's window slot (`history::Entry`: a sequence number and the
+/// optional stored change with its filter outcome); `history.rs` tests that it is no less.
+pub(super) const ENTRY_SIZE: usize = core::mem::size_of::<crate::wire::SequenceNumber>()
+    + core::mem::size_of::<
+        Option<(
+            crate::core::CacheChange,
+            Option<super::change_filter::ChangeFilter>,
+        )>,
+    >();
+
 /// Bytes one stored change costs besides its payload.
-pub const PER_CHANGE_OVERHEAD: usize = 2 * super::history::ENTRY_SIZE
+pub const PER_CHANGE_OVERHEAD: usize = 2 * ENTRY_SIZE
     + 2 * core::mem::size_of::<crate::wire::SequenceNumber>()
     + ALLOCATION_OVERHEAD
     + SHARED_HEADER;

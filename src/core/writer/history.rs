@@ -53,9 +53,6 @@ struct Entry {
     stored: Option<Stored>,
 }
 
-/// Size of one window slot, for the per-change memory estimate (`footprint.rs`).
-pub(super) const ENTRY_SIZE: usize = core::mem::size_of::<Entry>();
-
 /// Tombstones tolerated beyond the number of stored changes before the window is compacted:
 /// keeps memory within twice the stored changes (plus this) whatever the removal order.
 const MAX_EXTRA_TOMBSTONES: usize = 64;
@@ -523,6 +520,12 @@ mod tests {
             add(&mut h, 1, 0).unwrap();
         }
         assert_eq!(h.take_released().len(), MAX_RELEASED);
+    }
+
+    #[test]
+    fn the_footprint_estimate_covers_a_window_slot() {
+        let estimate = super::super::footprint::ENTRY_SIZE;
+        assert!(core::mem::size_of::<Entry>() <= estimate, "{estimate}");
     }
 
     #[test]

@@ -89,6 +89,8 @@ impl Responsiveness {
 }
 
 #[cfg(test)]
+// Test arithmetic works on small, known inputs.
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
