@@ -230,3 +230,44 @@ fn a_participant_that_moves_with_a_higher_spdp_sequence_number_is_rebound() {
         .handle_datagram(now, Locator::udpv4([127, 0, 0, 1], 7410), &hb);
     assert_eq!(net.nodes[1].p.stats().foreign_source, 2);
 }
+
+#[test]
+fn heartbeat_frag_and_nack_frag_from_a_foreign_host_are_dropped_too() {
+    use crate::wire::submessage::{HeartbeatFrag, NackFrag};
+    use crate::wire::{FragmentNumber, FragmentNumberSet};
+    let (mut net, w, r) = matched_pair();
+    let now = net.now();
+    let hbf = Submessage::HeartbeatFrag(HeartbeatFrag {
+        endian: Endianness::Little,
+        reader_id: r.entity_id,
+        writer_id: w.entity_id,
+        writer_sn: SequenceNumber(1),
+        last_fragment_num: FragmentNumber(1000),
+        count: 1_000_000,
+    });
+    let nf = Submessage::NackFrag(NackFrag {
+        endian: Endianness::Little,
+        reader_id: r.entity_id,
+        writer_id: w.entity_id,
+        writer_sn: SequenceNumber(1),
+        fragment_number_state: FragmentNumberSet::new(FragmentNumber(1), 0).unwrap(),
+        count: 1_000_000,
+    });
+    net.nodes[1]
+        .p
+        .handle_datagram(now, ATTACKER, &forged(w.prefix, r.prefix, hbf));
+    net.nodes[0]
+        .p
+        .handle_datagram(now, ATTACKER, &forged(r.prefix, w.prefix, nf));
+    assert_eq!(net.nodes[1].p.stats().foreign_source, 1);
+    assert_eq!(net.nodes[0].p.stats().foreign_source, 1);
+    // From the bound host they are taken (routed, not counted as foreign).
+    let real = net.nodes[0].locators[0];
+    net.nodes[1].p.handle_datagram(
+        now,
+        real,
+        &forged(w.prefix, r.prefix, heartbeat(w, r, 1, 0)),
+    );
+    assert_eq!(net.nodes[1].p.stats().foreign_source, 1);
+    assert_eq!(write_and_take(&mut net, w, r, 5), 5);
+}
