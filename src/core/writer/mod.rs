@@ -60,6 +60,10 @@
 //! └── counters: WriterCounters      counters.rs
 //! ```
 //!
+//! Each ReaderProxy also holds its `Responsiveness` (`unresponsive.rs`): a reliable reader
+//! with no acknowledgement progress for `unresponsive_reader_timeout` no longer bounds the
+//! history (`ack_floor`). The byte limit counts each change's memory (`footprint.rs`).
+//!
 //! The per-change push decision is one function, `Burst::next_action` (`push.rs`,
 //! unit-tested alone); `send.rs` runs it in one thin loop for a reader pushed to alone and
 //! for readers sharing a datagram, then settles the burst (cursors, HEARTBEAT or backstop).
