@@ -11,6 +11,8 @@ mod cli;
 mod content_filter;
 mod demo;
 mod durability;
+mod forge;
+mod hostile;
 mod loopback;
 mod observe;
 mod perf;

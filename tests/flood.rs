@@ -411,3 +411,67 @@ fn a_flood_of_spoofed_remote_readers_is_capped_and_the_real_reader_still_served(
     assert!(stats.over_limit >= 6000 - max as u64);
     assert_eq!(got, (0..600).collect::<Vec<_>>());
 }
+
+/// Issue 15: one SPDP and one SEDP reader announcement of a reliable reader that never
+/// acknowledges. The KEEP_ALL writer's history fills up to `KEEP_ALL_BYTES_LIMIT`, which
+/// counts what each change holds (payload + `PER_CHANGE_OVERHEAD`), so the heap it takes stays
+/// within the limit; with payload bytes only, 32-byte samples grew it to ~8× the limit.
+#[test]
+fn a_never_acknowledging_reader_holds_a_keep_all_writer_within_its_byte_limit() {
+    use siftdds::core::writer::{KEEP_ALL_BYTES_LIMIT, PER_CHANGE_OVERHEAD, WriteError};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut sim = Sim::new(GateConfig::default(), DEFAULT_MAX_REMOTE_ENDPOINTS);
+    sim.step(10);
+    let (w, r) = sim.matched_pair();
+    let attacker = spoof::prefix(9);
+    let at = |port| Locator::udpv4(ATTACKER, port);
+    sim.inject(&spoof::spdp(attacker, 0, at(7410), at(7411)));
+    sim.inject(&spoof::sedp_reader(attacker, 1, 1, at(7411), false));
+    assert_eq!(sim.nodes[0].0.matched_readers(w), 2);
+    let mut got = Vec::new();
+    sim.take_all(r, &mut got);
+    let base = reset_peak();
+    let mut written = 0u32;
+    loop {
+        let now = sim.now();
+        let mut payload = vec![0u8, 1, 0, 0];
+        payload.extend_from_slice(&written.to_le_bytes());
+        payload.resize(32, 0xaa);
+        let req = WriteRequest::new(ChangeKind::Alive, None, Bytes::from(payload));
+        match sim.nodes[0].0.write(now, w, req) {
+            Ok(_) => written += 1,
+            Err(WriteError::HistoryFull) => break,
+            Err(e) => panic!("{e:?}"),
+        }
+        if written % 64 == 0 {
+            sim.flush();
+            sim.take_all(r, &mut got);
+        }
+    }
+    sim.flush();
+    sim.take_all(r, &mut got);
+    let held = CURRENT.load(Ordering::Relaxed).saturating_sub(base);
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let stored = sim.nodes[0]
+        .0
+        .writer_counters(w)
+        .map(|_| written)
+        .unwrap_or(0);
+    eprintln!(
+        "never-acking reader: {written} samples of 32 B written before the history was full; \
+         heap held {held} B ({} B per change; estimate {} B), peak {peak} B, limit \
+         {KEEP_ALL_BYTES_LIMIT} B; the real reader got {}",
+        held / stored.max(1) as usize,
+        32 + PER_CHANGE_OVERHEAD,
+        got.len()
+    );
+    assert!(
+        held <= KEEP_ALL_BYTES_LIMIT,
+        "{held} > {KEEP_ALL_BYTES_LIMIT}"
+    );
+    assert!(
+        peak <= KEEP_ALL_BYTES_LIMIT + KEEP_ALL_BYTES_LIMIT / 4,
+        "{peak}"
+    );
+    assert_eq!(got, (0..written).collect::<Vec<_>>());
+}

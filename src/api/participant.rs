@@ -43,6 +43,8 @@ pub struct ParticipantBuilder {
     user_multicast: bool,
     writer_multicast: crate::core::writer::MulticastConfig,
     persistence_file: Option<std::path::PathBuf>,
+    unresponsive_reader_timeout: Option<Duration>,
+    max_lease_duration: Option<Duration>,
 }
 
 impl ParticipantBuilder {
@@ -151,6 +153,21 @@ impl ParticipantBuilder {
         self
     }
 
+    /// How long a reliable remote reader may leave our writers' changes unacknowledged
+    /// without progress before it no longer holds them back (default
+    /// [`crate::core::writer::DEFAULT_UNRESPONSIVE_READER_TIMEOUT`]; `docs/security.md` §6).
+    pub fn unresponsive_reader_timeout(mut self, timeout: Duration) -> Self {
+        self.unresponsive_reader_timeout = Some(timeout);
+        self
+    }
+
+    /// The longest lease a remote participant may announce and get (default
+    /// [`crate::core::participant::DEFAULT_MAX_LEASE_DURATION`]).
+    pub fn max_lease_duration(mut self, lease: Duration) -> Self {
+        self.max_lease_duration = Some(lease);
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -195,6 +212,12 @@ impl ParticipantBuilder {
                 .get(PERSISTENCE_FILE_PROPERTY)
                 .map(Into::into)
         });
+        if let Some(t) = self.unresponsive_reader_timeout {
+            config.unresponsive_reader_timeout = t;
+        }
+        if let Some(l) = self.max_lease_duration {
+            config.max_lease_duration = l;
+        }
         let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
         store.path = match configured {
             Some(path) => path,
@@ -274,6 +297,8 @@ impl DomainParticipant {
             user_multicast: false,
             writer_multicast: crate::core::writer::MulticastConfig::default(),
             persistence_file: None,
+            unresponsive_reader_timeout: None,
+            max_lease_duration: None,
         }
     }
 

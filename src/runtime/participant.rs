@@ -70,8 +70,10 @@ impl RuntimeHandle<Participant> {
         max_blocking: Duration,
     ) -> Result<Result<(), WriteError>, RuntimeStopped> {
         let pipelined = credit.is_enabled();
-        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much.
-        if credit.try_take(request.data.len().max(MIN_KEY_PAYLOAD)) {
+        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much, and
+        // what the history holds per change besides (the room is in bytes of memory).
+        let held = crate::core::writer::change_footprint(request.data.len().max(MIN_KEY_PAYLOAD));
+        if credit.try_take(held) {
             // The history had room for this change when the credit was granted, and room only
             // grows until our own writes use it, so this write cannot find it full.
             self.submit_command(Command::Write(writer, request))?;

@@ -250,6 +250,7 @@ impl Participant {
             "the test hook needs the test-hooks feature"
         );
         config.multicast = self.config.writer_multicast;
+        config.unresponsive_reader_timeout = self.config.unresponsive_reader_timeout;
         let writer = Writer::new(config);
         self.writers.insert(
             guid.entity_id,

@@ -83,13 +83,13 @@ pub struct GateStats {
 
 /// A host: locator kind and address, port ignored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Host {
+pub(super) struct Host {
     kind: i32,
     address: [u8; 16],
 }
 
 impl Host {
-    fn of(l: &Locator) -> Self {
+    pub(super) fn of(l: &Locator) -> Self {
         Host {
             kind: l.kind,
             address: l.address,
@@ -221,7 +221,7 @@ fn gated_kind(l: &Locator) -> bool {
 }
 
 /// IPv4 224.0.0.0/4 or IPv6 ff00::/8.
-fn is_multicast(l: &Locator) -> bool {
+pub(super) fn is_multicast(l: &Locator) -> bool {
     match l.ipv4() {
         Some([a, ..]) => (224..=239).contains(&a),
         None => l.address.first() == Some(&0xff),

@@ -27,11 +27,18 @@ mod durability;
 #[cfg(test)]
 mod durability_tests;
 mod endpoints;
+#[cfg(test)]
+mod filter_event_tests;
 mod gate;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
+pub mod source_bind;
+#[cfg(test)]
+mod source_tests;
 mod spdp;
+#[cfg(test)]
+mod stuck_reader_tests;
 #[cfg(test)]
 mod tests;
 
@@ -98,12 +105,23 @@ pub struct ParticipantConfig {
     /// How our writers choose between multicast and unicast per sample
     /// (`core::writer::MulticastConfig`; default: the cost model).
     pub writer_multicast: crate::core::writer::MulticastConfig,
+    /// Each writer's `WriterConfig::unresponsive_reader_timeout` (`core/writer/unresponsive.rs`).
+    pub unresponsive_reader_timeout: core::time::Duration,
+    /// The longest lease a remote participant gets, whatever it announces (an infinite one
+    /// included): a peer gone silent is forgotten within this. Default
+    /// [`DEFAULT_MAX_LEASE_DURATION`].
+    pub max_lease_duration: core::time::Duration,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
 pub const DEFAULT_MAX_REMOTE_PARTICIPANTS: usize = 256;
 /// Default for [`ParticipantConfig::max_remote_endpoints`].
 pub const DEFAULT_MAX_REMOTE_ENDPOINTS: usize = 4096;
+/// Default for [`ParticipantConfig::max_lease_duration`]: 300 s. Above the leases vendors
+/// announce by default (Cyclone 10 s, Fast DDS 20 s, RTI Connext 100 s), so no real peer is
+/// cut; a peer announcing 100,000 s or infinity (RTPS 2.5 §8.5.3.3 allows any) that goes
+/// silent is dropped after 5 minutes instead of days.
+pub const DEFAULT_MAX_LEASE_DURATION: core::time::Duration = core::time::Duration::from_secs(300);
 
 impl ParticipantConfig {
     /// Default limits and periods (lease 20 s, announcements every 3 s, like Fast DDS), no
@@ -126,6 +144,8 @@ impl ParticipantConfig {
             entity_name: None,
             user_data: Vec::new(),
             writer_multicast: crate::core::writer::MulticastConfig::default(),
+            unresponsive_reader_timeout: crate::core::writer::DEFAULT_UNRESPONSIVE_READER_TIMEOUT,
+            max_lease_duration: DEFAULT_MAX_LEASE_DURATION,
         }
     }
 }
@@ -149,6 +169,13 @@ pub struct ParticipantStats {
     pub over_limit: u64,
     /// What the outbound gate let through to, and kept from, unverified addresses.
     pub gate: GateStats,
+    /// HEARTBEAT, HEARTBEAT_FRAG, GAP, ACKNACK, NACK_FRAG and SPDP submessages dropped because
+    /// they claimed a known participant's GUID prefix from a host it is not bound to
+    /// (`source_bind.rs`, `docs/security.md` §6).
+    pub foreign_source: u64,
+    /// Participants re-bound to a new address (an SPDP announcement from a new host with a
+    /// higher sequence number: the participant moved).
+    pub rebound: u64,
 }
 
 /// The protocol state of one DomainParticipant.
@@ -249,6 +276,13 @@ impl Participant {
         let outcome = receiver::receive(datagram, our_prefix, understood, |state, sm| {
             let src = state.source_guid_prefix;
             if src == our_prefix {
+                return;
+            }
+            // A submessage that claims a known participant from a host it is not bound to is
+            // dropped before it renews anything (`source_bind.rs`).
+            if !self.source_admits(&source, src, &sm) {
+                self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
+                log::debug!("dropped a submessage claiming {src} from {source:?}: not bound");
                 return;
             }
             if renewed != Some(src) {

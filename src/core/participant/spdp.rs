@@ -6,6 +6,7 @@
 //! participant (and the outbound gate, `gate.rs`, bounds what an unverified address gets).
 
 use super::locator_select::{on_this_host, select_unicast};
+use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
 use super::{Participant, ParticipantConfig};
 use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::discovery::{BuiltinEndpointSet, ParticipantProxyData};
@@ -23,6 +24,8 @@ pub(super) struct RemoteParticipant {
     pub(super) lease_expires: Instant,
     /// Its SPDP came from a loopback address or one of ours (`locator_select::on_this_host`).
     pub(super) on_this_host: bool,
+    /// The hosts it may send HEARTBEAT, GAP, ACKNACK, ... and SPDP from (`source_bind.rs`).
+    pub(super) binding: SourceBinding,
 }
 
 impl RemoteParticipant {
@@ -170,6 +173,7 @@ impl Participant {
         d: &Data<'_>,
     ) {
         let prefix = state.source_guid_prefix;
+        let sn = d.writer_sn.0;
         let payload = match d.payload {
             DataPayload::Data(p) => p,
             // A dispose/unregister of the participant (key only or no payload): it is leaving.
@@ -201,12 +205,30 @@ impl Participant {
             data.metatraffic_unicast_locators.push(source);
             data.default_unicast_locators.push(source);
         }
-        let lease = data.lease_duration.to_std();
-        let lease_expires = match lease {
-            Some(l) => now.mono.saturating_add(l),
-            None => Instant::from_nanos(u64::MAX),
+        let lease_expires = now.mono.saturating_add(self.capped_lease(&data));
+        let announced = announced_unicast(&data);
+        let interfaces = &self.config.interfaces;
+        let local_for = |source: &Locator| {
+            if on_this_host(interfaces, source) {
+                local_hosts(interfaces)
+            } else {
+                Vec::new()
+            }
         };
         if let Some(known) = self.remote_participants.get_mut(&prefix) {
+            match known.binding.check_announcement(&source, sn) {
+                SourceVerdict::Accept => known.binding.accept_announcement(&source, sn, &announced),
+                SourceVerdict::Rebind => {
+                    // It moved: a new host and a higher SPDP sequence number.
+                    known
+                        .binding
+                        .rebind(&source, sn, &announced, &local_for(&source));
+                    known.on_this_host = on_this_host(interfaces, &source);
+                    self.stats.rebound = self.stats.rebound.saturating_add(1);
+                }
+                // invariant: `source_admits` already dropped it (and counted it).
+                SourceVerdict::Drop => return,
+            }
             known.lease_expires = lease_expires;
             if known.data != data {
                 known.data = data;
@@ -220,10 +242,12 @@ impl Participant {
             self.stats.over_limit = self.stats.over_limit.saturating_add(1);
             return;
         }
+        let binding = SourceBinding::new(&source, sn, &announced, &local_for(&source));
         let remote = RemoteParticipant {
             data,
             lease_expires,
             on_this_host: on_this_host(&self.config.interfaces, &source),
+            binding,
         };
         let reply_to = remote.metatraffic_destination(&self.config.interfaces);
         self.builtin
@@ -239,11 +263,18 @@ impl Participant {
     /// on any message from it) we count every submessage, so that on a lossy link a run of lost
     /// SPDP announcements does not drop a participant whose data and ACKNACKs keep arriving.
     pub(super) fn renew_lease(&mut self, now: Now, prefix: GuidPrefix) {
+        let cap = self.config.max_lease_duration;
         if let Some(p) = self.remote_participants.get_mut(&prefix) {
-            if let Some(lease) = p.data.lease_duration.to_std() {
-                p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
-            }
+            let lease = p.data.lease_duration.to_std().unwrap_or(cap).min(cap);
+            p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
         }
+    }
+
+    /// The lease `data` announces, at most [`ParticipantConfig::max_lease_duration`] (an
+    /// infinite one gets the cap). RTPS 2.5 §8.5.3.3 (leaseDuration).
+    fn capped_lease(&self, data: &ParticipantProxyData) -> core::time::Duration {
+        let cap = self.config.max_lease_duration;
+        data.lease_duration.to_std().unwrap_or(cap).min(cap)
     }
 
     /// Removes participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).
@@ -284,6 +315,48 @@ impl Participant {
         }
         self.push_event(Event::ParticipantLost(prefix));
     }
+}
+
+impl Participant {
+    /// False when `sm` claims known participant `prefix` from a host it is not bound to and
+    /// is one of the checked kinds: HEARTBEAT, HEARTBEAT_FRAG, GAP, ACKNACK, NACK_FRAG, and
+    /// SPDP (a dispose from a foreign host, or an announcement from one that is not a move).
+    /// `source_bind.rs`.
+    pub(super) fn source_admits(
+        &self,
+        source: &Locator,
+        prefix: GuidPrefix,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        let Some(p) = self.remote_participants.get(&prefix) else {
+            return true;
+        };
+        let verdict = match sm {
+            Submessage::Heartbeat(_)
+            | Submessage::HeartbeatFrag(_)
+            | Submessage::Gap(_)
+            | Submessage::AckNack(_)
+            | Submessage::NackFrag(_) => p.binding.check(source),
+            Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
+                match d.payload {
+                    DataPayload::Data(_) => p.binding.check_announcement(source, d.writer_sn.0),
+                    DataPayload::Key(_) | DataPayload::None => p.binding.check(source),
+                }
+            }
+            _ => SourceVerdict::Accept,
+        };
+        verdict != SourceVerdict::Drop
+    }
+}
+
+/// Every unicast locator `data` announces (metatraffic and default): the hosts it is bound to
+/// besides its SPDP source.
+fn announced_unicast(data: &ParticipantProxyData) -> Vec<Locator> {
+    data.metatraffic_unicast_locators
+        .iter()
+        .chain(&data.default_unicast_locators)
+        .copied()
+        .collect()
 }
 
 /// True when the inline QoS carries a STATUS_INFO with the disposed or unregistered flag.

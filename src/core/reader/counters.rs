@@ -55,4 +55,7 @@ pub struct ReaderCounters {
     pub content_passed_by_writer: u64,
     /// Changes of coherent sets that could not be complete, dropped (RTPS 2.5 §8.7.5).
     pub coherent_samples_dropped: u64,
+    /// HEARTBEATs and GAPs whose range reached beyond anything the writer has sent, cut back
+    /// to it (`writer_proxy.rs`, `docs/security.md` §6).
+    pub ranges_clamped: u64,
 }

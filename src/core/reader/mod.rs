@@ -355,6 +355,13 @@ impl Reader {
             return;
         };
         self.counters.samples_received = self.counters.samples_received.saturating_add(1);
+        let mut sink = Sink {
+            queue: &mut self.queue,
+            counters: &mut self.counters,
+            instances: &mut self.instances,
+            now,
+        };
+        p.note_sent(sn, &mut sink);
         // Unwanted (duplicate or out of window): the proxy counts it; nothing is copied.
         let slot = if p.wants(sn) {
             let inline = InlineInfo::parse(data.inline_qos.as_ref(), signature.as_ref());
@@ -372,15 +379,9 @@ impl Reader {
                 // The one copy: the sample is stored (STYLE §3).
                 data: Bytes::copy_from_slice(bytes),
             };
-            self.config.make_slot(&mut self.counters, received)
+            self.config.make_slot(sink.counters, received)
         } else {
             Slot::Irrelevant
-        };
-        let mut sink = Sink {
-            queue: &mut self.queue,
-            counters: &mut self.counters,
-            instances: &mut self.instances,
-            now,
         };
         p.receive(sn, slot, &mut sink);
     }
@@ -414,6 +415,7 @@ impl Reader {
         let Some((p, mut sink)) = self.proxy_and_sink(now, writer) else {
             return;
         };
+        p.note_sent(sn, &mut sink);
         if !p.wants(sn) {
             // Already have it (or beyond the window): no reassembly state is created.
             p.receive(sn, Slot::Irrelevant, &mut sink);

@@ -51,12 +51,18 @@ pub(super) enum Slot {
     Irrelevant,
 }
 
+/// Memory one buffered SN holds besides its payload: its map entry (counted twice for the
+/// B-tree's half-full nodes) and the payload allocation's header and rounding (16 bytes).
+/// What [`MAX_OUT_OF_ORDER_BYTES`] bounds is payload plus this (issue 15: limits in bytes of
+/// memory, not of payload).
+const SLOT_OVERHEAD: usize = 2 * core::mem::size_of::<(SequenceNumber, Slot)>() + 16;
+
 impl Slot {
-    /// Payload octets held.
+    /// Memory held: payload octets plus [`SLOT_OVERHEAD`].
     fn len(&self) -> usize {
         match self {
-            Slot::Sample(c) => c.data.len(),
-            Slot::Irrelevant => 0,
+            Slot::Sample(c) => c.data.len().saturating_add(SLOT_OVERHEAD),
+            Slot::Irrelevant => SLOT_OVERHEAD,
         }
     }
 }
@@ -173,6 +179,14 @@ pub(super) struct WriterProxy {
     next_expected: SequenceNumber,
     /// Highest SN known to exist (HEARTBEAT lastSN or received). RTPS 2.5 §8.4.10.4.
     available_max: SequenceNumber,
+    /// Highest SN the writer has shown us it reached: a DATA or DATA_FRAG received (wanted or
+    /// not), or the lastSN of its first HEARTBEAT. What a HEARTBEAT or GAP may make us give up
+    /// is bounded by it ([`WriterProxy::skip_limit`], [`WriterProxy::horizon`]).
+    sent_max: SequenceNumber,
+    /// The contiguous range `[gapStart, gapList.bitmapBase)` of the last GAP that reached
+    /// beyond `sent_max`: taken whole once a DATA at or past its end arrives (a real writer
+    /// sends `GAP(filtered run) DATA(next)`; a forged range is never corroborated).
+    pending_gap: Option<(SequenceNumber, SequenceNumber)>,
     /// Received or irrelevant SNs in `[next_expected, next_expected + window)`.
     buffered: BTreeMap<SequenceNumber, Slot>,
     window: i64,
@@ -217,6 +231,8 @@ impl WriterProxy {
             reliable,
             next_expected: SequenceNumber::ONE,
             available_max: SequenceNumber(0),
+            sent_max: SequenceNumber(0),
+            pending_gap: None,
             buffered: BTreeMap::new(),
             window: i64::try_from(window.max(1)).unwrap_or(i64::MAX),
             buffered_bytes: 0,
@@ -245,6 +261,41 @@ impl WriterProxy {
 
     fn schedule_ack(&mut self, at: Instant) {
         self.ack_deadline = Some(self.ack_deadline.map_or(at, |d| d.min(at)));
+    }
+
+    /// A DATA or DATA_FRAG with this SN arrived from the writer: it has reached `sn`. Called
+    /// before the change is looked at, so that a pending GAP it corroborates is taken first.
+    pub(super) fn note_sent(&mut self, sn: SequenceNumber, sink: &mut Sink<'_>) {
+        self.sent_max = self.sent_max.max(sn);
+        if let Some((start, end)) = self.pending_gap {
+            if sn >= end {
+                self.pending_gap = None;
+                self.skip_contiguous(start, end, sink);
+            }
+        }
+    }
+
+    /// The first SN a HEARTBEAT's firstSN or a GAP's contiguous range may move
+    /// `next_expected` to: one past the highest SN the writer has shown us. A range beyond it
+    /// names SNs the writer has not sent (as far as we can tell); taking it would make us
+    /// drop every change the real writer sends below it, which is what one forged
+    /// `HEARTBEAT(firstSN = lastSN = 10,000,000)` or `GAP(1..10,000,000)` does to Cyclone DDS
+    /// 0.10 (`handle_Heartbeat` treats `[1, firstSN)` as a gap unconditionally) and Fast DDS 2.9
+    /// (`WriterProxy::process_heartbeat` calls `lost_changes_update(first_seq)`); see
+    /// `docs/interop-facts.md` §10.2. A real writer whose history moved on past what we saw
+    /// answers our next ACKNACK with a GAP, which the cut-back range lets through as DATA
+    /// arrive; RTPS 2.5 §8.4.10.4.3 (lost_changes_update) assumes a trusted writer.
+    fn skip_limit(&self) -> SequenceNumber {
+        self.sent_max.checked_add(1).unwrap_or(self.sent_max)
+    }
+
+    /// The highest SN a GAP may mark irrelevant ahead of what the writer has shown: one
+    /// out-of-order window beyond `sent_max` (a GAP for filtered SNs may precede the DATA it
+    /// leads up to in the same datagram). A forged GAP costs at most that window.
+    fn horizon(&self) -> SequenceNumber {
+        self.sent_max
+            .checked_add(self.window)
+            .unwrap_or(self.sent_max)
     }
 
     fn in_window(&self, sn: SequenceNumber) -> bool {
@@ -373,9 +424,18 @@ impl WriterProxy {
     /// GAP: the listed SNs not already received are irrelevant. RTPS 2.5 §8.3.7.4.5 and
     /// §8.4.10.4 (irrelevant_change_set).
     pub(super) fn handle_gap(&mut self, gap: &Gap, sink: &mut Sink<'_>) {
+        let base = gap.gap_list.bitmap_base();
+        // One past the highest SN this GAP may mark irrelevant (`horizon`).
+        let reach = self.horizon().checked_add(1).unwrap_or(base);
+        if base > reach || gap.gap_list.iter().any(|sn| sn >= reach) {
+            sink.counters.ranges_clamped = sink.counters.ranges_clamped.saturating_add(1);
+        }
+        if base > self.skip_limit() {
+            self.pending_gap = Some((gap.gap_start, base));
+        }
         if !self.reliable {
             // Best effort keeps no buffer: only a gap at the front matters.
-            let stop = first_not_in(gap, self.next_expected);
+            let stop = first_not_in(gap, self.next_expected).min(self.skip_limit());
             if stop > self.next_expected {
                 self.coherent.irrelevant(self.next_expected);
             }
@@ -383,11 +443,13 @@ impl WriterProxy {
             self.reassembly.drop_below(self.next_expected);
             return;
         }
-        let base = gap.gap_list.bitmap_base();
         self.skip_contiguous(gap.gap_start, base, sink);
-        // What remains of the contiguous range and the listed members, inside the window.
+        // What remains of the contiguous range and the listed members, inside the window and
+        // at most up to the horizon.
         let lo = gap.gap_start.max(self.next_expected);
-        let hi = base.min(self.next_expected.checked_add(self.window).unwrap_or(base));
+        let hi = base
+            .min(self.next_expected.checked_add(self.window).unwrap_or(base))
+            .min(reach);
         let mut sn = lo;
         while sn < hi {
             self.mark_irrelevant(sn);
@@ -396,7 +458,7 @@ impl WriterProxy {
                 None => break,
             }
         }
-        for sn in gap.gap_list.iter() {
+        for sn in gap.gap_list.iter().filter(|sn| *sn < reach) {
             self.mark_irrelevant(sn);
         }
         self.pump(sink);
@@ -406,6 +468,7 @@ impl WriterProxy {
     /// Jumps over `[start, end)` in one step when it covers `next_expected` and holds no
     /// buffered change (so a GAP of a million SNs costs nothing).
     fn skip_contiguous(&mut self, start: SequenceNumber, end: SequenceNumber, sink: &mut Sink<'_>) {
+        let end = end.min(self.skip_limit());
         let ne = self.next_expected;
         if start <= ne && ne < end && self.buffered.range(ne..end).next().is_none() {
             self.coherent.irrelevant(ne);
@@ -445,12 +508,22 @@ impl WriterProxy {
             // The writer knows us now: stop repeating the pre-emptive ACKNACK.
             self.heard_heartbeat = true;
             self.ack_deadline = None;
+            // Before its first HEARTBEAT we know nothing of the writer: a late joiner takes
+            // its range as it comes (Cyclone 0.10 does the same, treating `[1, lastSN]` of a
+            // writer's first HEARTBEAT as known). Later ones are held to what it sent.
+            self.sent_max = self.sent_max.max(hb.last_sn);
+        }
+        // A range beyond anything the writer sent is cut back to it (`skip_limit`).
+        let first_sn = hb.first_sn.min(self.skip_limit());
+        let last_sn = hb.last_sn.min(self.horizon());
+        if first_sn < hb.first_sn || last_sn < hb.last_sn {
+            sink.counters.ranges_clamped = sink.counters.ranges_clamped.saturating_add(1);
         }
         // missing_changes_update(lastSN). RTPS 2.5 §8.4.10.4.4.
-        self.available_max = self.available_max.max(hb.last_sn);
+        self.available_max = self.available_max.max(last_sn);
         // lost_changes_update(firstSN): SNs below firstSN that we lack are gone for good.
         // RTPS 2.5 §8.4.10.4.3.
-        let lost = self.advance_to(hb.first_sn, sink);
+        let lost = self.advance_to(first_sn, sink);
         sink.counters.samples_lost = sink.counters.samples_lost.saturating_add(lost);
         // RTPS 2.5 §8.4.12.1.2 / §8.3.7.5: without F the reader must answer; with F only if
         // something is missing. Answer after heartbeatResponseDelay.

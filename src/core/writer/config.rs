@@ -52,6 +52,10 @@ pub struct WriterConfig {
     pub descriptor: Option<Arc<TypeDescriptor>>,
     /// The per-sample multicast/unicast choice (`multicast.rs`). Default: the cost model.
     pub multicast: MulticastConfig,
+    /// How long a reliable reader may leave changes unacknowledged without any progress
+    /// before it no longer holds the history back (`unresponsive.rs`). Default
+    /// [`DEFAULT_UNRESPONSIVE_READER_TIMEOUT`](super::DEFAULT_UNRESPONSIVE_READER_TIMEOUT).
+    pub unresponsive_reader_timeout: core::time::Duration,
     /// Test only (interop proof that peers trust our PID_CONTENT_FILTER_INFO): every filtered
     /// reader gets DATA for every sample, with its filter bit inverted.
     /// Only with `cfg(test)` or the `test-hooks` feature.
@@ -90,6 +94,7 @@ impl WriterConfig {
             topic_name: String::new(),
             descriptor: None,
             multicast: MulticastConfig::default(),
+            unresponsive_reader_timeout: super::DEFAULT_UNRESPONSIVE_READER_TIMEOUT,
             #[cfg(any(test, feature = "test-hooks"))]
             invert_filter_bit_for_tests: false,
         }

@@ -50,6 +50,12 @@ pub struct WriterCounters {
     /// Samples that at least one reader gets by unicast (pushed to it alone or with
     /// others at its unicast locators), multicast ones included when a reader is not covered.
     pub samples_unicast: u64,
+    /// Reliable readers marked unresponsive: no acknowledgement progress for
+    /// `WriterConfig::unresponsive_reader_timeout` while changes waited on them
+    /// (`unresponsive.rs`); they stopped holding the history back.
+    pub readers_marked_unresponsive: u64,
+    /// Unresponsive readers that acknowledged again and hold the history back again.
+    pub readers_recovered: u64,
 }
 
 impl WriterCounters {

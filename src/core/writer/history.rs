@@ -13,6 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use bytes::Bytes;
 
 use super::change_filter::ChangeFilter;
+use super::footprint::change_footprint;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
 use crate::wire::SequenceNumber;
@@ -79,7 +80,8 @@ pub(super) struct WriterHistory {
     track_instances: bool,
     /// The last sequence number handed out (0 before the first write).
     last_sn: SequenceNumber,
-    /// Payload bytes of the stored changes.
+    /// Memory the stored changes hold: payload plus the per-change overhead
+    /// (`footprint.rs`), which is what [`KEEP_ALL_BYTES_LIMIT`] bounds.
     bytes: usize,
     /// Payloads of removed changes not freed yet: the caller frees them off the loop thread
     /// ([`Self::take_released`]); at most [`MAX_RELEASED`] of them, [`MAX_RELEASED_BYTES`] in
@@ -223,11 +225,14 @@ impl WriterHistory {
         if per_instance_limited || limit(self.limits.max_instances).is_some() {
             return (0, 0);
         }
-        let (n, bytes) = self
-            .stored_through(removable_through)
-            .fold((0usize, 0usize), |(n, b), c| {
-                (n.saturating_add(1), b.saturating_add(c.data.len()))
-            });
+        let (n, bytes) =
+            self.stored_through(removable_through)
+                .fold((0usize, 0usize), |(n, b), c| {
+                    (
+                        n.saturating_add(1),
+                        b.saturating_add(change_footprint(c.data.len())),
+                    )
+                });
         let samples = match limit(self.limits.max_samples) {
             None => usize::MAX,
             Some(max) => max.saturating_sub(self.stored.saturating_sub(n)),
@@ -269,7 +274,9 @@ impl WriterHistory {
         }
         self.last_sn = sn;
         let change = make(sn);
-        self.bytes = self.bytes.saturating_add(change.data.len());
+        self.bytes = self
+            .bytes
+            .saturating_add(change_footprint(change.data.len()));
         self.stored = self.stored.saturating_add(1);
         let stored = Stored { change, filter };
         self.window.push_back(Entry {
@@ -374,8 +381,10 @@ impl WriterHistory {
     ) -> Result<(), AddError> {
         let mut kept = self.bytes;
         let mut kept_n = self.stored;
+        let len = change_footprint(len);
         for old in removed.iter() {
-            kept = kept.saturating_sub(self.get(*old).map_or(0, |c| c.data.len()));
+            kept =
+                kept.saturating_sub(self.get(*old).map_or(0, |c| change_footprint(c.data.len())));
             kept_n = kept_n.saturating_sub(1);
         }
         let mut acked = self.stored_through(removable_through);
@@ -385,7 +394,7 @@ impl WriterHistory {
             };
             if !removed.contains(&c.sequence_number) {
                 removed.push(c.sequence_number);
-                kept = kept.saturating_sub(c.data.len());
+                kept = kept.saturating_sub(change_footprint(c.data.len()));
                 kept_n = kept_n.saturating_sub(1);
             }
         }
@@ -414,7 +423,9 @@ impl WriterHistory {
             return false;
         };
         self.stored = self.stored.saturating_sub(1);
-        self.bytes = self.bytes.saturating_sub(change.data.len());
+        self.bytes = self
+            .bytes
+            .saturating_sub(change_footprint(change.data.len()));
         let key_hash = change.key_hash;
         let len = change.data.len();
         if self.released.len() < MAX_RELEASED
@@ -513,9 +524,16 @@ mod tests {
     }
 
     #[test]
+    fn the_footprint_estimate_covers_a_window_slot() {
+        let estimate = super::super::footprint::ENTRY_SIZE;
+        assert!(core::mem::size_of::<Entry>() <= estimate, "{estimate}");
+    }
+
+    #[test]
     fn keep_all_refuses_past_the_byte_limit_until_acknowledged() {
         let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        let half = KEEP_ALL_BYTES_LIMIT / 2;
+        // The limit counts each change's overhead besides its payload (`footprint.rs`).
+        let half = KEEP_ALL_BYTES_LIMIT / 2 - super::super::PER_CHANGE_OVERHEAD;
         assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(1)));
         assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(2)));
         assert_eq!(add(&mut h, 1, 0), Err(AddError::Full));
@@ -618,8 +636,12 @@ mod tests {
         for _ in 0..3 {
             add(&mut h, 100, 0).unwrap();
         }
-        assert_eq!(h.room(SequenceNumber(0)), (7, KEEP_ALL_BYTES_LIMIT - 300));
-        assert_eq!(h.room(SequenceNumber(2)), (9, KEEP_ALL_BYTES_LIMIT - 100));
+        let held = change_footprint(100);
+        assert_eq!(
+            h.room(SequenceNumber(0)),
+            (7, KEEP_ALL_BYTES_LIMIT - 3 * held)
+        );
+        assert_eq!(h.room(SequenceNumber(2)), (9, KEEP_ALL_BYTES_LIMIT - held));
         // The lower bound holds: exactly that many more samples go in.
         for _ in 0..7 {
             add(&mut h, 100, 0).unwrap();

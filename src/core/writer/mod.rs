@@ -60,6 +60,10 @@
 //! └── counters: WriterCounters      counters.rs
 //! ```
 //!
+//! Each ReaderProxy also holds its `Responsiveness` (`unresponsive.rs`): a reliable reader
+//! with no acknowledgement progress for `unresponsive_reader_timeout` no longer bounds the
+//! history (`ack_floor`). The byte limit counts each change's memory (`footprint.rs`).
+//!
 //! The per-change push decision is one function, `Burst::next_action` (`push.rs`,
 //! unit-tested alone); `send.rs` runs it in one thin loop for a reader pushed to alone and
 //! for readers sharing a datagram, then settles the burst (cursors, HEARTBEAT or backstop).
@@ -81,6 +85,7 @@ mod config;
 mod content_filter;
 mod counters;
 mod filter_set;
+mod footprint;
 mod heartbeat;
 mod history;
 mod instance;
@@ -96,6 +101,7 @@ mod send;
 #[cfg(test)]
 mod tests;
 mod timer;
+mod unresponsive;
 
 use std::sync::Arc;
 
@@ -108,7 +114,9 @@ pub use self::counters::WriterCounters;
 pub use self::filter_set::{
     DDSSQL, DEFAULT_MEMO_CAPACITY, FilterSet, FilterStats, NotFiltering, PassSet, SlotTable,
 };
+pub use self::footprint::{PER_CHANGE_OVERHEAD, change_footprint};
 use self::heartbeat::Announcements;
+pub use self::history::KEEP_ALL_BYTES_LIMIT;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
@@ -117,6 +125,8 @@ use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
+use self::unresponsive::Change;
+pub use self::unresponsive::DEFAULT_UNRESPONSIVE_READER_TIMEOUT;
 use crate::core::deadline::InstanceId;
 use crate::core::{
     CacheChange, ChangeKind, DeadlineMissedStatus, MAX_DATAGRAM, RemoteReader, WriteRequest,
@@ -234,10 +244,11 @@ impl Writer {
     }
 
     /// Highest SN every reliable reader has acknowledged (`last_sn` when there are none).
+    /// Unresponsive readers (`unresponsive.rs`) do not count: they no longer hold the writer.
     fn ack_floor(&self) -> SequenceNumber {
         self.readers
             .iter()
-            .filter(|r| self.reliable_reader(r))
+            .filter(|r| self.reliable_reader(r) && !r.responsiveness.is_unresponsive())
             .map(ReaderProxy::acked)
             .min()
             .unwrap_or_else(|| self.history.last_sn())
@@ -388,7 +399,12 @@ impl Writer {
         let base = set.bitmap_base().max(SequenceNumber::ONE);
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
+        let before = r.acked();
         let requested = r.apply_acknack(base, set.iter(), last);
+        if r.responsiveness.acknowledged(before.0, r.acked().0) == Change::Recovered {
+            let c = &mut self.counters.readers_recovered;
+            *c = c.saturating_add(1);
+        }
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
@@ -457,6 +473,20 @@ impl Writer {
         let last = self.history.last_sn();
         let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
         let mut any = false;
+        let timeout = self.config.unresponsive_reader_timeout;
+        let mut marked = 0u64;
+        for r in self.readers.iter_mut().filter(|r| reliable && r.reliable()) {
+            let waiting = r.unacked(last);
+            if r.responsiveness.check(now.mono, waiting, timeout) == Change::MarkedUnresponsive {
+                marked = marked.saturating_add(1);
+            }
+        }
+        if marked > 0 {
+            let c = &mut self.counters.readers_marked_unresponsive;
+            *c = c.saturating_add(marked);
+            // Their unacknowledged changes no longer hold a VOLATILE KEEP_ALL history.
+            self.collect_garbage();
+        }
         for r in self
             .readers
             .iter_mut()

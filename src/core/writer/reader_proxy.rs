@@ -80,6 +80,8 @@ pub(super) struct ReaderProxy {
     /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
     /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
     synced_from: Option<SequenceNumber>,
+    /// Whether it still holds the writer back (`unresponsive.rs`).
+    pub(super) responsiveness: super::unresponsive::Responsiveness,
 }
 
 impl ReaderProxy {
@@ -103,6 +105,7 @@ impl ReaderProxy {
             queued: false,
             multicast_covered: VecDeque::new(),
             synced_from: None,
+            responsiveness: Default::default(),
         }
     }
 

@@ -143,6 +143,11 @@ pub struct PhaseFigures {
     /// The publisher participant's traffic during the phase (the writer's, discovery's and
     /// liveliness').
     pub publisher: RuntimeStats,
+    /// The publisher participant's source-validation counters at the phase's end
+    /// (`ParticipantStats::foreign_source` and `rebound`, docs/security.md §6).
+    pub foreign_source: u64,
+    /// See `foreign_source`.
+    pub rebound: u64,
 }
 
 /// The sample `n` of the sequence every phase writes: each colour moves round a closed
@@ -285,7 +290,10 @@ pub fn publish<W: TopicType>(
         t.wire_bytes = runtime_delta(s.participant.runtime_stats(), stats).bytes_received;
     }
     let fs = writer.filter_stats()?;
+    let ps = publisher.stats()?;
     Ok(PhaseFigures {
+        foreign_source: ps.foreign_source,
+        rebound: ps.rebound,
         samples: total,
         writer: writer_delta(writer.counters()?, writer_before),
         filter: (fs.filtered_readers > 0).then_some(fs.filter),

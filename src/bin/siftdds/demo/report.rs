@@ -246,6 +246,11 @@ fn writer_figures(
         p.datagrams_sent, p.bytes_sent, w.wire_datagrams, w.wire_bytes
     );
     println!(
+        "source validation: {} control submessages from an address their participant was not \
+         discovered at dropped, {} participants re-bound after a move (docs/security.md §6)",
+        f.foreign_source, f.rebound
+    );
+    println!(
         "multicast: {}",
         multicast_line(o, w, deliveries, f.samples, subs.len())
     );

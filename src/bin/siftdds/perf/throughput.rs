@@ -124,6 +124,7 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         "pub: runtime sent {} datagrams, {} send errors, received {}",
         rs.datagrams_sent, rs.send_errors, rs.datagrams_received
     );
+    println!("pub: {}", spoof_line(&dp.stats()?));
     meter.summary(secs);
     Ok(failed == 0 && acked)
 }
@@ -342,6 +343,7 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs",
         c.samples_received, c.duplicates, c.samples_rejected, c.out_of_window, c.acknacks_sent
     );
+    println!("sub: {}", spoof_line(&dp.stats()?));
     let (first, last) = (
         counts.first_ns.load(Ordering::Acquire),
         counts.last_ns.load(Ordering::Acquire),
@@ -359,6 +361,14 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     meter.summary(last.saturating_sub(first) as f64 / 1e9);
     let strict = o.reliable && o.history.is_none();
     Ok(first > 0 && !(strict && meter.lost() > 0))
+}
+
+/// The source-validation counters of a participant (`docs/security.md` §6), one line.
+pub fn spoof_line(s: &siftdds::core::participant::ParticipantStats) -> String {
+    format!(
+        "{} submessages from a foreign source dropped, {} participants re-bound",
+        s.foreign_source, s.rebound
+    )
 }
 
 #[cfg(test)]

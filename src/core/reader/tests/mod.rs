@@ -18,6 +18,7 @@ mod fragment;
 mod instance;
 mod key_only;
 mod presentation;
+mod range_jump;
 
 const LE: Endianness = Endianness::Little;
 
