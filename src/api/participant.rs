@@ -236,6 +236,12 @@ impl DomainParticipant {
         }
     }
 
+    /// The runtime handle, for crate modules that drive the core participant directly
+    /// (the router's untyped readers and writers).
+    pub(crate) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
+        &self.inner.handle
+    }
+
     /// Our GUID prefix.
     pub fn guid_prefix(&self) -> GuidPrefix {
         self.inner.guid_prefix

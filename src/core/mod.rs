@@ -20,7 +20,7 @@ mod sim;
 mod transmit;
 pub mod writer;
 
-pub use change::{CacheChange, ChangeKind, WriteRequest};
+pub use change::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
 pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use participant::{Participant, ParticipantConfig};

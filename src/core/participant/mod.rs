@@ -220,6 +220,16 @@ impl Participant {
         self.remote_participants.values().map(|p| &p.data)
     }
 
+    /// Remote writers SEDP announced (what a router learns its routes from).
+    pub fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
+        self.remote_writers.values()
+    }
+
+    /// Remote readers SEDP announced (what a router learns its routes from).
+    pub fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.remote_readers.values()
+    }
+
     /// Handles one received datagram. Never fails: bad input is counted in [`Self::stats`].
     pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
         self.start(now);

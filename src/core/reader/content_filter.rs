@@ -154,6 +154,7 @@ impl ReaderConfig {
                 source_timestamp,
                 // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
                 data,
+                original_writer: inline.original_writer,
             }),
             None => Slot::Irrelevant,
         }

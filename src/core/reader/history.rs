@@ -442,6 +442,7 @@ mod tests {
             key_hash: Some([key; 16]),
             source_timestamp: None,
             data: Bytes::new(),
+            original_writer: None,
         }
     }
 

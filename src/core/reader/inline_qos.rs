@@ -8,8 +8,10 @@
 //! big-endian: docs/interop-facts.md §5.7).
 
 use crate::cdr::{Endianness, Reader};
-use crate::core::ChangeKind;
-use crate::wire::plist::pid::{PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO};
+use crate::core::{ChangeKind, SampleIdentity};
+use crate::wire::plist::pid::{
+    PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO, PID_STATUS_INFO,
+};
 use crate::wire::plist::{ContentFilterInfoView, ParameterListView};
 
 /// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
@@ -35,6 +37,9 @@ pub(super) struct InlineInfo {
     pub key_hash: Option<[u8; 16]>,
     /// The writer's filter result for our signature (PID_CONTENT_FILTER_INFO), when listed.
     pub filter_result: Option<bool>,
+    /// PID_ORIGINAL_WRITER_INFO, when present and well formed (a relayed sample). RTPS 2.5
+    /// §8.7.9.
+    pub original_writer: Option<SampleIdentity>,
 }
 
 impl InlineInfo {
@@ -47,12 +52,13 @@ impl InlineInfo {
         };
         // One walk over the list (it is walked per received DATA); the first occurrence of
         // each parameter wins.
-        let (mut status, mut key, mut filter) = (None, None, None);
+        let (mut status, mut key, mut filter, mut original) = (None, None, None, None);
         for p in qos.iter() {
             match p.pid {
                 PID_STATUS_INFO if status.is_none() => status = Some(p.value),
                 PID_KEY_HASH if key.is_none() => key = Some(p.value),
                 PID_CONTENT_FILTER_INFO if filter.is_none() => filter = Some(p.value),
+                PID_ORIGINAL_WRITER_INFO if original.is_none() => original = Some(p.value),
                 _ => {}
             }
         }
@@ -71,10 +77,12 @@ impl InlineInfo {
                 .ok()?
                 .bit_for(sig)
         });
+        let original_writer = original.and_then(|v| SampleIdentity::parse(v, qos.endian()).ok());
         InlineInfo {
             status_info,
             key_hash,
             filter_result,
+            original_writer,
         }
     }
 

@@ -306,6 +306,7 @@ impl Reader {
                 key_hash: key,
                 source_timestamp: None,
                 data: Bytes::new(),
+                original_writer: None,
             };
             let c = &mut self.counters;
             if self.queue.push_expiring(change, None).is_ok() {

@@ -475,6 +475,7 @@ mod tests {
             key_hash: None,
             source_timestamp: None,
             data: Bytes::from(vec![0u8; len]),
+            original_writer: None,
         }
     }
 

@@ -303,6 +303,7 @@ impl Writer {
             key_hash,
             data,
             source_timestamp,
+            original_writer,
         } = request;
         let source_timestamp = source_timestamp.unwrap_or(now.wall);
         if u32::try_from(data.len()).is_err() {
@@ -323,6 +324,7 @@ impl Writer {
                 key_hash,
                 source_timestamp: Some(source_timestamp),
                 data,
+                original_writer,
             });
         let (sn, _removed) = result.map_err(|e| match e {
             AddError::Full => WriteError::HistoryFull,

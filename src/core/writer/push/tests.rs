@@ -27,6 +27,7 @@ fn history(lens: &[usize]) -> WriterHistory {
             key_hash: None,
             source_timestamp: None,
             data: Bytes::from(vec![0u8; len]),
+            original_writer: None,
         })
         .unwrap();
     }
