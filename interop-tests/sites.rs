@@ -15,6 +15,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod multi_homed;
+mod router;
 mod two_hosts;
 
 use std::collections::HashMap;

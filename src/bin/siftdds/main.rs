@@ -22,6 +22,7 @@
 mod demo;
 mod idl;
 mod perf;
+mod router;
 
 use std::process::ExitCode;
 
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         ["demo", rest @ ..] => demo(rest),
         ["idl", rest @ ..] => idl::run(rest),
         ["perf", rest @ ..] => perf(rest),
+        ["router", rest @ ..] => router::run(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS
