@@ -41,6 +41,7 @@ pub struct ParticipantBuilder {
     qos: DomainParticipantQos,
     user_multicast: bool,
     writer_multicast: crate::core::writer::MulticastConfig,
+    only_interface_subnets: bool,
 }
 
 impl ParticipantBuilder {
@@ -141,6 +142,14 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Ignore datagrams from outside the selected interfaces' subnets (off by default): for
+    /// several participants of one process on several networks (`siftdds router`), which
+    /// all bind 0.0.0.0 and would otherwise hear each other's unicast peers.
+    pub fn only_interface_subnets(mut self, on: bool) -> Self {
+        self.only_interface_subnets = on;
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -170,6 +179,7 @@ impl ParticipantBuilder {
         config.entity_name = self.entity_name;
         config.user_data = self.qos.user_data.value;
         config.writer_multicast = self.writer_multicast;
+        config.only_interface_subnets = self.only_interface_subnets;
         let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
         Ok(DomainParticipant {
             inner: Arc::new(Inner {
@@ -233,6 +243,7 @@ impl DomainParticipant {
             qos: DomainParticipantQos::default(),
             user_multicast: false,
             writer_multicast: crate::core::writer::MulticastConfig::default(),
+            only_interface_subnets: false,
         }
     }
 

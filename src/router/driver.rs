@@ -141,7 +141,8 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         };
         let mut b = DomainParticipant::builder(s.domain)
             .qos(qos)
-            .entity_name(format!("siftdds-router-{}", s.name));
+            .entity_name(format!("siftdds-router-{}", s.name))
+            .only_interface_subnets(true);
         if !s.interfaces.is_empty() {
             b = b.interfaces(s.interfaces.iter().cloned());
         }
@@ -273,6 +274,13 @@ impl Driver {
             })
             .ok()?;
         let (parts, readers, writers) = snap;
+        log::debug!(
+            "router {:x} site {}: participants {parts:?}, {} readers, {} writers",
+            self.me.0,
+            site.0,
+            readers.len(),
+            writers.len()
+        );
         let ours: Vec<GuidPrefix> = parts
             .iter()
             .filter(|(_, r)| *r == Some(self.me))
@@ -322,6 +330,7 @@ impl Driver {
     }
 
     fn apply(&mut self, action: Action) {
+        log::info!("router {:x}: {action:?}", self.me.0);
         match action {
             Action::CreateReader { id, spec } => {
                 let Some(p) = self.participants.get(usize::from(spec.site.0)) else {

@@ -94,6 +94,10 @@ pub struct ParticipantConfig {
     /// How our writers choose between multicast and unicast per sample
     /// (`core::writer::MulticastConfig`; default: the cost model).
     pub writer_multicast: crate::core::writer::MulticastConfig,
+    /// Ignore every datagram whose IPv4 source is in none of [`Self::interfaces`]' subnets
+    /// (a router's participants, one per site, all bind 0.0.0.0 on one host: without this a
+    /// unicast datagram meant for one site's participant would also reach another's).
+    pub only_interface_subnets: bool,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
@@ -122,6 +126,7 @@ impl ParticipantConfig {
             entity_name: None,
             user_data: Vec::new(),
             writer_multicast: crate::core::writer::MulticastConfig::default(),
+            only_interface_subnets: false,
         }
     }
 }
@@ -143,6 +148,9 @@ pub struct ParticipantStats {
     pub over_limit: u64,
     /// What the outbound gate let through to, and kept from, unverified addresses.
     pub gate: GateStats,
+    /// Datagrams ignored because their source is outside our interfaces' subnets
+    /// ([`ParticipantConfig::only_interface_subnets`]).
+    pub off_subnet: u64,
 }
 
 /// The protocol state of one DomainParticipant.
@@ -234,6 +242,16 @@ impl Participant {
     pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
         self.start(now);
         self.stats.datagrams = self.stats.datagrams.saturating_add(1);
+        if self.config.only_interface_subnets && !self.config.interfaces.is_empty() {
+            let inside = source.ipv4().is_some_and(|ip| {
+                let ip = std::net::Ipv4Addr::from(ip);
+                self.config.interfaces.iter().any(|net| net.contains(&ip))
+            });
+            if !inside {
+                self.stats.off_subnet = self.stats.off_subnet.saturating_add(1);
+                return;
+            }
+        }
         let our_prefix = self.config.guid_prefix;
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
