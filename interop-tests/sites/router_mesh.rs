@@ -86,7 +86,9 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 
 /// A router config: `lan` interface (if any) and links `(interface, peer address)`.
 fn config(id: u64, lan: Option<&str>, links: &[(&str, &str)]) -> String {
-    let mut c = format!("router_id = {id}\n");
+    // The filtered topic's siftdds writer is TRANSIENT_LOCAL: KEEP_ALL downstream so every
+    // passing sample reaches the readers (the default for TRANSIENT_LOCAL is KEEP_LAST 1).
+    let mut c = format!("router_id = {id}\n[[topic]]\nname = \"Filt\"\nhistory_depth = 0\n");
     if let Some(l) = lan {
         c.push_str(&format!(
             "[[site]]\nname = \"{l}\"\nkind = \"lan\"\ninterfaces = [\"{l}\"]\n"
@@ -139,7 +141,7 @@ fn two_routers_over_a_lossy_wan() {
          run Rel.pub 90 A $CYCLONE pub -T Rel -c RED -m 1 -k 0 -i 1 -n {N} -l 3000 -t 80
          # 3. TRANSIENT_LOCAL KEEP_LAST(1), 3 instances, written before anyone subscribes;
          #    a late joiner on B gets the newest sample of each.
-         run Late.pub 90 A $CYCLONE pub -T Late -c RED,BLUE,GREEN -m 0 -k 1 -D t -i 5 -n 30 -l 60000 -t 80
+         run Late.pub 90 A $FASTDDS pub -T Late -c RED,BLUE,GREEN -m 0 -k 1 -D t -i 5 -n 30 -l 60000 -t 80
          await Rel.cyc 80; until_lines Rel.sift '^Rel ' {N} 20; sleep 1; stop Rel.sift
          run Late.cyc 40 B $CYCLONE sub -T Late -k 0 -D t -n 3 -t 30
          await Late.cyc 35
@@ -230,8 +232,8 @@ fn two_routers_over_a_lossy_wan() {
         .map(|(c, i)| (c.to_string(), vec![10 + 5 * i]))
         .collect();
     cases.push(router_case(
-        "Cyclone",
-        "Cyclone(A)→WAN→Cyclone(B) late",
+        "FastDDS",
+        "FastDDS(A)→WAN→Cyclone(B) late",
         "TL newest/instance",
         check(late == want, || {
             format!(
