@@ -16,7 +16,7 @@ mod proxy;
 pub mod reader;
 pub mod receiver;
 #[cfg(test)]
-mod sim;
+pub(crate) mod sim;
 mod transmit;
 pub mod writer;
 
