@@ -70,7 +70,7 @@ pub fn run(args: &[&str]) -> ExitCode {
             };
             let parsed = RouterConfig::from_toml(&text).and_then(|c| {
                 Ok((
-                    Site::from_config(&c).map_err(|e| siftdds::router::config::ConfigError(e))?,
+                    Site::from_config(&c).map_err(siftdds::router::config::ConfigError)?,
                     c.rules()?,
                     c.router_id,
                 ))
