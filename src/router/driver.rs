@@ -236,6 +236,21 @@ fn class_of(reliable: bool, durability: Durability) -> RouteClass {
     }
 }
 
+/// The RELIABILITY kind and DURABILITY of a route class.
+fn class_qos(class: RouteClass) -> (ReliabilityKind, Durability) {
+    let reliability = if class.reliable {
+        ReliabilityKind::Reliable
+    } else {
+        ReliabilityKind::BestEffort
+    };
+    let durability = if class.transient_local {
+        Durability::TransientLocal
+    } else {
+        Durability::Volatile
+    };
+    (reliability, durability)
+}
+
 fn key_of(e: &EndpointData) -> TopicKey {
     let mut partitions = e.partition.names.clone();
     partitions.sort();
@@ -337,16 +352,7 @@ impl Driver {
                     return;
                 };
                 let mut qos = DataReaderQos::default();
-                qos.reliability.kind = if spec.class.reliable {
-                    ReliabilityKind::Reliable
-                } else {
-                    ReliabilityKind::BestEffort
-                };
-                qos.durability = if spec.class.transient_local {
-                    Durability::TransientLocal
-                } else {
-                    Durability::Volatile
-                };
+                (qos.reliability.kind, qos.durability) = class_qos(spec.class);
                 qos.history = History::KeepAll;
                 qos.data_representation = DataRepresentation {
                     value: vec![DataRepresentation::XCDR, DataRepresentation::XCDR2],
@@ -380,16 +386,7 @@ impl Driver {
                     return;
                 };
                 let mut qos = DataWriterQos::default();
-                qos.reliability.kind = if spec.class.reliable {
-                    ReliabilityKind::Reliable
-                } else {
-                    ReliabilityKind::BestEffort
-                };
-                qos.durability = if spec.class.transient_local {
-                    Durability::TransientLocal
-                } else {
-                    Durability::Volatile
-                };
+                (qos.reliability.kind, qos.durability) = class_qos(spec.class);
                 qos.history = history;
                 qos.ownership = if spec.exclusive {
                     Ownership::Exclusive
