@@ -366,6 +366,9 @@ impl Driver {
                     value: path_group_data(&spec.path),
                 };
                 r.content_filter = spec.filter;
+                // A VOLATILE route takes only what is written after the match: a restarted
+                // router must not forward again what its predecessor had not had acked.
+                r.start_at_match = !spec.class.transient_local;
                 let handle = p.runtime_handle();
                 let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
                     return;

@@ -122,6 +122,10 @@ pub struct ReaderConfig {
     /// Our ContentFilteredTopic filter, applied on delivery unless the writer's
     /// PID_CONTENT_FILTER_INFO gives the result for its signature. RTPS 2.5 §8.7.3.3.
     pub content_filter: Option<ReaderFilter>,
+    /// Take nothing a matched writer wrote before our first HEARTBEAT from it (its lastSN
+    /// then): a VOLATILE reader that must not get old unacknowledged samples again (a
+    /// restarted router's proxy reader; docs/router.md). Default false.
+    pub start_at_match: bool,
 }
 
 /// Computes an instance's key hash from a serialized sample (`ChangeKind::Alive`) or a
@@ -157,6 +161,7 @@ impl ReaderConfig {
             max_fragmented_samples_in_flight: DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT,
             max_reassembly_bytes: DEFAULT_MAX_REASSEMBLY_BYTES,
             keyed,
+            start_at_match: false,
             deadline: None,
             time_based_filter: None,
             exclusive_ownership: false,
@@ -284,7 +289,8 @@ impl Reader {
         let window = self.out_of_order_window();
         let budget = MAX_OUT_OF_ORDER_BYTES.max(self.config.max_sample_size);
         let reliable = self.config.reliable;
-        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono);
+        let mut proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono);
+        proxy.start_at_match = self.config.start_at_match;
         self.writers.insert(writer.guid, proxy);
     }
 

@@ -171,6 +171,9 @@ pub(super) struct WriterProxy {
     nackfrag_count: i32,
     /// In-order delivery stopped because the delivery queue is full.
     stalled: bool,
+    /// Skip what the writer had written before its first HEARTBEAT to us
+    /// (`ReaderConfig::start_at_match`).
+    pub start_at_match: bool,
 }
 
 impl WriterProxy {
@@ -201,6 +204,7 @@ impl WriterProxy {
             acknack_count: 0,
             nackfrag_count: 0,
             stalled: false,
+            start_at_match: false,
         }
     }
 
@@ -398,6 +402,16 @@ impl WriterProxy {
             // The writer knows us now: stop repeating the pre-emptive ACKNACK.
             self.heard_heartbeat = true;
             self.ack_deadline = None;
+            if self.start_at_match {
+                // Start after its lastSN, or at the first change it already sent us.
+                let after = hb.last_sn.checked_add(1).unwrap_or(hb.last_sn);
+                let first_held = self.buffered.keys().next().copied().unwrap_or(after);
+                let start = after.min(first_held);
+                if start > self.next_expected && self.buffered.range(..start).next().is_none() {
+                    self.next_expected = start;
+                    self.reassembly.drop_below(start);
+                }
+            }
         }
         // missing_changes_update(lastSN). RTPS 2.5 §8.4.10.4.4.
         self.available_max = self.available_max.max(hb.last_sn);
