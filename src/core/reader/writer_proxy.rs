@@ -410,6 +410,7 @@ impl WriterProxy {
                 if start > self.next_expected && self.buffered.range(..start).next().is_none() {
                     self.next_expected = start;
                     self.reassembly.drop_below(start);
+                    self.pump(sink);
                 }
             }
         }
