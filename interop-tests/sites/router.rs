@@ -8,8 +8,7 @@
 //!   does not cross.
 //! - `two_routers_over_a_lossy_wan` (`A:RA`, `RA:RB`, `RB:B`, 10 % loss and 20 Mbit/s on the
 //!   WAN): reliable delivery exactly once in order; filtered readers on B make the WAN carry
-//!   only their samples (tshark on RA:RB); a TRANSIENT_LOCAL late joiner gets the newest
-//!   sample per instance.
+//!   only their samples (tshark on RB's side of RA:RB).
 //! - `a_cycle_of_three_routers` (sites A, B, C behind RA, RB, RC in a full mesh): every
 //!   reader gets every other site's samples exactly once, and once idle the inter-router
 //!   traffic falls to the periodic baseline (datagrams/s per link, bounded generously).
