@@ -176,7 +176,9 @@ struct Driver {
     participants: Vec<DomainParticipant>,
     endpoints: HashMap<EndpointId, (SiteId, Guid)>,
     tx: mpsc::Sender<Delivery>,
-    credit: WriteCredit,
+    /// Per downstream writer: pipelined writes while its history has room (the runtime's
+    /// own hand-off; a full KEEP_ALL history still makes the write wait).
+    credits: HashMap<EndpointId, WriteCredit>,
     epoch: std::time::Instant,
 }
 
@@ -193,7 +195,7 @@ fn run(
         participants,
         endpoints: HashMap::new(),
         tx,
-        credit: WriteCredit::new(),
+        credits: HashMap::new(),
         epoch: std::time::Instant::now(),
     };
     let mut next_view = std::time::Instant::now();
@@ -410,6 +412,9 @@ impl Driver {
                     .execute(move |p, now| p.create_writer(now, w))
                 {
                     self.endpoints.insert(id, (spec.site, guid));
+                    let credit = WriteCredit::new();
+                    credit.set_enabled(true);
+                    self.credits.insert(id, credit);
                 }
             }
             Action::DeleteReader { id, .. } => {
@@ -422,6 +427,7 @@ impl Driver {
                 }
             }
             Action::DeleteWriter { id, .. } => {
+                self.credits.remove(&id);
                 if let Some((site, guid)) = self.endpoints.remove(&id)
                     && let Some(p) = self.participants.get(usize::from(site.0))
                 {
@@ -437,12 +443,15 @@ impl Driver {
         let Some(&(site, guid)) = self.endpoints.get(&f.writer) else {
             return;
         };
-        let Some(p) = self.participants.get(usize::from(site.0)) else {
+        let (Some(p), Some(credit)) = (
+            self.participants.get(usize::from(site.0)),
+            self.credits.get(&f.writer),
+        ) else {
             return;
         };
         match p
             .runtime_handle()
-            .write(&self.credit, guid, f.request, MAX_BLOCKING)
+            .write(credit, guid, f.request, MAX_BLOCKING)
         {
             Ok(Ok(())) => {}
             Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
