@@ -79,8 +79,8 @@ fn change(w: Guid, sn: i64, kind: ChangeKind, k: u8) -> CacheChange {
     }
 }
 
-#[test]
-fn a_reader_on_one_lan_makes_a_proxy_on_the_other_and_a_writer_at_home() {
+/// A router between two LANs, with one unfiltered reader on LAN 1.
+fn two_lans_one_reader() -> Router {
     let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default());
     r.update_site(at(0), SiteId(0), view(None, vec![]));
     r.update_site(
@@ -88,6 +88,12 @@ fn a_reader_on_one_lan_makes_a_proxy_on_the_other_and_a_writer_at_home() {
         SiteId(1),
         view(None, vec![reader(9, "Sq", None, &[])]),
     );
+    r
+}
+
+#[test]
+fn a_reader_on_one_lan_makes_a_proxy_on_the_other_and_a_writer_at_home() {
+    let mut r = two_lans_one_reader();
     let actions = drain(&mut r);
     assert_eq!(actions.len(), 2, "{actions:?}");
     let Action::CreateReader { spec, .. } = &actions[0] else {
@@ -223,13 +229,7 @@ fn rules_drop_denied_topics() {
 
 #[test]
 fn forwards_once_per_route_with_the_original_identity() {
-    let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default());
-    r.update_site(at(0), SiteId(0), view(None, vec![]));
-    r.update_site(
-        at(0),
-        SiteId(1),
-        view(None, vec![reader(9, "Sq", None, &[])]),
-    );
+    let mut r = two_lans_one_reader();
     let Action::CreateReader { id: proxy, .. } = drain(&mut r)[0].clone() else {
         panic!()
     };
