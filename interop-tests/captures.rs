@@ -293,7 +293,7 @@ fn inspect_command_exit_status_tells_clean_malformed_and_unreadable_apart() {
 /// RTI Connext 6.1's habits in a real capture (`tests/data/rti/README.md`): at least one
 /// HEARTBEAT with lastSN < firstSN − 1 and at least one NDDSPING are in it, and `siftdds
 /// inspect` counts no message as malformed and the pings as pings. docs/interop-facts.md §5.8,
-/// §5.14.
+/// §5.11.
 #[test]
 fn rti_capture_heartbeats_below_first_and_pings_inspect_clean() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -15,6 +15,8 @@
 #![allow(clippy::disallowed_methods)]
 
 mod multi_homed;
+mod router;
+mod router_mesh;
 mod two_hosts;
 
 use std::collections::HashMap;
@@ -210,6 +212,18 @@ pub(crate) fn run_sites(
     script: &str,
     limit: Duration,
 ) -> Option<Sites> {
+    run_sites_impaired(test, needs, links, &[], script, limit)
+}
+
+/// [`run_sites`] with `--impair LINK SPEC` for each `(link, spec)` of `impairs`.
+pub(crate) fn run_sites_impaired(
+    test: &str,
+    needs: &[Need],
+    links: &[&str],
+    impairs: &[(&str, &str)],
+    script: &str,
+    limit: Duration,
+) -> Option<Sites> {
     let tool = prerequisites(test, needs)?;
     let dir = std::env::temp_dir().join(format!(
         "siftdds-sites-{}-{}-{test}",
@@ -223,6 +237,9 @@ pub(crate) fn run_sites(
         .arg(&tool);
     for l in links {
         cmd.args(["--link", l]);
+    }
+    for (link, spec) in impairs {
+        cmd.args(["--impair", link, spec]);
     }
     cmd.args(["--", "bash", "-c", &format!("{PRELUDE}\n{script}"), "sites"])
         .env("OUT", &dir)

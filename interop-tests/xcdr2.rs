@@ -254,7 +254,7 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     }
     // No dispose here: our XCDR2 key payload is Cyclone 0.10's form (D_CDR2 without a
     // DHEADER), which pip cyclonedds 11 refuses ("deserialization failed"); it wants a
-    // DHEADER, which Cyclone 0.10 would misread. docs/interop-facts.md §5.13.
+    // DHEADER, which Cyclone 0.10 would misread. docs/interop-facts.md §5.10.
     w.wait_for_acknowledgments(WAIT).unwrap();
     let out = peer.finish(WAIT);
     let want: Vec<_> = (0..n)
@@ -299,7 +299,7 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         "--dispose",
     ]);
     // pip cyclonedds 11 disposes RED with a D_CDR2 key behind a DHEADER and no PID_KEY_HASH
-    // (docs/interop-facts.md §5.13): it must name RED's instance.
+    // (docs/interop-facts.md §5.10): it must name RED's instance.
     let red = sample(0).key_hash();
     let mut got = Vec::new();
     let mut disposed = false;
@@ -421,7 +421,7 @@ fn cyclone_x2_peer(bin: &std::path::Path, args: &[&str]) -> Peer {
 /// OMG FinalInstanceState_1, Cyclone → siftdds, under XCDR2: Cyclone 0.10 writes BLUE and RED
 /// and disposes BLUE with
 /// a D_CDR2 key payload without DHEADER and without PID_KEY_HASH (docs/interop-facts.md
-/// §5.13); `shape_main -x 2` must tie it to BLUE's instance and print NOT_ALIVE_DISPOSED.
+/// §5.10); `shape_main -x 2` must tie it to BLUE's instance and print NOT_ALIVE_DISPOSED.
 #[test]
 fn cyclone_x2_dispose_reaches_shape_main_x2_subscriber() {
     let test = "cyclone_x2_dispose_reaches_shape_main_x2_subscriber";

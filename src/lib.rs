@@ -17,6 +17,7 @@ pub mod idl;
 pub mod inspect;
 pub mod memo;
 pub mod qos;
+pub mod router;
 pub mod runtime;
 #[cfg(test)]
 mod test_rng;

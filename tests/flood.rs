@@ -206,6 +206,7 @@ impl Sim {
                 content_filter: None,
                 descriptor: None,
                 key_hasher: None,
+                start_at_match: false,
             },
         );
         for _ in 0..1000 {

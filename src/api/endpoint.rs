@@ -215,6 +215,7 @@ impl Subscriber {
             content_filter,
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
+            start_at_match: false,
         };
         let guid = self
             .participant

@@ -45,6 +45,7 @@ pub struct ParticipantBuilder {
     persistence_file: Option<std::path::PathBuf>,
     unresponsive_reader_timeout: Option<Duration>,
     max_lease_duration: Option<Duration>,
+    only_interface_subnets: bool,
 }
 
 impl ParticipantBuilder {
@@ -168,6 +169,14 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Ignore datagrams from outside the selected interfaces' subnets (off by default): for
+    /// several participants of one process on several networks (`siftdds router`), which
+    /// all bind 0.0.0.0 and would otherwise hear each other's unicast peers.
+    pub fn only_interface_subnets(mut self, on: bool) -> Self {
+        self.only_interface_subnets = on;
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -218,6 +227,7 @@ impl ParticipantBuilder {
         if let Some(l) = self.max_lease_duration {
             config.max_lease_duration = l;
         }
+        config.only_interface_subnets = self.only_interface_subnets;
         let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
         store.path = match configured {
             Some(path) => path,
@@ -299,7 +309,14 @@ impl DomainParticipant {
             persistence_file: None,
             unresponsive_reader_timeout: None,
             max_lease_duration: None,
+            only_interface_subnets: false,
         }
+    }
+
+    /// The runtime handle, for crate modules that drive the core participant directly
+    /// (the router's untyped readers and writers).
+    pub(crate) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
+        &self.inner.handle
     }
 
     /// Our GUID prefix.

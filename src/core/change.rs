@@ -7,8 +7,41 @@
 
 use bytes::Bytes;
 
+use crate::cdr::{CdrError, Endianness, Reader, Writer};
 use crate::time::Timestamp;
 use crate::wire::{Guid, SequenceNumber};
+
+/// The identity of a sample end to end: its original writer and that writer's sequence
+/// number, carried by a relaying router in PID_ORIGINAL_WRITER_INFO (OriginalWriterInfo_t,
+/// RTPS 2.5 §8.7.9, §9.6.3.x: GUID_t, SequenceNumber_t, then a ParameterList of the
+/// original writer's QoS, which we send empty and ignore).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SampleIdentity {
+    /// The writer that first wrote the sample.
+    pub writer_guid: Guid,
+    /// Its sequence number in that writer.
+    pub sequence_number: SequenceNumber,
+}
+
+impl SampleIdentity {
+    /// Decodes an OriginalWriterInfo_t value (the QoS list after the SN is not read).
+    pub fn parse(value: &[u8], endian: Endianness) -> Result<Self, CdrError> {
+        let mut r = Reader::new(value, endian);
+        Ok(SampleIdentity {
+            writer_guid: Guid::parse(&mut r)?,
+            sequence_number: SequenceNumber::parse(&mut r)?,
+        })
+    }
+
+    /// Encodes an OriginalWriterInfo_t value with an empty QoS list (PID_SENTINEL only).
+    pub fn emit(&self, w: &mut Writer<'_>) {
+        self.writer_guid.emit(w);
+        self.sequence_number.emit(w);
+        // RTPS 2.5 §9.4.2.11: PID_SENTINEL (0x0001), length 0.
+        w.u16(0x0001);
+        w.u16(0);
+    }
+}
 
 /// ChangeKind_t. RTPS 2.5 §8.2.2.1; wire form PID_STATUS_INFO (§9.6.4.9).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -67,6 +100,8 @@ pub struct CacheChange {
     /// The serialized payload including its 4-byte encapsulation header: the sample for
     /// `Alive`, the serialized key (or empty) otherwise.
     pub data: Bytes,
+    /// PID_ORIGINAL_WRITER_INFO: who first wrote it, when a router relays it.
+    pub original_writer: Option<SampleIdentity>,
     /// PID_COHERENT_SET: the SN of the first change of the coherent set this change belongs
     /// to (RTPS 2.5 §8.7.5, §9.6.4.4). `Some(SequenceNumber::UNKNOWN)` with an ALIVE kind and
     /// no data is the end-of-set marker (see `core::writer::coherent`).
@@ -98,6 +133,8 @@ pub struct WriteRequest {
     /// The source timestamp (write_w_timestamp); `None`: the wall-clock time at which the
     /// writer takes the change.
     pub source_timestamp: Option<Timestamp>,
+    /// The identity to announce in PID_ORIGINAL_WRITER_INFO (a router relaying a sample).
+    pub original_writer: Option<SampleIdentity>,
 }
 
 impl WriteRequest {
@@ -108,6 +145,15 @@ impl WriteRequest {
             key_hash,
             data,
             source_timestamp: None,
+            original_writer: None,
+        }
+    }
+
+    /// The same write announcing `identity` as its original writer (RTPS 2.5 §8.7.9).
+    pub fn with_original_writer(self, identity: Option<SampleIdentity>) -> Self {
+        WriteRequest {
+            original_writer: identity,
+            ..self
         }
     }
 

@@ -17,11 +17,11 @@ mod proxy;
 pub mod reader;
 pub mod receiver;
 #[cfg(test)]
-mod sim;
+pub(crate) mod sim;
 mod transmit;
 pub mod writer;
 
-pub use change::{CacheChange, ChangeKind, WriteRequest};
+pub use change::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
 pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use participant::{Participant, ParticipantConfig};

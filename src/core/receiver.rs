@@ -176,7 +176,7 @@ mod tests {
         (outcome, got)
     }
 
-    /// docs/interop-facts.md §5.8, §5.14: what RTI Connext 6.1 sends is neither dropped nor
+    /// docs/interop-facts.md §5.8, §5.11: what RTI Connext 6.1 sends is neither dropped nor
     /// counted as malformed; what is really malformed still drops the rest of the datagram.
     #[test]
     fn rti_heartbeats_and_pings_are_accepted_real_garbage_is_not() {

@@ -381,7 +381,7 @@ mod tests {
         }
     }
 
-    /// RTI's 16-byte ping is a ping, not a malformed message (docs/interop-facts.md §5.14).
+    /// RTI's 16-byte ping is a ping, not a malformed message (docs/interop-facts.md §5.11).
     #[test]
     fn rtis_ping_counts_as_a_ping() {
         let mut totals = Totals::default();

@@ -94,7 +94,7 @@ pub trait TopicType: Sized + Send + 'static {
 
     /// The serialized key in the writer's data representation `version`: the key payload of
     /// a dispose or unregister must carry the encapsulation the writer's samples carry
-    /// (Cyclone refuses an XCDR1 key from an XCDR2 writer; docs/interop-facts.md §5.13).
+    /// (Cyclone refuses an XCDR1 key from an XCDR2 writer; docs/interop-facts.md §5.10).
     /// The default: [`TopicType::serialize_key`] for XCDR1, `None` (the inline key hash
     /// only) for XCDR2.
     fn serialize_key_as(&self, version: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {

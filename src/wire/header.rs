@@ -81,7 +81,7 @@ pub const VENDOR_PING_LEN: usize = 16;
 /// `NDDSPING` (no GuidPrefix, no submessage). It is not an RTPS message, and not malformed
 /// either: RTI's own UDP transport recognises it by exactly this shape and ignores it, and
 /// Cyclone discards any datagram shorter than a header without counting it
-/// (docs/interop-facts.md §5.14).
+/// (docs/interop-facts.md §5.11).
 pub fn is_vendor_ping(datagram: &[u8]) -> bool {
     datagram.len() == VENDOR_PING_LEN
         && datagram.get(..4) == Some(&Header::MAGIC[..])

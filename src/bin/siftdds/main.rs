@@ -1,7 +1,7 @@
 //! The `siftdds` command line: argument parsing (clap) and dispatch only.
 //!
 //! Each subcommand owns its arguments: an `Args` struct in its own module (`demo/`,
-//! `perf/`, `idl.rs`, `inspect.rs`, `ls.rs`, `spy.rs`) and a `run(Args) -> ExitCode`. Adding a subcommand is one
+//! `perf/`, `idl.rs`, `inspect.rs`, `ls.rs`, `spy.rs`, `router.rs`) and a `run(Args) -> ExitCode`. Adding a subcommand is one
 //! variant of [`Command`] and one line of [`main`]'s match. Exit codes: 0 success, 1 the
 //! command ran and found a problem (mismatch, loss, malformed messages), 2 bad usage or a
 //! set-up error (clap's own errors exit 2 too).
@@ -20,6 +20,7 @@ mod ls;
 mod observe;
 mod perf;
 mod progress;
+mod router;
 mod spy;
 
 use std::process::ExitCode;
@@ -56,6 +57,9 @@ enum Command {
     /// Print discovery events and samples live (decoded where the type is known), until
     /// Ctrl-C or --seconds.
     Spy(spy::SpyArgs),
+    /// Route DDS traffic between sites (LANs, WAN links to other routers): every sample
+    /// exactly once, filters composed upstream (docs/router.md).
+    Router(router::RouterArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,5 +71,6 @@ fn main() -> ExitCode {
         Command::Idl(a) => idl::run(a),
         Command::Ls(a) => ls::run(a),
         Command::Spy(a) => spy::run(a),
+        Command::Router(a) => router::run(a),
     }
 }

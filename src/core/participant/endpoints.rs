@@ -63,6 +63,8 @@ pub struct ReaderSpec {
     /// Computes key hashes of samples that arrive without PID_KEY_HASH, so that instance QoS
     /// (ownership, deadline, time-based filter, instance states) works with every writer.
     pub key_hasher: Option<KeyHasher>,
+    /// Take nothing written before the match (`ReaderConfig::start_at_match`).
+    pub start_at_match: bool,
 }
 
 impl WriterSpec {
@@ -108,6 +110,7 @@ impl ReaderSpec {
             content_filter: None,
             descriptor: None,
             key_hasher: None,
+            start_at_match: false,
         }
     }
 }
@@ -286,6 +289,7 @@ impl Participant {
         config.exclusive_ownership = spec.qos.ownership == Ownership::Exclusive;
         config.key_hasher = spec.key_hasher;
         config.presentation = spec.subscriber_qos.presentation;
+        config.start_at_match = spec.start_at_match;
         config.content_filter = spec.content_filter.as_ref().and_then(|f| {
             let d = spec.descriptor.as_ref()?;
             match ReaderFilter::compile(f, d) {

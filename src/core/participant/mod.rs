@@ -111,6 +111,10 @@ pub struct ParticipantConfig {
     /// included): a peer gone silent is forgotten within this. Default
     /// [`DEFAULT_MAX_LEASE_DURATION`].
     pub max_lease_duration: core::time::Duration,
+    /// Ignore every datagram whose IPv4 source is in none of [`Self::interfaces`]' subnets
+    /// (a router's participants, one per site, all bind 0.0.0.0 on one host: without this a
+    /// unicast datagram meant for one site's participant would also reach another's).
+    pub only_interface_subnets: bool,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
@@ -146,6 +150,7 @@ impl ParticipantConfig {
             writer_multicast: crate::core::writer::MulticastConfig::default(),
             unresponsive_reader_timeout: crate::core::writer::DEFAULT_UNRESPONSIVE_READER_TIMEOUT,
             max_lease_duration: DEFAULT_MAX_LEASE_DURATION,
+            only_interface_subnets: false,
         }
     }
 }
@@ -176,6 +181,9 @@ pub struct ParticipantStats {
     /// Participants re-bound to a new address (an SPDP announcement from a new host with a
     /// higher sequence number: the participant moved).
     pub rebound: u64,
+    /// Datagrams ignored because their source is outside our interfaces' subnets
+    /// ([`ParticipantConfig::only_interface_subnets`]).
+    pub off_subnet: u64,
 }
 
 /// The protocol state of one DomainParticipant.
@@ -255,12 +263,13 @@ impl Participant {
         self.remote_participants.values().map(|p| &p.data)
     }
 
-    /// Remote writers currently known through SEDP (what `siftdds ls` lists).
+    /// Remote writers currently known through SEDP (what `siftdds ls` lists and a router learns its routes from).
     pub fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
         self.remote_writers.values()
     }
 
-    /// Remote readers currently known through SEDP, with their announced content filters.
+    /// Remote readers currently known through SEDP, with their announced content filters
+    /// (what `siftdds ls` lists and a router learns its routes from).
     pub fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
         self.remote_readers.values()
     }
@@ -269,6 +278,16 @@ impl Participant {
     pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
         self.start(now);
         self.stats.datagrams = self.stats.datagrams.saturating_add(1);
+        if self.config.only_interface_subnets && !self.config.interfaces.is_empty() {
+            let inside = source.ipv4().is_some_and(|ip| {
+                let ip = std::net::Ipv4Addr::from(ip);
+                self.config.interfaces.iter().any(|net| net.contains(&ip))
+            });
+            if !inside {
+                self.stats.off_subnet = self.stats.off_subnet.saturating_add(1);
+                return;
+            }
+        }
         let our_prefix = self.config.guid_prefix;
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.

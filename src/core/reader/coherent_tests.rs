@@ -16,6 +16,7 @@ fn sample(sn: i64, set: Option<i64>) -> Option<CacheChange> {
         source_timestamp: None,
         data: Bytes::from_static(&[0, 1, 0, 0, 7]),
         coherent_set: set.map(SequenceNumber),
+        original_writer: None,
     })
 }
 

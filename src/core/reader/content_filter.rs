@@ -155,6 +155,7 @@ impl ReaderConfig {
                 // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
                 data,
                 coherent_set: inline.coherent_set,
+                original_writer: inline.original_writer,
             }),
             // RTPS 2.5 §8.7.5: a DATA with neither payload nor status, only PID_COHERENT_SET,
             // ends a coherent set; `reader::coherent` consumes it, the application never sees it.
@@ -170,6 +171,7 @@ impl ReaderConfig {
                     source_timestamp,
                     data: Bytes::new(),
                     coherent_set: inline.coherent_set,
+                    original_writer: None,
                 })
             }
             None => Slot::Irrelevant,

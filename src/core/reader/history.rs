@@ -443,6 +443,7 @@ mod tests {
             source_timestamp: None,
             data: Bytes::new(),
             coherent_set: None,
+            original_writer: None,
         }
     }
 

@@ -9,10 +9,11 @@
 //! in the submessage's byte order).
 
 use crate::cdr::{Endianness, Reader};
-use crate::core::ChangeKind;
+use crate::core::{ChangeKind, SampleIdentity};
 use crate::wire::SequenceNumber;
 use crate::wire::plist::pid::{
-    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO,
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO,
+    PID_STATUS_INFO,
 };
 use crate::wire::plist::{ContentFilterInfoView, ParameterListView};
 
@@ -41,6 +42,9 @@ pub(super) struct InlineInfo {
     pub filter_result: Option<bool>,
     /// PID_COHERENT_SET (the first SN of the change's coherent set), when well formed.
     pub coherent_set: Option<SequenceNumber>,
+    /// PID_ORIGINAL_WRITER_INFO, when present and well formed (a relayed sample). RTPS 2.5
+    /// §8.7.9.
+    pub original_writer: Option<SampleIdentity>,
 }
 
 impl InlineInfo {
@@ -53,13 +57,15 @@ impl InlineInfo {
         };
         // One walk over the list (it is walked per received DATA); the first occurrence of
         // each parameter wins.
-        let (mut status, mut key, mut filter, mut coherent) = (None, None, None, None);
+        let (mut status, mut key, mut filter, mut coherent, mut original) =
+            (None, None, None, None, None);
         for p in qos.iter() {
             match p.pid {
                 PID_STATUS_INFO if status.is_none() => status = Some(p.value),
                 PID_KEY_HASH if key.is_none() => key = Some(p.value),
                 PID_CONTENT_FILTER_INFO if filter.is_none() => filter = Some(p.value),
                 PID_COHERENT_SET if coherent.is_none() => coherent = Some(p.value),
+                PID_ORIGINAL_WRITER_INFO if original.is_none() => original = Some(p.value),
                 _ => {}
             }
         }
@@ -80,11 +86,13 @@ impl InlineInfo {
         });
         let coherent_set =
             coherent.and_then(|v| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok());
+        let original_writer = original.and_then(|v| SampleIdentity::parse(v, qos.endian()).ok());
         InlineInfo {
             status_info,
             key_hash,
             filter_result,
             coherent_set,
+            original_writer,
         }
     }
 

@@ -134,6 +134,10 @@ pub struct ReaderConfig {
     /// all-or-nothing (`coherent`), `ordered_access` with INSTANCE scope makes a `take`
     /// return the samples instance by instance (`presentation`). DDS 1.4 §2.2.3.6.
     pub presentation: Presentation,
+    /// Take nothing a matched writer wrote before our first HEARTBEAT from it (its lastSN
+    /// then): a VOLATILE reader that must not get old unacknowledged samples again (a
+    /// restarted router's proxy reader; docs/router.md). Default false.
+    pub start_at_match: bool,
 }
 
 impl ReaderConfig {
@@ -149,6 +153,7 @@ impl ReaderConfig {
             max_fragmented_samples_in_flight: DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT,
             max_reassembly_bytes: DEFAULT_MAX_REASSEMBLY_BYTES,
             keyed,
+            start_at_match: false,
             deadline: None,
             time_based_filter: None,
             exclusive_ownership: false,
@@ -288,7 +293,9 @@ impl Reader {
         let budget = MAX_OUT_OF_ORDER_BYTES.max(self.config.max_sample_size);
         let reliable = self.config.reliable;
         let coherent = self.config.presentation.coherent_access;
-        let proxy = WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
+        let mut proxy =
+            WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
+        proxy.start_at_match = self.config.start_at_match;
         self.writers.insert(writer.guid, proxy);
     }
 
@@ -311,6 +318,7 @@ impl Reader {
                 source_timestamp: None,
                 data: Bytes::new(),
                 coherent_set: None,
+                original_writer: None,
             };
             let c = &mut self.counters;
             if self.queue.push_expiring(change, None).is_ok() {

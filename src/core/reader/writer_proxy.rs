@@ -206,6 +206,9 @@ pub(super) struct WriterProxy {
     stalled: bool,
     /// Coherent-set assembly between in-order delivery and the sink (RTPS 2.5 §8.7.5).
     coherent: CoherentSets,
+    /// Skip what the writer had written before its first HEARTBEAT to us
+    /// (`ReaderConfig::start_at_match`).
+    pub start_at_match: bool,
 }
 
 impl WriterProxy {
@@ -246,6 +249,7 @@ impl WriterProxy {
             nackfrag_count: 0,
             stalled: false,
             coherent: CoherentSets::new(coherent_access),
+            start_at_match: false,
         }
     }
 
@@ -512,6 +516,17 @@ impl WriterProxy {
             // its range as it comes (Cyclone 0.10 does the same, treating `[1, lastSN]` of a
             // writer's first HEARTBEAT as known). Later ones are held to what it sent.
             self.sent_max = self.sent_max.max(hb.last_sn);
+            if self.start_at_match {
+                // Start after its lastSN, or at the first change it already sent us.
+                let after = hb.last_sn.checked_add(1).unwrap_or(hb.last_sn);
+                let first_held = self.buffered.keys().next().copied().unwrap_or(after);
+                let start = after.min(first_held);
+                if start > self.next_expected && self.buffered.range(..start).next().is_none() {
+                    self.next_expected = start;
+                    self.reassembly.drop_below(start);
+                    self.pump(sink);
+                }
+            }
         }
         // A range beyond anything the writer sent is cut back to it (`skip_limit`).
         let first_sn = hb.first_sn.min(self.skip_limit());

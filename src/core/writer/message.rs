@@ -17,7 +17,8 @@ use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
 use crate::wire::plist::pid::{
-    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_STATUS_INFO,
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO,
+    PID_STATUS_INFO,
 };
 use crate::wire::plist::{Parameter, ParameterListView, RawParameter, Value, emit_parameter_list};
 use crate::wire::submessage::{
@@ -108,7 +109,24 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
         pid: PID_COHERENT_SET,
         value: Value::SequenceNumber(sn),
     });
-    let params = [key_hash, status_info, filter_info, coherent_set];
+    // RTPS 2.5 §8.7.9: a relayed change names its original writer.
+    let mut original = Vec::new();
+    if let Some(id) = change.original_writer {
+        id.emit(&mut Writer::new(&mut original, ENDIAN));
+    }
+    let original_info = change.original_writer.map(|_| {
+        Parameter::Unknown(RawParameter {
+            pid: PID_ORIGINAL_WRITER_INFO,
+            value: &original,
+        })
+    });
+    let params = [
+        key_hash,
+        status_info,
+        filter_info,
+        coherent_set,
+        original_info,
+    ];
     if params.iter().all(Option::is_none) {
         return;
     }
@@ -249,11 +267,13 @@ impl MessageBuilder {
     /// Encodes the inline QoS of `change` into `self.qos`, unless it holds that list already.
     fn prepare_inline_qos(&mut self, change: &CacheChange, cfi: Option<&[u8]>) {
         let of = (change.kind, change.key_hash, change.coherent_set);
-        if cfi.is_none() && self.qos_of == Some(of) {
+        // A relayed change's list differs per change (its original SN): never reused.
+        let reusable = cfi.is_none() && change.original_writer.is_none();
+        if reusable && self.qos_of == Some(of) {
             return;
         }
         inline_qos_into(change, self.keyed, cfi, &mut self.qos);
-        self.qos_of = cfi.is_none().then_some(of);
+        self.qos_of = reusable.then_some(of);
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
 

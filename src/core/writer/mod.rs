@@ -318,6 +318,7 @@ impl Writer {
             key_hash,
             data,
             source_timestamp,
+            original_writer,
         } = request;
         let source_timestamp = source_timestamp.unwrap_or(now.wall);
         if u32::try_from(data.len()).is_err() {
@@ -340,6 +341,7 @@ impl Writer {
                 source_timestamp: Some(source_timestamp),
                 coherent_set: coherent.tag(sn),
                 data,
+                original_writer,
             });
         let (sn, _removed) = result.map_err(|e| match e {
             AddError::Full => WriteError::HistoryFull,
@@ -596,7 +598,7 @@ pub const MIN_KEY_PAYLOAD: usize = 20;
 /// Zero-pads a non-empty XCDR1 serialized key (CDR_BE/CDR_LE) shorter than
 /// [`MIN_KEY_PAYLOAD`] (docs/interop-facts.md §5.7). An XCDR2 key is sent as the type wrote it:
 /// its options already count its padding, and Fast DDS 2.9, whose habit the padding is for,
-/// reads XCDR1 only (§5.13).
+/// reads XCDR1 only (§5.10).
 fn pad_key_payload(kind: ChangeKind, data: Bytes) -> Bytes {
     let xcdr1 = matches!(data.get(..2), Some([0, 0] | [0, 1]));
     if kind == ChangeKind::Alive || !xcdr1 || data.len() >= MIN_KEY_PAYLOAD {

@@ -6,7 +6,7 @@
 //! Must not: know about RTPS or inline QoS (PID_KEY_HASH is the reader's business); accept a
 //! payload whose key does not decode; read past the payload.
 //!
-//! The forms met on the wire (docs/interop-facts.md §5.7, §5.13):
+//! The forms met on the wire (docs/interop-facts.md §5.7, §5.10):
 //! - XCDR1: CDR_BE/CDR_LE, the key holder's members in XCDR1 alignment (every vendor).
 //! - XCDR2, Cyclone DDS 0.10 (C): the type's own encapsulation (CDR2/D_CDR2/PL_CDR2; Cyclone
 //!   refuses any other) and the key members in XCDR2 alignment *without* a DHEADER, e.g.
@@ -29,7 +29,7 @@ pub fn serialize_key<T: XcdrCodec>(value: &T, endian: Endianness) -> Result<Vec<
 /// PL_CDR2, DDS-XTypes 1.3 §7.6.3.1.2) and the key members in XCDR2 alignment without a
 /// DHEADER — what Cyclone DDS writes and parses (it reads the key members from the body's
 /// first byte and refuses a key whose encoding format is not the type's; docs/interop-facts.md
-/// §5.13). The body is zero-padded to a multiple of 4, the count in the options' low two bits.
+/// §5.10). The body is zero-padded to a multiple of 4, the count in the options' low two bits.
 pub fn serialize_key_as<T: XcdrCodec>(
     value: &T,
     ext: Extensibility,

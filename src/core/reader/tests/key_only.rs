@@ -1,7 +1,7 @@
 //! Key-only payloads (dispose/unregister with the K flag) against full samples: whatever form
 //! a writer uses — XCDR1 or XCDR2, Cyclone's D_CDR2 without a DHEADER or pip `cyclonedds`'s
 //! with one, little- or big-endian, padded or not, with or without PID_KEY_HASH — the reader
-//! attributes the dispose to the instance of the samples (docs/interop-facts.md §5.13).
+//! attributes the dispose to the instance of the samples (docs/interop-facts.md §5.10).
 //! RTPS 2.5 §9.6.4.8, DDS-XTypes 1.3 §7.6.3.1.2.
 
 use super::*;

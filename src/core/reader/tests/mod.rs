@@ -338,6 +338,31 @@ fn writers_last_sn_is_the_greatest_announced_or_received() {
 }
 
 #[test]
+fn start_at_match_takes_nothing_written_before_the_first_heartbeat() {
+    let mut c = config(true);
+    c.start_at_match = true;
+    let mut r = matched(c, true);
+    let w = writer_guid();
+    // The writer had 1..=10 (unacknowledged by someone else); its first HEARTBEAT says so.
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 10, 1, false));
+    r.handle_data(at(1), w, None, &data(3, b"old"));
+    r.handle_data(at(2), w, None, &data(11, b"new"));
+    assert_eq!(drain(&mut r), [11]);
+    // Without the flag the old ones are wanted (and NACKed).
+    let mut plain = matched(config(true), true);
+    plain.handle_heartbeat(at(1), w, &heartbeat(1, 10, 1, false));
+    plain.handle_data(at(1), w, None, &data(1, b"old"));
+    assert_eq!(drain(&mut plain), [1]);
+    // A change pushed before the first HEARTBEAT is kept: we start there.
+    let mut c = config(true);
+    c.start_at_match = true;
+    let mut early = matched(c, true);
+    early.handle_data(at(1), w, None, &data(9, b"pushed"));
+    early.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
+    assert_eq!(drain(&mut early), [9]);
+}
+
+#[test]
 fn best_effort_counts_lost_samples_and_drops_older_ones() {
     let mut r = matched(config(false), true);
     let w = writer_guid();

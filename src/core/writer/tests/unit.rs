@@ -450,7 +450,7 @@ fn dispose_with_serialized_key_sends_k_flag_payload_padded_beyond_16_bytes() {
     );
 }
 
-/// Facts §5.13: an XCDR2 key (D_CDR2, Cyclone's form) goes out as written, its padding
+/// Facts §5.10: an XCDR2 key (D_CDR2, Cyclone's form) goes out as written, its padding
 /// counted in the options: only XCDR1 keys are padded for Fast DDS 2.9.
 #[test]
 fn an_xcdr2_key_payload_is_not_padded() {

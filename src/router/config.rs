@@ -1,0 +1,295 @@
+//! The router's configuration: the TOML file of `siftdds router --config FILE` (sites,
+//! topic allow/deny lists with wildcards, per-topic QoS overrides and forwarding policies),
+//! and the rules the routing decisions consult. The format is documented in docs/router.md.
+//!
+//! Must not: open sockets or read files other than the one it is given; a bad file is an
+//! error naming the place (toml's line/column), never a router that half runs.
+
+use core::time::Duration;
+
+use serde::Deserialize;
+
+use super::repository::InstancePolicy;
+use crate::qos::History;
+
+/// One site in the file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SiteConfig {
+    /// A name for logs.
+    pub name: String,
+    /// `lan` (multicast discovery on its interfaces) or `link` (a peer router: unicast
+    /// initial peers, no multicast).
+    pub kind: SiteKind,
+    /// Interface names, addresses or CIDR prefixes (the `--interface` syntax); empty: every
+    /// interface.
+    #[serde(default)]
+    pub interfaces: Vec<String>,
+    /// Unicast initial peers of a link (`IP` or `IP:PORT`).
+    #[serde(default)]
+    pub peers: Vec<String>,
+    /// The DDS domain (default: the file's `domain`).
+    pub domain: Option<u32>,
+}
+
+/// What a site is.
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SiteKind {
+    /// A local DDS network.
+    Lan,
+    /// A link to a peer router.
+    Link,
+}
+
+/// Topic allow/deny lists: shell wildcards (`*`, `?`, `[..]`) on topic and type names. A
+/// topic is routed when it matches an allow pattern (none given: every topic) and no deny
+/// pattern; the same for its type.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TopicLists {
+    /// Topic name patterns routed (empty: all).
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Topic name patterns never routed.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Type name patterns routed (empty: all).
+    #[serde(default)]
+    pub allow_types: Vec<String>,
+    /// Type name patterns never routed.
+    #[serde(default)]
+    pub deny_types: Vec<String>,
+}
+
+/// A per-topic override (the first entry whose `name` pattern matches applies).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TopicOverride {
+    /// Topic name pattern.
+    pub name: String,
+    /// HISTORY depth of the downstream writers (`0`: KEEP_ALL).
+    pub history_depth: Option<u32>,
+    /// Drop a sample equal to the last one forwarded for its instance.
+    #[serde(default)]
+    pub suppress_unchanged: bool,
+    /// Forward at most one sample per instance per this many milliseconds.
+    pub min_interval_ms: Option<u64>,
+}
+
+/// The whole file.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    /// Default domain of the sites.
+    #[serde(default)]
+    pub domain: u32,
+    /// This router's id in path vectors (default: random).
+    pub router_id: Option<u64>,
+    /// The sites (at least two).
+    #[serde(default, rename = "site")]
+    pub sites: Vec<SiteConfig>,
+    /// Allow/deny lists.
+    #[serde(default)]
+    pub topics: TopicLists,
+    /// Per-topic overrides.
+    #[serde(default, rename = "topic")]
+    pub overrides: Vec<TopicOverride>,
+}
+
+/// A configuration error, with its place in the file.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl RouterConfig {
+    /// Parses and checks a TOML file's text.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: RouterConfig = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        config.rules()?;
+        if config.sites.len() < 2 {
+            return Err(ConfigError(format!(
+                "a router needs at least two sites ([[site]] tables), found {}",
+                config.sites.len()
+            )));
+        }
+        for s in &config.sites {
+            if s.kind == SiteKind::Link && s.peers.is_empty() {
+                return Err(ConfigError(format!(
+                    "site \"{}\": a link needs `peers` (unicast initial peers)",
+                    s.name
+                )));
+            }
+        }
+        Ok(config)
+    }
+
+    /// The compiled topic rules.
+    pub fn rules(&self) -> Result<TopicRules, ConfigError> {
+        let t = &self.topics;
+        Ok(TopicRules {
+            allow: patterns(&t.allow, "topics.allow")?,
+            deny: patterns(&t.deny, "topics.deny")?,
+            allow_types: patterns(&t.allow_types, "topics.allow_types")?,
+            deny_types: patterns(&t.deny_types, "topics.deny_types")?,
+            overrides: self
+                .overrides
+                .iter()
+                .map(|o| Ok((pattern(&o.name, "topic.name")?, o.clone())))
+                .collect::<Result<_, ConfigError>>()?,
+        })
+    }
+}
+
+fn pattern(p: &str, what: &str) -> Result<glob::Pattern, ConfigError> {
+    glob::Pattern::new(p).map_err(|e| ConfigError(format!("{what}: pattern \"{p}\": {e}")))
+}
+
+fn patterns(list: &[String], what: &str) -> Result<Vec<glob::Pattern>, ConfigError> {
+    list.iter().map(|p| pattern(p, what)).collect()
+}
+
+/// The compiled allow/deny lists and overrides.
+#[derive(Clone, Debug, Default)]
+pub struct TopicRules {
+    allow: Vec<glob::Pattern>,
+    deny: Vec<glob::Pattern>,
+    allow_types: Vec<glob::Pattern>,
+    deny_types: Vec<glob::Pattern>,
+    overrides: Vec<(glob::Pattern, TopicOverride)>,
+}
+
+fn listed(list: &[glob::Pattern], name: &str) -> bool {
+    list.iter().any(|p| p.matches(name))
+}
+
+impl TopicRules {
+    /// Every topic, no override (`siftdds router --interfaces`).
+    pub fn all() -> Self {
+        TopicRules::default()
+    }
+
+    /// Whether `topic` of `type_name` is routed.
+    pub fn routes(&self, topic: &str, type_name: &str) -> bool {
+        (self.allow.is_empty() || listed(&self.allow, topic))
+            && !listed(&self.deny, topic)
+            && (self.allow_types.is_empty() || listed(&self.allow_types, type_name))
+            && !listed(&self.deny_types, type_name)
+    }
+
+    fn override_for(&self, topic: &str) -> Option<&TopicOverride> {
+        self.overrides
+            .iter()
+            .find(|(p, _)| p.matches(topic))
+            .map(|(_, o)| o)
+    }
+
+    /// The HISTORY of a downstream writer of `topic`: the override, else KEEP_ALL for a
+    /// volatile route (exactly once) and KEEP_LAST(1) for a TRANSIENT_LOCAL one (a late
+    /// joiner gets the newest sample of each instance).
+    pub fn history(&self, topic: &str, transient_local: bool) -> History {
+        match self.override_for(topic).and_then(|o| o.history_depth) {
+            Some(0) => History::KeepAll,
+            Some(n) => History::KeepLast(n),
+            None if transient_local => History::KeepLast(1),
+            None => History::KeepAll,
+        }
+    }
+
+    /// The forwarding policy of `topic`'s instances.
+    pub fn policy(&self, topic: &str) -> InstancePolicy {
+        self.override_for(topic)
+            .map(|o| InstancePolicy {
+                suppress_unchanged: o.suppress_unchanged,
+                min_interval: o.min_interval_ms.map(Duration::from_millis),
+            })
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+domain = 3
+router_id = 7
+
+[[site]]
+name = "lan"
+kind = "lan"
+interfaces = ["A"]
+
+[[site]]
+name = "wan"
+kind = "link"
+interfaces = ["RA"]
+peers = ["198.18.2.2"]
+domain = 4
+
+[topics]
+allow = ["Square*", "Circle"]
+deny = ["*Secret"]
+deny_types = ["Private*"]
+
+[[topic]]
+name = "Square*"
+history_depth = 5
+suppress_unchanged = true
+min_interval_ms = 100
+"#;
+
+    #[test]
+    fn parses_the_documented_format() {
+        let c = RouterConfig::from_toml(FILE).unwrap();
+        assert_eq!(c.domain, 3);
+        assert_eq!(c.router_id, Some(7));
+        assert_eq!(c.sites.len(), 2);
+        assert_eq!(c.sites[1].kind, SiteKind::Link);
+        assert_eq!(c.sites[1].domain, Some(4));
+        let r = c.rules().unwrap();
+        assert!(r.routes("Square", "ShapeType"));
+        assert!(r.routes("Circle", "ShapeType"));
+        assert!(!r.routes("Triangle", "ShapeType"));
+        assert!(!r.routes("SquareSecret", "ShapeType"));
+        assert!(!r.routes("Square", "PrivateType"));
+        assert_eq!(r.history("Square", false), History::KeepLast(5));
+        assert_eq!(r.history("Circle", true), History::KeepLast(1));
+        assert_eq!(r.history("Circle", false), History::KeepAll);
+        assert!(r.policy("Square").suppress_unchanged);
+        assert_eq!(
+            r.policy("Square").min_interval,
+            Some(Duration::from_millis(100))
+        );
+        assert!(!r.policy("Circle").suppress_unchanged);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        let e = RouterConfig::from_toml("domain = 1\n[[site]]\nname = 3\n").unwrap_err();
+        assert!(e.0.contains("line 3"), "{e}");
+        let e = RouterConfig::from_toml("[[site]]\nname=\"a\"\nkind=\"lan\"\n").unwrap_err();
+        assert!(e.0.contains("at least two sites"), "{e}");
+        let link = "[[site]]\nname=\"a\"\nkind=\"lan\"\n[[site]]\nname=\"w\"\nkind=\"link\"\n";
+        assert!(
+            RouterConfig::from_toml(link)
+                .unwrap_err()
+                .0
+                .contains("peers")
+        );
+        let bad = format!("{link}peers=[\"1.2.3.4\"]\n[topics]\ndeny=[\"[\"]\n");
+        assert!(
+            RouterConfig::from_toml(&bad)
+                .unwrap_err()
+                .0
+                .contains("topics.deny")
+        );
+    }
+}

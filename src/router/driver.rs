@@ -1,0 +1,461 @@
+//! Runs the router core over real participants: one [`DomainParticipant`] per site (a LAN
+//! on its interfaces, or a link to a peer router: unicast initial peers, no multicast), the
+//! router's untyped proxy readers and writers made directly on their core participants, and
+//! one router thread that turns SEDP snapshots into site views, proxy-reader samples into
+//! forwards, and the core's actions into endpoints.
+//!
+//! Must not: decide anything the core decides (routes, forwards); it only moves data between
+//! the participants' event loops and [`Router`]. The one module of `router` that uses
+//! threads, channels and the clock (hence the `allow` below).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::config::{RouterConfig, SiteKind, TopicRules};
+use super::marker::{path_group_data, path_of, router_of, router_user_data};
+use super::repository::RepositoryLimits;
+use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey};
+use super::{Action, EndpointId, Router, RouterCounters};
+use crate::api::{DEFAULT_FRAGMENT_SIZE, DomainParticipant, Error};
+use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
+use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::{CacheChange, Participant};
+use crate::qos::{
+    DataReaderQos, DataRepresentation, DataWriterQos, DomainParticipantQos, Durability, GroupData,
+    History, Ownership, Partition, ReliabilityKind,
+};
+use crate::runtime::WriteCredit;
+use crate::time::Instant;
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
+
+/// How often the SEDP view of each site is refreshed.
+pub const VIEW_PERIOD: Duration = Duration::from_millis(200);
+/// How long a forward may wait for room in a full downstream KEEP_ALL history.
+pub const MAX_BLOCKING: Duration = Duration::from_secs(30);
+/// Participant indices probed at a link's peer when it is given without a port.
+pub const PEER_INDICES: u32 = 4;
+
+/// One site to open.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// Name for logs.
+    pub name: String,
+    /// DDS domain.
+    pub domain: u32,
+    /// Interface selection (empty: the environment's default).
+    pub interfaces: Vec<String>,
+    /// A link: these initial peers and no multicast; `None`: a LAN.
+    pub peers: Option<Vec<Locator>>,
+}
+
+/// Parses a link peer: `IP` (its first [`PEER_INDICES`] metatraffic ports in `domain`) or
+/// `IP:PORT`.
+pub fn parse_peer(text: &str, domain: u32) -> Result<Vec<Locator>, String> {
+    if let Ok(sa) = text.parse::<std::net::SocketAddrV4>() {
+        return Ok(vec![Locator::udpv4(sa.ip().octets(), sa.port())]);
+    }
+    let ip: std::net::Ipv4Addr = text
+        .parse()
+        .map_err(|_| format!("peer \"{text}\": not an IPv4 address or IPv4:port"))?;
+    Ok((0..PEER_INDICES)
+        .filter_map(|i| crate::core::discovery::metatraffic_unicast_port(domain, i))
+        .map(|port| Locator::udpv4(ip.octets(), port))
+        .collect())
+}
+
+impl Site {
+    /// The sites of a configuration file.
+    pub fn from_config(config: &RouterConfig) -> Result<Vec<Site>, String> {
+        config
+            .sites
+            .iter()
+            .map(|s| {
+                let domain = s.domain.unwrap_or(config.domain);
+                let peers = match s.kind {
+                    SiteKind::Lan => None,
+                    SiteKind::Link => {
+                        let mut out = Vec::new();
+                        for p in &s.peers {
+                            out.extend(parse_peer(p, domain)?);
+                        }
+                        Some(out)
+                    }
+                };
+                Ok(Site {
+                    name: s.name.clone(),
+                    domain,
+                    interfaces: s.interfaces.clone(),
+                    peers,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A running router; stops when dropped.
+pub struct RouterHandle {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<RouterCounters>>,
+    /// The participants' network summaries, one line per site.
+    pub summary: Vec<String>,
+}
+
+impl RouterHandle {
+    /// Stops the router and returns its counters.
+    pub fn stop(mut self) -> RouterCounters {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for RouterHandle {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Opens the sites and starts routing between them.
+pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<RouterHandle, Error> {
+    let me = RouterId(id.unwrap_or_else(|| {
+        let p = crate::runtime::random_guid_prefix().0;
+        u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
+    }));
+    let mut participants = Vec::new();
+    let mut summary = Vec::new();
+    for s in &sites {
+        let qos = DomainParticipantQos {
+            user_data: crate::qos::UserData {
+                value: router_user_data(me),
+            },
+            ..Default::default()
+        };
+        let mut b = DomainParticipant::builder(s.domain)
+            .qos(qos)
+            .entity_name(format!("siftdds-router-{}", s.name))
+            .only_interface_subnets(true);
+        if !s.interfaces.is_empty() {
+            b = b.interfaces(s.interfaces.iter().cloned());
+        }
+        if let Some(peers) = &s.peers {
+            b = b.multicast(false);
+            for p in peers {
+                b = b.initial_peer(*p);
+            }
+        }
+        let p = b.build()?;
+        summary.push(format!("site {}: {}", s.name, p.network()));
+        participants.push(p);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = Arc::clone(&stop);
+    let thread = std::thread::Builder::new()
+        .name("siftdds-router".into())
+        .spawn(move || run(me, participants, rules, stop2))
+        .map_err(|e| Error::Start(crate::runtime::StartError::Io(e)))?;
+    Ok(RouterHandle {
+        stop,
+        thread: Some(thread),
+        summary,
+    })
+}
+
+type Delivery = (EndpointId, Vec<CacheChange>);
+
+struct Driver {
+    me: RouterId,
+    participants: Vec<DomainParticipant>,
+    endpoints: HashMap<EndpointId, (SiteId, Guid)>,
+    tx: mpsc::Sender<Delivery>,
+    /// Per downstream writer: pipelined writes while its history has room (the runtime's
+    /// own hand-off; a full KEEP_ALL history still makes the write wait).
+    credits: HashMap<EndpointId, WriteCredit>,
+    epoch: std::time::Instant,
+}
+
+fn run(
+    me: RouterId,
+    participants: Vec<DomainParticipant>,
+    rules: TopicRules,
+    stop: Arc<AtomicBool>,
+) -> RouterCounters {
+    let (tx, rx) = mpsc::channel::<Delivery>();
+    let mut router = Router::new(me, rules, RepositoryLimits::default());
+    let mut d = Driver {
+        me,
+        participants,
+        endpoints: HashMap::new(),
+        tx,
+        credits: HashMap::new(),
+        epoch: std::time::Instant::now(),
+    };
+    let mut next_view = std::time::Instant::now();
+    while !stop.load(Ordering::SeqCst) {
+        if std::time::Instant::now() >= next_view {
+            next_view = std::time::Instant::now() + VIEW_PERIOD;
+            for i in 0..d.participants.len() {
+                let site = SiteId(i as u16);
+                if let Some(view) = d.view(site) {
+                    let now = d.now();
+                    router.update_site(now, site, view);
+                }
+            }
+            let now = d.now();
+            router.handle_timeout(now);
+        }
+        while let Some(a) = router.poll_action() {
+            d.apply(a);
+        }
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok((proxy, changes)) => {
+                for c in changes {
+                    let now = d.now();
+                    for f in router.on_change(now, proxy, &c) {
+                        d.write(f);
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    router.counters()
+}
+
+fn class_of(reliable: bool, durability: Durability) -> RouteClass {
+    RouteClass {
+        reliable,
+        transient_local: durability != Durability::Volatile,
+    }
+}
+
+/// The RELIABILITY kind and DURABILITY of a route class.
+fn class_qos(class: RouteClass) -> (ReliabilityKind, Durability) {
+    let reliability = if class.reliable {
+        ReliabilityKind::Reliable
+    } else {
+        ReliabilityKind::BestEffort
+    };
+    let durability = if class.transient_local {
+        Durability::TransientLocal
+    } else {
+        Durability::Volatile
+    };
+    (reliability, durability)
+}
+
+fn key_of(e: &EndpointData) -> TopicKey {
+    let mut partitions = e.partition.names.clone();
+    partitions.sort();
+    let kind = e.guid.entity_id.kind();
+    TopicKey {
+        topic: e.topic_name.clone(),
+        type_name: e.type_name.clone(),
+        keyed: kind == EntityId::KIND_READER_WITH_KEY || kind == EntityId::KIND_WRITER_WITH_KEY,
+        partitions,
+    }
+}
+
+impl Driver {
+    fn now(&self) -> Instant {
+        Instant::from_nanos(self.epoch.elapsed().as_nanos() as u64)
+    }
+
+    /// The SEDP view of `site` (our own router's endpoints left out).
+    fn view(&self, site: SiteId) -> Option<SiteView> {
+        let p = self.participants.get(usize::from(site.0))?;
+        type Snapshot = (
+            Vec<(GuidPrefix, Option<RouterId>)>,
+            Vec<SubscriptionData>,
+            Vec<PublicationData>,
+        );
+        let snap: Snapshot = p
+            .runtime_handle()
+            .execute(|p: &mut Participant, _| {
+                (
+                    p.remote_participants()
+                        .map(|r| (r.guid_prefix, router_of(&r.user_data)))
+                        .collect(),
+                    p.remote_readers().cloned().collect(),
+                    p.remote_writers().cloned().collect(),
+                )
+            })
+            .ok()?;
+        let (parts, readers, writers) = snap;
+        log::debug!(
+            "router {:x} site {}: participants {parts:?}, {} readers, {} writers",
+            self.me.0,
+            site.0,
+            readers.len(),
+            writers.len()
+        );
+        let ours: Vec<GuidPrefix> = parts
+            .iter()
+            .filter(|(_, r)| *r == Some(self.me))
+            .map(|(g, _)| *g)
+            .collect();
+        let peer_router = parts.iter().find_map(|(_, r)| r.filter(|r| *r != self.me));
+        let readers = readers
+            .iter()
+            .filter(|r| !ours.contains(&r.endpoint.guid.prefix))
+            .map(|r| RemoteReader {
+                guid: r.endpoint.guid,
+                key: key_of(&r.endpoint),
+                class: class_of(
+                    r.qos.reliability.kind == ReliabilityKind::Reliable,
+                    r.qos.durability,
+                ),
+                representation: r
+                    .qos
+                    .data_representation
+                    .value
+                    .first()
+                    .copied()
+                    .unwrap_or(0),
+                exclusive: r.qos.ownership == Ownership::Exclusive,
+                filter: r.content_filter.clone(),
+                path: path_of(&r.endpoint.group_data.value),
+            })
+            .collect();
+        let writers = writers
+            .iter()
+            .filter(|w| !ours.contains(&w.endpoint.guid.prefix))
+            .map(|w| RemoteWriter {
+                guid: w.endpoint.guid,
+                key: key_of(&w.endpoint),
+                class: class_of(
+                    w.qos.reliability.kind == ReliabilityKind::Reliable,
+                    w.qos.durability,
+                ),
+                history: w.qos.history,
+            })
+            .collect();
+        Some(SiteView {
+            peer_router,
+            readers,
+            writers,
+        })
+    }
+
+    fn apply(&mut self, action: Action) {
+        log::info!("router {:x}: {action:?}", self.me.0);
+        match action {
+            Action::CreateReader { id, spec } => {
+                let Some(p) = self.participants.get(usize::from(spec.site.0)) else {
+                    return;
+                };
+                let mut qos = DataReaderQos::default();
+                (qos.reliability.kind, qos.durability) = class_qos(spec.class);
+                qos.history = History::KeepAll;
+                qos.data_representation = DataRepresentation {
+                    value: vec![DataRepresentation::XCDR, DataRepresentation::XCDR2],
+                };
+                let mut r =
+                    ReaderSpec::new(spec.key.topic, spec.key.type_name, spec.key.keyed, qos);
+                r.subscriber_qos.partition = Partition {
+                    names: spec.key.partitions,
+                };
+                r.subscriber_qos.group_data = GroupData {
+                    value: path_group_data(&spec.path),
+                };
+                r.content_filter = spec.filter;
+                // A VOLATILE route takes only what is written after the match: a restarted
+                // router must not forward again what its predecessor had not had acked.
+                r.start_at_match = !spec.class.transient_local;
+                let handle = p.runtime_handle();
+                let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
+                    return;
+                };
+                let tx = self.tx.clone();
+                let _ = handle.attach(move |p: &mut Participant, now| {
+                    let mut changes = Vec::new();
+                    match p.take_all(now, guid, &mut changes) {
+                        None => true,
+                        Some(0) => false,
+                        Some(_) => tx.send((id, changes)).is_err(),
+                    }
+                });
+                self.endpoints.insert(id, (spec.site, guid));
+            }
+            Action::CreateWriter { id, spec, history } => {
+                let Some(p) = self.participants.get(usize::from(spec.site.0)) else {
+                    return;
+                };
+                let mut qos = DataWriterQos::default();
+                (qos.reliability.kind, qos.durability) = class_qos(spec.class);
+                qos.history = history;
+                qos.ownership = if spec.exclusive {
+                    Ownership::Exclusive
+                } else {
+                    Ownership::Shared
+                };
+                qos.data_representation = DataRepresentation {
+                    value: vec![spec.representation],
+                };
+                let mut w =
+                    WriterSpec::new(spec.key.topic, spec.key.type_name, spec.key.keyed, qos);
+                w.publisher_qos.partition = Partition {
+                    names: spec.key.partitions,
+                };
+                w.fragment_size = DEFAULT_FRAGMENT_SIZE;
+                if let Ok(guid) = p
+                    .runtime_handle()
+                    .execute(move |p, now| p.create_writer(now, w))
+                {
+                    self.endpoints.insert(id, (spec.site, guid));
+                    let credit = WriteCredit::new();
+                    credit.set_enabled(true);
+                    self.credits.insert(id, credit);
+                }
+            }
+            Action::DeleteReader { id, .. } => {
+                if let Some((site, guid)) = self.endpoints.remove(&id)
+                    && let Some(p) = self.participants.get(usize::from(site.0))
+                {
+                    let _ = p
+                        .runtime_handle()
+                        .execute(move |p, now| p.delete_reader(now, guid));
+                }
+            }
+            Action::DeleteWriter { id, .. } => {
+                self.credits.remove(&id);
+                if let Some((site, guid)) = self.endpoints.remove(&id)
+                    && let Some(p) = self.participants.get(usize::from(site.0))
+                {
+                    let _ = p
+                        .runtime_handle()
+                        .execute(move |p, now| p.delete_writer(now, guid));
+                }
+            }
+        }
+    }
+
+    fn write(&mut self, f: super::Forward) {
+        let Some(&(site, guid)) = self.endpoints.get(&f.writer) else {
+            return;
+        };
+        let (Some(p), Some(credit)) = (
+            self.participants.get(usize::from(site.0)),
+            self.credits.get(&f.writer),
+        ) else {
+            return;
+        };
+        match p
+            .runtime_handle()
+            .write(credit, guid, f.request, MAX_BLOCKING)
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
+            Err(_) => log::warn!("router: site {} stopped", site.0),
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! The siftdds router: bridges DDS networks (sites) by reading what some site subscribes to
+//! from the others and writing it there again, exactly once per site even over redundant
+//! paths and in a cycle of routers (docs/router.md).
+//!
+//! This module is the router's sans-IO core: [`Router`] takes the latest view of each site
+//! ([`table::SiteView`], learnt from SEDP), samples read by its proxy readers, and `now`;
+//! it hands out [`Action`]s (create/delete a proxy reader or a downstream writer) and
+//! [`Forward`]s (write this change through that writer). The routing table
+//! ([`table`]) decides the endpoints, the relation repository ([`repository`]) decides
+//! each forward. [`driver`] runs it over real participants.
+//!
+//! Must not (outside `driver`): read clocks, open sockets, spawn threads or sleep.
+
+pub mod compose;
+pub mod config;
+pub mod driver;
+pub mod marker;
+pub mod repository;
+pub mod table;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use crate::core::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
+use crate::qos::History;
+use crate::time::Instant;
+use config::TopicRules;
+use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
+use table::{
+    ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId, SiteView, WriterKey,
+};
+
+/// How long a replaced proxy reader (its composed filter or path changed) keeps reading
+/// after its successor was created: make before break; the repository drops the overlap.
+pub const PROXY_GRACE: core::time::Duration = core::time::Duration::from_secs(2);
+
+/// A router-local endpoint id (the driver maps it to a GUID).
+pub type EndpointId = u64;
+
+/// What the driver must do to the participants.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Create an upstream proxy reader.
+    CreateReader {
+        /// Its id.
+        id: EndpointId,
+        /// What it reads.
+        spec: ProxyReaderSpec,
+    },
+    /// Delete a proxy reader.
+    DeleteReader {
+        /// Its id.
+        id: EndpointId,
+        /// Its site.
+        site: SiteId,
+    },
+    /// Create a downstream writer.
+    CreateWriter {
+        /// Its id.
+        id: EndpointId,
+        /// What it writes.
+        spec: RouteWriterSpec,
+        /// Its HISTORY (config override, else by durability).
+        history: History,
+    },
+    /// Delete a downstream writer.
+    DeleteWriter {
+        /// Its id.
+        id: EndpointId,
+        /// Its site.
+        site: SiteId,
+    },
+}
+
+/// One write the driver must make.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Forward {
+    /// The downstream site.
+    pub site: SiteId,
+    /// The downstream writer.
+    pub writer: EndpointId,
+    /// The change, with its original writer's identity.
+    pub request: WriteRequest,
+}
+
+/// Counters of the whole router.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouterCounters {
+    /// Changes read by proxy readers.
+    pub received: u64,
+    /// Changes read by a proxy reader the router no longer knows (raced with its deletion).
+    pub unknown_proxy: u64,
+    /// The repositories' counters, summed (live writers only).
+    pub repository: RepositoryCounters,
+}
+
+struct Route {
+    id: EndpointId,
+    repository: Repository,
+}
+
+/// The router's sans-IO core.
+pub struct Router {
+    table: RoutingTable,
+    rules: TopicRules,
+    limits: RepositoryLimits,
+    next_id: EndpointId,
+    proxies: BTreeMap<ProxyKey, (EndpointId, ProxyReaderSpec)>,
+    /// Every live proxy reader (retiring ones too) → what it reads.
+    proxy_keys: HashMap<EndpointId, ProxyKey>,
+    retiring: Vec<(Instant, EndpointId, SiteId)>,
+    writers: BTreeMap<WriterKey, Route>,
+    actions: VecDeque<Action>,
+    received: u64,
+    unknown_proxy: u64,
+}
+
+impl Router {
+    /// A router `me` with topic `rules` and repository `limits`.
+    pub fn new(me: RouterId, rules: TopicRules, limits: RepositoryLimits) -> Self {
+        Router {
+            table: RoutingTable::new(me),
+            rules,
+            limits,
+            next_id: 1,
+            proxies: BTreeMap::new(),
+            proxy_keys: HashMap::new(),
+            retiring: Vec::new(),
+            writers: BTreeMap::new(),
+            actions: VecDeque::new(),
+            received: 0,
+            unknown_proxy: 0,
+        }
+    }
+
+    /// The routing table.
+    pub fn table(&self) -> &RoutingTable {
+        &self.table
+    }
+
+    /// Replaces the view of `site` (topics the rules do not route are dropped from it) and
+    /// reconciles the endpoints with the table.
+    pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) {
+        let rules = &self.rules;
+        view.readers
+            .retain(|r| rules.routes(&r.key.topic, &r.key.type_name));
+        view.writers
+            .retain(|w| rules.routes(&w.key.topic, &w.key.type_name));
+        if self.table.site(site) == Some(&view) {
+            return;
+        }
+        self.table.set_site(site, view);
+        self.reconcile(now);
+    }
+
+    fn fresh_id(&mut self) -> EndpointId {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        id
+    }
+
+    fn reconcile(&mut self, now: Instant) {
+        let wanted = self.table.proxies();
+        let gone: Vec<ProxyKey> = self
+            .proxies
+            .keys()
+            .filter(|k| !wanted.contains_key(*k))
+            .cloned()
+            .collect();
+        for k in gone {
+            if let Some((id, spec)) = self.proxies.remove(&k) {
+                self.proxy_keys.remove(&id);
+                self.actions.push_back(Action::DeleteReader {
+                    id,
+                    site: spec.site,
+                });
+            }
+        }
+        for (k, spec) in wanted {
+            if self.proxies.get(&k).is_some_and(|(_, s)| *s == spec) {
+                continue;
+            }
+            let id = self.fresh_id();
+            if let Some((old, old_spec)) = self.proxies.remove(&k) {
+                self.retiring
+                    .push((now.saturating_add(PROXY_GRACE), old, old_spec.site));
+            }
+            self.proxy_keys.insert(id, k.clone());
+            self.actions.push_back(Action::CreateReader {
+                id,
+                spec: spec.clone(),
+            });
+            self.proxies.insert(k, (id, spec));
+        }
+        let wanted = self.table.writers();
+        let gone: Vec<WriterKey> = self
+            .writers
+            .keys()
+            .filter(|k| !wanted.contains_key(*k))
+            .cloned()
+            .collect();
+        for k in gone {
+            if let Some(route) = self.writers.remove(&k) {
+                self.actions.push_back(Action::DeleteWriter {
+                    id: route.id,
+                    site: k.0,
+                });
+            }
+        }
+        for (k, spec) in wanted {
+            if self.writers.contains_key(&k) {
+                continue;
+            }
+            let id = self.fresh_id();
+            let history = self
+                .rules
+                .history(&spec.key.topic, spec.class.transient_local);
+            let policy = self.rules.policy(&spec.key.topic);
+            self.writers.insert(
+                k,
+                Route {
+                    id,
+                    repository: Repository::new(self.limits, policy),
+                },
+            );
+            self.actions
+                .push_back(Action::CreateWriter { id, spec, history });
+        }
+    }
+
+    /// Deletes the proxy readers whose grace period ended.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let (due, keep): (Vec<_>, Vec<_>) =
+            self.retiring.drain(..).partition(|(t, _, _)| *t <= now);
+        self.retiring = keep;
+        for (_, id, site) in due {
+            self.proxy_keys.remove(&id);
+            self.actions.push_back(Action::DeleteReader { id, site });
+        }
+    }
+
+    /// When [`Self::handle_timeout`] must run next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.retiring.iter().map(|(t, _, _)| *t).min()
+    }
+
+    /// The next endpoint action.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// A change read by proxy reader `proxy`: the writes it causes, each decided by the
+    /// repository of its downstream route.
+    pub fn on_change(
+        &mut self,
+        now: Instant,
+        proxy: EndpointId,
+        change: &CacheChange,
+    ) -> Vec<Forward> {
+        self.received = self.received.saturating_add(1);
+        let Some(key) = self.proxy_keys.get(&proxy) else {
+            self.unknown_proxy = self.unknown_proxy.saturating_add(1);
+            return Vec::new();
+        };
+        let identity = (change.kind != ChangeKind::NotAliveNoWriters).then(|| {
+            change.original_writer.unwrap_or(SampleIdentity {
+                writer_guid: change.writer_guid,
+                sequence_number: change.sequence_number,
+            })
+        });
+        let incoming = Incoming {
+            kind: change.kind,
+            identity,
+            via: change.writer_guid,
+            key_hash: change.key_hash,
+            data: &change.data,
+        };
+        let mut out = Vec::new();
+        for target in self.table.targets(key) {
+            // Never back to the site its original writer is on (that site has it: a loop
+            // of routers would otherwise return it there).
+            if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
+                continue;
+            }
+            let Some(route) = self.writers.get_mut(&target) else {
+                continue;
+            };
+            if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {
+                // A NOT_ALIVE change carries the serialized key or nothing; the key hash
+                // identifies the instance either way.
+                let request = WriteRequest::new(kind, change.key_hash, change.data.clone())
+                    .with_source_timestamp(change.source_timestamp)
+                    .with_original_writer(identity);
+                out.push(Forward {
+                    site: target.0,
+                    writer: route.id,
+                    request,
+                });
+            }
+        }
+        out
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> RouterCounters {
+        let mut repository = RepositoryCounters::default();
+        for r in self.writers.values() {
+            let c = r.repository.counters();
+            repository.forwarded += c.forwarded;
+            repository.duplicates += c.duplicates;
+            repository.instance_unchanged += c.instance_unchanged;
+            repository.policy += c.policy;
+            repository.writers_evicted += c.writers_evicted;
+            repository.instances_evicted += c.instances_evicted;
+        }
+        RouterCounters {
+            received: self.received,
+            unknown_proxy: self.unknown_proxy,
+            repository,
+        }
+    }
+
+    /// Live proxy readers and downstream writers (retiring readers included).
+    pub fn endpoint_counts(&self) -> (usize, usize) {
+        (self.proxy_keys.len(), self.writers.len())
+    }
+}

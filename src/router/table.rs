@@ -1,0 +1,281 @@
+//! The routing table: per site, the remote readers and writers SEDP announced there (topic,
+//! type, partitions, filter, reliability/durability/ownership/representation, the router
+//! path they came along), and what follows from it — the upstream proxy readers and the
+//! downstream writers the router must have.
+//!
+//! A reader on site D is a *subscription* of D. For every other site U it is routed from U
+//! (a proxy reader in U) unless split horizon or the path vector forbid it: never back onto
+//! the site it was learnt on, never towards a router already on its path, never one whose
+//! path holds this router. One proxy reader per (U, topic, partitions, class) carries the
+//! composed filter of the readers it serves and the shortest of their paths plus our id.
+//!
+//! Must not: perform I/O or keep endpoint state beyond the latest view of each site; it is
+//! recomputed from the views, never patched.
+
+use std::collections::BTreeMap;
+
+use super::compose::compose;
+use crate::core::discovery::ContentFilter;
+use crate::qos::History;
+use crate::wire::Guid;
+
+/// A site of the router: one participant (a LAN, or a link to a peer router).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SiteId(pub u16);
+
+/// A router's identity in path vectors.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RouterId(pub u64);
+
+/// What routes are per: a topic, its type, and the reader's partitions (sorted).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TopicKey {
+    /// Topic name.
+    pub topic: String,
+    /// Type name.
+    pub type_name: String,
+    /// Keyed type (entity kind).
+    pub keyed: bool,
+    /// PARTITION names (empty: the default partition).
+    pub partitions: Vec<String>,
+}
+
+/// The RxO class of a route: what the proxy reader requests and the downstream writer offers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RouteClass {
+    /// RELIABLE (else BEST_EFFORT).
+    pub reliable: bool,
+    /// TRANSIENT_LOCAL or more (else VOLATILE).
+    pub transient_local: bool,
+}
+
+/// A remote reader as the table keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteReader {
+    /// Its GUID.
+    pub guid: Guid,
+    /// Topic, type, partitions.
+    pub key: TopicKey,
+    /// Reliability and durability requested.
+    pub class: RouteClass,
+    /// Its first accepted data representation (XCDR = 0, XCDR2 = 2).
+    pub representation: i16,
+    /// EXCLUSIVE ownership requested.
+    pub exclusive: bool,
+    /// Its content filter (PID_CONTENT_FILTER_PROPERTY).
+    pub filter: Option<ContentFilter>,
+    /// The routers it was relayed through (empty for an application reader).
+    pub path: Vec<RouterId>,
+}
+
+/// A remote writer as the table keeps it (what the routes may expect upstream).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteWriter {
+    /// Its GUID.
+    pub guid: Guid,
+    /// Topic, type, partitions.
+    pub key: TopicKey,
+    /// Reliability and durability offered.
+    pub class: RouteClass,
+    /// Its HISTORY.
+    pub history: History,
+}
+
+/// The latest view of one site.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SiteView {
+    /// The router at the other end, when the site is a link to one (or a LAN with one).
+    pub peer_router: Option<RouterId>,
+    /// Remote readers (the router's own endpoints excluded).
+    pub readers: Vec<RemoteReader>,
+    /// Remote writers (the router's own endpoints excluded).
+    pub writers: Vec<RemoteWriter>,
+}
+
+/// An upstream proxy reader the router must have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProxyReaderSpec {
+    /// Where it reads.
+    pub site: SiteId,
+    /// Topic, type, partitions.
+    pub key: TopicKey,
+    /// Requested reliability and durability.
+    pub class: RouteClass,
+    /// The composed filter of the readers it serves (`None`: everything).
+    pub filter: Option<ContentFilter>,
+    /// The path it announces: the shortest path of the readers it serves, then us.
+    pub path: Vec<RouterId>,
+}
+
+/// Identity of a proxy reader in the table (its filter and path may change).
+pub type ProxyKey = (SiteId, TopicKey, RouteClass);
+
+/// A downstream writer the router must have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouteWriterSpec {
+    /// Where it writes.
+    pub site: SiteId,
+    /// Topic, type, partitions.
+    pub key: TopicKey,
+    /// Offered reliability and durability.
+    pub class: RouteClass,
+    /// Announced data representation.
+    pub representation: i16,
+    /// EXCLUSIVE ownership offered.
+    pub exclusive: bool,
+}
+
+/// Identity of a downstream writer.
+pub type WriterKey = (SiteId, TopicKey, RouteClass, i16, bool);
+
+impl RouteWriterSpec {
+    /// Its identity.
+    pub fn key(&self) -> WriterKey {
+        (
+            self.site,
+            self.key.clone(),
+            self.class,
+            self.representation,
+            self.exclusive,
+        )
+    }
+}
+
+/// The routing table of one router.
+#[derive(Clone, Debug)]
+pub struct RoutingTable {
+    me: RouterId,
+    sites: BTreeMap<SiteId, SiteView>,
+}
+
+impl RoutingTable {
+    /// An empty table for router `me`.
+    pub fn new(me: RouterId) -> Self {
+        RoutingTable {
+            me,
+            sites: BTreeMap::new(),
+        }
+    }
+
+    /// Our router id.
+    pub fn me(&self) -> RouterId {
+        self.me
+    }
+
+    /// Replaces what is known of `site`.
+    pub fn set_site(&mut self, site: SiteId, view: SiteView) {
+        self.sites.insert(site, view);
+    }
+
+    /// The sites known so far.
+    pub fn sites(&self) -> impl Iterator<Item = SiteId> + '_ {
+        self.sites.keys().copied()
+    }
+
+    /// The view of `site`.
+    pub fn site(&self, site: SiteId) -> Option<&SiteView> {
+        self.sites.get(&site)
+    }
+
+    /// Whether `writer` is a writer SEDP announced on `site`.
+    pub fn writer_on(&self, site: SiteId, writer: Guid) -> bool {
+        self.sites
+            .get(&site)
+            .is_some_and(|v| v.writers.iter().any(|w| w.guid == writer))
+    }
+
+    /// The readers of `d` that routes from `u` may serve: split horizon (`u != d`), the
+    /// path vector (neither we nor the router at `u` are on the reader's path).
+    fn usable_from<'a>(
+        &'a self,
+        u: SiteId,
+        d: SiteId,
+        view: &'a SiteView,
+    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+        let peer_u = self.sites.get(&u).and_then(|v| v.peer_router);
+        let me = self.me;
+        view.readers.iter().filter(move |r| {
+            u != d && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
+        })
+    }
+
+    /// The proxy readers the table calls for, by identity.
+    pub fn proxies(&self) -> BTreeMap<ProxyKey, ProxyReaderSpec> {
+        let mut served: BTreeMap<ProxyKey, Vec<&RemoteReader>> = BTreeMap::new();
+        for &u in self.sites.keys() {
+            for (&d, view) in &self.sites {
+                for r in self.usable_from(u, d, view) {
+                    served
+                        .entry((u, r.key.clone(), r.class))
+                        .or_default()
+                        .push(r);
+                }
+            }
+        }
+        served
+            .into_iter()
+            .map(|(k, readers)| {
+                let (site, key, class) = k.clone();
+                let name = format!("siftdds_router_{}", key.topic);
+                let filter = compose(&key.topic, &name, readers.iter().map(|r| r.filter.as_ref()));
+                let mut path = readers
+                    .iter()
+                    .map(|r| &r.path)
+                    .min_by_key(|p| p.len())
+                    .cloned()
+                    .unwrap_or_default();
+                path.push(self.me);
+                let spec = ProxyReaderSpec {
+                    site,
+                    key,
+                    class,
+                    filter,
+                    path,
+                };
+                (k, spec)
+            })
+            .collect()
+    }
+
+    /// The downstream writers the table calls for: one per (site, topic, partitions, class,
+    /// representation, ownership) that some reader there, routable from some other site,
+    /// wants.
+    pub fn writers(&self) -> BTreeMap<WriterKey, RouteWriterSpec> {
+        let mut out = BTreeMap::new();
+        for (&d, view) in &self.sites {
+            for &u in self.sites.keys() {
+                for r in self.usable_from(u, d, view) {
+                    let spec = RouteWriterSpec {
+                        site: d,
+                        key: r.key.clone(),
+                        class: r.class,
+                        representation: r.representation,
+                        exclusive: r.exclusive,
+                    };
+                    out.insert(spec.key(), spec);
+                }
+            }
+        }
+        out
+    }
+
+    /// The downstream writers a sample read by `proxy` goes to: on every other site, those
+    /// serving a reader of the same topic, partitions and class that is routable from the
+    /// proxy's site (split horizon and path vector again: no sample goes where its
+    /// subscription did not come from).
+    pub fn targets(&self, proxy: &ProxyKey) -> Vec<WriterKey> {
+        let (u, key, class) = proxy;
+        let mut out: Vec<WriterKey> = Vec::new();
+        for (&d, view) in &self.sites {
+            for r in self.usable_from(*u, d, view) {
+                if &r.key == key && &r.class == class {
+                    let k = (d, key.clone(), *class, r.representation, r.exclusive);
+                    if !out.contains(&k) {
+                        out.push(k);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
