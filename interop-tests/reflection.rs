@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use siftdds::api::DomainParticipant;
 use siftdds::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use siftdds::core::participant::UNVERIFIED_BYTE_BUDGET;
+use siftdds::core::writer::{KEEP_ALL_BYTES_LIMIT, change_footprint};
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, History, PublisherQos, Reliability, SubscriberQos, TopicQos,
 };
@@ -106,10 +107,12 @@ fn spoofed_reader_at_a_victim_over_udp_gets_at_most_the_gate_budget() {
         .unwrap();
     w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
 
-    // 1,500 samples of 1 KiB: ~1.5 MiB the writer would push (and repeat) to the fake reader,
-    // below the 2 MiB a KEEP_ALL writer may hold unacknowledged (the fake reader never
-    // acknowledges; past that, writes block; docs/security.md "Known gap").
-    let n = 1500;
+    // Samples of 1 KiB, as many as fill three quarters of what a KEEP_ALL writer may hold
+    // unacknowledged (KEEP_ALL_BYTES_LIMIT, counted with each change's bookkeeping): the
+    // writer would push (and repeat) ~1.5 MiB to the fake reader, which never acknowledges;
+    // past the limit writes block until it is marked unresponsive (docs/security.md §6).
+    let n = (KEEP_ALL_BYTES_LIMIT * 3 / 4 / change_footprint(1024 + 24)) as i32;
+    assert!(n > 1000, "{n} samples");
     for i in 0..n {
         let s = ShapeType {
             color: "RED".into(),
