@@ -80,6 +80,7 @@ mod config;
 mod content_filter;
 mod counters;
 mod filter_set;
+mod flow;
 mod heartbeat;
 mod history;
 mod instance;
@@ -157,6 +158,9 @@ pub struct Writer {
     planner: Planner,
     /// Which readers have push or control work (`push_queue.rs`): keeps the drain linear.
     queue: PushQueue,
+    /// When the last change was written: while writing continues, unsolicited HEARTBEATs
+    /// to many readers are spread out (`flow::heartbeat_interval`).
+    last_write: Option<Instant>,
 }
 
 impl Writer {
@@ -190,6 +194,7 @@ impl Writer {
             filtering,
             planner: Planner::new(),
             queue: PushQueue::new(),
+            last_write: None,
         };
         w.resolve_filter_slots();
         w
@@ -227,6 +232,35 @@ impl Writer {
 
     fn reliable_reader(&self, r: &ReaderProxy) -> bool {
         self.config.reliable && r.reliable()
+    }
+
+    /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
+    fn heartbeat_interval(&self, now: Instant) -> core::time::Duration {
+        let period = self.config.heartbeat_period;
+        let writing = self
+            .last_write
+            .is_some_and(|t| t.saturating_add(period) > now);
+        flow::heartbeat_interval(period, self.readers.len(), writing)
+    }
+
+    /// Highest SN up to which no reliable reader can still need a stored change: acknowledged,
+    /// or irrelevant to it and never sent (`flow::Flow::release_floor`). What the history may
+    /// drop; a request for a dropped change is answered with GAP.
+    fn release_floor(&self) -> SequenceNumber {
+        let push = self.config.push_mode;
+        self.readers
+            .iter()
+            .filter(|r| self.reliable_reader(r))
+            .map(|r| {
+                let released = if push {
+                    r.flow().release_floor(r.gap_from())
+                } else {
+                    SequenceNumber(0)
+                };
+                r.acked().max(released)
+            })
+            .min()
+            .unwrap_or_else(|| self.history.last_sn())
     }
 
     /// Highest SN every reliable reader has acknowledged (`last_sn` when there are none).
@@ -310,7 +344,7 @@ impl Writer {
         }
         let data = pad_key_payload(kind, data);
         let len = data.len();
-        let floor = self.ack_floor();
+        let floor = self.release_floor();
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
@@ -330,6 +364,7 @@ impl Writer {
             AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
         })?;
         self.announced.written(len);
+        self.last_write = Some(now.mono);
         // Evicted changes need no bookkeeping: readers that still need them get a GAP when
         // the push cursor or a NACK reaches them.
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
@@ -356,7 +391,9 @@ impl Writer {
         self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
+        let reliable = self.config.reliable;
+        let period = self.heartbeat_interval(now.mono);
+        let hold_off = flow::resolicit(self.config.heartbeat_period);
         let plan_next = self.planner.plan_next();
         let Some(key) = self.readers.find(reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
@@ -379,7 +416,17 @@ impl Writer {
         let base = set.bitmap_base().max(SequenceNumber::ONE);
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
-        let requested = r.apply_acknack(base, set.iter(), last);
+        // A NACK for a change repaired moments ago crossed the repair: not answered again.
+        let mut missing: Vec<SequenceNumber> = set.iter().collect();
+        let dropped = r
+            .flow_mut()
+            .suppress_duplicates(now.mono, hold_off, &mut missing);
+        let dropped = u64::try_from(dropped).unwrap_or(u64::MAX);
+        self.counters.nacks_suppressed = self.counters.nacks_suppressed.saturating_add(dropped);
+        let first_missing = missing.first().copied();
+        let requested = r.apply_acknack(base, missing.into_iter(), last);
+        let acked = r.acked();
+        r.flow_mut().acknowledged(acked, first_missing);
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
@@ -446,7 +493,8 @@ impl Writer {
             return;
         }
         let last = self.history.last_sn();
-        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
+        let reliable = self.config.reliable;
+        let period = self.heartbeat_interval(now.mono);
         let mut any = false;
         for r in self
             .readers
@@ -519,7 +567,7 @@ impl Writer {
     /// accepts before it would return [`WriteError::HistoryFull`] (lets the API hand writes
     /// over without waiting).
     pub fn room(&self) -> (usize, usize) {
-        self.history.room(self.ack_floor())
+        self.history.room(self.release_floor())
     }
 
     /// True if every reliable reader has acknowledged every change written so far.
@@ -544,8 +592,8 @@ impl Writer {
             .map(|r| r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
             .min();
         let floor = match best_effort_floor {
-            Some(b) => b.min(self.ack_floor()),
-            None => self.ack_floor(),
+            Some(b) => b.min(self.release_floor()),
+            None => self.release_floor(),
         };
         self.history.remove_through(floor);
     }

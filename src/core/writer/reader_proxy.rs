@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::flow::Flow;
 use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
 use crate::time::Instant;
@@ -80,6 +81,8 @@ pub(super) struct ReaderProxy {
     /// or once it ACKNACKed (reliable). Changes multicast earlier are sent to it by unicast
     /// (a late joiner, or a reader the writer was not yet in contact with). `multicast.rs`.
     synced_from: Option<SequenceNumber>,
+    /// Its flow control: window, changes in flight, recent repairs (`flow.rs`).
+    flow: Flow,
 }
 
 impl ReaderProxy {
@@ -103,6 +106,7 @@ impl ReaderProxy {
             queued: false,
             multicast_covered: VecDeque::new(),
             synced_from: None,
+            flow: Flow::default(),
         }
     }
 
@@ -227,6 +231,22 @@ impl ReaderProxy {
     /// Requested whole change `sn` was sent.
     pub(super) fn request_answered(&mut self, sn: SequenceNumber) {
         self.requested.remove(&sn);
+        self.flow.repaired(sn);
+    }
+
+    /// Its flow control (`flow.rs`).
+    pub(super) fn flow(&self) -> &Flow {
+        &self.flow
+    }
+
+    /// Its flow control, to update (`flow.rs`).
+    pub(super) fn flow_mut(&mut self) -> &mut Flow {
+        &mut self.flow
+    }
+
+    /// The rest of its repairs waits until `at` (repairs are paced per reader).
+    pub(super) fn defer_repairs(&mut self, at: Instant) {
+        self.timers.set(ReaderTimer::Repair, Some(at));
     }
 
     /// The fragment a fragmented whole-change repair of `sn` resumes at (1: from the start).
