@@ -134,7 +134,7 @@ fn subscribe(readers: usize, seconds: f64) -> Result<(), Box<dyn std::error::Err
         let total = Arc::clone(&total);
         reader.set_listener_serialized(move |changes, _| {
             total.fetch_add(changes.len() as u64, Ordering::Relaxed);
-            false
+            true // keep listening
         })?;
         handles.push(reader);
     }

@@ -234,12 +234,16 @@ impl Writer {
         self.config.reliable && r.reliable()
     }
 
+    /// True while changes keep being written: one was during the last heartbeat period.
+    fn writing(&self, now: Instant) -> bool {
+        let period = self.config.heartbeat_period;
+        self.last_write
+            .is_some_and(|t| t.saturating_add(period) > now)
+    }
+
     /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
     fn heartbeat_interval(&self, now: Instant) -> core::time::Duration {
-        let period = self.config.heartbeat_period;
-        let writing = self
-            .last_write
-            .is_some_and(|t| t.saturating_add(period) > now);
+        let (period, writing) = (self.config.heartbeat_period, self.writing(now));
         flow::heartbeat_interval(period, self.readers.len(), writing)
     }
 
@@ -391,7 +395,7 @@ impl Writer {
         self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let reliable = self.config.reliable;
+        let (reliable, push_mode) = (self.config.reliable, self.config.push_mode);
         let period = self.heartbeat_interval(now.mono);
         let hold_off = flow::resolicit(self.config.heartbeat_period);
         let plan_next = self.planner.plan_next();
@@ -430,7 +434,13 @@ impl Writer {
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
-        let behind = r.acked() < last && r.heartbeat_stale(now.mono, period);
+        // Behind what was pushed to it (push mode; flow control may hold the rest back).
+        let pushed = if push_mode {
+            last.min(r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
+        } else {
+            last
+        };
+        let behind = r.acked() < pushed && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
         } else if preemptive || !ack.final_flag || behind {
@@ -495,6 +505,7 @@ impl Writer {
         let last = self.history.last_sn();
         let reliable = self.config.reliable;
         let period = self.heartbeat_interval(now.mono);
+        let writing = self.writing(now.mono);
         let mut any = false;
         for r in self
             .readers
@@ -502,9 +513,15 @@ impl Writer {
             .filter(|r| reliable && r.unacked(last))
         {
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
-            // a push) during the last period, or whose push backstop is armed (`send.rs`).
+            // a push) during the last period, or whose push backstop is due (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            if r.heartbeat_stale(now.mono, period) && !r.heartbeat_scheduled() {
+            // Once writing stopped, a backstop armed further out than a period (spread out
+            // while writing to many readers, `flow::heartbeat_interval`) does not hold this
+            // one back: the last changes are announced within a period.
+            let scheduled = r
+                .heartbeat_deadline()
+                .is_some_and(|t| writing || t <= now.mono.saturating_add(period));
+            if r.heartbeat_stale(now.mono, period) && !scheduled {
                 r.unsolicited_heartbeat(now.mono, false);
             }
             any = true;

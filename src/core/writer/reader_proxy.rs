@@ -504,9 +504,9 @@ impl ReaderProxy {
         self.timers.is_due(ReaderTimer::Heartbeat, now)
     }
 
-    /// True while a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
-    pub(super) fn heartbeat_scheduled(&self) -> bool {
-        self.timers.get(ReaderTimer::Heartbeat).is_some()
+    /// When a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
+    pub(super) fn heartbeat_deadline(&self) -> Option<Instant> {
+        self.timers.get(ReaderTimer::Heartbeat)
     }
 
     /// Its repairs were all sent.
@@ -609,9 +609,9 @@ mod tests {
         assert!(r.accept_nack_frag_count(1));
         let t = Instant::from_nanos(100);
         r.schedule_heartbeat(t);
-        assert!(r.heartbeat_scheduled() && r.heartbeat_due(t));
+        assert!(r.heartbeat_deadline() == Some(t) && r.heartbeat_due(t));
         r.heartbeat_sent();
-        assert!(!r.heartbeat_scheduled());
+        assert!(r.heartbeat_deadline().is_none());
         r.schedule_repair(t);
         assert!(!r.repair_due(t), "no request, no repair");
         assert!(r.request(SequenceNumber(1), SequenceNumber(1)));

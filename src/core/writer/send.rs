@@ -137,9 +137,30 @@ impl Writer {
         )
     }
 
-    /// Appends a HEARTBEAT announcing `[first, last]`; consumes a count only if it fits.
-    fn add_heartbeat(&mut self, b: &mut MessageBuilder, first: SequenceNumber, fin: bool) -> bool {
+    /// The lastSN a HEARTBEAT to readers whose push cursors are at `cursor` announces: in
+    /// push mode only what was pushed to them, so that a reader held back by its
+    /// flow-control window does not NACK, and get as repairs, what the window has not let
+    /// through yet (Cyclone's HEARTBEAT likewise announces only what it transmitted,
+    /// docs/interop-facts.md §7.1). Pull mode announces everything (the reader asks for it).
+    fn announced_last(&self, cursor: SequenceNumber) -> SequenceNumber {
         let last = self.history.last_sn();
+        if self.config.push_mode {
+            last.min(cursor.checked_sub(1).unwrap_or(SequenceNumber(0)))
+        } else {
+            last
+        }
+    }
+
+    /// Appends a HEARTBEAT announcing `[first, last]` (`last` at most the writer's highest
+    /// SN); consumes a count only if it fits.
+    fn add_heartbeat(
+        &mut self,
+        b: &mut MessageBuilder,
+        first: SequenceNumber,
+        last: SequenceNumber,
+        fin: bool,
+    ) -> bool {
+        let last = last.min(self.history.last_sn());
         // RTPS 2.5 §8.3.7.5: firstSN ≥ 1, lastSN ≥ firstSN − 1 (empty: first = last + 1).
         let first = first.max(SequenceNumber::ONE).min(succ(last));
         let count = self.announced.next_count();
@@ -279,10 +300,11 @@ impl Writer {
                 self.queue.control_scheduled(at);
             }
         }
-        let (start, acked) = (r.start(), r.acked());
+        let (start, acked, cursor) = (r.start(), r.acked(), r.next_unsent());
         if heartbeat_due || (repair_due && drained) {
             let first = self.history.first_sn().max(start);
-            if self.add_heartbeat(&mut b, first, acked >= last) {
+            let last = self.announced_last(cursor);
+            if self.add_heartbeat(&mut b, first, last, acked >= last) {
                 if let Some(r) = self.readers.get_mut(key) {
                     r.heartbeat_sent();
                     if acked < last {
@@ -532,7 +554,15 @@ impl Writer {
             _ => SequenceNumber::ONE,
         };
         let first = self.history.first_sn().max(first);
-        if self.add_heartbeat(b, first, false) {
+        // The members' cursors were just set to where the burst ended.
+        let cursor = members
+            .iter()
+            .filter_map(|&k| self.readers.get(k))
+            .map(ReaderProxy::next_unsent)
+            .min()
+            .unwrap_or(first);
+        let last = self.announced_last(cursor);
+        if self.add_heartbeat(b, first, last, false) {
             for &k in members {
                 if let Some(r) = self.readers.get_mut(k) {
                     r.unsolicited_heartbeat(now.mono, true);
@@ -569,7 +599,7 @@ impl Writer {
         } else {
             SKIPPED_BACKSTOP_PERIODS
         };
-        let backstop = self.config.heartbeat_period.saturating_mul(periods);
+        let backstop = self.heartbeat_interval(now.mono).saturating_mul(periods);
         let at = now.mono.saturating_add(backstop);
         self.queue.control_scheduled(at);
         for &k in members {
