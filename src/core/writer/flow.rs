@@ -29,10 +29,13 @@ use std::collections::VecDeque;
 use crate::time::Instant;
 use crate::wire::SequenceNumber;
 
-/// The window a reader starts with (Cyclone's initial high-water mark is 30 KiB).
-pub(super) const INITIAL_WINDOW: usize = 32 * 1024;
-/// The smallest window: a reader that keeps losing still gets this much per round trip.
-pub(super) const MIN_WINDOW: usize = 4 * 1024;
+/// The window a reader starts with (Cyclone's initial high-water mark is 30 KiB for a whole
+/// writer; readers in one process share a socket buffer, so each starts lower).
+pub(super) const INITIAL_WINDOW: usize = 16 * 1024;
+/// The smallest window: a reader that keeps losing still gets this much per round trip
+/// (a hundred readers of one process at the minimum stay within a default 208 KiB Linux
+/// socket buffer).
+pub(super) const MIN_WINDOW: usize = 1024;
 /// The largest window (Cyclone's default high-water mark is 500 KB).
 pub(super) const MAX_WINDOW: usize = 512 * 1024;
 /// Bytes a change costs in the window besides its payload: the DATA submessage header,
@@ -253,11 +256,15 @@ pub(super) fn resolicit(period: core::time::Duration) -> core::time::Duration {
 /// `readers` reliable readers: `period` up to [`READERS_PER_PERIOD`] readers, then growing
 /// with their number up to [`MAX_PERIOD_SCALE`] periods, so that the writer's HEARTBEATs
 /// per written sample stay about constant as readers are added (each reader still gets one
-/// whenever its window asks for an acknowledgement, [`Flow::wants_ack`]). Idle: `period`.
+/// whenever its window asks for an acknowledgement, [`Flow::wants_ack`]). Halved once the
+/// history is half full and again at three quarters (`fill_quarters`, see [`fill_quarters`]),
+/// as Cyclone does with its history's fill level (docs/interop-facts.md §7.1), so that
+/// acknowledgements free the history before it blocks the writer. Idle: `period`.
 pub(super) fn heartbeat_interval(
     period: core::time::Duration,
     readers: usize,
     writing: bool,
+    fill_quarters: u32,
 ) -> core::time::Duration {
     if !writing {
         return period;
@@ -265,7 +272,24 @@ pub(super) fn heartbeat_interval(
     let scale = u32::try_from(readers.div_ceil(READERS_PER_PERIOD))
         .unwrap_or(MAX_PERIOD_SCALE)
         .clamp(1, MAX_PERIOD_SCALE);
-    period.saturating_mul(scale)
+    let interval = period.saturating_mul(scale);
+    match fill_quarters {
+        0 | 1 => interval,
+        2 => interval / 2,
+        _ => interval / 4,
+    }
+}
+
+/// How full a history is, in quarters (0–4), from the room it has left and its limits, in
+/// samples and in bytes (`None`: unlimited); the fuller of the two counts.
+pub(super) fn fill_quarters(room: (usize, usize), limits: (Option<usize>, Option<usize>)) -> u32 {
+    let quarters = |left: usize, max: Option<usize>| {
+        max.filter(|m| *m > 0).map_or(0, |m| {
+            let used = m.saturating_sub(left.min(m));
+            u32::try_from(used.saturating_mul(4) / m).unwrap_or(4)
+        })
+    };
+    quarters(room.0, limits.0).max(quarters(room.1, limits.1))
 }
 
 #[cfg(test)]

@@ -244,7 +244,16 @@ impl Writer {
     /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
     fn heartbeat_interval(&self, now: Instant) -> core::time::Duration {
         let (period, writing) = (self.config.heartbeat_period, self.writing(now));
-        flow::heartbeat_interval(period, self.readers.len(), writing)
+        // Nothing counted as removable: the room is the history's fill level, cheaply.
+        let room = self.history.room(SequenceNumber(0));
+        let max_samples = match self.config.resource_limits.max_samples {
+            crate::qos::Length::Limited(n) => usize::try_from(n).ok(),
+            crate::qos::Length::Unlimited => None,
+        };
+        let max_bytes = (self.config.history == History::KeepAll)
+            .then_some(self::history::KEEP_ALL_BYTES_LIMIT);
+        let fill = flow::fill_quarters(room, (max_samples, max_bytes));
+        flow::heartbeat_interval(period, self.readers.len(), writing, fill)
     }
 
     /// Highest SN up to which no reliable reader can still need a stored change: acknowledged,

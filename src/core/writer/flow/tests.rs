@@ -106,9 +106,20 @@ fn the_release_floor_stops_before_the_oldest_change_in_flight() {
 #[test]
 fn the_heartbeat_interval_grows_with_readers_only_while_writing() {
     let p = core::time::Duration::from_millis(100);
-    assert_eq!(heartbeat_interval(p, 1, true), p);
-    assert_eq!(heartbeat_interval(p, 32, true), p);
-    assert_eq!(heartbeat_interval(p, 100, true), p * 4);
-    assert_eq!(heartbeat_interval(p, 1000, true), p * 10);
-    assert_eq!(heartbeat_interval(p, 1000, false), p);
+    assert_eq!(heartbeat_interval(p, 1, true, 0), p);
+    assert_eq!(heartbeat_interval(p, 32, true, 0), p);
+    assert_eq!(heartbeat_interval(p, 100, true, 1), p * 4);
+    assert_eq!(heartbeat_interval(p, 1000, true, 0), p * 10);
+    assert_eq!(heartbeat_interval(p, 1000, false, 0), p);
+    assert_eq!(heartbeat_interval(p, 1000, true, 2), p * 5, "half full");
+    assert_eq!(heartbeat_interval(p, 1000, true, 3), p * 10 / 4);
+}
+
+#[test]
+fn the_fill_level_is_the_fuller_of_samples_and_bytes() {
+    assert_eq!(fill_quarters((usize::MAX, usize::MAX), (None, None)), 0);
+    assert_eq!(fill_quarters((100, usize::MAX), (Some(100), None)), 0);
+    assert_eq!(fill_quarters((50, usize::MAX), (Some(100), None)), 2);
+    assert_eq!(fill_quarters((50, 10), (Some(100), Some(100))), 3);
+    assert_eq!(fill_quarters((0, 0), (Some(100), Some(100))), 4);
 }
