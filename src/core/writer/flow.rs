@@ -50,7 +50,7 @@ const MAX_RECENT_REPAIRS: usize = 512;
 /// [`heartbeat_interval`]).
 const READERS_PER_PERIOD: usize = 32;
 /// The longest unsolicited heartbeat interval while writing, in heartbeat periods.
-const MAX_PERIOD_SCALE: u32 = 10;
+const MAX_PERIOD_SCALE: u32 = 4;
 
 /// One reader's flow state. Owned by its `ReaderProxy`.
 #[derive(Clone, Debug)]
@@ -243,6 +243,28 @@ impl Flow {
     pub(super) fn recovery_until(&self) -> SequenceNumber {
         self.recovery_until
     }
+}
+
+/// The most readers the periodic HEARTBEAT tick heartbeats at once; the rest follow a
+/// quarter period later ([`capped_tick`]), so that their ACKNACKs do not arrive in one burst.
+pub(super) const HEARTBEATS_PER_TICK: usize = 64;
+
+/// The next periodic tick when the last one was capped at [`HEARTBEATS_PER_TICK`].
+pub(super) fn capped_tick(period: core::time::Duration) -> core::time::Duration {
+    period / 4
+}
+
+/// True while the writer counts as writing: a change was written within the longest
+/// spread-out heartbeat interval ([`MAX_PERIOD_SCALE`] periods). A write blocked for a
+/// moment by a full history must not count as the end of writing: every reader would then
+/// be heartbeated at the base period at once.
+pub(super) fn writing(
+    last_write: Option<Instant>,
+    now: Instant,
+    period: core::time::Duration,
+) -> bool {
+    let grace = period.saturating_mul(MAX_PERIOD_SCALE);
+    last_write.is_some_and(|t| t.saturating_add(grace) > now)
 }
 
 /// How long a request for an acknowledgement, or a repair, is given before it is repeated

@@ -161,6 +161,9 @@ pub struct Writer {
     /// When the last change was written: while writing continues, unsolicited HEARTBEATs
     /// to many readers are spread out (`flow::heartbeat_interval`).
     last_write: Option<Instant>,
+    /// Where the next periodic HEARTBEAT tick starts among the readers (round-robin when a
+    /// tick is capped, `flow::HEARTBEATS_PER_TICK`).
+    heartbeat_from: usize,
 }
 
 impl Writer {
@@ -195,6 +198,7 @@ impl Writer {
             planner: Planner::new(),
             queue: PushQueue::new(),
             last_write: None,
+            heartbeat_from: 0,
         };
         w.resolve_filter_slots();
         w
@@ -234,11 +238,9 @@ impl Writer {
         self.config.reliable && r.reliable()
     }
 
-    /// True while changes keep being written: one was during the last heartbeat period.
+    /// True while changes keep being written (`flow::writing`).
     fn writing(&self, now: Instant) -> bool {
-        let period = self.config.heartbeat_period;
-        self.last_write
-            .is_some_and(|t| t.saturating_add(period) > now)
+        flow::writing(self.last_write, now, self.config.heartbeat_period)
     }
 
     /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
@@ -515,12 +517,22 @@ impl Writer {
         let reliable = self.config.reliable;
         let period = self.heartbeat_interval(now.mono);
         let writing = self.writing(now.mono);
-        let mut any = false;
-        for r in self
-            .readers
-            .iter_mut()
-            .filter(|r| reliable && r.unacked(last))
-        {
+        let (mut any, mut capped, mut sent) = (false, false, 0usize);
+        let n = self.readers.len();
+        // Round-robin from where the last capped tick stopped.
+        let from = self.heartbeat_from;
+        for k in 0..n {
+            let i = from.wrapping_add(k).checked_rem(n).unwrap_or(0);
+            let Some(r) = self
+                .readers
+                .key_at(i)
+                .and_then(|key| self.readers.get_mut(key))
+            else {
+                continue;
+            };
+            if !(reliable && r.unacked(last)) {
+                continue;
+            }
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
             // a push) during the last period, or whose push backstop is due (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
@@ -530,12 +542,25 @@ impl Writer {
             let scheduled = r
                 .heartbeat_deadline()
                 .is_some_and(|t| writing || t <= now.mono.saturating_add(period));
+            // At most a tick's share at once: a thousand readers heartbeated in one go would
+            // answer in one burst that overflows our own socket (`flow.rs`).
             if r.heartbeat_stale(now.mono, period) && !scheduled {
-                r.unsolicited_heartbeat(now.mono, false);
+                if sent < flow::HEARTBEATS_PER_TICK {
+                    r.unsolicited_heartbeat(now.mono, false);
+                    sent = sent.saturating_add(1);
+                } else if !capped {
+                    capped = true;
+                    self.heartbeat_from = i;
+                }
             }
             any = true;
         }
-        let next = any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        let tick = if capped {
+            flow::capped_tick(self.config.heartbeat_period)
+        } else {
+            self.config.heartbeat_period
+        };
+        let next = any.then(|| now.mono.saturating_add(tick));
         self.timers.set(WriterTimer::Heartbeat, next);
     }
 
