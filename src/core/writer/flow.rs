@@ -50,7 +50,7 @@ const MAX_RECENT_REPAIRS: usize = 512;
 /// [`heartbeat_interval`]).
 const READERS_PER_PERIOD: usize = 32;
 /// The longest unsolicited heartbeat interval while writing, in heartbeat periods.
-const MAX_PERIOD_SCALE: u32 = 4;
+const MAX_PERIOD_SCALE: u32 = 10;
 
 /// One reader's flow state. Owned by its `ReaderProxy`.
 #[derive(Clone, Debug)]
@@ -254,16 +254,19 @@ pub(super) fn capped_tick(period: core::time::Duration) -> core::time::Duration 
     period / 4
 }
 
-/// True while the writer counts as writing: a change was written within the longest
-/// spread-out heartbeat interval ([`MAX_PERIOD_SCALE`] periods). A write blocked for a
-/// moment by a full history must not count as the end of writing: every reader would then
-/// be heartbeated at the base period at once.
+/// Heartbeat periods without a write after which the writer counts as idle.
+const IDLE_PERIODS: u32 = 2;
+
+/// True while the writer counts as writing: a change was written within the last
+/// [`IDLE_PERIODS`] periods (a write blocked for a moment by a full history is not the end
+/// of writing; when writing ends, the readers' last changes are announced at the base
+/// period, a tick's share at a time, [`HEARTBEATS_PER_TICK`]).
 pub(super) fn writing(
     last_write: Option<Instant>,
     now: Instant,
     period: core::time::Duration,
 ) -> bool {
-    let grace = period.saturating_mul(MAX_PERIOD_SCALE);
+    let grace = period.saturating_mul(IDLE_PERIODS);
     last_write.is_some_and(|t| t.saturating_add(grace) > now)
 }
 

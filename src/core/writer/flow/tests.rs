@@ -109,14 +109,10 @@ fn the_heartbeat_interval_grows_with_readers_only_while_writing() {
     assert_eq!(heartbeat_interval(p, 1, true, 0), p);
     assert_eq!(heartbeat_interval(p, 32, true, 0), p);
     assert_eq!(heartbeat_interval(p, 100, true, 1), p * 4);
-    assert_eq!(
-        heartbeat_interval(p, 1000, true, 0),
-        p * 4,
-        "at most four periods"
-    );
+    assert_eq!(heartbeat_interval(p, 1000, true, 0), p * 10, "at most ten");
     assert_eq!(heartbeat_interval(p, 1000, false, 0), p);
-    assert_eq!(heartbeat_interval(p, 1000, true, 2), p * 2, "half full");
-    assert_eq!(heartbeat_interval(p, 1000, true, 3), p);
+    assert_eq!(heartbeat_interval(p, 1000, true, 2), p * 5, "half full");
+    assert_eq!(heartbeat_interval(p, 1000, true, 3), p * 10 / 4);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::types::{ShapeType, TopicType};
 use crate::wire::plist::ContentFilterInfo;
 use crate::wire::plist::pid::PID_CONTENT_FILTER_INFO;
 
-fn filter(expr: &str, params: &[&str]) -> ContentFilter {
+pub(super) fn filter(expr: &str, params: &[&str]) -> ContentFilter {
     ContentFilter {
         content_filtered_topic_name: "SquareFiltered".into(),
         related_topic_name: "Square".into(),
