@@ -33,9 +33,12 @@ use crate::wire::SequenceNumber;
 /// writer; readers in one process share a socket buffer, so each starts lower).
 pub(super) const INITIAL_WINDOW: usize = 16 * 1024;
 /// The smallest window: a reader that keeps losing still gets this much per round trip
-/// (a hundred readers of one process at the minimum stay within a default 208 KiB Linux
-/// socket buffer).
-pub(super) const MIN_WINDOW: usize = 1024;
+/// (a hundred readers of one process at the minimum stay about within a default 208 KiB
+/// Linux socket buffer).
+pub(super) const MIN_WINDOW: usize = 2 * 1024;
+/// Changes in flight below which a half-full window does not yet ask for an
+/// acknowledgement (a small window would otherwise ask every few changes).
+const MIN_SOLICIT_CHANGES: usize = 8;
 /// The largest window (Cyclone's default high-water mark is 500 KB).
 pub(super) const MAX_WINDOW: usize = 512 * 1024;
 /// Bytes a change costs in the window besides its payload: the DATA submessage header,
@@ -132,7 +135,9 @@ impl Flow {
     /// to it should carry a HEARTBEAT without the final flag. Cyclone asks for an
     /// acknowledgement once half of its high-water mark is unacknowledged (§7.1).
     pub(super) fn wants_ack(&self, now: Instant, resolicit: core::time::Duration) -> bool {
-        self.in_flight_bytes.saturating_mul(2) >= self.window
+        let half = self.in_flight_bytes.saturating_mul(2) >= self.window
+            && self.in_flight.len() >= MIN_SOLICIT_CHANGES;
+        (half || !self.may_send())
             && self
                 .solicited
                 .is_none_or(|t| t.saturating_add(resolicit) <= now)

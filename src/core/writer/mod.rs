@@ -25,8 +25,13 @@
 //! - Per sample, a change several readers on one multicast group pass may go once to the
 //!   group instead of once per reader, when a configurable cost model says so
 //!   (`multicast.rs`, `docs/filtering.md`).
-//! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
-//!   changes; none once everything is acknowledged. ACKNACK requests are answered after
+//! - Flow control (`flow.rs`): a reliable reader gets new changes only while its window of
+//!   unacknowledged bytes has room; half full, the next datagram asks it to acknowledge.
+//!   HEARTBEATs announce only what was pushed to the reader; repairs are paced per reader
+//!   and a NACK crossing a repair just sent is not answered twice.
+//! - Reliable readers get a HEARTBEAT every `heartbeat_period` (spread out to up to ten
+//!   periods while writing to many readers, `flow::heartbeat_interval`) while they have
+//!   unacknowledged changes; none once everything is acknowledged. ACKNACK requests are answered after
 //!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no
 //!   longer stored (KEEP_LAST) or not relevant (before a VOLATILE late joiner's start),
 //!   followed by a HEARTBEAT.
@@ -47,6 +52,8 @@
 //! │     └── ReaderProxy             reader_proxy.rs  private fields: acked/requested sets,
 //! │                                               push cursor + lazy GAP, TimerTable<ReaderTimer>,
 //! │                                               multicast coverage recorded at planning
+//! │           └── Flow              flow.rs       flow control: window of unacknowledged
+//! │                                               bytes, ACK solicitation, recent repairs
 //! ├── planner: Planner              multicast.rs  groups (derived from Readers::membership),
 //! │                                               plan cursor, outbox; plan(&config, &history,
 //! │                                               &readers) -> coverage, decided once
