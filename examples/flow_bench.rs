@@ -15,6 +15,9 @@
 //!
 //! Runs inside the network sandbox only (`scripts/bench-flow` uses netns-run).
 
+// A measuring tool outside the sans-IO core: it reads the clock (as `siftdds perf` does).
+#![allow(clippy::disallowed_methods)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

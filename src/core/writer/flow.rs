@@ -180,7 +180,10 @@ impl Flow {
             None if freed > 0 => {
                 let grow = if self.lost_once {
                     // About MIN_WINDOW per window acknowledged.
-                    freed.saturating_mul(MIN_WINDOW) / self.window.max(1)
+                    freed
+                        .saturating_mul(MIN_WINDOW)
+                        .checked_div(self.window)
+                        .unwrap_or(freed)
                 } else {
                     freed
                 };
@@ -256,7 +259,7 @@ pub(super) const HEARTBEATS_PER_TICK: usize = 64;
 
 /// The next periodic tick when the last one was capped at [`HEARTBEATS_PER_TICK`].
 pub(super) fn capped_tick(period: core::time::Duration) -> core::time::Duration {
-    period / 4
+    period.checked_div(4).unwrap_or(period)
 }
 
 /// Heartbeat periods without a write after which the writer counts as idle.
@@ -279,7 +282,7 @@ pub(super) fn writing(
 /// (answered): a fifth of the heartbeat period, Cyclone's shortest heartbeat interval
 /// under load being 20 ms of its 100 ms (§7.1).
 pub(super) fn resolicit(period: core::time::Duration) -> core::time::Duration {
-    period / 5
+    period.checked_div(5).unwrap_or(period)
 }
 
 /// The unsolicited HEARTBEAT interval per reader while the writer keeps writing to
@@ -305,8 +308,8 @@ pub(super) fn heartbeat_interval(
     let interval = period.saturating_mul(scale);
     match fill_quarters {
         0 | 1 => interval,
-        2 => interval / 2,
-        _ => interval / 4,
+        2 => interval.checked_div(2).unwrap_or(interval),
+        _ => interval.checked_div(4).unwrap_or(interval),
     }
 }
 
@@ -316,11 +319,13 @@ pub(super) fn fill_quarters(room: (usize, usize), limits: (Option<usize>, Option
     let quarters = |left: usize, max: Option<usize>| {
         max.filter(|m| *m > 0).map_or(0, |m| {
             let used = m.saturating_sub(left.min(m));
-            u32::try_from(used.saturating_mul(4) / m).unwrap_or(4)
+            let q = used.saturating_mul(4).checked_div(m).unwrap_or(4);
+            u32::try_from(q).unwrap_or(4)
         })
     };
     quarters(room.0, limits.0).max(quarters(room.1, limits.1))
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests;
