@@ -44,8 +44,9 @@ pub(super) const MAX_WINDOW: usize = 512 * 1024;
 /// Bytes a change costs in the window besides its payload: the DATA submessage header,
 /// INFO_TS / INFO_DST shares and inline QoS (key hash, filter info).
 pub(super) const PER_CHANGE_OVERHEAD: usize = 64;
-/// The most changes tracked in flight per reader; beyond it the window counts as full.
-const MAX_IN_FLIGHT: usize = 16 * 1024;
+/// The most changes tracked in flight per reader; beyond it the window counts as full
+/// (bounds this state to 64 KiB per reader).
+const MAX_IN_FLIGHT: usize = 4096;
 /// Repairs remembered per reader for NACK suppression.
 const MAX_RECENT_REPAIRS: usize = 512;
 /// Readers per heartbeat period a writer heartbeats unsolicited while it keeps writing; with
@@ -211,7 +212,10 @@ impl Flow {
         }
         let before = requested.len();
         if !self.repaired.is_empty() {
-            requested.retain(|sn| !self.repaired.iter().any(|(r, _)| r == sn));
+            // Bounded: at most MAX_RECENT_REPAIRS repairs, 256 requests per ACKNACK.
+            let mut recent: Vec<SequenceNumber> = self.repaired.iter().map(|(s, _)| *s).collect();
+            recent.sort_unstable();
+            requested.retain(|sn| recent.binary_search(sn).is_err());
         }
         before.saturating_sub(requested.len())
     }
