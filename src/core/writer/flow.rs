@@ -39,8 +39,11 @@ pub(super) const MIN_WINDOW: usize = 2 * 1024;
 /// Changes in flight below which a half-full window does not yet ask for an
 /// acknowledgement (a small window would otherwise ask every few changes).
 const MIN_SOLICIT_CHANGES: usize = 8;
-/// The largest window (Cyclone's default high-water mark is 500 KB).
-pub(super) const MAX_WINDOW: usize = 512 * 1024;
+/// The largest window (Cyclone's default high-water mark is 500 KB for a whole writer). At
+/// 512 KiB, 16 KiB samples to one fast reader are bounded by the acknowledgement round trip
+/// (32 per round trip); a KEEP_ALL history holds 2 MiB of payload anyway
+/// (docs/performance.md, flow control).
+pub(super) const MAX_WINDOW: usize = 2 * 1024 * 1024;
 /// Bytes a change costs in the window besides its payload: the DATA submessage header,
 /// INFO_TS / INFO_DST shares and inline QoS (key hash, filter info).
 pub(super) const PER_CHANGE_OVERHEAD: usize = 64;
