@@ -31,6 +31,12 @@
 //   -x COLOR      pub: after the last sample, dispose COLOR's instance
 //   -u COLOR      pub: after the last sample (and -x), unregister COLOR's instance
 //   -w N          sub: also wait for N instance state changes (invalid samples) before exiting
+//   -N COUNT      flow bench (scripts/bench-flow): sub hosts COUNT readers, each on its own
+//                 ContentFilteredTopic "color = %0" with parameter 'C<i>', quiet, printing
+//                 "sub: received total <n>" at exit (SIGTERM); pub cycles the colours C0..C<COUNT-1>
+//   -F SECONDS    pub: flow bench: once matched, write flat out (no interval) for SECONDS, quiet,
+//                 then wait up to 30 s for acknowledgements and print one "summary:" line
+//                 (samples, samples/s over writing and draining, CPU µs per sample, drain time)
 //
 // The sub prints "sub: <k> <color> x=.. y=.. size=.. payload=<len>" per valid sample and
 // "sub: instance <color> NOT_ALIVE_DISPOSED|NOT_ALIVE_NO_WRITERS" per invalid one, and after a
@@ -63,6 +69,9 @@
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -114,6 +123,8 @@ struct Options
     long want_states = 0;        // -w
     long multicast_port = 0;     // -M PORT,UNICAST_PORT: user data on 239.255.0.1:PORT
     long unicast_port = 0;       //   and 127.0.0.1:UNICAST_PORT (participant defaults)
+    long flow_readers = 0;       // -N
+    double flow_seconds = 0;     // -F
 };
 
 // -A SPEC: access scope letter, then 'c' and/or 'o'; empty SPEC leaves the default.
@@ -273,6 +284,19 @@ static Options parse(int argc, char** argv)
             o.multicast_port = std::stol(ports[0]);
             o.unicast_port = std::stol(ports[1]);
         }
+        else if (a == "-N")
+        {
+            o.flow_readers = std::stol(val());
+            o.colors.clear();
+            for (long c = 0; c < o.flow_readers; ++c)
+            {
+                o.colors.push_back("C" + std::to_string(c));
+            }
+        }
+        else if (a == "-F")
+        {
+            o.flow_seconds = std::stod(val());
+        }
         else if (a == "--no-typeinfo")
         {
             o.typeinfo = false;
@@ -397,6 +421,88 @@ public:
 
 };
 
+// User + system CPU seconds of this process.
+static double cpu_seconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
+           + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// A listener that only counts valid samples (flow bench readers, -N).
+class CountListener : public DataReaderListener
+{
+public:
+
+    std::atomic<long>* total;
+
+    void on_data_available(
+            DataReader* reader) override
+    {
+        ShapeType s;
+        SampleInfo info;
+        while (reader->take_next_sample(&s, &info) == ReturnCode_t::RETCODE_OK)
+        {
+            if (info.valid_data)
+            {
+                ++*total;
+            }
+        }
+    }
+
+};
+
+// -F: write flat out for o.flow_seconds, then drain; one summary line.
+static void flow_publish(
+        const Options& o,
+        DataWriter* writer)
+{
+    ShapeType s;
+    s.shapesize(30);
+    std::vector<uint8_t> buf(static_cast<size_t>(o.payload));
+    for (size_t k = 0; k < buf.size(); ++k)
+    {
+        buf[k] = static_cast<uint8_t>(k);
+    }
+    s.additional_payload_size(buf);
+    const double cpu0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    const auto end = t0 + std::chrono::milliseconds(static_cast<long>(o.flow_seconds * 1000));
+    long written = 0;
+    long failed = 0;
+    long blocked = 0;
+    while (!g_stop && Clock::now() < end)
+    {
+        s.color(o.colors[written % o.colors.size()]);
+        s.x(static_cast<int32_t>(written));
+        const auto w0 = Clock::now();
+        if (writer->write(&s))
+        {
+            ++written;
+        }
+        else
+        {
+            ++failed;
+        }
+        if (Clock::now() - w0 >= std::chrono::milliseconds(100))
+        {
+            ++blocked;
+        }
+    }
+    const double write_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const auto t1 = Clock::now();
+    eprosima::fastrtps::Duration_t max_wait(30, 0);
+    const bool drained = writer->wait_for_acknowledgments(max_wait) == ReturnCode_t::RETCODE_OK;
+    const double drain_s = std::chrono::duration<double>(Clock::now() - t1).count();
+    const double cpu = cpu_seconds() - cpu0;
+    std::printf("summary: writer=fastdds readers=%zu written=%ld write_s=%.2f rate=%.0f cpu_us_per_sample=%.1f "
+            "drain_s=%.2f drained=%s blocked=%ld failed=%ld\n", o.colors.size(), written, write_s,
+            static_cast<double>(written) / (write_s + drain_s), cpu * 1e6 / static_cast<double>(written > 0 ? written : 1),
+            drain_s, drained ? "true" : "false", blocked, failed);
+    std::fflush(stdout);
+}
+
 static bool time_left(
         Clock::time_point deadline)
 {
@@ -481,7 +587,9 @@ int main(
         if (o.depth == 0)
         {
             wqos.resource_limits().max_samples = 64 * 25000; // ≥ max_instances × max_samples_per_instance
-            wqos.resource_limits().max_instances = 64; // the 32-colour filtering reference (cft_reference.rs)
+            // The 32-colour filtering reference (cft_reference.rs); the flow bench's colours.
+            wqos.resource_limits().max_instances = static_cast<int32_t>(std::max<size_t>(64, o.colors.size()));
+            wqos.resource_limits().max_samples = wqos.resource_limits().max_instances * 25000;
             wqos.resource_limits().max_samples_per_instance = 25000;
         }
         if (!o.persistence.empty())
@@ -503,6 +611,13 @@ int main(
         // Give the reader's side a moment to finish matching us too.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         long written = 0;
+        if (o.flow_seconds > 0)
+        {
+            flow_publish(o, writer);
+            participant->delete_contained_entities();
+            DomainParticipantFactory::get_instance()->delete_participant(participant);
+            return 0;
+        }
         while (time_left(deadline) && written < o.samples)
         {
             ShapeType s;
@@ -598,6 +713,36 @@ int main(
         {
             rqos.properties().properties().emplace_back("dds.persistence.guid",
                     "73.68.61.70.65.73.5f.66.61.73.74.64|00.00.01.07");
+        }
+        if (o.flow_readers > 0)
+        {
+            // -N: the flow bench's filtered readers, counted together.
+            std::atomic<long> total{0};
+            std::vector<std::unique_ptr<CountListener>> listeners;
+            for (long c = 0; c < o.flow_readers; ++c)
+            {
+                std::vector<std::string> params{"'C" + std::to_string(c) + "'"};
+                ContentFilteredTopic* cft = participant->create_contentfilteredtopic(
+                    o.topic + "Filtered" + std::to_string(c), topic, "color = %0", params);
+                listeners.emplace_back(new CountListener());
+                listeners.back()->total = &total;
+                if (cft == nullptr || subscriber->create_datareader(cft, rqos, listeners.back().get()) == nullptr)
+                {
+                    std::fprintf(stderr, "flow reader %ld failed\n", c);
+                    return 1;
+                }
+            }
+            std::printf("sub: %ld filtered readers\n", o.flow_readers);
+            std::fflush(stdout);
+            while (time_left(deadline))
+            {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+            std::printf("sub: received total %ld\n", total.load());
+            std::fflush(stdout);
+            participant->delete_contained_entities();
+            DomainParticipantFactory::get_instance()->delete_participant(participant);
+            return 0;
         }
         SubListener listener;
         DataReader* reader = subscriber->create_datareader(description, rqos, &listener);

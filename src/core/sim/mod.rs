@@ -9,13 +9,18 @@
 //! `writer/tests/sim.rs`, the writer and `core::reader` listeners on a multicast group in
 //! `writer/tests/multicast_sim.rs`).
 //!
+//! A node may be given a receive buffer ([`SimNet::set_receive_buffer`]): a queue of
+//! datagrams that the node takes at a fixed rate of bytes per millisecond, dropping what
+//! arrives while it is full, as a kernel socket buffer drops for a slow process (the
+//! writer's flow-control tests, `writer/tests/flow_sim.rs`).
+//!
 //! Must not: use sockets, threads, the clock or sleeps; every random choice comes from the
 //! seed, so a failing case replays exactly.
 
 #![allow(clippy::arithmetic_side_effects)]
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::participant::{Participant, ParticipantConfig};
 use super::{Event, Transmit};
@@ -42,8 +47,39 @@ pub struct Faults {
 }
 
 /// One datagram on its way: delivery time, a sequence for stable ordering, destination node,
-/// source locator, bytes.
-type InFlight = Reverse<(u64, u64, usize, Locator, Vec<u8>)>;
+/// source locator, bytes, and whether it already passed the node's receive buffer (then it
+/// is handed to the node at that time).
+type InFlight = Reverse<(u64, u64, usize, Locator, Vec<u8>, bool)>;
+
+/// A node's receive buffer: at most `capacity` bytes queued, taken at `bytes_per_ms`.
+#[derive(Clone, Debug, Default)]
+struct ReceiveBuffer {
+    capacity: usize,
+    bytes_per_ms: u64,
+    /// Datagrams queued: when the node will have taken each, and its length.
+    queued: VecDeque<(u64, usize)>,
+    /// Copies dropped because the buffer was full.
+    dropped: u64,
+}
+
+impl ReceiveBuffer {
+    /// Admits a datagram of `len` bytes arriving at `now`: the time the node takes it, or
+    /// `None` (dropped) when it does not fit.
+    fn admit(&mut self, now: u64, len: usize) -> Option<u64> {
+        while self.queued.front().is_some_and(|(done, _)| *done <= now) {
+            self.queued.pop_front();
+        }
+        let used: usize = self.queued.iter().map(|(_, l)| l).sum();
+        if used + len > self.capacity {
+            self.dropped += 1;
+            return None;
+        }
+        let start = self.queued.back().map_or(now, |(done, _)| (*done).max(now));
+        let done = start + (len as u64 * 1_000_000).div_ceil(self.bytes_per_ms.max(1));
+        self.queued.push_back((done, len));
+        Some(done)
+    }
+}
 
 /// A sans-IO endpoint the network can drive: datagrams and timeouts in, transmits out.
 pub trait SimNode {
@@ -103,6 +139,8 @@ pub struct SimNet<N = Participant> {
     seq: u64,
     restarts: u8,
     in_flight: BinaryHeap<InFlight>,
+    /// Receive buffers by node index (`None`: the node takes everything at once).
+    buffers: Vec<Option<ReceiveBuffer>>,
     domains: Vec<u32>,
     configure: fn(&mut ParticipantConfig),
 }
@@ -134,6 +172,7 @@ impl<N: SimNode> SimNet<N> {
             seq: 0,
             restarts: 0,
             in_flight: BinaryHeap::new(),
+            buffers: Vec::new(),
             configure: |_| {},
         }
     }
@@ -195,6 +234,28 @@ impl SimNet {
 }
 
 impl<N: SimNode> SimNet<N> {
+    /// Gives node `i` a receive buffer of `capacity` bytes that it empties at `bytes_per_ms`:
+    /// a datagram arriving while the queued ones leave no room for it is dropped (counted in
+    /// [`SimNet::receive_drops`]), the others reach the node once it has taken those ahead.
+    pub fn set_receive_buffer(&mut self, i: usize, capacity: usize, bytes_per_ms: u64) {
+        if self.buffers.len() <= i {
+            self.buffers.resize(i + 1, None);
+        }
+        self.buffers[i] = Some(ReceiveBuffer {
+            capacity,
+            bytes_per_ms,
+            ..ReceiveBuffer::default()
+        });
+    }
+
+    /// Datagrams node `i`'s receive buffer dropped so far.
+    pub fn receive_drops(&self, i: usize) -> u64 {
+        self.buffers
+            .get(i)
+            .and_then(Option::as_ref)
+            .map_or(0, |b| b.dropped)
+    }
+
     /// The current instant for the core.
     pub fn now(&self) -> Now {
         sim_now(self.now)
@@ -216,8 +277,15 @@ impl<N: SimNode> SimNet<N> {
                 at += (self.rng.next_u64() % self.faults.reorder_max_us) * 1_000;
             }
             self.seq += 1;
-            self.in_flight
-                .push(Reverse((at, self.seq, dst, src, payload.to_vec())));
+            let buffered = self.buffers.get(dst).is_some_and(Option::is_some);
+            self.in_flight.push(Reverse((
+                at,
+                self.seq,
+                dst,
+                src,
+                payload.to_vec(),
+                !buffered,
+            )));
         }
     }
 
@@ -273,9 +341,21 @@ impl<N: SimNode> SimNet<N> {
             .peek()
             .is_some_and(|Reverse(f)| f.0 <= self.now)
         {
-            let Some(Reverse((_, _, dst, src, bytes))) = self.in_flight.pop() else {
+            let Some(Reverse((_, _, dst, src, bytes, admitted))) = self.in_flight.pop() else {
                 break;
             };
+            if !admitted {
+                // Through the node's receive buffer: dropped, or taken when its turn comes.
+                let buffer = self.buffers.get_mut(dst).and_then(Option::as_mut);
+                if let Some(done) = buffer.and_then(|b| b.admit(self.now, bytes.len())) {
+                    self.seq += 1;
+                    self.in_flight
+                        .push(Reverse((done, self.seq, dst, src, bytes, true)));
+                } else {
+                    self.lost += 1;
+                }
+                continue;
+            }
             self.delivered += 1;
             self.nodes[dst].p.handle_datagram(now, src, &bytes);
         }

@@ -31,6 +31,9 @@ pub struct WriterCounters {
     pub acknacks_received: u64,
     /// ACKNACKs ignored: unknown or best-effort reader, or stale / duplicate count.
     pub acknacks_ignored: u64,
+    /// NACKed changes not answered again because their repair had just gone out
+    /// (`flow.rs`: the request crossed the repair).
+    pub nacks_suppressed: u64,
     /// NACK_FRAGs received (all).
     pub nack_frags_received: u64,
     /// NACK_FRAGs ignored: unknown reader, or stale / duplicate count.

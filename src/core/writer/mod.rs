@@ -25,8 +25,13 @@
 //! - Per sample, a change several readers on one multicast group pass may go once to the
 //!   group instead of once per reader, when a configurable cost model says so
 //!   (`multicast.rs`, `docs/filtering.md`).
-//! - Reliable readers get a HEARTBEAT every `heartbeat_period` while they have unacknowledged
-//!   changes; none once everything is acknowledged. ACKNACK requests are answered after
+//! - Flow control (`flow.rs`): a reliable reader gets new changes only while its window of
+//!   unacknowledged bytes has room; half full, the next datagram asks it to acknowledge.
+//!   HEARTBEATs announce only what was pushed to the reader; repairs are paced per reader
+//!   and a NACK crossing a repair just sent is not answered twice.
+//! - Reliable readers get a HEARTBEAT every `heartbeat_period` (spread out to up to ten
+//!   periods while writing to many readers, `flow::heartbeat_interval`) while they have
+//!   unacknowledged changes; none once everything is acknowledged. ACKNACK requests are answered after
 //!   `nack_response_delay` with DATA / DATA_FRAG for stored changes and GAP for changes no
 //!   longer stored (KEEP_LAST) or not relevant (before a VOLATILE late joiner's start),
 //!   followed by a HEARTBEAT.
@@ -47,6 +52,8 @@
 //! │     └── ReaderProxy             reader_proxy.rs  private fields: acked/requested sets,
 //! │                                               push cursor + lazy GAP, TimerTable<ReaderTimer>,
 //! │                                               multicast coverage recorded at planning
+//! │           └── Flow              flow.rs       flow control: window of unacknowledged
+//! │                                               bytes, ACK solicitation, recent repairs
 //! ├── planner: Planner              multicast.rs  groups (derived from Readers::membership),
 //! │                                               plan cursor, outbox; plan(&config, &history,
 //! │                                               &readers) -> coverage, decided once
@@ -85,6 +92,7 @@ mod config;
 mod content_filter;
 mod counters;
 mod filter_set;
+mod flow;
 mod footprint;
 mod heartbeat;
 mod history;
@@ -170,6 +178,12 @@ pub struct Writer {
     queue: PushQueue,
     /// The coherent set new changes belong to (`coherent.rs`).
     coherent: coherent::CoherentWrites,
+    /// When the last change was written: while writing continues, unsolicited HEARTBEATs
+    /// to many readers are spread out (`flow::heartbeat_interval`).
+    last_write: Option<Instant>,
+    /// Where the next periodic HEARTBEAT tick starts among the readers (round-robin when a
+    /// tick is capped, `flow::HEARTBEATS_PER_TICK`).
+    heartbeat_from: usize,
 }
 
 impl Writer {
@@ -204,6 +218,8 @@ impl Writer {
             planner: Planner::new(),
             queue: PushQueue::new(),
             coherent: coherent::CoherentWrites::default(),
+            last_write: None,
+            heartbeat_from: 0,
         };
         w.resolve_filter_slots();
         w
@@ -241,6 +257,47 @@ impl Writer {
 
     fn reliable_reader(&self, r: &ReaderProxy) -> bool {
         self.config.reliable && r.reliable()
+    }
+
+    /// True while changes keep being written (`flow::writing`).
+    fn writing(&self, now: Instant) -> bool {
+        flow::writing(self.last_write, now, self.config.heartbeat_period)
+    }
+
+    /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
+    fn heartbeat_interval(&self, now: Instant) -> core::time::Duration {
+        let (period, writing) = (self.config.heartbeat_period, self.writing(now));
+        // Nothing counted as removable: the room is the history's fill level, cheaply.
+        let room = self.history.room(SequenceNumber(0));
+        let max_samples = match self.config.resource_limits.max_samples {
+            crate::qos::Length::Limited(n) => usize::try_from(n).ok(),
+            crate::qos::Length::Unlimited => None,
+        };
+        let max_bytes = (self.config.history == History::KeepAll)
+            .then_some(self::history::KEEP_ALL_BYTES_LIMIT);
+        let fill = flow::fill_quarters(room, (max_samples, max_bytes));
+        flow::heartbeat_interval(period, self.readers.len(), writing, fill)
+    }
+
+    /// Highest SN up to which no reliable reader can still need a stored change: acknowledged,
+    /// or irrelevant to it and never sent (`flow::Flow::release_floor`). What the history may
+    /// drop; a request for a dropped change is answered with GAP. Unresponsive readers
+    /// (`unresponsive.rs`) do not hold it back.
+    fn release_floor(&self) -> SequenceNumber {
+        let push = self.config.push_mode;
+        self.readers
+            .iter()
+            .filter(|r| self.reliable_reader(r) && !r.responsiveness.is_unresponsive())
+            .map(|r| {
+                let released = if push {
+                    r.flow().release_floor(r.gap_from())
+                } else {
+                    SequenceNumber(0)
+                };
+                r.acked().max(released)
+            })
+            .min()
+            .unwrap_or_else(|| self.history.last_sn())
     }
 
     /// Highest SN every reliable reader has acknowledged (`last_sn` when there are none).
@@ -326,7 +383,7 @@ impl Writer {
         }
         let data = pad_key_payload(kind, data);
         let len = data.len();
-        let floor = self.ack_floor();
+        let floor = self.release_floor();
         let writer_guid = self.config.guid;
         // Evaluated once per change; the result rides with it. RTPS 2.5 §8.7.3.
         let filter = self.evaluate_change(kind, &data);
@@ -349,6 +406,7 @@ impl Writer {
             AddError::SequenceExhausted => WriteError::SequenceNumbersExhausted,
         })?;
         self.announced.written(len);
+        self.last_write = Some(now.mono);
         // Evicted changes need no bookkeeping: readers that still need them get a GAP when
         // the push cursor or a NACK reaches them.
         if self.readers.iter().any(|r| self.reliable_reader(r)) {
@@ -378,7 +436,9 @@ impl Writer {
         self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
         let last = self.history.last_sn();
         let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
+        let (reliable, push_mode) = (self.config.reliable, self.config.push_mode);
+        let period = self.heartbeat_interval(now.mono);
+        let hold_off = flow::resolicit(self.config.heartbeat_period);
         let plan_next = self.planner.plan_next();
         let Some(key) = self.readers.find(reader) else {
             self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
@@ -401,16 +461,32 @@ impl Writer {
         let base = set.bitmap_base().max(SequenceNumber::ONE);
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
+        // A NACK for a change repaired moments ago crossed the repair: not answered again.
+        let mut missing: Vec<SequenceNumber> = set.iter().collect();
+        let dropped = r
+            .flow_mut()
+            .suppress_duplicates(now.mono, hold_off, &mut missing);
+        let dropped = u64::try_from(dropped).unwrap_or(u64::MAX);
+        self.counters.nacks_suppressed = self.counters.nacks_suppressed.saturating_add(dropped);
+        let first_missing = missing.first().copied();
         let before = r.acked();
-        let requested = r.apply_acknack(base, set.iter(), last);
-        if r.responsiveness.acknowledged(before.0, r.acked().0) == Change::Recovered {
+        let requested = r.apply_acknack(base, missing.into_iter(), last);
+        let acked = r.acked();
+        if r.responsiveness.acknowledged(before.0, acked.0) == Change::Recovered {
             let c = &mut self.counters.readers_recovered;
             *c = c.saturating_add(1);
         }
+        r.flow_mut().acknowledged(acked, first_missing);
         // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
         // went out during the last period (else the next one will do): while the writer
         // writes continuously, every ACKNACK lags behind and would otherwise double them.
-        let behind = r.acked() < last && r.heartbeat_stale(now.mono, period);
+        // Behind what was pushed to it (push mode; flow control may hold the rest back).
+        let pushed = if push_mode {
+            last.min(r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
+        } else {
+            last
+        };
+        let behind = r.acked() < pushed && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
         } else if preemptive || !ack.final_flag || behind {
@@ -473,8 +549,8 @@ impl Writer {
             return;
         }
         let last = self.history.last_sn();
-        let (reliable, period) = (self.config.reliable, self.config.heartbeat_period);
-        let mut any = false;
+        let reliable = self.config.reliable;
+        let period = self.heartbeat_interval(now.mono);
         let timeout = self.config.unresponsive_reader_timeout;
         let mut marked = 0u64;
         for r in self.readers.iter_mut().filter(|r| reliable && r.reliable()) {
@@ -489,20 +565,51 @@ impl Writer {
             // Their unacknowledged changes no longer hold a VOLATILE KEEP_ALL history.
             self.collect_garbage();
         }
-        for r in self
-            .readers
-            .iter_mut()
-            .filter(|r| reliable && r.unacked(last))
-        {
+        let writing = self.writing(now.mono);
+        let (mut any, mut capped, mut sent) = (false, false, 0usize);
+        let n = self.readers.len();
+        // Round-robin from where the last capped tick stopped.
+        let from = self.heartbeat_from;
+        for k in 0..n {
+            let i = from.wrapping_add(k).checked_rem(n).unwrap_or(0);
+            let Some(r) = self
+                .readers
+                .key_at(i)
+                .and_then(|key| self.readers.get_mut(key))
+            else {
+                continue;
+            };
+            if !(reliable && r.unacked(last)) {
+                continue;
+            }
             // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
-            // a push) during the last period, or whose push backstop is armed (`send.rs`).
+            // a push) during the last period, or whose push backstop is due (`send.rs`).
             // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            if r.heartbeat_stale(now.mono, period) && !r.heartbeat_scheduled() {
-                r.unsolicited_heartbeat(now.mono, false);
+            // Once writing stopped, a backstop armed further out than a period (spread out
+            // while writing to many readers, `flow::heartbeat_interval`) does not hold this
+            // one back: the last changes are announced within a period.
+            let scheduled = r
+                .heartbeat_deadline()
+                .is_some_and(|t| writing || t <= now.mono.saturating_add(period));
+            // At most a tick's share at once: a thousand readers heartbeated in one go would
+            // answer in one burst that overflows our own socket (`flow.rs`).
+            if r.heartbeat_stale(now.mono, period) && !scheduled {
+                if sent < flow::HEARTBEATS_PER_TICK {
+                    r.unsolicited_heartbeat(now.mono, false);
+                    sent = sent.saturating_add(1);
+                } else if !capped {
+                    capped = true;
+                    self.heartbeat_from = i;
+                }
             }
             any = true;
         }
-        let next = any.then(|| now.mono.saturating_add(self.config.heartbeat_period));
+        let tick = if capped {
+            flow::capped_tick(self.config.heartbeat_period)
+        } else {
+            self.config.heartbeat_period
+        };
+        let next = any.then(|| now.mono.saturating_add(tick));
         self.timers.set(WriterTimer::Heartbeat, next);
     }
 
@@ -560,7 +667,7 @@ impl Writer {
     /// accepts before it would return [`WriteError::HistoryFull`] (lets the API hand writes
     /// over without waiting).
     pub fn room(&self) -> (usize, usize) {
-        self.history.room(self.ack_floor())
+        self.history.room(self.release_floor())
     }
 
     /// True if every reliable reader has acknowledged every change written so far.
@@ -585,8 +692,8 @@ impl Writer {
             .map(|r| r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
             .min();
         let floor = match best_effort_floor {
-            Some(b) => b.min(self.ack_floor()),
-            None => self.ack_floor(),
+            Some(b) => b.min(self.release_floor()),
+            None => self.release_floor(),
         };
         self.history.remove_through(floor);
     }

@@ -167,8 +167,11 @@ pub(super) fn route(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy
 
 /// True when reader `r` has unsent changes the push sends it.
 /// RTPS 2.5 §8.4.7.1 (pushMode; best-effort readers are always pushed to).
+/// A reliable reader whose flow-control window is full waits for its acknowledgement
+/// (`flow.rs`).
 pub(super) fn push_eligible(config: &WriterConfig, last: SequenceNumber, r: &ReaderProxy) -> bool {
-    r.next_unsent() <= last && (config.push_mode || !(config.reliable && r.reliable()))
+    let reliable = config.reliable && r.reliable();
+    r.next_unsent() <= last && (config.push_mode || !reliable) && (!reliable || r.flow().may_send())
 }
 
 /// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP (its

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::flow::Flow;
 use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
 use crate::time::Instant;
@@ -82,6 +83,8 @@ pub(super) struct ReaderProxy {
     synced_from: Option<SequenceNumber>,
     /// Whether it still holds the writer back (`unresponsive.rs`).
     pub(super) responsiveness: super::unresponsive::Responsiveness,
+    /// Its flow control: window, changes in flight, recent repairs (`flow.rs`).
+    flow: Flow,
 }
 
 impl ReaderProxy {
@@ -106,6 +109,7 @@ impl ReaderProxy {
             multicast_covered: VecDeque::new(),
             synced_from: None,
             responsiveness: Default::default(),
+            flow: Flow::default(),
         }
     }
 
@@ -230,6 +234,22 @@ impl ReaderProxy {
     /// Requested whole change `sn` was sent.
     pub(super) fn request_answered(&mut self, sn: SequenceNumber) {
         self.requested.remove(&sn);
+        self.flow.repaired(sn);
+    }
+
+    /// Its flow control (`flow.rs`).
+    pub(super) fn flow(&self) -> &Flow {
+        &self.flow
+    }
+
+    /// Its flow control, to update (`flow.rs`).
+    pub(super) fn flow_mut(&mut self) -> &mut Flow {
+        &mut self.flow
+    }
+
+    /// The rest of its repairs waits until `at` (repairs are paced per reader).
+    pub(super) fn defer_repairs(&mut self, at: Instant) {
+        self.timers.set(ReaderTimer::Repair, Some(at));
     }
 
     /// The fragment a fragmented whole-change repair of `sn` resumes at (1: from the start).
@@ -487,9 +507,9 @@ impl ReaderProxy {
         self.timers.is_due(ReaderTimer::Heartbeat, now)
     }
 
-    /// True while a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
-    pub(super) fn heartbeat_scheduled(&self) -> bool {
-        self.timers.get(ReaderTimer::Heartbeat).is_some()
+    /// When a HEARTBEAT to it is scheduled (owed, or a push backstop, `send.rs`).
+    pub(super) fn heartbeat_deadline(&self) -> Option<Instant> {
+        self.timers.get(ReaderTimer::Heartbeat)
     }
 
     /// Its repairs were all sent.
@@ -592,9 +612,9 @@ mod tests {
         assert!(r.accept_nack_frag_count(1));
         let t = Instant::from_nanos(100);
         r.schedule_heartbeat(t);
-        assert!(r.heartbeat_scheduled() && r.heartbeat_due(t));
+        assert!(r.heartbeat_deadline() == Some(t) && r.heartbeat_due(t));
         r.heartbeat_sent();
-        assert!(!r.heartbeat_scheduled());
+        assert!(r.heartbeat_deadline().is_none());
         r.schedule_repair(t);
         assert!(!r.repair_due(t), "no request, no repair");
         assert!(r.request(SequenceNumber(1), SequenceNumber(1)));

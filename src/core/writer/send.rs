@@ -41,6 +41,7 @@
 
 use super::Writer;
 use super::change_filter::ReaderSlot;
+use super::flow;
 use super::history::WriterHistory;
 use super::message::{HEARTBEAT_LEN, MessageBuilder};
 use super::push::{Action, Burst, Cursor};
@@ -136,9 +137,30 @@ impl Writer {
         )
     }
 
-    /// Appends a HEARTBEAT announcing `[first, last]`; consumes a count only if it fits.
-    fn add_heartbeat(&mut self, b: &mut MessageBuilder, first: SequenceNumber, fin: bool) -> bool {
+    /// The lastSN a HEARTBEAT to readers whose push cursors are at `cursor` announces: in
+    /// push mode only what was pushed to them, so that a reader held back by its
+    /// flow-control window does not NACK, and get as repairs, what the window has not let
+    /// through yet (Cyclone's HEARTBEAT likewise announces only what it transmitted,
+    /// docs/interop-facts.md §11.1). Pull mode announces everything (the reader asks for it).
+    fn announced_last(&self, cursor: SequenceNumber) -> SequenceNumber {
         let last = self.history.last_sn();
+        if self.config.push_mode {
+            last.min(cursor.checked_sub(1).unwrap_or(SequenceNumber(0)))
+        } else {
+            last
+        }
+    }
+
+    /// Appends a HEARTBEAT announcing `[first, last]` (`last` at most the writer's highest
+    /// SN); consumes a count only if it fits.
+    fn add_heartbeat(
+        &mut self,
+        b: &mut MessageBuilder,
+        first: SequenceNumber,
+        last: SequenceNumber,
+        fin: bool,
+    ) -> bool {
+        let last = last.min(self.history.last_sn());
         // RTPS 2.5 §8.3.7.5: firstSN ≥ 1, lastSN ≥ firstSN − 1 (empty: first = last + 1).
         let first = first.max(SequenceNumber::ONE).min(succ(last));
         let count = self.announced.next_count();
@@ -192,7 +214,7 @@ impl Writer {
                 continue;
             }
             self.next_reader = i.wrapping_add(1).checked_rem(n).unwrap_or(0);
-            if let Some(t) = self.control_message(key, repair_due, heartbeat_due) {
+            if let Some(t) = self.control_message(now, key, repair_due, heartbeat_due) {
                 return Some(t);
             }
         }
@@ -242,6 +264,7 @@ impl Writer {
     /// pending lazy GAP.
     fn control_message(
         &mut self,
+        now: Now,
         key: ReaderKey,
         repair_due: bool,
         heartbeat_due: bool,
@@ -266,16 +289,27 @@ impl Writer {
                 last,
             };
             drained = fill_repairs(cx, r, &mut b);
+            r.flow_mut().repairs_sent_at(now.mono);
             if drained {
                 r.repairs_sent();
+            } else {
+                // Paced per reader: the rest goes a nack_response_delay later, merged with
+                // whatever it asks for meanwhile (Cyclone merges retransmits, §11.1).
+                let at = now.mono.saturating_add(self.config.nack_response_delay);
+                r.defer_repairs(at);
+                self.queue.control_scheduled(at);
             }
         }
-        let (start, acked) = (r.start(), r.acked());
+        let (start, acked, cursor) = (r.start(), r.acked(), r.next_unsent());
         if heartbeat_due || (repair_due && drained) {
             let first = self.history.first_sn().max(start);
-            if self.add_heartbeat(&mut b, first, acked >= last) {
+            let last = self.announced_last(cursor);
+            if self.add_heartbeat(&mut b, first, last, acked >= last) {
                 if let Some(r) = self.readers.get_mut(key) {
                     r.heartbeat_sent();
+                    if acked < last {
+                        r.flow_mut().solicited(now.mono);
+                    }
                 }
             }
         }
@@ -401,8 +435,21 @@ impl Writer {
                     .get(leader)
                     .is_some_and(|r| r.multicast_covered(at.sn));
             let action = burst.next_action(&self.history, at, covered);
+            let sends = matches!(
+                action,
+                Action::Data | Action::DataFrag { .. } | Action::Covered { delivered: true }
+            );
+            // Flow control (`flow.rs`): a change starts only while every member's window
+            // has room; the datagram so far goes out.
+            if sends && at.frag == 1 && b.has_content() && !self.windows_open(members) {
+                break;
+            }
+            let sn = at.sn;
             if !burst.apply(&self.history, &mut b, &mut at, action) {
                 break;
+            }
+            if sends && at.sn > sn {
+                self.in_flight(members, sn);
             }
             delivered |= action == Action::Covered { delivered: true };
         }
@@ -410,6 +457,30 @@ impl Writer {
             at.gap_from = at.sn;
         }
         self.settle_burst(now, members, &burst, b, start, at, delivered)
+    }
+
+    /// True when every reliable member's flow-control window has room for another change.
+    fn windows_open(&self, members: &[ReaderKey]) -> bool {
+        let reliable = self.config.reliable;
+        members
+            .iter()
+            .filter_map(|&k| self.readers.get(k))
+            .all(|r| !(reliable && r.reliable()) || r.flow().may_send())
+    }
+
+    /// Change `sn` went (whole) to the reliable `members`: it is in flight to them.
+    fn in_flight(&mut self, members: &[ReaderKey], sn: SequenceNumber) {
+        if !self.config.reliable {
+            return;
+        }
+        let len = self.history.get(sn).map_or(0, |c| c.data.len());
+        for &k in members {
+            if let Some(r) = self.readers.get_mut(k) {
+                if r.reliable() {
+                    r.flow_mut().sent(sn, len);
+                }
+            }
+        }
     }
 
     /// Ends a burst: the filtered tail's GAP and a piggy-backed HEARTBEAT when one is due
@@ -425,17 +496,20 @@ impl Writer {
         mut at: Cursor,
         delivered: bool,
     ) -> Push {
-        let period = self.config.heartbeat_period;
+        let period = self.heartbeat_interval(now.mono);
+        let resolicit = flow::resolicit(self.config.heartbeat_period);
+        let proxies = || members.iter().filter_map(|&k| self.readers.get(k));
+        // A member's window half full asks for its acknowledgement now (`flow.rs`), else a
+        // HEARTBEAT ends the burst by volume or once per (reader-count scaled) period.
+        let ack_wanted = proxies().any(|r| r.reliable() && r.flow().wants_ack(now.mono, resolicit));
         let hb_due = burst.any_reliable
-            && at.sn > burst.last
             && b.has_content()
-            && (self
-                .announced
-                .by_volume(burst.last, self.config.resource_limits.max_samples)
-                || members
-                    .iter()
-                    .filter_map(|&k| self.readers.get(k))
-                    .any(|r| r.heartbeat_stale(now.mono, period)));
+            && (ack_wanted
+                || (at.sn > burst.last
+                    && (self
+                        .announced
+                        .by_volume(burst.last, self.config.resource_limits.max_samples)
+                        || proxies().any(|r| r.heartbeat_stale(now.mono, period)))));
         if hb_due && at.gap_from < at.sn {
             // The HEARTBEAT announces up to `last`: tell the filtered tail first, so that
             // the reader does not NACK it.
@@ -457,6 +531,7 @@ impl Writer {
         } else if (at.sn, at.frag) != start && burst.any_reliable {
             self.arm_backstop(now, members, b.has_content() || delivered);
         }
+        self.watch_windows(now, members, resolicit);
         if !b.has_content() {
             return Push::Advanced;
         }
@@ -479,12 +554,39 @@ impl Writer {
             _ => SequenceNumber::ONE,
         };
         let first = self.history.first_sn().max(first);
-        if self.add_heartbeat(b, first, false) {
+        // The members' cursors were just set to where the burst ended.
+        let cursor = members
+            .iter()
+            .filter_map(|&k| self.readers.get(k))
+            .map(ReaderProxy::next_unsent)
+            .min()
+            .unwrap_or(first);
+        let last = self.announced_last(cursor);
+        if self.add_heartbeat(b, first, last, false) {
             for &k in members {
                 if let Some(r) = self.readers.get_mut(k) {
                     r.unsolicited_heartbeat(now.mono, true);
+                    r.flow_mut().solicited(now.mono);
                 }
             }
+        }
+    }
+
+    /// A member whose window is full gets a HEARTBEAT of its own if its acknowledgement
+    /// does not come within `resolicit` (the request or its answer was lost).
+    fn watch_windows(&mut self, now: Now, members: &[ReaderKey], resolicit: core::time::Duration) {
+        let at = now.mono.saturating_add(resolicit);
+        let mut armed = false;
+        for &k in members {
+            if let Some(r) = self.readers.get_mut(k) {
+                if r.reliable() && !r.flow().may_send() {
+                    r.schedule_heartbeat(at);
+                    armed = true;
+                }
+            }
+        }
+        if armed {
+            self.queue.control_scheduled(at);
         }
     }
 
@@ -497,7 +599,7 @@ impl Writer {
         } else {
             SKIPPED_BACKSTOP_PERIODS
         };
-        let backstop = self.config.heartbeat_period.saturating_mul(periods);
+        let backstop = self.heartbeat_interval(now.mono).saturating_mul(periods);
         let at = now.mono.saturating_add(backstop);
         self.queue.control_scheduled(at);
         for &k in members {

@@ -9,6 +9,7 @@
 #![allow(clippy::arithmetic_side_effects)]
 
 mod filter;
+mod flow_sim;
 mod instance;
 mod lazy_gap;
 mod multicast;

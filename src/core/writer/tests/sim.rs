@@ -18,22 +18,23 @@ use crate::wire::{Header, ProtocolVersion, VendorId, emit_message};
 /// Where the writer listens for the reader's ACKNACKs.
 const WRITER_AT: Locator = Locator::udpv4([127, 0, 0, 1], 7400);
 
+/// Also the reader of the flow-control tests (`flow_sim.rs`).
 #[derive(Default)]
-struct SimReader {
+pub(super) struct SimReader {
     received: BTreeMap<i64, Vec<u8>>,
     frags: BTreeMap<i64, (u32, BTreeMap<u32, Vec<u8>>)>,
     irrelevant: BTreeSet<i64>,
-    next: i64,
-    delivered: Vec<Vec<u8>>,
+    pub(super) next: i64,
+    pub(super) delivered: Vec<Vec<u8>>,
     last_hb: Option<i32>,
     acknack_count: i32,
-    strict: bool,
+    pub(super) strict: bool,
     /// ACKNACKs owed to the writer, sent on the next poll.
-    outbox: VecDeque<AckNack>,
+    pub(super) outbox: VecDeque<AckNack>,
 }
 
 impl SimReader {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         SimReader {
             next: 1,
             strict: true,
@@ -58,7 +59,7 @@ impl SimReader {
     }
 
     /// Handles one datagram; returns the ACKNACK to send, if any.
-    fn handle(&mut self, payload: &[u8]) -> Option<AckNack> {
+    pub(super) fn handle(&mut self, payload: &[u8]) -> Option<AckNack> {
         let mut reply = None;
         for s in parse(payload) {
             match s {

@@ -570,9 +570,14 @@ fn large_sample_goes_as_data_frag_and_nack_frag_repairs_one_fragment() {
         .collect();
     assert_eq!(frags, vec![(5, big[16_000..20_000].to_vec())]);
 
-    // A whole-sample NACK resends every fragment, across several datagrams.
+    // A whole-sample NACK resends every fragment, across several datagrams, paced one
+    // datagram per nack_response_delay (`flow.rs`).
     w.handle_acknack(at(11), reader_guid(2), &acknack(1, &[1], 1));
-    let ts = drain(&mut w, at(20));
+    let mut ts = Vec::new();
+    for t in (20..200).step_by(5) {
+        w.handle_timeout(at(t));
+        ts.extend(drain(&mut w, at(t)));
+    }
     let n = parse_all(&ts)
         .iter()
         .filter(|s| matches!(s, Sub::Frag { .. }))
