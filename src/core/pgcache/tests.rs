@@ -604,3 +604,61 @@ fn a_writer_leaving_the_group_loses_nothing_and_gets_nothing_wrongly_restored() 
         assert!(out.refused_non_member > 0, "seed {seed}");
     }
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// split then merge is the identity for any payload and any valid layout inside it.
+        #[test]
+        fn split_merge_identity(
+            payload in proptest::collection::vec(any::<u8>(), 1..400),
+            cuts in proptest::collection::vec((0usize..40, 1usize..40), 1..8),
+        ) {
+            let mut segments = Vec::new();
+            let mut pos = 0usize;
+            for (gap, len) in cuts {
+                let start = pos + gap;
+                if start + len > payload.len() {
+                    break;
+                }
+                segments.push(Segment { offset: start as u32, length: len as u32 });
+                pos = start + len;
+            }
+            prop_assume!(!segments.is_empty());
+            let (p, rest) = split(&payload, segments).unwrap();
+            prop_assert_eq!(merge(&p.segments, &p.common, &rest).unwrap(), payload);
+        }
+
+        /// A restore with any rest bytes never panics, and a restored sample always contains
+        /// the cached common bytes at the defined offsets.
+        #[test]
+        fn restore_of_arbitrary_rest_is_exact_or_refused(
+            rest in proptest::collection::vec(any::<u8>(), 0..200), set in 0usize..5,
+        ) {
+            let s = sample(Endianness::Little, set, 3);
+            let (def, _) = definition(0, &s);
+            let mut cache = GroupCache::new(config(2), 0);
+            cache.add_member(guid(1));
+            prop_assert_eq!(cache.handle_definition(&guid(1), &def, &s), DefineOutcome::Stored);
+            let (p, _) = project(&s);
+            match cache.restore(&guid(1), &def.key, &rest) {
+                Restore::Full(full) => {
+                    prop_assert_eq!(full.len(), rest.len() + p.common.len());
+                    let mut at = 0;
+                    for seg in def.segments() {
+                        let (o, l) = (seg.offset as usize, seg.length as usize);
+                        prop_assert_eq!(&full[o..o + l], &p.common[at..at + l]);
+                        at += l;
+                    }
+                }
+                Restore::Unknown => {
+                    let first = def.segments()[0].offset as usize;
+                    prop_assert!(rest.len() < first || rest.len() < s.len() - p.common.len());
+                }
+                Restore::RefusedNonMember => prop_assert!(false),
+            }
+        }
+    }
+}
