@@ -13,6 +13,7 @@ pub mod discovery;
 pub mod durability;
 mod event;
 pub mod participant;
+pub mod pgcache;
 mod proxy;
 pub mod reader;
 pub mod receiver;

@@ -21,6 +21,7 @@ mod guid;
 mod header;
 mod locator;
 mod message;
+mod pgcache;
 pub mod plist;
 mod sequence;
 mod sn_set;
@@ -31,5 +32,9 @@ pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
 pub use header::{Header, VENDOR_PING_LEN, is_vendor_ping};
 pub use locator::Locator;
 pub use message::{Message, emit_message};
+pub use pgcache::{
+    AbbreviatedData, CacheKey, Capability, KeyDefinition, MAX_REST, MAX_SEGMENTS,
+    PID_SIFTDDS_PGCACHE_CAPABILITY, PID_SIFTDDS_PGCACHE_KEY, SIFTDDS_ABBREVIATED_DATA, Segment,
+};
 pub use sequence::{FragmentNumber, SequenceNumber};
 pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, NumberSet, SequenceNumberSet, SetMember};

@@ -1,0 +1,284 @@
+//! The intermediary side of the peer-group cache: one bounded cache per group, membership,
+//! checked definitions, restores, and counters. docs/peer-group-cache.md §5 rules 6–12.
+//!
+//! Must not: share entries across groups (one [`GroupCache`] per group), accept a definition
+//! from a non-member or one whose bytes do not match its digest, restore from a key it does
+//! not hold exactly, grow beyond its capacity, send anything or read a clock.
+//!
+//! # Overview
+//! Entries are keyed by [`CacheKey`]; each holds the layout and the common bytes. Eviction is
+//! least recently used: a definition or a restore moves the entry to the back of the
+//! `recency` order (a `BTreeMap` from a use counter to the key). A key seen again with other
+//! bytes is a digest collision: the entry is dropped and the key is poisoned (never cached
+//! again in this generation), so both contents travel in full.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::split::{MAX_COMMON_BYTES, digest, merge};
+use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
+
+/// Largest capacity a group cache accepts.
+pub const MAX_CAPACITY: usize = 4096;
+/// Poisoned keys remembered per group (oldest forgotten first).
+pub const MAX_POISONED: usize = 256;
+
+/// A group as the intermediary knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupConfig {
+    /// The group's 32-bit wire id.
+    pub group: u32,
+    /// The type hash keys must carry.
+    pub type_hash: u64,
+    /// Entries kept (clamped to 1..=[`MAX_CAPACITY`]).
+    pub capacity: usize,
+}
+
+/// What became of a definition.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefineOutcome {
+    /// Stored (or refreshed).
+    Stored,
+    /// The writer is not a member (rule 8).
+    RefusedNonMember,
+    /// Another group, type or generation.
+    RefusedForeignKey,
+    /// The digest does not match the layout and bytes, or the layout does not fit the sample.
+    RefusedBadDigest,
+    /// Same key, other bytes: dropped and poisoned (rule 9).
+    Collision,
+}
+
+/// What became of an abbreviated sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Restore {
+    /// The full serialized sample.
+    Full(Vec<u8>),
+    /// Unknown key: ask for the sample again (rule 6).
+    Unknown,
+    /// The writer is not a member: ask for the sample again, in full.
+    RefusedNonMember,
+}
+
+/// Counters since creation.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Definitions stored.
+    pub defines: u64,
+    /// Abbreviated samples restored.
+    pub hits: u64,
+    /// Abbreviated samples with an unknown key.
+    pub misses: u64,
+    /// Entries evicted to make room.
+    pub evictions: u64,
+    /// Definitions or abbreviated samples from non-members.
+    pub refused_non_member: u64,
+    /// Definitions with a bad digest or a foreign key.
+    pub refused_bad: u64,
+    /// Digest collisions detected.
+    pub collisions: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    segments: Vec<Segment>,
+    common: Vec<u8>,
+    used: u64,
+}
+
+/// The cache of one group at the intermediary.
+#[derive(Clone, Debug)]
+pub struct GroupCache {
+    config: GroupConfig,
+    generation: u32,
+    members: BTreeSet<Guid>,
+    entries: HashMap<CacheKey, Entry>,
+    recency: BTreeMap<u64, CacheKey>,
+    poisoned: BTreeSet<CacheKey>,
+    clock: u64,
+    stats: CacheStats,
+    /// The digest function ([`digest`]; tests swap in a weak one to force collisions).
+    digest: fn(&[Segment], &[u8]) -> u64,
+}
+
+impl GroupCache {
+    /// An empty cache for `config` at `generation`.
+    pub fn new(mut config: GroupConfig, generation: u32) -> Self {
+        config.capacity = config.capacity.clamp(1, MAX_CAPACITY);
+        GroupCache {
+            config,
+            generation,
+            members: BTreeSet::new(),
+            entries: HashMap::new(),
+            recency: BTreeMap::new(),
+            poisoned: BTreeSet::new(),
+            clock: 0,
+            stats: CacheStats::default(),
+            digest,
+        }
+    }
+
+    /// The same cache with another digest function (tests force collisions with it).
+    #[cfg(test)]
+    pub(crate) fn with_digest(mut self, digest: fn(&[Segment], &[u8]) -> u64) -> Self {
+        self.digest = digest;
+        self
+    }
+
+    /// The current generation (announced in discovery).
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// The capacity (announced in discovery).
+    pub fn capacity(&self) -> usize {
+        self.config.capacity
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> CacheStats {
+        self.stats
+    }
+
+    /// A writer joins the group (matched against the configured members by the driver).
+    pub fn add_member(&mut self, writer: Guid) {
+        self.members.insert(writer);
+    }
+
+    /// A writer leaves (configuration or lease). Its entries stay: they are keyed by content.
+    pub fn remove_member(&mut self, writer: &Guid) {
+        self.members.remove(writer);
+    }
+
+    /// Drops everything and starts generation `generation + 1` (restart, configuration).
+    pub fn flush(&mut self) {
+        self.entries.clear();
+        self.recency.clear();
+        self.poisoned.clear();
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    fn ours(&self, key: &CacheKey) -> bool {
+        key.group == self.config.group
+            && key.type_hash == self.config.type_hash
+            && key.generation == self.generation
+    }
+
+    fn touch(&mut self, key: CacheKey) {
+        self.clock = self.clock.wrapping_add(1);
+        if let Some(e) = self.entries.get_mut(&key) {
+            self.recency.remove(&e.used);
+            e.used = self.clock;
+            self.recency.insert(self.clock, key);
+        }
+    }
+
+    /// A DATA from `writer` carrying the definition `def`, whose full payload is `payload`.
+    /// The DATA itself is forwarded whatever the outcome.
+    pub fn handle_definition(
+        &mut self,
+        writer: &Guid,
+        def: &KeyDefinition,
+        payload: &[u8],
+    ) -> DefineOutcome {
+        if !self.members.contains(writer) {
+            self.stats.refused_non_member = self.stats.refused_non_member.saturating_add(1);
+            return DefineOutcome::RefusedNonMember;
+        }
+        if !self.ours(&def.key) {
+            self.stats.refused_bad = self.stats.refused_bad.saturating_add(1);
+            return DefineOutcome::RefusedForeignKey;
+        }
+        let Some(common) = gather(def.segments(), payload) else {
+            self.stats.refused_bad = self.stats.refused_bad.saturating_add(1);
+            return DefineOutcome::RefusedBadDigest;
+        };
+        if common.len() > MAX_COMMON_BYTES
+            || (self.digest)(def.segments(), &common) != def.key.digest
+        {
+            self.stats.refused_bad = self.stats.refused_bad.saturating_add(1);
+            return DefineOutcome::RefusedBadDigest;
+        }
+        if self.poisoned.contains(&def.key) {
+            return DefineOutcome::Collision;
+        }
+        if let Some(e) = self.entries.get(&def.key) {
+            if e.common != common || e.segments != def.segments() {
+                // Rule 9: detected, never trusted.
+                self.stats.collisions = self.stats.collisions.saturating_add(1);
+                let used = e.used;
+                self.entries.remove(&def.key);
+                self.recency.remove(&used);
+                if self.poisoned.len() >= MAX_POISONED {
+                    self.poisoned.pop_first();
+                }
+                self.poisoned.insert(def.key);
+                return DefineOutcome::Collision;
+            }
+            self.touch(def.key);
+            return DefineOutcome::Stored;
+        }
+        while self.entries.len() >= self.config.capacity {
+            let Some((_, old)) = self.recency.pop_first() else {
+                break;
+            };
+            self.entries.remove(&old);
+            self.stats.evictions = self.stats.evictions.saturating_add(1);
+        }
+        self.entries.insert(
+            def.key,
+            Entry {
+                segments: def.segments().to_vec(),
+                common,
+                used: 0,
+            },
+        );
+        self.touch(def.key);
+        self.stats.defines = self.stats.defines.saturating_add(1);
+        DefineOutcome::Stored
+    }
+
+    /// An abbreviated sample from `writer`: the full payload, or why not.
+    pub fn restore(&mut self, writer: &Guid, key: &CacheKey, rest: &[u8]) -> Restore {
+        if !self.members.contains(writer) {
+            self.stats.refused_non_member = self.stats.refused_non_member.saturating_add(1);
+            return Restore::RefusedNonMember;
+        }
+        let full = self
+            .entries
+            .get(key)
+            .filter(|_| self.ours(key))
+            .and_then(|e| merge(&e.segments, &e.common, rest));
+        match full {
+            Some(full) => {
+                self.touch(*key);
+                self.stats.hits = self.stats.hits.saturating_add(1);
+                Restore::Full(full)
+            }
+            None => {
+                self.stats.misses = self.stats.misses.saturating_add(1);
+                Restore::Unknown
+            }
+        }
+    }
+}
+
+/// The bytes of `segments` in `payload`, `None` if one lies outside it.
+fn gather(segments: &[Segment], payload: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for s in segments {
+        let start = usize::try_from(s.offset).ok()?;
+        let end = start.checked_add(usize::try_from(s.length).ok()?)?;
+        out.extend_from_slice(payload.get(start..end)?);
+    }
+    Some(out)
+}

@@ -1,0 +1,52 @@
+//! Peer-group caching (issue 18, docs/peer-group-cache.md), sans-IO: publishers of a group send
+//! their common data to the intermediary once under a key, then abbreviated samples; the
+//! intermediary restores the full samples for standard readers.
+//!
+//! Must not: perform I/O, read a clock, hold unbounded state, or restore a sample it cannot
+//! rebuild exactly. The wire elements are in `crate::wire` (`CacheKey`, `KeyDefinition`,
+//! `AbbreviatedData`); this module only decides and stores.
+//!
+//! Parts: [`split`] (common segments, digest, merge), [`publisher`] (per-peer acknowledged
+//! keys and the full/define/abbreviated decision), [`intermediary`] (per-group bounded LRU
+//! cache with membership and counters).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+pub mod intermediary;
+pub mod publisher;
+pub mod split;
+#[cfg(test)]
+mod tests;
+
+use crate::wire::CacheKey;
+
+/// The 32-bit wire id of a group name: the first 4 octets of MD5(name), big-endian.
+pub fn group_id(name: &str) -> u32 {
+    use md5::{Digest, Md5};
+    let d = Md5::digest(name.as_bytes());
+    let mut first = [0u8; 4];
+    for (o, i) in first.iter_mut().zip(d.iter()) {
+        *o = *i;
+    }
+    u32::from_be_bytes(first)
+}
+
+/// The key of a projection for a group, type and generation.
+pub fn key_of(
+    group: u32,
+    generation: u32,
+    type_hash: u64,
+    projection: &split::Projection,
+) -> CacheKey {
+    CacheKey {
+        group,
+        generation,
+        type_hash,
+        digest: projection.digest,
+    }
+}

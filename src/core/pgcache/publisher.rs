@@ -1,0 +1,151 @@
+//! The publisher side of the peer-group cache, for one (writer, intermediary peer) pair: which
+//! keys the peer has acknowledged, and the one decision "full, full with a definition, or
+//! abbreviated" per sample. docs/peer-group-cache.md §5 rules 1–6, 10.
+//!
+//! Must not: send anything, read a clock, or grow without bound (at most
+//! [`MAX_TRACKED_KEYS`] keys and [`MAX_TRACKED_SENDS`] abbreviated sequence numbers per peer;
+//! forgetting only costs a re-definition or a full repair).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::wire::{CacheKey, Capability, SequenceNumber};
+
+/// Keys whose acknowledgement state we remember per peer.
+pub const MAX_TRACKED_KEYS: usize = 256;
+/// Abbreviated sends (SN → key) remembered per peer, for NACKs of them.
+pub const MAX_TRACKED_SENDS: usize = 4096;
+
+/// How to send one sample to the intermediary.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SendAs {
+    /// An ordinary DATA.
+    Full,
+    /// An ordinary DATA carrying `PID_SIFTDDS_PGCACHE_KEY` (a definition).
+    Define,
+    /// The abbreviated vendor submessage.
+    Abbreviated,
+}
+
+/// How the sample leaves the writer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// A first send by unicast to this peer only.
+    Unicast,
+    /// To a multicast group (others may listen: rule 5).
+    Multicast,
+    /// A retransmission of an earlier sequence number (rule 4).
+    Repair,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum KeyState {
+    /// A definition went out at this SN, not yet covered by an ACKNACK.
+    Defined(SequenceNumber),
+    /// The peer's ACKNACK covered the definition.
+    Acknowledged,
+}
+
+/// What one writer knows about one intermediary peer.
+#[derive(Clone, Debug, Default)]
+pub struct PeerCache {
+    /// The peer's advertised capability (None: not capable, rule 2).
+    capability: Option<Capability>,
+    keys: BTreeMap<CacheKey, KeyState>,
+    /// Insertion order of `keys`, oldest first (for the bound).
+    order: VecDeque<CacheKey>,
+    sends: BTreeMap<SequenceNumber, CacheKey>,
+}
+
+impl PeerCache {
+    /// A peer that has not advertised the capability.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The peer's discovery data changed. A new generation (or losing the capability) forgets
+    /// everything: the peer's cache was dropped (restart, lease), rule "first sample in full".
+    pub fn handle_capability(&mut self, capability: Option<Capability>) {
+        let same = matches!((self.capability, capability),
+            (Some(a), Some(b)) if a.generation == b.generation);
+        if !same {
+            self.keys.clear();
+            self.order.clear();
+            self.sends.clear();
+        }
+        self.capability = capability;
+    }
+
+    /// The generation to put in keys for this peer, if it is capable.
+    pub fn generation(&self) -> Option<u32> {
+        self.capability.map(|c| c.generation)
+    }
+
+    /// The decision for sample `sn` whose common part has `key`, and its bookkeeping.
+    pub fn decide(&mut self, key: CacheKey, sn: SequenceNumber, path: Path) -> SendAs {
+        let Some(cap) = self.capability else {
+            return SendAs::Full;
+        };
+        if key.generation != cap.generation {
+            return SendAs::Full;
+        }
+        let state = self.keys.get(&key).copied();
+        match (path, state) {
+            // Rules 1, 3: abbreviated only by unicast, after the definition was acknowledged.
+            (Path::Unicast, Some(KeyState::Acknowledged)) => {
+                if self.sends.len() >= MAX_TRACKED_SENDS {
+                    self.sends.pop_first();
+                }
+                self.sends.insert(sn, key);
+                SendAs::Abbreviated
+            }
+            // A definition already pending: send in full, keep the earliest SN (ACKNACKs are
+            // cumulative, so it is covered first).
+            (Path::Unicast | Path::Multicast, Some(KeyState::Defined(_))) => SendAs::Define,
+            (Path::Multicast, Some(KeyState::Acknowledged)) => SendAs::Full,
+            (Path::Unicast | Path::Multicast, None) => {
+                self.remember(key, KeyState::Defined(sn));
+                SendAs::Define
+            }
+            // Rule 4: repairs in full (a repaired definition still defines).
+            (Path::Repair, _) => SendAs::Full,
+        }
+    }
+
+    fn remember(&mut self, key: CacheKey, state: KeyState) {
+        if self.keys.insert(key, state).is_none() {
+            self.order.push_back(key);
+            if self.order.len() > MAX_TRACKED_KEYS {
+                if let Some(old) = self.order.pop_front() {
+                    self.keys.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// The peer's ACKNACK: every SN below `base` was received (RTPS 2.5 §8.4.15.3). `missing`
+    /// are the SNs it asks for; a NACK of an abbreviated SN means the peer does not know its
+    /// key (evicted, collided, restarted): the key is no longer acknowledged (rule 6).
+    pub fn handle_acknack(&mut self, base: SequenceNumber, missing: &[SequenceNumber]) {
+        for sn in missing {
+            if let Some(key) = self.sends.remove(sn) {
+                self.keys.remove(&key);
+                self.order.retain(|k| *k != key);
+            }
+        }
+        for state in self.keys.values_mut() {
+            if matches!(*state, KeyState::Defined(d) if d < base) {
+                *state = KeyState::Acknowledged;
+            }
+        }
+        // Abbreviated sends below base were restored: nothing to remember for them.
+        self.sends = self.sends.split_off(&base);
+    }
+
+    /// Keys currently acknowledged by the peer.
+    pub fn acknowledged(&self) -> usize {
+        self.keys
+            .values()
+            .filter(|s| **s == KeyState::Acknowledged)
+            .count()
+    }
+}
