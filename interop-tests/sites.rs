@@ -16,6 +16,7 @@
 
 mod multi_homed;
 mod router;
+mod router_ha;
 mod router_mesh;
 mod two_hosts;
 
@@ -236,7 +237,11 @@ pub(crate) fn run_sites_impaired(
     cmd.args(["-k", "5", &limit.as_secs().to_string()])
         .arg(&tool);
     for l in links {
-        cmd.args(["--link", l]);
+        // "lan=L:N1,N2,…" is a shared LAN (`--lan`), anything else a link.
+        match l.strip_prefix("lan=") {
+            Some(lan) => cmd.args(["--lan", lan]),
+            None => cmd.args(["--link", l]),
+        };
     }
     for (link, spec) in impairs {
         cmd.args(["--impair", link, spec]);

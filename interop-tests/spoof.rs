@@ -89,6 +89,7 @@ pub fn sedp_reader(
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
             type_information: None,
+            router_path: Vec::new(),
             vendor_id: VendorId::UNKNOWN,
         },
         expects_inline_qos: false,

@@ -207,6 +207,7 @@ impl Sim {
                 descriptor: None,
                 key_hasher: None,
                 start_at_match: false,
+                router_path: Vec::new(),
             },
         );
         for _ in 0..1000 {

@@ -216,6 +216,7 @@ impl Subscriber {
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
             start_at_match: false,
+            router_path: Vec::new(),
         };
         let guid = self
             .participant

@@ -159,6 +159,7 @@ mod tests {
                 group_data: Default::default(),
                 topic_data: Default::default(),
                 type_information: None,
+                router_path: Vec::new(),
                 vendor_id: VendorId::FAST_DDS,
             },
             qos,

@@ -1,8 +1,12 @@
 //! Runs the router core over real participants: one [`DomainParticipant`] per site (a LAN
 //! on its interfaces, or a link to a peer router: unicast initial peers, no multicast), the
 //! router's untyped proxy readers and writers made directly on their core participants, and
-//! one router thread that turns SEDP snapshots into site views, proxy-reader samples into
-//! forwards, and the core's actions into endpoints.
+//! one router thread that turns SEDP snapshots into site views and the core's actions into
+//! endpoints. A proxy reader's samples are routed on its own site's loop (a listener) and
+//! handed to the downstream loops as pipelined writes, with no thread in between: only a
+//! write without credit (a full or not yet measured downstream history) goes to the router
+//! thread, which may wait; the writes of one downstream writer keep their order
+//! (`Shared::pending`). Hop latency: docs/router.md.
 //!
 //! Must not: decide anything the core decides (routes, forwards); it only moves data between
 //! the participants' event loops and [`Router`]. The one module of `router` that uses
@@ -10,25 +14,25 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use super::config::{RouterConfig, SiteKind, TopicRules};
-use super::marker::{path_group_data, path_of, router_of, router_user_data};
+use super::marker::{router_of, router_user_data};
 use super::repository::RepositoryLimits;
 use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey};
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{DEFAULT_FRAGMENT_SIZE, DomainParticipant, Error};
+use crate::core::Participant;
 use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::{CacheChange, Participant};
 use crate::qos::{
-    DataReaderQos, DataRepresentation, DataWriterQos, DomainParticipantQos, Durability, GroupData,
-    History, Ownership, Partition, ReliabilityKind,
+    DataReaderQos, DataRepresentation, DataWriterQos, DomainParticipantQos, Durability, History,
+    Ownership, Partition, ReliabilityKind,
 };
-use crate::runtime::WriteCredit;
+use crate::runtime::{CommandSender, WriteCredit};
 use crate::time::Instant;
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 
@@ -38,6 +42,12 @@ pub const VIEW_PERIOD: Duration = Duration::from_millis(200);
 pub const MAX_BLOCKING: Duration = Duration::from_secs(30);
 /// Participant indices probed at a link's peer when it is given without a port.
 pub const PEER_INDICES: u32 = 4;
+/// SPDP lease of the router's participants: how long a router that died without a goodbye
+/// still counts as alive at its sites, so the standby of redundant routers takes over
+/// after at most this (plus [`VIEW_PERIOD`] and endpoint matching).
+pub const ROUTER_LEASE: Duration = Duration::from_secs(4);
+/// SPDP announcement period of the router's participants (a few per [`ROUTER_LEASE`]).
+pub const ROUTER_ANNOUNCE: Duration = Duration::from_secs(1);
 
 /// One site to open.
 #[derive(Clone, Debug)]
@@ -142,6 +152,8 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         let mut b = DomainParticipant::builder(s.domain)
             .qos(qos)
             .entity_name(format!("siftdds-router-{}", s.name))
+            .lease_duration(ROUTER_LEASE)
+            .announce_period(ROUTER_ANNOUNCE)
             .only_interface_subnets(true);
         if !s.interfaces.is_empty() {
             b = b.interfaces(s.interfaces.iter().cloned());
@@ -169,16 +181,69 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
     })
 }
 
-type Delivery = (EndpointId, Vec<CacheChange>);
+/// A downstream writer as the listeners see it.
+struct Downstream {
+    site: SiteId,
+    guid: Guid,
+    /// Pipelined writes while its history has room (the runtime's own hand-off; a full
+    /// KEEP_ALL history still makes the write wait, on the router thread).
+    credit: Arc<WriteCredit>,
+}
+
+/// What the router thread and the proxy readers' listeners (on the sites' loops) share.
+/// Never held while waiting for a loop (`execute`, a blocking write): a loop's listener may
+/// be waiting for it.
+struct Shared {
+    router: Router,
+    writers: HashMap<EndpointId, Downstream>,
+    /// Per downstream writer: forwards handed to the router thread and not yet written.
+    /// While there are any, later forwards of that writer go the same way (in order).
+    pending: HashMap<EndpointId, usize>,
+}
+
+impl Shared {
+    /// Hands `f` to its downstream loop without waiting if its writer has credit and nothing
+    /// of it is pending; otherwise gives it back, counted pending, for the router thread.
+    fn forward(
+        &mut self,
+        mut f: super::Forward,
+        senders: &[CommandSender<Participant>],
+    ) -> Option<super::Forward> {
+        if self.pending.get(&f.writer).copied().unwrap_or(0) == 0
+            && let Some(w) = self.writers.get(&f.writer)
+            && let Some(sender) = senders.get(usize::from(w.site.0))
+        {
+            match sender.try_write(&w.credit, w.guid, f.request) {
+                Ok(None) => return None,
+                Ok(Some(request)) => f.request = request,
+                Err(_) => {
+                    log::warn!("router: site {} stopped", w.site.0);
+                    return None;
+                }
+            }
+        }
+        *self.pending.entry(f.writer).or_default() += 1;
+        Some(f)
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    // Every update is a single map operation or a router call that leaves it consistent.
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn since(epoch: std::time::Instant) -> Instant {
+    Instant::from_nanos(epoch.elapsed().as_nanos() as u64)
+}
 
 struct Driver {
     me: RouterId,
     participants: Vec<DomainParticipant>,
+    senders: Vec<CommandSender<Participant>>,
+    /// Proxy readers.
     endpoints: HashMap<EndpointId, (SiteId, Guid)>,
-    tx: mpsc::Sender<Delivery>,
-    /// Per downstream writer: pipelined writes while its history has room (the runtime's
-    /// own hand-off; a full KEEP_ALL history still makes the write wait).
-    credits: HashMap<EndpointId, WriteCredit>,
+    shared: Arc<Mutex<Shared>>,
+    tx: mpsc::Sender<super::Forward>,
     epoch: std::time::Instant,
 }
 
@@ -188,14 +253,22 @@ fn run(
     rules: TopicRules,
     stop: Arc<AtomicBool>,
 ) -> RouterCounters {
-    let (tx, rx) = mpsc::channel::<Delivery>();
-    let mut router = Router::new(me, rules, RepositoryLimits::default());
+    let (tx, rx) = mpsc::channel::<super::Forward>();
+    let shared = Arc::new(Mutex::new(Shared {
+        router: Router::new(me, rules, RepositoryLimits::default()),
+        writers: HashMap::new(),
+        pending: HashMap::new(),
+    }));
     let mut d = Driver {
         me,
+        senders: participants
+            .iter()
+            .map(|p| p.runtime_handle().command_sender())
+            .collect(),
         participants,
         endpoints: HashMap::new(),
+        shared,
         tx,
-        credits: HashMap::new(),
         epoch: std::time::Instant::now(),
     };
     let mut next_view = std::time::Instant::now();
@@ -206,29 +279,26 @@ fn run(
                 let site = SiteId(i as u16);
                 if let Some(view) = d.view(site) {
                     let now = d.now();
-                    router.update_site(now, site, view);
+                    lock(&d.shared).router.update_site(now, site, view);
                 }
             }
             let now = d.now();
-            router.handle_timeout(now);
+            lock(&d.shared).router.handle_timeout(now);
         }
-        while let Some(a) = router.poll_action() {
-            d.apply(a);
+        loop {
+            let action = lock(&d.shared).router.poll_action();
+            match action {
+                Some(a) => d.apply(a),
+                None => break,
+            }
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok((proxy, changes)) => {
-                for c in changes {
-                    let now = d.now();
-                    for f in router.on_change(now, proxy, &c) {
-                        d.write(f);
-                    }
-                }
-            }
+            Ok(f) => d.write(f),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
-    router.counters()
+    lock(&d.shared).router.counters()
 }
 
 fn class_of(reliable: bool, durability: Durability) -> RouteClass {
@@ -267,7 +337,7 @@ fn key_of(e: &EndpointData) -> TopicKey {
 
 impl Driver {
     fn now(&self) -> Instant {
-        Instant::from_nanos(self.epoch.elapsed().as_nanos() as u64)
+        since(self.epoch)
     }
 
     /// The SEDP view of `site` (our own router's endpoints left out).
@@ -303,7 +373,13 @@ impl Driver {
             .filter(|(_, r)| *r == Some(self.me))
             .map(|(g, _)| *g)
             .collect();
-        let peer_router = parts.iter().find_map(|(_, r)| r.filter(|r| *r != self.me));
+        let mut routers: Vec<RouterId> = parts
+            .iter()
+            .filter_map(|(_, r)| r.filter(|r| *r != self.me))
+            .collect();
+        routers.sort();
+        routers.dedup();
+        let peer_router = routers.first().copied();
         let readers = readers
             .iter()
             .filter(|r| !ours.contains(&r.endpoint.guid.prefix))
@@ -323,7 +399,12 @@ impl Driver {
                     .unwrap_or(0),
                 exclusive: r.qos.ownership == Ownership::Exclusive,
                 filter: r.content_filter.clone(),
-                path: path_of(&r.endpoint.group_data.value),
+                path: r
+                    .endpoint
+                    .router_path
+                    .iter()
+                    .map(|&id| RouterId(id))
+                    .collect(),
             })
             .collect();
         let writers = writers
@@ -341,6 +422,7 @@ impl Driver {
             .collect();
         Some(SiteView {
             peer_router,
+            routers,
             readers,
             writers,
         })
@@ -364,9 +446,7 @@ impl Driver {
                 r.subscriber_qos.partition = Partition {
                     names: spec.key.partitions,
                 };
-                r.subscriber_qos.group_data = GroupData {
-                    value: path_group_data(&spec.path),
-                };
+                r.router_path = spec.path.iter().map(|r| r.0).collect();
                 r.content_filter = spec.filter;
                 // A VOLATILE route takes only what is written after the match: a restarted
                 // router must not forward again what its predecessor had not had acked.
@@ -375,14 +455,31 @@ impl Driver {
                 let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
                     return;
                 };
-                let tx = self.tx.clone();
+                let (tx, shared, senders, epoch) = (
+                    self.tx.clone(),
+                    Arc::clone(&self.shared),
+                    self.senders.clone(),
+                    self.epoch,
+                );
+                // Routed here, on the proxy reader's loop, as the samples arrive.
                 let _ = handle.attach(move |p: &mut Participant, now| {
                     let mut changes = Vec::new();
                     match p.take_all(now, guid, &mut changes) {
-                        None => true,
-                        Some(0) => false,
-                        Some(_) => tx.send((id, changes)).is_err(),
+                        None => return true,
+                        Some(0) => return false,
+                        Some(_) => {}
                     }
+                    let mut s = lock(&shared);
+                    for c in changes {
+                        for f in s.router.on_change(since(epoch), id, &c) {
+                            if let Some(f) = s.forward(f, &senders)
+                                && tx.send(f).is_err()
+                            {
+                                return true;
+                            }
+                        }
+                    }
+                    false
                 });
                 self.endpoints.insert(id, (spec.site, guid));
             }
@@ -411,10 +508,14 @@ impl Driver {
                     .runtime_handle()
                     .execute(move |p, now| p.create_writer(now, w))
                 {
-                    self.endpoints.insert(id, (spec.site, guid));
-                    let credit = WriteCredit::new();
+                    let credit = Arc::new(WriteCredit::new());
                     credit.set_enabled(true);
-                    self.credits.insert(id, credit);
+                    let w = Downstream {
+                        site: spec.site,
+                        guid,
+                        credit,
+                    };
+                    lock(&self.shared).writers.insert(id, w);
                 }
             }
             Action::DeleteReader { id, .. } => {
@@ -427,8 +528,8 @@ impl Driver {
                 }
             }
             Action::DeleteWriter { id, .. } => {
-                self.credits.remove(&id);
-                if let Some((site, guid)) = self.endpoints.remove(&id)
+                let removed = lock(&self.shared).writers.remove(&id);
+                if let Some(Downstream { site, guid, .. }) = removed
                     && let Some(p) = self.participants.get(usize::from(site.0))
                 {
                     let _ = p
@@ -439,23 +540,32 @@ impl Driver {
         }
     }
 
+    /// Writes a forward the listener could not hand over without waiting (may wait for
+    /// history room), then counts it done.
     fn write(&mut self, f: super::Forward) {
-        let Some(&(site, guid)) = self.endpoints.get(&f.writer) else {
-            return;
-        };
-        let (Some(p), Some(credit)) = (
-            self.participants.get(usize::from(site.0)),
-            self.credits.get(&f.writer),
-        ) else {
-            return;
-        };
-        match p
-            .runtime_handle()
-            .write(credit, guid, f.request, MAX_BLOCKING)
+        let writer = f.writer;
+        let target = lock(&self.shared)
+            .writers
+            .get(&writer)
+            .map(|w| (w.site, w.guid, Arc::clone(&w.credit)));
+        if let Some((site, guid, credit)) = target
+            && let Some(p) = self.participants.get(usize::from(site.0))
         {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
-            Err(_) => log::warn!("router: site {} stopped", site.0),
+            match p
+                .runtime_handle()
+                .write(&credit, guid, f.request, MAX_BLOCKING)
+            {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
+                Err(_) => log::warn!("router: site {} stopped", site.0),
+            }
+        }
+        let mut s = lock(&self.shared);
+        if let Some(n) = s.pending.get_mut(&writer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                s.pending.remove(&writer);
+            }
         }
     }
 }

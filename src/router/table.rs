@@ -86,6 +86,8 @@ pub struct RemoteWriter {
 pub struct SiteView {
     /// The router at the other end, when the site is a link to one (or a LAN with one).
     pub peer_router: Option<RouterId>,
+    /// Every other router whose participant is alive on the site (USER_DATA marker).
+    pub routers: Vec<RouterId>,
     /// Remote readers (the router's own endpoints excluded).
     pub readers: Vec<RemoteReader>,
     /// Remote writers (the router's own endpoints excluded).
@@ -184,8 +186,22 @@ impl RoutingTable {
             .is_some_and(|v| v.writers.iter().any(|w| w.guid == writer))
     }
 
+    /// Whether we are the designated forwarder from `u` into `d`: no router with a lower id
+    /// is alive on both (redundant routers between the same two sites elect the lowest id;
+    /// when it leaves, the next takes over). A peer router at the far end of a link is on
+    /// `d` only, so it never competes.
+    pub fn designated(&self, u: SiteId, d: SiteId) -> bool {
+        let (Some(uv), Some(dv)) = (self.sites.get(&u), self.sites.get(&d)) else {
+            return true;
+        };
+        !dv.routers
+            .iter()
+            .any(|r| *r < self.me && uv.routers.contains(r))
+    }
+
     /// The readers of `d` that routes from `u` may serve: split horizon (`u != d`), the
-    /// path vector (neither we nor the router at `u` are on the reader's path).
+    /// path vector (neither we nor the router at `u` are on the reader's path), and only
+    /// if we are the designated forwarder from `u` into `d`.
     fn usable_from<'a>(
         &'a self,
         u: SiteId,
@@ -194,8 +210,9 @@ impl RoutingTable {
     ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
         let peer_u = self.sites.get(&u).and_then(|v| v.peer_router);
         let me = self.me;
+        let designated = u != d && self.designated(u, d);
         view.readers.iter().filter(move |r| {
-            u != d && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
+            designated && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
         })
     }
 

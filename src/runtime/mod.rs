@@ -29,6 +29,7 @@ mod event_loop;
 mod guid;
 mod participant;
 mod protocol;
+mod sender;
 mod start;
 mod stats;
 #[cfg(test)]
@@ -51,6 +52,7 @@ pub use credit::{MAX_PIPELINED_WRITES, WriteCredit};
 pub use guid::random_guid_prefix;
 pub use participant::Command;
 pub use protocol::Protocol;
+pub use sender::CommandSender;
 pub use start::{
     DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
 };
@@ -60,6 +62,16 @@ use crate::time::Now;
 use crate::transport::{LocalLocators, UdpTransport};
 use stats::Counters;
 use waiter::{Listener, Outcome, Slot, Wait};
+
+/// Wakes the loop after a message was sent, if it is parked. The loop sets `parked` and
+/// then drains the channel before blocking, so a message sent while `parked` is false is run
+/// without a wake-up.
+fn wake_after_send(parked: &AtomicBool, waker: &mio::Waker) -> Result<(), RuntimeStopped> {
+    if parked.swap(false, Ordering::SeqCst) {
+        waker.wake().map_err(|_| RuntimeStopped)?;
+    }
+    Ok(())
+}
 
 /// Starts event loops.
 #[derive(Debug)]
@@ -198,12 +210,7 @@ impl<P: Protocol> RuntimeHandle<P> {
 
     fn send_now(&self, message: Message<P>) -> Result<(), RuntimeStopped> {
         self.commands.send(message).map_err(|_| RuntimeStopped)?;
-        // The loop sets `parked` and then drains the channel before blocking, so a command
-        // sent while `parked` is false is run without a wake-up.
-        if self.parked.swap(false, Ordering::SeqCst) {
-            self.waker.wake().map_err(|_| RuntimeStopped)?;
-        }
-        Ok(())
+        wake_after_send(&self.parked, &self.waker)
     }
 
     /// Waits until `check` returns `Some` or `timeout` passes. The check runs on the loop

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use super::{Protocol, RuntimeHandle, RuntimeStopped, WriteCredit};
+use super::{CommandSender, Protocol, RuntimeHandle, RuntimeStopped, WriteCredit};
 use crate::core::writer::{MIN_KEY_PAYLOAD, WriteError};
 use crate::core::{Participant, Transmit, WriteRequest};
 use crate::time::{Instant, Now};
@@ -70,12 +70,7 @@ impl RuntimeHandle<Participant> {
         max_blocking: Duration,
     ) -> Result<Result<(), WriteError>, RuntimeStopped> {
         let pipelined = credit.is_enabled();
-        // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much, and
-        // what the history holds per change besides (the room is in bytes of memory).
-        let held = crate::core::writer::change_footprint(request.data.len().max(MIN_KEY_PAYLOAD));
-        if credit.try_take(held) {
-            // The history had room for this change when the credit was granted, and room only
-            // grows until our own writes use it, so this write cannot find it full.
+        if take_credit(credit, &request) {
             self.submit_command(Command::Write(writer, request))?;
             return Ok(Ok(()));
         }
@@ -96,5 +91,34 @@ impl RuntimeHandle<Participant> {
             Some(Err(e)) => Ok(Err(e)),
             None => Ok(Err(WriteError::HistoryFull)),
         }
+    }
+}
+
+/// Takes `credit` for `request`: true when it may be handed over without waiting. The
+/// history had room for this change when the credit was granted, and room only grows until
+/// our own writes use it, so such a write cannot find it full.
+fn take_credit(credit: &WriteCredit, request: &WriteRequest) -> bool {
+    // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much, and
+    // what the history holds per change besides (the room is in bytes of memory).
+    credit.try_take(crate::core::writer::change_footprint(
+        request.data.len().max(MIN_KEY_PAYLOAD),
+    ))
+}
+
+impl CommandSender<Participant> {
+    /// The pipelined half of [`RuntimeHandle::write`], never waiting: with `credit` for it,
+    /// `request` is queued as a [`Command::Write`] and `Ok(None)` returned; without, it is
+    /// given back (the caller writes it through [`RuntimeHandle::write`], which may wait).
+    pub fn try_write(
+        &self,
+        credit: &WriteCredit,
+        writer: Guid,
+        request: WriteRequest,
+    ) -> Result<Option<WriteRequest>, RuntimeStopped> {
+        if !take_credit(credit, &request) {
+            return Ok(Some(request));
+        }
+        self.submit_command(Command::Write(writer, request))?;
+        Ok(None)
     }
 }

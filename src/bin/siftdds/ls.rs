@@ -186,6 +186,7 @@ mod tests {
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
             type_information: None,
+            router_path: Vec::new(),
             vendor_id: VendorId::RTI_CONNEXT,
         }
     }

@@ -62,6 +62,10 @@ pub struct EndpointData {
     pub topic_data: TopicData,
     /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
     pub type_information: Option<Vec<u8>>,
+    /// PID_SIFTDDS_ROUTER_PATH (siftdds vendor PID; read only from siftdds senders): the
+    /// ids of the siftdds routers a router's proxy reader serves a subscription through,
+    /// oldest first (docs/router.md). Empty for every other endpoint, and then not sent.
+    pub router_path: Vec<u64>,
     /// The sender's vendor (PID_VENDORID or the message header); not sent.
     pub vendor_id: VendorId,
 }
@@ -145,6 +149,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
             type_information: None,
+            router_path: Vec::new(),
             vendor_id: vendor,
         },
         expects_inline_qos: false,
@@ -256,6 +261,9 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
                 d.content_filter = Some(ContentFilter::from_property(p));
             }
             (PID_TYPE_INFORMATION, Value::Opaque(b)) => e.type_information = Some(b.to_vec()),
+            (PID_SIFTDDS_ROUTER_PATH, Value::Octets(b)) => {
+                e.router_path = crate::wire::plist::router_path_from_octets(b);
+            }
             _ => {}
         }
     }
@@ -310,6 +318,12 @@ impl EndpointData {
         if let Some(t) = &self.type_information {
             p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));
         }
+    }
+
+    /// [`emit`](Self::emit)'s vendor parameters, whose values are built here (owned).
+    fn vendor_values(&self) -> Option<Vec<u8>> {
+        (!self.router_path.is_empty())
+            .then(|| crate::wire::plist::router_path_octets(&self.router_path))
     }
 
     /// PID_KEY_HASH of this endpoint's SEDP instance (for dispose/unregister): its GUID octets.
@@ -396,11 +410,19 @@ macro_rules! shared_qos_from {
 shared_qos_from!(DataWriterQos, DataReaderQos);
 
 /// The parameters of a DATA(w) or DATA(r) before the side-specific ones: the endpoint data
-/// and the shared policies. RTPS 2.5 §9.6.2.2.4.
-fn shared_params<'a>(e: &'a EndpointData, q: SharedQos<'a>) -> Vec<Parameter<'a>> {
+/// and the shared policies, then our vendor parameters' values (`vendor`, from
+/// [`EndpointData::vendor_values`]). RTPS 2.5 §9.6.2.2.4.
+fn shared_params<'a>(
+    e: &'a EndpointData,
+    q: SharedQos<'a>,
+    vendor: Option<&'a [u8]>,
+) -> Vec<Parameter<'a>> {
     let mut p = Vec::new();
     e.emit(&mut p);
     emit_qos(&mut p, &q);
+    if let Some(path) = vendor {
+        p.push(known(PID_SIFTDDS_ROUTER_PATH, Value::Octets(path)));
+    }
     p
 }
 
@@ -410,7 +432,8 @@ impl PublicationData {
     /// Errors: a value too long for a parameter (user/topic/group data over 64 KiB).
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
         let q = &self.qos;
-        let mut p = shared_params(&self.endpoint, SharedQos::from(q));
+        let vendor = self.endpoint.vendor_values();
+        let mut p = shared_params(&self.endpoint, SharedQos::from(q), vendor.as_deref());
         p.push(known(PID_LIFESPAN, Value::Duration(q.lifespan.duration)));
         if q.ownership_strength != OwnershipStrength::default() {
             p.push(known(
@@ -460,7 +483,8 @@ impl SubscriptionData {
     /// (empty names or expression, over-long names, too many parameters; docs/interop-facts.md §1.3).
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
         let q = &self.qos;
-        let mut p = shared_params(&self.endpoint, SharedQos::from(q));
+        let vendor = self.endpoint.vendor_values();
+        let mut p = shared_params(&self.endpoint, SharedQos::from(q), vendor.as_deref());
         if self.expects_inline_qos {
             p.push(known(PID_EXPECTS_INLINE_QOS, Value::Bool(true)));
         }

@@ -65,6 +65,9 @@ pub struct ReaderSpec {
     pub key_hasher: Option<KeyHasher>,
     /// Take nothing written before the match (`ReaderConfig::start_at_match`).
     pub start_at_match: bool,
+    /// The path vector a router's proxy reader announces (PID_SIFTDDS_ROUTER_PATH,
+    /// `router`); empty for application readers.
+    pub router_path: Vec<u64>,
 }
 
 impl WriterSpec {
@@ -111,6 +114,7 @@ impl ReaderSpec {
             descriptor: None,
             key_hasher: None,
             start_at_match: false,
+            router_path: Vec::new(),
         }
     }
 }
@@ -512,6 +516,7 @@ impl Participant {
                 group_data: w.spec.publisher_qos.group_data.clone(),
                 topic_data: Default::default(),
                 type_information: None,
+                router_path: Vec::new(),
                 vendor_id: VendorId::SIFTDDS,
             },
             qos: w.spec.qos.clone(),
@@ -538,6 +543,7 @@ impl Participant {
                 partition: r.spec.subscriber_qos.partition.clone(),
                 group_data: r.spec.subscriber_qos.group_data.clone(),
                 topic_data: Default::default(),
+                router_path: r.spec.router_path.clone(),
                 type_information: None,
                 vendor_id: VendorId::SIFTDDS,
             },

@@ -54,6 +54,7 @@ fn reader(p: u8, topic: &str, filter: Option<&str>, path: &[u64]) -> RemoteReade
 fn view(peer: Option<u64>, readers: Vec<RemoteReader>) -> SiteView {
     SiteView {
         peer_router: peer.map(RouterId),
+        routers: peer.map(RouterId).into_iter().collect(),
         readers,
         writers: Vec::new(),
     }
@@ -431,4 +432,43 @@ proptest! {
         let got: Vec<i64> = all.into_iter().filter(|&s| matches!(repo.decide(at(0), incoming(w, s, ChangeKind::Alive, 1)), Verdict::Forward(_))).collect();
         prop_assert_eq!(got, (1..=n).collect::<Vec<_>>());
     }
+}
+
+/// A LAN view on which routers `others` are alive too.
+fn lan_with(others: &[u64], readers: Vec<RemoteReader>) -> SiteView {
+    SiteView {
+        routers: others.iter().copied().map(RouterId).collect(),
+        ..view(None, readers)
+    }
+}
+
+#[test]
+fn redundant_routers_elect_the_lowest_id_and_the_other_takes_over_when_it_leaves() {
+    // Routers 1 and 2 both between LAN 0 and LAN 1, a reader on LAN 1.
+    let mut low = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default());
+    let mut high = Router::new(RouterId(2), TopicRules::all(), RepositoryLimits::default());
+    for (r, other) in [(&mut low, 2), (&mut high, 1)] {
+        r.update_site(at(0), SiteId(0), lan_with(&[other], vec![]));
+        let readers = vec![reader(9, "Sq", None, &[])];
+        r.update_site(at(0), SiteId(1), lan_with(&[other], readers));
+    }
+    assert_eq!(drain(&mut low).len(), 2, "the lowest id forwards");
+    assert!(drain(&mut high).is_empty(), "the other stands by");
+    // A router on LAN 1 only (not between the same sites) does not compete.
+    high.update_site(
+        at(1),
+        SiteId(1),
+        lan_with(&[1, 3], vec![reader(9, "Sq", None, &[])]),
+    );
+    assert!(drain(&mut high).is_empty());
+    high.update_site(at(1), SiteId(0), lan_with(&[3], vec![]));
+    // Router 1 left LAN 0 (router 3 is on LAN 0 and 1 but has a higher id): 2 takes over.
+    let took_over = drain(&mut high);
+    assert_eq!(took_over.len(), 2, "{took_over:?}");
+    assert!(
+        matches!(took_over[0], Action::CreateReader { ref spec, .. } if spec.site == SiteId(0))
+    );
+    assert!(
+        matches!(took_over[1], Action::CreateWriter { ref spec, .. } if spec.site == SiteId(1))
+    );
 }

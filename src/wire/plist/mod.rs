@@ -11,7 +11,8 @@
 //!
 //! Layout: `raw` walks a list without interpreting it; `pid` names the ids; `table` is the one
 //! row-per-PID table; `value` decodes/encodes each value shape; `param` decodes whole lists
-//! and emits them; `content_filter` holds PID_CONTENT_FILTER_PROPERTY/INFO and signatures.
+//! and emits them; `content_filter` holds PID_CONTENT_FILTER_PROPERTY/INFO and signatures; `vendor`
+//! the values of siftdds's own vendor PIDs.
 
 mod content_filter;
 mod param;
@@ -19,6 +20,7 @@ pub mod pid;
 mod raw;
 mod table;
 mod value;
+mod vendor;
 
 pub use content_filter::{
     ContentFilterInfo, ContentFilterInfoView, ContentFilterProperty, MAX_FILTER_NAME,
@@ -33,6 +35,7 @@ pub use pid::{PID_FLAG_MUST_UNDERSTAND, PID_FLAG_VENDOR_SPECIFIC, PID_PAD, PID_S
 pub use raw::{ParameterListView, RawParameter, RawParameters};
 pub use table::{OnInvalid, PID_TABLE, PidInfo, describe, pid_name};
 pub use value::{ReliabilityKind, Value, ValueKind};
+pub use vendor::{MAX_ROUTER_PATH, router_path_from_octets, router_path_octets};
 
 /// The most parameters we accept in one list. Real SPDP/SEDP data carries ~30.
 pub const MAX_PARAMS: usize = 512;

@@ -227,3 +227,10 @@ pub const PID_FASTDDS_DISABLE_POSITIVE_ACKS: u16 = 0x8005;
 pub const PID_FASTDDS_DATASHARING: u16 = 0x8006;
 /// PID_CUSTOM_RELATED_SAMPLE_IDENTITY: legacy RELATED_SAMPLE_IDENTITY (docs/interop-facts.md §5.9).
 pub const PID_FASTDDS_CUSTOM_RELATED_SAMPLE_IDENTITY: u16 = 0x800f;
+
+// ---- siftdds (vendor 01.f0, `VendorId::SIFTDDS`) ----------------------------------------------
+
+/// PID_SIFTDDS_ROUTER_PATH: the path vector of a siftdds router's proxy reader, the router
+/// ids (uint64) the subscription came through, oldest first, as a sequence<octet> of 8-byte
+/// big-endian ids (`plist::vendor`). Read only from siftdds senders (RTPS 2.5 §9.6.2.2.1).
+pub const PID_SIFTDDS_ROUTER_PATH: u16 = 0x8001;

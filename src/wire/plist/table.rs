@@ -45,6 +45,7 @@ pub struct PidInfo {
 const ANY: &[VendorId] = &[];
 const CYCLONE: &[VendorId] = &[VendorId::CYCLONE_DDS, VendorId::OPENSPLICE];
 const FAST: &[VendorId] = &[VendorId::FAST_DDS];
+const SIFTDDS: &[VendorId] = &[VendorId::SIFTDDS];
 
 /// A QoS kind or policy whose kind is at most `MAX` (DDS 1.4 §2.3.3 enumerations).
 fn kind_at_most<const MAX: u32>(v: &Value<'_>) -> bool {
@@ -238,6 +239,8 @@ pub static PID_TABLE: &[PidInfo] = &[
         None,
         FAST
     ),
+    // siftdds (docs/router.md: the router's path vector).
+    row!(PID_SIFTDDS_ROUTER_PATH, "SIFTDDS_ROUTER_PATH", Octets, None, SIFTDDS),
 ];
 
 /// The row for `pid` as sent by `vendor`: standard PIDs for everyone, vendor PIDs (bit 0x8000)

@@ -43,6 +43,7 @@ fn publication() -> PublicationData {
             group_data: GroupData { value: vec![9] },
             topic_data: TopicData { value: vec![8, 8] },
             type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            router_path: vec![7, 0xdead_beef],
             vendor_id: VendorId::SIFTDDS,
         },
         qos: DataWriterQos::default()
@@ -106,6 +107,7 @@ fn subscription() -> SubscriptionData {
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
             type_information: None,
+            router_path: Vec::new(),
             vendor_id: VendorId::SIFTDDS,
         },
         expects_inline_qos: true,
@@ -284,4 +286,20 @@ fn participant_payload() -> Vec<u8> {
     p.metatraffic_unicast_locators = vec![Locator::udpv4([127, 0, 0, 1], 7410)];
     p.default_unicast_locators = vec![Locator::udpv4([127, 0, 0, 1], 7411)];
     p.to_payload(Endianness::Little).unwrap()
+}
+
+#[test]
+fn router_path_is_a_siftdds_vendor_pid_read_only_from_siftdds() {
+    let mut r = subscription();
+    r.router_path = vec![3, 0xabc];
+    let bytes = r.to_payload(Endianness::Little).unwrap();
+    assert!(pids(&bytes).contains(&PID_SIFTDDS_ROUTER_PATH));
+    let ours = SubscriptionData::from_payload(&bytes, VendorId::SIFTDDS).unwrap();
+    assert_eq!(ours.router_path, vec![3, 0xabc]);
+    // The same PID from another vendor means something else (RTPS 2.5 §9.6.2.2.1).
+    let theirs = SubscriptionData::from_payload(&bytes, VendorId::FAST_DDS).unwrap();
+    assert!(theirs.router_path.is_empty());
+    r.router_path.clear();
+    let plain = r.to_payload(Endianness::Little).unwrap();
+    assert!(!pids(&plain).contains(&PID_SIFTDDS_ROUTER_PATH));
 }
