@@ -491,6 +491,15 @@ pub struct Sample<T> {
     pub writer: Guid,
 }
 
+/// Whether a read had returned a sample before (DDS 1.4 §2.2.2.5.4 SampleInfo.sample_state).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SampleState {
+    /// Returned by an earlier read.
+    Read,
+    /// Not returned by any read yet.
+    NotRead,
+}
+
 /// Reads samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataReader<T> {
     pub(super) participant: DomainParticipant,
@@ -523,6 +532,30 @@ impl<T: TopicType> DataReader<T> {
             .handle
             .execute(move |p, now| p.read(now, guid))?;
         Ok(Self::samples(guid, changes))
+    }
+
+    /// Returns every sample the reader holds (read with ANY_SAMPLE_STATE), each with its
+    /// [`SampleState`] before this call, and marks them all READ; they stay in the reader, so
+    /// the next `read_all` returns them again (as READ) until a [`DataReader::take`] or the
+    /// history's depth removes them. DDS 1.4 §2.2.2.5.3.8, §2.2.2.5.4.
+    pub fn read_all(&self) -> Result<Vec<(SampleState, Sample<T>)>, Error> {
+        let guid = self.guid;
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.read_all(now, guid))?;
+        Ok(changes
+            .into_iter()
+            .filter_map(|(c, was_read)| {
+                let state = if was_read {
+                    SampleState::Read
+                } else {
+                    SampleState::NotRead
+                };
+                Self::samples(guid, vec![c]).pop().map(|s| (state, s))
+            })
+            .collect())
     }
 
     /// REQUESTED_DEADLINE_MISSED status: instances that received no sample within the

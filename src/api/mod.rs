@@ -12,8 +12,8 @@ mod participant;
 mod profile;
 
 pub use endpoint::{
-    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
-    Topic,
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,
+    Subscriber, Topic,
 };
 pub use error::Error;
 pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};

@@ -9,9 +9,9 @@
 //! Options, defaults, output formats and exit codes (1 bad arguments, 2 initialisation
 //! failed, 3 run failed) follow the harness's `srcCxx/shape_main.cxx` and `srcC/shape_main.c`.
 //!
-//! What siftdds honours only in part is never silently ignored: a line containing
-//! `not supported` names it (see [`options::Options::unsupported_partial`]); every option of
-//! the OMG suite runs.
+//! Every option of the OMG suite runs as the vendors' applications run it (nothing prints
+//! `not supported`); `-R` reads with ANY_SAMPLE_STATE, as `dds_read` in `srcC/shape_main.c`
+//! does, so a sample not taken yet is printed again by the next read.
 //!
 //! Must not: write anything but the harness's lines to stdout (the start-up line naming the
 //! network scope and the announced addresses goes to stderr).
@@ -178,9 +178,6 @@ fn run() -> i32 {
     }
     if opts.debug {
         out(&format!("Shape Options: {opts:#?}"));
-    }
-    for p in opts.unsupported_partial() {
-        out(p);
     }
     // A file or profile that cannot be used: `FILE:LINE:COL: what is wrong`, before any socket.
     let topic_names: Vec<String> = (0..opts.num_topics)

@@ -376,18 +376,6 @@ impl Options {
         );
         w
     }
-
-    /// Requested behaviour siftdds honours only in part; the application says so and runs.
-    pub fn unsupported_partial(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        if self.subscribe && self.use_read {
-            v.push(
-                "-R: read() sample states are not supported in full: read() returns each \
-                 sample once (NOT_READ samples only)",
-            );
-        }
-        v
-    }
 }
 
 #[cfg(test)]

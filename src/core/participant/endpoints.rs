@@ -459,6 +459,15 @@ impl Participant {
             .map_or_else(Vec::new, |r| r.reader.read(now))
     }
 
+    /// Every sample a local reader holds, each with whether an earlier read had returned it
+    /// (SampleState READ); all are marked READ and stay available to [`Participant::take`].
+    /// DDS 1.4 §2.2.2.5.3.8 (read with ANY_SAMPLE_STATE).
+    pub fn read_all(&mut self, now: Now, reader: Guid) -> Vec<(CacheChange, bool)> {
+        self.readers
+            .get_mut(&reader.entity_id)
+            .map_or_else(Vec::new, |r| r.reader.read_all(now))
+    }
+
     /// True when a local reader has samples `read` has not returned yet.
     pub fn has_unread(&self, reader: Guid) -> bool {
         self.readers

@@ -394,6 +394,31 @@ impl DeliveryQueue {
     /// they stay queued for a later take. Expired samples are dropped first (counted in the
     /// second value). DDS 1.4 §2.2.2.5.3.8 (read, NOT_READ_SAMPLE_STATE).
     pub(super) fn read(&mut self, now_ns: Option<u64>) -> (Vec<CacheChange>, u64) {
+        let expired = self.drop_expired(now_ns);
+        let mut out = Vec::new();
+        for e in self.ring.iter_mut().flatten().filter(|e| !e.read) {
+            e.read = true;
+            out.push(e.change.clone());
+        }
+        (out, expired)
+    }
+
+    /// Returns copies of every queued sample, oldest first, each with whether an earlier read
+    /// had returned it (SampleState READ) or not (NOT_READ), and marks them all READ; they stay
+    /// queued. Expired samples are dropped first (counted in the second value).
+    /// DDS 1.4 §2.2.2.5.3.8 (read, ANY_SAMPLE_STATE), §2.2.2.5.4 (SampleInfo.sample_state).
+    pub(super) fn read_all(&mut self, now_ns: Option<u64>) -> (Vec<(CacheChange, bool)>, u64) {
+        let expired = self.drop_expired(now_ns);
+        let mut out = Vec::new();
+        for e in self.ring.iter_mut().flatten() {
+            out.push((e.change.clone(), e.read));
+            e.read = true;
+        }
+        (out, expired)
+    }
+
+    /// Removes the samples expired at `now_ns` (Unix ns) wherever they are; their number.
+    fn drop_expired(&mut self, now_ns: Option<u64>) -> u64 {
         let expired: Vec<u64> = (self.base..)
             .zip(self.ring.iter())
             .filter(|(_, e)| e.as_ref().is_some_and(|e| e.expired(now_ns)))
@@ -403,12 +428,7 @@ impl DeliveryQueue {
             self.remove(*order);
         }
         self.maybe_compact();
-        let mut out = Vec::new();
-        for e in self.ring.iter_mut().flatten().filter(|e| !e.read) {
-            e.read = true;
-            out.push(e.change.clone());
-        }
-        (out, u64::try_from(expired.len()).unwrap_or(u64::MAX))
+        u64::try_from(expired.len()).unwrap_or(u64::MAX)
     }
 
     /// Takes the oldest queued sample.
@@ -512,6 +532,27 @@ mod tests {
         q.push_expiring(change(1, 5), None).unwrap();
         assert_eq!(sns(&mut q), [(1, 2), (2, 4), (1, 5)]);
         assert!(q.has_room(Some([3; 16])), "every instance was taken");
+    }
+
+    #[test]
+    fn read_all_returns_every_sample_with_its_previous_sample_state() {
+        let mut q = DeliveryQueue::new(History::KeepLast(5), ResourceLimits::default(), true);
+        q.push_expiring(change(1, 1), None).unwrap();
+        q.push_expiring(change(2, 2), None).unwrap();
+        assert_eq!(q.read(None).0.len(), 2);
+        q.push_expiring(change(1, 3), None).unwrap();
+        let (all, expired) = q.read_all(None);
+        assert_eq!(expired, 0);
+        let states: Vec<(i64, bool)> = all
+            .iter()
+            .map(|(c, was_read)| (c.sequence_number.0, *was_read))
+            .collect();
+        assert_eq!(states, [(1, true), (2, true), (3, false)]);
+        assert_eq!(q.unread_len(), 0);
+        // Again: the same three, all READ now; nothing was removed.
+        let again: Vec<bool> = q.read_all(None).0.iter().map(|(_, r)| *r).collect();
+        assert_eq!(again, [true, true, true]);
+        assert_eq!(sns(&mut q).len(), 3);
     }
 
     #[test]

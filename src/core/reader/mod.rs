@@ -72,7 +72,7 @@ use content_filter::Received;
 use history::DeliveryQueue;
 use inline_qos::{InlineInfo, PayloadKind};
 use instance::InstanceTable;
-use presentation::presentation_order;
+use presentation::{presentation_order, presentation_order_by};
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
@@ -552,6 +552,19 @@ impl Reader {
     pub fn read(&mut self, now: Now) -> Vec<CacheChange> {
         let (mut samples, expired) = self.queue.read(now.wall.to_unix_nanos());
         presentation_order(&self.config.presentation, &mut samples);
+        self.count_expired(expired);
+        if expired > 0 {
+            self.unstall(now);
+        }
+        samples
+    }
+
+    /// Returns every queued sample with whether an earlier read had returned it (READ) and
+    /// marks them all READ; they stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read
+    /// with ANY_SAMPLE_STATE).
+    pub fn read_all(&mut self, now: Now) -> Vec<(CacheChange, bool)> {
+        let (mut samples, expired) = self.queue.read_all(now.wall.to_unix_nanos());
+        presentation_order_by(&self.config.presentation, &mut samples, |(c, _)| c);
         self.count_expired(expired);
         if expired > 0 {
             self.unstall(now);

@@ -15,14 +15,23 @@ use crate::qos::{Presentation, PresentationAccessScope};
 /// docs/interop-facts.md §8.3); with TOPIC or GROUP scope, or without ordered access, the
 /// batch stays in delivery order (each writer's SN order, writers by arrival).
 pub(super) fn presentation_order(p: &Presentation, batch: &mut [CacheChange]) {
+    presentation_order_by(p, batch, |c| c);
+}
+
+/// [`presentation_order`] over items that each carry a change (`change` picks it).
+pub(super) fn presentation_order_by<X>(
+    p: &Presentation,
+    batch: &mut [X],
+    change: impl Fn(&X) -> &CacheChange,
+) {
     if !p.ordered_access || p.access_scope != PresentationAccessScope::Instance {
         return;
     }
     let mut rank: HashMap<Option<[u8; 16]>, usize> = HashMap::new();
-    for c in batch.iter() {
+    for x in batch.iter() {
         let next = rank.len();
-        rank.entry(c.key_hash).or_insert(next);
+        rank.entry(change(x).key_hash).or_insert(next);
     }
     // Stable: each instance keeps its own order.
-    batch.sort_by_key(|c| rank.get(&c.key_hash).copied().unwrap_or(usize::MAX));
+    batch.sort_by_key(|x| rank.get(&change(x).key_hash).copied().unwrap_or(usize::MAX));
 }
