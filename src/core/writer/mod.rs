@@ -259,6 +259,12 @@ impl Writer {
         self.config.reliable && r.reliable()
     }
 
+    /// A reliable reader that may still hold the history back: not marked unresponsive
+    /// (`unresponsive.rs`). The one rule both floors below apply.
+    fn holds_history(&self, r: &ReaderProxy) -> bool {
+        self.reliable_reader(r) && !r.responsiveness.is_unresponsive()
+    }
+
     /// True while changes keep being written (`flow::writing`).
     fn writing(&self, now: Instant) -> bool {
         flow::writing(self.last_write, now, self.config.heartbeat_period)
@@ -287,7 +293,7 @@ impl Writer {
         let push = self.config.push_mode;
         self.readers
             .iter()
-            .filter(|r| self.reliable_reader(r) && !r.responsiveness.is_unresponsive())
+            .filter(|r| self.holds_history(r))
             .map(|r| {
                 let released = if push {
                     r.flow().release_floor(r.gap_from())
@@ -305,7 +311,7 @@ impl Writer {
     fn ack_floor(&self) -> SequenceNumber {
         self.readers
             .iter()
-            .filter(|r| self.reliable_reader(r) && !r.responsiveness.is_unresponsive())
+            .filter(|r| self.holds_history(r))
             .map(ReaderProxy::acked)
             .min()
             .unwrap_or_else(|| self.history.last_sn())
