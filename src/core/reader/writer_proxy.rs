@@ -1,6 +1,7 @@
 //! The reader's state for one matched remote writer: which sequence numbers it has, which
 //! are missing or irrelevant, fragment reassembly, heartbeat tracking and the ACKNACK /
-//! NACK_FRAG it owes.
+//! NACK_FRAG it owes. Delivery to the reader (the [`Slot`] a buffered SN holds, the [`Sink`]
+//! in-order changes go to) is `writer_proxy/delivery.rs`.
 //!
 //! Must not: read clocks (deadlines are computed from the `now` passed in), buffer without
 //! bound (out-of-order changes are kept only inside a window above the first missing SN), or
@@ -23,16 +24,18 @@ use std::collections::BTreeMap;
 
 use super::ReaderCounters;
 use super::coherent::CoherentSets;
-use super::history::DeliveryQueue;
-use super::instance::{InstanceTable, Verdict};
 use super::reassembly::Reassembly;
 use crate::cdr::Endianness;
-use crate::core::{CacheChange, RemoteWriter, Transmit};
-use crate::time::{Instant, Now};
+use crate::core::{RemoteWriter, Transmit};
+use crate::time::Instant;
 use crate::wire::submessage::{
     AckNack, Gap, Heartbeat, HeartbeatFrag, InfoDst, NackFrag, Submessage,
 };
 use crate::wire::{Guid, Header, MAX_SET_BITS, SequenceNumber, SequenceNumberSet, emit_message};
+pub(super) use delivery::{Sink, Slot};
+use delivery::{hand_over, hand_over_loss, slot_fits};
+
+mod delivery;
 
 /// How often a pre-emptive ACKNACK is repeated until the writer's first HEARTBEAT arrives
 /// (as Cyclone does): the writer may not know us yet. RTPS 2.5 §8.4.2.3.4.
@@ -41,105 +44,6 @@ pub const PREEMPTIVE_ACKNACK_PERIOD: core::time::Duration = core::time::Duration
 /// Payload octets a writer may park out of order before changes are dropped (raised to
 /// `max_sample_size` so one maximal sample always fits). STYLE §4: bounded allocation.
 pub const MAX_OUT_OF_ORDER_BYTES: usize = 64 * 1024 * 1024;
-
-/// What a buffered sequence number holds.
-#[derive(Debug)]
-pub(super) enum Slot {
-    /// A received change waiting for the SNs below it.
-    Sample(CacheChange),
-    /// Irrelevant (GAP, filtered, or nothing to deliver). RTPS 2.5 §8.4.10.4.
-    Irrelevant,
-}
-
-/// Memory one buffered SN holds besides its payload: its map entry (counted twice for the
-/// B-tree's half-full nodes) and the payload allocation's header and rounding (16 bytes).
-/// What [`MAX_OUT_OF_ORDER_BYTES`] bounds is payload plus this (issue 15: limits in bytes of
-/// memory, not of payload).
-const SLOT_OVERHEAD: usize = 2 * core::mem::size_of::<(SequenceNumber, Slot)>() + 16;
-
-impl Slot {
-    /// Memory held: payload octets plus [`SLOT_OVERHEAD`].
-    fn len(&self) -> usize {
-        match self {
-            Slot::Sample(c) => c.data.len().saturating_add(SLOT_OVERHEAD),
-            Slot::Irrelevant => SLOT_OVERHEAD,
-        }
-    }
-}
-
-/// Where delivered changes go and what gets counted.
-pub(super) struct Sink<'a> {
-    /// The delivery queue.
-    pub queue: &'a mut DeliveryQueue,
-    /// The reader's counters.
-    pub counters: &'a mut ReaderCounters,
-    /// Instance-level QoS (lifespan, ownership, time-based filter, deadline).
-    pub instances: &'a mut InstanceTable,
-    /// The time of the input being handled.
-    pub now: Now,
-}
-
-impl Sink<'_> {
-    fn deliver(&mut self, slot: Slot) {
-        let Slot::Sample(change) = slot else {
-            return;
-        };
-        let c = &mut *self.counters;
-        let expires_ns = match self.instances.admit(self.now, &change) {
-            Verdict::Deliver { expires_ns } => expires_ns,
-            Verdict::Expired => {
-                c.samples_expired = c.samples_expired.saturating_add(1);
-                return;
-            }
-            Verdict::NotOwner => {
-                c.samples_not_owner = c.samples_not_owner.saturating_add(1);
-                return;
-            }
-            Verdict::Filtered => {
-                c.samples_filtered = c.samples_filtered.saturating_add(1);
-                return;
-            }
-        };
-        match self.queue.push_expiring(change, expires_ns) {
-            Ok(replaced) => {
-                self.counters.samples_delivered = self.counters.samples_delivered.saturating_add(1);
-                self.counters.samples_replaced = self
-                    .counters
-                    .samples_replaced
-                    .saturating_add(u64::try_from(replaced).unwrap_or(u64::MAX));
-            }
-            Err(_) => {
-                self.counters.samples_rejected = self.counters.samples_rejected.saturating_add(1);
-            }
-        }
-    }
-}
-
-/// Passes the in-order slot of `sn` through the writer's coherent-set assembly to `sink`.
-fn hand_over(coherent: &mut CoherentSets, sn: SequenceNumber, slot: Slot, sink: &mut Sink<'_>) {
-    let change = match slot {
-        Slot::Sample(c) => Some(c),
-        Slot::Irrelevant => None,
-    };
-    let dropped = coherent.pass(sn, change, &mut |c| sink.deliver(Slot::Sample(c)));
-    let c = &mut sink.counters.coherent_samples_dropped;
-    *c = c.saturating_add(dropped);
-}
-
-/// Tells the writer's coherent-set assembly that SNs were lost.
-fn hand_over_loss(coherent: &mut CoherentSets, sink: &mut Sink<'_>) {
-    let dropped = coherent.lost();
-    let c = &mut sink.counters.coherent_samples_dropped;
-    *c = c.saturating_add(dropped);
-}
-
-/// True if delivering `slot` now would not hit a full delivery queue (KEEP_ALL flow control).
-fn slot_fits(slot: &Slot, queue: &DeliveryQueue) -> bool {
-    match slot {
-        Slot::Sample(c) => queue.has_room(c.key_hash),
-        Slot::Irrelevant => true,
-    }
-}
 
 /// `b - a` as a count (0 when `b ≤ a`).
 fn span(a: SequenceNumber, b: SequenceNumber) -> u64 {

@@ -7,8 +7,8 @@
 //!
 //! # The estimate
 //! Per change the history holds:
-//! - its window slot (`history::Entry`: the `CacheChange` and its filter outcome), counted
-//!   twice because the `VecDeque` doubles its capacity as it grows;
+//! - its window slot (`history::window::Entry`: the `CacheChange` and its filter outcome),
+//!   counted twice because the `VecDeque` doubles its capacity as it grows;
 //! - its sequence number in the instance index, also counted twice (same growth);
 //! - the payload's heap block: the allocator's header and rounding (16 bytes with glibc's
 //!   malloc: an 8-byte size header, 16-byte alignment), plus the 24-byte shared header
@@ -24,8 +24,8 @@ const ALLOCATION_OVERHEAD: usize = 16;
 /// The `Bytes` shared header of a payload that was cloned (24 bytes, allocated as 32).
 const SHARED_HEADER: usize = 32;
 
-/// The size of the history's window slot (`history::Entry`: a sequence number and the
-/// optional stored change with its filter outcome); `history.rs` tests that it is no less.
+/// The size of the history's window slot (`history::window::Entry`: a sequence number and the
+/// optional stored change with its filter outcome); `history/tests.rs` tests that it is no less.
 pub(super) const ENTRY_SIZE: usize = core::mem::size_of::<crate::wire::SequenceNumber>()
     + core::mem::size_of::<
         Option<(

@@ -1,6 +1,9 @@
 //! The writer's HistoryCache: changes ordered by sequence number, per-instance indexing for
 //! KEEP_LAST replacement, and the RESOURCE_LIMITS checks for KEEP_ALL.
 //!
+//! The storage itself (the sequence-number window and its tombstones) is `history/window.rs`;
+//! this module applies the policies to it and indexes instances.
+//!
 //! Must not: know about readers or the wire; it is told which sequence numbers every reliable
 //! reader has acknowledged (`removable_through`) and never decides that by itself. No I/O, no
 //! clock.
@@ -17,6 +20,9 @@ use super::footprint::change_footprint;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
 use crate::wire::SequenceNumber;
+use window::{Stored, Window};
+
+mod window;
 
 /// Why a change could not be added. Mapped to [`super::WriteError`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,41 +44,15 @@ type InstanceKey = Option<[u8; 16]>;
 /// std's SipHash: it hashes one 17-byte key per write.
 type InstanceHasher = foldhash::fast::RandomState;
 
-/// A stored change and what the writer keeps with it.
-#[derive(Debug)]
-struct Stored {
-    change: CacheChange,
-    /// The content-filter outcome, when the change was filtered.
-    filter: Option<ChangeFilter>,
-}
-
-/// One sequence number in the window: `None` once removed out of order (a tombstone).
-#[derive(Debug)]
-struct Entry {
-    sn: SequenceNumber,
-    stored: Option<Stored>,
-}
-
-/// Tombstones tolerated beyond the number of stored changes before the window is compacted:
-/// keeps memory within twice the stored changes (plus this) whatever the removal order.
-const MAX_EXTRA_TOMBSTONES: usize = 64;
-
 /// The writer's history. Sequence numbers start at 1 and increase by one per change
 /// (RTPS 2.5 §8.4.7.2: `new_change` increments `last_change_sequence_number`).
-///
-/// Changes sit in a window ordered by sequence number: appended at the back, removed at the
-/// front (acknowledged, KEEP_ALL) in O(1); a change removed elsewhere (KEEP_LAST replacement,
-/// LIFESPAN) leaves a tombstone until the front reaches it or the window is compacted. While
-/// no tombstone lies before it, a change is found at `sn - front` (O(1)), else by binary
-/// search.
+/// The changes sit in a [`Window`] ordered by sequence number.
 #[derive(Debug)]
 pub(super) struct WriterHistory {
     history: History,
     limits: ResourceLimits,
-    /// Ascending sequence numbers; the first and last entries are never tombstones.
-    window: VecDeque<Entry>,
-    /// Stored changes (entries that are not tombstones).
-    stored: usize,
+    /// The stored changes by sequence number.
+    window: Window,
     /// Sequence numbers of each instance's changes, oldest first; kept only when a policy
     /// needs them (`track_instances`).
     instances: HashMap<InstanceKey, VecDeque<SequenceNumber>, InstanceHasher>,
@@ -122,8 +102,7 @@ impl WriterHistory {
         WriterHistory {
             history,
             limits,
-            window: VecDeque::new(),
-            stored: 0,
+            window: Window::default(),
             instances: HashMap::with_hasher(InstanceHasher::default()),
             track_instances,
             last_sn: SequenceNumber(0),
@@ -153,45 +132,17 @@ impl WriterHistory {
     /// The lowest sequence number still stored, or `last_sn + 1` when empty, as HEARTBEAT's
     /// firstSN requires. RTPS 2.5 §8.3.7.5, §8.4.7.5 (seq_num_min).
     pub(super) fn first_sn(&self) -> SequenceNumber {
-        self.window.front().map_or_else(|| self.next_sn(), |e| e.sn)
-    }
-
-    /// The window position of `sn`, stored or a tombstone.
-    fn position(&self, sn: SequenceNumber) -> Option<usize> {
-        let front = self.window.front()?.sn;
-        let offset = usize::try_from(sn.0.checked_sub(front.0)?).ok()?;
-        match self.window.get(offset) {
-            Some(e) if e.sn == sn => Some(offset),
-            // Tombstones before `sn` were compacted away: search.
-            _ => self.window.binary_search_by_key(&sn, |e| e.sn).ok(),
-        }
-    }
-
-    /// The window position of the first entry with a sequence number ≥ `sn`.
-    fn lower_bound(&self, sn: SequenceNumber) -> usize {
-        self.window.partition_point(|e| e.sn < sn)
-    }
-
-    fn stored(&self, sn: SequenceNumber) -> Option<&Stored> {
-        self.window.get(self.position(sn)?)?.stored.as_ref()
-    }
-
-    /// The stored changes with `sn <= through`, oldest first.
-    fn stored_through(&self, through: SequenceNumber) -> impl Iterator<Item = &CacheChange> + '_ {
-        self.window
-            .iter()
-            .take_while(move |e| e.sn <= through)
-            .filter_map(|e| e.stored.as_ref().map(|s| &s.change))
+        self.window.first_sn().unwrap_or_else(|| self.next_sn())
     }
 
     /// The change with this sequence number, if still stored.
     pub(super) fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
-        self.stored(sn).map(|s| &s.change)
+        self.window.get(sn).map(|s| &s.change)
     }
 
     /// The content-filter outcome stored with a change, if it was filtered.
     pub(super) fn filter(&self, sn: SequenceNumber) -> Option<&ChangeFilter> {
-        self.stored(sn)?.filter.as_ref()
+        self.window.get(sn)?.filter.as_ref()
     }
 
     /// The stored changes from `sn` on, in order.
@@ -199,10 +150,7 @@ impl WriterHistory {
         &self,
         sn: SequenceNumber,
     ) -> impl Iterator<Item = SequenceNumber> + '_ {
-        self.window
-            .range(self.lower_bound(sn)..)
-            .filter(|e| e.stored.is_some())
-            .map(|e| e.sn)
+        self.window.stored_from(sn)
     }
 
     /// The first stored sequence number ≥ `sn`.
@@ -212,7 +160,7 @@ impl WriterHistory {
 
     /// Number of stored changes.
     pub(super) fn len(&self) -> usize {
-        self.stored
+        self.window.len()
     }
 
     /// Lower bounds on how many changes, and how many payload bytes in all, [`Self::add`]
@@ -226,7 +174,8 @@ impl WriterHistory {
             return (0, 0);
         }
         let (n, bytes) =
-            self.stored_through(removable_through)
+            self.window
+                .stored_through(removable_through)
                 .fold((0usize, 0usize), |(n, b), c| {
                     (
                         n.saturating_add(1),
@@ -235,7 +184,7 @@ impl WriterHistory {
                 });
         let samples = match limit(self.limits.max_samples) {
             None => usize::MAX,
-            Some(max) => max.saturating_sub(self.stored.saturating_sub(n)),
+            Some(max) => max.saturating_sub(self.window.len().saturating_sub(n)),
         };
         let bytes = match self.history {
             History::KeepAll => {
@@ -277,12 +226,7 @@ impl WriterHistory {
         self.bytes = self
             .bytes
             .saturating_add(change_footprint(change.data.len()));
-        self.stored = self.stored.saturating_add(1);
-        let stored = Stored { change, filter };
-        self.window.push_back(Entry {
-            sn,
-            stored: Some(stored),
-        });
+        self.window.push(sn, Stored { change, filter });
         if self.track_instances {
             self.instances.entry(key).or_default().push_back(sn);
         }
@@ -353,12 +297,13 @@ impl WriterHistory {
         let Some(max) = limit(self.limits.max_samples) else {
             return Ok(());
         };
-        if self.stored.saturating_sub(removed.len()) < max {
+        if self.window.len().saturating_sub(removed.len()) < max {
             return Ok(());
         }
         // Ordered: only a prefix can be acknowledged (a full history of unacknowledged
         // changes is refused at its first change, not after a scan).
         let victim = self
+            .window
             .stored_through(removable_through)
             .map(|c| c.sequence_number)
             .find(|s| !removed.contains(s));
@@ -380,14 +325,14 @@ impl WriterHistory {
         removable_through: SequenceNumber,
     ) -> Result<(), AddError> {
         let mut kept = self.bytes;
-        let mut kept_n = self.stored;
+        let mut kept_n = self.window.len();
         let len = change_footprint(len);
         for old in removed.iter() {
             kept =
                 kept.saturating_sub(self.get(*old).map_or(0, |c| change_footprint(c.data.len())));
             kept_n = kept_n.saturating_sub(1);
         }
-        let mut acked = self.stored_through(removable_through);
+        let mut acked = self.window.stored_through(removable_through);
         while kept_n > 0 && kept.saturating_add(len) > KEEP_ALL_BYTES_LIMIT {
             let Some(c) = acked.next() else {
                 return Err(AddError::Full);
@@ -404,7 +349,7 @@ impl WriterHistory {
     /// Removes every change with `sn <= through` (acknowledged by all reliable readers of a
     /// VOLATILE KEEP_ALL writer: nobody can ask for it again). RTPS 2.5 §8.4.7.2 (remove_change).
     pub(super) fn remove_through(&mut self, through: SequenceNumber) {
-        while let Some(sn) = self.window.front().map(|e| e.sn) {
+        while let Some(sn) = self.window.first_sn() {
             if sn > through {
                 break;
             }
@@ -415,14 +360,9 @@ impl WriterHistory {
     /// Removes one change (LIFESPAN expiry, KEEP_LAST, garbage collection). Returns false when
     /// it was not stored. RTPS 2.5 §8.4.7.2 (remove_change).
     pub(super) fn remove(&mut self, sn: SequenceNumber) -> bool {
-        let Some(i) = self.position(sn) else {
+        let Some(Stored { change, .. }) = self.window.take(sn) else {
             return false;
         };
-        let Some(Stored { change, .. }) = self.window.get_mut(i).and_then(|e| e.stored.take())
-        else {
-            return false;
-        };
-        self.stored = self.stored.saturating_sub(1);
         self.bytes = self
             .bytes
             .saturating_sub(change_footprint(change.data.len()));
@@ -433,21 +373,6 @@ impl WriterHistory {
         {
             self.released_bytes = self.released_bytes.saturating_add(len);
             self.released.push(change.data);
-        }
-        // The ends are never tombstones; too many tombstones inside are compacted away.
-        while self.window.front().is_some_and(|e| e.stored.is_none()) {
-            self.window.pop_front();
-        }
-        while self.window.back().is_some_and(|e| e.stored.is_none()) {
-            self.window.pop_back();
-        }
-        if self.window.len()
-            > self
-                .stored
-                .saturating_mul(2)
-                .saturating_add(MAX_EXTRA_TOMBSTONES)
-        {
-            self.window.retain(|e| e.stored.is_some());
         }
         if !self.track_instances {
             return true;
@@ -468,194 +393,4 @@ impl WriterHistory {
 }
 
 #[cfg(test)]
-mod tests {
-    use bytes::Bytes;
-
-    use super::*;
-    use crate::core::ChangeKind;
-    use crate::wire::{EntityId, Guid, GuidPrefix};
-
-    fn change(sn: SequenceNumber, len: usize) -> CacheChange {
-        CacheChange {
-            kind: ChangeKind::Alive,
-            writer_guid: Guid {
-                prefix: GuidPrefix([1; 12]),
-                entity_id: EntityId([0, 0, 1, 2]),
-            },
-            sequence_number: sn,
-            key_hash: None,
-            source_timestamp: None,
-            data: Bytes::from(vec![0u8; len]),
-            coherent_set: None,
-            original_writer: None,
-        }
-    }
-
-    fn add(h: &mut WriterHistory, len: usize, acked: i64) -> Result<SequenceNumber, AddError> {
-        h.add(None, len, SequenceNumber(acked), None, |sn| change(sn, len))
-            .map(|(sn, _)| sn)
-    }
-
-    #[test]
-    fn removed_payloads_are_handed_out_once_and_within_the_bounds() {
-        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        for len in [100, 200, 300] {
-            add(&mut h, len, 0).unwrap();
-        }
-        h.remove_through(SequenceNumber(2));
-        assert_eq!(
-            h.take_released().iter().map(Bytes::len).collect::<Vec<_>>(),
-            [100, 200]
-        );
-        assert!(h.take_released().is_empty());
-        // Past MAX_RELEASED_BYTES a removed payload is freed at once; a take makes room again.
-        let big = MAX_RELEASED_BYTES / 2 + 1;
-        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
-        for _ in 0..4 {
-            add(&mut h, big, 0).unwrap(); // replaces the previous one
-        }
-        assert_eq!(h.take_released().len(), 1);
-        add(&mut h, big, 0).unwrap();
-        assert_eq!(h.take_released().len(), 1);
-        // And past MAX_RELEASED payloads.
-        for _ in 0..MAX_RELEASED + 10 {
-            add(&mut h, 1, 0).unwrap();
-        }
-        assert_eq!(h.take_released().len(), MAX_RELEASED);
-    }
-
-    #[test]
-    fn the_footprint_estimate_covers_a_window_slot() {
-        let estimate = super::super::footprint::ENTRY_SIZE;
-        assert!(core::mem::size_of::<Entry>() <= estimate, "{estimate}");
-    }
-
-    #[test]
-    fn keep_all_refuses_past_the_byte_limit_until_acknowledged() {
-        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        // The limit counts each change's overhead besides its payload (`footprint.rs`).
-        let half = KEEP_ALL_BYTES_LIMIT / 2 - super::super::PER_CHANGE_OVERHEAD;
-        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(1)));
-        assert_eq!(add(&mut h, half, 0), Ok(SequenceNumber(2)));
-        assert_eq!(add(&mut h, 1, 0), Err(AddError::Full));
-        // Once SN 1 is acknowledged it makes room.
-        assert_eq!(add(&mut h, 1, 1), Ok(SequenceNumber(3)));
-        assert_eq!(h.len(), 2);
-        // A change larger than the limit still goes into an empty history.
-        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        assert_eq!(
-            add(&mut h, KEEP_ALL_BYTES_LIMIT * 2, 0),
-            Ok(SequenceNumber(1))
-        );
-        // KEEP_LAST has no byte limit.
-        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
-        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(1)));
-        assert_eq!(add(&mut h, KEEP_ALL_BYTES_LIMIT, 0), Ok(SequenceNumber(2)));
-    }
-
-    #[test]
-    fn out_of_order_removals_keep_lookups_right_and_the_window_bounded() {
-        // KEEP_LAST(1) with one instance written once and another written many times: every
-        // replacement removes a change behind the stale one, leaving a tombstone.
-        let mut h = WriterHistory::new(History::KeepLast(1), ResourceLimits::default());
-        let keyed = |h: &mut WriterHistory, k: u8| {
-            let key = Some([k; 16]);
-            h.add(key, 8, SequenceNumber(0), None, |sn| CacheChange {
-                key_hash: key,
-                ..change(sn, 8)
-            })
-            .map(|(sn, _)| sn)
-        };
-        assert_eq!(keyed(&mut h, 1), Ok(SequenceNumber(1)));
-        for n in 2..=10_000 {
-            assert_eq!(keyed(&mut h, 2), Ok(SequenceNumber(n)));
-            assert_eq!(h.len(), 2);
-        }
-        assert!(
-            h.window.len() <= 2 * 2 + MAX_EXTRA_TOMBSTONES,
-            "window {}",
-            h.window.len()
-        );
-        assert_eq!(h.first_sn(), SequenceNumber(1));
-        assert!(h.get(SequenceNumber(1)).is_some());
-        assert!(h.get(SequenceNumber(9_999)).is_none());
-        assert_eq!(
-            h.get(SequenceNumber(10_000)).map(|c| c.sequence_number),
-            Some(SequenceNumber(10_000))
-        );
-        assert_eq!(
-            h.stored_from(SequenceNumber(2)).collect::<Vec<_>>(),
-            [SequenceNumber(10_000)]
-        );
-        assert_eq!(
-            h.next_stored_from(SequenceNumber(0)),
-            Some(SequenceNumber(1))
-        );
-        // Removing the stale front leaves the newest change first.
-        assert!(h.remove(SequenceNumber(1)));
-        assert!(!h.remove(SequenceNumber(1)));
-        assert_eq!(h.first_sn(), SequenceNumber(10_000));
-        assert_eq!(h.len(), 1);
-        h.remove_through(SequenceNumber(10_000));
-        assert_eq!((h.len(), h.first_sn()), (0, SequenceNumber(10_001)));
-    }
-
-    #[test]
-    fn keep_all_without_instance_limits_does_not_index_instances() {
-        let mut h = WriterHistory::new(History::KeepAll, ResourceLimits::default());
-        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| {
-            change(sn, 4)
-        })
-        .unwrap();
-        assert!(h.instances.is_empty());
-        let limits = ResourceLimits {
-            max_instances: Length::Limited(1),
-            ..ResourceLimits::default()
-        };
-        let mut h = WriterHistory::new(History::KeepAll, limits);
-        h.add(Some([3; 16]), 4, SequenceNumber(0), None, |sn| {
-            change(sn, 4)
-        })
-        .unwrap();
-        assert_eq!(
-            h.add(Some([4; 16]), 4, SequenceNumber(0), None, |sn| change(
-                sn, 4
-            ))
-            .map(|(s, _)| s),
-            Err(AddError::TooManyInstances)
-        );
-    }
-
-    #[test]
-    fn room_counts_unacknowledged_samples_and_bytes() {
-        let limits = ResourceLimits {
-            max_samples: Length::Limited(10),
-            ..ResourceLimits::default()
-        };
-        let mut h = WriterHistory::new(History::KeepAll, limits);
-        assert_eq!(h.room(SequenceNumber(0)), (10, KEEP_ALL_BYTES_LIMIT));
-        for _ in 0..3 {
-            add(&mut h, 100, 0).unwrap();
-        }
-        let held = change_footprint(100);
-        assert_eq!(
-            h.room(SequenceNumber(0)),
-            (7, KEEP_ALL_BYTES_LIMIT - 3 * held)
-        );
-        assert_eq!(h.room(SequenceNumber(2)), (9, KEEP_ALL_BYTES_LIMIT - held));
-        // The lower bound holds: exactly that many more samples go in.
-        for _ in 0..7 {
-            add(&mut h, 100, 0).unwrap();
-        }
-        assert_eq!(add(&mut h, 100, 0), Err(AddError::Full));
-        // An instance limit makes the bound unknown (0).
-        let limits = ResourceLimits {
-            max_instances: Length::Limited(4),
-            ..ResourceLimits::default()
-        };
-        assert_eq!(
-            WriterHistory::new(History::KeepAll, limits).room(SequenceNumber(0)),
-            (0, 0)
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,399 @@
+//! The reading side of the public API: the Subscriber and its DataReaders (creation with a
+//! content filter and representation checks, take/read, waits, listeners, status), the
+//! received [`Sample`], and the reader operations `observe.rs` shares for untyped readers.
+//!
+//! Must not: hold protocol state; every operation is a command to the participant's event
+//! loop. DDS 1.4 §2.2.2.5.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{ListenerContext, Topic};
+use crate::api::{DomainParticipant, Error};
+use crate::core::discovery::ContentFilter;
+use crate::core::participant::ReaderSpec;
+use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
+use crate::qos::{DataReaderQos, SubscriberQos};
+use crate::time::Timestamp;
+use crate::types::{TopicType, XcdrVersion};
+use crate::wire::Guid;
+
+/// Groups readers; holds PARTITION and PRESENTATION. DDS 1.4 §2.2.2.5.1.
+#[derive(Clone)]
+pub struct Subscriber {
+    pub(in crate::api) participant: DomainParticipant,
+    pub(in crate::api) qos: SubscriberQos,
+}
+
+impl Subscriber {
+    /// Creates a DataReader on `topic`.
+    pub fn create_datareader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataReaderQos,
+    ) -> Result<DataReader<T>, Error> {
+        self.create_reader(topic, qos, None)
+    }
+
+    /// Creates a DataReader on a ContentFilteredTopic of `topic`: the filter is announced to
+    /// writers (PID_CONTENT_FILTER_PROPERTY) so that they can filter for us.
+    pub fn create_filtered_datareader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        filtered_topic_name: &str,
+        expression: &str,
+        parameters: &[&str],
+        qos: DataReaderQos,
+    ) -> Result<DataReader<T>, Error> {
+        let filter = ContentFilter {
+            content_filtered_topic_name: filtered_topic_name.to_string(),
+            related_topic_name: topic.name.clone(),
+            filter_class_name: "DDSSQL".to_string(),
+            filter_expression: expression.to_string(),
+            expression_parameters: parameters.iter().map(|s| s.to_string()).collect(),
+        };
+        // A filter that does not parse or type-check fails the creation (as Cyclone, Fast
+        // DDS and RTI do), instead of a reader that silently delivers everything.
+        ReaderFilter::check(&filter, T::descriptor()).map_err(Error::ContentFilter)?;
+        self.create_reader(topic, qos, Some(filter))
+    }
+
+    fn create_reader<T: TopicType>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataReaderQos,
+        content_filter: Option<ContentFilter>,
+    ) -> Result<DataReader<T>, Error> {
+        qos.check_consistency().map_err(Error::Qos)?;
+        check_reader_representations::<T>(&qos)?;
+        let spec = ReaderSpec {
+            topic_name: topic.name.clone(),
+            type_name: T::type_name().to_string(),
+            keyed: T::is_keyed(),
+            qos,
+            subscriber_qos: self.qos.clone(),
+            content_filter,
+            descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
+            key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
+            start_at_match: false,
+            router_path: Vec::new(),
+        };
+        let guid = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.create_reader(now, spec))?;
+        Ok(DataReader {
+            participant: self.participant.clone(),
+            guid,
+            _type: PhantomData,
+        })
+    }
+}
+/// One received sample or instance change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample<T> {
+    /// The value for ALIVE samples; `None` for dispose/unregister notifications.
+    pub value: Option<T>,
+    /// ALIVE, or how the instance stopped being alive.
+    pub kind: ChangeKind,
+    /// The instance's key hash: as the writer sent it, else computed from the sample or the
+    /// serialized key (`None` for unkeyed types or when neither is available).
+    pub key_hash: Option<[u8; 16]>,
+    /// The writer's source timestamp.
+    pub source_timestamp: Option<Timestamp>,
+    /// The writer that produced it.
+    pub writer: Guid,
+}
+
+/// Whether a read had returned a sample before (DDS 1.4 §2.2.2.5.4 SampleInfo.sample_state).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SampleState {
+    /// Returned by an earlier read.
+    Read,
+    /// Not returned by any read yet.
+    NotRead,
+}
+
+/// Reads samples of `T`. Deleted (and unannounced) when dropped.
+pub struct DataReader<T> {
+    pub(in crate::api) participant: DomainParticipant,
+    pub(in crate::api) guid: Guid,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: TopicType> DataReader<T> {
+    /// The reader's GUID.
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// Takes (removes) every available sample, including those already returned by
+    /// [`DataReader::read`]. A payload that does not decode as `T` is an error for that sample
+    /// only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.9.
+    pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
+        let changes = take_changes(&self.participant, self.guid)?;
+        Ok(Self::samples(self.guid, changes))
+    }
+
+    /// Returns the samples not returned by an earlier `read` and leaves them in the reader
+    /// (marked READ): a later [`DataReader::take`] still returns them. A simplified sample
+    /// state: `read` never returns a sample twice. DDS 1.4 §2.2.2.5.3.8.
+    pub fn read(&self) -> Result<Vec<Sample<T>>, Error> {
+        let guid = self.guid;
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.read(now, guid))?;
+        Ok(Self::samples(guid, changes))
+    }
+
+    /// Returns every sample the reader holds (read with ANY_SAMPLE_STATE), each with its
+    /// [`SampleState`] before this call, and marks them all READ; they stay in the reader, so
+    /// the next `read_all` returns them again (as READ) until a [`DataReader::take`] or the
+    /// history's depth removes them. DDS 1.4 §2.2.2.5.3.8, §2.2.2.5.4.
+    pub fn read_all(&self) -> Result<Vec<(SampleState, Sample<T>)>, Error> {
+        let guid = self.guid;
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, now| p.read_all(now, guid))?;
+        Ok(changes
+            .into_iter()
+            .filter_map(|(c, was_read)| {
+                let state = if was_read {
+                    SampleState::Read
+                } else {
+                    SampleState::NotRead
+                };
+                Self::samples(guid, vec![c]).pop().map(|s| (state, s))
+            })
+            .collect())
+    }
+
+    /// REQUESTED_DEADLINE_MISSED status: instances that received no sample within the
+    /// DEADLINE period. DDS 1.4 §2.2.2.5.3.27.
+    pub fn requested_deadline_missed_status(&self) -> Result<DeadlineMissedStatus, Error> {
+        let guid = self.guid;
+        let status = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.requested_deadline_missed(guid))?;
+        Ok(status.unwrap_or_default())
+    }
+
+    pub(in crate::api) fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
+        let mut out = Vec::with_capacity(changes.len());
+        for c in changes {
+            let value = match c.kind {
+                ChangeKind::Alive => match T::deserialize(&c.data) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        log::warn!(
+                            "reader {guid}: undecodable sample from {}: {e}",
+                            c.writer_guid
+                        );
+                        continue;
+                    }
+                },
+                _ => None,
+            };
+            // Writers need not send PID_KEY_HASH (Cyclone does not): compute it then.
+            let key_hash = c.key_hash.or_else(|| match &value {
+                Some(v) => v.key_hash(),
+                None => T::key_hash_from_serialized_key(&c.data),
+            });
+            out.push(Sample {
+                value,
+                kind: c.kind,
+                key_hash,
+                source_timestamp: c.source_timestamp,
+                writer: c.writer_guid,
+            });
+        }
+        out
+    }
+
+    /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
+    /// same visit to the event loop that found them).
+    pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
+        Ok(Self::samples(
+            self.guid,
+            self.wait_take_serialized(timeout)?,
+        ))
+    }
+
+    /// [`DataReader::wait_take`] without decoding: the changes as received, each payload the
+    /// serialized sample (encapsulation header included) sharing the reader's buffer. For
+    /// applications that read a few fields, forward the bytes, or reuse their own memory.
+    pub fn wait_take_serialized(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
+        wait_take_changes(&self.participant, self.guid, timeout)
+    }
+
+    /// What the reader received, delivered, dropped and acknowledged.
+    pub fn counters(&self) -> Result<ReaderCounters, Error> {
+        let guid = self.guid;
+        let counters = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.reader_counters(guid))?;
+        Ok(counters.unwrap_or_default())
+    }
+
+    /// Sets a DATA_AVAILABLE listener: `f` runs on the participant's event-loop thread with
+    /// the samples taken (each time some arrived), and may write through the
+    /// [`ListenerContext`] at once, without handing anything to another thread (a reply
+    /// leaves in the same wakeup that received the request). `f` must not block; the
+    /// listener ends when it returns `false` or the reader is deleted. It must not own API
+    /// handles (readers, writers, participants): it is dropped on the loop thread, where their
+    /// drop would wait for the loop itself. DDS 1.4 §2.2.4.4.
+    pub fn set_listener<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<Sample<T>>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        self.set_listener_serialized(move |changes, ctx| f(Self::samples(guid, changes), ctx))
+    }
+
+    /// [`DataReader::set_listener`] without decoding: the changes as received (see
+    /// [`DataReader::wait_take_serialized`]).
+    pub fn set_listener_serialized<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Vec<CacheChange>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        self.participant.inner.handle.attach(move |p, now| {
+            let mut changes = Vec::new();
+            match p.take_all(now, guid, &mut changes) {
+                // The reader was deleted: the listener ends.
+                None => return true,
+                Some(0) => return false,
+                Some(_) => {}
+            }
+            !f(
+                changes,
+                &mut ListenerContext {
+                    participant: p,
+                    now,
+                },
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).
+    pub fn matched_publications(&self) -> Result<usize, Error> {
+        matched_writers(&self.participant, self.guid)
+    }
+
+    /// Each matched writer with the highest sequence number known to exist from it (its
+    /// HEARTBEATs' lastSN or the greatest received): compare with the last sequence number
+    /// taken to count samples lost at the tail of a stream. RTPS 2.5 §8.4.10.4.4.
+    pub fn matched_writers_last_sn(&self) -> Result<Vec<(Guid, i64)>, Error> {
+        let guid = self.guid;
+        Ok(self.participant.inner.handle.execute(move |p, _| {
+            p.reader_writers_last_sn(guid)
+                .into_iter()
+                .map(|(g, sn)| (g, sn.0))
+                .collect::<Vec<_>>()
+        })?)
+    }
+
+    /// Waits until at least `n` writers are matched.
+    pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
+        let guid = self.guid;
+        match self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, _| {
+                (p.matched_writers(guid) >= n).then_some(())
+            })? {
+            Some(()) => Ok(()),
+            None => Err(Error::Timeout),
+        }
+    }
+}
+
+impl<T> Drop for DataReader<T> {
+    fn drop(&mut self) {
+        delete_reader(&self.participant, self.guid);
+    }
+}
+
+/// Takes every change of the local reader `guid` (shared with `observe::UntypedDataReader`).
+pub(in crate::api) fn take_changes(
+    participant: &DomainParticipant,
+    guid: Guid,
+) -> Result<Vec<CacheChange>, Error> {
+    Ok(participant.inner.handle.execute(move |p, now| {
+        let mut changes = Vec::new();
+        p.take_all(now, guid, &mut changes);
+        changes
+    })?)
+}
+
+/// Waits up to `timeout` until the reader `guid` has changes, then takes them all.
+pub(in crate::api) fn wait_take_changes(
+    participant: &DomainParticipant,
+    guid: Guid,
+    timeout: Duration,
+) -> Result<Vec<CacheChange>, Error> {
+    let changes = participant.inner.handle.wait_for(timeout, move |p, now| {
+        let mut changes = Vec::new();
+        p.take_all(now, guid, &mut changes);
+        (!changes.is_empty()).then_some(changes)
+    })?;
+    Ok(changes.unwrap_or_default())
+}
+
+/// Number of writers matched with the reader `guid`.
+pub(in crate::api) fn matched_writers(
+    participant: &DomainParticipant,
+    guid: Guid,
+) -> Result<usize, Error> {
+    Ok(participant
+        .inner
+        .handle
+        .execute(move |p, _| p.matched_writers(guid))?)
+}
+
+/// Deletes (and unannounces) the reader `guid`; nothing to do when the participant stopped.
+pub(in crate::api) fn delete_reader(participant: &DomainParticipant, guid: Guid) {
+    let _ = participant
+        .inner
+        .handle
+        .execute(move |p, now| p.delete_reader(now, guid));
+}
+
+/// The key hash of a serialized sample (ALIVE) or serialized key (otherwise) of `T`, for
+/// writers that do not send PID_KEY_HASH (the core reader's [`KeyHasher`]).
+fn key_hash_of<T: TopicType>(kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> {
+    match kind {
+        ChangeKind::Alive => T::deserialize(data).ok()?.key_hash(),
+        _ => T::key_hash_from_serialized_key(data),
+    }
+}
+/// A reader must be able to decode every representation its DATA_REPRESENTATION accepts
+/// (an empty list accepts XCDR only).
+fn check_reader_representations<T: TopicType>(qos: &DataReaderQos) -> Result<(), Error> {
+    let unsupported = qos
+        .data_representation
+        .value
+        .iter()
+        .copied()
+        .find(|id| !XcdrVersion::from_representation_id(*id).is_some_and(T::supports));
+    match unsupported {
+        Some(id) => Err(Error::UnsupportedDataRepresentation {
+            type_name: T::type_name(),
+            id,
+        }),
+        None => Ok(()),
+    }
+}
