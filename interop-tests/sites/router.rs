@@ -262,7 +262,7 @@ fn router_bridges_two_lans() {
 
 #[test]
 fn a_restarted_router_resumes_without_duplicates() {
-    // The router is stopped mid-stream by SIGINT (no goodbye: its lease runs on at the peers) and started
+    // The router is stopped mid-stream by SIGINT (it leaves with a goodbye) and started
     // again: the readers on B see the samples before and after, each at most once, in order.
     let n = 1500;
     let script = format!(

@@ -295,7 +295,7 @@ fn run(
             }
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(f) => d.write(f),
+            Ok(f) => d.write(f, MAX_BLOCKING),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
@@ -555,9 +555,9 @@ impl Driver {
         }
     }
 
-    /// Writes a forward the listener could not hand over without waiting (may wait for
-    /// history room), then counts it done.
-    fn write(&mut self, f: super::Forward) {
+    /// Writes a forward the listener could not hand over without waiting (may wait up to
+    /// `wait` for history room), then counts it done.
+    fn write(&mut self, f: super::Forward, wait: Duration) {
         let writer = f.writer;
         let target = lock(&self.shared)
             .writers
@@ -566,10 +566,7 @@ impl Driver {
         if let Some((site, guid, credit)) = target
             && let Some(p) = self.participants.get(usize::from(site.0))
         {
-            match p
-                .runtime_handle()
-                .write(&credit, guid, f.request, MAX_BLOCKING)
-            {
+            match p.runtime_handle().write(&credit, guid, f.request, wait) {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
                 Err(_) => log::warn!("router: site {} stopped", site.0),

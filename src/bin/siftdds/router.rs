@@ -97,14 +97,18 @@ pub fn run(a: RouterArgs) -> ExitCode {
     }
     // SIGINT/SIGTERM: leave gracefully (`RouterHandle::stop`: no more input, what was
     // taken written and acknowledged, then the participants' goodbye), so a standby of
-    // redundant routers takes over at once. A second signal ends the process at once.
+    // redundant routers takes over at once. Another signal a second or more later ends the
+    // process at once; one sooner is the same stop (GNU `timeout` sends its signal to the
+    // command and again to its process group, so the router often gets it twice).
     let (tx, rx) = std::sync::mpsc::channel();
-    let signals = std::sync::atomic::AtomicU32::new(0);
-    if let Err(e) = ctrlc::set_handler(move || {
-        if signals.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
-            std::process::exit(130);
+    let mut first: Option<std::time::Instant> = None;
+    if let Err(e) = ctrlc::set_handler(move || match first {
+        None => {
+            first = Some(std::time::Instant::now());
+            let _ = tx.send(());
         }
-        let _ = tx.send(());
+        Some(t) if t.elapsed() >= std::time::Duration::from_secs(1) => std::process::exit(130),
+        Some(_) => {}
     }) {
         eprintln!("siftdds router: cannot catch SIGINT/SIGTERM ({e}); they end it at once");
     }

@@ -73,7 +73,7 @@ impl Driver {
     }
 
     /// Leaves gracefully: deletes the proxy readers and witnesses (nothing more is taken),
-    /// writes what the listeners handed over, and waits up to [`LEAVE_FLUSH`] for every
+    /// writes what the listeners handed over, and waits — all within [`LEAVE_FLUSH`] — for every
     /// downstream writer to be acknowledged by all its reliable readers — the standby's
     /// witnesses among them, so its repository then holds all we delivered. The caller
     /// drops the participants next, which sends their SPDP goodbye (DATA(p[UD])): the
@@ -86,15 +86,16 @@ impl Driver {
                     .execute(move |p, now| p.delete_reader(now, guid));
             }
         }
+        let deadline = std::time::Instant::now() + LEAVE_FLUSH;
         while let Ok(f) = rx.try_recv() {
-            self.write(f);
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            self.write(f, left);
         }
         let writers: Vec<_> = lock(&self.shared)
             .writers
             .values()
             .map(|w| (w.site, w.guid))
             .collect();
-        let deadline = std::time::Instant::now() + LEAVE_FLUSH;
         let mut unacked = 0;
         for (site, guid) in writers {
             let Some(p) = self.participants.get(usize::from(site.0)) else {
