@@ -117,7 +117,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
     eprintln!("siftdds: router leaving");
     let c = handle.stop();
     eprintln!(
-        "siftdds: router left: received {}, forwarded {}, duplicates {}, learnt from other routers {}",
+        "siftdds: router left: received {}, forwarded {} and duplicates {} (routes still live), learnt from other routers {}",
         c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
     );
     ExitCode::SUCCESS
