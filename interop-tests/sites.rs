@@ -136,6 +136,13 @@ stop() {
   kill -INT "$(cat "$OUT/$1.pid")" 2>/dev/null || true
   local n=60; while [ ! -e "$OUT/$1.rc" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n-1)); done
 }
+# kill9 NAME: SIGKILL to NAME's command (the child of its `timeout`: no handler, no goodbye),
+# then wait until it ended.
+kill9() {
+  [ -e "$OUT/$1.rc" ] && return 0
+  pkill -KILL -P "$(cat "$OUT/$1.pid")" 2>/dev/null || true
+  local n=60; while [ ! -e "$OUT/$1.rc" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n-1)); done
+}
 # await NAME SECS: wait until NAME ended by itself, at most SECS, then stop it.
 await() {
   local n=$(( $2 * 10 ))

@@ -262,9 +262,11 @@ fn router_bridges_two_lans() {
 
 #[test]
 fn a_restarted_router_resumes_without_duplicates() {
-    // The router is stopped mid-stream by SIGINT (no goodbye: its lease runs on at the peers) and started
+    // The router is stopped mid-stream by SIGINT (it leaves with a goodbye) and started
     // again: the readers on B see the samples before and after, each at most once, in order.
-    let n = 1500;
+    // 3,000 samples (12 s at 4 ms): the restarted router forwards only after its settle
+    // time (`router::standby`, the 4 s lease), so a shorter stream could end before.
+    let n = 3000;
     let script = format!(
         "run router1 60 R $SIFTDDS router --interfaces A,B
          sleep 1

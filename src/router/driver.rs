@@ -13,6 +13,8 @@
 //! threads, channels and the clock (hence the `allow` below).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod standby;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -255,7 +257,7 @@ fn run(
 ) -> RouterCounters {
     let (tx, rx) = mpsc::channel::<super::Forward>();
     let shared = Arc::new(Mutex::new(Shared {
-        router: Router::new(me, rules, RepositoryLimits::default()),
+        router: Router::new(me, rules, RepositoryLimits::default()).with_settle(ROUTER_LEASE),
         writers: HashMap::new(),
         pending: HashMap::new(),
     }));
@@ -293,11 +295,12 @@ fn run(
             }
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(f) => d.write(f),
+            Ok(f) => d.write(f, MAX_BLOCKING),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    d.leave(&rx);
     lock(&d.shared).router.counters()
 }
 
@@ -373,6 +376,11 @@ impl Driver {
             .filter(|(_, r)| *r == Some(self.me))
             .map(|(g, _)| *g)
             .collect();
+        let router_participants = parts
+            .iter()
+            .filter(|(_, r)| r.is_some_and(|r| r != self.me))
+            .map(|(g, _)| *g)
+            .collect();
         let mut routers: Vec<RouterId> = parts
             .iter()
             .filter_map(|(_, r)| r.filter(|r| *r != self.me))
@@ -423,6 +431,7 @@ impl Driver {
         Some(SiteView {
             peer_router,
             routers,
+            router_participants,
             readers,
             writers,
         })
@@ -431,7 +440,12 @@ impl Driver {
     fn apply(&mut self, action: Action) {
         log::info!("router {:x}: {action:?}", self.me.0);
         match action {
-            Action::CreateReader { id, spec } => {
+            Action::CreateWitness { id, spec } => self.create_witness(id, spec),
+            Action::CreateReader {
+                id,
+                spec,
+                from_history,
+            } => {
                 let Some(p) = self.participants.get(usize::from(spec.site.0)) else {
                     return;
                 };
@@ -450,7 +464,8 @@ impl Driver {
                 r.content_filter = spec.filter;
                 // A VOLATILE route takes only what is written after the match: a restarted
                 // router must not forward again what its predecessor had not had acked.
-                r.start_at_match = !spec.class.transient_local;
+                // Unless its routes are watched: their repositories know what the sites had.
+                r.start_at_match = !spec.class.transient_local && !from_history;
                 let handle = p.runtime_handle();
                 let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
                     return;
@@ -518,7 +533,7 @@ impl Driver {
                     lock(&self.shared).writers.insert(id, w);
                 }
             }
-            Action::DeleteReader { id, .. } => {
+            Action::DeleteReader { id, .. } | Action::DeleteWitness { id, .. } => {
                 if let Some((site, guid)) = self.endpoints.remove(&id)
                     && let Some(p) = self.participants.get(usize::from(site.0))
                 {
@@ -540,9 +555,9 @@ impl Driver {
         }
     }
 
-    /// Writes a forward the listener could not hand over without waiting (may wait for
-    /// history room), then counts it done.
-    fn write(&mut self, f: super::Forward) {
+    /// Writes a forward the listener could not hand over without waiting (may wait up to
+    /// `wait` for history room), then counts it done.
+    fn write(&mut self, f: super::Forward, wait: Duration) {
         let writer = f.writer;
         let target = lock(&self.shared)
             .writers
@@ -551,10 +566,7 @@ impl Driver {
         if let Some((site, guid, credit)) = target
             && let Some(p) = self.participants.get(usize::from(site.0))
         {
-            match p
-                .runtime_handle()
-                .write(&credit, guid, f.request, MAX_BLOCKING)
-            {
+            match p.runtime_handle().write(&credit, guid, f.request, wait) {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
                 Err(_) => log::warn!("router: site {} stopped", site.0),

@@ -16,6 +16,7 @@ pub mod config;
 pub mod driver;
 pub mod marker;
 pub mod repository;
+pub mod standby;
 pub mod table;
 
 #[cfg(test)]
@@ -28,6 +29,7 @@ use crate::qos::History;
 use crate::time::Instant;
 use config::TopicRules;
 use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
+use standby::{Standby, StandbyCounters};
 use table::{
     ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId, SiteView, WriterKey,
 };
@@ -48,6 +50,10 @@ pub enum Action {
         id: EndpointId,
         /// What it reads.
         spec: ProxyReaderSpec,
+        /// Take what the upstream writers still hold (their history) rather than start at
+        /// the match: a route it serves is watched (`router::standby`), so its repository
+        /// drops what the downstream site already had from another router.
+        from_history: bool,
     },
     /// Delete a proxy reader.
     DeleteReader {
@@ -67,6 +73,22 @@ pub enum Action {
     },
     /// Delete a downstream writer.
     DeleteWriter {
+        /// Its id.
+        id: EndpointId,
+        /// Its site.
+        site: SiteId,
+    },
+    /// Create a witness reader: on `spec.site`, it reads what other routers write there
+    /// for that route ([`Router::on_witness`]); VOLATILE, with `spec`'s reliability,
+    /// partitions, representation and ownership.
+    CreateWitness {
+        /// Its id.
+        id: EndpointId,
+        /// The route it watches.
+        spec: RouteWriterSpec,
+    },
+    /// Delete a witness reader.
+    DeleteWitness {
         /// Its id.
         id: EndpointId,
         /// Its site.
@@ -94,6 +116,8 @@ pub struct RouterCounters {
     pub unknown_proxy: u64,
     /// The repositories' counters, summed (live writers only).
     pub repository: RepositoryCounters,
+    /// What the witnesses learnt from other routers (`router::standby`).
+    pub standby: StandbyCounters,
 }
 
 struct Route {
@@ -115,6 +139,7 @@ pub struct Router {
     actions: VecDeque<Action>,
     received: u64,
     unknown_proxy: u64,
+    standby: Standby,
 }
 
 impl Router {
@@ -132,7 +157,16 @@ impl Router {
             actions: VecDeque::new(),
             received: 0,
             unknown_proxy: 0,
+            standby: Standby::new(core::time::Duration::ZERO),
         }
+    }
+
+    /// Elects this router into or from a site only once it has been on it for `settle`
+    /// (`router::standby`; the driver uses the routers' SPDP lease). Zero (the default):
+    /// at once.
+    pub fn with_settle(mut self, settle: core::time::Duration) -> Self {
+        self.standby = Standby::new(settle);
+        self
     }
 
     /// The routing table.
@@ -148,6 +182,7 @@ impl Router {
             .retain(|r| rules.routes(&r.key.topic, &r.key.type_name));
         view.writers
             .retain(|w| rules.routes(&w.key.topic, &w.key.type_name));
+        self.standby.note_site(now, site, &mut self.table);
         if self.table.site(site) == Some(&view) {
             return;
         }
@@ -188,9 +223,11 @@ impl Router {
                     .push((now.saturating_add(PROXY_GRACE), old, old_spec.site));
             }
             self.proxy_keys.insert(id, k.clone());
+            let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
             self.actions.push_back(Action::CreateReader {
                 id,
                 spec: spec.clone(),
+                from_history,
             });
             self.proxies.insert(k, (id, spec));
         }
@@ -207,6 +244,7 @@ impl Router {
                     id: route.id,
                     site: k.0,
                 });
+                self.standby.keep(k, route.repository);
             }
         }
         for (k, spec) in wanted {
@@ -218,20 +256,32 @@ impl Router {
                 .rules
                 .history(&spec.key.topic, spec.class.transient_local);
             let policy = self.rules.policy(&spec.key.topic);
-            self.writers.insert(
-                k,
-                Route {
-                    id,
-                    repository: Repository::new(self.limits, policy),
-                },
-            );
+            let repository = self
+                .standby
+                .take(&k)
+                .unwrap_or_else(|| Repository::new(self.limits, policy));
+            self.writers.insert(k, Route { id, repository });
             self.actions
                 .push_back(Action::CreateWriter { id, spec, history });
         }
+        let mut next_id = self.next_id;
+        self.standby.reconcile(
+            &self.table,
+            || {
+                let id = next_id;
+                next_id = next_id.wrapping_add(1);
+                id
+            },
+            &mut self.actions,
+        );
+        self.next_id = next_id;
     }
 
     /// Deletes the proxy readers whose grace period ended.
     pub fn handle_timeout(&mut self, now: Instant) {
+        if self.standby.settle_due(now, &mut self.table) {
+            self.reconcile(now);
+        }
         let (due, keep): (Vec<_>, Vec<_>) =
             self.retiring.drain(..).partition(|(t, _, _)| *t <= now);
         self.retiring = keep;
@@ -243,7 +293,11 @@ impl Router {
 
     /// When [`Self::handle_timeout`] must run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.retiring.iter().map(|(t, _, _)| *t).min()
+        let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
+        match (retiring, self.standby.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next endpoint action.
@@ -319,7 +373,30 @@ impl Router {
             received: self.received,
             unknown_proxy: self.unknown_proxy,
             repository,
+            standby: self.standby.counters(),
         }
+    }
+
+    /// A change read by witness `witness` (`Action::CreateWitness`): if another router's
+    /// participant wrote it, its identity is what the witness's site already has, learnt
+    /// into the route's repository (or kept for it while we stand by).
+    pub fn on_witness(&mut self, witness: EndpointId, change: &CacheChange) {
+        let Some(key) = self.standby.route_of(witness).cloned() else {
+            self.standby.ignored();
+            return;
+        };
+        let from_router = self
+            .table
+            .site(key.0)
+            .is_some_and(|v| v.router_participants.contains(&change.writer_guid.prefix));
+        let Some(id) = change.original_writer.filter(|_| from_router) else {
+            self.standby.ignored();
+            return;
+        };
+        let (limits, policy) = (self.limits, self.rules.policy(&key.1.topic));
+        let route = self.writers.get_mut(&key).map(|r| &mut r.repository);
+        self.standby
+            .learn(&key, id, route, || Repository::new(limits, policy));
     }
 
     /// Live proxy readers and downstream writers (retiring readers included).

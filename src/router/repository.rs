@@ -168,6 +168,14 @@ impl Repository {
         self.writers.is_empty() && self.instances.is_empty()
     }
 
+    /// Records that the downstream site already has `id` (another router's copy of it was
+    /// seen there, `router::standby`): later copies of it, and older samples of its writer,
+    /// are duplicates here. Bounded like a forward.
+    pub fn learn(&mut self, id: SampleIdentity) {
+        self.clock = self.clock.wrapping_add(1);
+        self.mark_writer(id);
+    }
+
     /// Decides whether `c` goes on to this route and records it if so. The one forwarding
     /// decision of the router.
     pub fn decide(&mut self, now: Instant, c: Incoming<'_>) -> Verdict {

@@ -12,12 +12,12 @@
 //! Must not: perform I/O or keep endpoint state beyond the latest view of each site; it is
 //! recomputed from the views, never patched.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::compose::compose;
 use crate::core::discovery::ContentFilter;
 use crate::qos::History;
-use crate::wire::Guid;
+use crate::wire::{Guid, GuidPrefix};
 
 /// A site of the router: one participant (a LAN, or a link to a peer router).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -88,6 +88,9 @@ pub struct SiteView {
     pub peer_router: Option<RouterId>,
     /// Every other router whose participant is alive on the site (USER_DATA marker).
     pub routers: Vec<RouterId>,
+    /// Those routers' participants on the site: their writers' samples tell what the site
+    /// already has (`router::standby`).
+    pub router_participants: Vec<GuidPrefix>,
     /// Remote readers (the router's own endpoints excluded).
     pub readers: Vec<RemoteReader>,
     /// Remote writers (the router's own endpoints excluded).
@@ -148,6 +151,8 @@ impl RouteWriterSpec {
 pub struct RoutingTable {
     me: RouterId,
     sites: BTreeMap<SiteId, SiteView>,
+    /// Sites we joined too recently to have heard every router there (`router::standby`).
+    unsettled: BTreeSet<SiteId>,
 }
 
 impl RoutingTable {
@@ -156,6 +161,7 @@ impl RoutingTable {
         RoutingTable {
             me,
             sites: BTreeMap::new(),
+            unsettled: BTreeSet::new(),
         }
     }
 
@@ -186,17 +192,41 @@ impl RoutingTable {
             .is_some_and(|v| v.writers.iter().any(|w| w.guid == writer))
     }
 
-    /// Whether we are the designated forwarder from `u` into `d`: no router with a lower id
-    /// is alive on both (redundant routers between the same two sites elect the lowest id;
-    /// when it leaves, the next takes over). A peer router at the far end of a link is on
-    /// `d` only, so it never competes.
+    /// Marks `site` settled (we have been on it long enough to have heard every router alive
+    /// there) or not. An unsettled site is never elected into or from.
+    pub fn set_settled(&mut self, site: SiteId, settled: bool) {
+        if settled {
+            self.unsettled.remove(&site);
+        } else {
+            self.unsettled.insert(site);
+        }
+    }
+
+    /// Whether we are the designated forwarder from `u` into `d`: both sites are settled
+    /// and no router with a lower id is alive on both (redundant routers between the same
+    /// two sites elect the lowest id; when it leaves, the next takes over). A peer router at
+    /// the far end of a link is on `d` only, so it never competes.
     pub fn designated(&self, u: SiteId, d: SiteId) -> bool {
+        if self.unsettled.contains(&u) || self.unsettled.contains(&d) {
+            return false;
+        }
         let (Some(uv), Some(dv)) = (self.sites.get(&u), self.sites.get(&d)) else {
             return true;
         };
         !dv.routers
             .iter()
             .any(|r| *r < self.me && uv.routers.contains(r))
+    }
+
+    /// Whether another router alive on `d` is also alive on some other site: routes into
+    /// `d` are then contested (one of us forwards, the others stand by).
+    pub fn contested(&self, d: SiteId) -> bool {
+        let Some(dv) = self.sites.get(&d) else {
+            return false;
+        };
+        self.sites
+            .iter()
+            .any(|(&u, uv)| u != d && dv.routers.iter().any(|r| uv.routers.contains(r)))
     }
 
     /// The readers of `d` that routes from `u` may serve: split horizon (`u != d`), the
@@ -208,11 +238,21 @@ impl RoutingTable {
         d: SiteId,
         view: &'a SiteView,
     ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+        let designated = u != d && self.designated(u, d);
+        self.routable(u, d, view).filter(move |_| designated)
+    }
+
+    /// [`Self::usable_from`] whoever is elected: split horizon and the path vector only.
+    fn routable<'a>(
+        &'a self,
+        u: SiteId,
+        d: SiteId,
+        view: &'a SiteView,
+    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
         let peer_u = self.sites.get(&u).and_then(|v| v.peer_router);
         let me = self.me;
-        let designated = u != d && self.designated(u, d);
         view.readers.iter().filter(move |r| {
-            designated && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
+            u != d && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
         })
     }
 
@@ -258,10 +298,21 @@ impl RoutingTable {
     /// representation, ownership) that some reader there, routable from some other site,
     /// wants.
     pub fn writers(&self) -> BTreeMap<WriterKey, RouteWriterSpec> {
+        self.writers_where(true)
+    }
+
+    /// The downstream writers the table would call for if we were elected everywhere: the
+    /// routes a standby watches (`router::standby`).
+    pub fn writers_ignoring_election(&self) -> BTreeMap<WriterKey, RouteWriterSpec> {
+        self.writers_where(false)
+    }
+
+    fn writers_where(&self, elected: bool) -> BTreeMap<WriterKey, RouteWriterSpec> {
         let mut out = BTreeMap::new();
         for (&d, view) in &self.sites {
             for &u in self.sites.keys() {
-                for r in self.usable_from(u, d, view) {
+                let designated = !elected || self.designated(u, d);
+                for r in self.routable(u, d, view).filter(|_| designated) {
                     let spec = RouteWriterSpec {
                         site: d,
                         key: r.key.clone(),

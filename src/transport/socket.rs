@@ -102,7 +102,16 @@ pub(super) fn open_multicast(
     socket
         .set_reuse_address(true)
         .map_err(io_err("setting SO_REUSEADDR"))?;
-    #[cfg(unix)]
+    // Not on Linux: there SO_REUSEADDR alone shares the port, and every socket gets its
+    // copy of a multicast datagram (then filtered by its own memberships, below). With
+    // SO_REUSEPORT the sockets form a reuseport group and Linux hands each multicast
+    // datagram to ONE of them, chosen by a hash of its source, whichever interface it
+    // joined on: in a process with one participant per interface (`siftdds router`), a
+    // peer's SPDP on LAN L then went to the LAN M participant, which dropped it as off its
+    // subnets, and redundant routers never saw each other (measured on 6.18: 20 datagrams
+    // on L gave 10 to the socket joined on L and 10 to the one joined on M; with
+    // SO_REUSEADDR only, 20 and 0). docs/router.md "Redundant routers".
+    #[cfg(all(unix, not(target_os = "linux")))]
     socket
         .set_reuse_port(true)
         .map_err(io_err("setting SO_REUSEPORT"))?;

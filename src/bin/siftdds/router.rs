@@ -1,7 +1,7 @@
 //! `siftdds router --interfaces IF1,IF2[,...] [--domain D] [--router-id N]` (one LAN site
 //! per interface, every topic) and `siftdds router --config FILE` (docs/router.md): parses
-//! the arguments, starts [`siftdds::router::driver`] and runs until killed (SIGINT/SIGTERM
-//! end the process; the participants' leases then expire at the peers).
+//! the arguments, starts [`siftdds::router::driver`] and runs until SIGINT/SIGTERM, on which
+//! it leaves gracefully (the participants' goodbye; docs/router.md "Redundant routers").
 //!
 //! Must not: hold routing logic (it is the library's `siftdds::router`).
 
@@ -13,7 +13,7 @@ use siftdds::router::driver::{self, Site};
 use crate::args;
 
 /// `siftdds router`: bridge the LANs of several interfaces, or run the sites of a config file
-/// (docs/router.md). Runs until killed.
+/// (docs/router.md). Runs until SIGINT/SIGTERM.
 #[derive(clap::Args, Clone, Debug)]
 #[command(group(clap::ArgGroup::new("sites").required(true).args(["interfaces", "config"])))]
 pub struct RouterArgs {
@@ -95,8 +95,30 @@ pub fn run(a: RouterArgs) -> ExitCode {
     for line in &handle.summary {
         eprintln!("siftdds: {line}");
     }
-    eprintln!("siftdds: router running");
-    loop {
-        std::thread::park();
+    // SIGINT/SIGTERM: leave gracefully (`RouterHandle::stop`: no more input, what was
+    // taken written and acknowledged, then the participants' goodbye), so a standby of
+    // redundant routers takes over at once. Another signal a second or more later ends the
+    // process at once; one sooner is the same stop (GNU `timeout` sends its signal to the
+    // command and again to its process group, so the router often gets it twice).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut first: Option<std::time::Instant> = None;
+    if let Err(e) = ctrlc::set_handler(move || match first {
+        None => {
+            first = Some(std::time::Instant::now());
+            let _ = tx.send(());
+        }
+        Some(t) if t.elapsed() >= std::time::Duration::from_secs(1) => std::process::exit(130),
+        Some(_) => {}
+    }) {
+        eprintln!("siftdds router: cannot catch SIGINT/SIGTERM ({e}); they end it at once");
     }
+    eprintln!("siftdds: router running");
+    let _ = rx.recv();
+    eprintln!("siftdds: router leaving");
+    let c = handle.stop();
+    eprintln!(
+        "siftdds: router left: received {}, forwarded {} and duplicates {} (routes still live), learnt from other routers {}",
+        c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
+    );
+    ExitCode::SUCCESS
 }

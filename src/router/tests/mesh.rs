@@ -69,7 +69,7 @@ impl Mesh {
             while let Some(a) = self.routers[i].poll_action() {
                 n += 1;
                 match a {
-                    Action::CreateReader { id, spec } => {
+                    Action::CreateReader { id, spec, .. } => {
                         self.readers[i].insert(id, spec);
                     }
                     Action::DeleteReader { id, .. } => {
@@ -80,6 +80,10 @@ impl Mesh {
                     }
                     Action::DeleteWriter { id, .. } => {
                         self.writers[i].remove(&id);
+                    }
+                    // Links only: no site is contested, so no witness is ever made.
+                    Action::CreateWitness { .. } | Action::DeleteWitness { .. } => {
+                        panic!("a witness in a mesh of links: {a:?}")
                     }
                 }
             }
