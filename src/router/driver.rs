@@ -158,6 +158,11 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         if !s.interfaces.is_empty() {
             b = b.interfaces(s.interfaces.iter().cloned());
         }
+        // Every site on one loop thread: a forward is handed to the downstream site's
+        // participant without waking another thread.
+        if let Some(first) = participants.first() {
+            b = b.same_loop_as(first);
+        }
         if let Some(peers) = &s.peers {
             b = b.multicast(false);
             for p in peers {
