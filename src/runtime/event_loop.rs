@@ -18,8 +18,6 @@ use mio::{Events, Poll, Token};
 use super::clock::Clock;
 use super::member::{Flow, Member, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
-use super::waiter::Waiter;
-use crate::time::Now;
 
 /// Poll token of the waker; socket tokens are `member id * TOKENS_PER_MEMBER + kind`.
 pub(crate) const WAKER: Token = Token(usize::MAX);
@@ -30,23 +28,6 @@ const RECV_BUFFER: usize = 64 * 1024;
 const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
-
-/// A closure the handle runs on the loop thread.
-pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
-
-/// Messages from a handle to its member on the loop.
-pub(crate) enum Message<P: Protocol> {
-    /// Run this with the protocol.
-    Run(Command<P>),
-    /// Run the oldest batch of [`Protocol::Command`]s (`batch.rs`).
-    Drain,
-    /// Check this now and after every wakeup that did something, until it is satisfied.
-    Wait(Box<dyn Waiter<P>>),
-    /// Serve this member too (its sockets are registered already).
-    Adopt(Box<Member<P>>),
-    /// Take this member off the loop and return its protocol.
-    Shutdown,
-}
 
 /// Everything the loop thread owns.
 pub(crate) struct EventLoop<P: Protocol, C> {

@@ -1,5 +1,6 @@
-//! One protocol served by an event loop: its transport, its command channel and batches, its
-//! waits, and what it still has to read or send. A loop serves one member per
+//! One protocol served by an event loop: its transport, its command channel (the
+//! [`Message`]s its handle sends) and batches, its waits, and what it still has to read or
+//! send. A loop serves one member per
 //! [`RuntimeHandle`](super::RuntimeHandle) (several when participants share a loop,
 //! [`RuntimeHandle::adopt`](super::RuntimeHandle::adopt)).
 //!
@@ -13,7 +14,6 @@ use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
 
 use super::batch::{self, Batches};
 use super::clock::Clock;
-use super::event_loop::Message;
 use super::protocol::Protocol;
 use super::stats::Counters;
 use super::waiter::Waiter;
@@ -26,6 +26,23 @@ pub(crate) const TOKENS_PER_MEMBER: usize = SocketKind::ALL.len();
 const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
 /// Transmits drained per wakeup before the sockets get a turn again.
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
+
+/// A closure the handle runs on the loop thread.
+pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
+
+/// Messages from a handle to its member on the loop.
+pub(crate) enum Message<P: Protocol> {
+    /// Run this with the protocol.
+    Run(Command<P>),
+    /// Run the oldest batch of [`Protocol::Command`]s (`batch.rs`).
+    Drain,
+    /// Check this now and after every wakeup that did something, until it is satisfied.
+    Wait(Box<dyn Waiter<P>>),
+    /// Serve this member too (its sockets are registered already).
+    Adopt(Box<Member<P>>),
+    /// Take this member off the loop and return its protocol.
+    Shutdown,
+}
 
 /// What a member's command channel said.
 pub(crate) enum Flow {

@@ -44,7 +44,8 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use batch::Batches;
-use event_loop::{EventLoop, Message, WAKER};
+use event_loop::{EventLoop, WAKER};
+use member::Message;
 use shared::LoopThread;
 
 /// The interface selection a [`NetworkConfig`] carries (parsed by the transport).

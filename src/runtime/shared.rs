@@ -14,8 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::batch::Batches;
-use super::event_loop::Message;
-use super::member::{Member, TOKENS_PER_MEMBER};
+use super::member::{Member, Message, TOKENS_PER_MEMBER};
 use super::stats::Counters;
 use super::{Protocol, RuntimeHandle};
 use crate::transport::UdpTransport;
