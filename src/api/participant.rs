@@ -22,7 +22,7 @@ use crate::qos::DomainParticipantQos;
 use crate::runtime::durability_store::{PersistentStore, StoreConfig, StoreError};
 use crate::runtime::{
     InterfaceError, InterfaceSelection, NetworkConfig, NetworkSummary, RuntimeHandle, StartError,
-    start_participant,
+    start_participant_on,
 };
 use crate::wire::{GuidPrefix, Locator};
 
@@ -46,6 +46,18 @@ pub struct ParticipantBuilder {
     unresponsive_reader_timeout: Option<Duration>,
     max_lease_duration: Option<Duration>,
     only_interface_subnets: bool,
+    /// Run on this participant's loop thread ([`ParticipantBuilder::same_loop_as`]).
+    same_loop: Option<SameLoop>,
+}
+
+/// The participant whose loop thread a new one shares.
+#[derive(Clone)]
+struct SameLoop(DomainParticipant);
+
+impl core::fmt::Debug for SameLoop {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SameLoop({:?})", self.0.guid_prefix())
+    }
 }
 
 impl ParticipantBuilder {
@@ -177,6 +189,15 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Runs the new participant on `other`'s event loop thread instead of a thread of its
+    /// own (default: its own): work handed between the two (the router's forwards from one
+    /// site to another) then needs no wake-up of another thread, and the two share that
+    /// thread's time. Either may be dropped first.
+    pub fn same_loop_as(mut self, other: &DomainParticipant) -> Self {
+        self.same_loop = Some(SameLoop(other.clone()));
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -228,7 +249,8 @@ impl ParticipantBuilder {
             config.max_lease_duration = l;
         }
         config.only_interface_subnets = self.only_interface_subnets;
-        let (handle, network) = start_participant(network, config).map_err(Error::Start)?;
+        let on = self.same_loop.as_ref().map(|s| s.0.runtime_handle());
+        let (handle, network) = start_participant_on(on, network, config).map_err(Error::Start)?;
         store.path = match configured {
             Some(path) => path,
             None => StoreConfig::default_for(self.domain_id, handle.participant_id()).path,
@@ -310,6 +332,7 @@ impl DomainParticipant {
             unresponsive_reader_timeout: None,
             max_lease_duration: None,
             only_interface_subnets: false,
+            same_loop: None,
         }
     }
 

@@ -2,11 +2,11 @@
 //! on its interfaces, or a link to a peer router: unicast initial peers, no multicast), the
 //! router's untyped proxy readers and writers made directly on their core participants, and
 //! one router thread that turns SEDP snapshots into site views and the core's actions into
-//! endpoints. A proxy reader's samples are routed on its own site's loop (a listener) and
-//! handed to the downstream loops as pipelined writes, with no thread in between: only a
-//! write without credit (a full or not yet measured downstream history) goes to the router
-//! thread, which may wait; the writes of one downstream writer keep their order
-//! (`Shared::pending`). Hop latency: docs/router.md.
+//! endpoints. All sites share one event loop thread (`same_loop_as`): a proxy reader's
+//! samples are routed on it (a listener) and handed to the downstream sites as pipelined
+//! writes it runs in the same wakeup: only a write without credit (a full or not yet
+//! measured downstream history) goes to the router thread, which may wait; the writes of
+//! one downstream writer keep their order (`Shared::pending`). Hop latency: docs/router.md.
 //!
 //! Must not: decide anything the core decides (routes, forwards); it only moves data between
 //! the participants' event loops and [`Router`]. The one module of `router` that uses
@@ -159,6 +159,10 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             .only_interface_subnets(true);
         if !s.interfaces.is_empty() {
             b = b.interfaces(s.interfaces.iter().cloned());
+        }
+        // One loop thread for all sites: a forward wakes no other thread.
+        if let Some(first) = participants.first() {
+            b = b.same_loop_as(first);
         }
         if let Some(peers) = &s.peers {
             b = b.multicast(false);

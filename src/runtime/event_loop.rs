@@ -1,7 +1,9 @@
-//! The loop thread: waits for readiness or the protocol's next timeout, reads datagrams,
-//! runs commands from the handle, fires the timeout and drains transmits.
+//! The loop thread: waits for readiness or the protocols' next timeout, reads datagrams,
+//! runs commands from the handles, fires the timeouts and drains transmits, for each member
+//! it serves (`member.rs`: one protocol with its transport; several when participants share
+//! a loop, so that work handed from one to another needs no other thread).
 //!
-//! Must not: interpret datagrams (the protocol does), block anywhere but in `Poll::poll`,
+//! Must not: interpret datagrams (the protocols do), block anywhere but in `Poll::poll`,
 //! or do unbounded work per wakeup.
 //!
 //! STYLE.md §2 (runtime loop: wait → read until WouldBlock → handle → drain poll_transmit).
@@ -9,80 +11,31 @@
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Duration;
 
 use mio::{Events, Poll, Token};
 
-use super::batch::{self, Batches};
 use super::clock::Clock;
+use super::member::{Flow, Member, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
-use super::stats::Counters;
-use super::waiter::Waiter;
-use crate::time::Now;
-use crate::transport::{SocketKind, UdpTransport, socket_addr_to_locator};
 
-/// Poll token of the waker; socket tokens are `SocketKind::index()` (0..4).
+/// Poll token of the waker; socket tokens are `member id * TOKENS_PER_MEMBER + kind`.
 pub(crate) const WAKER: Token = Token(usize::MAX);
-/// Datagrams read from one socket per wakeup before the other work gets a turn.
-const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
-/// Transmits drained per wakeup before the sockets get a turn again.
-const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 /// Receive buffer: the largest UDP payload fits.
 const RECV_BUFFER: usize = 64 * 1024;
-/// How long the loop keeps polling its command channel and its sockets before it parks,
+/// How long the loop keeps polling its command channels and its sockets before it parks,
 /// after a wakeup that did work (see [`EventLoop::spin`]).
 const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
 
-/// A closure the handle runs on the loop thread.
-pub(crate) type Command<P> = Box<dyn FnOnce(&mut P, Now) + Send>;
-
-/// Messages from the handle to the loop.
-pub(crate) enum Message<P> {
-    /// Run this with the protocol.
-    Run(Command<P>),
-    /// Run the oldest batch of [`Protocol::Command`]s (`batch.rs`).
-    Drain,
-    /// Check this now and after every wakeup that did something, until it is satisfied.
-    Wait(Box<dyn Waiter<P>>),
-    /// Stop the loop and return the protocol.
-    Shutdown,
-}
-
-/// Flags the sockets `events` reported readable (the waker's event flags none).
-fn mark_readable(events: &Events, readable: &mut [bool; SocketKind::ALL.len()]) {
-    for event in events {
-        if let Some(flag) =
-            SocketKind::from_index(event.token().0).and_then(|kind| readable.get_mut(kind.index()))
-        {
-            *flag = true;
-        }
-    }
-}
-
 /// Everything the loop thread owns.
 pub(crate) struct EventLoop<P: Protocol, C> {
-    pub(crate) protocol: P,
-    pub(crate) transport: UdpTransport,
+    pub(crate) members: Vec<Member<P>>,
     pub(crate) clock: C,
     pub(crate) poll: Poll,
-    pub(crate) commands: Receiver<Message<P>>,
-    /// Batched commands (`batch.rs`), one batch per [`Message::Drain`].
-    pub(crate) batches: Arc<Batches<P::Command>>,
-    pub(crate) counters: Arc<Counters>,
-    /// Pending `wait_for` checks, run after every wakeup that did something.
-    pub(crate) waiters: Vec<Box<dyn Waiter<P>>>,
     /// True while the loop may block in `poll`: a sender that clears it must wake the loop.
     pub(crate) parked: Arc<AtomicBool>,
-}
-
-/// What the command channel said.
-enum Flow {
-    /// Carry on; this many commands ran.
-    Continue(usize),
-    Stop,
 }
 
 /// How a spin before parking ended.
@@ -93,27 +46,19 @@ enum Spin {
     Readable,
     /// Nothing came within [`SPIN_BEFORE_PARK`]: park.
     Idle,
-    /// Shutdown.
-    Stop,
 }
 
 impl<P: Protocol, C: Clock> EventLoop<P, C> {
-    /// Runs until shutdown (or a fatal poll error) and gives the protocol back.
-    pub(crate) fn run(mut self) -> P {
+    /// Runs until every member was shut down (or a fatal poll error).
+    pub(crate) fn run(mut self) {
         let mut events = Events::with_capacity(64);
         let mut buf = vec![0u8; RECV_BUFFER];
-        // Sockets that may still hold datagrams: mio readiness is edge-triggered, so a socket
-        // left before WouldBlock must be read again without waiting for a new edge. All start
-        // readable: datagrams may have arrived between bind and register.
-        let mut readable = [true; SocketKind::ALL.len()];
-        let mut more_transmits = true;
         let mut worked = false;
-        loop {
-            let mut busy = more_transmits || readable.iter().any(|r| *r);
+        while !self.members.is_empty() {
+            let mut busy = self.members.iter().any(Member::busy);
             let mut polled = false;
             if !busy && worked {
-                match self.spin(&mut events, &mut readable) {
-                    Spin::Stop => break,
+                match self.spin(&mut events) {
                     Spin::Work => busy = true,
                     Spin::Readable => (busy, polled) = (true, true),
                     Spin::Idle => {}
@@ -123,9 +68,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 // Park, then run what was sent before parking (its sender saw no need to wake
                 // us); anything sent from here on clears `parked` and wakes the poll.
                 self.parked.store(true, Ordering::SeqCst);
-                match self.run_commands() {
-                    Flow::Stop => break,
-                    Flow::Continue(ran) => busy = ran > 0,
+                busy = self.run_commands() > 0;
+                if self.members.is_empty() {
+                    break;
                 }
             }
             if !polled {
@@ -144,61 +89,76 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                         break;
                     }
                 }
-                mark_readable(&events, &mut readable);
+                self.mark_readable(&events);
             }
             let now = self.clock.now();
             let mut handled = 0;
-            for kind in SocketKind::ALL {
-                if let Some(flag) = readable.get_mut(kind.index()) {
-                    if *flag {
-                        *flag = self.receive(now, kind, &mut buf, &mut handled);
+            for m in &mut self.members {
+                m.receive(now, &mut buf, &mut handled);
+            }
+            handled += self.run_commands();
+            // Commands may have taken a while, and a command's caller may have moved a
+            // manual clock: read it again for the timeouts and the transmits.
+            let now = self.clock.now();
+            for m in &mut self.members {
+                if m.timeout(now) {
+                    handled += 1;
+                }
+            }
+            if handled > 0 {
+                for m in &mut self.members {
+                    m.poll_waiters(now);
+                }
+                // What the listeners handed to other members (the router's forwards) runs
+                // now, so that it goes out with this flush, and the waits see it.
+                if self.members.len() > 1 && self.run_commands() > 0 {
+                    for m in &mut self.members {
+                        m.poll_waiters(now);
                     }
                 }
             }
-            let commands_ran = match self.run_commands() {
-                Flow::Stop => break,
-                Flow::Continue(ran) => ran,
-            };
-            handled += commands_ran;
-            // Commands may have taken a while, and a command's caller may have moved a
-            // manual clock: read it again for the timeout and the transmits.
-            let now = self.clock.now();
-            if self.protocol.poll_timeout().is_some_and(|t| t <= now.mono) {
-                self.protocol.handle_timeout(now);
-                handled += 1;
+            for m in &mut self.members {
+                m.flush(now);
             }
-            if handled > 0 && !self.waiters.is_empty() {
-                let protocol = &mut self.protocol;
-                self.waiters.retain_mut(|w| !w.poll(protocol, now));
-            }
-            more_transmits = self.flush(now);
             worked = handled > 0;
         }
-        // Whichever way the loop stopped (the shutdown may have been read while spinning or
-        // just before parking), send what the last commands queued (a deleted writer's SEDP
-        // dispose): otherwise peers only learn of the deletion when our lease expires.
-        self.flush(self.clock.now());
-        // Pending waits (registered or still queued) are released as they drop with the loop.
-        self.protocol
+        // Whichever way the loop stopped, the members left send what their last commands
+        // queued and hand their protocols back.
+        let now = self.clock.now();
+        for m in self.members.drain(..) {
+            m.retire(now, self.poll.registry());
+        }
+    }
+
+    /// Flags the sockets `events` reported readable (the waker's event flags none).
+    fn mark_readable(&mut self, events: &Events) {
+        for event in events {
+            let token = event.token().0;
+            if token == WAKER.0 {
+                continue;
+            }
+            let (id, kind) = (token / TOKENS_PER_MEMBER, token % TOKENS_PER_MEMBER);
+            if let Some(m) = self.members.iter_mut().find(|m| m.id == id) {
+                m.mark_readable(kind);
+            }
+        }
     }
 
     /// Stays awake up to [`SPIN_BEFORE_PARK`] after a wakeup that did work, polling the
-    /// command channel and (without blocking) the sockets, yielding the core in between.
+    /// command channels and (without blocking) the sockets, yielding the core in between.
     /// Parking and being woken costs a system call per hand-off from the application and,
     /// for an answer arriving on the socket, a wake-up that crosses processors when the
     /// peer runs on another core; a ping-pong or a stream of hand-offs usually brings the
     /// next piece of work within the spin. Yielding keeps a shared core usable by the peer.
-    fn spin(&mut self, events: &mut Events, readable: &mut [bool; SocketKind::ALL.len()]) -> Spin {
+    fn spin(&mut self, events: &mut Events) -> Spin {
         let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
         loop {
-            match self.run_commands() {
-                Flow::Stop => return Spin::Stop,
-                Flow::Continue(ran) if ran > 0 => return Spin::Work,
-                Flow::Continue(_) => {}
+            if self.run_commands() > 0 || self.members.is_empty() {
+                return Spin::Work;
             }
             // A failed poll is left to the blocking poll that follows, which reports it.
             if self.poll.poll(events, Some(Duration::ZERO)).is_ok() && !events.is_empty() {
-                mark_readable(events, readable);
+                self.mark_readable(events);
                 return Spin::Readable;
             }
             if std::time::Instant::now() >= until {
@@ -208,78 +168,38 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         }
     }
 
-    /// How long to wait for readiness: until the protocol's next timeout, or indefinitely.
+    /// How long to wait for readiness: until the protocols' next timeout, or indefinitely.
     fn wait_timeout(&self) -> Option<Duration> {
-        let deadline = self.protocol.poll_timeout()?;
+        let deadline = self
+            .members
+            .iter()
+            .filter_map(|m| m.protocol.poll_timeout())
+            .min()?;
         let left = deadline.saturating_duration_since(self.clock.now().mono);
         Some(left.min(MAX_WAIT))
     }
 
-    /// Reads up to a bounded number of datagrams from one socket, counting those handed to
-    /// the protocol in `handled`; true when the socket may hold more.
-    fn receive(&mut self, now: Now, kind: SocketKind, buf: &mut [u8], handled: &mut usize) -> bool {
-        for _ in 0..MAX_DATAGRAMS_PER_SOCKET {
-            let received = match self.transport.recv(kind, buf) {
-                Ok(Some(r)) => r,
-                Ok(None) => return false,
-                Err(e) => {
-                    // Pending socket errors (e.g. ICMP feedback) are one-shot: keep reading.
-                    self.counters.receive_error();
-                    log::debug!("runtime: receive on {kind:?} failed: {e}");
-                    continue;
-                }
-            };
-            self.counters.received(received.len);
-            let (Some(source), Some(data)) = (
-                socket_addr_to_locator(received.source),
-                buf.get(..received.len),
-            ) else {
-                self.counters.dropped();
-                continue;
-            };
-            self.protocol.handle_datagram(now, source, data);
-            *handled += 1;
-        }
-        true
-    }
-
-    /// Runs every queued command, each with a fresh clock reading (a command sees time as at
-    /// least as late as when its caller sent it); a batch of commands shares one reading.
-    fn run_commands(&mut self) -> Flow {
+    /// Runs every member's queued commands; members whose handle stopped them retire, and
+    /// members handed over for adoption join. Returns how many commands ran.
+    fn run_commands(&mut self) -> usize {
         let mut ran = 0;
-        loop {
-            match self.commands.try_recv() {
-                Ok(Message::Run(command)) => {
-                    command(&mut self.protocol, self.clock.now());
+        let mut adopted = Vec::new();
+        let mut i = 0;
+        while let Some(m) = self.members.get_mut(i) {
+            match m.run_commands(&self.clock, &mut adopted) {
+                Flow::Continue(n) => {
+                    ran += n;
+                    i += 1;
+                }
+                Flow::Stop => {
+                    let m = self.members.remove(i);
+                    m.retire(self.clock.now(), self.poll.registry());
                     ran += 1;
                 }
-                Ok(Message::Drain) => {
-                    if let Some(mut commands) = self.batches.take() {
-                        ran += batch::run(&mut self.protocol, self.clock.now(), &mut commands);
-                        self.batches.recycle(commands);
-                    }
-                }
-                Ok(Message::Wait(mut w)) => {
-                    if !w.poll(&mut self.protocol, self.clock.now()) {
-                        self.waiters.push(w);
-                    }
-                    ran += 1;
-                }
-                Ok(Message::Shutdown) | Err(TryRecvError::Disconnected) => return Flow::Stop,
-                Err(TryRecvError::Empty) => return Flow::Continue(ran),
             }
         }
-    }
-
-    /// Sends what the protocol has queued; true when it may have more.
-    fn flush(&mut self, now: Now) -> bool {
-        for _ in 0..MAX_TRANSMITS_PER_WAKEUP {
-            let Some(transmit) = self.protocol.poll_transmit(now) else {
-                return false;
-            };
-            let report = self.transport.send(&transmit);
-            self.counters.sent(&report);
-        }
-        true
+        // They run from the next round (the adoption counted as work, so it does not park).
+        self.members.append(&mut adopted);
+        ran
     }
 }

@@ -27,9 +27,11 @@ mod credit;
 pub mod durability_store;
 mod event_loop;
 mod guid;
+mod member;
 mod participant;
 mod protocol;
 mod sender;
+mod shared;
 mod start;
 mod stats;
 #[cfg(test)]
@@ -37,13 +39,14 @@ mod tests;
 mod waiter;
 
 use std::io;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Sender};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use batch::Batches;
-use event_loop::{EventLoop, Message, WAKER};
+use event_loop::{EventLoop, WAKER};
+use member::Message;
+use shared::LoopThread;
 
 /// The interface selection a [`NetworkConfig`] carries (parsed by the transport).
 pub use crate::transport::{InterfaceError, InterfaceSelection, NetworkScope};
@@ -55,6 +58,7 @@ pub use protocol::Protocol;
 pub use sender::CommandSender;
 pub use start::{
     DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
+    start_participant_on,
 };
 pub use stats::RuntimeStats;
 
@@ -94,37 +98,21 @@ impl Runtime {
     ) -> io::Result<RuntimeHandle<P>> {
         let poll = mio::Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
-        transport.register(poll.registry())?;
-        let locators = transport.locators().clone();
-        let participant_id = transport.participant_id();
-        let (commands_tx, commands_rx) = mpsc::channel();
-        let counters = Arc::new(Counters::default());
+        transport.register(poll.registry(), 0)?;
+        let registry = poll.registry().try_clone()?;
         let parked = Arc::new(AtomicBool::new(false));
-        let batches = Arc::new(Batches::new());
+        let (mut handle, member) = shared::new_member(0, protocol, transport, waker, &parked);
         let event_loop = EventLoop {
-            protocol,
-            transport,
+            members: vec![member],
             clock,
             poll,
-            commands: commands_rx,
-            batches: Arc::clone(&batches),
-            counters: Arc::clone(&counters),
-            waiters: Vec::new(),
-            parked: Arc::clone(&parked),
+            parked,
         };
         let thread = std::thread::Builder::new()
-            .name(format!("siftdds-rt-{participant_id}"))
+            .name(format!("siftdds-rt-{}", handle.participant_id))
             .spawn(move || event_loop.run())?;
-        Ok(RuntimeHandle {
-            commands: commands_tx,
-            batches,
-            waker,
-            thread: Some(thread),
-            counters,
-            parked,
-            locators,
-            participant_id,
-        })
+        handle.shared = Some(Arc::new(LoopThread::new(thread, registry)));
+        Ok(handle)
     }
 }
 
@@ -146,7 +134,10 @@ pub struct RuntimeHandle<P: Protocol> {
     /// Batched commands ([`RuntimeHandle::submit_command`]).
     batches: Arc<Batches<P::Command>>,
     waker: Arc<mio::Waker>,
-    thread: Option<JoinHandle<P>>,
+    /// The loop thread (shared with the other members' handles); `None` once stopped.
+    shared: Option<Arc<LoopThread>>,
+    /// Where the loop hands the protocol back when it retires this member.
+    done: Mutex<Receiver<P>>,
     counters: Arc<Counters>,
     /// Set by the loop before it blocks in `poll`; whoever clears it wakes the loop.
     parked: Arc<AtomicBool>,
@@ -255,26 +246,28 @@ impl<P: Protocol> RuntimeHandle<P> {
         self.participant_id
     }
 
-    /// Stops the loop, joins the thread and returns the protocol (`None` if it panicked).
+    /// Takes this protocol off its loop and returns it (`None` if the loop panicked); the
+    /// loop thread stops, and is joined, with the last protocol it served.
     pub fn shutdown(mut self) -> Option<P> {
         self.stop()
     }
 }
 
 impl<P: Protocol> RuntimeHandle<P> {
-    /// Stops and joins the loop thread once; later calls return `None`.
+    /// Retires this member once (later calls return `None`); the last handle of a loop
+    /// joins its thread.
     fn stop(&mut self) -> Option<P> {
-        let thread = self.thread.take()?;
-        // Either may fail only when the loop is already gone; join reports that.
+        let shared = self.shared.take()?;
+        // Either may fail only when the loop is already gone; the reply reports that.
         let _ = self.commands.send(Message::Shutdown);
         let _ = self.waker.wake();
-        match thread.join() {
-            Ok(protocol) => Some(protocol),
-            Err(_) => {
-                log::error!("runtime thread panicked");
-                None
-            }
+        let done = self.done.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let protocol = done.recv().ok();
+        if protocol.is_none() {
+            log::error!("runtime thread panicked");
         }
+        drop(shared);
+        protocol
     }
 }
 
@@ -284,7 +277,7 @@ impl<P: Protocol> core::fmt::Debug for RuntimeHandle<P> {
             .field("participant_id", &self.participant_id)
             .field(
                 "running",
-                &self.thread.as_ref().is_some_and(|t| !t.is_finished()),
+                &self.shared.as_ref().is_some_and(|l| l.is_running()),
             )
             .finish_non_exhaustive()
     }

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
 use super::batch::Batches;
-use super::event_loop::Message;
+use super::member::Message;
 use super::{Protocol, RuntimeHandle, RuntimeStopped, wake_after_send};
 
 /// Submits batched commands to one loop ([`RuntimeHandle::command_sender`]); cloneable and

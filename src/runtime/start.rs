@@ -127,6 +127,16 @@ impl From<TransportError> for StartError {
 /// SPDP destinations, our interfaces) and starts the loop thread.
 pub fn start_participant(
     network: NetworkConfig,
+    config: ParticipantConfig,
+) -> Result<(RuntimeHandle<Participant>, NetworkSummary), StartError> {
+    start_participant_on(None, network, config)
+}
+
+/// [`start_participant`] on the loop thread of `on` when given (its participant and this
+/// one then share that thread: [`RuntimeHandle::adopt`]), else on a loop of its own.
+pub fn start_participant_on(
+    on: Option<&RuntimeHandle<Participant>>,
+    network: NetworkConfig,
     mut config: ParticipantConfig,
 ) -> Result<(RuntimeHandle<Participant>, NetworkSummary), StartError> {
     let mut tc = TransportConfig::new(config.domain_id);
@@ -149,7 +159,12 @@ pub fn start_participant(
     config.interfaces = transport.interfaces().iter().map(|i| i.network()).collect();
     config.spdp_destinations =
         spdp_destinations(config.domain_id, summary.multicast, network.initial_peers);
-    let handle = Runtime::spawn(Participant::new(config), transport).map_err(StartError::Io)?;
+    let participant = Participant::new(config);
+    let handle = match on {
+        Some(on) => on.adopt(participant, transport),
+        None => Runtime::spawn(participant, transport),
+    }
+    .map_err(StartError::Io)?;
     Ok((handle, summary))
 }
 

@@ -380,3 +380,50 @@ fn what_the_last_command_queued_is_sent_however_the_shutdown_is_read() {
     }
     drop(b);
 }
+
+#[test]
+fn two_protocols_share_one_loop_and_shut_down_in_either_order() {
+    let test = "two_protocols_share_one_loop_and_shut_down_in_either_order";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let domain = 47;
+    let ta = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let tb = UdpTransport::open(&TransportConfig::new(domain)).unwrap();
+    let (a_meta, b_user) = (
+        ta.metatraffic_unicast_locators()[0],
+        tb.default_unicast_locators()[0],
+    );
+    let (pa, a_seen) = Pinger::new(vec![(vec![b_user], &b"A-to-B"[..])], Some(Instant::ZERO));
+    let (pb, b_seen) = Pinger::new(vec![(vec![a_meta], &b"B-to-A"[..])], Some(Instant::ZERO));
+    let b = Runtime::spawn(pb, tb).unwrap();
+    let a = b.adopt(pa, ta).unwrap();
+    // Each member's sockets reach its own protocol.
+    wait_for_payload(&b_seen, b"A-to-B");
+    wait_for_payload(&a_seen, b"B-to-A");
+    // One thread serves both, and a command one hands the other from the loop runs there.
+    let on_b = b.execute(|_: &mut Pinger, _| std::thread::current().id());
+    let to_b = b.command_sender();
+    let on_a = a.execute(move |_: &mut Pinger, _| {
+        to_b.submit_command(7).unwrap();
+        std::thread::current().id()
+    });
+    assert_eq!(on_a.unwrap(), on_b.unwrap());
+    let logged = b.wait_for(WAIT, |p: &mut Pinger, _| {
+        p.log.iter().any(|(c, _)| *c == 7).then_some(())
+    });
+    assert_eq!(logged, Ok(Some(())));
+    // The adopter leaves first: the adopted one keeps its loop and its sockets.
+    let pb = b.shutdown().expect("its protocol back");
+    assert!(pb.log.iter().any(|(c, _)| *c == 7));
+    while a_seen.try_recv().is_ok() {}
+    let (tx, rx) = mpsc::channel();
+    a.execute(move |p: &mut Pinger, _| {
+        p.seen = tx;
+        p.sends = vec![(vec![a_meta], b"A-to-A".to_vec())];
+    })
+    .unwrap();
+    wait_for_payload(&rx, b"A-to-A");
+    let pa = a.shutdown().expect("its protocol back");
+    assert!(pa.timeouts >= 1);
+}

@@ -47,7 +47,7 @@ fn recv_within(
     timeout: Duration,
 ) -> Option<(Vec<u8>, Received)> {
     let mut poll = mio::Poll::new().unwrap();
-    transport.register(poll.registry()).unwrap();
+    transport.register(poll.registry(), 0).unwrap();
     let mut events = mio::Events::with_capacity(8);
     let deadline = std::time::Instant::now() + timeout;
     let mut buf = vec![0u8; 65_536];

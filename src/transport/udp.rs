@@ -292,14 +292,23 @@ impl UdpTransport {
         &self.locators.default_multicast
     }
 
-    /// Registers every open socket for readability, with token [`SocketKind::index`].
-    pub fn register(&mut self, registry: &mio::Registry) -> io::Result<()> {
+    /// Registers every open socket for readability, with token `base` +
+    /// [`SocketKind::index`] (several transports may share one poll).
+    pub fn register(&mut self, registry: &mio::Registry, base: usize) -> io::Result<()> {
         for (index, socket) in self.sockets.iter_mut().enumerate() {
             if let Some(socket) = socket {
-                registry.register(socket, mio::Token(index), mio::Interest::READABLE)?;
+                registry.register(socket, mio::Token(base + index), mio::Interest::READABLE)?;
             }
         }
         Ok(())
+    }
+
+    /// Takes every open socket off `registry` (before the transport is dropped while the
+    /// poll lives on); a socket that was never registered is skipped.
+    pub fn deregister(&mut self, registry: &mio::Registry) {
+        for socket in self.sockets.iter_mut().flatten() {
+            let _ = registry.deregister(socket);
+        }
     }
 
     /// Reads one datagram from the `kind` socket into `buf` without blocking. `Ok(None)` when
