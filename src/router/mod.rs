@@ -15,6 +15,7 @@ pub mod compose;
 pub mod config;
 pub mod driver;
 pub mod keys;
+pub mod link;
 pub mod marker;
 pub mod repository;
 pub mod table;
