@@ -46,27 +46,28 @@ fn a_keyed_late_joiner_gets_the_newest_sample_of_each_instance_across_two_router
         "ra",
         "RA",
         &config(1, "A", "RB", "$ADDR_RB_RA"),
-        120,
+        180,
     ));
     script.push_str(&start_router(
         "rb",
         "RB",
         &config(2, "B", "RA", "$ADDR_RA_RB"),
-        120,
+        180,
     ));
     script.push_str(&format!(
         "sleep 1
          # Early readers on B keep the routes up while the writers write, one of each kind
          # the late joiners are (so they share the routers' downstream writers).
          for t in LateC LateF; do
-           run $t.early.cyc 100 B $CYCLONE sub -T $t -k 1 -D t -t 95
-           run $t.early.sift 100 B $SHAPE_MAIN -S -t $t -r -k 1 -D l --read-period 5
+           run $t.early.cyc 170 B $CYCLONE sub -T $t -k 1 -D t -t 165
+           run $t.early.sift 170 B $SHAPE_MAIN -S -t $t -r -k 1 -D l --read-period 5
          done
          sleep 6
-         run LateC.pub 100 A $CYCLONE pub -T LateC -c RED,BLUE,GREEN -n {WRITES} -m 1 -k 1 -D t -i 50 -l 80000 -t 95
-         run LateF.pub 100 A $FASTDDS pub -T LateF -c RED,BLUE,GREEN -n {WRITES} -m 1 -k 1 -D t -i 50 -l 80000 -t 95
-         # The last sample written (GREEN, x = {last}) reached B.
-         for t in LateC LateF; do until_lines $t.early.sift \"^$t GREEN {last} \" 1 40; done
+         run LateC.pub 170 A $CYCLONE pub -T LateC -c RED,BLUE,GREEN -n {WRITES} -m 1 -k 1 -D t -i 50 -l 150000 -t 160
+         run LateF.pub 170 A $FASTDDS pub -T LateF -c RED,BLUE,GREEN -n {WRITES} -m 1 -k 1 -D t -i 50 -l 150000 -t 160
+         # The last sample written (GREEN, x = {last}) reached B. The writers linger: when
+         # one is deleted, its instances are disposed and a late joiner gets none of them.
+         for t in LateC LateF; do until_lines $t.early.sift \"^$t +GREEN +0*{last} \" 1 60; done
          sleep 3
          # The late joiners: what the routers' TRANSIENT_LOCAL writers on B still hold.
          for t in LateC LateF; do
@@ -92,7 +93,7 @@ fn a_keyed_late_joiner_gets_the_newest_sample_of_each_instance_across_two_router
         &links,
         &impair,
         &script,
-        Duration::from_secs(150),
+        Duration::from_secs(220),
     ) else {
         return;
     };
