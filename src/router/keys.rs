@@ -29,6 +29,8 @@ pub struct KeyTypes {
 /// The type of one topic, as the router decodes keys with it.
 #[derive(Debug)]
 pub struct KeyType {
+    /// The members up to the last key member: all a sample's key needs, so a large
+    /// payload after the key is never decoded.
     desc: TypeDescriptor,
     /// The key members only, final: what a serialized key (a dispose, an unregister) holds.
     key_only: TypeDescriptor,
@@ -71,6 +73,10 @@ impl KeyTypes {
             }
         };
         let any_key = desc.members.iter().any(|m| m.key);
+        let mut desc = desc;
+        if let Some(last) = desc.members.iter().rposition(|m| m.key) {
+            desc.members.truncate(last.saturating_add(1));
+        }
         let key_only = TypeDescriptor {
             name: desc.name.clone(),
             extensibility: Extensibility::Final,
@@ -150,6 +156,21 @@ mod tests {
             y: 2,
             shapesize: 30,
             ..ShapeType::default()
+        }
+    }
+
+    #[test]
+    fn a_large_payload_after_the_key_is_not_decoded() {
+        // 200 KB of additional payload: more values than `types::dynamic` decodes at all,
+        // but the key comes first.
+        let k = KeyTypes::new().resolve("Square", "ShapeType").unwrap();
+        let s = ShapeType {
+            additional_payload_size: vec![7; 200_000],
+            ..shape("BLUE", 1)
+        };
+        for version in [XcdrVersion::Xcdr1, XcdrVersion::Xcdr2] {
+            let data = s.serialize_as(version, Endianness::Little).unwrap();
+            assert_eq!(k.key_hash(ChangeKind::Alive, &data), s.key_hash());
         }
     }
 
