@@ -17,6 +17,7 @@
 mod multi_homed;
 mod router;
 mod router_ha;
+mod router_late;
 mod router_mesh;
 mod two_hosts;
 

@@ -104,7 +104,7 @@ fn config(id: u64, lan: Option<&str>, links: &[(&str, &str)]) -> String {
 }
 
 /// Writes `config` to `$OUT/NAME.toml` (the shell expands `$ADDR_…`) and starts the router.
-fn start_router(name: &str, node: &str, config: &str, secs: u32) -> String {
+pub(super) fn start_router(name: &str, node: &str, config: &str, secs: u32) -> String {
     format!(
         "cat >$OUT/{name}.toml <<EOF\n{config}EOF\nrun {name} {secs} {node} $SIFTDDS router --config $OUT/{name}.toml\n"
     )

@@ -9,6 +9,7 @@ use core::time::Duration;
 
 use serde::Deserialize;
 
+use super::keys::KeyTypes;
 use super::repository::InstancePolicy;
 use crate::qos::History;
 
@@ -75,6 +76,12 @@ pub struct TopicOverride {
     pub suppress_unchanged: bool,
     /// Forward at most one sample per instance per this many milliseconds.
     pub min_interval_ms: Option<u64>,
+    /// An IDL file (relative to the configuration file) defining the topic's type, so the
+    /// router can compute the key hash of samples sent without PID_KEY_HASH.
+    pub idl: Option<String>,
+    /// The topic's type in `idl` (default: the type name its endpoints announce).
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
 }
 
 /// The whole file.
@@ -144,6 +151,7 @@ impl RouterConfig {
                 .iter()
                 .map(|o| Ok((pattern(&o.name, "topic.name")?, o.clone())))
                 .collect::<Result<_, ConfigError>>()?,
+            keys: KeyTypes::new(),
         })
     }
 }
@@ -164,6 +172,7 @@ pub struct TopicRules {
     allow_types: Vec<glob::Pattern>,
     deny_types: Vec<glob::Pattern>,
     overrides: Vec<(glob::Pattern, TopicOverride)>,
+    keys: KeyTypes,
 }
 
 fn listed(list: &[glob::Pattern], name: &str) -> bool {
@@ -174,6 +183,25 @@ impl TopicRules {
     /// Every topic, no override (`siftdds router --interfaces`).
     pub fn all() -> Self {
         TopicRules::default()
+    }
+
+    /// These rules with the topic types `keys` (the IDL files of the overrides, parsed by
+    /// the caller: this module reads no file).
+    pub fn with_key_types(mut self, keys: KeyTypes) -> Self {
+        self.keys = keys;
+        self
+    }
+
+    /// The known topic types.
+    pub fn key_types(&self) -> &KeyTypes {
+        &self.keys
+    }
+
+    /// The overrides that name an IDL file: (topic pattern, file, type name).
+    pub fn idl_files(&self) -> impl Iterator<Item = (&glob::Pattern, &str, Option<&str>)> {
+        self.overrides
+            .iter()
+            .filter_map(|(p, o)| o.idl.as_deref().map(|f| (p, f, o.type_name.as_deref())))
     }
 
     /// Whether `topic` of `type_name` is routed.
@@ -195,10 +223,16 @@ impl TopicRules {
     /// volatile route (exactly once) and KEEP_LAST(1) for a TRANSIENT_LOCAL one (a late
     /// joiner gets the newest sample of each instance).
     pub fn history(&self, topic: &str, transient_local: bool) -> History {
+        self.history_after(topic, transient_local, History::KeepLast(1))
+    }
+
+    /// [`Self::history`] with `upstream` (the upstream writers' HISTORY) as the default of
+    /// a TRANSIENT_LOCAL route.
+    pub fn history_after(&self, topic: &str, transient_local: bool, upstream: History) -> History {
         match self.override_for(topic).and_then(|o| o.history_depth) {
             Some(0) => History::KeepAll,
             Some(n) => History::KeepLast(n),
-            None if transient_local => History::KeepLast(1),
+            None if transient_local => upstream,
             None => History::KeepAll,
         }
     }
@@ -244,6 +278,11 @@ name = "Square*"
 history_depth = 5
 suppress_unchanged = true
 min_interval_ms = 100
+
+[[topic]]
+name = "Reading*"
+idl = "types/reading.idl"
+type = "m::Reading"
 "#;
 
     #[test]
@@ -269,6 +308,16 @@ min_interval_ms = 100
             Some(Duration::from_millis(100))
         );
         assert!(!r.policy("Circle").suppress_unchanged);
+        let idl: Vec<_> = r.idl_files().map(|(p, f, t)| (p.as_str(), f, t)).collect();
+        assert_eq!(idl, [("Reading*", "types/reading.idl", Some("m::Reading"))]);
+        assert_eq!(
+            r.history_after("Readings", true, History::KeepLast(4)),
+            History::KeepLast(4)
+        );
+        assert_eq!(
+            r.history_after("Readings", false, History::KeepLast(4)),
+            History::KeepAll
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use super::config::{RouterConfig, SiteKind, TopicRules};
+use super::link;
 use super::marker::{router_of, router_user_data};
 use super::repository::RepositoryLimits;
 use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey};
@@ -143,6 +144,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
     }));
     let mut participants = Vec::new();
+    let mut links = Vec::new();
     let mut summary = Vec::new();
     for s in &sites {
         let qos = DomainParticipantQos {
@@ -151,11 +153,15 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             },
             ..Default::default()
         };
+        let (lease, announce) = match s.peers {
+            Some(_) => (link::LINK_LEASE, link::LINK_ANNOUNCE),
+            None => (ROUTER_LEASE, ROUTER_ANNOUNCE),
+        };
         let mut b = DomainParticipant::builder(s.domain)
             .qos(qos)
             .entity_name(format!("siftdds-router-{}", s.name))
-            .lease_duration(ROUTER_LEASE)
-            .announce_period(ROUTER_ANNOUNCE)
+            .lease_duration(lease)
+            .announce_period(announce)
             .only_interface_subnets(true);
         if !s.interfaces.is_empty() {
             b = b.interfaces(s.interfaces.iter().cloned());
@@ -171,6 +177,13 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             }
         }
         let p = b.build()?;
+        // A link's probes of its peer (`link::narrow_announcements`).
+        let probes = s.peers.is_some().then(|| {
+            p.runtime_handle()
+                .execute(|p: &mut Participant, _| p.spdp_destinations().to_vec())
+                .unwrap_or_default()
+        });
+        links.push(probes);
         summary.push(format!("site {}: {}", s.name, p.network()));
         participants.push(p);
     }
@@ -178,7 +191,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
     let stop2 = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
         .name("siftdds-router".into())
-        .spawn(move || run(me, participants, rules, stop2))
+        .spawn(move || run(me, participants, links, rules, stop2))
         .map_err(|e| Error::Start(crate::runtime::StartError::Io(e)))?;
     Ok(RouterHandle {
         stop,
@@ -246,6 +259,8 @@ struct Driver {
     me: RouterId,
     participants: Vec<DomainParticipant>,
     senders: Vec<CommandSender<Participant>>,
+    /// Per site: a link's SPDP probes of its peer (`None`: a LAN).
+    links: Vec<Option<Vec<Locator>>>,
     /// Proxy readers.
     endpoints: HashMap<EndpointId, (SiteId, Guid)>,
     shared: Arc<Mutex<Shared>>,
@@ -256,6 +271,7 @@ struct Driver {
 fn run(
     me: RouterId,
     participants: Vec<DomainParticipant>,
+    links: Vec<Option<Vec<Locator>>>,
     rules: TopicRules,
     stop: Arc<AtomicBool>,
 ) -> RouterCounters {
@@ -272,6 +288,7 @@ fn run(
             .map(|p| p.runtime_handle().command_sender())
             .collect(),
         participants,
+        links,
         endpoints: HashMap::new(),
         shared,
         tx,
@@ -355,9 +372,13 @@ impl Driver {
             Vec<SubscriptionData>,
             Vec<PublicationData>,
         );
+        let probes = self.links.get(usize::from(site.0)).cloned().flatten();
         let snap: Snapshot = p
             .runtime_handle()
-            .execute(|p: &mut Participant, _| {
+            .execute(move |p: &mut Participant, _| {
+                if let Some(probes) = &probes {
+                    link::narrow_announcements(p, probes);
+                }
                 (
                     p.remote_participants()
                         .map(|r| (r.guid_prefix, router_of(&r.user_data)))

@@ -14,6 +14,8 @@
 pub mod compose;
 pub mod config;
 pub mod driver;
+pub mod keys;
+pub mod link;
 pub mod marker;
 pub mod repository;
 pub mod standby;
@@ -28,6 +30,7 @@ use crate::core::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
 use crate::qos::History;
 use crate::time::Instant;
 use config::TopicRules;
+use keys::KeyType;
 use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
 use standby::{Standby, StandbyCounters};
 use table::{
@@ -134,6 +137,9 @@ pub struct Router {
     proxies: BTreeMap<ProxyKey, (EndpointId, ProxyReaderSpec)>,
     /// Every live proxy reader (retiring ones too) → what it reads.
     proxy_keys: HashMap<EndpointId, ProxyKey>,
+    /// The type of each keyed proxy reader's topic, when known: the key hash of samples
+    /// sent without PID_KEY_HASH (`keys`).
+    proxy_types: HashMap<EndpointId, std::sync::Arc<KeyType>>,
     retiring: Vec<(Instant, EndpointId, SiteId)>,
     writers: BTreeMap<WriterKey, Route>,
     actions: VecDeque<Action>,
@@ -152,6 +158,7 @@ impl Router {
             next_id: 1,
             proxies: BTreeMap::new(),
             proxy_keys: HashMap::new(),
+            proxy_types: HashMap::new(),
             retiring: Vec::new(),
             writers: BTreeMap::new(),
             actions: VecDeque::new(),
@@ -207,6 +214,7 @@ impl Router {
         for k in gone {
             if let Some((id, spec)) = self.proxies.remove(&k) {
                 self.proxy_keys.remove(&id);
+                self.proxy_types.remove(&id);
                 self.actions.push_back(Action::DeleteReader {
                     id,
                     site: spec.site,
@@ -224,6 +232,18 @@ impl Router {
             }
             self.proxy_keys.insert(id, k.clone());
             let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
+            if let Some(t) = spec
+                .key
+                .keyed
+                .then(|| {
+                    self.rules
+                        .key_types()
+                        .resolve(&spec.key.topic, &spec.key.type_name)
+                })
+                .flatten()
+            {
+                self.proxy_types.insert(id, t);
+            }
             self.actions.push_back(Action::CreateReader {
                 id,
                 spec: spec.clone(),
@@ -252,9 +272,10 @@ impl Router {
                 continue;
             }
             let id = self.fresh_id();
-            let history = self
-                .rules
-                .history(&spec.key.topic, spec.class.transient_local);
+            let upstream = keys::upstream_history(&self.table, spec.site, &spec.key);
+            let history =
+                self.rules
+                    .history_after(&spec.key.topic, spec.class.transient_local, upstream);
             let policy = self.rules.policy(&spec.key.topic);
             let repository = self
                 .standby
@@ -287,6 +308,7 @@ impl Router {
         self.retiring = keep;
         for (_, id, site) in due {
             self.proxy_keys.remove(&id);
+            self.proxy_types.remove(&id);
             self.actions.push_back(Action::DeleteReader { id, site });
         }
     }
@@ -324,11 +346,19 @@ impl Router {
                 sequence_number: change.sequence_number,
             })
         });
+        // Cyclone and Fast DDS writers send no PID_KEY_HASH: computed from the payload when
+        // the topic's type is known, so instances stay apart (and the key hash goes on).
+        let key_hash = change.key_hash.or_else(|| {
+            (change.kind != ChangeKind::NotAliveNoWriters)
+                .then(|| self.proxy_types.get(&proxy))
+                .flatten()
+                .and_then(|t| t.key_hash(change.kind, &change.data))
+        });
         let incoming = Incoming {
             kind: change.kind,
             identity,
             via: change.writer_guid,
-            key_hash: change.key_hash,
+            key_hash,
             data: &change.data,
         };
         let mut out = Vec::new();
@@ -344,7 +374,7 @@ impl Router {
             if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {
                 // A NOT_ALIVE change carries the serialized key or nothing; the key hash
                 // identifies the instance either way.
-                let request = WriteRequest::new(kind, change.key_hash, change.data.clone())
+                let request = WriteRequest::new(kind, key_hash, change.data.clone())
                     .with_source_timestamp(change.source_timestamp)
                     .with_original_writer(identity);
                 out.push(Forward {

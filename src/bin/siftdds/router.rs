@@ -5,10 +5,12 @@
 //!
 //! Must not: hold routing logic (it is the library's `siftdds::router`).
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use siftdds::router::config::{RouterConfig, TopicRules};
+use siftdds::router::config::{ConfigError, RouterConfig, TopicRules};
 use siftdds::router::driver::{self, Site};
+use siftdds::router::keys::KeyTypes;
 
 use crate::args;
 
@@ -29,6 +31,32 @@ pub struct RouterArgs {
     /// This router's id in the path vector (default: from the config file, else random)
     #[arg(long, value_name = "N")]
     router_id: Option<u64>,
+}
+
+/// The types of the topics whose override names an IDL file (relative to the configuration
+/// file's directory), so the router computes the key hash of samples sent without one.
+fn key_types(rules: &TopicRules, config: &Path) -> Result<KeyTypes, ConfigError> {
+    let dir = config.parent().unwrap_or(Path::new("."));
+    let mut keys = KeyTypes::new();
+    for (pattern, file, type_name) in rules.idl_files() {
+        let path = dir.join(file);
+        let spec = siftdds::idl::parse_file(&path, &[dir.to_path_buf()])
+            .map_err(|e| ConfigError(format!("topic {}: idl: {e}", pattern.as_str())))?;
+        let descs = siftdds::idl::descriptors(&spec);
+        if let Some(t) = type_name
+            && !descs
+                .iter()
+                .any(|d| d.name.trim_start_matches("::") == t.trim_start_matches("::"))
+        {
+            return Err(ConfigError(format!(
+                "topic {}: {} defines no struct {t}",
+                pattern.as_str(),
+                path.display()
+            )));
+        }
+        keys.add(pattern.clone(), type_name.map(str::to_string), descs);
+    }
+    Ok(keys)
 }
 
 /// Runs the subcommand.
@@ -67,6 +95,10 @@ pub fn run(a: RouterArgs) -> ExitCode {
                     c.rules()?,
                     c.router_id,
                 ))
+            });
+            let parsed = parsed.and_then(|(sites, rules, cid)| {
+                let keys = key_types(&rules, std::path::Path::new(file))?;
+                Ok((sites, rules.with_key_types(keys), cid))
             });
             match parsed {
                 Ok((sites, rules, cid)) => {

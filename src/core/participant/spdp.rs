@@ -81,6 +81,18 @@ impl Participant {
         self.queue_spdp(now, None, DataPayload::Data(&payload), destinations);
     }
 
+    /// Where the periodic SPDP announcements go (multicast group, initial peers).
+    pub fn spdp_destinations(&self) -> &[Locator] {
+        &self.config.spdp_destinations
+    }
+
+    /// Replaces where the periodic SPDP announcements go, e.g. a router narrowing the
+    /// initial peers it probes to the one peer it found there. A newly found participant is
+    /// still answered at once (at its own locators). RTPS 2.5 §8.5.3.2.
+    pub fn set_spdp_destinations(&mut self, destinations: Vec<Locator>) {
+        self.config.spdp_destinations = destinations;
+    }
+
     /// Queues one SPDP DATA (after an INFO_TS) with our current SPDP sequence number.
     fn queue_spdp(
         &mut self,

@@ -10,6 +10,7 @@ use super::repository::{Incoming, InstancePolicy, Repository, RepositoryLimits, 
 use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey};
 use super::*;
 
+mod late;
 mod mesh;
 mod standby;
 use crate::core::discovery::ContentFilter;

@@ -1,0 +1,263 @@
+//! How the router tells the instances of a keyed topic apart when the writer sends no
+//! PID_KEY_HASH (Cyclone DDS 0.10 and Fast DDS 2.9 writers, docs/interop-facts.md §5.12):
+//! the type of each topic is known from an IDL file named per topic in the configuration
+//! (`[[topic]] idl = …`, optionally `type = …`) or is the built-in ShapeType, and the key
+//! hash is computed from the decoded sample exactly as a siftdds writer computes the
+//! PID_KEY_HASH it sends (RTPS 2.5 §9.6.4.8, `types::dynamic::key_hash`). Also the HISTORY
+//! a TRANSIENT_LOCAL downstream writer keeps, taken from the upstream writers' QoS.
+//!
+//! Must not: read files (the caller parses the IDL), or panic on a payload (untrusted bytes
+//! go through `types::dynamic`, which is bounded). A payload it cannot decode has no key
+//! hash: the router then sees one instance per writer, as before.
+
+use std::sync::Arc;
+
+use super::table::{RoutingTable, SiteId, TopicKey};
+use crate::cdr::{EncapsulationHeader, EncapsulationKind};
+use crate::core::ChangeKind;
+use crate::qos::History;
+use crate::types::{Extensibility, ShapeType, TypeDescriptor, dynamic};
+
+/// The types of the configured topics: per topic name pattern, an IDL file's structs and
+/// optionally which of them is the topic's type (default: the one named as the type the
+/// endpoints announce).
+#[derive(Clone, Debug, Default)]
+pub struct KeyTypes {
+    topics: Vec<(glob::Pattern, Option<String>, Arc<Vec<TypeDescriptor>>)>,
+}
+
+/// The type of one topic, as the router decodes keys with it.
+#[derive(Debug)]
+pub struct KeyType {
+    /// The members up to the last key member: all a sample's key needs, so a large
+    /// payload after the key is never decoded.
+    desc: TypeDescriptor,
+    /// The key members only, final: what a serialized key (a dispose, an unregister) holds.
+    key_only: TypeDescriptor,
+}
+
+/// Whether an announced type name is `name` (also when one of them has a leading `::`).
+fn same_type(announced: &str, name: &str) -> bool {
+    announced.trim_start_matches("::") == name.trim_start_matches("::")
+}
+
+impl KeyTypes {
+    /// No configured type: only the built-in ShapeType is known.
+    pub fn new() -> Self {
+        KeyTypes::default()
+    }
+
+    /// Adds the types of an IDL file for the topics matching `pattern`; `type_name` names
+    /// the topic's type among `descs` (`None`: the type name the endpoints announce). The
+    /// first pattern that matches a topic decides its type.
+    pub fn add(
+        &mut self,
+        pattern: glob::Pattern,
+        type_name: Option<String>,
+        descs: Vec<TypeDescriptor>,
+    ) {
+        self.topics.push((pattern, type_name, Arc::new(descs)));
+    }
+
+    /// The type of `topic` whose endpoints announce `type_name`: the configured one, else
+    /// the built-in ShapeType if that is the name; `None` when unknown.
+    pub fn resolve(&self, topic: &str, type_name: &str) -> Option<Arc<KeyType>> {
+        let desc = match self.topics.iter().find(|(p, _, _)| p.matches(topic)) {
+            Some((_, named, descs)) => {
+                let want = named.as_deref().unwrap_or(type_name);
+                descs.iter().find(|d| same_type(&d.name, want))?.clone()
+            }
+            None => {
+                let shape = ShapeType::descriptor();
+                same_type(type_name, &shape.name).then(|| shape.clone())?
+            }
+        };
+        let any_key = desc.members.iter().any(|m| m.key);
+        let mut desc = desc;
+        if let Some(last) = desc.members.iter().rposition(|m| m.key) {
+            desc.members.truncate(last.saturating_add(1));
+        }
+        let key_only = TypeDescriptor {
+            name: desc.name.clone(),
+            extensibility: Extensibility::Final,
+            members: desc
+                .members
+                .iter()
+                .filter(|m| m.key || !any_key)
+                .cloned()
+                .collect(),
+        };
+        Some(Arc::new(KeyType { desc, key_only }))
+    }
+}
+
+impl KeyType {
+    /// The key hash of a change whose writer sent none: from the decoded sample (ALIVE) or
+    /// serialized key (dispose, unregister); `None` when the payload does not decode.
+    pub fn key_hash(&self, kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> {
+        if kind != ChangeKind::Alive
+            && let Some(h) = key_payload_hash(self, data)
+        {
+            return Some(h);
+        }
+        let v = dynamic::decode(data, &self.desc).ok()?;
+        dynamic::key_hash(&v, &self.desc)
+    }
+}
+
+/// The key hash of a serialized key. A D_CDR2 key has no DHEADER (`types::codec::key`, what
+/// Cyclone writes): read as plain CDR2.
+fn key_payload_hash(t: &KeyType, data: &[u8]) -> Option<[u8; 16]> {
+    let (header, _) = EncapsulationHeader::body(data).ok()?;
+    let v = if header.kind == EncapsulationKind::DCdr2 {
+        let mut plain = data.to_vec();
+        // D_CDR2_BE 0x0008 → CDR2_BE 0x0006, D_CDR2_LE 0x0009 → CDR2_LE 0x0007 (RTPS 2.5
+        // §10.2).
+        if let Some(b) = plain.get_mut(1) {
+            *b = b.wrapping_sub(2);
+        }
+        dynamic::decode(&plain, &t.key_only).ok()?
+    } else {
+        dynamic::decode(data, &t.key_only).ok()?
+    };
+    dynamic::key_hash(&v, &t.desc)
+}
+
+/// The HISTORY of a TRANSIENT_LOCAL downstream writer on `site` for `key` when no override
+/// gives one: what the upstream writers of that topic on the other sites keep (the deepest
+/// KEEP_LAST, KEEP_ALL if any keeps all), so a late joiner gets per instance what it would
+/// get from them directly; KEEP_LAST(1) when none is known yet.
+pub fn upstream_history(table: &RoutingTable, site: SiteId, key: &TopicKey) -> History {
+    let mut out: Option<History> = None;
+    for s in table.sites().filter(|s| *s != site) {
+        let Some(view) = table.site(s) else { continue };
+        for w in view.writers.iter().filter(|w| &w.key == key) {
+            out = Some(match (out, w.history) {
+                (Some(History::KeepAll), _) | (_, History::KeepAll) => History::KeepAll,
+                (Some(History::KeepLast(a)), History::KeepLast(b)) => History::KeepLast(a.max(b)),
+                (None, h) => h,
+            });
+        }
+    }
+    out.unwrap_or(History::KeepLast(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cdr::Endianness;
+    use crate::types::{TopicType, XcdrVersion};
+    use proptest::prelude::*;
+
+    fn shape(color: &str, x: i32) -> ShapeType {
+        ShapeType {
+            color: color.into(),
+            x,
+            y: 2,
+            shapesize: 30,
+            ..ShapeType::default()
+        }
+    }
+
+    #[test]
+    fn a_large_payload_after_the_key_is_not_decoded() {
+        // 200 KB of additional payload: more values than `types::dynamic` decodes at all,
+        // but the key comes first.
+        let k = KeyTypes::new().resolve("Square", "ShapeType").unwrap();
+        let s = ShapeType {
+            additional_payload_size: vec![7; 200_000],
+            ..shape("BLUE", 1)
+        };
+        for version in [XcdrVersion::Xcdr1, XcdrVersion::Xcdr2] {
+            let data = s.serialize_as(version, Endianness::Little).unwrap();
+            assert_eq!(k.key_hash(ChangeKind::Alive, &data), s.key_hash());
+        }
+    }
+
+    const IDL: &str = "module m { @appendable struct Reading { long v; @key unsigned long id; \
+                       @key string site; double t; }; };";
+
+    fn idl_types() -> KeyTypes {
+        let loader = crate::idl::MemLoader::new().with("r.idl", IDL);
+        let spec = crate::idl::parse_with(&loader, std::path::Path::new("r.idl"), &[]).unwrap();
+        let mut k = KeyTypes::new();
+        k.add(
+            glob::Pattern::new("Read*").unwrap(),
+            None,
+            crate::idl::descriptors(&spec),
+        );
+        k
+    }
+
+    proptest! {
+        /// The router's key hash of a ShapeType sample (and of its serialized key, as a
+        /// dispose carries it) is the PID_KEY_HASH a siftdds writer sends, in every
+        /// representation and byte order.
+        #[test]
+        fn the_router_computes_the_key_hash_a_siftdds_writer_sends(
+            color in "[A-Z]{0,20}", x in any::<i32>()
+        ) {
+            let k = KeyTypes::new().resolve("Square", "ShapeType").unwrap();
+            let s = shape(&color, x);
+            let want = s.key_hash();
+            for version in [XcdrVersion::Xcdr1, XcdrVersion::Xcdr2] {
+                for endian in [Endianness::Little, Endianness::Big] {
+                    let data = s.serialize_as(version, endian).unwrap();
+                    prop_assert_eq!(k.key_hash(ChangeKind::Alive, &data), want);
+                    let key = s.serialize_key_as(version, endian).unwrap();
+                    prop_assert_eq!(k.key_hash(ChangeKind::NotAliveDisposed, &key), want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_idl_type_named_per_topic_gives_the_key_of_its_key_members() {
+        let types = idl_types();
+        let k = types.resolve("Readings", "m::Reading").unwrap();
+        // D_CDR2 LE: DHEADER, v, id, site, t.
+        let mut body = Vec::new();
+        body.extend_from_slice(&7i32.to_le_bytes());
+        body.extend_from_slice(&0x0102_0304u32.to_le_bytes());
+        body.extend_from_slice(&3u32.to_le_bytes());
+        body.extend_from_slice(b"ab\0\0");
+        body.extend_from_slice(&1.5f64.to_le_bytes());
+        let mut data = vec![0, 9, 0, 0];
+        data.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        data.extend_from_slice(&body);
+        // Key holder, PLAIN_CDR2 BE in member-id order: id, then the string (unbounded:
+        // MD5).
+        let mut holder = 0x0102_0304u32.to_be_bytes().to_vec();
+        holder.extend_from_slice(&3u32.to_be_bytes());
+        holder.extend_from_slice(b"ab\0");
+        let want = crate::types::key_hash_from_key_bytes(&holder, usize::MAX);
+        assert_eq!(k.key_hash(ChangeKind::Alive, &data), Some(want));
+        // A dispose's serialized key: the key members only, no DHEADER.
+        let mut key = vec![0, 9, 0, 0];
+        key.extend_from_slice(&0x0102_0304u32.to_le_bytes());
+        key.extend_from_slice(&3u32.to_le_bytes());
+        key.extend_from_slice(b"ab\0\0");
+        assert_eq!(k.key_hash(ChangeKind::NotAliveDisposed, &key), Some(want));
+        assert_eq!(k.key_hash(ChangeKind::Alive, &data[..9]), None);
+        // Another type name, a topic no pattern names (and not ShapeType).
+        assert!(types.resolve("Readings", "Other").is_none());
+        assert!(types.resolve("X", "m::Reading").is_none());
+        assert!(types.resolve("Readings", "::m::Reading").is_some());
+    }
+
+    #[test]
+    fn a_named_type_wins_over_the_announced_name() {
+        let loader = crate::idl::MemLoader::new().with("r.idl", IDL);
+        let spec = crate::idl::parse_with(&loader, std::path::Path::new("r.idl"), &[]).unwrap();
+        let mut k = KeyTypes::new();
+        k.add(
+            glob::Pattern::new("*").unwrap(),
+            Some("m::Reading".into()),
+            crate::idl::descriptors(&spec),
+        );
+        assert!(k.resolve("T", "ReadingType_").is_some());
+        // A pattern that matches hides the built-in ShapeType for that topic.
+        assert!(idl_types().resolve("Reads", "ShapeType").is_none());
+        assert!(idl_types().resolve("Square", "ShapeType").is_some());
+    }
+}

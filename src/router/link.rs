@@ -1,0 +1,47 @@
+//! What the router does differently on a link to a peer router (a WAN): its SPDP
+//! announcement period and lease, and where its periodic SPDP goes. A link peer given as a
+//! bare IP is probed on the metatraffic ports of its first participant indices
+//! (`driver::PEER_INDICES`); once the peer router is found at that IP, the periodic
+//! announcements go to its own metatraffic unicast locators only, and back to every probe
+//! when no router is left there. Discovery bytes on the WAN: docs/router.md.
+//!
+//! Must not: decide routes, or touch a LAN site (its announcements serve the takeover of
+//! redundant routers, `driver::ROUTER_ANNOUNCE`).
+
+use std::time::Duration;
+
+use super::marker::router_of;
+use crate::core::Participant;
+use crate::wire::Locator;
+
+/// SPDP announcement period of the router's participant on a link. A new peer is answered
+/// at once, so this delays no discovery; it is the idle cost of the link.
+pub const LINK_ANNOUNCE: Duration = Duration::from_secs(10);
+/// SPDP lease of the router's participant on a link: four announcements, and every
+/// submessage from the peer renews it (`core::participant::spdp`), so a lossy idle link
+/// keeps the peer.
+pub const LINK_LEASE: Duration = Duration::from_secs(40);
+
+/// Points the periodic SPDP of a link participant `p` at the peer routers found at the
+/// addresses of its `probes` (their metatraffic unicast locators), or at every probe while
+/// none is found.
+pub fn narrow_announcements(p: &mut Participant, probes: &[Locator]) {
+    let ips: Vec<[u8; 4]> = probes.iter().filter_map(Locator::ipv4).collect();
+    let mut found: Vec<Locator> = p
+        .remote_participants()
+        .filter(|r| router_of(&r.user_data).is_some())
+        .flat_map(|r| r.metatraffic_unicast_locators.iter().copied())
+        .filter(|l| l.ipv4().is_some_and(|ip| ips.contains(&ip)))
+        .collect();
+    found.sort_by_key(|l| (l.address, l.port));
+    found.dedup();
+    let want = if found.is_empty() {
+        probes.to_vec()
+    } else {
+        found
+    };
+    if p.spdp_destinations() != want.as_slice() {
+        log::info!("router: link SPDP to {want:?}");
+        p.set_spdp_destinations(want);
+    }
+}
