@@ -134,6 +134,7 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
                 first_sn: sn(1),
                 last_sn: sn(5),
                 count: 1,
+                group_info: None,
             }),
         ],
         vec![

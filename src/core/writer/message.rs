@@ -455,6 +455,7 @@ impl MessageBuilder {
             first_sn: first,
             last_sn: last,
             count,
+            group_info: None,
         });
         let ok = self.push(None, &sub, 0);
         if ok {
