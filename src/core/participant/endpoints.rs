@@ -334,8 +334,11 @@ impl Participant {
         &mut self,
         now: Now,
         writer: Guid,
-        request: WriteRequest,
+        mut request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
+        // RTPS 2.5 §8.7.6: a grouped writer's change carries its group SN (`group.rs`).
+        request.group = self.group_stamp(writer.entity_id);
+        let grouped = request.group.is_some();
         let sn = match self.writers.get_mut(&writer.entity_id) {
             // TRANSIENT and PERSISTENT writes also enter the durable history.
             Some(w) if w.spec.qos.durability >= Durability::Transient => {
@@ -346,6 +349,9 @@ impl Participant {
             Some(w) => w.writer.write(now, request)?,
             None => return Err(WriteError::UnknownWriter),
         };
+        if grouped {
+            self.group_written(writer.entity_id);
+        }
         // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
         self.liveliness_writer_wrote(now, writer);
         Ok(sn)

@@ -30,6 +30,7 @@ mod endpoints;
 #[cfg(test)]
 mod filter_event_tests;
 mod gate;
+mod group;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
@@ -207,6 +208,8 @@ pub struct Participant {
     stats: ParticipantStats,
     started: bool,
     durability: durability::DurabilityState,
+    /// Writer groups (GROUP access scope publishers), `group.rs`.
+    groups: group::WriterGroups,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -236,6 +239,7 @@ impl Participant {
             stats: ParticipantStats::default(),
             started: false,
             durability: durability::DurabilityState::default(),
+            groups: group::WriterGroups::default(),
             config,
         }
     }

@@ -318,6 +318,7 @@ impl Reader {
                 source_timestamp: None,
                 data: Bytes::new(),
                 coherent_set: None,
+                group: None,
                 original_writer: None,
             };
             let c = &mut self.counters;

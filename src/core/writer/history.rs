@@ -487,6 +487,7 @@ mod tests {
             source_timestamp: None,
             data: Bytes::from(vec![0u8; len]),
             coherent_set: None,
+            group: None,
             original_writer: None,
         }
     }
