@@ -31,6 +31,7 @@ mod endpoints;
 mod filter_event_tests;
 mod gate;
 mod group;
+mod group_sets;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
@@ -210,6 +211,8 @@ pub struct Participant {
     durability: durability::DurabilityState,
     /// Writer groups (GROUP access scope publishers), `group.rs`.
     groups: group::WriterGroups,
+    /// Group coherent sets under assembly (subscriber side), `group_sets.rs`.
+    group_sets: group_sets::GroupSets,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -240,6 +243,7 @@ impl Participant {
             started: false,
             durability: durability::DurabilityState::default(),
             groups: group::WriterGroups::default(),
+            group_sets: group_sets::GroupSets::default(),
             config,
         }
     }
@@ -331,6 +335,7 @@ impl Participant {
             .saturating_add(u64::from(outcome.not_understood));
         self.process_discovery(now);
         self.process_liveliness(now);
+        self.assemble_group_sets(now);
         self.collect_data_available();
     }
 
@@ -353,6 +358,7 @@ impl Participant {
         self.process_discovery(now);
         // Missed deadlines, and NOT_ALIVE_NO_WRITERS after a lease expiry.
         self.collect_deadline_events();
+        self.assemble_group_sets(now);
         self.collect_data_available();
     }
 

@@ -249,7 +249,7 @@ impl HeartbeatFrag {
 #[cfg(test)]
 mod group_info_tests {
     use super::*;
-    use crate::wire::submessage::{Submessage, SubmessageIter, SubmessageOutcome};
+    use crate::wire::submessage::{SubmessageIter, SubmessageOutcome};
 
     fn with_group(current: i64, first: i64, last: i64) -> Heartbeat {
         Heartbeat {
