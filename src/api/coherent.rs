@@ -69,7 +69,7 @@ impl Publisher {
         self.participant
             .inner
             .handle
-            .execute(move |p, _| p.join_writer_group(&writers, coherent))?;
+            .execute(move |p, now| p.join_writer_group(now, &writers, coherent))?;
         Ok(())
     }
 

@@ -21,6 +21,7 @@ use md5::{Digest, Md5};
 
 use super::Participant;
 use crate::core::GroupStamp;
+use crate::time::Now;
 use crate::wire::{EntityId, GroupDigest, Guid, SequenceNumber};
 
 /// Most writers in one group; more are not added to it (they write outside the group).
@@ -103,7 +104,7 @@ impl Participant {
     /// their changes carries a group sequence number (RTPS 2.5 §8.7.6). Called by the API for a
     /// publisher with PRESENTATION access scope GROUP and coherent or ordered access, each time
     /// it gains a writer. Unknown writers and those past [`MAX_GROUP_WRITERS`] are left out.
-    pub fn join_writer_group(&mut self, writers: &[Guid], coherent: bool) {
+    pub fn join_writer_group(&mut self, now: Now, writers: &[Guid], coherent: bool) {
         let Some(first) = writers.first() else {
             return;
         };
@@ -116,11 +117,18 @@ impl Participant {
             .collect();
         let group = self.groups.groups.entry(key).or_default();
         group.coherent = coherent;
+        let mut joined = Vec::new();
         for e in &known {
             if !group.writers.contains(e) {
                 group.writers.push(*e);
             }
-            self.groups.of_writer.insert(*e, key);
+            if self.groups.of_writer.insert(*e, key).is_none() {
+                joined.push(Guid::new(self.config.guid_prefix, *e));
+            }
+        }
+        // Its DATA(w) now names its group (PID_GROUP_GUID): announce it again.
+        for guid in joined {
+            self.announce_writer(now, guid);
         }
     }
 

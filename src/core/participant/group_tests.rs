@@ -87,7 +87,9 @@ fn setup(net: &mut SimNet, p: Presentation, writers: usize) -> (Vec<Guid>, Vec<G
         .iter()
         .map(|t| net.nodes[0].p.create_writer(now, writer(t, p)))
         .collect();
-    net.nodes[0].p.join_writer_group(&ws, p.coherent_access);
+    net.nodes[0]
+        .p
+        .join_writer_group(now, &ws, p.coherent_access);
     let rs: Vec<Guid> = TOPICS[..writers]
         .iter()
         .map(|t| net.nodes[1].p.create_reader(now, reader(t, p)))
@@ -269,4 +271,25 @@ fn pending_sets_are_bounded() {
     }
     assert_eq!(g.pending.len(), MAX_PENDING_GROUP_SETS);
     assert_eq!(g.dropped, 5);
+}
+
+/// The group's writers name their publisher in SEDP (PID_GROUP_GUID, entity kind 0x08).
+#[test]
+fn grouped_writers_announce_their_group_guid() {
+    let mut net = SimNet::in_domains(&[0, 0], SEED ^ 2, |_| {});
+    let (ws, _) = setup(&mut net, group(true, true), 2);
+    let groups: Vec<Option<Guid>> = ws
+        .iter()
+        .map(|w| {
+            net.nodes[1]
+                .p
+                .remote_writers
+                .get(w)
+                .and_then(|d| d.group_guid)
+        })
+        .collect();
+    let g = groups[0].expect("PID_GROUP_GUID announced");
+    assert_eq!(groups, vec![Some(g), Some(g)]);
+    assert_eq!(g.prefix, ws[0].prefix);
+    assert_eq!(g.entity_id.0[3], 0x08);
 }
