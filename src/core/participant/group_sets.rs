@@ -9,7 +9,8 @@
 //! [`MAX_GROUP_HELD_CHANGES`] changes (the oldest set is dropped to make room), or remember
 //! more than [`MAX_DEAD_GROUP_SETS`] dropped sets.
 //!
-//! Completeness: the set is named by (remote prefix, PID_GROUP_COHERENT_SET); each taking-part
+//! Completeness: the set is named by (remote prefix, the writers' PID_GROUP_GUID when
+//! announced, PID_GROUP_COHERENT_SET, writerSet); each taking-part
 //! writer's end-of-set marker names the set's writers by their digest (PID_WRITER_GROUP_INFO).
 //! The set is whole when the digest of the writers whose parts are in equals it. A subscriber
 //! that reads only some of the set's topics cannot reach that digest: such a set is held until
@@ -22,7 +23,7 @@ use super::group::writer_set_digest;
 use crate::core::CacheChange;
 use crate::core::reader::GroupPart;
 use crate::time::Now;
-use crate::wire::{EntityId, GroupDigest, GuidPrefix, SequenceNumber};
+use crate::wire::{EntityId, GroupDigest, Guid, GuidPrefix, SequenceNumber};
 
 /// Most group coherent sets held at once.
 pub const MAX_PENDING_GROUP_SETS: usize = 32;
@@ -35,6 +36,9 @@ pub const MAX_DEAD_GROUP_SETS: usize = 64;
 #[derive(Debug)]
 struct PendingSet {
     prefix: GuidPrefix,
+    /// The remote publisher (its writers' PID_GROUP_GUID), when announced: two publishers of
+    /// one participant number their sets independently.
+    group: Option<Guid>,
     set: SequenceNumber,
     writer_set: GroupDigest,
     /// (reader, writer, changes) per part in.
@@ -94,7 +98,7 @@ impl GroupSets {
     }
 
     /// Takes `reader`'s part.
-    fn accept(&mut self, reader: EntityId, part: GroupPart) -> Outcome {
+    fn accept(&mut self, reader: EntityId, part: GroupPart, group: Option<Guid>) -> Outcome {
         let prefix = part.writer.prefix;
         if self.dead.contains(&(prefix, part.set)) {
             return Outcome::Drop(Vec::new());
@@ -103,10 +107,12 @@ impl GroupSets {
             return Outcome::Drop(self.kill(prefix, part.set));
         };
         let mut evicted = Vec::new();
-        let found = self
-            .pending
-            .iter()
-            .position(|p| p.prefix == prefix && p.set == part.set && p.writer_set == writer_set);
+        let found = self.pending.iter().position(|p| {
+            p.prefix == prefix
+                && p.group == group
+                && p.set == part.set
+                && p.writer_set == writer_set
+        });
         let at = match found {
             Some(i) => i,
             None => {
@@ -120,6 +126,7 @@ impl GroupSets {
                 }
                 self.pending.push_back(PendingSet {
                     prefix,
+                    group,
                     set: part.set,
                     writer_set,
                     parts: Vec::new(),
@@ -176,7 +183,11 @@ impl Participant {
             parts.extend(mine.into_iter().map(|p| (*key, p)));
         }
         for (reader, part) in parts {
-            match self.group_sets.accept(reader, part) {
+            let group = self
+                .remote_writers
+                .get(&part.writer)
+                .and_then(|w| w.group_guid);
+            match self.group_sets.accept(reader, part, group) {
                 Outcome::Hold => {}
                 Outcome::Deliver(set) => self.deliver_group_set(now, set),
                 Outcome::Drop(sets) => self.count_group_drops(sets),

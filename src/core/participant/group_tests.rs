@@ -220,15 +220,15 @@ fn a_set_is_held_until_every_writer_of_its_writer_set_is_in() {
     let mut g = GroupSets::default();
     let set = Some(ids(&[1, 2]));
     assert!(matches!(
-        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2)),
+        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2), None),
         Outcome::Hold
     ));
     // A duplicate part adds nothing.
     assert!(matches!(
-        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2)),
+        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2), None),
         Outcome::Hold
     ));
-    match g.accept(EntityId([0, 0, 2, 4]), part(2, 5, set, 3)) {
+    match g.accept(EntityId([0, 0, 2, 4]), part(2, 5, set, 3), None) {
         Outcome::Deliver(p) => assert_eq!(p.held(), 5),
         _ => panic!("the set is whole"),
     }
@@ -240,22 +240,22 @@ fn a_broken_part_or_a_writer_gone_drops_the_set_whole() {
     let mut g = GroupSets::default();
     let set = Some(ids(&[1, 2]));
     assert!(matches!(
-        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2)),
+        g.accept(EntityId([0, 0, 1, 4]), part(1, 5, set, 2), None),
         Outcome::Hold
     ));
     // Writer 2's part was lost for good: the set goes, and a late part of it too.
-    match g.accept(EntityId([0, 0, 2, 4]), part(2, 5, None, 0)) {
+    match g.accept(EntityId([0, 0, 2, 4]), part(2, 5, None, 0), None) {
         Outcome::Drop(sets) => assert_eq!(sets.len(), 1),
         _ => panic!("the set must be dropped"),
     }
     assert!(matches!(
-        g.accept(EntityId([0, 0, 2, 4]), part(2, 5, set, 1)),
+        g.accept(EntityId([0, 0, 2, 4]), part(2, 5, set, 1), None),
         Outcome::Drop(_)
     ));
     assert!(g.pending.is_empty());
     // A writer of the publisher goes away while a set waits.
     assert!(matches!(
-        g.accept(EntityId([0, 0, 1, 4]), part(1, 9, set, 2)),
+        g.accept(EntityId([0, 0, 1, 4]), part(1, 9, set, 2), None),
         Outcome::Hold
     ));
     assert_eq!(g.writer_gone(GuidPrefix([7; 12])).len(), 1);
@@ -267,7 +267,7 @@ fn pending_sets_are_bounded() {
     let mut g = GroupSets::default();
     let set = Some(ids(&[1, 2]));
     for s in 0..(MAX_PENDING_GROUP_SETS as i64 + 5) {
-        let _ = g.accept(EntityId([0, 0, 1, 4]), part(1, 100 + s, set, 1));
+        let _ = g.accept(EntityId([0, 0, 1, 4]), part(1, 100 + s, set, 1), None);
     }
     assert_eq!(g.pending.len(), MAX_PENDING_GROUP_SETS);
     assert_eq!(g.dropped, 5);
@@ -292,4 +292,28 @@ fn grouped_writers_announce_their_group_guid() {
     assert_eq!(groups, vec![Some(g), Some(g)]);
     assert_eq!(g.prefix, ws[0].prefix);
     assert_eq!(g.entity_id.0[3], 0x08);
+}
+
+/// Two publishers of one participant number their sets alike: their group GUIDs keep them
+/// apart.
+#[test]
+fn sets_of_two_publishers_of_one_participant_are_kept_apart() {
+    let mut g = GroupSets::default();
+    let set = Some(ids(&[1, 2]));
+    let pub_a = Some(Guid::new(GuidPrefix([7; 12]), EntityId([0, 0, 1, 0x08])));
+    let pub_b = Some(Guid::new(GuidPrefix([7; 12]), EntityId([0, 0, 5, 0x08])));
+    let r = EntityId([0, 0, 1, 4]);
+    assert!(matches!(
+        g.accept(r, part(1, 5, set, 1), pub_a),
+        Outcome::Hold
+    ));
+    assert!(matches!(
+        g.accept(r, part(2, 5, set, 1), pub_b),
+        Outcome::Hold
+    ));
+    assert_eq!(g.pending.len(), 2);
+    assert!(matches!(
+        g.accept(r, part(2, 5, set, 1), pub_a),
+        Outcome::Deliver(_)
+    ));
 }
