@@ -468,6 +468,7 @@ fn bench_wire(c: &mut Criterion) {
         first_sn: SequenceNumber(1),
         last_sn: SequenceNumber(42),
         count: 7,
+        group_info: None,
     });
     let mut buf = Vec::with_capacity(64 * 1024);
     g.bench_function("emit_heartbeat", |b| {

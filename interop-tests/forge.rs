@@ -38,6 +38,7 @@ pub fn heartbeat(writer: Guid, reader: Guid, first: i64, last: i64) -> Vec<u8> {
         first_sn: SequenceNumber(first),
         last_sn: SequenceNumber(last),
         count: 1 << 30,
+        group_info: None,
     };
     to(writer.prefix, reader.prefix, Submessage::Heartbeat(hb))
 }

@@ -88,6 +88,7 @@ pub fn sedp_reader(
             partition: Partition::default(),
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
+            group_guid: None,
             type_information: None,
             router_path: Vec::new(),
             vendor_id: VendorId::UNKNOWN,

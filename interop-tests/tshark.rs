@@ -54,6 +54,23 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
                 pid: pid::PID_CONTENT_FILTER_INFO,
                 value: Value::ContentFilterInfo(filter_info()),
             },
+            // A GROUP-scope writer's change (RTPS 2.5 §8.7.6).
+            Parameter::Known {
+                pid: pid::PID_COHERENT_SET,
+                value: Value::SequenceNumber(SequenceNumber(3)),
+            },
+            Parameter::Known {
+                pid: pid::PID_GROUP_SEQ_NUM,
+                value: Value::SequenceNumber(SequenceNumber(11)),
+            },
+            Parameter::Known {
+                pid: pid::PID_GROUP_COHERENT_SET,
+                value: Value::SequenceNumber(SequenceNumber(9)),
+            },
+            Parameter::Unknown(siftdds::wire::plist::RawParameter {
+                pid: pid::PID_WRITER_GROUP_INFO,
+                value: &[1, 2, 3, 4],
+            }),
         ],
         e,
     );
@@ -134,6 +151,24 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
                 first_sn: sn(1),
                 last_sn: sn(5),
                 count: 1,
+                group_info: None,
+            }),
+            Submessage::Heartbeat(Heartbeat {
+                endian: e,
+                final_flag: true,
+                liveliness: false,
+                reader_id: EntityId::UNKNOWN,
+                writer_id: WRITER,
+                first_sn: sn(1),
+                last_sn: sn(5),
+                count: 2,
+                group_info: Some(siftdds::wire::submessage::HeartbeatGroupInfo {
+                    current_gsn: sn(14),
+                    first_gsn: sn(7),
+                    last_gsn: sn(12),
+                    writer_set: siftdds::wire::GroupDigest([1, 2, 3, 4]),
+                    secure_writer_set: siftdds::wire::GroupDigest::default(),
+                }),
             }),
         ],
         vec![

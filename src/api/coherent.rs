@@ -12,6 +12,7 @@ use super::Error;
 use super::endpoint::{DataReader, Publisher, Sample, Subscriber};
 use crate::core::Participant;
 use crate::core::writer::WriteError;
+use crate::qos::PresentationAccessScope;
 use crate::time::Now;
 use crate::types::TopicType;
 use crate::wire::Guid;
@@ -48,6 +49,28 @@ impl Publisher {
             .handle
             .execute(move |p, now| f(p, now, &writers))?
             .map_err(Error::Write)
+    }
+
+    /// Records a new writer of this publisher; with PRESENTATION access scope GROUP and
+    /// coherent or ordered access, the core puts the publisher's writers into one writer group
+    /// (group sequence numbers, group coherent sets: RTPS 2.5 §8.7.6).
+    pub(super) fn joined(&self, guid: Guid) -> Result<(), Error> {
+        if let Ok(mut writers) = self.writers.write() {
+            writers.push(guid);
+        }
+        let p = self.qos.presentation;
+        if p.access_scope != PresentationAccessScope::Group
+            || !(p.coherent_access || p.ordered_access)
+        {
+            return Ok(());
+        }
+        let writers = self.writer_guids();
+        let coherent = p.coherent_access;
+        self.participant
+            .inner
+            .handle
+            .execute(move |p, now| p.join_writer_group(now, &writers, coherent))?;
+        Ok(())
     }
 
     fn writer_guids(&self) -> Vec<Guid> {

@@ -158,6 +158,7 @@ mod tests {
                 partition,
                 group_data: Default::default(),
                 topic_data: Default::default(),
+                group_guid: None,
                 type_information: None,
                 router_path: Vec::new(),
                 vendor_id: VendorId::FAST_DDS,

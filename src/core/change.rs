@@ -9,7 +9,7 @@ use bytes::Bytes;
 
 use crate::cdr::{CdrError, Endianness, Reader, Writer};
 use crate::time::Timestamp;
-use crate::wire::{Guid, SequenceNumber};
+use crate::wire::{GroupDigest, Guid, SequenceNumber};
 
 /// The identity of a sample end to end: its original writer and that writer's sequence
 /// number, carried by a relaying router in PID_ORIGINAL_WRITER_INFO (OriginalWriterInfo_t,
@@ -41,6 +41,21 @@ impl SampleIdentity {
         w.u16(0x0001);
         w.u16(0);
     }
+}
+
+/// A change's place in its writer group (a publisher with PRESENTATION access scope GROUP),
+/// RTPS 2.5 §8.7.6, §9.6.3: its group sequence number (PID_GROUP_SEQ_NUM), the group
+/// coherent set it belongs to (PID_GROUP_COHERENT_SET: the group SN of the set's first change)
+/// and, on a writer's end-of-set marker, the writers taking part in that set
+/// (PID_WRITER_GROUP_INFO).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GroupStamp {
+    /// PID_GROUP_SEQ_NUM.
+    pub gsn: SequenceNumber,
+    /// PID_GROUP_COHERENT_SET.
+    pub coherent_set: Option<SequenceNumber>,
+    /// PID_WRITER_GROUP_INFO's writerSet (end-of-set markers only).
+    pub writer_set: Option<GroupDigest>,
 }
 
 /// ChangeKind_t. RTPS 2.5 §8.2.2.1; wire form PID_STATUS_INFO (§9.6.4.9).
@@ -106,6 +121,8 @@ pub struct CacheChange {
     /// to (RTPS 2.5 §8.7.5, §9.6.4.4). `Some(SequenceNumber::UNKNOWN)` with an ALIVE kind and
     /// no data is the end-of-set marker (see `core::writer::coherent`).
     pub coherent_set: Option<SequenceNumber>,
+    /// The change's writer-group stamp (GROUP access scope), `core::participant::group`.
+    pub group: Option<GroupStamp>,
 }
 
 impl CacheChange {
@@ -135,6 +152,9 @@ pub struct WriteRequest {
     pub source_timestamp: Option<Timestamp>,
     /// The identity to announce in PID_ORIGINAL_WRITER_INFO (a router relaying a sample).
     pub original_writer: Option<SampleIdentity>,
+    /// The writer-group stamp the participant gives the change (GROUP access scope); the API
+    /// leaves it `None`.
+    pub group: Option<GroupStamp>,
 }
 
 impl WriteRequest {
@@ -146,6 +166,7 @@ impl WriteRequest {
             data,
             source_timestamp: None,
             original_writer: None,
+            group: None,
         }
     }
 

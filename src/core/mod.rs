@@ -22,7 +22,7 @@ pub(crate) mod sim;
 mod transmit;
 pub mod writer;
 
-pub use change::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
+pub use change::{CacheChange, ChangeKind, GroupStamp, SampleIdentity, WriteRequest};
 pub use deadline::DeadlineMissedStatus;
 pub use event::Event;
 pub use participant::{Participant, ParticipantConfig};

@@ -148,6 +148,7 @@ mod tests {
             first_sn: SequenceNumber(first),
             last_sn: SequenceNumber(last),
             count: 1,
+            group_info: None,
         }
     }
 

@@ -17,6 +17,7 @@
 )]
 
 mod error;
+mod group;
 mod guid;
 mod header;
 mod locator;
@@ -28,6 +29,7 @@ mod sn_set;
 pub mod submessage;
 
 pub use error::WireError;
+pub use group::{GroupDigest, WriterGroupInfo};
 pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
 pub use header::{Header, VENDOR_PING_LEN, is_vendor_ping};
 pub use locator::Locator;

@@ -114,9 +114,7 @@ impl Publisher {
                 .map_err(|e| Error::from(PersistentWriteError::Store(e)))?,
             false => inner.handle.execute(move |p, now| create(p, now, spec))?,
         };
-        if let Ok(mut writers) = self.writers.write() {
-            writers.push(guid);
-        }
+        self.joined(guid)?;
         Ok(DataWriter {
             persistent,
             participant: self.participant.clone(),

@@ -185,6 +185,7 @@ mod tests {
             partition: Partition::new(["A*"]),
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
+            group_guid: None,
             type_information: None,
             router_path: Vec::new(),
             vendor_id: VendorId::RTI_CONNEXT,

@@ -60,6 +60,9 @@ pub struct EndpointData {
     pub group_data: GroupData,
     /// PID_TOPIC_DATA.
     pub topic_data: TopicData,
+    /// PID_GROUP_GUID: the publisher or subscriber (writer group) the endpoint belongs to,
+    /// when it is announced (our GROUP-scope writers, RTPS 2.5 §8.7.6, §9.6.2.2.4).
+    pub group_guid: Option<Guid>,
     /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
     pub type_information: Option<Vec<u8>>,
     /// PID_SIFTDDS_ROUTER_PATH (siftdds vendor PID; read only from siftdds senders): the
@@ -148,6 +151,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             partition: Partition::default(),
             group_data: GroupData::default(),
             topic_data: TopicData::default(),
+            group_guid: None,
             type_information: None,
             router_path: Vec::new(),
             vendor_id: vendor,
@@ -257,6 +261,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             }
             (PID_TOPIC_DATA, Value::Octets(b)) => e.topic_data = TopicData { value: b.to_vec() },
             (PID_GROUP_DATA, Value::Octets(b)) => e.group_data = GroupData { value: b.to_vec() },
+            (PID_GROUP_GUID, Value::Guid(g)) => e.group_guid = Some(*g),
             (PID_CONTENT_FILTER_PROPERTY, Value::ContentFilterProperty(p)) => {
                 d.content_filter = Some(ContentFilter::from_property(p));
             }
@@ -314,6 +319,9 @@ impl EndpointData {
         }
         if !self.topic_data.value.is_empty() {
             p.push(known(PID_TOPIC_DATA, Value::Octets(&self.topic_data.value)));
+        }
+        if let Some(g) = self.group_guid {
+            p.push(known(PID_GROUP_GUID, Value::Guid(g)));
         }
         if let Some(t) = &self.type_information {
             p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));

@@ -2,9 +2,9 @@
 //! `end_coherent_changes` applied to every writer the API's Publisher names (DDS 1.4
 //! §2.2.2.4.1.10-11). Each writer marks and ends its own set (`core::writer::coherent`).
 //!
-//! Must not: know which writers form a publisher (the API passes them), or write group
-//! coherent-set information (PID_GROUP_COHERENT_SET is not sent: each writer's set is
-//! delivered on its own, docs/interop-facts.md §8.1).
+//! Must not: know which writers form a publisher (the API passes them). With a writer group
+//! (GROUP access scope, `group.rs`) the writers' end-of-set markers carry the group coherent
+//! set's stamp and writerSet (RTPS 2.5 §8.7.6).
 //!
 //! The writers' end-of-set markers leave in as few datagrams as possible: what the writers
 //! have to send right after `end_coherent_changes` is merged, per destination set, into one
@@ -35,6 +35,7 @@ impl Participant {
                 w.writer.begin_coherent_changes();
             }
         }
+        self.group_begin(writers);
     }
 
     /// Ends the coherent set of each of `writers`: each writes its end-of-set marker. The
@@ -42,11 +43,28 @@ impl Participant {
     pub fn end_coherent_changes(&mut self, now: Now, writers: &[Guid]) -> Result<(), WriteError> {
         let mut result = Ok(());
         let mut out = Vec::new();
+        let taking_part: Vec<_> = writers
+            .iter()
+            .map(|g| g.entity_id)
+            .filter(|e| {
+                self.writers
+                    .get(e)
+                    .is_some_and(|w| w.writer.coherent_set_closes_with_marker())
+            })
+            .collect();
+        let stamps = self.group_end(writers, &taking_part);
         for guid in writers {
+            let stamp = stamps
+                .iter()
+                .find(|(e, _)| *e == guid.entity_id)
+                .map(|(_, s)| *s);
             if let Some(w) = self.writers.get_mut(&guid.entity_id) {
-                if let Err(e) = w.writer.end_coherent_changes(now) {
+                if let Err(e) = w.writer.end_coherent_changes_stamped(now, stamp) {
                     result = result.and(Err(e));
                 }
+            }
+            if stamp.is_some() {
+                self.group_written(guid.entity_id);
             }
         }
         for guid in writers {

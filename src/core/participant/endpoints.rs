@@ -334,8 +334,11 @@ impl Participant {
         &mut self,
         now: Now,
         writer: Guid,
-        request: WriteRequest,
+        mut request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
+        // RTPS 2.5 §8.7.6: a grouped writer's change carries its group SN (`group.rs`).
+        request.group = self.group_stamp(writer.entity_id);
+        let grouped = request.group.is_some();
         let sn = match self.writers.get_mut(&writer.entity_id) {
             // TRANSIENT and PERSISTENT writes also enter the durable history.
             Some(w) if w.spec.qos.durability >= Durability::Transient => {
@@ -346,6 +349,9 @@ impl Participant {
             Some(w) => w.writer.write(now, request)?,
             None => return Err(WriteError::UnknownWriter),
         };
+        if grouped {
+            self.group_written(writer.entity_id);
+        }
         // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
         self.liveliness_writer_wrote(now, writer);
         Ok(sn)
@@ -524,6 +530,7 @@ impl Participant {
                 partition: w.spec.publisher_qos.partition.clone(),
                 group_data: w.spec.publisher_qos.group_data.clone(),
                 topic_data: Default::default(),
+                group_guid: self.writer_group_guid(guid.entity_id),
                 type_information: None,
                 router_path: Vec::new(),
                 vendor_id: VendorId::SIFTDDS,
@@ -552,6 +559,7 @@ impl Participant {
                 partition: r.spec.subscriber_qos.partition.clone(),
                 group_data: r.spec.subscriber_qos.group_data.clone(),
                 topic_data: Default::default(),
+                group_guid: None,
                 router_path: r.spec.router_path.clone(),
                 type_information: None,
                 vendor_id: VendorId::SIFTDDS,

@@ -30,6 +30,8 @@ mod endpoints;
 #[cfg(test)]
 mod filter_event_tests;
 mod gate;
+mod group;
+mod group_sets;
 mod liveliness;
 pub mod locator_select;
 mod sedp;
@@ -207,6 +209,10 @@ pub struct Participant {
     stats: ParticipantStats,
     started: bool,
     durability: durability::DurabilityState,
+    /// Writer groups (GROUP access scope publishers), `group.rs`.
+    groups: group::WriterGroups,
+    /// Group coherent sets under assembly (subscriber side), `group_sets.rs`.
+    group_sets: group_sets::GroupSets,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -236,6 +242,8 @@ impl Participant {
             stats: ParticipantStats::default(),
             started: false,
             durability: durability::DurabilityState::default(),
+            groups: group::WriterGroups::default(),
+            group_sets: group_sets::GroupSets::default(),
             config,
         }
     }
@@ -327,6 +335,7 @@ impl Participant {
             .saturating_add(u64::from(outcome.not_understood));
         self.process_discovery(now);
         self.process_liveliness(now);
+        self.assemble_group_sets(now);
         self.collect_data_available();
     }
 
@@ -349,6 +358,7 @@ impl Participant {
         self.process_discovery(now);
         // Missed deadlines, and NOT_ALIVE_NO_WRITERS after a lease expiry.
         self.collect_deadline_events();
+        self.assemble_group_sets(now);
         self.collect_data_available();
     }
 

@@ -392,6 +392,7 @@ impl Participant {
             return;
         }
         self.liveliness_forget_remote(guid);
+        self.group_writer_gone(guid.prefix);
         let mut unmatched = Vec::new();
         for r in self.readers.values_mut() {
             if r.reader.matched_writer_remove(guid) {

@@ -90,6 +90,7 @@ fn heartbeat(w: Guid, r: Guid, first: i64, last: i64) -> Submessage<'static> {
         first_sn: SequenceNumber(first),
         last_sn: SequenceNumber(last),
         count: 1_000_000,
+        group_info: None,
     })
 }
 

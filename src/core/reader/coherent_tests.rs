@@ -16,6 +16,7 @@ fn sample(sn: i64, set: Option<i64>) -> Option<CacheChange> {
         source_timestamp: None,
         data: Bytes::from_static(&[0, 1, 0, 0, 7]),
         coherent_set: set.map(SequenceNumber),
+        group: None,
         original_writer: None,
     })
 }
@@ -24,6 +25,7 @@ fn marker(sn: i64) -> Option<CacheChange> {
     Some(CacheChange {
         data: Bytes::new(),
         coherent_set: Some(SequenceNumber::UNKNOWN),
+        group: None,
         ..sample(sn, None).unwrap()
     })
 }

@@ -155,6 +155,7 @@ impl ReaderConfig {
                 // The sample, the serialized key (K flag) or empty (dispose by inline QoS).
                 data,
                 coherent_set: inline.coherent_set,
+                group: inline.group,
                 original_writer: inline.original_writer,
             }),
             // RTPS 2.5 §8.7.5: a DATA with neither payload nor status, only PID_COHERENT_SET,
@@ -171,6 +172,7 @@ impl ReaderConfig {
                     source_timestamp,
                     data: Bytes::new(),
                     coherent_set: inline.coherent_set,
+                    group: inline.group,
                     original_writer: None,
                 })
             }

@@ -463,6 +463,7 @@ mod tests {
             source_timestamp: None,
             data: Bytes::new(),
             coherent_set: None,
+            group: None,
             original_writer: None,
         }
     }

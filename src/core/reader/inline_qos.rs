@@ -9,13 +9,13 @@
 //! in the submessage's byte order).
 
 use crate::cdr::{Endianness, Reader};
-use crate::core::{ChangeKind, SampleIdentity};
-use crate::wire::SequenceNumber;
+use crate::core::{ChangeKind, GroupStamp, SampleIdentity};
 use crate::wire::plist::pid::{
-    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO,
-    PID_STATUS_INFO,
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM,
+    PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO, PID_STATUS_INFO, PID_WRITER_GROUP_INFO,
 };
 use crate::wire::plist::{ContentFilterInfoView, ParameterListView};
+use crate::wire::{SequenceNumber, WriterGroupInfo};
 
 /// StatusInfo_t flag F: the sample was filtered out for this reader. RTPS 2.5 §9.6.4.9.
 const STATUS_INFO_FILTERED: u32 = 0x4;
@@ -45,6 +45,9 @@ pub(super) struct InlineInfo {
     /// PID_ORIGINAL_WRITER_INFO, when present and well formed (a relayed sample). RTPS 2.5
     /// §8.7.9.
     pub original_writer: Option<SampleIdentity>,
+    /// The writer-group stamp (PID_GROUP_SEQ_NUM, with PID_GROUP_COHERENT_SET and
+    /// PID_WRITER_GROUP_INFO when present and well formed). RTPS 2.5 §8.7.6, §9.6.3.
+    pub group: Option<GroupStamp>,
 }
 
 impl InlineInfo {
@@ -59,6 +62,7 @@ impl InlineInfo {
         // each parameter wins.
         let (mut status, mut key, mut filter, mut coherent, mut original) =
             (None, None, None, None, None);
+        let (mut gsn, mut group_set, mut writer_group) = (None, None, None);
         for p in qos.iter() {
             match p.pid {
                 PID_STATUS_INFO if status.is_none() => status = Some(p.value),
@@ -66,6 +70,9 @@ impl InlineInfo {
                 PID_CONTENT_FILTER_INFO if filter.is_none() => filter = Some(p.value),
                 PID_COHERENT_SET if coherent.is_none() => coherent = Some(p.value),
                 PID_ORIGINAL_WRITER_INFO if original.is_none() => original = Some(p.value),
+                PID_GROUP_SEQ_NUM if gsn.is_none() => gsn = Some(p.value),
+                PID_GROUP_COHERENT_SET if group_set.is_none() => group_set = Some(p.value),
+                PID_WRITER_GROUP_INFO if writer_group.is_none() => writer_group = Some(p.value),
                 _ => {}
             }
         }
@@ -87,12 +94,22 @@ impl InlineInfo {
         let coherent_set =
             coherent.and_then(|v| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok());
         let original_writer = original.and_then(|v| SampleIdentity::parse(v, qos.endian()).ok());
+        let sn = |v: &[u8]| SequenceNumber::parse(&mut Reader::new(v, qos.endian())).ok();
+        // A group SN below 1 is not one (RTPS 2.5 §8.7.6: group SNs start at 1): no stamp.
+        let group = gsn.and_then(sn).filter(|g| g.0 > 0).map(|gsn| GroupStamp {
+            gsn,
+            coherent_set: group_set.and_then(sn).filter(|s| s.0 > 0),
+            writer_set: writer_group
+                .and_then(|v| WriterGroupInfo::parse(v).ok())
+                .map(|i| i.writer_set),
+        });
         InlineInfo {
             status_info,
             key_hash,
             filter_result,
             coherent_set,
             original_writer,
+            group,
         }
     }
 

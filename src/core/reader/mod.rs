@@ -41,6 +41,7 @@
 mod coherent;
 mod content_filter;
 mod counters;
+mod group;
 mod history;
 mod inline_qos;
 mod instance;
@@ -55,6 +56,7 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
+pub use coherent::{GroupPart, MAX_PENDING_PARTS};
 pub use content_filter::ReaderFilter;
 pub use counters::ReaderCounters;
 pub use history::MAX_QUEUED_SAMPLES;
@@ -296,6 +298,7 @@ impl Reader {
         let mut proxy =
             WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
         proxy.start_at_match = self.config.start_at_match;
+        proxy.coherent_mut().set_group(self.group_coherent());
         self.writers.insert(writer.guid, proxy);
     }
 
@@ -318,6 +321,7 @@ impl Reader {
                 source_timestamp: None,
                 data: Bytes::new(),
                 coherent_set: None,
+                group: None,
                 original_writer: None,
             };
             let c = &mut self.counters;

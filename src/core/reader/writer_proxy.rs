@@ -116,6 +116,11 @@ pub(super) struct WriterProxy {
 }
 
 impl WriterProxy {
+    /// The writer's coherent-set assembly (`group.rs` collects group parts from it).
+    pub(super) fn coherent_mut(&mut self) -> &mut CoherentSets {
+        &mut self.coherent
+    }
+
     /// The highest SN known to exist: the greatest HEARTBEAT lastSN heard or SN received.
     /// RTPS 2.5 §8.4.10.4.4 (missing_changes_update).
     pub(super) fn available_max(&self) -> SequenceNumber {

@@ -15,7 +15,7 @@
 use bytes::Bytes;
 
 use super::{WriteError, Writer};
-use crate::core::{ChangeKind, WriteRequest};
+use crate::core::{ChangeKind, GroupStamp, WriteRequest};
 use crate::time::Now;
 use crate::wire::SequenceNumber;
 
@@ -95,15 +95,38 @@ impl Writer {
     /// set has changes and returns its SN. [`WriteError::NotInCoherentSet`] without a
     /// matching begin. DDS 1.4 §2.2.2.4.1.11; RTPS 2.5 §8.7.5.
     pub fn end_coherent_changes(&mut self, now: Now) -> Result<Option<SequenceNumber>, WriteError> {
+        self.end_coherent_changes_stamped(now, None)
+    }
+
+    /// [`Writer::end_coherent_changes`] whose marker also carries `group` (the group
+    /// coherent set's stamp with its writerSet, RTPS 2.5 §8.7.6; `core::participant::group`).
+    pub fn end_coherent_changes_stamped(
+        &mut self,
+        now: Now,
+        group: Option<GroupStamp>,
+    ) -> Result<Option<SequenceNumber>, WriteError> {
         if !self.coherent.end()? {
             return Ok(None);
         }
-        let marker = WriteRequest::new(ChangeKind::Alive, None, Bytes::new());
+        let mut marker = WriteRequest::new(ChangeKind::Alive, None, Bytes::new());
+        marker.group = group;
         let written = self.write(now, marker);
         // Written or not, the set is over (a refused marker leaves the end implied by the
         // next change, which carries no or another PID_COHERENT_SET).
         self.coherent = CoherentWrites::Idle;
         written.map(Some)
+    }
+
+    /// True when the outermost open set has changes and the next end closes it (it will
+    /// write an end-of-set marker).
+    pub fn coherent_set_closes_with_marker(&self) -> bool {
+        matches!(
+            self.coherent,
+            CoherentWrites::Open {
+                depth: 1,
+                first: Some(_)
+            }
+        )
     }
 
     /// True between `begin_coherent_changes` and the matching end.

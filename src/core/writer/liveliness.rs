@@ -47,6 +47,7 @@ impl Writer {
             first_sn: first,
             last_sn: last,
             count,
+            group_info: None,
         };
         let mut payload = Vec::with_capacity(64);
         emit_message(

@@ -17,15 +17,16 @@ use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
 use crate::wire::plist::pid::{
-    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO,
-    PID_STATUS_INFO,
+    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM,
+    PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO, PID_STATUS_INFO, PID_WRITER_GROUP_INFO,
 };
 use crate::wire::plist::{Parameter, ParameterListView, RawParameter, Value, emit_parameter_list};
 use crate::wire::submessage::{
-    Data, DataFrag, DataPayload, Gap, Heartbeat, InfoDst, InfoTs, Submessage,
+    Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatGroupInfo, InfoDst, InfoTs, Submessage,
 };
 use crate::wire::{
     EntityId, FragmentNumber, Guid, GuidPrefix, Header, Locator, SequenceNumber, SequenceNumberSet,
+    WriterGroupInfo,
 };
 
 /// Byte order of everything we emit.
@@ -34,9 +35,10 @@ pub(super) const ENDIAN: Endianness = Endianness::Little;
 pub(super) const HEARTBEAT_LEN: usize = 32;
 /// Worst-case bytes around one DATA_FRAG payload in a message: header (20), INFO_DST (16),
 /// INFO_TS (12), DATA_FRAG fixed part (4 + 32), inline QoS with KEY_HASH and STATUS_INFO and
-/// the sentinel (32), PID_COHERENT_SET (12) and room for a piggy-backed HEARTBEAT (32). A change's
+/// the sentinel (32), PID_COHERENT_SET (12), the group parameters of a GROUP-scope writer
+/// (PID_GROUP_SEQ_NUM 12, PID_GROUP_COHERENT_SET 12, PID_WRITER_GROUP_INFO 8) and room for a piggy-backed HEARTBEAT (32). A change's
 /// PID_CONTENT_FILTER_INFO comes on top (`content_filter.rs` checks that it fits).
-pub(super) const MESSAGE_OVERHEAD: usize = 160;
+pub(super) const MESSAGE_OVERHEAD: usize = 192;
 /// Smallest payload or fragment sent as a [`Splice`] rather than copied into the message:
 /// below it, a copy costs less than the extra iovec and the shared handle.
 pub(super) const SPLICE_MIN_FRAGMENT: usize = 16 * 1024;
@@ -120,11 +122,38 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
             value: &original,
         })
     });
+    // RTPS 2.5 §8.7.6, §9.6.3: a writer group's change carries its group SN, its group
+    // coherent set and (end-of-set marker) the set's writers. Not must-understand: a reader
+    // without group support delivers the change as it would without them.
+    let group = change.group;
+    let group_sn = group.map(|g| Parameter::Known {
+        pid: PID_GROUP_SEQ_NUM,
+        value: Value::SequenceNumber(g.gsn),
+    });
+    let group_set = group
+        .and_then(|g| g.coherent_set)
+        .map(|sn| Parameter::Known {
+            pid: PID_GROUP_COHERENT_SET,
+            value: Value::SequenceNumber(sn),
+        });
+    let mut group_info = Vec::new();
+    if let Some(set) = group.and_then(|g| g.writer_set) {
+        WriterGroupInfo { writer_set: set }.emit(&mut Writer::new(&mut group_info, ENDIAN));
+    }
+    let writer_group = (!group_info.is_empty()).then(|| {
+        Parameter::Unknown(RawParameter {
+            pid: PID_WRITER_GROUP_INFO,
+            value: &group_info,
+        })
+    });
     let params = [
         key_hash,
         status_info,
         filter_info,
         coherent_set,
+        group_sn,
+        group_set,
+        writer_group,
         original_info,
     ];
     if params.iter().all(Option::is_none) {
@@ -268,7 +297,8 @@ impl MessageBuilder {
     fn prepare_inline_qos(&mut self, change: &CacheChange, cfi: Option<&[u8]>) {
         let of = (change.kind, change.key_hash, change.coherent_set);
         // A relayed change's list differs per change (its original SN): never reused.
-        let reusable = cfi.is_none() && change.original_writer.is_none();
+        // A group-stamped change's list carries its own group SN: never reused either.
+        let reusable = cfi.is_none() && change.original_writer.is_none() && change.group.is_none();
         if reusable && self.qos_of == Some(of) {
             return;
         }
@@ -445,6 +475,7 @@ impl MessageBuilder {
         last: SequenceNumber,
         count: i32,
         final_flag: bool,
+        group_info: Option<HeartbeatGroupInfo>,
     ) -> bool {
         let sub = Submessage::Heartbeat(Heartbeat {
             endian: ENDIAN,
@@ -455,6 +486,7 @@ impl MessageBuilder {
             first_sn: first,
             last_sn: last,
             count,
+            group_info,
         });
         let ok = self.push(None, &sub, 0);
         if ok {

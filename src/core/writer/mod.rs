@@ -94,6 +94,7 @@ mod counters;
 mod filter_set;
 mod flow;
 mod footprint;
+mod group;
 mod heartbeat;
 mod history;
 mod instance;
@@ -178,6 +179,8 @@ pub struct Writer {
     queue: PushQueue,
     /// The coherent set new changes belong to (`coherent.rs`).
     coherent: coherent::CoherentWrites,
+    /// The writer group's position, for HEARTBEAT GroupInfo (`group.rs`).
+    group: group::GroupPosition,
     /// When the last change was written: while writing continues, unsolicited HEARTBEATs
     /// to many readers are spread out (`flow::heartbeat_interval`).
     last_write: Option<Instant>,
@@ -218,6 +221,7 @@ impl Writer {
             planner: Planner::new(),
             queue: PushQueue::new(),
             coherent: coherent::CoherentWrites::default(),
+            group: group::GroupPosition::default(),
             last_write: None,
             heartbeat_from: 0,
         };
@@ -382,6 +386,7 @@ impl Writer {
             data,
             source_timestamp,
             original_writer,
+            group,
         } = request;
         let source_timestamp = source_timestamp.unwrap_or(now.wall);
         if u32::try_from(data.len()).is_err() {
@@ -403,6 +408,7 @@ impl Writer {
                 key_hash,
                 source_timestamp: Some(source_timestamp),
                 coherent_set: coherent.tag(sn),
+                group,
                 data,
                 original_writer,
             });

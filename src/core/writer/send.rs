@@ -164,7 +164,8 @@ impl Writer {
         // RTPS 2.5 §8.3.7.5: firstSN ≥ 1, lastSN ≥ firstSN − 1 (empty: first = last + 1).
         let first = first.max(SequenceNumber::ONE).min(succ(last));
         let count = self.announced.next_count();
-        let ok = b.heartbeat(first, last, count, fin);
+        let group = self.heartbeat_group_info(first, last);
+        let ok = b.heartbeat(first, last, count, fin, group);
         if ok {
             self.announced.announced(count, last);
         }

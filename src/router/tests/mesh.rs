@@ -167,6 +167,7 @@ fn a_cycle_of_three_routers_converges_delivers_exactly_once_and_unwinds() {
                     data: f.request.data.clone(),
                     original_writer: f.request.original_writer,
                     coherent_set: None,
+                    group: None,
                 };
                 for _ in 0..copies {
                     wire.push((j, link(j, i), relayed.clone()));

@@ -81,6 +81,7 @@ fn change(w: Guid, sn: i64, kind: ChangeKind, k: u8) -> CacheChange {
         data: Bytes::from(vec![0, 1, 0, 0, k]),
         original_writer: None,
         coherent_set: None,
+        group: None,
     }
 }
 

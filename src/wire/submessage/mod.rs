@@ -36,7 +36,10 @@ pub use data::{
     DataPayload,
 };
 pub use gap::{GAP_FLAG_G, Gap, GapGroupInfo};
-pub use heartbeat::{HEARTBEAT_FLAG_F, HEARTBEAT_FLAG_L, Heartbeat, HeartbeatFrag};
+pub use heartbeat::{
+    HEARTBEAT_FLAG_F, HEARTBEAT_FLAG_G, HEARTBEAT_FLAG_L, Heartbeat, HeartbeatFrag,
+    HeartbeatGroupInfo,
+};
 pub use info::{
     INFO_REPLY_FLAG_M, INFO_TS_FLAG_I, InfoDst, InfoReply, InfoReplyIp4, InfoSrc, InfoTs,
     Ip4Locator, MAX_REPLY_LOCATORS, Pad,

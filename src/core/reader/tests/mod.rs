@@ -85,6 +85,7 @@ fn heartbeat(first: i64, last: i64, count: i32, final_flag: bool) -> Heartbeat {
         first_sn: SequenceNumber(first),
         last_sn: SequenceNumber(last),
         count,
+        group_info: None,
     }
 }
 

@@ -54,7 +54,7 @@ pub(in crate::core::reader) struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    pub(super) fn deliver(&mut self, slot: Slot) {
+    pub(in crate::core::reader) fn deliver(&mut self, slot: Slot) {
         let Slot::Sample(change) = slot else {
             return;
         };

@@ -20,6 +20,7 @@ fn change(sn: SequenceNumber, len: usize) -> CacheChange {
         source_timestamp: None,
         data: Bytes::from(vec![0u8; len]),
         coherent_set: None,
+        group: None,
         original_writer: None,
     }
 }

@@ -28,6 +28,7 @@ fn history(lens: &[usize]) -> WriterHistory {
             source_timestamp: None,
             data: Bytes::from(vec![0u8; len]),
             coherent_set: None,
+            group: None,
             original_writer: None,
         })
         .unwrap();

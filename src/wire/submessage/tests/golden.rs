@@ -28,6 +28,7 @@ fn heartbeat_golden_literal_bytes_both_endiannesses() {
             first_sn: sn(1),
             last_sn: sn(9),
             count: 3,
+            group_info: None,
         };
         check_golden(bytes, &Submessage::Heartbeat(hb), true);
     }
@@ -57,6 +58,7 @@ fn heartbeat_with_liveliness_flag_round_trips() {
             first_sn: sn((1 << 32) | 2),
             last_sn: sn((1 << 32) | 5),
             count: -7,
+            group_info: None,
         };
         check_golden(&bytes, &Submessage::Heartbeat(hb), true);
     }

@@ -115,6 +115,7 @@ fn owned_submessage() -> impl Strategy<Value = Submessage<'static>> {
                         first_sn,
                         last_sn: SequenceNumber(first_sn.0 - 1 + len),
                         count,
+                        group_info: None,
                     })
                 }
             ),

@@ -1,0 +1,283 @@
+//! Writer groups: the publishers whose PRESENTATION has access scope GROUP with coherent or
+//! ordered access (DDS 1.4 §2.2.3.6), as RTPS 2.5 §8.7.6 puts them on the wire. A group's
+//! writers share one sequence of group sequence numbers (GSN, PID_GROUP_SEQ_NUM on every
+//! change), a group coherent set is named by the GSN of its first change
+//! (PID_GROUP_COHERENT_SET on every change of the set), and each taking part writer ends its
+//! part with an end-of-set marker that also names the set's writers (PID_WRITER_GROUP_INFO:
+//! the writerSet digest). The writers' HEARTBEATs carry the group's GroupInfo
+//! (`core::writer::group`).
+//!
+//! Must not: know which writers form a publisher on its own (the API says so with
+//! [`Participant::join_writer_group`]), hold more than [`MAX_GROUP_WRITERS`] writers per
+//! group, or send anything itself.
+//!
+//! The writerSet digest is our reading of RTPS 2.5 §9.3.2 (GroupDigest_t, 4 octets): the
+//! first 4 octets of the MD5 of the taking-part writers' EntityIds, ascending, 4 octets each
+//! (docs/interop-facts.md §8.4).
+
+use std::collections::BTreeMap;
+
+use md5::{Digest, Md5};
+
+use super::Participant;
+use crate::core::GroupStamp;
+use crate::time::Now;
+use crate::wire::{EntityId, GroupDigest, Guid, SequenceNumber};
+
+/// Most writers in one group; more are not added to it (they write outside the group).
+pub const MAX_GROUP_WRITERS: usize = 64;
+
+/// One writer group (a publisher).
+#[derive(Debug, Default)]
+struct WriterGroup {
+    writers: Vec<EntityId>,
+    /// The last GSN given out (0: none yet).
+    last_gsn: SequenceNumber,
+    /// Coherent access: changes between begin and end form group coherent sets.
+    coherent: bool,
+    /// Open begin/end pairs and the set's first GSN once a change was written.
+    depth: u32,
+    first: Option<SequenceNumber>,
+}
+
+impl WriterGroup {
+    fn next_gsn(&mut self) -> Option<SequenceNumber> {
+        self.last_gsn = self.last_gsn.checked_add(1)?;
+        Some(self.last_gsn)
+    }
+}
+
+/// The participant's writer groups.
+#[derive(Debug, Default)]
+pub(super) struct WriterGroups {
+    groups: BTreeMap<EntityId, WriterGroup>,
+    of_writer: BTreeMap<EntityId, EntityId>,
+}
+
+/// The writerSet digest of `writers` (any order, duplicates ignored).
+pub fn writer_set_digest(writers: &[EntityId]) -> GroupDigest {
+    let mut ids: Vec<[u8; 4]> = writers.iter().map(|e| e.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut h = Md5::new();
+    for id in &ids {
+        h.update(id);
+    }
+    let d = h.finalize();
+    let mut out = [0u8; 4];
+    for (o, b) in out.iter_mut().zip(d.iter()) {
+        *o = *b;
+    }
+    GroupDigest(out)
+}
+
+impl WriterGroups {
+    /// The group of `writer`, if any.
+    fn group_of(&mut self, writer: EntityId) -> Option<&mut WriterGroup> {
+        let key = self.of_writer.get(&writer)?;
+        self.groups.get_mut(key)
+    }
+
+    /// The stamp of `writer`'s next change, consuming a GSN; `None` outside any group.
+    pub(super) fn stamp(&mut self, writer: EntityId) -> Option<GroupStamp> {
+        let g = self.group_of(writer)?;
+        let gsn = g.next_gsn()?;
+        let coherent_set = (g.coherent && g.depth > 0).then(|| *g.first.get_or_insert(gsn));
+        Some(GroupStamp {
+            gsn,
+            coherent_set,
+            writer_set: None,
+        })
+    }
+
+    /// The group's writers, its last GSN and its writerSet, for `writer`'s group.
+    pub(super) fn position(&self, writer: EntityId) -> Option<(Vec<EntityId>, SequenceNumber)> {
+        let key = self.of_writer.get(&writer)?;
+        let g = self.groups.get(key)?;
+        Some((g.writers.clone(), g.last_gsn))
+    }
+}
+
+impl Participant {
+    /// Puts `writers` (local writers of one publisher, in creation order) into one writer
+    /// group, named by the first one, with or without group coherent sets: from now on each of
+    /// their changes carries a group sequence number (RTPS 2.5 §8.7.6). Called by the API for a
+    /// publisher with PRESENTATION access scope GROUP and coherent or ordered access, each time
+    /// it gains a writer. Unknown writers and those past [`MAX_GROUP_WRITERS`] are left out.
+    pub fn join_writer_group(&mut self, now: Now, writers: &[Guid], coherent: bool) {
+        let Some(first) = writers.first() else {
+            return;
+        };
+        let key = first.entity_id;
+        let known: Vec<EntityId> = writers
+            .iter()
+            .map(|g| g.entity_id)
+            .filter(|e| self.writers.contains_key(e))
+            .take(MAX_GROUP_WRITERS)
+            .collect();
+        let group = self.groups.groups.entry(key).or_default();
+        group.coherent = coherent;
+        let mut joined = Vec::new();
+        for e in &known {
+            if !group.writers.contains(e) {
+                group.writers.push(*e);
+            }
+            if self.groups.of_writer.insert(*e, key).is_none() {
+                joined.push(Guid::new(self.config.guid_prefix, *e));
+            }
+        }
+        // Its DATA(w) now names its group (PID_GROUP_GUID): announce it again.
+        for guid in joined {
+            self.announce_writer(now, guid);
+        }
+    }
+
+    /// The group GUID (PID_GROUP_GUID: the publisher) of local writer `writer`, if grouped:
+    /// our prefix with the group's key and entity kind 0x08 (user-defined writer group, RTPS
+    /// 2.5 Table 9.1).
+    pub fn writer_group_guid(&self, writer: EntityId) -> Option<Guid> {
+        let key = self.groups.of_writer.get(&writer)?;
+        let [a, b, c, _] = key.0;
+        Some(Guid::new(
+            self.config.guid_prefix,
+            EntityId([a, b, c, 0x08]),
+        ))
+    }
+
+    /// Stamps `request` for local writer `writer` (a GSN when it is in a group).
+    pub(super) fn group_stamp(&mut self, writer: EntityId) -> Option<GroupStamp> {
+        self.groups.stamp(writer)
+    }
+
+    /// Tells every writer of `writer`'s group the group's new highest GSN.
+    pub(super) fn group_written(&mut self, writer: EntityId) {
+        let Some((members, last)) = self.groups.position(writer) else {
+            return;
+        };
+        let set = writer_set_digest(&members);
+        for e in members {
+            if let Some(w) = self.writers.get_mut(&e) {
+                w.writer.set_group_position(last, set);
+            }
+        }
+    }
+
+    /// A begin_coherent_changes on `writers`: opens (or nests) their groups' coherent sets.
+    pub(super) fn group_begin(&mut self, writers: &[Guid]) {
+        let mut seen = Vec::new();
+        for w in writers {
+            let Some(key) = self.groups.of_writer.get(&w.entity_id).copied() else {
+                continue;
+            };
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            if let Some(g) = self.groups.groups.get_mut(&key) {
+                if g.coherent {
+                    g.depth = g.depth.saturating_add(1);
+                }
+            }
+        }
+    }
+
+    /// The end-of-set stamps for an end_coherent_changes on `writers` that closes their
+    /// group's set: one per writer that wrote changes in it (`taking_part`), all naming the set
+    /// and its writerSet. Empty when no group set closes here (nested pair, no group, or an
+    /// empty set).
+    pub(super) fn group_end(
+        &mut self,
+        writers: &[Guid],
+        taking_part: &[EntityId],
+    ) -> Vec<(EntityId, GroupStamp)> {
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        for w in writers {
+            let Some(key) = self.groups.of_writer.get(&w.entity_id).copied() else {
+                continue;
+            };
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let Some(g) = self.groups.groups.get_mut(&key) else {
+                continue;
+            };
+            if !g.coherent || g.depth == 0 {
+                continue;
+            }
+            g.depth = g.depth.saturating_sub(1);
+            if g.depth > 0 {
+                continue;
+            }
+            let Some(first) = g.first.take() else {
+                continue;
+            };
+            let part: Vec<EntityId> = g
+                .writers
+                .iter()
+                .copied()
+                .filter(|e| taking_part.contains(e))
+                .collect();
+            let writer_set = writer_set_digest(&part);
+            for e in part {
+                let Some(gsn) = g.next_gsn() else {
+                    break;
+                };
+                out.push((
+                    e,
+                    GroupStamp {
+                        gsn,
+                        coherent_set: Some(first),
+                        writer_set: Some(writer_set),
+                    },
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_ignores_order_and_duplicates_and_tells_sets_apart() {
+        let a = EntityId([0, 0, 1, 0x02]);
+        let b = EntityId([0, 0, 2, 0x02]);
+        let c = EntityId([0, 0, 3, 0x02]);
+        assert_eq!(writer_set_digest(&[a, b]), writer_set_digest(&[b, a, b]));
+        assert_ne!(writer_set_digest(&[a, b]), writer_set_digest(&[a, b, c]));
+        assert_ne!(writer_set_digest(&[a]), writer_set_digest(&[b]));
+    }
+
+    #[test]
+    fn a_group_numbers_its_writers_changes_in_one_sequence() {
+        let (a, b) = (EntityId([0, 0, 1, 0x02]), EntityId([0, 0, 2, 0x02]));
+        let mut g = WriterGroups::default();
+        g.groups.insert(
+            a,
+            WriterGroup {
+                writers: vec![a, b],
+                coherent: true,
+                ..WriterGroup::default()
+            },
+        );
+        g.of_writer.insert(a, a);
+        g.of_writer.insert(b, a);
+        assert_eq!(
+            g.stamp(a).map(|s| (s.gsn.0, s.coherent_set)),
+            Some((1, None))
+        );
+        assert_eq!(g.stamp(b).map(|s| s.gsn.0), Some(2));
+        if let Some(grp) = g.groups.get_mut(&a) {
+            grp.depth = 1;
+        }
+        let s = g.stamp(b).map(|s| (s.gsn.0, s.coherent_set));
+        assert_eq!(s, Some((3, Some(SequenceNumber(3)))));
+        let s = g.stamp(a).map(|s| (s.gsn.0, s.coherent_set));
+        assert_eq!(s, Some((4, Some(SequenceNumber(3)))));
+        assert_eq!(g.stamp(EntityId([0, 0, 9, 0x02])), None);
+    }
+}
