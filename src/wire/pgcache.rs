@@ -201,6 +201,29 @@ impl Capability {
         w.u32(self.capacity);
         w.u32(self.generation);
     }
+    /// The sequence<octet> carried in SPDP: capacity and generation, big-endian.
+    pub fn to_octets(&self) -> [u8; 8] {
+        let mut o = [0u8; 8];
+        for (d, s) in o.iter_mut().zip(
+            self.capacity
+                .to_be_bytes()
+                .into_iter()
+                .chain(self.generation.to_be_bytes()),
+        ) {
+            *d = s;
+        }
+        o
+    }
+
+    /// The inverse of [`to_octets`](Self::to_octets); `None` unless exactly 8 octets.
+    pub fn from_octets(o: &[u8]) -> Option<Self> {
+        let o: [u8; 8] = o.try_into().ok()?;
+        let [a, b, c, d, e, f, g, h] = o;
+        Some(Capability {
+            capacity: u32::from_be_bytes([a, b, c, d]),
+            generation: u32::from_be_bytes([e, f, g, h]),
+        })
+    }
 }
 
 /// readerId + writerId + writerSN + key.
