@@ -15,11 +15,14 @@ use std::collections::BTreeMap;
 
 use super::Participant;
 use super::receiver::ReceiverState;
+use crate::cdr::{Reader, Writer};
 use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
 use crate::core::pgcache::intermediary::{CacheStats, GroupCache, GroupConfig, Restore};
 use crate::core::pgcache::split::check_common;
 use crate::core::writer::{GroupMembership, PgWriterCounters};
 use crate::time::Now;
+use crate::wire::plist::pid::PID_KEY_HASH;
+use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
 use crate::wire::submessage::{Data, DataPayload, Submessage};
 use crate::wire::{
     AbbreviatedData, Capability, Guid, GuidPrefix, KeyDefinition, Locator, VendorId,
@@ -279,8 +282,31 @@ impl Participant {
         let Some(cache) = self.cache_for(writer) else {
             return;
         };
-        let Restore::Full(full) = cache.restore(&writer, &a.key, a.rest) else {
+        let key = if a.short_key {
+            cache.complete_key(a.key.digest)
+        } else {
+            a.key
+        };
+        let Restore::Full(full) = cache.restore(&writer, &key, a.rest) else {
             return;
+        };
+        // A keyed sample's PID_KEY_HASH (flag H), as the DATA would have carried it.
+        let mut qos = Vec::new();
+        if let Some(k) = a.key_hash {
+            let p = Parameter::Known {
+                pid: PID_KEY_HASH,
+                value: Value::KeyHash(k),
+            };
+            if emit_parameter_list([&p], &mut Writer::new(&mut qos, a.endian)).is_err() {
+                return;
+            }
+        }
+        let inline_qos = match qos.is_empty() {
+            true => None,
+            false => match ParameterListView::new_checked(&mut Reader::new(&qos, a.endian)) {
+                Ok(v) => Some(v),
+                Err(_) => return,
+            },
         };
         let d = Data {
             endian: a.endian,
@@ -288,7 +314,7 @@ impl Participant {
             reader_id: a.reader_id,
             writer_id: a.writer_id,
             writer_sn: a.writer_sn,
-            inline_qos: None,
+            inline_qos,
             payload: DataPayload::Data(&full),
         };
         let sm = Submessage::Data(d);

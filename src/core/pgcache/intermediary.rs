@@ -129,6 +129,17 @@ impl GroupCache {
         self.generation
     }
 
+    /// The full key of a short one (flag S: only its digest was sent): this group, this
+    /// type, the current generation.
+    pub fn complete_key(&self, digest: u64) -> CacheKey {
+        CacheKey {
+            group: self.config.group,
+            generation: self.generation,
+            type_hash: self.config.type_hash,
+            digest,
+        }
+    }
+
     /// The capacity (announced in discovery).
     pub fn capacity(&self) -> usize {
         self.config.capacity

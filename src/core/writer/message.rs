@@ -363,29 +363,33 @@ impl MessageBuilder {
         self.data_with_prepared_qos(change)
     }
 
-    /// Adds the abbreviated vendor submessage for `change`: `key` and `rest` (the sample
-    /// without its common segments), preceded by INFO_TS when needed. docs/peer-group-cache.md
+    /// Adds the abbreviated vendor submessage for `change`: `key` (short: its digest) and
+    /// `rest` (the sample without its common segments), with the key hash of a keyed
+    /// change, preceded by INFO_TS when needed. Returns its size, 0 when it did not fit. docs/peer-group-cache.md
     /// §4.2.
     pub(super) fn abbreviated(
         &mut self,
         change: &CacheChange,
         key: crate::wire::CacheKey,
         rest: &[u8],
-    ) -> bool {
+    ) -> usize {
         let a = crate::wire::AbbreviatedData {
             endian: ENDIAN,
             reader_id: self.reader_id,
             writer_id: self.writer_id,
             writer_sn: change.sequence_number,
             key,
+            // The intermediary knows our group, its generation and our type.
+            short_key: true,
+            key_hash: change.key_hash.filter(|_| self.keyed),
             rest,
         };
         if !self.make_room(Some(change.source_timestamp), a.buffer_len(), self.reserve) {
-            return false;
+            return 0;
         }
         a.emit(&mut self.buf);
         self.sent.abbreviated = self.sent.abbreviated.saturating_add(1);
-        true
+        a.buffer_len()
     }
 
     /// Adds DATA_FRAG `frag` (1-based) of `change`, one fragment per submessage, with the

@@ -6,7 +6,8 @@
 //! Must not: send abbreviated samples by multicast, in a shared datagram, as a repair, to a
 //! reader that did not advertise the capability, or before that reader acknowledged the
 //! definition (the decision table is `core::pgcache::publisher`); abbreviate a change it
-//! cannot rebuild exactly (not ALIVE, keyed, a coherent set, relayed, or not splittable).
+//! cannot rebuild exactly (not ALIVE, keyed without a key hash, in a coherent set, relayed,
+//! or not splittable).
 //! No I/O, no clock.
 
 use std::collections::BTreeMap;
@@ -50,7 +51,8 @@ pub struct PgWriterCounters {
     pub defines: u64,
     /// Abbreviated samples sent.
     pub abbreviated: u64,
-    /// Serialized bytes of those pushes (payload or rest + key), the upstream figure.
+    /// Bytes of those pushes: a full DATA's or definition's payload (+ the definition
+    /// parameter), an abbreviated submessage whole (header included).
     pub upstream_bytes: u64,
 }
 
@@ -130,41 +132,47 @@ impl PgWriter {
         }
         let (m, group, thash) = self.member.as_ref()?;
         let peer = self.peers.get_mut(&reader)?;
-        let generation = peer.generation()?;
         let sn = at.sn;
         let c = history.get(sn)?;
-        if !abbreviable(c, keyed) {
-            return None;
-        }
+        let split = peer
+            .generation()
+            .filter(|_| abbreviable(c, keyed))
+            .and_then(|generation| {
+                let segments = common_segments(&m.descriptor, &m.common, &c.data).ok()?;
+                let (projection, rest) = split(&c.data, segments).ok()?;
+                let key = key_of(*group, generation, *thash, &projection);
+                Some((key, projection, rest))
+            });
+        let decision = split.as_ref().map_or(SendAs::Full, |(key, _, _)| {
+            peer.decide(*key, sn, Path::Unicast)
+        });
         let cfi = info_for(history, sn, slot);
         let cfi = cfi.as_ref().map(FilterInfo::bytes);
-        let Ok(segments) = common_segments(&m.descriptor, &m.common, &c.data) else {
-            self.counters.full = self.counters.full.saturating_add(1);
-            self.count_bytes(c.data.len());
-            return None;
-        };
-        let Ok((projection, rest)) = split(&c.data, segments) else {
-            return None;
-        };
-        let key = key_of(*group, generation, *thash, &projection);
-        let ok = match peer.decide(key, sn, Path::Unicast) {
-            SendAs::Full => return None,
-            SendAs::Define => {
+        let ok = match (decision, split) {
+            (SendAs::Define, Some((key, projection, _))) => {
                 let def = KeyDefinition::new(key, projection.segments).ok()?;
                 let ok = b.data_defining(c, cfi, &def);
                 if ok {
                     self.counters.defines = self.counters.defines.saturating_add(1);
-                    self.count_bytes(c.data.len().saturating_add(def.buffer_len()));
+                    // The DATA's payload and the definition parameter (4-octet header).
+                    let n = c.data.len().saturating_add(def.buffer_len());
+                    self.count_bytes(n.saturating_add(4));
                 }
                 ok
             }
-            SendAs::Abbreviated => {
-                let ok = b.abbreviated(c, key, &rest);
-                if ok {
+            (SendAs::Abbreviated, Some((key, _, rest))) => {
+                let len = b.abbreviated(c, key, &rest);
+                if len > 0 {
                     self.counters.abbreviated = self.counters.abbreviated.saturating_add(1);
-                    self.count_bytes(rest.len().saturating_add(crate::wire::CacheKey::LEN));
+                    self.count_bytes(len);
                 }
-                ok
+                len > 0
+            }
+            _ => {
+                // In full by the ordinary step (which also fragments a large sample).
+                self.counters.full = self.counters.full.saturating_add(1);
+                self.count_bytes(c.data.len());
+                return None;
             }
         };
         if !ok && b.has_content() {
@@ -189,11 +197,11 @@ impl PgWriter {
 }
 
 /// A change the intermediary can rebuild exactly from its key and rest: an ALIVE sample
-/// with no inline QoS the abbreviated submessage cannot carry (key hash, coherent set,
-/// original writer).
+/// with no inline QoS the abbreviated submessage cannot carry (coherent set, original
+/// writer); a keyed one needs its key hash (flag H).
 fn abbreviable(c: &CacheChange, keyed: bool) -> bool {
     c.kind == ChangeKind::Alive
-        && !keyed
+        && (!keyed || c.key_hash.is_some())
         && c.coherent_set.is_none()
         && c.original_writer.is_none()
         && !c.data.is_empty()
