@@ -95,6 +95,9 @@ pub struct RouterConfig {
     /// Per-topic overrides.
     #[serde(default, rename = "topic")]
     pub overrides: Vec<TopicOverride>,
+    /// Peer groups the router caches for (`router::peer_group`, docs/peer-group-cache.md).
+    #[serde(default, rename = "peer_group")]
+    pub peer_groups: Vec<super::peer_group::PeerGroupToml>,
 }
 
 /// A configuration error, with its place in the file.
@@ -144,6 +147,7 @@ impl RouterConfig {
                 .iter()
                 .map(|o| Ok((pattern(&o.name, "topic.name")?, o.clone())))
                 .collect::<Result<_, ConfigError>>()?,
+            peer_groups: super::peer_group::compile(&self.peer_groups)?,
         })
     }
 }
@@ -164,6 +168,8 @@ pub struct TopicRules {
     allow_types: Vec<glob::Pattern>,
     deny_types: Vec<glob::Pattern>,
     overrides: Vec<(glob::Pattern, TopicOverride)>,
+    /// The peer groups, intermediary still to be set per site (`peer_group::for_site`).
+    pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
 }
 
 fn listed(list: &[glob::Pattern], name: &str) -> bool {

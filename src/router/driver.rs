@@ -112,6 +112,8 @@ pub struct RouterHandle {
     thread: Option<std::thread::JoinHandle<RouterCounters>>,
     /// The participants' network summaries, one line per site.
     pub summary: Vec<String>,
+    /// The site participants (for their counters, e.g. `peer_group_stats`).
+    pub sites: Vec<DomainParticipant>,
 }
 
 impl RouterHandle {
@@ -151,7 +153,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         };
         let mut b = DomainParticipant::builder(s.domain)
             .qos(qos)
-            .entity_name(format!("siftdds-router-{}", s.name))
+            .entity_name(super::peer_group::site_participant_name(&s.name))
             .lease_duration(ROUTER_LEASE)
             .announce_period(ROUTER_ANNOUNCE)
             .only_interface_subnets(true);
@@ -165,9 +167,15 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             }
         }
         let p = b.build()?;
+        // docs/peer-group-cache.md: this site's participant restores the groups' samples.
+        if !rules.peer_groups.is_empty() {
+            let groups = super::peer_group::for_site(&rules.peer_groups, &s.name);
+            p.set_peer_groups(groups)?;
+        }
         summary.push(format!("site {}: {}", s.name, p.network()));
         participants.push(p);
     }
+    let handles = participants.clone();
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
@@ -178,6 +186,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         stop,
         thread: Some(thread),
         summary,
+        sites: handles,
     })
 }
 

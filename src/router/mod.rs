@@ -15,6 +15,7 @@ pub mod compose;
 pub mod config;
 pub mod driver;
 pub mod marker;
+pub mod peer_group;
 pub mod repository;
 pub mod table;
 

@@ -85,6 +85,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let caching = !rules.peer_groups.is_empty();
     let handle = match driver::start(sites, rules, id) {
         Ok(h) => h,
         Err(e) => {
@@ -97,6 +98,29 @@ pub fn run(a: RouterArgs) -> ExitCode {
     }
     eprintln!("siftdds: router running");
     loop {
-        std::thread::park();
+        if !caching {
+            std::thread::park();
+            continue;
+        }
+        // docs/peer-group-cache.md: the intermediary's counters, every 2 s.
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        for (site, p) in handle.summary.iter().zip(&handle.sites) {
+            if let Ok(s) = p.peer_group_stats() {
+                let c = s.cache;
+                let name = site.split(':').next().unwrap_or(site);
+                eprintln!(
+                    "siftdds: peer-group {name}: hits={} defines={} evictions={} misses={} \
+                     refused_non_member={} refused_bad={} collisions={} entries={}",
+                    c.hits,
+                    c.defines,
+                    c.evictions,
+                    c.misses,
+                    c.refused_non_member,
+                    c.refused_bad,
+                    c.collisions,
+                    s.entries
+                );
+            }
+        }
     }
 }

@@ -20,7 +20,8 @@ pub const MAX_RULES: usize = 64;
 /// Which participants an endpoint rule selects.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ParticipantMatch {
-    /// The participant's PID_ENTITY_NAME matches this shell wildcard (`* ? [..]`).
+    /// The participant's PID_ENTITY_NAME ("" when it has none) matches this shell
+    /// wildcard (`* ? [..]`).
     Name(String),
     /// The participant's GUID prefix.
     Prefix(GuidPrefix),
@@ -30,8 +31,9 @@ impl ParticipantMatch {
     /// True when a participant with `name` (PID_ENTITY_NAME, if any) and `prefix` matches.
     pub fn matches(&self, name: Option<&str>, prefix: GuidPrefix) -> bool {
         match self {
+            // An unnamed participant's name is "" (so `*` selects every participant).
             ParticipantMatch::Name(pattern) => {
-                name.is_some_and(|n| crate::qos::wildcard_match(pattern, n))
+                crate::qos::wildcard_match(pattern, name.unwrap_or(""))
             }
             ParticipantMatch::Prefix(p) => *p == prefix,
         }

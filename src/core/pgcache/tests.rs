@@ -715,4 +715,5 @@ fn group_configuration_checks() {
     assert_eq!(validate_all(&[g.clone(), other]), Ok(()));
     assert!(g.is_intermediary(Some("siftdds-router-lan-a"), GuidPrefix([0; 12])));
     assert!(!g.is_intermediary(None, GuidPrefix([0; 12])));
+    assert!(ParticipantMatch::parse("*").matches(None, GuidPrefix([0; 12])));
 }
