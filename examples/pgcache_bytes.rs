@@ -192,12 +192,15 @@ fn run(
         "  of which rest only (steady state, without the key)",
         rest_bytes as f64 / (MEASURE - seen.len()) as f64,
     );
-    println!("(submessage framing not counted above: DATA adds 24 B, the abbreviated submessage 20 B)");
+    println!(
+        "(submessage framing not counted above: DATA adds 24 B, the abbreviated submessage 20 B)"
+    );
     println!(
         "on the wire per sample: full DATA {:.1}, zstd+dict (-3) in a DATA {:.1}, peer-group {:.1}\n",
         full + 24.0,
         zstd_mean(measure, 3, Some(&dict)) + 24.0,
-        cache + 20.0 * (MEASURE - seen.len()) as f64 / MEASURE as f64
+        cache
+            + 20.0 * (MEASURE - seen.len()) as f64 / MEASURE as f64
             + 24.0 * seen.len() as f64 / MEASURE as f64
     );
 }
