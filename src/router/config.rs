@@ -147,7 +147,7 @@ impl RouterConfig {
                 .iter()
                 .map(|o| Ok((pattern(&o.name, "topic.name")?, o.clone())))
                 .collect::<Result<_, ConfigError>>()?,
-            peer_groups: super::peer_group::compile(&self.peer_groups)?,
+            peer_groups: super::peer_group::compile(&self.peer_groups).map_err(ConfigError)?,
         })
     }
 }

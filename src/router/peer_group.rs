@@ -10,7 +10,6 @@
 
 use serde::Deserialize;
 
-use super::config::ConfigError;
 use crate::core::pgcache::config::{
     DEFAULT_CAPACITY, ParticipantMatch, PeerGroupConfig, validate_all,
 };
@@ -40,7 +39,7 @@ pub fn site_participant_name(site: &str) -> String {
 }
 
 /// The groups of the file, checked, with the intermediary left to [`for_site`].
-pub fn compile(tables: &[PeerGroupToml]) -> Result<Vec<PeerGroupConfig>, ConfigError> {
+pub fn compile(tables: &[PeerGroupToml]) -> Result<Vec<PeerGroupConfig>, String> {
     let groups: Vec<PeerGroupConfig> = tables
         .iter()
         .map(|t| PeerGroupConfig {
@@ -57,7 +56,7 @@ pub fn compile(tables: &[PeerGroupToml]) -> Result<Vec<PeerGroupConfig>, ConfigE
             capacity: t.capacity.unwrap_or(DEFAULT_CAPACITY),
         })
         .collect();
-    validate_all(&groups).map_err(|e| ConfigError(format!("[[peer_group]]: {e}")))?;
+    validate_all(&groups).map_err(|e| format!("[[peer_group]]: {e}"))?;
     Ok(groups)
 }
 
@@ -70,58 +69,4 @@ pub fn for_site(groups: &[PeerGroupConfig], site: &str) -> Vec<PeerGroupConfig> 
             ..g.clone()
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-    use super::*;
-    use crate::router::config::RouterConfig;
-    use crate::wire::GuidPrefix;
-
-    const FILE: &str = r#"
-[[site]]
-name = "A"
-kind = "lan"
-[[site]]
-name = "B"
-kind = "lan"
-
-[[peer_group]]
-name = "fleet"
-topic = "Square"
-members = ["pub-*"]
-common = ["color"]
-capacity = 2
-"#;
-
-    #[test]
-    fn peer_group_tables_compile_and_each_site_is_the_intermediary() {
-        let c = RouterConfig::from_toml(FILE).unwrap();
-        let rules = c.rules().unwrap();
-        let g = &rules.peer_groups;
-        assert_eq!(g.len(), 1);
-        assert_eq!(
-            (g[0].capacity, g[0].common.clone()),
-            (2, vec!["color".to_string()])
-        );
-        let a = for_site(g, "A");
-        assert!(a[0].is_intermediary(Some("siftdds-router-A"), GuidPrefix([0; 12])));
-        assert!(!a[0].is_intermediary(Some("siftdds-router-B"), GuidPrefix([0; 12])));
-        assert!(a[0].is_member("Square", Some("pub-1"), GuidPrefix([0; 12])));
-    }
-
-    #[test]
-    fn a_bad_peer_group_is_a_configuration_error() {
-        let bad = FILE.replace("capacity = 2", "capacity = 0");
-        let e = RouterConfig::from_toml(&bad)
-            .and_then(|c| c.rules())
-            .unwrap_err();
-        assert!(e.0.contains("capacity"), "{e}");
-        let no_members = FILE.replace("members = [\"pub-*\"]", "members = []");
-        let e = RouterConfig::from_toml(&no_members)
-            .and_then(|c| c.rules())
-            .unwrap_err();
-        assert!(e.0.contains("members"), "{e}");
-    }
 }

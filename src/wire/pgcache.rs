@@ -20,9 +20,9 @@ use crate::wire::{EntityId, SequenceNumber, VendorId, WireError};
 /// PIDs take 0x8000 upwards; the peer-group cache owns 0x8100–0x810f
 /// (docs/interop-facts.md §12).
 pub const PID_SIFTDDS_PGCACHE_KEY: u16 = 0x8100;
-/// PID_SIFTDDS_PGCACHE_CAPABILITY: in SPDP/SEDP data, the endpoint accepts (writer side) or
-/// restores (intermediary side) abbreviated samples.
-pub const PID_SIFTDDS_PGCACHE_CAPABILITY: u16 = 0x8101;
+/// PID_SIFTDDS_PGCACHE_CAPABILITY: in SPDP data, the participant restores abbreviated samples
+/// ([`Capability::to_octets`]).
+pub use super::plist::pid::PID_SIFTDDS_PGCACHE_CAPABILITY;
 /// SIFTDDS_ABBREVIATED_DATA: a vendor submessage id (RTPS 2.5 §9.4.5.1.1: 0x80–0xff).
 pub const SIFTDDS_ABBREVIATED_DATA: u8 = 0x81;
 

@@ -63,7 +63,7 @@ pub(super) fn capability_of(
 ) -> Option<Capability> {
     let capacity = groups
         .iter()
-        .filter(|g| g.is_intermediary(name, prefix))
+        .filter(|g| g.is_intermediary(name, prefix.0))
         .map(|g| g.capacity)
         .max()?;
     Some(Capability {
@@ -146,7 +146,7 @@ impl Participant {
         self.config
             .peer_groups
             .iter()
-            .find(|g| g.is_member(&w.spec.topic_name, name, prefix))
+            .find(|g| g.is_member(&w.spec.topic_name, name, prefix.0))
     }
 
     /// Re-evaluates local writer `writer`'s membership and every matched reader's peer state.
@@ -183,7 +183,7 @@ impl Participant {
             let p = self.remote_participants.get(&reader.prefix)?;
             let d = &p.data;
             let ok = d.vendor_id == VendorId::SIFTDDS
-                && g.is_intermediary(d.entity_name.as_deref(), reader.prefix);
+                && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
             ok.then_some(d.pgcache).flatten()
         });
         if let Some(w) = self.writers.get_mut(&writer.entity_id) {
@@ -201,12 +201,12 @@ impl Participant {
             .config
             .peer_groups
             .iter()
-            .find(|g| g.topic == rw.topic_name && g.is_intermediary(me, my_prefix))?;
+            .find(|g| g.topic == rw.topic_name && g.is_intermediary(me, my_prefix.0))?;
         let name = self
             .remote_participants
             .get(&writer.prefix)
             .and_then(|p| p.data.entity_name.as_deref());
-        let member = g.is_member(&rw.topic_name, name, writer.prefix);
+        let member = g.is_member(&rw.topic_name, name, writer.prefix.0);
         let key = (g.id(), type_hash(&rw.type_name));
         let config = GroupConfig {
             group: key.0,

@@ -42,12 +42,12 @@ fn group(net: &SimNet, members: &[usize], capacity: usize) -> PeerGroupConfig {
         "fleet",
         TOPIC,
         &names,
-        ParticipantMatch::Prefix(net.nodes[2].p.guid_prefix()),
+        ParticipantMatch::Prefix(net.nodes[2].p.guid_prefix().0),
     );
     g.capacity = capacity;
     g.members = members
         .iter()
-        .map(|&i| ParticipantMatch::Prefix(net.nodes[i].p.guid_prefix()))
+        .map(|&i| ParticipantMatch::Prefix(net.nodes[i].p.guid_prefix().0))
         .collect();
     g
 }

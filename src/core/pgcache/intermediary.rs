@@ -17,8 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::split::{MAX_COMMON_BYTES, digest, merge};
 use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
 
-/// Largest capacity a group cache accepts.
-pub const MAX_CAPACITY: usize = 4096;
+pub use crate::qos::peer_group::MAX_CAPACITY;
 /// Poisoned keys remembered per group (oldest forgotten first).
 pub const MAX_POISONED: usize = 256;
 

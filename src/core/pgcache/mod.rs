@@ -26,16 +26,7 @@ pub(crate) mod tests;
 
 use crate::wire::CacheKey;
 
-/// The 32-bit wire id of a group name: the first 4 octets of MD5(name), big-endian.
-pub fn group_id(name: &str) -> u32 {
-    use md5::{Digest, Md5};
-    let d = Md5::digest(name.as_bytes());
-    let mut first = [0u8; 4];
-    for (o, i) in first.iter_mut().zip(d.iter()) {
-        *o = *i;
-    }
-    u32::from_be_bytes(first)
-}
+pub use crate::qos::peer_group::group_id;
 
 /// The key of a projection for a group, type and generation.
 pub fn key_of(

@@ -697,7 +697,7 @@ fn group_configuration_checks() {
         .push(ParticipantMatch::parse("010f0000.00000001.00000002"));
     assert_eq!(
         g.members[0],
-        ParticipantMatch::Prefix(GuidPrefix([1, 0x0f, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2]))
+        ParticipantMatch::Prefix([1, 0x0f, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2])
     );
     assert_eq!(g.validate(), Ok(()));
     let mut s = g.clone();
@@ -713,7 +713,7 @@ fn group_configuration_checks() {
     let mut other = g.clone();
     other.name = "other".into();
     assert_eq!(validate_all(&[g.clone(), other]), Ok(()));
-    assert!(g.is_intermediary(Some("siftdds-router-lan-a"), GuidPrefix([0; 12])));
-    assert!(!g.is_intermediary(None, GuidPrefix([0; 12])));
-    assert!(ParticipantMatch::parse("*").matches(None, GuidPrefix([0; 12])));
+    assert!(g.is_intermediary(Some("siftdds-router-lan-a"), [0; 12]));
+    assert!(!g.is_intermediary(None, [0; 12]));
+    assert!(ParticipantMatch::parse("*").matches(None, [0; 12]));
 }

@@ -112,7 +112,7 @@ fn profile(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, lib: &str) -> Result<Profile, 
         })?;
         entries.push(entry(ctx, child, kind)?);
     }
-    if let Err(e) = crate::core::pgcache::config::validate_all(&peer_groups) {
+    if let Err(e) = crate::qos::peer_group::validate_all(&peer_groups) {
         return Err(ctx.err(node, e.to_string()));
     }
     Ok(Profile {

@@ -20,7 +20,7 @@ use roxmltree::Node;
 
 use super::QosXmlError;
 use super::dom::{Ctx, elements};
-use crate::core::pgcache::config::{DEFAULT_CAPACITY, ParticipantMatch, PeerGroupConfig};
+use crate::qos::peer_group::{DEFAULT_CAPACITY, ParticipantMatch, PeerGroupConfig};
 
 /// The element name.
 pub(crate) const ELEMENT: &str = "siftdds_peer_group";

@@ -3,8 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::QosProvider;
-use crate::core::pgcache::config::ParticipantMatch;
-use crate::wire::GuidPrefix;
+use crate::qos::peer_group::ParticipantMatch;
 
 fn doc(group: &str) -> String {
     format!(
@@ -48,7 +47,7 @@ fn a_peer_group_is_read_with_every_item_and_scoped_to_its_profile() {
         g.members,
         vec![
             ParticipantMatch::Name("pub-*".into()),
-            ParticipantMatch::Prefix(GuidPrefix([0x01, 0x0f, 0xaa, 0xbb, 0, 0, 0, 1, 0, 0, 0, 2])),
+            ParticipantMatch::Prefix([0x01, 0x0f, 0xaa, 0xbb, 0, 0, 0, 1, 0, 0, 0, 2]),
         ]
     );
     assert_eq!(g.common, vec!["model".to_string(), "route".to_string()]);
@@ -58,10 +57,10 @@ fn a_peer_group_is_read_with_every_item_and_scoped_to_its_profile() {
         ParticipantMatch::Name("siftdds-router-*".into())
     );
     assert_eq!(g.capacity, 2);
-    assert!(g.is_member("Vehicle", Some("pub-7"), GuidPrefix([9; 12])));
-    assert!(!g.is_member("Other", Some("pub-7"), GuidPrefix([9; 12])));
-    assert!(!g.is_member("Vehicle", Some("sub-7"), GuidPrefix([9; 12])));
-    assert!(g.is_intermediary(Some("siftdds-router-a"), GuidPrefix([9; 12])));
+    assert!(g.is_member("Vehicle", Some("pub-7"), [9; 12]));
+    assert!(!g.is_member("Other", Some("pub-7"), [9; 12]));
+    assert!(!g.is_member("Vehicle", Some("sub-7"), [9; 12]));
+    assert!(g.is_intermediary(Some("siftdds-router-a"), [9; 12]));
     // Profile-scoped: not inherited; the profile's QoS still loads.
     assert!(p.peer_groups("L::Q").unwrap().is_empty());
     assert!(p.datawriter_qos("L::P", "Vehicle").is_ok());

@@ -39,5 +39,5 @@ pub(crate) struct Profile {
     /// The `<qos_profile>` position.
     pub pos: Pos,
     /// `<siftdds_peer_group>` elements (a siftdds extension, `peer_group.rs`).
-    pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
+    pub peer_groups: Vec<crate::qos::peer_group::PeerGroupConfig>,
 }

@@ -193,7 +193,7 @@ impl QosProvider {
     pub fn peer_groups(
         &self,
         profile: &str,
-    ) -> Result<Vec<crate::core::pgcache::config::PeerGroupConfig>, QosXmlError> {
+    ) -> Result<Vec<crate::qos::peer_group::PeerGroupConfig>, QosXmlError> {
         if profile.is_empty() {
             return Ok(self
                 .default

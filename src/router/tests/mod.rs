@@ -11,6 +11,7 @@ use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, Sit
 use super::*;
 
 mod mesh;
+mod peer_group;
 use crate::core::discovery::ContentFilter;
 use crate::test_rng::Rng;
 use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber};

@@ -238,4 +238,4 @@ pub const PID_SIFTDDS_ROUTER_PATH: u16 = 0x8001;
 /// PID_SIFTDDS_PGCACHE_CAPABILITY (docs/peer-group-cache.md §4.1): in SPDP, the participant
 /// restores abbreviated peer-group samples; a sequence<octet> of 8 octets, capacity and
 /// generation as big-endian uint32 (`Capability::to_octets`). Read only from siftdds.
-pub use crate::wire::PID_SIFTDDS_PGCACHE_CAPABILITY;
+pub const PID_SIFTDDS_PGCACHE_CAPABILITY: u16 = 0x8101;
