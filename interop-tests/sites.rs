@@ -15,6 +15,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod multi_homed;
+mod pgcache;
 mod router;
 mod router_ha;
 mod router_late;

@@ -51,6 +51,8 @@ pub enum Error {
     Io(std::io::Error),
     /// The PERSISTENT durability store (SQLite) could not be opened, read or written.
     Store(crate::runtime::durability_store::StoreError),
+    /// A peer-group configuration is invalid (docs/peer-group-cache.md §2).
+    PeerGroup(crate::core::pgcache::config::PeerGroupError),
 }
 
 impl core::fmt::Display for Error {
@@ -81,6 +83,7 @@ impl core::fmt::Display for Error {
             Error::Stopped => f.write_str("participant stopped"),
             Error::Io(e) => write!(f, "I/O: {e}"),
             Error::Store(e) => e.fmt(f),
+            Error::PeerGroup(e) => e.fmt(f),
         }
     }
 }

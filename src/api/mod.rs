@@ -9,6 +9,7 @@ mod endpoint;
 mod error;
 mod observe;
 mod participant;
+mod peer_group;
 mod profile;
 
 pub use endpoint::{
@@ -19,4 +20,7 @@ pub use error::Error;
 pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
+};
+pub use peer_group::{
+    DEFAULT_PEER_GROUP_CAPACITY, ParticipantMatch, PeerGroup, PeerGroupError, PeerGroupStats,
 };

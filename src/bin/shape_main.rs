@@ -212,6 +212,12 @@ fn run() -> i32 {
         }
     };
     eprintln!("siftdds: {}", participant.network());
+    // docs/peer-group-cache.md: the profile's peer groups, before any writer exists.
+    let groups = base.peer_groups();
+    if let Err(e) = groups.and_then(|g| participant.set_peer_groups(g).map_err(|e| e.to_string())) {
+        out(&e);
+        return EXIT_INIT;
+    }
     let mut app = App::new(participant, opts, base);
     let mut topics: Vec<Topic<ShapeType>> = Vec::new();
     for name in topic_names {

@@ -59,6 +59,37 @@ pub fn receive<'a>(
     understood: fn(u16) -> bool,
     mut deliver: impl FnMut(&ReceiverState, Submessage<'a>),
 ) -> ReceiveOutcome {
+    receive_items(datagram, our_prefix, understood, |state, item| {
+        if let Item::Entity(sm) = item {
+            deliver(state, sm);
+        }
+    })
+}
+
+/// What [`receive_items`] hands on.
+pub enum Item<'a> {
+    /// An entity submessage addressed to us.
+    Entity(Submessage<'a>),
+    /// A vendor-specific submessage (id 0x80–0xff) addressed to us, still counted as not
+    /// understood: its meaning depends on `ReceiverState::source_vendor_id` (RTPS 2.5
+    /// §9.4.5.1.1); the peer-group cache reads siftdds's own (`wire::AbbreviatedData`).
+    Vendor {
+        /// Submessage id.
+        id: u8,
+        /// Flags.
+        flags: u8,
+        /// Body.
+        body: &'a [u8],
+    },
+}
+
+/// [`receive`], also handing on vendor-specific submessages addressed to us.
+pub fn receive_items<'a>(
+    datagram: &'a [u8],
+    our_prefix: GuidPrefix,
+    understood: fn(u16) -> bool,
+    mut deliver: impl FnMut(&ReceiverState, Item<'a>),
+) -> ReceiveOutcome {
     let mut outcome = ReceiveOutcome::default();
     if is_vendor_ping(datagram) {
         outcome.ping = true;
@@ -80,8 +111,11 @@ pub fn receive<'a>(
     for item in iter.with_understood(understood) {
         let sm = match item {
             SubmessageOutcome::Accept(sm) => sm,
-            SubmessageOutcome::NotUnderstood { .. } => {
+            SubmessageOutcome::NotUnderstood { id, flags, body } => {
                 outcome.not_understood = outcome.not_understood.saturating_add(1);
+                if id >= 0x80 && state.dest_guid_prefix == our_prefix {
+                    deliver(&state, Item::Vendor { id, flags, body });
+                }
                 continue;
             }
             SubmessageOutcome::Malformed(_) => {
@@ -121,7 +155,7 @@ pub fn receive<'a>(
             entity => {
                 if state.dest_guid_prefix == our_prefix {
                     outcome.delivered = outcome.delivered.saturating_add(1);
-                    deliver(&state, entity);
+                    deliver(&state, Item::Entity(entity));
                 } else {
                     outcome.not_for_us = outcome.not_for_us.saturating_add(1);
                 }

@@ -27,6 +27,7 @@ mod entity;
 mod id;
 mod matching;
 mod partition;
+pub mod peer_group;
 mod policy;
 pub mod xml;
 

@@ -102,6 +102,9 @@ pub struct RouterConfig {
     /// Per-topic overrides.
     #[serde(default, rename = "topic")]
     pub overrides: Vec<TopicOverride>,
+    /// Peer groups the router caches for (`router::peer_group`, docs/peer-group-cache.md).
+    #[serde(default, rename = "peer_group")]
+    pub peer_groups: Vec<super::peer_group::PeerGroupToml>,
 }
 
 /// A configuration error, with its place in the file.
@@ -152,6 +155,7 @@ impl RouterConfig {
                 .map(|o| Ok((pattern(&o.name, "topic.name")?, o.clone())))
                 .collect::<Result<_, ConfigError>>()?,
             keys: KeyTypes::new(),
+            peer_groups: super::peer_group::compile(&self.peer_groups).map_err(ConfigError)?,
         })
     }
 }
@@ -173,6 +177,8 @@ pub struct TopicRules {
     deny_types: Vec<glob::Pattern>,
     overrides: Vec<(glob::Pattern, TopicOverride)>,
     keys: KeyTypes,
+    /// The peer groups, intermediary still to be set per site (`peer_group::for_site`).
+    pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
 }
 
 fn listed(list: &[glob::Pattern], name: &str) -> bool {

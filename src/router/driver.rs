@@ -13,7 +13,10 @@
 //! threads, channels and the clock (hence the `allow` below).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod site;
 mod standby;
+
+pub use site::{PEER_INDICES, Site, parse_peer};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,7 +24,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use super::config::{RouterConfig, SiteKind, TopicRules};
+use super::config::TopicRules;
 use super::link;
 use super::marker::{router_of, router_user_data};
 use super::repository::RepositoryLimits;
@@ -43,8 +46,6 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 pub const VIEW_PERIOD: Duration = Duration::from_millis(200);
 /// How long a forward may wait for room in a full downstream KEEP_ALL history.
 pub const MAX_BLOCKING: Duration = Duration::from_secs(30);
-/// Participant indices probed at a link's peer when it is given without a port.
-pub const PEER_INDICES: u32 = 4;
 /// SPDP lease of the router's participants: how long a router that died without a goodbye
 /// still counts as alive at its sites, so the standby of redundant routers takes over
 /// after at most this (plus [`VIEW_PERIOD`] and endpoint matching).
@@ -52,69 +53,14 @@ pub const ROUTER_LEASE: Duration = Duration::from_secs(4);
 /// SPDP announcement period of the router's participants (a few per [`ROUTER_LEASE`]).
 pub const ROUTER_ANNOUNCE: Duration = Duration::from_secs(1);
 
-/// One site to open.
-#[derive(Clone, Debug)]
-pub struct Site {
-    /// Name for logs.
-    pub name: String,
-    /// DDS domain.
-    pub domain: u32,
-    /// Interface selection (empty: the environment's default).
-    pub interfaces: Vec<String>,
-    /// A link: these initial peers and no multicast; `None`: a LAN.
-    pub peers: Option<Vec<Locator>>,
-}
-
-/// Parses a link peer: `IP` (its first [`PEER_INDICES`] metatraffic ports in `domain`) or
-/// `IP:PORT`.
-pub fn parse_peer(text: &str, domain: u32) -> Result<Vec<Locator>, String> {
-    if let Ok(sa) = text.parse::<std::net::SocketAddrV4>() {
-        return Ok(vec![Locator::udpv4(sa.ip().octets(), sa.port())]);
-    }
-    let ip: std::net::Ipv4Addr = text
-        .parse()
-        .map_err(|_| format!("peer \"{text}\": not an IPv4 address or IPv4:port"))?;
-    Ok((0..PEER_INDICES)
-        .filter_map(|i| crate::core::discovery::metatraffic_unicast_port(domain, i))
-        .map(|port| Locator::udpv4(ip.octets(), port))
-        .collect())
-}
-
-impl Site {
-    /// The sites of a configuration file.
-    pub fn from_config(config: &RouterConfig) -> Result<Vec<Site>, String> {
-        config
-            .sites
-            .iter()
-            .map(|s| {
-                let domain = s.domain.unwrap_or(config.domain);
-                let peers = match s.kind {
-                    SiteKind::Lan => None,
-                    SiteKind::Link => {
-                        let mut out = Vec::new();
-                        for p in &s.peers {
-                            out.extend(parse_peer(p, domain)?);
-                        }
-                        Some(out)
-                    }
-                };
-                Ok(Site {
-                    name: s.name.clone(),
-                    domain,
-                    interfaces: s.interfaces.clone(),
-                    peers,
-                })
-            })
-            .collect()
-    }
-}
-
 /// A running router; stops when dropped.
 pub struct RouterHandle {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<RouterCounters>>,
     /// The participants' network summaries, one line per site.
     pub summary: Vec<String>,
+    /// The site participants (for their counters, e.g. `peer_group_stats`).
+    pub sites: Vec<DomainParticipant>,
 }
 
 impl RouterHandle {
@@ -159,7 +105,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         };
         let mut b = DomainParticipant::builder(s.domain)
             .qos(qos)
-            .entity_name(format!("siftdds-router-{}", s.name))
+            .entity_name(super::peer_group::site_participant_name(&s.name))
             .lease_duration(lease)
             .announce_period(announce)
             .only_interface_subnets(true);
@@ -184,9 +130,15 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
                 .unwrap_or_default()
         });
         links.push(probes);
+        // docs/peer-group-cache.md: this site's participant restores the groups' samples.
+        if !rules.peer_groups.is_empty() {
+            let groups = super::peer_group::for_site(&rules.peer_groups, &s.name);
+            p.set_peer_groups(groups)?;
+        }
         summary.push(format!("site {}: {}", s.name, p.network()));
         participants.push(p);
     }
+    let handles = participants.clone();
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
@@ -197,6 +149,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         stop,
         thread: Some(thread),
         summary,
+        sites: handles,
     })
 }
 

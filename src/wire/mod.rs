@@ -36,7 +36,8 @@ pub use locator::Locator;
 pub use message::{Message, emit_message};
 pub use pgcache::{
     AbbreviatedData, CacheKey, Capability, KeyDefinition, MAX_REST, MAX_SEGMENTS,
-    PID_SIFTDDS_PGCACHE_CAPABILITY, PID_SIFTDDS_PGCACHE_KEY, SIFTDDS_ABBREVIATED_DATA, Segment,
+    PID_SIFTDDS_PGCACHE_CAPABILITY, PID_SIFTDDS_PGCACHE_KEY, SHORT_KEY_LEN,
+    SIFTDDS_ABBREVIATED_DATA, Segment,
 };
 pub use sequence::{FragmentNumber, SequenceNumber};
 pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, NumberSet, SequenceNumberSet, SetMember};

@@ -20,9 +20,9 @@ use crate::wire::{EntityId, SequenceNumber, VendorId, WireError};
 /// PIDs take 0x8000 upwards; the peer-group cache owns 0x8100–0x810f
 /// (docs/interop-facts.md §12).
 pub const PID_SIFTDDS_PGCACHE_KEY: u16 = 0x8100;
-/// PID_SIFTDDS_PGCACHE_CAPABILITY: in SPDP/SEDP data, the endpoint accepts (writer side) or
-/// restores (intermediary side) abbreviated samples.
-pub const PID_SIFTDDS_PGCACHE_CAPABILITY: u16 = 0x8101;
+/// PID_SIFTDDS_PGCACHE_CAPABILITY: in SPDP data, the participant restores abbreviated samples
+/// ([`Capability::to_octets`]).
+pub use super::plist::pid::PID_SIFTDDS_PGCACHE_CAPABILITY;
 /// SIFTDDS_ABBREVIATED_DATA: a vendor submessage id (RTPS 2.5 §9.4.5.1.1: 0x80–0xff).
 pub const SIFTDDS_ABBREVIATED_DATA: u8 = 0x81;
 
@@ -201,10 +201,40 @@ impl Capability {
         w.u32(self.capacity);
         w.u32(self.generation);
     }
+    /// The sequence<octet> carried in SPDP: capacity and generation, big-endian.
+    pub fn to_octets(&self) -> [u8; 8] {
+        let mut o = [0u8; 8];
+        for (d, s) in o.iter_mut().zip(
+            self.capacity
+                .to_be_bytes()
+                .into_iter()
+                .chain(self.generation.to_be_bytes()),
+        ) {
+            *d = s;
+        }
+        o
+    }
+
+    /// The inverse of [`to_octets`](Self::to_octets); `None` unless exactly 8 octets.
+    pub fn from_octets(o: &[u8]) -> Option<Self> {
+        let o: [u8; 8] = o.try_into().ok()?;
+        let [a, b, c, d, e, f, g, h] = o;
+        Some(Capability {
+            capacity: u32::from_be_bytes([a, b, c, d]),
+            generation: u32::from_be_bytes([e, f, g, h]),
+        })
+    }
 }
 
-/// readerId + writerId + writerSN + key.
-const ABBREVIATED_FIXED_LEN: usize = 16 + CacheKey::LEN;
+/// readerId + writerId + writerSN.
+const ABBREVIATED_IDS_LEN: usize = 16;
+/// Flag H: a 16-octet key hash (PID_KEY_HASH of a keyed sample) follows the key.
+pub const ABBREVIATED_FLAG_KEY_HASH: u8 = 0x02;
+/// Flag S: the key is short: its digest only (8 octets); group, generation and type hash are
+/// the receiver's for this writer (its group, its own generation, the writer's type).
+pub const ABBREVIATED_FLAG_SHORT_KEY: u8 = 0x04;
+/// Octets of a short key.
+pub const SHORT_KEY_LEN: usize = 8;
 
 /// An abbreviated sample: the key plus the serialized sample without its common segments.
 /// docs/peer-group-cache.md §4.2.
@@ -218,8 +248,13 @@ pub struct AbbreviatedData<'a> {
     pub writer_id: EntityId,
     /// writerSN.
     pub writer_sn: SequenceNumber,
-    /// The cache key of the omitted common segments.
+    /// The cache key of the omitted common segments. With `short_key`, only its digest was
+    /// on the wire (the other fields are 0 when parsed; the receiver fills them in).
     pub key: CacheKey,
+    /// Flag S: the key travels as its digest only.
+    pub short_key: bool,
+    /// Flag H: the sample's key hash (keyed topics), restored as PID_KEY_HASH.
+    pub key_hash: Option<[u8; 16]>,
     /// The serialized sample minus the common segments (borrowed from the datagram).
     pub rest: &'a [u8],
 }
@@ -235,7 +270,22 @@ impl<'a> AbbreviatedData<'a> {
         if writer_sn.0 <= 0 {
             return Err(WireError::Invalid("AbbreviatedData.writerSN"));
         }
-        let key = CacheKey::parse(&mut r)?;
+        let short_key = flags & ABBREVIATED_FLAG_SHORT_KEY != 0;
+        let key = if short_key {
+            CacheKey {
+                group: 0,
+                generation: 0,
+                type_hash: 0,
+                digest: r.u64("AbbreviatedData.digest")?,
+            }
+        } else {
+            CacheKey::parse(&mut r)?
+        };
+        let key_hash = if flags & ABBREVIATED_FLAG_KEY_HASH != 0 {
+            Some(r.take_array::<16>("AbbreviatedData.keyHash")?)
+        } else {
+            None
+        };
         let rest = r.take_rest();
         if rest.len() > MAX_REST {
             return Err(WireError::TooLarge("AbbreviatedData.rest"));
@@ -246,6 +296,8 @@ impl<'a> AbbreviatedData<'a> {
             writer_id,
             writer_sn,
             key,
+            short_key,
+            key_hash,
             rest,
         })
     }
@@ -266,7 +318,15 @@ impl<'a> AbbreviatedData<'a> {
     }
 
     fn body_len(&self) -> usize {
-        ABBREVIATED_FIXED_LEN.saturating_add(self.rest.len())
+        let key = if self.short_key {
+            SHORT_KEY_LEN
+        } else {
+            CacheKey::LEN
+        };
+        ABBREVIATED_IDS_LEN
+            .saturating_add(key)
+            .saturating_add(if self.key_hash.is_some() { 16 } else { 0 })
+            .saturating_add(self.rest.len())
     }
 
     /// Encoded size, header included.
@@ -274,19 +334,41 @@ impl<'a> AbbreviatedData<'a> {
         self.body_len().saturating_add(SubmessageHeader::LEN)
     }
 
+    /// The flags besides E: H and S.
+    fn flags(&self) -> u8 {
+        let h = if self.key_hash.is_some() {
+            ABBREVIATED_FLAG_KEY_HASH
+        } else {
+            0
+        };
+        let s = if self.short_key {
+            ABBREVIATED_FLAG_SHORT_KEY
+        } else {
+            0
+        };
+        h | s
+    }
+
     /// Appends the complete submessage.
     pub fn emit(&self, buf: &mut Vec<u8>) {
         emit_submessage(
             buf,
             SIFTDDS_ABBREVIATED_DATA,
-            0,
+            self.flags(),
             self.endian,
             self.body_len(),
             |w| {
                 self.reader_id.emit(w);
                 self.writer_id.emit(w);
                 self.writer_sn.emit(w);
-                self.key.emit(w);
+                if self.short_key {
+                    w.u64(self.key.digest);
+                } else {
+                    self.key.emit(w);
+                }
+                if let Some(h) = &self.key_hash {
+                    w.bytes(h);
+                }
                 w.bytes(self.rest);
             },
         );

@@ -60,6 +60,15 @@ impl QosBase {
         })
     }
 
+    /// The peer groups (`<siftdds_peer_group>`, a siftdds extension) of the profile in
+    /// effect; none without a profile.
+    pub fn peer_groups(&self) -> Result<Vec<siftdds::api::PeerGroup>, String> {
+        match &self.profile {
+            Some((provider, name)) => provider.peer_groups(name).map_err(|e| e.to_string()),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Resolves, before any socket is opened, every QoS the run will use: each topic's, the
     /// publisher's or subscriber's, and each writer's or reader's, checked for consistency
     /// (DDS 1.4 §2.2.3). A broken entity-level `base_name` chain or an inconsistent QoS is

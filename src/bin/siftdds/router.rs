@@ -117,6 +117,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let caching = !rules.peer_groups.is_empty();
     let handle = match driver::start(sites, rules, id) {
         Ok(h) => h,
         Err(e) => {
@@ -145,7 +146,17 @@ pub fn run(a: RouterArgs) -> ExitCode {
         eprintln!("siftdds router: cannot catch SIGINT/SIGTERM ({e}); they end it at once");
     }
     eprintln!("siftdds: router running");
-    let _ = rx.recv();
+    loop {
+        // docs/peer-group-cache.md: an intermediary prints its cache counters every 2 s.
+        let tick = std::time::Duration::from_secs(if caching { 2 } else { 3600 });
+        match rx.recv_timeout(tick) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if caching => {
+                print_peer_group_stats(&handle)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => break,
+        }
+    }
     eprintln!("siftdds: router leaving");
     let c = handle.stop();
     eprintln!(
@@ -153,4 +164,26 @@ pub fn run(a: RouterArgs) -> ExitCode {
         c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
     );
     ExitCode::SUCCESS
+}
+
+/// One line per site of the intermediary's peer-group cache counters.
+fn print_peer_group_stats(handle: &siftdds::router::driver::RouterHandle) {
+    for (site, p) in handle.summary.iter().zip(&handle.sites) {
+        if let Ok(s) = p.peer_group_stats() {
+            let c = s.cache;
+            let name = site.split(':').next().unwrap_or(site);
+            eprintln!(
+                "siftdds: peer-group {name}: hits={} defines={} evictions={} misses={} \
+                 refused_non_member={} refused_bad={} collisions={} entries={}",
+                c.hits,
+                c.defines,
+                c.evictions,
+                c.misses,
+                c.refused_non_member,
+                c.refused_bad,
+                c.collisions,
+                s.entries
+            );
+        }
+    }
 }

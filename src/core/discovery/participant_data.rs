@@ -64,6 +64,10 @@ pub struct ParticipantProxyData {
     /// PID_PROPERTY_LIST name/value pairs (binary properties are not kept); sent when
     /// non-empty. At most [`MAX_PROPERTIES`].
     pub properties: Vec<(String, String)>,
+    /// PID_SIFTDDS_PGCACHE_CAPABILITY (siftdds vendor PID, read only from siftdds): the
+    /// participant is a peer-group intermediary with this capacity and cache generation
+    /// (docs/peer-group-cache.md). `None`: not one, and not sent.
+    pub pgcache: Option<crate::wire::Capability>,
 }
 
 impl ParticipantProxyData {
@@ -87,6 +91,7 @@ impl ParticipantProxyData {
             user_data: Vec::new(),
             entity_name: None,
             properties: Vec::new(),
+            pgcache: None,
         }
     }
 
@@ -176,6 +181,10 @@ impl ParticipantProxyData {
                 },
             ));
         }
+        let capability = self.pgcache.map(|c| c.to_octets());
+        if let Some(c) = &capability {
+            p.push(known(PID_SIFTDDS_PGCACHE_CAPABILITY, Value::Octets(c)));
+        }
         encode(&p, endian)
     }
 
@@ -224,6 +233,9 @@ impl ParticipantProxyData {
                     out.manual_liveliness_count = *c;
                 }
                 (PID_USER_DATA, Value::Octets(b)) => out.user_data = b.to_vec(),
+                (PID_SIFTDDS_PGCACHE_CAPABILITY, Value::Octets(b)) => {
+                    out.pgcache = crate::wire::Capability::from_octets(b);
+                }
                 (PID_ENTITY_NAME, Value::String(s)) => out.entity_name = Some((*s).to_owned()),
                 (PID_PROPERTY_LIST, Value::PropertyList { properties, .. }) => {
                     out.properties = properties

@@ -271,6 +271,7 @@ impl Participant {
         );
         self.durable_writer_created(now, guid);
         self.liveliness_writer_created(now, guid);
+        self.pgcache_sync_writer(guid);
         self.announce_writer(now, guid);
         self.match_local_writer(now, guid);
     }

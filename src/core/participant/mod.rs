@@ -34,6 +34,9 @@ mod group;
 mod group_sets;
 mod liveliness;
 pub mod locator_select;
+mod pgcache;
+#[cfg(test)]
+mod pgcache_tests;
 mod sedp;
 pub mod source_bind;
 #[cfg(test)]
@@ -55,6 +58,7 @@ pub use liveliness::{
     AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
     MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
 };
+pub use pgcache::{MAX_CACHES, PeerGroupStats};
 
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
 use crate::core::receiver::{self, ReceiverState};
@@ -117,6 +121,10 @@ pub struct ParticipantConfig {
     /// (a router's participants, one per site, all bind 0.0.0.0 on one host: without this a
     /// unicast datagram meant for one site's participant would also reach another's).
     pub only_interface_subnets: bool,
+    /// The peer groups (docs/peer-group-cache.md): our writers that are members may send
+    /// abbreviated samples to the group's intermediary; if we are an intermediary, we
+    /// restore them. Checked by `Participant::set_peer_groups`; empty by default.
+    pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
@@ -153,6 +161,7 @@ impl ParticipantConfig {
             unresponsive_reader_timeout: crate::core::writer::DEFAULT_UNRESPONSIVE_READER_TIMEOUT,
             max_lease_duration: DEFAULT_MAX_LEASE_DURATION,
             only_interface_subnets: false,
+            peer_groups: Vec::new(),
         }
     }
 }
@@ -213,6 +222,8 @@ pub struct Participant {
     groups: group::WriterGroups,
     /// Group coherent sets under assembly (subscriber side), `group_sets.rs`.
     group_sets: group_sets::GroupSets,
+    /// The peer-group caches of an intermediary (`pgcache.rs`).
+    pgcache: pgcache::PgState,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -220,7 +231,16 @@ const MAX_QUEUED_EVENTS: usize = 4096;
 
 impl Participant {
     /// A participant that starts announcing itself at the first `handle_timeout`.
-    pub fn new(config: ParticipantConfig) -> Self {
+    pub fn new(mut config: ParticipantConfig) -> Self {
+        let groups = core::mem::take(&mut config.peer_groups);
+        let mut p = Self::without_groups(config);
+        if let Err(e) = p.set_peer_groups(groups) {
+            log::warn!("peer groups ignored: {e}");
+        }
+        p
+    }
+
+    fn without_groups(config: ParticipantConfig) -> Self {
         let local_data = spdp::local_participant_data(&config);
         let builtin = Builtin::new(config.guid_prefix);
         let gate = OutboundGate::new(config.gate.clone(), &config.spdp_destinations);
@@ -244,6 +264,7 @@ impl Participant {
             durability: durability::DurabilityState::default(),
             groups: group::WriterGroups::default(),
             group_sets: group_sets::GroupSets::default(),
+            pgcache: pgcache::PgState::default(),
             config,
         }
     }
@@ -300,11 +321,19 @@ impl Participant {
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
         let mut renewed: Option<GuidPrefix> = None;
-        let outcome = receiver::receive(datagram, our_prefix, understood, |state, sm| {
+        let outcome = receiver::receive_items(datagram, our_prefix, understood, |state, item| {
             let src = state.source_guid_prefix;
             if src == our_prefix {
                 return;
             }
+            let sm = match item {
+                receiver::Item::Entity(sm) => sm,
+                // docs/peer-group-cache.md §4.2: an abbreviated sample (siftdds only).
+                receiver::Item::Vendor { id, flags, body } => {
+                    self.pgcache_vendor(now, source, state, (id, flags, body));
+                    return;
+                }
+            };
             // A submessage that claims a known participant from a host it is not bound to is
             // dropped before it renews anything (`source_bind.rs`).
             if !self.source_admits(&source, src, &sm) {
@@ -470,6 +499,9 @@ impl Participant {
                     _ => return,
                 };
                 let writer = Guid::new(src, writer_id);
+                if let Submessage::Data(d) = &sm {
+                    self.pgcache_definition(state, d);
+                }
                 if !self
                     .builtin
                     .handle_from_writer(now, writer, state.timestamp, &sm)

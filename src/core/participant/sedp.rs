@@ -582,6 +582,7 @@ impl Participant {
                     reason,
                 });
             }
+            self.pgcache_matched(writer, reader);
         } else if was {
             w.writer.matched_reader_remove(reader);
             w.matched.remove(&reader);

@@ -17,8 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::split::{MAX_COMMON_BYTES, digest, merge};
 use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
 
-/// Largest capacity a group cache accepts.
-pub const MAX_CAPACITY: usize = 4096;
+pub use crate::qos::peer_group::MAX_CAPACITY;
 /// Poisoned keys remembered per group (oldest forgotten first).
 pub const MAX_POISONED: usize = 256;
 
@@ -127,6 +126,17 @@ impl GroupCache {
     /// The current generation (announced in discovery).
     pub fn generation(&self) -> u32 {
         self.generation
+    }
+
+    /// The full key of a short one (flag S: only its digest was sent): this group, this
+    /// type, the current generation.
+    pub fn complete_key(&self, digest: u64) -> CacheKey {
+        CacheKey {
+            group: self.config.group,
+            generation: self.generation,
+            type_hash: self.config.type_hash,
+            digest,
+        }
     }
 
     /// The capacity (announced in discovery).

@@ -6,7 +6,7 @@
 //! rebuild exactly. The wire elements are in `crate::wire` (`CacheKey`, `KeyDefinition`,
 //! `AbbreviatedData`); this module only decides and stores.
 //!
-//! Parts: [`split`] (common segments, digest, merge), [`publisher`] (per-peer acknowledged
+//! Parts: [`config`] (the configured groups and their checks), [`split`] (common segments, digest, merge), [`publisher`] (per-peer acknowledged
 //! keys and the full/define/abbreviated decision), [`intermediary`] (per-group bounded LRU
 //! cache with membership and counters).
 #![deny(
@@ -17,24 +17,16 @@
     clippy::arithmetic_side_effects
 )]
 
+pub mod config;
 pub mod intermediary;
 pub mod publisher;
 pub mod split;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::wire::CacheKey;
 
-/// The 32-bit wire id of a group name: the first 4 octets of MD5(name), big-endian.
-pub fn group_id(name: &str) -> u32 {
-    use md5::{Digest, Md5};
-    let d = Md5::digest(name.as_bytes());
-    let mut first = [0u8; 4];
-    for (o, i) in first.iter_mut().zip(d.iter()) {
-        *o = *i;
-    }
-    u32::from_be_bytes(first)
-}
+pub use crate::qos::peer_group::group_id;
 
 /// The key of a projection for a group, type and generation.
 pub fn key_of(

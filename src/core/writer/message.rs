@@ -53,6 +53,8 @@ pub(super) struct Sent {
     /// GAPs sent because of content filtering, and the (reader, SN) pairs they covered.
     pub(super) filter_gaps: u64,
     pub(super) filtered: u64,
+    /// Abbreviated peer-group samples (`pgcache.rs`).
+    pub(super) abbreviated: u64,
 }
 
 /// An RTPS message under construction.
@@ -85,7 +87,13 @@ pub(super) struct MessageBuilder {
 /// and the change's encoded PID_CONTENT_FILTER_INFO value when it was filtered (RTPS 2.5
 /// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, docs/interop-facts.md
 /// §2.1).
-fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &mut Vec<u8>) {
+fn inline_qos_into(
+    change: &CacheChange,
+    keyed: bool,
+    cfi: Option<&[u8]>,
+    definition: Option<&[u8]>,
+    out: &mut Vec<u8>,
+) {
     out.clear();
     let alive = change.kind == ChangeKind::Alive;
     let key_hash = change
@@ -146,6 +154,13 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
             value: &group_info,
         })
     });
+    // docs/peer-group-cache.md §4.1: a definition's key (vendor PID, others skip it).
+    let definition = definition.map(|value| {
+        Parameter::Unknown(RawParameter {
+            pid: crate::wire::PID_SIFTDDS_PGCACHE_KEY,
+            value,
+        })
+    });
     let params = [
         key_hash,
         status_info,
@@ -155,6 +170,7 @@ fn inline_qos_into(change: &CacheChange, keyed: bool, cfi: Option<&[u8]>, out: &
         group_set,
         writer_group,
         original_info,
+        definition,
     ];
     if params.iter().all(Option::is_none) {
         return;
@@ -302,7 +318,7 @@ impl MessageBuilder {
         if reusable && self.qos_of == Some(of) {
             return;
         }
-        inline_qos_into(change, self.keyed, cfi, &mut self.qos);
+        inline_qos_into(change, self.keyed, cfi, None, &mut self.qos);
         self.qos_of = reusable.then_some(of);
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
@@ -314,6 +330,11 @@ impl MessageBuilder {
     /// `cfi` is the change's encoded PID_CONTENT_FILTER_INFO value, if any.
     pub(super) fn data(&mut self, change: &CacheChange, cfi: Option<&[u8]>) -> bool {
         self.prepare_inline_qos(change, cfi);
+        self.data_with_prepared_qos(change)
+    }
+
+    /// [`data`](Self::data) with the inline QoS already in `self.qos`.
+    fn data_with_prepared_qos(&mut self, change: &CacheChange) -> bool {
         // Taken out for the duration of the push (which borrows the builder mutably).
         let qos = core::mem::take(&mut self.qos);
         let payload = match change.kind {
@@ -353,6 +374,52 @@ impl MessageBuilder {
         }
         self.qos = qos;
         ok
+    }
+
+    /// Adds a DATA for `change` carrying the peer-group definition `def` in its inline QoS
+    /// (docs/peer-group-cache.md §4.1). The cached inline QoS is not reused after it.
+    pub(super) fn data_defining(
+        &mut self,
+        change: &CacheChange,
+        cfi: Option<&[u8]>,
+        def: &crate::wire::KeyDefinition,
+    ) -> bool {
+        let mut value = Vec::with_capacity(def.buffer_len());
+        def.emit(&mut Writer::new(&mut value, ENDIAN));
+        inline_qos_into(change, self.keyed, cfi, Some(&value), &mut self.qos);
+        self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
+        // The list is this DATA's alone: the next change encodes its own.
+        self.qos_of = None;
+        self.data_with_prepared_qos(change)
+    }
+
+    /// Adds the abbreviated vendor submessage for `change`: `key` (short: its digest) and
+    /// `rest` (the sample without its common segments), with the key hash of a keyed
+    /// change, preceded by INFO_TS when needed. Returns its size, 0 when it did not fit. docs/peer-group-cache.md
+    /// §4.2.
+    pub(super) fn abbreviated(
+        &mut self,
+        change: &CacheChange,
+        key: crate::wire::CacheKey,
+        rest: &[u8],
+    ) -> usize {
+        let a = crate::wire::AbbreviatedData {
+            endian: ENDIAN,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: change.sequence_number,
+            key,
+            // The intermediary knows our group, its generation and our type.
+            short_key: true,
+            key_hash: change.key_hash.filter(|_| self.keyed),
+            rest,
+        };
+        if !self.make_room(Some(change.source_timestamp), a.buffer_len(), self.reserve) {
+            return 0;
+        }
+        a.emit(&mut self.buf);
+        self.sent.abbreviated = self.sent.abbreviated.saturating_add(1);
+        a.buffer_len()
     }
 
     /// Adds DATA_FRAG `frag` (1-based) of `change`, one fragment per submessage, with the

@@ -101,6 +101,7 @@ mod instance;
 mod liveliness;
 mod message;
 mod multicast;
+mod pgcache;
 mod push;
 mod push_queue;
 mod reader_proxy;
@@ -130,6 +131,7 @@ use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::{MESSAGE_OVERHEAD, fragment_count};
 use self::multicast::Planner;
+pub use self::pgcache::{GroupMembership, PgWriterCounters};
 use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
@@ -187,6 +189,8 @@ pub struct Writer {
     /// Where the next periodic HEARTBEAT tick starts among the readers (round-robin when a
     /// tick is capped, `flow::HEARTBEATS_PER_TICK`).
     heartbeat_from: usize,
+    /// Peer-group caching, when the writer is a member (`pgcache.rs`).
+    pgcache: pgcache::PgWriter,
 }
 
 impl Writer {
@@ -224,6 +228,7 @@ impl Writer {
             group: group::GroupPosition::default(),
             last_write: None,
             heartbeat_from: 0,
+            pgcache: pgcache::PgWriter::default(),
         };
         w.resolve_filter_slots();
         w
@@ -359,6 +364,7 @@ impl Writer {
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.remove(guid);
+        self.pgcache.set_peer(guid, None);
         // The queue restarts in match order (the groups follow `Readers::membership`).
         self.queue.invalidate(Input::Unmatched, &mut self.readers);
         self.forget_reader_filter(guid);
@@ -471,6 +477,10 @@ impl Writer {
         // Pre-emptive form (docs/interop-facts.md §5.8): base 0 acknowledges nothing; treated as
         // base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);
+        if self.pgcache.is_peer(reader) {
+            let asked: Vec<SequenceNumber> = set.iter().collect();
+            self.pgcache.on_acknack(reader, base, &asked);
+        }
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
         // A NACK for a change repaired moments ago crossed the repair: not answered again.

@@ -85,6 +85,8 @@ pub(super) struct ReaderProxy {
     pub(super) responsiveness: super::unresponsive::Responsiveness,
     /// Its flow control: window, changes in flight, recent repairs (`flow.rs`).
     flow: Flow,
+    /// A capable peer-group intermediary: pushed to alone (`pgcache.rs`).
+    pub(super) pgcache_peer: bool,
 }
 
 impl ReaderProxy {
@@ -110,6 +112,7 @@ impl ReaderProxy {
             synced_from: None,
             responsiveness: Default::default(),
             flow: Flow::default(),
+            pgcache_peer: false,
         }
     }
 

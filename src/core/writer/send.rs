@@ -446,7 +446,9 @@ impl Writer {
                 break;
             }
             let sn = at.sn;
-            if !burst.apply(&self.history, &mut b, &mut at, action) {
+            // A capable intermediary may get it abbreviated or defining (`pgcache.rs`).
+            let pg = self.pgcache_step(dst, &burst, &mut b, &mut at, action);
+            if !pg.unwrap_or_else(|| burst.apply(&self.history, &mut b, &mut at, action)) {
                 break;
             }
             if sends && at.sn > sn {

@@ -164,6 +164,7 @@ pub(crate) fn profiles(
                 default_kinds: if default { vec![kind] } else { Vec::new() },
                 pos,
                 entries,
+                peer_groups: Vec::new(),
             }),
         }
     }

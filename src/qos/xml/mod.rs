@@ -42,6 +42,7 @@ mod fastdds;
 mod omg;
 mod omg_policy;
 mod patch;
+mod peer_group;
 mod profile;
 mod provider;
 mod text_index;
@@ -167,5 +168,7 @@ impl EntityKind {
     }
 }
 
+#[cfg(test)]
+mod peer_group_tests;
 #[cfg(test)]
 mod tests;

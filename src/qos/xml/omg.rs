@@ -9,7 +9,7 @@ use super::dom::{Ctx, elements};
 use super::omg_policy::{POLICY_NAMES, parse_policy};
 use super::patch::applies_to;
 use super::profile::{Entry, Profile};
-use super::{EntityKind, QosXmlError, fastdds};
+use super::{EntityKind, QosXmlError, fastdds, peer_group};
 
 /// DDS-XML system-level blocks that may sit next to QoS libraries; they carry no QoS and are
 /// skipped (§8.1: types, domains, participants, applications).
@@ -75,6 +75,7 @@ pub(crate) fn library(
                 default_kinds: Vec::new(),
                 pos: ctx.pos(child),
                 entries: vec![entry],
+                peer_groups: Vec::new(),
             });
         } else {
             let mut expected = vec!["qos_profile"];
@@ -97,10 +98,22 @@ fn profile(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, lib: &str) -> Result<Profile, 
     ctx.check_attributes(node, &attrs)?;
     let (name, _) = ctx.required_attr(node, "name")?;
     let mut entries = Vec::new();
+    let mut peer_groups = Vec::new();
     for child in elements(node) {
-        let kind = entity_kind(child.tag_name().name())
-            .ok_or_else(|| ctx.unknown(child, ENTITY_ELEMENTS))?;
+        // siftdds extension (docs/peer-group-cache.md §2).
+        if child.tag_name().name() == peer_group::ELEMENT {
+            peer_groups.push(peer_group::peer_group(ctx, child)?);
+            continue;
+        }
+        let kind = entity_kind(child.tag_name().name()).ok_or_else(|| {
+            let mut expected = ENTITY_ELEMENTS.to_vec();
+            expected.push(peer_group::ELEMENT);
+            ctx.unknown(child, &expected)
+        })?;
         entries.push(entry(ctx, child, kind)?);
+    }
+    if let Err(e) = crate::qos::peer_group::validate_all(&peer_groups) {
+        return Err(ctx.err(node, e.to_string()));
     }
     Ok(Profile {
         name: format!("{lib}::{name}"),
@@ -110,6 +123,7 @@ fn profile(ctx: &Ctx<'_, '_>, node: Node<'_, '_>, lib: &str) -> Result<Profile, 
         default_kinds: Vec::new(),
         pos: ctx.pos(node),
         entries,
+        peer_groups,
     })
 }
 

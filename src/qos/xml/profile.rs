@@ -38,4 +38,6 @@ pub(crate) struct Profile {
     pub entries: Vec<Entry>,
     /// The `<qos_profile>` position.
     pub pos: Pos,
+    /// `<siftdds_peer_group>` elements (a siftdds extension, `peer_group.rs`).
+    pub peer_groups: Vec<crate::qos::peer_group::PeerGroupConfig>,
 }

@@ -188,6 +188,29 @@ impl QosProvider {
         self.profiles.iter().map(|p| p.name.as_str())
     }
 
+    /// The peer groups (`<siftdds_peer_group>`, a siftdds extension) of `profile` (`""` =
+    /// default profile): the profile's own, not inherited through `base_name`.
+    pub fn peer_groups(
+        &self,
+        profile: &str,
+    ) -> Result<Vec<crate::qos::peer_group::PeerGroupConfig>, QosXmlError> {
+        if profile.is_empty() {
+            return Ok(self
+                .default
+                .and_then(|i| self.profiles.get(i))
+                .map(|p| p.peer_groups.clone())
+                .unwrap_or_default());
+        }
+        let i = self
+            .find(profile, None)
+            .ok_or_else(|| QosXmlError::unplaced(format!("unknown QoS profile `{profile}`")))?;
+        Ok(self
+            .profiles
+            .get(i)
+            .map(|p| p.peer_groups.clone())
+            .unwrap_or_default())
+    }
+
     /// The DomainParticipant QoS of `profile` (`""` = default profile).
     pub fn participant_qos(&self, profile: &str) -> Result<DomainParticipantQos, QosXmlError> {
         self.resolve(profile, None)

@@ -28,6 +28,8 @@ fn abbreviated(endian: Endianness, rest: &[u8]) -> AbbreviatedData<'_> {
         writer_id: EntityId([0, 0, 1, 0x03]),
         writer_sn: SequenceNumber(5),
         key: KEY,
+        short_key: false,
+        key_hash: None,
         rest,
     }
 }
@@ -239,7 +241,7 @@ proptest! {
     ) {
         let a = AbbreviatedData {
             endian: e, reader_id: EntityId(r), writer_id: EntityId(w),
-            writer_sn: SequenceNumber(sn), key, rest: &rest,
+            writer_sn: SequenceNumber(sn), key, short_key: false, key_hash: None, rest: &rest,
         };
         let mut v = Vec::new();
         a.emit(&mut v);
@@ -270,5 +272,40 @@ proptest! {
         let _ = AbbreviatedData::parse(flags, &bytes);
         let _ = KeyDefinition::parse(&bytes, Big);
         let _ = Capability::parse(&bytes, Little);
+    }
+}
+
+#[test]
+fn short_key_and_key_hash_flags_round_trip_and_shrink_the_submessage() {
+    for endian in [Little, Big] {
+        let long = abbreviated(endian, &[1, 2, 3, 4]);
+        let short = AbbreviatedData {
+            short_key: true,
+            key_hash: Some([9; 16]),
+            key: CacheKey {
+                group: 0,
+                generation: 0,
+                type_hash: 0,
+                digest: KEY.digest,
+            },
+            ..long
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        long.emit(&mut a);
+        short.emit(&mut b);
+        // 16 octets fewer for the key, 16 more for the key hash.
+        assert_eq!(a.len(), b.len());
+        assert_eq!(b[1] & 0x06, 0x06);
+        assert_eq!(AbbreviatedData::parse(b[1], &b[4..]).unwrap(), short);
+        let bare = AbbreviatedData {
+            key_hash: None,
+            ..short
+        };
+        let mut c = Vec::new();
+        bare.emit(&mut c);
+        assert_eq!(c.len() + 16, a.len());
+        assert_eq!(AbbreviatedData::parse(c[1], &c[4..]).unwrap(), bare);
+        // A key hash flag without its 16 octets is malformed.
+        assert!(AbbreviatedData::parse(0x02 | c[1], &c[4..]).is_err());
     }
 }

@@ -234,3 +234,8 @@ pub const PID_FASTDDS_CUSTOM_RELATED_SAMPLE_IDENTITY: u16 = 0x800f;
 /// ids (uint64) the subscription came through, oldest first, as a sequence<octet> of 8-byte
 /// big-endian ids (`plist::vendor`). Read only from siftdds senders (RTPS 2.5 §9.6.2.2.1).
 pub const PID_SIFTDDS_ROUTER_PATH: u16 = 0x8001;
+
+/// PID_SIFTDDS_PGCACHE_CAPABILITY (docs/peer-group-cache.md §4.1): in SPDP, the participant
+/// restores abbreviated peer-group samples; a sequence<octet> of 8 octets, capacity and
+/// generation as big-endian uint32 (`Capability::to_octets`). Read only from siftdds.
+pub const PID_SIFTDDS_PGCACHE_CAPABILITY: u16 = 0x8101;

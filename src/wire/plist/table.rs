@@ -241,6 +241,14 @@ pub static PID_TABLE: &[PidInfo] = &[
     ),
     // siftdds (docs/router.md: the router's path vector).
     row!(PID_SIFTDDS_ROUTER_PATH, "SIFTDDS_ROUTER_PATH", Octets, None, SIFTDDS),
+    // siftdds (docs/peer-group-cache.md: an intermediary's cache capacity and generation).
+    row!(
+        PID_SIFTDDS_PGCACHE_CAPABILITY,
+        "SIFTDDS_PGCACHE_CAPABILITY",
+        Octets,
+        None,
+        SIFTDDS
+    ),
 ];
 
 /// The row for `pid` as sent by `vendor`: standard PIDs for everyone, vendor PIDs (bit 0x8000)

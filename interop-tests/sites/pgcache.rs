@@ -1,0 +1,249 @@
+//! Peer-group caching through the router (issue 18, docs/peer-group-cache.md), `A:R`, `R:B`:
+//! two siftdds publishers of one group on A (shape_main, `<siftdds_peer_group>` in their QoS
+//! profile, common member `color`), the router on R as the intermediary (`[[peer_group]]`),
+//! readers of Cyclone 0.10, Fast DDS 2.9 and siftdds on B and a Cyclone reader on A. Every
+//! reader gets every sample of both writers, in order, none lost (the values a direct run
+//! delivers: sizes 1..=N per colour); a capture on A's link to R shows abbreviated
+//! submessages (vendor 0x81) only towards the router's address, one on R's link to B and one
+//! on A's loopback (towards the Cyclone reader on A) show none; the router's counters show
+//! restores.
+//!
+//! Must not: pass a case on a count it did not parse from the processes' own output or the
+//! captures.
+
+use std::process::Command;
+use std::time::Duration;
+
+use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
+use siftdds::wire::{Message, SIFTDDS_ABBREVIATED_DATA};
+
+use super::router::{exactly, received, router_case};
+use super::{Case, Need, Sites, check, conclude, report, run_sites};
+
+/// Samples per writer.
+const N: i64 = 400;
+
+const PROFILE: &str = r#"<dds><qos_library name="pg"><qos_profile name="members" is_default_qos="true">
+  <siftdds_peer_group name="shapes" topic="PgT">
+    <member>*</member>
+    <common>color</common>
+    <intermediary>siftdds-router-*</intermediary>
+    <capacity>8</capacity>
+  </siftdds_peer_group>
+</qos_profile></qos_library></dds>"#;
+
+const ROUTER: &str = r#"
+[[site]]
+name = "A"
+kind = "lan"
+interfaces = ["A"]
+
+[[site]]
+name = "B"
+kind = "lan"
+interfaces = ["B"]
+
+[[topic]]
+name = "PgT"
+history_depth = 0
+
+[[peer_group]]
+name = "shapes"
+topic = "PgT"
+members = ["*"]
+common = ["color"]
+capacity = 8
+"#;
+
+/// What a capture carried: the destination of each abbreviated submessage, and how many
+/// user DATA submessages (so a check of "none abbreviated" is not vacuous).
+fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize), String> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(file)
+        .args([
+            "-Y",
+            "udp",
+            "-T",
+            "fields",
+            "-e",
+            "ip.dst",
+            "-e",
+            "udp.payload",
+        ])
+        .output()
+        .map_err(|e| format!("tshark: {e}"))?;
+    check(out.status.success(), || {
+        format!(
+            "tshark -r {} failed: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let (mut dsts, mut data) = (Vec::new(), 0);
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((dst, hex)) = line.split_once('\t') else {
+            continue;
+        };
+        let Some(bytes) = unhex(hex) else {
+            continue;
+        };
+        let Ok((_, submessages)) = Message::parse(&bytes) else {
+            continue;
+        };
+        for sm in submessages {
+            match sm {
+                SubmessageOutcome::NotUnderstood { id, .. } if id == SIFTDDS_ABBREVIATED_DATA => {
+                    dsts.push(dst.to_string());
+                }
+                SubmessageOutcome::Accept(Submessage::Data(d)) if !d.writer_id.is_builtin() => {
+                    data += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok((dsts, data))
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim().replace(':', "");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// The lines of `out` about colour `color` (both output formats name it as a word).
+fn of_color(out: &str, color: &str) -> String {
+    out.lines()
+        .filter(|l| l.split_whitespace().any(|w| w == color))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The router's last counters line for site A: `hits=… defines=… …`.
+fn router_counters(s: &Sites) -> Option<String> {
+    s.err("router")
+        .lines()
+        .rfind(|l| l.contains("peer-group site A"))
+        .map(|l| l.to_string())
+}
+
+fn counter(line: &str, name: &str) -> Option<u64> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{name}=")))
+        .and_then(|v| v.parse().ok())
+}
+
+#[test]
+fn peer_group_cache_through_the_router_to_three_vendors() {
+    let script = format!(
+        "cat >$OUT/pg.xml <<'EOF'\n{PROFILE}\nEOF\n\
+         cat >$OUT/router.toml <<'EOF'\n{ROUTER}\nEOF\n\
+         echo $ADDR_R_A >$OUT/router_addr
+         run capA 120 A tshark -q -i R -f udp -F pcap -w $OUT/A.pcap
+         run capLo 120 A tshark -q -i lo -f udp -F pcap -w $OUT/lo.pcap
+         run capB 120 R tshark -q -i B -f udp -F pcap -w $OUT/B.pcap
+         sleep 2
+         run router 120 R $SIFTDDS router --config $OUT/router.toml
+         sleep 1
+         run PgT.cyc 90 B $CYCLONE sub -T PgT -k 0 -D t -t 80
+         run PgT.fast 90 B $FASTDDS sub -T PgT -k 0 -D t -t 80
+         run PgT.sift 90 B $SHAPE_MAIN -S -t PgT -r -k 0 -D l --read-period 5
+         run PgT.cycA 90 A $CYCLONE sub -T PgT -k 0 -D t -t 80
+         sleep 4
+         run red 90 A $SHAPE_MAIN -P -t PgT -c RED -r -k 0 -D l -z 0 --write-period 10 --num-iterations {N} --qos-file $OUT/pg.xml
+         run blue 90 A $SHAPE_MAIN -P -t PgT -c BLUE -r -k 0 -D l -z 0 --write-period 10 --num-iterations {N} --qos-file $OUT/pg.xml
+         for c in cyc fast sift cycA; do until_lines PgT.$c 'BLUE' {N} 40; done
+         sleep 4
+         for n in PgT.cyc PgT.fast PgT.sift PgT.cycA red blue router capA capLo capB; do stop $n; done
+        "
+    );
+    let test = "peer_group_cache_through_the_router_to_three_vendors";
+    let needs = [
+        Need::Tool("tshark"),
+        Need::Peer("cyclone/shapes_cyclone"),
+        Need::Peer("fastdds/shapes_fastdds"),
+    ];
+    let Some(s) = run_sites(
+        test,
+        &needs,
+        &["A:R", "R:B"],
+        &script,
+        Duration::from_secs(160),
+    ) else {
+        return;
+    };
+    let sizes: Vec<i64> = (1..=N).collect();
+    let mut cases: Vec<Case> = Vec::new();
+    for (sub, label) in [
+        ("PgT.cyc", "Cyclone(B)"),
+        ("PgT.fast", "FastDDS(B)"),
+        ("PgT.sift", "siftdds(B)"),
+        ("PgT.cycA", "Cyclone(A)"),
+    ] {
+        for color in ["RED", "BLUE"] {
+            let got = received(&of_color(&s.out(sub), color), "PgT", "size");
+            let path = if sub == "PgT.cycA" { "→" } else { "→R→" };
+            cases.push(router_case(
+                "siftdds",
+                &format!("{color} siftdds(A){path}{label}"),
+                "peer-group",
+                exactly(&s, sub, got, &sizes, None),
+            ));
+        }
+    }
+    let router_addr = std::fs::read_to_string(s.path("router_addr")).unwrap_or_default();
+    let router_addr = router_addr.trim();
+    let a = abbreviated(&s.path("A.pcap"));
+    cases.push(router_case(
+        "siftdds",
+        "A→R capture",
+        "abbreviated",
+        a.and_then(|(d, data)| {
+            let elsewhere = d.iter().filter(|x| *x != router_addr).count();
+            check(!d.is_empty() && elsewhere == 0, || {
+                format!(
+                    "{} abbreviated, {elsewhere} not to the router {router_addr}",
+                    d.len()
+                )
+            })?;
+            Ok(format!(
+                "{} abbreviated, all to the router; {data} DATA",
+                d.len()
+            ))
+        }),
+    ));
+    for (file, label) in [("B.pcap", "R→B capture"), ("lo.pcap", "A loopback capture")] {
+        let got = abbreviated(&s.path(file));
+        cases.push(router_case(
+            "siftdds",
+            label,
+            "abbreviated",
+            got.and_then(|(d, data)| {
+                check(d.is_empty() && data > 0, || {
+                    format!("{} abbreviated submessages, {data} DATA", d.len())
+                })?;
+                Ok(format!("0 abbreviated, {data} DATA"))
+            }),
+        ));
+    }
+    let line = router_counters(&s);
+    report(&format!("router counters: {line:?}"));
+    cases.push(router_case(
+        "siftdds",
+        "router",
+        "restores",
+        line.as_deref()
+            .and_then(|l| Some((counter(l, "hits")?, counter(l, "defines")?)))
+            .ok_or_else(|| format!("no counters line\n{}", s.dump("router")))
+            .and_then(|(hits, defines)| {
+                check(hits > 0 && defines > 0, || {
+                    format!("hits {hits}, defines {defines}")
+                })?;
+                Ok(format!("hits={hits} defines={defines}"))
+            }),
+    ));
+    conclude(test, &cases, &s);
+}

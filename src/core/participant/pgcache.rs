@@ -1,0 +1,328 @@
+//! The participant's part in peer-group caching (issue 18, docs/peer-group-cache.md): the
+//! configured groups (`ParticipantConfig::peer_groups`); on a member, which local writers
+//! are in a group and which matched readers are its capable intermediary (its SPDP carries
+//! PID_SIFTDDS_PGCACHE_CAPABILITY and it matches the group's intermediary rule); on an
+//! intermediary, the per-(group, type) caches that take definitions (DATA + PID 0x8100) and
+//! restore abbreviated samples (vendor submessage 0x81) into ordinary DATA handed to the
+//! local readers (the router's proxy readers, which forward them in full).
+//!
+//! Must not: read a vendor PID or submessage from anything but a siftdds sender, deliver a
+//! sample it could not restore exactly (an unknown key delivers nothing; the reliable reader
+//! NACKs the hole and the writer repairs it in full), share a cache across groups, hold more
+//! than [`MAX_CACHES`] caches, or do I/O.
+
+use std::collections::BTreeMap;
+
+use super::Participant;
+use super::receiver::ReceiverState;
+use crate::cdr::{Reader, Writer};
+use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
+use crate::core::pgcache::intermediary::{CacheStats, GroupCache, GroupConfig, Restore};
+use crate::core::pgcache::split::check_common;
+use crate::core::writer::{GroupMembership, PgWriterCounters};
+use crate::time::Now;
+use crate::wire::plist::pid::PID_KEY_HASH;
+use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
+use crate::wire::submessage::{Data, DataPayload, Submessage};
+use crate::wire::{
+    AbbreviatedData, Capability, Guid, GuidPrefix, KeyDefinition, Locator, VendorId,
+};
+
+/// Most (group, type) caches one intermediary holds.
+pub const MAX_CACHES: usize = 64;
+
+/// The intermediary's caches.
+#[derive(Debug, Default)]
+pub(super) struct PgState {
+    caches: BTreeMap<(u32, u64), GroupCache>,
+    /// Definitions whose PID did not decode, and caches refused for the bound.
+    malformed: u64,
+}
+
+/// The peer-group counters of a participant: its caches' (as intermediary) and its
+/// writers' (as member), summed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PeerGroupStats {
+    /// Summed over the intermediary's caches.
+    pub cache: CacheStats,
+    /// Summed over the member writers.
+    pub writers: PgWriterCounters,
+    /// Entries held now.
+    pub entries: usize,
+    /// Malformed definitions, and caches refused for [`MAX_CACHES`].
+    pub malformed: u64,
+}
+
+/// The capability our SPDP announces: the largest capacity of the groups we are the
+/// intermediary of, and generation `generation`.
+pub(super) fn capability_of(
+    groups: &[PeerGroupConfig],
+    name: Option<&str>,
+    prefix: GuidPrefix,
+    generation: u32,
+) -> Option<Capability> {
+    let capacity = groups
+        .iter()
+        .filter(|g| g.is_intermediary(name, prefix.0))
+        .map(|g| g.capacity)
+        .max()?;
+    Some(Capability {
+        capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
+        generation,
+    })
+}
+
+/// The generation a participant starts at: from its GUID prefix, so a restarted
+/// intermediary (a new prefix) starts another one.
+pub(super) fn first_generation(prefix: GuidPrefix) -> u32 {
+    let [a, b, c, d, ..] = prefix.0;
+    u32::from_be_bytes([a, b, c, d])
+}
+
+impl Participant {
+    /// Replaces the configured peer groups (a writer leaves its group when its rule goes).
+    /// Our SPDP is re-announced at the next timeout when our capability changed.
+    ///
+    /// Errors: a group's configuration is invalid ([`PeerGroupConfig::validate`]) or two
+    /// groups share a wire id.
+    pub fn set_peer_groups(&mut self, groups: Vec<PeerGroupConfig>) -> Result<(), PeerGroupError> {
+        validate_all(&groups)?;
+        self.config.peer_groups = groups;
+        let generation = self.local_data.pgcache.map_or_else(
+            || first_generation(self.config.guid_prefix),
+            |c| c.generation,
+        );
+        let cap = capability_of(
+            &self.config.peer_groups,
+            self.config.entity_name.as_deref(),
+            self.config.guid_prefix,
+            generation,
+        );
+        if cap != self.local_data.pgcache {
+            self.local_data.pgcache = cap;
+            self.next_announce = crate::time::Instant::ZERO;
+        }
+        let writers: Vec<_> = self.writers.keys().copied().collect();
+        for id in writers {
+            let w = Guid::new(self.config.guid_prefix, id);
+            self.pgcache_sync_writer(w);
+        }
+        Ok(())
+    }
+
+    /// The peer-group counters.
+    pub fn peer_group_stats(&self) -> PeerGroupStats {
+        let mut s = PeerGroupStats {
+            malformed: self.pgcache.malformed,
+            ..Default::default()
+        };
+        for c in self.pgcache.caches.values() {
+            let t = c.stats();
+            let a = &mut s.cache;
+            a.defines = a.defines.saturating_add(t.defines);
+            a.hits = a.hits.saturating_add(t.hits);
+            a.misses = a.misses.saturating_add(t.misses);
+            a.evictions = a.evictions.saturating_add(t.evictions);
+            a.refused_non_member = a.refused_non_member.saturating_add(t.refused_non_member);
+            a.refused_bad = a.refused_bad.saturating_add(t.refused_bad);
+            a.collisions = a.collisions.saturating_add(t.collisions);
+            s.entries = s.entries.saturating_add(c.len());
+        }
+        for w in self.writers.values() {
+            let t = w.writer.pgcache_counters();
+            let a = &mut s.writers;
+            a.full = a.full.saturating_add(t.full);
+            a.defines = a.defines.saturating_add(t.defines);
+            a.abbreviated = a.abbreviated.saturating_add(t.abbreviated);
+            a.upstream_bytes = a.upstream_bytes.saturating_add(t.upstream_bytes);
+        }
+        s
+    }
+
+    /// The group local writer `writer` is a member of, if any.
+    fn member_group(&self, writer: Guid) -> Option<&PeerGroupConfig> {
+        let w = self.writers.get(&writer.entity_id)?;
+        let (name, prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
+        self.config
+            .peer_groups
+            .iter()
+            .find(|g| g.is_member(&w.spec.topic_name, name, prefix.0))
+    }
+
+    /// Re-evaluates local writer `writer`'s membership and every matched reader's peer state.
+    pub(super) fn pgcache_sync_writer(&mut self, writer: Guid) {
+        let membership = self.member_group(writer).and_then(|g| {
+            let w = self.writers.get(&writer.entity_id)?;
+            let desc = w.spec.descriptor.clone()?;
+            if let Err(e) = check_common(&desc, &g.common, &g.sensitive) {
+                log::warn!("writer {writer}: not caching in peer group {}: {e}", g.name);
+                return None;
+            }
+            Some(GroupMembership {
+                group: g.name.clone(),
+                type_name: w.spec.type_name.clone(),
+                common: g.common.clone(),
+                descriptor: desc,
+            })
+        });
+        let Some(w) = self.writers.get_mut(&writer.entity_id) else {
+            return;
+        };
+        w.writer.set_peer_group(membership);
+        let readers: Vec<Guid> = w.matched.iter().copied().collect();
+        for r in readers {
+            self.pgcache_matched(writer, r);
+        }
+    }
+
+    /// Hook: local writer `writer` matched (or re-matched) remote reader `reader`. The
+    /// reader is a peer when the writer is a member and the reader's participant is a
+    /// siftdds intermediary of the group that announced the capability.
+    pub(super) fn pgcache_matched(&mut self, writer: Guid, reader: Guid) {
+        let cap = self.member_group(writer).and_then(|g| {
+            let p = self.remote_participants.get(&reader.prefix)?;
+            let d = &p.data;
+            let ok = d.vendor_id == VendorId::SIFTDDS
+                && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
+            ok.then_some(d.pgcache).flatten()
+        });
+        if let Some(w) = self.writers.get_mut(&writer.entity_id) {
+            w.writer.set_pgcache_peer(reader, cap);
+        }
+    }
+
+    /// The cache for remote writer `writer`'s group and type, created on first use, with the
+    /// writer's membership brought up to date. `None`: we are not the intermediary of a group
+    /// on its topic.
+    fn cache_for(&mut self, writer: Guid) -> Option<&mut GroupCache> {
+        let rw = self.remote_writers.get(&writer)?;
+        let (me, my_prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
+        let g = self
+            .config
+            .peer_groups
+            .iter()
+            .find(|g| g.topic == rw.topic_name && g.is_intermediary(me, my_prefix.0))?;
+        let name = self
+            .remote_participants
+            .get(&writer.prefix)
+            .and_then(|p| p.data.entity_name.as_deref());
+        let member = g.is_member(&rw.topic_name, name, writer.prefix.0);
+        let key = (g.id(), type_hash(&rw.type_name));
+        let config = GroupConfig {
+            group: key.0,
+            type_hash: key.1,
+            capacity: g.capacity,
+        };
+        let generation = self
+            .local_data
+            .pgcache
+            .map_or_else(|| first_generation(my_prefix), |c| c.generation);
+        if !self.pgcache.caches.contains_key(&key) && self.pgcache.caches.len() >= MAX_CACHES {
+            self.pgcache.malformed = self.pgcache.malformed.saturating_add(1);
+            return None;
+        }
+        let cache = self
+            .pgcache
+            .caches
+            .entry(key)
+            .or_insert_with(|| GroupCache::new(config, generation));
+        if member {
+            cache.add_member(writer);
+        } else {
+            cache.remove_member(&writer);
+        }
+        Some(cache)
+    }
+
+    /// Hook: a DATA from `src` (a definition when it carries PID_SIFTDDS_PGCACHE_KEY from a
+    /// siftdds sender). The DATA itself is delivered as usual whatever this decides.
+    pub(super) fn pgcache_definition(&mut self, state: &ReceiverState, d: &Data<'_>) {
+        if self.local_data.pgcache.is_none() {
+            return;
+        }
+        let (Some(qos), DataPayload::Data(payload)) = (&d.inline_qos, d.payload) else {
+            return;
+        };
+        let Some(def) = KeyDefinition::from_inline_qos(state.source_vendor_id, qos) else {
+            return;
+        };
+        let writer = Guid::new(state.source_guid_prefix, d.writer_id);
+        let def = match def {
+            Ok(def) => def,
+            Err(_) => {
+                self.pgcache.malformed = self.pgcache.malformed.saturating_add(1);
+                return;
+            }
+        };
+        if let Some(cache) = self.cache_for(writer) {
+            let outcome = cache.handle_definition(&writer, &def, payload);
+            log::trace!("definition from {writer}: {outcome:?}");
+        }
+    }
+
+    /// Hook: a vendor submessage addressed to us. Only siftdds's abbreviated sample is
+    /// read: restored, it is routed as the DATA it stands for; an unknown key delivers
+    /// nothing (the reader's NACK brings the sample in full).
+    pub(super) fn pgcache_vendor(
+        &mut self,
+        now: Now,
+        source: Locator,
+        state: &ReceiverState,
+        (id, flags, body): (u8, u8, &[u8]),
+    ) {
+        if self.local_data.pgcache.is_none() {
+            return;
+        }
+        let Some(Ok(a)) =
+            AbbreviatedData::from_not_understood(state.source_vendor_id, id, flags, body)
+        else {
+            return;
+        };
+        let writer = Guid::new(state.source_guid_prefix, a.writer_id);
+        let Some(cache) = self.cache_for(writer) else {
+            return;
+        };
+        let key = if a.short_key {
+            cache.complete_key(a.key.digest)
+        } else {
+            a.key
+        };
+        let Restore::Full(full) = cache.restore(&writer, &key, a.rest) else {
+            return;
+        };
+        // A keyed sample's PID_KEY_HASH (flag H), as the DATA would have carried it.
+        let mut qos = Vec::new();
+        if let Some(k) = a.key_hash {
+            let p = Parameter::Known {
+                pid: PID_KEY_HASH,
+                value: Value::KeyHash(k),
+            };
+            if emit_parameter_list([&p], &mut Writer::new(&mut qos, a.endian)).is_err() {
+                return;
+            }
+        }
+        let inline_qos = match qos.is_empty() {
+            true => None,
+            false => match ParameterListView::new_checked(&mut Reader::new(&qos, a.endian)) {
+                Ok(v) => Some(v),
+                Err(_) => return,
+            },
+        };
+        let d = Data {
+            endian: a.endian,
+            extra_flags: 0,
+            reader_id: a.reader_id,
+            writer_id: a.writer_id,
+            writer_sn: a.writer_sn,
+            inline_qos,
+            payload: DataPayload::Data(&full),
+        };
+        let sm = Submessage::Data(d);
+        // As for any DATA: from the host its participant is bound to (`source_bind.rs`).
+        if !self.source_admits(&source, state.source_guid_prefix, &sm) {
+            self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
+            return;
+        }
+        self.route(now, source, state, sm);
+    }
+}

@@ -1,0 +1,67 @@
+//! The sites a router opens: a LAN (multicast discovery on its interfaces) or a link to a
+//! peer router (unicast initial peers), from the command line or the configuration file.
+//!
+//! Must not: open anything (the driver does); it only describes and parses.
+
+use super::super::config::{RouterConfig, SiteKind};
+use crate::wire::Locator;
+
+/// Participant indices probed at a link's peer when it is given without a port.
+pub const PEER_INDICES: u32 = 4;
+
+/// One site to open.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// Name for logs.
+    pub name: String,
+    /// DDS domain.
+    pub domain: u32,
+    /// Interface selection (empty: the environment's default).
+    pub interfaces: Vec<String>,
+    /// A link: these initial peers and no multicast; `None`: a LAN.
+    pub peers: Option<Vec<Locator>>,
+}
+
+/// Parses a link peer: `IP` (its first [`PEER_INDICES`] metatraffic ports in `domain`) or
+/// `IP:PORT`.
+pub fn parse_peer(text: &str, domain: u32) -> Result<Vec<Locator>, String> {
+    if let Ok(sa) = text.parse::<std::net::SocketAddrV4>() {
+        return Ok(vec![Locator::udpv4(sa.ip().octets(), sa.port())]);
+    }
+    let ip: std::net::Ipv4Addr = text
+        .parse()
+        .map_err(|_| format!("peer \"{text}\": not an IPv4 address or IPv4:port"))?;
+    Ok((0..PEER_INDICES)
+        .filter_map(|i| crate::core::discovery::metatraffic_unicast_port(domain, i))
+        .map(|port| Locator::udpv4(ip.octets(), port))
+        .collect())
+}
+
+impl Site {
+    /// The sites of a configuration file.
+    pub fn from_config(config: &RouterConfig) -> Result<Vec<Site>, String> {
+        config
+            .sites
+            .iter()
+            .map(|s| {
+                let domain = s.domain.unwrap_or(config.domain);
+                let peers = match s.kind {
+                    SiteKind::Lan => None,
+                    SiteKind::Link => {
+                        let mut out = Vec::new();
+                        for p in &s.peers {
+                            out.extend(parse_peer(p, domain)?);
+                        }
+                        Some(out)
+                    }
+                };
+                Ok(Site {
+                    name: s.name.clone(),
+                    domain,
+                    interfaces: s.interfaces.clone(),
+                    peers,
+                })
+            })
+            .collect()
+    }
+}
