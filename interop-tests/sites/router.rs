@@ -20,7 +20,7 @@ use std::time::Duration;
 use super::{Case, Need, Sites, check, conclude, report, run_sites};
 
 /// Samples per writer in the reliable cases.
-const N: i64 = 1000;
+const N: i64 = 10_000;
 /// Samples of the 100 KB case.
 const BIG: i64 = 20;
 
