@@ -100,7 +100,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             ..Default::default()
         };
         let (lease, announce) = match s.peers {
-            Some(_) => (link::LINK_LEASE, link::LINK_ANNOUNCE),
+            Some(_) => (link::LINK_LEASE, link::LINK_PROBE),
             None => (ROUTER_LEASE, ROUTER_ANNOUNCE),
         };
         let mut b = DomainParticipant::builder(s.domain)

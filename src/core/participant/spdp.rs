@@ -93,6 +93,12 @@ impl Participant {
         self.config.spdp_destinations = destinations;
     }
 
+    /// The period of the SPDP announcements from the next one on (RTPS 2.5 §8.5.3.2,
+    /// resendPeriod), e.g. a router's link: fast while it probes for its peer, slow once found.
+    pub fn set_announce_period(&mut self, period: core::time::Duration) {
+        self.config.announce_period = period;
+    }
+
     /// Queues one SPDP DATA (after an INFO_TS) with our current SPDP sequence number.
     fn queue_spdp(
         &mut self,
