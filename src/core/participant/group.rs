@@ -90,6 +90,19 @@ impl WriterGroups {
         })
     }
 
+    /// The groups of `writers`, each once, in the order their first writer comes.
+    fn distinct_groups(&self, writers: &[Guid]) -> Vec<EntityId> {
+        let mut seen = Vec::new();
+        for w in writers {
+            if let Some(&key) = self.of_writer.get(&w.entity_id)
+                && !seen.contains(&key)
+            {
+                seen.push(key);
+            }
+        }
+        seen
+    }
+
     /// The group's writers, its last GSN and its writerSet, for `writer`'s group.
     pub(super) fn position(&self, writer: EntityId) -> Option<(Vec<EntityId>, SequenceNumber)> {
         let key = self.of_writer.get(&writer)?;
@@ -164,15 +177,7 @@ impl Participant {
 
     /// A begin_coherent_changes on `writers`: opens (or nests) their groups' coherent sets.
     pub(super) fn group_begin(&mut self, writers: &[Guid]) {
-        let mut seen = Vec::new();
-        for w in writers {
-            let Some(key) = self.groups.of_writer.get(&w.entity_id).copied() else {
-                continue;
-            };
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
+        for key in self.groups.distinct_groups(writers) {
             if let Some(g) = self.groups.groups.get_mut(&key) {
                 if g.coherent {
                     g.depth = g.depth.saturating_add(1);
@@ -191,15 +196,7 @@ impl Participant {
         taking_part: &[EntityId],
     ) -> Vec<(EntityId, GroupStamp)> {
         let mut out = Vec::new();
-        let mut seen = Vec::new();
-        for w in writers {
-            let Some(key) = self.groups.of_writer.get(&w.entity_id).copied() else {
-                continue;
-            };
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
+        for key in self.groups.distinct_groups(writers) {
             let Some(g) = self.groups.groups.get_mut(&key) else {
                 continue;
             };
