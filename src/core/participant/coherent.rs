@@ -113,4 +113,4 @@ fn merge(transmits: Vec<Transmit>) -> Vec<Transmit> {
 
 #[cfg(test)]
 #[path = "coherent_tests.rs"]
-mod tests;
+pub(super) mod tests;

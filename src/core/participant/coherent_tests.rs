@@ -35,15 +35,21 @@ fn writer(p: Presentation) -> WriterSpec {
     spec
 }
 
-fn reader(p: Presentation) -> ReaderSpec {
+/// A reliable KEEP_ALL ShapeType reader of `topic` under presentation `p` (also used by
+/// `group_tests.rs`).
+pub(in crate::core::participant) fn reader_of(topic: &str, p: Presentation) -> ReaderSpec {
     let qos = DataReaderQos {
         history: History::KeepAll,
         reliability: Reliability::reliable(),
         ..DataReaderQos::default()
     };
-    let mut spec = ReaderSpec::new("Square", "ShapeType", true, qos);
+    let mut spec = ReaderSpec::new(topic, "ShapeType", true, qos);
     spec.subscriber_qos = SubscriberQos::default().presentation(p);
     spec
+}
+
+fn reader(p: Presentation) -> ReaderSpec {
+    reader_of("Square", p)
 }
 
 fn write(net: &mut SimNet, w: Guid, key: u8, value: u32) {

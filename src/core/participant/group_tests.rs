@@ -6,12 +6,12 @@
 use bytes::Bytes;
 
 use super::*;
-use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::participant::WriterSpec;
+use crate::core::participant::coherent::tests::reader_of;
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, GroupStamp, WriteRequest};
 use crate::qos::{
-    DataReaderQos, DataWriterQos, History, Presentation, PresentationAccessScope, PublisherQos,
-    Reliability, SubscriberQos,
+    DataWriterQos, History, Presentation, PresentationAccessScope, PublisherQos, Reliability,
 };
 use crate::wire::Guid;
 
@@ -35,17 +35,6 @@ fn writer(topic: &str, p: Presentation) -> WriterSpec {
     let mut spec = WriterSpec::new(topic, "ShapeType", true, qos);
     spec.fragment_size = 1024;
     spec.publisher_qos = PublisherQos::default().presentation(p);
-    spec
-}
-
-fn reader(topic: &str, p: Presentation) -> ReaderSpec {
-    let qos = DataReaderQos {
-        history: History::KeepAll,
-        reliability: Reliability::reliable(),
-        ..DataReaderQos::default()
-    };
-    let mut spec = ReaderSpec::new(topic, "ShapeType", true, qos);
-    spec.subscriber_qos = SubscriberQos::default().presentation(p);
     spec
 }
 
@@ -92,7 +81,7 @@ fn setup(net: &mut SimNet, p: Presentation, writers: usize) -> (Vec<Guid>, Vec<G
         .join_writer_group(now, &ws, p.coherent_access);
     let rs: Vec<Guid> = TOPICS[..writers]
         .iter()
-        .map(|t| net.nodes[1].p.create_reader(now, reader(t, p)))
+        .map(|t| net.nodes[1].p.create_reader(now, reader_of(t, p)))
         .collect();
     net.run_for(300);
     for w in &ws {
