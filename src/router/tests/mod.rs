@@ -11,6 +11,7 @@ use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, Sit
 use super::*;
 
 mod late;
+mod lazy;
 mod mesh;
 mod peer_group;
 mod standby;
