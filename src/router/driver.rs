@@ -261,14 +261,15 @@ fn run(
             let now = d.now();
             lock(&d.shared).router.handle_timeout(now);
         }
-        d.apply_actions();
-        match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(f) => {
-                // A lazy route opened by its first sample (`Router::on_change`): its
-                // CreateWriter was queued before this forward was sent.
-                d.apply_actions();
-                d.write(f, MAX_BLOCKING)
+        loop {
+            let action = lock(&d.shared).router.poll_action();
+            match action {
+                Some(a) => d.apply(a),
+                None => break,
             }
+        }
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(f) => d.write(f, MAX_BLOCKING),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
@@ -412,18 +413,6 @@ impl Driver {
             readers,
             writers,
         })
-    }
-
-    /// Carries out every action the router has queued.
-    fn apply_actions(&mut self) {
-        loop {
-            // The lock is released before the action runs (it may wait for a loop).
-            let action = lock(&self.shared).router.poll_action();
-            match action {
-                Some(a) => self.apply(a),
-                None => break,
-            }
-        }
     }
 
     fn apply(&mut self, action: Action) {

@@ -42,12 +42,6 @@ use table::{
 /// after its successor was created: make before break; the repository drops the overlap.
 pub const PROXY_GRACE: core::time::Duration = core::time::Duration::from_secs(2);
 
-/// How long a lazy downstream writer (`RoutingTable::lazy`: it serves only other routers'
-/// proxies) stays after its last forward once nothing in the table feeds it: a writer
-/// created by its first sample lives until the upstream writer shows in the site's view,
-/// and one whose upstream writer left still delivers the unregisters that follow.
-pub const FEED_GRACE: core::time::Duration = core::time::Duration::from_secs(2);
-
 /// A router-local endpoint id (the driver maps it to a GUID).
 pub type EndpointId = u64;
 
@@ -133,8 +127,6 @@ pub struct RouterCounters {
 struct Route {
     id: EndpointId,
     repository: Repository,
-    /// When it last forwarded (or was created): keeps a lazy route for `FEED_GRACE`.
-    last_fed: Instant,
 }
 
 /// The router's sans-IO core.
@@ -151,8 +143,6 @@ pub struct Router {
     proxy_types: HashMap<EndpointId, std::sync::Arc<KeyType>>,
     retiring: Vec<(Instant, EndpointId, SiteId)>,
     writers: BTreeMap<WriterKey, Route>,
-    /// When the next lazy route kept only by `FEED_GRACE` must be reconsidered.
-    linger: Option<Instant>,
     actions: VecDeque<Action>,
     received: u64,
     unknown_proxy: u64,
@@ -172,7 +162,6 @@ impl Router {
             proxy_types: HashMap::new(),
             retiring: Vec::new(),
             writers: BTreeMap::new(),
-            linger: None,
             actions: VecDeque::new(),
             received: 0,
             unknown_proxy: 0,
@@ -243,10 +232,7 @@ impl Router {
                     .push((now.saturating_add(PROXY_GRACE), old, old_spec.site));
             }
             self.proxy_keys.insert(id, k.clone());
-            // A site with routers: their lazy writers appear after this proxy matched, with
-            // the first samples already written (`FEED_GRACE`, `RoutingTable::lazy`).
-            let from_history = self.table.has_routers(k.0)
-                || self.table.targets(&k).iter().any(|t| self.standby.knows(t));
+            let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
             if let Some(t) = spec
                 .key
                 .keyed
@@ -266,19 +252,7 @@ impl Router {
             });
             self.proxies.insert(k, (id, spec));
         }
-        let routes = &self.writers;
-        let grace = |k: &WriterKey| {
-            routes
-                .get(k)
-                .is_some_and(|r| now < r.last_fed.saturating_add(FEED_GRACE))
-        };
-        let wanted = self.table.writers_or(grace);
-        self.linger = wanted
-            .keys()
-            .filter(|k| self.table.lazy(k) && !self.table.fed(k))
-            .filter_map(|k| self.writers.get(k))
-            .map(|r| r.last_fed.saturating_add(FEED_GRACE))
-            .min();
+        let wanted = self.table.writers();
         let gone: Vec<WriterKey> = self
             .writers
             .keys()
@@ -295,9 +269,22 @@ impl Router {
             }
         }
         for (k, spec) in wanted {
-            if !self.writers.contains_key(&k) {
-                self.open_route(now, k, spec);
+            if self.writers.contains_key(&k) {
+                continue;
             }
+            let id = self.fresh_id();
+            let upstream = keys::upstream_history(&self.table, spec.site, &spec.key);
+            let history =
+                self.rules
+                    .history_after(&spec.key.topic, spec.class.transient_local, upstream);
+            let policy = self.rules.policy(&spec.key.topic);
+            let repository = self
+                .standby
+                .take(&k)
+                .unwrap_or_else(|| Repository::new(self.limits, policy));
+            self.writers.insert(k, Route { id, repository });
+            self.actions
+                .push_back(Action::CreateWriter { id, spec, history });
         }
         let mut next_id = self.next_id;
         self.standby.reconcile(
@@ -312,34 +299,9 @@ impl Router {
         self.next_id = next_id;
     }
 
-    /// Creates the downstream writer of route `k` and its repository (the one a standby
-    /// kept for it, if any).
-    fn open_route(&mut self, now: Instant, k: WriterKey, spec: RouteWriterSpec) {
-        let id = self.fresh_id();
-        let upstream = keys::upstream_history(&self.table, spec.site, &spec.key);
-        let history =
-            self.rules
-                .history_after(&spec.key.topic, spec.class.transient_local, upstream);
-        let policy = self.rules.policy(&spec.key.topic);
-        let repository = self
-            .standby
-            .take(&k)
-            .unwrap_or_else(|| Repository::new(self.limits, policy));
-        let route = Route {
-            id,
-            repository,
-            last_fed: now,
-        };
-        self.writers.insert(k, route);
-        self.actions
-            .push_back(Action::CreateWriter { id, spec, history });
-    }
-
-    /// Deletes the proxy readers whose grace period ended, and the lazy writers no longer
-    /// fed.
+    /// Deletes the proxy readers whose grace period ended.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let lingered = self.linger.is_some_and(|t| t <= now);
-        if self.standby.settle_due(now, &mut self.table) || lingered {
+        if self.standby.settle_due(now, &mut self.table) {
             self.reconcile(now);
         }
         let (due, keep): (Vec<_>, Vec<_>) =
@@ -354,14 +316,11 @@ impl Router {
 
     /// When [`Self::handle_timeout`] must run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        [
-            self.retiring.iter().map(|(t, _, _)| *t).min(),
-            self.standby.poll_timeout(),
-            self.linger,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
+        match (retiring, self.standby.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next endpoint action.
@@ -410,24 +369,9 @@ impl Router {
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
                 continue;
             }
-            if !self.writers.contains_key(&target) {
-                // A lazy route's first sample: the sample is what feeds it, before the
-                // upstream writer shows in the view. Its writer is created now and matches
-                // the peer's proxy at once; that proxy takes its history.
-                let (site, key, class, representation, exclusive) = target.clone();
-                let spec = RouteWriterSpec {
-                    site,
-                    key,
-                    class,
-                    representation,
-                    exclusive,
-                };
-                self.open_route(now, target.clone(), spec);
-            }
             let Some(route) = self.writers.get_mut(&target) else {
                 continue;
             };
-            route.last_fed = now;
             if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {
                 // A NOT_ALIVE change carries the serialized key or nothing; the key hash
                 // identifies the instance either way.

@@ -8,8 +8,6 @@
 //! the site it was learnt on, never towards a router already on its path, never one whose
 //! path holds this router. One proxy reader per (U, topic, partitions, class) carries the
 //! composed filter of the readers it serves and the shortest of their paths plus our id.
-//! A downstream writer serving only other routers' proxies is *lazy*: wanted only while a
-//! writer upstream (an application's, or a peer router's downstream writer) feeds it.
 //!
 //! Must not: perform I/O or keep endpoint state beyond the latest view of each site; it is
 //! recomputed from the views, never patched.
@@ -298,80 +296,15 @@ impl RoutingTable {
 
     /// The downstream writers the table calls for: one per (site, topic, partitions, class,
     /// representation, ownership) that some reader there, routable from some other site,
-    /// wants — and, for a route whose readers are all other routers' proxies (a link to a
-    /// peer router, [`Self::lazy`]), only while it is fed ([`Self::fed`]).
+    /// wants.
     pub fn writers(&self) -> BTreeMap<WriterKey, RouteWriterSpec> {
-        self.writers_or(|_| false)
+        self.writers_where(true)
     }
 
-    /// [`Self::writers`], also keeping the lazy routes for which `fed` is true (the router's
-    /// own evidence: a sample read for that route, `Router::on_change`).
-    pub fn writers_or(
-        &self,
-        fed: impl Fn(&WriterKey) -> bool,
-    ) -> BTreeMap<WriterKey, RouteWriterSpec> {
-        let mut out = self.writers_where(true);
-        out.retain(|k, _| !self.lazy(k) || self.fed(k) || fed(k));
-        out
-    }
-
-    /// The downstream writers the table would call for if we were elected everywhere, fed
-    /// or not: the routes a standby watches (`router::standby`).
+    /// The downstream writers the table would call for if we were elected everywhere: the
+    /// routes a standby watches (`router::standby`).
     pub fn writers_ignoring_election(&self) -> BTreeMap<WriterKey, RouteWriterSpec> {
         self.writers_where(false)
-    }
-
-    /// The readers of route `k` (on its site, of its topic, partitions, class,
-    /// representation and ownership) and the sites they are usable from.
-    fn route_readers<'a>(
-        &'a self,
-        k: &'a WriterKey,
-    ) -> impl Iterator<Item = (SiteId, &'a RemoteReader)> + 'a {
-        let (d, key, class, representation, exclusive) = k;
-        let view = self.sites.get(d);
-        self.sites.keys().flat_map(move |&u| {
-            view.into_iter()
-                .flat_map(move |v| self.usable_from(u, *d, v))
-                .filter(move |r| {
-                    &r.key == key
-                        && &r.class == class
-                        && r.representation == *representation
-                        && r.exclusive == *exclusive
-                })
-                .map(move |r| (u, r))
-        })
-    }
-
-    /// Whether route `k` serves only readers relayed by other routers (their proxy readers,
-    /// a non-empty path): its writer need exist only while something feeds it. A route with
-    /// an application reader is never lazy (that reader may be matched before any writer).
-    pub fn lazy(&self, k: &WriterKey) -> bool {
-        self.route_readers(k).all(|(_, r)| !r.path.is_empty())
-    }
-
-    /// Whether some writer feeds route `k`: on a site U its readers are usable from, a
-    /// remote writer of the same topic and partitions whose offer the proxy reader in U
-    /// matches — an application writer, or a peer router's downstream writer (publications
-    /// known along the path).
-    pub fn fed(&self, k: &WriterKey) -> bool {
-        self.route_readers(k).any(|(u, r)| {
-            self.sites.get(&u).is_some_and(|uv| {
-                uv.writers.iter().any(|w| {
-                    w.key == r.key
-                        && (w.class.reliable || !r.class.reliable)
-                        && (w.class.transient_local || !r.class.transient_local)
-                })
-            })
-        })
-    }
-
-    /// Whether `site` has another router on it (a link's peer, or redundant routers on a
-    /// LAN): a proxy reader there may read a lazy writer created after it matched, and
-    /// must take that writer's first samples (`Action::CreateReader::from_history`).
-    pub fn has_routers(&self, site: SiteId) -> bool {
-        self.sites
-            .get(&site)
-            .is_some_and(|v| v.peer_router.is_some())
     }
 
     fn writers_where(&self, elected: bool) -> BTreeMap<WriterKey, RouteWriterSpec> {

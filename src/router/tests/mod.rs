@@ -11,7 +11,6 @@ use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, Sit
 use super::*;
 
 mod late;
-mod lazy;
 mod mesh;
 mod peer_group;
 mod standby;
