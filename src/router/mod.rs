@@ -409,9 +409,10 @@ impl Router {
     }
 
     /// A change read by witness `witness` (`Action::CreateWitness`): if another router's
-    /// participant wrote it, its identity is what the witness's site already has, learnt
-    /// into the route's repository (or kept for it while we stand by).
-    pub fn on_witness(&mut self, witness: EndpointId, change: &CacheChange) {
+    /// participant wrote it, it is what the witness's site already has — its identity and,
+    /// with its key hash, the state it leaves its instance in — learnt into the route's
+    /// repository (or kept for it while we stand by).
+    pub fn on_witness(&mut self, now: Instant, witness: EndpointId, change: &CacheChange) {
         let Some(key) = self.standby.route_of(witness).cloned() else {
             self.standby.ignored();
             return;
@@ -424,10 +425,20 @@ impl Router {
             self.standby.ignored();
             return;
         };
+        // The original writer stands for the upstream writer it came through (it is, for
+        // the first router after it): its loss unregisters what it registered.
+        let incoming = Incoming {
+            kind: change.kind,
+            identity: Some(id),
+            via: id.writer_guid,
+            key_hash: change.key_hash,
+            data: &change.data,
+        };
         let (limits, policy) = (self.limits, self.rules.policy(&key.1.topic));
         let route = self.writers.get_mut(&key).map(|r| &mut r.repository);
-        self.standby
-            .learn(&key, id, route, || Repository::new(limits, policy));
+        self.standby.learn(now, &key, incoming, route, || {
+            Repository::new(limits, policy)
+        });
     }
 
     /// Live proxy readers and downstream writers (retiring readers included).

@@ -168,11 +168,30 @@ impl Repository {
         self.writers.is_empty() && self.instances.is_empty()
     }
 
-    /// Records that the downstream site already has `id` (another router's copy of it was
+    /// Records that the downstream site already has `c` (another router's copy of it was
     /// seen there, `router::standby`): later copies of it, and older samples of its writer,
-    /// are duplicates here. Bounded like a forward.
-    pub fn learn(&mut self, id: SampleIdentity) {
+    /// are duplicates here; with a key hash, its instance takes the state `c` leaves it in
+    /// (alive with `c`'s writer as a source, disposed, or unregistered by it), as if it had
+    /// been forwarded here — so a dispose or unregister the site had is not forwarded again.
+    /// The policies do not apply (the site has it). A copy older than what is known teaches
+    /// nothing. Bounded like a forward.
+    pub fn learn(&mut self, now: Instant, c: Incoming<'_>) {
         self.clock = self.clock.wrapping_add(1);
+        let Some(id) = c.identity else {
+            return;
+        };
+        if self
+            .writers
+            .get(&id.writer_guid)
+            .is_some_and(|m| m.highest >= id.sequence_number)
+        {
+            return;
+        }
+        if let Some(key) = c.key_hash
+            && c.kind != ChangeKind::NotAliveNoWriters
+        {
+            self.instance_verdict(now, key, &c, false);
+        }
         self.mark_writer(id);
     }
 
@@ -203,7 +222,7 @@ impl Repository {
             }
         }
         let verdict = match c.key_hash {
-            Some(key) => self.instance_verdict(now, key, &c),
+            Some(key) => self.instance_verdict(now, key, &c, true),
             None => match c.kind {
                 ChangeKind::NotAliveNoWriters => Verdict::InstanceUnchanged,
                 kind => Verdict::Forward(kind),
@@ -243,7 +262,15 @@ impl Repository {
         m.last_used = clock;
     }
 
-    fn instance_verdict(&mut self, now: Instant, key: [u8; 16], c: &Incoming<'_>) -> Verdict {
+    /// The instance verdict on `c` (the opt-in policies only if `policies`), its state
+    /// updated as if forwarded when the verdict is Forward.
+    fn instance_verdict(
+        &mut self,
+        now: Instant,
+        key: [u8; 16],
+        c: &Incoming<'_>,
+        policies: bool,
+    ) -> Verdict {
         self.make_room(key);
         if self.limits.max_instances == 0 {
             return Verdict::Forward(c.kind);
@@ -256,7 +283,7 @@ impl Repository {
         match c.kind {
             ChangeKind::Alive => {
                 let hash = policy.suppress_unchanged.then(|| payload_hash(c.data));
-                let was_alive = i.alive();
+                let was_alive = i.alive() && policies;
                 if was_alive && hash.is_some() && hash == i.payload_hash {
                     return Verdict::Policy;
                 }

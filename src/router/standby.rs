@@ -25,10 +25,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use super::repository::Repository;
+use super::repository::{Incoming, Repository};
 use super::table::{RoutingTable, SiteId, WriterKey};
 use super::{Action, EndpointId};
-use crate::core::SampleIdentity;
 use crate::time::Instant;
 use core::time::Duration;
 
@@ -164,23 +163,25 @@ impl Standby {
         self.counters.ignored = self.counters.ignored.saturating_add(1);
     }
 
-    /// Learns `id` for `key` into `repository` (the route's own when we have it), else into
-    /// the one kept while standing by (made by `make` at first use).
+    /// Learns `c` (its identity and the state it leaves its instance in) for `key` into
+    /// `repository` (the route's own when we have it), else into the one kept while
+    /// standing by (made by `make` at first use).
     pub(super) fn learn(
         &mut self,
+        now: Instant,
         key: &WriterKey,
-        id: SampleIdentity,
+        c: Incoming<'_>,
         repository: Option<&mut Repository>,
         make: impl FnOnce() -> Repository,
     ) {
         self.counters.learnt = self.counters.learnt.saturating_add(1);
         match repository {
-            Some(r) => r.learn(id),
+            Some(r) => r.learn(now, c),
             None => self
                 .learnt
                 .entry(key.clone())
                 .or_insert_with(make)
-                .learn(id),
+                .learn(now, c),
         }
     }
 

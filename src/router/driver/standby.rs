@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{Driver, lock};
+use super::{Driver, lock, since};
 use crate::core::Participant;
 use crate::core::participant::ReaderSpec;
 use crate::qos::{
@@ -55,7 +55,7 @@ impl Driver {
         let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
             return;
         };
-        let shared = Arc::clone(&self.shared);
+        let (shared, epoch) = (Arc::clone(&self.shared), self.epoch);
         let _ = handle.attach(move |p: &mut Participant, now| {
             let mut changes = Vec::new();
             match p.take_all(now, guid, &mut changes) {
@@ -65,7 +65,7 @@ impl Driver {
             }
             let mut s = lock(&shared);
             for c in &changes {
-                s.router.on_witness(id, c);
+                s.router.on_witness(since(epoch), id, c);
             }
             false
         });

@@ -109,15 +109,15 @@ fn a_standby_learns_what_the_site_had_and_forwards_only_the_rest() {
     };
     // Router 1 forwards samples 1..=5 into LAN 1; its copies reach our witness.
     for sn in 1..=5 {
-        high.on_witness(witness, &from_router(1, w, sn));
+        high.on_witness(at(0), witness, &from_router(1, w, sn));
     }
     // Not a router's writer (an application on LAN 1 with the same topic), or no identity:
     // nothing learnt.
-    high.on_witness(witness, &from_router(7, w, 6));
+    high.on_witness(at(0), witness, &from_router(7, w, 6));
     let mut plain = from_router(1, w, 6);
     plain.original_writer = None;
-    high.on_witness(witness, &plain);
-    high.on_witness(999, &from_router(1, w, 6));
+    high.on_witness(at(0), witness, &plain);
+    high.on_witness(at(0), 999, &from_router(1, w, 6));
     assert_eq!(high.counters().standby.learnt, 5);
     assert_eq!(high.counters().standby.ignored, 3);
     // Router 1 leaves: we take over; the proxy takes the writer's history and the
@@ -152,7 +152,7 @@ fn a_standby_learns_what_the_site_had_and_forwards_only_the_rest() {
         panic!("{a:?}")
     };
     for sn in 9..=10 {
-        high.on_witness(witness, &from_router(1, w, sn));
+        high.on_witness(at(0), witness, &from_router(1, w, sn));
     }
     views(&mut high, at(300), &[]);
     let a = drain(&mut high);
@@ -163,4 +163,56 @@ fn a_standby_learns_what_the_site_had_and_forwards_only_the_rest() {
         forwarded(&mut high, at(301), proxy, w, &[7, 8, 9, 10, 11]),
         [11]
     );
+}
+
+/// Router `router`'s copy of `original`'s change `sn`: `kind`, instance `k`.
+fn copy_of(router: u8, original: Guid, sn: i64, kind: ChangeKind, k: u8) -> CacheChange {
+    let mut c = from_router(router, original, sn);
+    c.kind = kind;
+    c.key_hash = Some([k; 16]);
+    c
+}
+
+#[test]
+fn a_witnessed_dispose_is_not_forwarded_twice_and_a_witnessed_instance_is_unregistered() {
+    let (w1, w2) = (guid(5, 2), guid(6, 2)); // application writers on LAN 0
+    let mut high = Router::new(RouterId(2), TopicRules::all(), RepositoryLimits::default());
+    views(&mut high, at(0), &[1]);
+    let a = drain(&mut high);
+    let [Action::CreateWitness { id: witness, .. }] = a[..] else {
+        panic!("{a:?}")
+    };
+    // Router 1 forwarded into LAN 1: instance 1 written by w1 then disposed, instance 2
+    // written by w1.
+    for c in [
+        copy_of(1, w1, 1, ChangeKind::Alive, 1),
+        copy_of(1, w1, 2, ChangeKind::NotAliveDisposed, 1),
+        copy_of(1, w1, 3, ChangeKind::Alive, 2),
+    ] {
+        high.on_witness(at(10), witness, &c);
+    }
+    views(&mut high, at(100), &[]);
+    let a = drain(&mut high);
+    let Some(&Action::CreateReader { id: proxy, .. }) = a.first() else {
+        panic!("{a:?}")
+    };
+    // w2 disposes instance 1 too: LAN 1 has it disposed already (from router 1).
+    let f = high.on_change(
+        at(101),
+        proxy,
+        &change(w2, 1, ChangeKind::NotAliveDisposed, 1),
+    );
+    assert!(f.is_empty(), "{f:?}");
+    assert_eq!(high.counters().repository.instance_unchanged, 1);
+    // w1 is lost upstream: instance 2, registered by w1 at LAN 1 through router 1, is
+    // unregistered, once (without the witness's instance state it never would be: the
+    // standby had no source for it).
+    let mut lost = change(w1, 0, ChangeKind::NotAliveNoWriters, 2);
+    lost.data = Bytes::new();
+    let f = high.on_change(at(102), proxy, &lost);
+    assert_eq!(
+        f.iter().map(|f| f.request.kind).collect::<Vec<_>>(),
+        [ChangeKind::NotAliveUnregistered]
+    );
+    assert!(high.on_change(at(103), proxy, &lost).is_empty());
 }
