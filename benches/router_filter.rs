@@ -165,7 +165,10 @@ fn serialize(color: &str, x: i32, y: i32) -> Bytes {
         shapesize: 30,
         ..ShapeType::default()
     };
-    Bytes::from(s.serialize_as(XcdrVersion::Xcdr1, Endianness::Little).unwrap())
+    Bytes::from(
+        s.serialize_as(XcdrVersion::Xcdr1, Endianness::Little)
+            .unwrap(),
+    )
 }
 
 fn colors_workload() -> Vec<Bytes> {

@@ -298,7 +298,11 @@ fn the_router_forwards_only_to_sites_with_a_passing_reader_and_follows_filter_ch
         ),
     );
     assert_eq!(sites_of(&f), [1, 2]);
-    let f = r.on_change(at(1), p, &change_of(vec![0, 1, 0, 0, 5], 5, ChangeKind::Alive));
+    let f = r.on_change(
+        at(1),
+        p,
+        &change_of(vec![0, 1, 0, 0, 5], 5, ChangeKind::Alive),
+    );
     assert_eq!(sites_of(&f), [1, 2]);
     let c = r.counters().route_filter;
     assert_eq!((c.lookups, c.misses, c.undecodable), (4, 3, 1));
