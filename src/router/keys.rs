@@ -59,19 +59,26 @@ impl KeyTypes {
         self.topics.push((pattern, type_name, Arc::new(descs)));
     }
 
-    /// The type of `topic` whose endpoints announce `type_name`: the configured one, else
-    /// the built-in ShapeType if that is the name; `None` when unknown.
-    pub fn resolve(&self, topic: &str, type_name: &str) -> Option<Arc<KeyType>> {
-        let desc = match self.topics.iter().find(|(p, _, _)| p.matches(topic)) {
+    /// The whole type of `topic` whose endpoints announce `type_name` (what content filters
+    /// compile against, `router::route_filter`): the configured one, else the built-in
+    /// ShapeType if that is the name; `None` when unknown.
+    pub fn descriptor(&self, topic: &str, type_name: &str) -> Option<&TypeDescriptor> {
+        match self.topics.iter().find(|(p, _, _)| p.matches(topic)) {
             Some((_, named, descs)) => {
                 let want = named.as_deref().unwrap_or(type_name);
-                descs.iter().find(|d| same_type(&d.name, want))?.clone()
+                descs.iter().find(|d| same_type(&d.name, want))
             }
             None => {
                 let shape = ShapeType::descriptor();
-                same_type(type_name, &shape.name).then(|| shape.clone())?
+                same_type(type_name, &shape.name).then_some(shape)
             }
-        };
+        }
+    }
+
+    /// The type of `topic` whose endpoints announce `type_name`, as keys are decoded with it
+    /// ([`Self::descriptor`]); `None` when unknown.
+    pub fn resolve(&self, topic: &str, type_name: &str) -> Option<Arc<KeyType>> {
+        let desc = self.descriptor(topic, type_name)?.clone();
         let any_key = desc.members.iter().any(|m| m.key);
         let mut desc = desc;
         if let Some(last) = desc.members.iter().rposition(|m| m.key) {

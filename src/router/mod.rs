@@ -19,6 +19,7 @@ pub mod link;
 pub mod marker;
 pub mod peer_group;
 pub mod repository;
+pub mod route_filter;
 pub mod standby;
 pub mod table;
 
@@ -33,6 +34,7 @@ use crate::time::Instant;
 use config::TopicRules;
 use keys::KeyType;
 use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
+use route_filter::{ROUTE_MEMO_CAPACITY, RouteFilterCounters, RouteFilters};
 use standby::{Standby, StandbyCounters};
 use table::{
     ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId, SiteView, WriterKey,
@@ -122,6 +124,8 @@ pub struct RouterCounters {
     pub repository: RepositoryCounters,
     /// What the witnesses learnt from other routers (`router::standby`).
     pub standby: StandbyCounters,
+    /// The next-hop selection by the downstream readers' filters (`router::route_filter`).
+    pub route_filter: RouteFilterCounters,
 }
 
 struct Route {
@@ -141,6 +145,8 @@ pub struct Router {
     /// The type of each keyed proxy reader's topic, when known: the key hash of samples
     /// sent without PID_KEY_HASH (`keys`).
     proxy_types: HashMap<EndpointId, std::sync::Arc<KeyType>>,
+    /// The next hops of each proxy reader whose type is known, by its targets' filters.
+    route_filters: RouteFilters,
     retiring: Vec<(Instant, EndpointId, SiteId)>,
     writers: BTreeMap<WriterKey, Route>,
     actions: VecDeque<Action>,
@@ -160,6 +166,7 @@ impl Router {
             proxies: BTreeMap::new(),
             proxy_keys: HashMap::new(),
             proxy_types: HashMap::new(),
+            route_filters: RouteFilters::new(ROUTE_MEMO_CAPACITY),
             retiring: Vec::new(),
             writers: BTreeMap::new(),
             actions: VecDeque::new(),
@@ -177,6 +184,14 @@ impl Router {
         self
     }
 
+    /// Memoizes at most `capacity` sample projections per proxy reader when choosing next
+    /// hops (`router::route_filter`; default [`ROUTE_MEMO_CAPACITY`], 0: evaluate the
+    /// filters on every sample).
+    pub fn with_route_memo(mut self, capacity: usize) -> Self {
+        self.route_filters = RouteFilters::new(capacity);
+        self
+    }
+
     /// The routing table.
     pub fn table(&self) -> &RoutingTable {
         &self.table
@@ -191,6 +206,7 @@ impl Router {
         view.writers
             .retain(|w| rules.routes(&w.key.topic, &w.key.type_name));
         self.standby.note_site(now, site, &mut self.table);
+        self.route_filters.table_changed();
         if self.table.site(site) == Some(&view) {
             return;
         }
@@ -205,6 +221,7 @@ impl Router {
     }
 
     fn reconcile(&mut self, now: Instant) {
+        self.route_filters.table_changed();
         let wanted = self.table.proxies();
         let gone: Vec<ProxyKey> = self
             .proxies
@@ -216,6 +233,7 @@ impl Router {
             if let Some((id, spec)) = self.proxies.remove(&k) {
                 self.proxy_keys.remove(&id);
                 self.proxy_types.remove(&id);
+                self.route_filters.remove_proxy(id);
                 self.actions.push_back(Action::DeleteReader {
                     id,
                     site: spec.site,
@@ -244,6 +262,13 @@ impl Router {
                 .flatten()
             {
                 self.proxy_types.insert(id, t);
+            }
+            if let Some(desc) = self
+                .rules
+                .key_types()
+                .descriptor(&spec.key.topic, &spec.key.type_name)
+            {
+                self.route_filters.add_proxy(id, &spec.key.topic, desc);
             }
             self.actions.push_back(Action::CreateReader {
                 id,
@@ -310,6 +335,7 @@ impl Router {
         for (_, id, site) in due {
             self.proxy_keys.remove(&id);
             self.proxy_types.remove(&id);
+            self.route_filters.remove_proxy(id);
             self.actions.push_back(Action::DeleteReader { id, site });
         }
     }
@@ -363,7 +389,15 @@ impl Router {
             data: &change.data,
         };
         let mut out = Vec::new();
-        for target in self.table.targets(key) {
+        let targets = self.table.targets(key);
+        // Only the targets with a reader the sample passes (when the type is known).
+        let hops = self
+            .route_filters
+            .select(&self.table, proxy, key, &targets, change);
+        for (i, target) in targets.into_iter().enumerate() {
+            if hops.as_ref().is_some_and(|h| !h.contains(i)) {
+                continue;
+            }
             // Never back to the site its original writer is on (that site has it: a loop
             // of routers would otherwise return it there).
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
@@ -405,6 +439,7 @@ impl Router {
             unknown_proxy: self.unknown_proxy,
             repository,
             standby: self.standby.counters(),
+            route_filter: self.route_filters.counters(),
         }
     }
 

@@ -346,4 +346,26 @@ impl RoutingTable {
         }
         out
     }
+
+    /// The readers a sample read by `proxy` reaches through downstream writer `target` (one
+    /// of [`Self::targets`]): those whose route it is (`router::route_filter` evaluates their
+    /// filters).
+    pub fn target_readers<'a>(
+        &'a self,
+        proxy: &'a ProxyKey,
+        target: &'a WriterKey,
+    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+        let (u, key, class) = proxy;
+        let (d, _, _, representation, exclusive) = target;
+        self.sites
+            .get(d)
+            .into_iter()
+            .flat_map(move |view| self.usable_from(*u, *d, view))
+            .filter(move |r| {
+                &r.key == key
+                    && &r.class == class
+                    && r.representation == *representation
+                    && r.exclusive == *exclusive
+            })
+    }
 }

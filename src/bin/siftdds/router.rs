@@ -163,6 +163,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
         "siftdds: router left: received {}, forwarded {} and duplicates {} (routes still live), learnt from other routers {}",
         c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
     );
+    let f = c.route_filter;
+    eprintln!(
+        "siftdds: router next hops by filter: lookups {}, memo hits {}, misses {}, evaluations {}, undecodable {}, (sample, route) pairs skipped {}",
+        f.lookups, f.hits, f.misses, f.evaluations, f.undecodable, f.skipped
+    );
     ExitCode::SUCCESS
 }
 
