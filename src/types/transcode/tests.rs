@@ -1,3 +1,11 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use super::*;
 use crate::types::codec::{self, MutableWriter};
 use crate::types::{ShapeType, TopicType};
