@@ -247,3 +247,375 @@ fn peer_group_cache_through_the_router_to_three_vendors() {
     ));
     conclude(test, &cases, &s);
 }
+
+/// The router of the fault tests: the shapes group and the perf tool's group (`siftdds perf
+/// pub --peer-group bench`, PgSeq samples checked byte for byte by `perf sub`).
+const FAULT_ROUTER: &str = r#"
+[[site]]
+name = "A"
+kind = "lan"
+interfaces = ["A"]
+
+[[site]]
+name = "B"
+kind = "lan"
+interfaces = ["B"]
+
+[[topic]]
+name = "PgT"
+history_depth = 0
+
+[[topic]]
+name = "DDSPerfRDataPG"
+history_depth = 0
+
+[[peer_group]]
+name = "shapes"
+topic = "PgT"
+members = ["*"]
+common = ["color"]
+capacity = 8
+
+[[peer_group]]
+name = "bench"
+topic = "DDSPerfRDataPG"
+members = ["*"]
+common = ["common"]
+capacity = 8
+"#;
+
+/// Samples per shape writer in the fault tests.
+const FAULT_N: i64 = 600;
+/// PgSeq samples of the perf writer in the fault tests.
+const PERF_N: u64 = 1000;
+
+/// (x, y, size) of each sample of colour `color` a sub printed, in order: shape_main's
+/// `<topic> RED x y [size]` or the vendor programs' `sub: <k> RED x=.. y=.. size=..`.
+fn shapes(out: &str, topic: &str, color: &str) -> Vec<(i64, i64, i64)> {
+    let mut v = Vec::new();
+    for l in out.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if !w.contains(&color) {
+            continue;
+        }
+        if w.first() == Some(&topic) && w.len() >= 5 && w[4].starts_with('[') {
+            let t = (
+                w[2].parse(),
+                w[3].parse(),
+                w[4].trim_matches(['[', ']']).parse(),
+            );
+            if let (Ok(x), Ok(y), Ok(z)) = t {
+                v.push((x, y, z));
+            }
+        } else if w.first() == Some(&"sub:") {
+            let f = |k: &str| {
+                w.iter()
+                    .find_map(|t| t.strip_prefix(k))
+                    .and_then(|s| s.parse().ok())
+            };
+            if let (Some(x), Some(y), Some(z)) = (f("x="), f("y="), f("size=")) {
+                v.push((x, y, z));
+            }
+        }
+    }
+    v
+}
+
+/// A routed reader's samples against the direct reader's: byte-identical values, strictly
+/// in order, none twice, and the direct run's samples minus one contiguous run (`gap_ok`:
+/// how many the run may miss; 0 means none). Returns how many were missing.
+fn against_direct(
+    routed: &[(i64, i64, i64)],
+    direct: &[(i64, i64, i64)],
+    gap_ok: bool,
+) -> Result<usize, String> {
+    check(direct.len() as i64 == FAULT_N, || {
+        format!("the direct reader got {} of {FAULT_N}", direct.len())
+    })?;
+    // Every routed sample is a direct one, in the direct order (sizes are 1..=N, unique).
+    let mut at = 0usize;
+    let mut missing_runs = 0usize;
+    for s in routed {
+        let Some(i) = direct[at..].iter().position(|d| d == s) else {
+            return Err(format!(
+                "{s:?} is not the direct run's next sample (after index {at}): wrong, duplicate or out of order"
+            ));
+        };
+        if i > 0 {
+            missing_runs += 1;
+        }
+        at += i + 1;
+    }
+    if at < direct.len() {
+        missing_runs += 1;
+    }
+    let missing = direct.len() - routed.len();
+    check(
+        if gap_ok {
+            missing_runs <= 1 && at == direct.len()
+        } else {
+            missing == 0
+        },
+        || format!("{missing} missing in {missing_runs} runs (last routed at {at})"),
+    )?;
+    Ok(missing)
+}
+
+/// The perf subscriber's own checks: its byte-comparison line and its `summary:` loss.
+fn perf_sub_result(s: &Sites, name: &str, want_lost: bool) -> Result<String, String> {
+    let out = s.out(name);
+    let line = out
+        .lines()
+        .find(|l| l.contains("byte-identical"))
+        .ok_or_else(|| format!("no check line\n{}", s.dump(name)))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let before = |word: &str| {
+        let i = words.iter().position(|w| *w == word)?;
+        words.get(i.checked_sub(1)?)?.parse::<u64>().ok()
+    };
+    let (ok, differing) = (before("samples"), before("differing"));
+    let sum = super::perf_summary(&out).ok_or_else(|| format!("no summary\n{}", s.dump(name)))?;
+    let received = sum.get("samples").copied().unwrap_or(0.0) as u64;
+    // Across a router restart the samples come from the restarted router's writer, a new
+    // stream to the reader's continuity check: what it missed is PERF_N - received.
+    let lost = match want_lost {
+        true => PERF_N.saturating_sub(received),
+        false => sum.get("lost").copied().unwrap_or(f64::NAN) as u64,
+    };
+    let dup = out
+        .lines()
+        .find_map(|l| l.strip_prefix("sub: ").and_then(|r| r.split(", ").nth(1)))
+        .and_then(|d| d.split_whitespace().next()?.parse::<u64>().ok());
+    check(
+        differing == Some(0)
+            && ok == Some(received)
+            && received + lost == PERF_N
+            && (want_lost || lost == 0)
+            && (!want_lost || received > 0),
+        || {
+            format!(
+                "line {line:?}, received {received}, lost {lost}\n{}",
+                s.dump(name)
+            )
+        },
+    )?;
+    Ok(format!(
+        "{received} of {PERF_N} byte-identical, 0 differing, {lost} lost, reader duplicates {dup:?}"
+    ))
+}
+
+/// The counters of one router's last line for site A, as `name=value` pairs.
+fn counters_of(err: &str) -> Option<String> {
+    err.lines()
+        .rfind(|l| l.contains("peer-group site A"))
+        .map(|l| l.to_string())
+}
+
+fn fault_script(body: &str) -> String {
+    format!(
+        "cat >$OUT/pg.xml <<'EOF'\n{PROFILE}\nEOF\n\
+         cat >$OUT/router.toml <<'EOF'\n{FAULT_ROUTER}\nEOF\n{body}"
+    )
+}
+
+fn shape_writers(period_ms: u32) -> String {
+    format!(
+        "run red 150 A $SHAPE_MAIN -P -t PgT -c RED -r -k 0 -D v -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml
+         run blue 150 A $SHAPE_MAIN -P -t PgT -c BLUE -r -k 0 -D v -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml"
+    )
+}
+
+#[test]
+fn peer_group_cache_over_a_lossy_upstream_link() {
+    let body = format!(
+        "run capA 150 A tshark -q -i R -f udp -F pcap -w $OUT/A.pcap
+         sleep 2
+         run router 150 R $SIFTDDS router --config $OUT/router.toml
+         sleep 1
+         run PgT.cyc 130 B $CYCLONE sub -T PgT -k 0 -D v -t 120
+         run PgT.sift 130 B $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
+         run PgT.dirA 130 A $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
+         run perf.sub 130 B $SIFTDDS perf sub --common-bytes 188 --size 28 --count {PERF_N}
+         sleep 5
+         {writers}
+         run perf.pub 130 A $SIFTDDS perf pub --common-bytes 188 --size 28 --count {PERF_N} --rate 100 --peer-group bench
+         for c in cyc sift dirA; do until_lines PgT.$c 'BLUE' {FAULT_N} 90; done
+         await perf.sub 60
+         sleep 3
+         for n in PgT.cyc PgT.sift PgT.dirA perf.pub red blue router capA; do stop $n; done
+        ",
+        writers = shape_writers(10)
+    );
+    let test = "peer_group_cache_over_a_lossy_upstream_link";
+    let needs = [Need::Tool("tshark"), Need::Peer("cyclone/shapes_cyclone")];
+    let impair = [("A:R", "loss=10")];
+    let Some(s) = super::run_sites_impaired(
+        test,
+        &needs,
+        &["A:R", "R:B"],
+        &impair,
+        &fault_script(&body),
+        Duration::from_secs(200),
+    ) else {
+        return;
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    for color in ["RED", "BLUE"] {
+        let direct = shapes(&s.out("PgT.dirA"), "PgT", color);
+        for (sub, label) in [("PgT.cyc", "Cyclone(B)"), ("PgT.sift", "siftdds(B)")] {
+            let routed = shapes(&s.out(sub), "PgT", color);
+            cases.push(router_case(
+                "siftdds",
+                &format!("{color} siftdds(A)→R→{label}, A:R loss=10"),
+                "pg-loss",
+                against_direct(&routed, &direct, false)
+                    .map(|_| {
+                        format!(
+                            "{} samples as the direct reader's, once, in order",
+                            routed.len()
+                        )
+                    })
+                    .map_err(|e| format!("{e}\n{}", s.dump(sub))),
+            ));
+        }
+    }
+    cases.push(router_case(
+        "siftdds",
+        "perf pub --peer-group→R→perf sub, A:R loss=10",
+        "pg-loss",
+        perf_sub_result(&s, "perf.sub", false),
+    ));
+    let pub_line = s
+        .out("perf.pub")
+        .lines()
+        .find(|l| l.contains("peer-group bench:"))
+        .map(str::to_string);
+    let router = counters_of(&s.err("router"));
+    let (d, data) = abbreviated(&s.path("A.pcap")).unwrap_or_default();
+    report(&format!(
+        "lossy A:R: router {router:?}; perf writer {pub_line:?}; capture on A: {} abbreviated, {data} DATA",
+        d.len()
+    ));
+    cases.push(router_case(
+        "siftdds",
+        "router, A:R loss=10",
+        "pg-loss",
+        router
+            .as_deref()
+            .and_then(|l| {
+                Some((
+                    counter(l, "hits")?,
+                    counter(l, "refused_bad")?,
+                    counter(l, "collisions")?,
+                ))
+            })
+            .ok_or_else(|| format!("no counters line\n{}", s.dump("router")))
+            .and_then(|(hits, bad, coll)| {
+                check(hits > 0 && bad == 0 && coll == 0 && !d.is_empty(), || {
+                    format!(
+                        "hits {hits}, refused_bad {bad}, collisions {coll}, {} abbreviated",
+                        d.len()
+                    )
+                })?;
+                Ok(format!("hits={hits}, {} abbreviated on A:R", d.len()))
+            }),
+    ));
+    conclude(test, &cases, &s);
+}
+
+#[test]
+fn peer_group_cache_across_a_router_restart() {
+    let body = format!(
+        "run capA 150 A tshark -q -i R -f udp -F pcap -w $OUT/A.pcap
+         sleep 2
+         run router 150 R $SIFTDDS router --config $OUT/router.toml
+         sleep 1
+         run PgT.sift 130 B $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
+         run PgT.dirA 130 A $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
+         run perf.sub 130 B $SIFTDDS perf sub --common-bytes 188 --size 28 --count {PERF_N}
+         sleep 5
+         {writers}
+         run perf.pub 130 A $SIFTDDS perf pub --common-bytes 188 --size 28 --count {PERF_N} --rate 50 --peer-group bench
+         until_lines PgT.sift 'BLUE' 150 60
+         kill9 router
+         sleep 3
+         run router2 120 R $SIFTDDS router --config $OUT/router.toml
+         until_lines PgT.dirA 'BLUE' {FAULT_N} 90
+         until_lines PgT.sift '\\[{FAULT_N}\\]' 2 30
+         await perf.pub 40
+         sleep 8
+         for n in PgT.sift PgT.dirA perf.sub red blue router2 capA; do stop $n; done
+        ",
+        writers = shape_writers(40)
+    );
+    let test = "peer_group_cache_across_a_router_restart";
+    let needs = [Need::Tool("tshark")];
+    let Some(s) = run_sites(
+        test,
+        &needs,
+        &["A:R", "R:B"],
+        &fault_script(&body),
+        Duration::from_secs(200),
+    ) else {
+        return;
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    let mut lost = Vec::new();
+    for color in ["RED", "BLUE"] {
+        let direct = shapes(&s.out("PgT.dirA"), "PgT", color);
+        let routed = shapes(&s.out("PgT.sift"), "PgT", color);
+        let r = against_direct(&routed, &direct, true).and_then(|missing| {
+            check(missing > 0 && routed.last() == direct.last(), || {
+                format!("{missing} missing, last {:?} (want {:?}): the restart was not mid-stream or samples did not resume", routed.last(), direct.last())
+            })?;
+            lost.push(format!("{color} {missing}"));
+            Ok(format!("{} of {FAULT_N} as the direct reader's, once, in order; {missing} lost while the router was down", routed.len()))
+        });
+        cases.push(router_case(
+            "siftdds",
+            &format!("{color} siftdds(A)→R(restarted)→siftdds(B)"),
+            "pg-restart",
+            r.map_err(|e| format!("{e}\n{}", s.dump("PgT.sift"))),
+        ));
+    }
+    cases.push(router_case(
+        "siftdds",
+        "perf pub --peer-group→R(restarted)→perf sub",
+        "pg-restart",
+        perf_sub_result(&s, "perf.sub", true),
+    ));
+    let (first, second) = (
+        counters_of(&s.err("router")),
+        counters_of(&s.err("router2")),
+    );
+    let (d, data) = abbreviated(&s.path("A.pcap")).unwrap_or_default();
+    report(&format!(
+        "restart: first router {first:?}; second {second:?}; lost {lost:?}; capture on A: {} abbreviated, {data} DATA",
+        d.len()
+    ));
+    cases.push(router_case(
+        "siftdds",
+        "restarted router",
+        "pg-restart",
+        second
+            .as_deref()
+            .and_then(|l| {
+                Some((
+                    counter(l, "defines")?,
+                    counter(l, "hits")?,
+                    counter(l, "refused_bad")?,
+                    counter(l, "collisions")?,
+                ))
+            })
+            .ok_or_else(|| format!("no counters line\n{}", s.dump("router2")))
+            .and_then(|(defines, hits, bad, coll)| {
+                // Its cache started empty: the members defined their keys again (one per
+                // shape colour, one for the perf writer) before it restored anything.
+                check(defines >= 3 && hits > 0 && bad == 0 && coll == 0, || {
+                    format!("defines {defines}, hits {hits}, refused_bad {bad}, collisions {coll}")
+                })?;
+                Ok(format!("defines={defines} hits={hits} after the restart"))
+            }),
+    ));
+    conclude(test, &cases, &s);
+}
