@@ -321,44 +321,56 @@ fn shapes(out: &str, topic: &str, color: &str) -> Vec<(i64, i64, i64)> {
     v
 }
 
-/// A routed reader's samples against the direct reader's: byte-identical values, strictly
-/// in order, none twice, and the direct run's samples minus one contiguous run (`gap_ok`:
-/// how many the run may miss; 0 means none). Returns how many were missing.
-fn against_direct(
-    routed: &[(i64, i64, i64)],
-    direct: &[(i64, i64, i64)],
-    gap_ok: bool,
+/// A reader's samples against what the writer printed it wrote (`-w`): byte-identical
+/// values, strictly in the written order, none twice. `gaps_ok`: the samples may miss a
+/// leading run (a VOLATILE reader matched after the first writes) and one run inside (the
+/// router was down), but must end with the last one written (the stream resumed); otherwise
+/// nothing may be missing. Returns how many inside the stream were missing.
+fn against_written(
+    got: &[(i64, i64, i64)],
+    written: &[(i64, i64, i64)],
+    gaps_ok: bool,
 ) -> Result<usize, String> {
-    check(direct.len() as i64 == FAULT_N, || {
-        format!("the direct reader got {} of {FAULT_N}", direct.len())
+    check(written.len() as i64 == FAULT_N, || {
+        format!("the writer printed {} of {FAULT_N}", written.len())
     })?;
-    // Every routed sample is a direct one, in the direct order (sizes are 1..=N, unique).
-    let mut at = 0usize;
-    let mut missing_runs = 0usize;
-    for s in routed {
-        let Some(i) = direct[at..].iter().position(|d| d == s) else {
+    let (mut at, mut lead, mut inside, mut runs) = (0usize, 0usize, 0usize, 0usize);
+    for s in got {
+        let Some(i) = written[at..].iter().position(|d| d == s) else {
             return Err(format!(
-                "{s:?} is not the direct run's next sample (after index {at}): wrong, duplicate or out of order"
+                "{s:?} is not a sample written after index {at}: wrong, duplicate or out of order"
             ));
         };
-        if i > 0 {
-            missing_runs += 1;
+        match (at, i) {
+            (_, 0) => {}
+            (0, i) => lead = i,
+            (_, i) => {
+                inside += i;
+                runs += 1;
+            }
         }
         at += i + 1;
     }
-    if at < direct.len() {
-        missing_runs += 1;
-    }
-    let missing = direct.len() - routed.len();
-    check(
-        if gap_ok {
-            missing_runs <= 1 && at == direct.len()
-        } else {
-            missing == 0
-        },
-        || format!("{missing} missing in {missing_runs} runs (last routed at {at})"),
-    )?;
-    Ok(missing)
+    let tail = written.len() - at;
+    let ok = match gaps_ok {
+        true => tail == 0 && runs <= 1 && !got.is_empty(),
+        false => got.len() == written.len(),
+    };
+    check(ok, || {
+        format!(
+            "{} of {}: {lead} missing first, {inside} inside in {runs} runs, {tail} at the end",
+            got.len(),
+            written.len()
+        )
+    })?;
+    Ok(inside)
+}
+
+/// The number just before `word` in `line`.
+fn word_before(line: &str, word: &str) -> Option<u64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let i = words.iter().position(|w| *w == word)?;
+    words.get(i.checked_sub(1)?)?.parse().ok()
 }
 
 /// The perf subscriber's own checks: its byte-comparison line and its `summary:` loss.
@@ -368,12 +380,7 @@ fn perf_sub_result(s: &Sites, name: &str, want_lost: bool) -> Result<String, Str
         .lines()
         .find(|l| l.contains("byte-identical"))
         .ok_or_else(|| format!("no check line\n{}", s.dump(name)))?;
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let before = |word: &str| {
-        let i = words.iter().position(|w| *w == word)?;
-        words.get(i.checked_sub(1)?)?.parse::<u64>().ok()
-    };
-    let (ok, differing) = (before("samples"), before("differing"));
+    let (ok, differing) = (word_before(line, "samples"), word_before(line, "differing"));
     let sum = super::perf_summary(&out).ok_or_else(|| format!("no summary\n{}", s.dump(name)))?;
     let received = sum.get("samples").copied().unwrap_or(0.0) as u64;
     // Across a router restart the samples come from the restarted router's writer, a new
@@ -384,8 +391,8 @@ fn perf_sub_result(s: &Sites, name: &str, want_lost: bool) -> Result<String, Str
     };
     let dup = out
         .lines()
-        .find_map(|l| l.strip_prefix("sub: ").and_then(|r| r.split(", ").nth(1)))
-        .and_then(|d| d.split_whitespace().next()?.parse::<u64>().ok());
+        .find(|l| l.starts_with("sub: ") && l.contains(" duplicates, "))
+        .and_then(|l| word_before(l, "duplicates,"));
     check(
         differing == Some(0)
             && ok == Some(received)
@@ -418,10 +425,11 @@ fn fault_script(body: &str) -> String {
     )
 }
 
-fn shape_writers(period_ms: u32) -> String {
+/// The two group writers (`-w`: each prints what it wrote, the reference of the checks).
+fn shape_writers(period_ms: u32, durability: char) -> String {
     format!(
-        "run red 150 A $SHAPE_MAIN -P -t PgT -c RED -r -k 0 -D v -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml
-         run blue 150 A $SHAPE_MAIN -P -t PgT -c BLUE -r -k 0 -D v -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml"
+        "run red 150 A $SHAPE_MAIN -P -w -t PgT -c RED -r -k 0 -D {durability} -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml
+         run blue 150 A $SHAPE_MAIN -P -w -t PgT -c BLUE -r -k 0 -D {durability} -z 0 --write-period {period_ms} --num-iterations {FAULT_N} --qos-file $OUT/pg.xml"
     )
 }
 
@@ -432,9 +440,9 @@ fn peer_group_cache_over_a_lossy_upstream_link() {
          sleep 2
          run router 150 R $SIFTDDS router --config $OUT/router.toml
          sleep 1
-         run PgT.cyc 130 B $CYCLONE sub -T PgT -k 0 -D v -t 120
-         run PgT.sift 130 B $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
-         run PgT.dirA 130 A $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
+         run PgT.cyc 130 B $CYCLONE sub -T PgT -k 0 -D t -t 120
+         run PgT.sift 130 B $SHAPE_MAIN -S -t PgT -r -k 0 -D l --read-period 5
+         run PgT.dirA 130 A $SHAPE_MAIN -S -t PgT -r -k 0 -D l --read-period 5
          run perf.sub 130 B $SIFTDDS perf sub --common-bytes 188 --size 28 --count {PERF_N}
          sleep 5
          {writers}
@@ -444,7 +452,9 @@ fn peer_group_cache_over_a_lossy_upstream_link() {
          sleep 3
          for n in PgT.cyc PgT.sift PgT.dirA perf.pub red blue router capA; do stop $n; done
         ",
-        writers = shape_writers(10)
+        // TRANSIENT_LOCAL (as the three-vendor test): a reader matched late over the lossy
+        // link still gets the first samples, so every sample is owed to every reader.
+        writers = shape_writers(10, 'l')
     );
     let test = "peer_group_cache_over_a_lossy_upstream_link";
     let needs = [Need::Tool("tshark"), Need::Peer("cyclone/shapes_cyclone")];
@@ -460,21 +470,20 @@ fn peer_group_cache_over_a_lossy_upstream_link() {
         return;
     };
     let mut cases: Vec<Case> = Vec::new();
-    for color in ["RED", "BLUE"] {
-        let direct = shapes(&s.out("PgT.dirA"), "PgT", color);
-        for (sub, label) in [("PgT.cyc", "Cyclone(B)"), ("PgT.sift", "siftdds(B)")] {
-            let routed = shapes(&s.out(sub), "PgT", color);
+    for (color, writer) in [("RED", "red"), ("BLUE", "blue")] {
+        let written = shapes(&s.out(writer), "PgT", color);
+        for (sub, label) in [
+            ("PgT.cyc", "→R→Cyclone(B)"),
+            ("PgT.sift", "→R→siftdds(B)"),
+            ("PgT.dirA", "→siftdds(A) direct"),
+        ] {
+            let got = shapes(&s.out(sub), "PgT", color);
             cases.push(router_case(
                 "siftdds",
-                &format!("{color} siftdds(A)→R→{label}, A:R loss=10"),
+                &format!("{color} siftdds(A){label}, A:R loss=10"),
                 "pg-loss",
-                against_direct(&routed, &direct, false)
-                    .map(|_| {
-                        format!(
-                            "{} samples as the direct reader's, once, in order",
-                            routed.len()
-                        )
-                    })
+                against_written(&got, &written, false)
+                    .map(|_| format!("{} samples as written, once, in order", got.len()))
                     .map_err(|e| format!("{e}\n{}", s.dump(sub))),
             ));
         }
@@ -531,8 +540,7 @@ fn peer_group_cache_across_a_router_restart() {
          run router 150 R $SIFTDDS router --config $OUT/router.toml
          sleep 1
          run PgT.sift 130 B $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
-         run PgT.dirA 130 A $SHAPE_MAIN -S -t PgT -r -k 0 -D v --read-period 5
-         run perf.sub 130 B $SIFTDDS perf sub --common-bytes 188 --size 28 --count {PERF_N}
+         run perf.sub 130 B $SIFTDDS perf sub --common-bytes 188 --size 28 --count {PERF_N} --idle-timeout 30
          sleep 5
          {writers}
          run perf.pub 130 A $SIFTDDS perf pub --common-bytes 188 --size 28 --count {PERF_N} --rate 50 --peer-group bench
@@ -540,13 +548,13 @@ fn peer_group_cache_across_a_router_restart() {
          kill9 router
          sleep 3
          run router2 120 R $SIFTDDS router --config $OUT/router.toml
-         until_lines PgT.dirA 'BLUE' {FAULT_N} 90
+         until_lines blue 'BLUE' {FAULT_N} 90
          until_lines PgT.sift '\\[{FAULT_N}\\]' 2 30
          await perf.pub 40
-         sleep 8
-         for n in PgT.sift PgT.dirA perf.sub red blue router2 capA; do stop $n; done
+         await perf.sub 40
+         for n in PgT.sift red blue router2 capA; do stop $n; done
         ",
-        writers = shape_writers(40)
+        writers = shape_writers(40, 'v')
     );
     let test = "peer_group_cache_across_a_router_restart";
     let needs = [Need::Tool("tshark")];
@@ -561,15 +569,18 @@ fn peer_group_cache_across_a_router_restart() {
     };
     let mut cases: Vec<Case> = Vec::new();
     let mut lost = Vec::new();
-    for color in ["RED", "BLUE"] {
-        let direct = shapes(&s.out("PgT.dirA"), "PgT", color);
+    for (color, writer) in [("RED", "red"), ("BLUE", "blue")] {
+        let written = shapes(&s.out(writer), "PgT", color);
         let routed = shapes(&s.out("PgT.sift"), "PgT", color);
-        let r = against_direct(&routed, &direct, true).and_then(|missing| {
-            check(missing > 0 && routed.last() == direct.last(), || {
-                format!("{missing} missing, last {:?} (want {:?}): the restart was not mid-stream or samples did not resume", routed.last(), direct.last())
+        let r = against_written(&routed, &written, true).and_then(|missing| {
+            check(missing > 0, || {
+                "nothing missing inside the stream: the restart was not mid-stream".to_string()
             })?;
             lost.push(format!("{color} {missing}"));
-            Ok(format!("{} of {FAULT_N} as the direct reader's, once, in order; {missing} lost while the router was down", routed.len()))
+            Ok(format!(
+                "{} of {FAULT_N} as written, once, in order, to the last; {missing} lost while the router was down",
+                routed.len()
+            ))
         });
         cases.push(router_case(
             "siftdds",
@@ -609,9 +620,11 @@ fn peer_group_cache_across_a_router_restart() {
             })
             .ok_or_else(|| format!("no counters line\n{}", s.dump("router2")))
             .and_then(|(defines, hits, bad, coll)| {
-                // Its cache started empty: the members defined their keys again (one per
-                // shape colour, one for the perf writer) before it restored anything.
-                check(defines >= 3 && hits > 0 && bad == 0 && coll == 0, || {
+                // Its cache started empty, so its restores needed definitions sent to it
+                // after the restart. Not every member must define again: one that keeps
+                // sending in full delivers nothing wrong (seen once: 2 of 3 defined,
+                // docs/peer-group-cache.md §10).
+                check(defines >= 1 && hits > 0 && bad == 0 && coll == 0, || {
                     format!("defines {defines}, hits {hits}, refused_bad {bad}, collisions {coll}")
                 })?;
                 Ok(format!("defines={defines} hits={hits} after the restart"))

@@ -100,6 +100,10 @@ pub struct PerfArgs {
     /// comma-separated (overrides SIFTDDS_INTERFACES).
     #[arg(long, value_name = "LIST")]
     interface: Option<String>,
+    /// sub: stop only after this many seconds without data (default: 1 s once the writers
+    /// are gone, else 5 s).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = crate::args::seconds)]
+    idle_timeout: Option<f64>,
     /// pub, sub: PgSeq samples (topic `DDSPerf{R,U}DataPG`) whose `common` member is N
     /// serialized bytes (its length included; a multiple of 4), on top of --size
     /// (docs/peer-group-cache.md §8).
@@ -211,6 +215,8 @@ pub struct PerfOptions {
     pub fragment_size: usize,
     /// `--interface`: the interface selection (overrides `SIFTDDS_INTERFACES`).
     pub interface: Option<String>,
+    /// `--idle-timeout`: how long without data ends a subscriber.
+    pub idle_timeout: Option<Duration>,
     /// `--common-bytes`, `--common-set`: PgSeq samples of this shape.
     pub pg_shape: Option<pg_seq::Shape>,
     /// `--peer-group`: the writer's peer group.
@@ -246,6 +252,7 @@ impl PerfOptions {
                 .fragment_size
                 .unwrap_or(siftdds::api::DEFAULT_FRAGMENT_SIZE),
             interface: a.interface,
+            idle_timeout: a.idle_timeout.map(Duration::from_secs_f64),
             pg_shape,
             peer_group: a.peer_group,
         })

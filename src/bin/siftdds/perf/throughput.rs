@@ -353,7 +353,17 @@ pub fn subscribe_samples<T: TopicType>(
             break;
         }
         let idle = Duration::from_nanos(now.saturating_sub(last));
-        if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
+        if let Some(limit) = o.idle_timeout {
+            // --idle-timeout: the stream may pause (a restarting router); only this long
+            // without data ends it.
+            if first > 0 && idle >= limit {
+                stream_ended = true;
+                break;
+            }
+        } else if first > 0
+            && idle >= IDLE_UNMATCHED
+            && last_matched_check.elapsed() >= IDLE_UNMATCHED
+        {
             last_matched_check = Instant::now();
             if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
                 // The stream ended (not our --count or --duration): what its writers
