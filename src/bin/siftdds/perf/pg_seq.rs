@@ -273,8 +273,8 @@ mod tests {
                 shape.check(&bytes),
                 Ok((9, 2, bytes.len(), Some(0x0102_0304_0506_0708)))
             );
-            // Every byte but the stamp's is checked.
-            let stamp = 4 + 12 + 24 + 4..4 + 12 + 24 + 4 + STAMP_LEN;
+            // Every byte but the stamp's (at 4 + seq, keyval 8 + common 24 + length 4).
+            let stamp = 4 + 8 + 24 + 4..4 + 8 + 24 + 4 + STAMP_LEN;
             for i in (0..bytes.len()).filter(|i| !stamp.contains(i)) {
                 let mut bad = bytes.clone();
                 bad[i] ^= 0x40;
