@@ -6,6 +6,10 @@
 //! fleet, model, standard, firmware, operator, route) + 24 varying (x, y, speed as f64), the
 //! layout of /work/shared/notes/routing-and-caching.md §2.4. Case (b): 4 KiB common
 //! (sequence<octet> of 4092) + 64 varying (counter + octet[60]).
+//! Cases (a') and (b'): the samples `siftdds perf pub --common-bytes N --size M` writes
+//! (`PgSeq`, the very code of `src/bin/siftdds/perf/pg_seq.rs`): one common set, the write
+//! time advancing 1 ms per sample, so zstd is measured on the bytes the perf run sends
+//! through the router (docs/peer-group-cache.md §8).
 //! Each case has `SETS` publishers (one common set each); the dictionary is trained on 1,000
 //! samples and measured on 1,000 others; the cache figure includes the amortised definitions.
 
@@ -14,6 +18,13 @@ use siftdds::core::pgcache::split::{common_segments, split};
 use siftdds::core::pgcache::{group_id, key_of};
 use siftdds::types::{Extensibility, Member, TypeDescriptor, TypeKind};
 use siftdds::wire::{CacheKey, KeyDefinition};
+
+/// The perf tool's sample type and generator, shared with `siftdds perf` (not a copy).
+#[path = "../src/bin/siftdds/perf/pg_seq.rs"]
+#[allow(dead_code)]
+mod pg_seq;
+
+use siftdds::types::TopicType;
 
 const SETS: usize = 4;
 const TRAIN: usize = 1000;
@@ -144,13 +155,14 @@ fn zstd_mean(samples: &[Vec<u8>], level: i32, dict: Option<&[u8]>) -> f64 {
 
 fn run(
     name: &str,
+    sets: usize,
     desc: &TypeDescriptor,
     common: &[String],
     make: &dyn Fn(usize, u32, &mut Rng) -> Vec<u8>,
 ) {
     let mut rng = Rng(42);
     let all: Vec<Vec<u8>> = (0..TRAIN + MEASURE)
-        .map(|i| make(i % SETS, i as u32, &mut rng))
+        .map(|i| make(i % sets, i as u32, &mut rng))
         .collect();
     let (train, measure) = all.split_at(TRAIN);
     let full = measure.iter().map(Vec::len).sum::<usize>() as f64 / MEASURE as f64;
@@ -175,7 +187,7 @@ fn run(
     }
     let cache = cache_bytes as f64 / MEASURE as f64;
     println!(
-        "## {name}: {MEASURE} samples, {SETS} common sets, dictionary 4 KiB from {TRAIN} others"
+        "## {name}: {MEASURE} samples, {sets} common sets, dictionary 4 KiB from {TRAIN} others"
     );
     println!("| method | bytes/sample | % of full |");
     println!("|---|---:|---:|");
@@ -207,7 +219,30 @@ fn run(
 
 fn main() {
     let (a, ca) = type_a();
-    run("(a) 220 B samples, 188 B common", &a, &ca, &sample_a);
+    run("(a) 220 B samples, 188 B common", SETS, &a, &ca, &sample_a);
     let (b, cb) = type_b();
-    run("(b) 4 KiB common + 64 B varying", &b, &cb, &sample_b);
+    run("(b) 4 KiB common + 64 B varying", SETS, &b, &cb, &sample_b);
+    let common = [pg_seq::COMMON_MEMBER.to_string()];
+    for (name, common_bytes, size) in [
+        (
+            "(a') perf pub --common-bytes 188 --size 28 (PgSeq, 220 B)",
+            188,
+            28,
+        ),
+        (
+            "(b') perf pub --common-bytes 4096 --size 64 (PgSeq, 4164 B)",
+            4096,
+            64,
+        ),
+    ] {
+        let shape = pg_seq::Shape::new(common_bytes, size, 0).unwrap();
+        // One writer, one common set: as the perf run.
+        let make = |_set: usize, n: u32, _rng: &mut Rng| {
+            let stamp = 1_764_633_600_000_000_000 + u64::from(n) * 1_000_000;
+            shape
+                .sample(n, 0, stamp)
+                .serialize(siftdds::cdr::Endianness::Little)
+        };
+        run(name, 1, pg_seq::PgSeq::type_descriptor(), &common, &make);
+    }
 }

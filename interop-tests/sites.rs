@@ -16,6 +16,7 @@
 
 mod multi_homed;
 mod pgcache;
+mod pgcache_faults;
 mod router;
 mod router_ha;
 mod router_late;

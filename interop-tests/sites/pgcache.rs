@@ -23,7 +23,7 @@ use super::{Case, Need, Sites, check, conclude, report, run_sites};
 /// Samples per writer.
 const N: i64 = 400;
 
-const PROFILE: &str = r#"<dds><qos_library name="pg"><qos_profile name="members" is_default_qos="true">
+pub(super) const PROFILE: &str = r#"<dds><qos_library name="pg"><qos_profile name="members" is_default_qos="true">
   <siftdds_peer_group name="shapes" topic="PgT">
     <member>*</member>
     <common>color</common>
@@ -57,7 +57,7 @@ capacity = 8
 
 /// What a capture carried: the destination of each abbreviated submessage, and how many
 /// user DATA submessages (so a check of "none abbreviated" is not vacuous).
-fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize), String> {
+pub(super) fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize), String> {
     let out = Command::new("tshark")
         .arg("-r")
         .arg(file)
@@ -130,7 +130,7 @@ fn router_counters(s: &Sites) -> Option<String> {
         .map(|l| l.to_string())
 }
 
-fn counter(line: &str, name: &str) -> Option<u64> {
+pub(super) fn counter(line: &str, name: &str) -> Option<u64> {
     line.split_whitespace()
         .find_map(|w| w.strip_prefix(&format!("{name}=")))
         .and_then(|v| v.parse().ok())

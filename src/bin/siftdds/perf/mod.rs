@@ -19,6 +19,8 @@
 
 mod keyed_seq;
 mod latency;
+mod peer_group;
+pub mod pg_seq;
 pub mod report;
 mod throughput;
 mod udp;
@@ -98,6 +100,22 @@ pub struct PerfArgs {
     /// comma-separated (overrides SIFTDDS_INTERFACES).
     #[arg(long, value_name = "LIST")]
     interface: Option<String>,
+    /// sub: stop only after this many seconds without data (default: 1 s once the writers
+    /// are gone, else 5 s).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = crate::args::seconds)]
+    idle_timeout: Option<f64>,
+    /// pub, sub: PgSeq samples (topic `DDSPerf{R,U}DataPG`) whose `common` member is N
+    /// serialized bytes (its length included; a multiple of 4), on top of --size
+    /// (docs/peer-group-cache.md §8).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    common_bytes: Option<usize>,
+    /// pub, sub: which common content (0..): writers of one set share a cache entry.
+    #[arg(long, value_name = "K", default_value = "0", requires = "common_bytes")]
+    common_set: u32,
+    /// pub: be a member of peer group G (common member `common`, intermediary
+    /// `siftdds-router-*`, every participant a member); prints the upstream bytes.
+    #[arg(long, value_name = "G", requires = "common_bytes")]
+    peer_group: Option<String>,
 }
 
 /// `--history`: a depth or KEEP_ALL.
@@ -197,11 +215,17 @@ pub struct PerfOptions {
     pub fragment_size: usize,
     /// `--interface`: the interface selection (overrides `SIFTDDS_INTERFACES`).
     pub interface: Option<String>,
+    /// `--idle-timeout`: how long without data ends a subscriber.
+    pub idle_timeout: Option<Duration>,
+    /// `--common-bytes`, `--common-set`: PgSeq samples of this shape.
+    pub pg_shape: Option<pg_seq::Shape>,
+    /// `--peer-group`: the writer's peer group.
+    pub peer_group: Option<String>,
 }
 
 impl PerfOptions {
-    /// The options of `command`.
-    pub fn from_command(command: PerfCommand) -> Self {
+    /// The options of `command`; `Err` for a PgSeq shape the sizes cannot have.
+    pub fn from_command(command: PerfCommand) -> Result<Self, String> {
         let (mode, a) = match command {
             PerfCommand::Pub(a) => (Mode::Pub, a),
             PerfCommand::Sub(a) => (Mode::Sub, a),
@@ -210,7 +234,11 @@ impl PerfOptions {
             PerfCommand::UdpPing(a) => (Mode::UdpPing, a),
             PerfCommand::UdpPong(a) => (Mode::UdpPong, a),
         };
-        PerfOptions {
+        let pg_shape = a
+            .common_bytes
+            .map(|n| pg_seq::Shape::new(n, a.size, a.common_set))
+            .transpose()?;
+        Ok(PerfOptions {
             mode,
             size: a.size,
             reliable: !a.best_effort,
@@ -224,7 +252,10 @@ impl PerfOptions {
                 .fragment_size
                 .unwrap_or(siftdds::api::DEFAULT_FRAGMENT_SIZE),
             interface: a.interface,
-        }
+            idle_timeout: a.idle_timeout.map(Duration::from_secs_f64),
+            pg_shape,
+            peer_group: a.peer_group,
+        })
     }
 
     /// `RELIABLE` / `BEST_EFFORT` and `KEEP_ALL` / `KEEP_LAST n`, for the opening lines.
@@ -245,7 +276,8 @@ impl PerfOptions {
 
     /// `DDSPerf{R|U}{kind}KS`, `ddsperf`'s topic names for the KS type.
     fn topic_name(&self, kind: &str) -> String {
-        format!("DDSPerf{}{kind}KS", if self.reliable { 'R' } else { 'U' })
+        let ty = if self.pg_shape.is_some() { "PG" } else { "KS" };
+        format!("DDSPerf{}{kind}{ty}", if self.reliable { 'R' } else { 'U' })
     }
 
     fn reliability(&self) -> Reliability {
@@ -377,7 +409,14 @@ fn parse_size(s: &str) -> Result<usize, String> {
 /// on a set-up error.
 pub fn main(command: PerfCommand) -> std::process::ExitCode {
     use std::process::ExitCode;
-    match run(&PerfOptions::from_command(command)) {
+    let options = match PerfOptions::from_command(command) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("siftdds perf: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -391,7 +430,9 @@ pub fn main(command: PerfCommand) -> std::process::ExitCode {
 /// its round trips; `Ok(false)`: losses or no peer.
 pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     match o.mode {
+        Mode::Pub if o.pg_shape.is_some() => peer_group::publish(o),
         Mode::Pub => throughput::publish(o),
+        Mode::Sub if o.pg_shape.is_some() => peer_group::subscribe(o),
         Mode::Sub => throughput::subscribe(o),
         Mode::Ping => latency::ping(o),
         Mode::Pong => latency::pong(o),
@@ -428,7 +469,7 @@ mod tests {
             perf: PerfCommand,
         }
         let argv = std::iter::once("perf").chain(args.iter().copied());
-        Cli::try_parse_from(argv).map(|c| PerfOptions::from_command(c.perf))
+        Cli::try_parse_from(argv).map(|c| PerfOptions::from_command(c.perf).unwrap())
     }
 
     #[test]
@@ -480,5 +521,41 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse(&["sub"]).unwrap().qos_summary(), "RELIABLE KEEP_ALL");
+    }
+
+    #[test]
+    fn peer_group_options_select_pgseq_samples() {
+        let o = parse(&[
+            "pub",
+            "--common-bytes",
+            "4k",
+            "--size",
+            "64",
+            "--peer-group",
+            "G",
+        ])
+        .unwrap();
+        assert_eq!(o.topic_name("Data"), "DDSPerfRDataPG");
+        assert_eq!(o.peer_group.as_deref(), Some("G"));
+        let shape = o.pg_shape.unwrap();
+        assert_eq!((shape.common.len(), shape.varying_len), (4092, 52));
+        assert!(parse(&["sub"]).unwrap().pg_shape.is_none());
+        for bad in [
+            &["pub", "--peer-group", "G"][..],
+            &["sub", "--common-set", "2"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(subcommand)]
+            perf: PerfCommand,
+        }
+        let c = Cli::try_parse_from(["perf", "pub", "--common-bytes", "190"]).unwrap();
+        assert!(
+            PerfOptions::from_command(c.perf).is_err(),
+            "not a multiple of 4"
+        );
     }
 }

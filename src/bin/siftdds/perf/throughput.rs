@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use siftdds::api::{DomainParticipant, Error as DdsError};
 use siftdds::core::ChangeKind;
 use siftdds::qos::{PublisherQos, SubscriberQos};
+use siftdds::types::TopicType;
 use siftdds::wire::Guid;
 
 use super::report::Meter;
@@ -28,7 +30,27 @@ const ACK_TIMEOUT: Duration = Duration::from_secs(60);
 /// succeeded (and, with `--count`, was acknowledged).
 pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
-    let topic = o.topic::<KeyedSeq>(&dp, "Data");
+    let sample = KeyedSeq {
+        seq: 0,
+        keyval: 0,
+        baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)],
+    };
+    let size = sample.size() as u64;
+    publish_samples(o, &dp, sample, size, |s, seq| s.seq = seq, || Ok(()))
+}
+
+/// The publishing loop of `pub` for any sample type: `sample` is written with sequence
+/// numbers 0, 1, … set by `set_seq` before each write; `size` is what the meter counts per
+/// sample; `closing` runs after the writer's counters are printed, while it still exists.
+pub fn publish_samples<T: TopicType>(
+    o: &PerfOptions,
+    dp: &DomainParticipant,
+    mut sample: T,
+    size: u64,
+    mut set_seq: impl FnMut(&mut T, u32),
+    closing: impl FnOnce() -> Result<(), DdsError>,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let topic = o.topic::<T>(dp, "Data");
     let writer = dp
         .create_publisher(PublisherQos::default())
         .create_datawriter_with_fragment_size(&topic, o.data_writer_qos(), o.fragment_size)?;
@@ -45,19 +67,15 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         println!("pub: no reader matched within {MATCH_TIMEOUT:?}");
         return Ok(false);
     }
-    let mut sample = KeyedSeq {
-        seq: 0,
-        keyval: 0,
-        baggage: vec![0xee; o.size.saturating_sub(FIXED_SIZE)],
-    };
-    let size = sample.size() as u64;
+    let mut seq = 0u32;
     let mut meter = Meter::new("pub");
     if o.reliable {
         // The reader may not have matched us yet (discovery is not symmetric in time): data
         // it drops until then is repaired only after NACKs, at a fraction of the rate. The
         // first sample's acknowledgement shows the match on both sides.
+        set_seq(&mut sample, seq);
         writer.write(&sample)?;
-        sample.seq = 1;
+        seq = 1;
         if writer.wait_for_acknowledgments(MATCH_TIMEOUT).is_err() {
             println!("pub: the first sample was not acknowledged within {MATCH_TIMEOUT:?}");
             return Ok(false);
@@ -67,22 +85,23 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     let start = Instant::now();
     let mut failed = 0u64;
-    let mut written = u64::from(sample.seq);
+    let mut written = u64::from(seq);
     'write: loop {
         for _ in 0..WRITES_PER_TICK {
             if o.count.is_some_and(|n| written >= n) {
                 break 'write;
             }
+            set_seq(&mut sample, seq);
             match writer.write(&sample) {
                 Ok(()) => meter.record(1, size, 0),
                 Err(e) => {
                     failed += 1;
                     meter.record(0, 0, 1);
-                    eprintln!("pub: write {}: {e}", sample.seq);
+                    eprintln!("pub: write {seq}: {e}");
                 }
             }
             written += 1;
-            sample.seq = sample.seq.wrapping_add(1);
+            seq = seq.wrapping_add(1);
             if let Some(rate) = o.rate {
                 // Pace against the schedule, not the previous write (no drift).
                 let due = start + Duration::from_secs_f64(written as f64 / rate);
@@ -125,6 +144,7 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         rs.datagrams_sent, rs.send_errors, rs.datagrams_received
     );
     println!("pub: {}", spoof_line(&dp.stats()?));
+    closing()?;
     meter.summary(secs);
     Ok(failed == 0 && acked)
 }
@@ -225,8 +245,18 @@ struct Counts {
 /// default) until `--count`, `--duration` (from the first sample) or the publishers are
 /// gone; returns false when samples were lost in a reliable KEEP_ALL run.
 pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
+    subscribe_samples::<KeyedSeq>(o, |data| KeyedSeq::peek(data).ok())
+}
+
+/// The receiving loop of `sub` for any sample type: `peek` gives a serialized sample's
+/// (seq, keyval, size), `None` for one it refuses (counted as neither received nor lost).
+pub fn subscribe_samples<T: TopicType>(
+    o: &PerfOptions,
+    mut peek: impl FnMut(&[u8]) -> Option<(u32, u32, usize)> + Send + 'static,
+) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
-    let topic = o.topic::<KeyedSeq>(&dp, "Data");
+    let topic = o.topic::<T>(&dp, "Data");
     let reader = dp
         .create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, o.data_reader_qos())?;
@@ -243,7 +273,6 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     {
         let (counts, stop, tail) = (Arc::clone(&counts), Arc::clone(&stop), Arc::clone(&tail));
         let mut continuity = Continuity::default();
-        // Serialized: only seq, keyval and the size are needed (no copy of the baggage).
         reader.set_listener_serialized(move |changes, _| {
             let (mut n, mut bytes, mut lost) = (0u64, 0u64, 0u64);
             if let Ok(mut t) = tail.write() {
@@ -252,8 +281,11 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                 }
             }
             for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
-                let Ok((seq, keyval, size)) = KeyedSeq::peek(&c.data) else {
-                    eprintln!("sub: undecodable sample from {}", c.writer_guid);
+                let Some((seq, keyval, size)) = peek(&c.data) else {
+                    eprintln!(
+                        "sub: sample from {} refused (undecodable or not as expected)",
+                        c.writer_guid
+                    );
                     continue;
                 };
                 let (new, gap) = continuity.observe(c.writer_guid, keyval, seq);
@@ -321,7 +353,17 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             break;
         }
         let idle = Duration::from_nanos(now.saturating_sub(last));
-        if first > 0 && idle >= IDLE_UNMATCHED && last_matched_check.elapsed() >= IDLE_UNMATCHED {
+        if let Some(limit) = o.idle_timeout {
+            // --idle-timeout: the stream may pause (a restarting router); only this long
+            // without data ends it.
+            if first > 0 && idle >= limit {
+                stream_ended = true;
+                break;
+            }
+        } else if first > 0
+            && idle >= IDLE_UNMATCHED
+            && last_matched_check.elapsed() >= IDLE_UNMATCHED
+        {
             last_matched_check = Instant::now();
             if reader.matched_publications()? == 0 || idle >= IDLE_MAX {
                 // The stream ended (not our --count or --duration): what its writers
