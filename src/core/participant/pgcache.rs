@@ -103,26 +103,16 @@ impl Participant {
         validate_all(&groups)?;
         // What our caches' contents depend on (membership does not: it is checked per
         // message, and entries are keyed by content).
-        let cached =
-            |gs: &[PeerGroupConfig]| -> Vec<(String, String, Vec<String>, Vec<String>, usize)> {
-                gs.iter()
-                    .filter(|g| {
-                        g.is_intermediary(
-                            self.config.entity_name.as_deref(),
-                            self.config.guid_prefix.0,
-                        )
-                    })
-                    .map(|g| {
-                        (
-                            g.name.clone(),
-                            g.topic.clone(),
-                            g.common.clone(),
-                            g.sensitive.clone(),
-                            g.capacity,
-                        )
-                    })
-                    .collect()
-            };
+        let cached = |gs: &[PeerGroupConfig]| -> Vec<PeerGroupConfig> {
+            let (name, prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
+            gs.iter()
+                .filter(|g| g.is_intermediary(name, prefix.0))
+                .map(|g| PeerGroupConfig {
+                    members: Vec::new(),
+                    ..g.clone()
+                })
+                .collect()
+        };
         let changed = cached(&self.config.peer_groups) != cached(&groups);
         self.config.peer_groups = groups;
         let mut generation = self.local_data.pgcache.map_or_else(
