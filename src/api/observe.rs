@@ -164,6 +164,7 @@ mod tests {
                 vendor_id: VendorId::FAST_DDS,
             },
             qos,
+            pgcache: None,
         }
     }
 

@@ -23,6 +23,7 @@ mod header;
 mod locator;
 mod message;
 mod pgcache;
+mod pgcache_coop;
 pub mod plist;
 mod sequence;
 mod sn_set;
@@ -38,6 +39,9 @@ pub use pgcache::{
     AbbreviatedData, CacheKey, Capability, KeyDefinition, MAX_REST, MAX_SEGMENTS,
     PID_SIFTDDS_PGCACHE_CAPABILITY, PID_SIFTDDS_PGCACHE_KEY, SHORT_KEY_LEN,
     SIFTDDS_ABBREVIATED_DATA, Segment,
+};
+pub use pgcache_coop::{
+    EvictionNotice, MAX_ANNOUNCED_PROJECTIONS, MAX_EVICTION_NOTICES, ProjectionAnnouncement,
 };
 pub use sequence::{FragmentNumber, SequenceNumber};
 pub use sn_set::{FragmentNumberSet, MAX_SET_BITS, NumberSet, SequenceNumberSet, SetMember};

@@ -208,6 +208,7 @@ mod tests {
                 data_representation: DataRepresentation::new([DataRepresentation::XCDR2]),
                 ..DataWriterQos::default()
             },
+            pgcache: None,
         };
         let reader = SubscriptionData {
             endpoint: endpoint(prefix, [0, 0, 2, 7]),

@@ -68,6 +68,10 @@ pub struct ParticipantProxyData {
     /// participant is a peer-group intermediary with this capacity and cache generation
     /// (docs/peer-group-cache.md). `None`: not one, and not sent.
     pub pgcache: Option<crate::wire::Capability>,
+    /// PID_SIFTDDS_PGCACHE_EVICTED (siftdds vendor PID, read only from siftdds): the entries
+    /// an intermediary evicted most recently, at most `wire::MAX_EVICTION_NOTICES`
+    /// (docs/peer-group-cache.md §4.3). Empty (and not sent) otherwise.
+    pub pgcache_evicted: Vec<crate::wire::EvictionNotice>,
 }
 
 impl ParticipantProxyData {
@@ -92,6 +96,7 @@ impl ParticipantProxyData {
             entity_name: None,
             properties: Vec::new(),
             pgcache: None,
+            pgcache_evicted: Vec::new(),
         }
     }
 
@@ -185,6 +190,11 @@ impl ParticipantProxyData {
         if let Some(c) = &capability {
             p.push(known(PID_SIFTDDS_PGCACHE_CAPABILITY, Value::Octets(c)));
         }
+        let evicted = (!self.pgcache_evicted.is_empty())
+            .then(|| crate::wire::EvictionNotice::list_to_octets(&self.pgcache_evicted));
+        if let Some(e) = &evicted {
+            p.push(known(PID_SIFTDDS_PGCACHE_EVICTED, Value::Octets(e)));
+        }
         encode(&p, endian)
     }
 
@@ -235,6 +245,10 @@ impl ParticipantProxyData {
                 (PID_USER_DATA, Value::Octets(b)) => out.user_data = b.to_vec(),
                 (PID_SIFTDDS_PGCACHE_CAPABILITY, Value::Octets(b)) => {
                     out.pgcache = crate::wire::Capability::from_octets(b);
+                }
+                (PID_SIFTDDS_PGCACHE_EVICTED, Value::Octets(b)) => {
+                    out.pgcache_evicted =
+                        crate::wire::EvictionNotice::list_from_octets(b).unwrap_or_default();
                 }
                 (PID_ENTITY_NAME, Value::String(s)) => out.entity_name = Some((*s).to_owned()),
                 (PID_PROPERTY_LIST, Value::PropertyList { properties, .. }) => {

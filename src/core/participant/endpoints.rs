@@ -537,6 +537,7 @@ impl Participant {
                 vendor_id: VendorId::SIFTDDS,
             },
             qos: w.spec.qos.clone(),
+            pgcache: w.writer.pgcache_announcement(),
         })
     }
 

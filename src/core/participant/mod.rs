@@ -381,6 +381,7 @@ impl Participant {
         for w in self.writers.values_mut() {
             w.writer.handle_timeout(now);
         }
+        self.pgcache_reannounce(now);
         for r in self.readers.values_mut() {
             r.reader.handle_timeout(now);
         }
@@ -408,6 +409,7 @@ impl Participant {
         }
         consider(self.builtin.poll_timeout());
         consider(self.liveliness.poll_timeout());
+        consider(self.pgcache_poll_timeout());
         for w in self.writers.values() {
             consider(w.writer.poll_timeout());
         }
@@ -500,7 +502,7 @@ impl Participant {
                 };
                 let writer = Guid::new(src, writer_id);
                 if let Submessage::Data(d) = &sm {
-                    self.pgcache_definition(state, d);
+                    self.pgcache_definition(now, state, d);
                 }
                 if !self
                     .builtin

@@ -6,6 +6,12 @@
 //! restore abbreviated samples (vendor submessage 0x81) into ordinary DATA handed to the
 //! local readers (the router's proxy readers, which forward them in full).
 //!
+//! Cooperation (docs/peer-group-cache.md §5 rules 13–15): a member writer's SEDP data carries
+//! its current projection digests (PID 0x8102), re-announced when a new one enters; the
+//! intermediary's caches keep announced entries; its evictions go out as notices in its SPDP
+//! (PID 0x8103, at most once per [`NOTICE_INTERVAL`]), and every SPDP update of an
+//! intermediary refreshes the peer state of the local writers matched with it.
+//!
 //! Must not: read a vendor PID or submessage from anything but a siftdds sender, deliver a
 //! sample it could not restore exactly (an unknown key delivers nothing; the reliable reader
 //! NACKs the hole and the writer repairs it in full), share a cache across groups, hold more
@@ -17,19 +23,25 @@ use super::Participant;
 use super::receiver::ReceiverState;
 use crate::cdr::{Reader, Writer};
 use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
-use crate::core::pgcache::intermediary::{CacheStats, GroupCache, GroupConfig, Restore};
+use crate::core::pgcache::intermediary::{
+    CacheStats, DefineOutcome, GroupCache, GroupConfig, Restore,
+};
 use crate::core::pgcache::split::check_common;
 use crate::core::writer::{GroupMembership, PgWriterCounters};
-use crate::time::Now;
+use crate::time::{Instant, Now};
 use crate::wire::plist::pid::PID_KEY_HASH;
 use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
 use crate::wire::submessage::{Data, DataPayload, Submessage};
 use crate::wire::{
-    AbbreviatedData, Capability, Guid, GuidPrefix, KeyDefinition, Locator, VendorId,
+    AbbreviatedData, Capability, EvictionNotice, Guid, GuidPrefix, KeyDefinition, Locator,
+    MAX_EVICTION_NOTICES, VendorId,
 };
 
 /// Most (group, type) caches one intermediary holds.
 pub const MAX_CACHES: usize = 64;
+/// Shortest time between two SPDP announcements made early for new eviction notices (the
+/// periodic announcement carries them too).
+pub const NOTICE_INTERVAL: core::time::Duration = core::time::Duration::from_millis(100);
 
 /// The intermediary's caches.
 #[derive(Debug, Default)]
@@ -37,6 +49,8 @@ pub(super) struct PgState {
     caches: BTreeMap<(u32, u64), GroupCache>,
     /// Definitions whose PID did not decode, and caches refused for the bound.
     malformed: u64,
+    /// When SPDP was last moved earlier for eviction notices.
+    notice_at: Option<Instant>,
 }
 
 /// The peer-group counters of a participant: its caches' (as intermediary) and its
@@ -87,11 +101,31 @@ impl Participant {
     /// groups share a wire id.
     pub fn set_peer_groups(&mut self, groups: Vec<PeerGroupConfig>) -> Result<(), PeerGroupError> {
         validate_all(&groups)?;
+        // What our caches' contents depend on (membership does not: it is checked per
+        // message, and entries are keyed by content).
+        let cached = |gs: &[PeerGroupConfig]| -> Vec<PeerGroupConfig> {
+            let (name, prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
+            gs.iter()
+                .filter(|g| g.is_intermediary(name, prefix.0))
+                .map(|g| PeerGroupConfig {
+                    members: Vec::new(),
+                    ..g.clone()
+                })
+                .collect()
+        };
+        let changed = cached(&self.config.peer_groups) != cached(&groups);
         self.config.peer_groups = groups;
-        let generation = self.local_data.pgcache.map_or_else(
+        let mut generation = self.local_data.pgcache.map_or_else(
             || first_generation(self.config.guid_prefix),
             |c| c.generation,
         );
+        // Another configuration drops our caches: a new generation, which every writer
+        // learns from our SPDP (rule "first sample in full").
+        if changed && !self.pgcache.caches.is_empty() {
+            self.pgcache.caches.clear();
+            self.local_data.pgcache_evicted.clear();
+            generation = generation.wrapping_add(1);
+        }
         let cap = capability_of(
             &self.config.peer_groups,
             self.config.entity_name.as_deref(),
@@ -126,6 +160,9 @@ impl Participant {
             a.refused_non_member = a.refused_non_member.saturating_add(t.refused_non_member);
             a.refused_bad = a.refused_bad.saturating_add(t.refused_bad);
             a.collisions = a.collisions.saturating_add(t.collisions);
+            a.kept_announced = a.kept_announced.saturating_add(t.kept_announced);
+            a.stale_generation = a.stale_generation.saturating_add(t.stale_generation);
+            a.announcements = a.announcements.saturating_add(t.announcements);
             s.entries = s.entries.saturating_add(c.len());
         }
         for w in self.writers.values() {
@@ -135,6 +172,9 @@ impl Participant {
             a.defines = a.defines.saturating_add(t.defines);
             a.abbreviated = a.abbreviated.saturating_add(t.abbreviated);
             a.upstream_bytes = a.upstream_bytes.saturating_add(t.upstream_bytes);
+            a.nacked = a.nacked.saturating_add(t.nacked);
+            a.evicted_forgotten = a.evicted_forgotten.saturating_add(t.evicted_forgotten);
+            a.announcements = a.announcements.saturating_add(t.announcements);
         }
         s
     }
@@ -179,15 +219,101 @@ impl Participant {
     /// reader is a peer when the writer is a member and the reader's participant is a
     /// siftdds intermediary of the group that announced the capability.
     pub(super) fn pgcache_matched(&mut self, writer: Guid, reader: Guid) {
-        let cap = self.member_group(writer).and_then(|g| {
+        let peer = self.member_group(writer).and_then(|g| {
             let p = self.remote_participants.get(&reader.prefix)?;
             let d = &p.data;
             let ok = d.vendor_id == VendorId::SIFTDDS
                 && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
-            ok.then_some(d.pgcache).flatten()
+            ok.then(|| d.pgcache.map(|c| (c, d.pgcache_evicted.clone())))
+                .flatten()
         });
         if let Some(w) = self.writers.get_mut(&writer.entity_id) {
-            w.writer.set_pgcache_peer(reader, cap);
+            match peer {
+                Some((cap, evicted)) => w.writer.set_pgcache_peer(reader, Some(cap), &evicted),
+                None => w.writer.set_pgcache_peer(reader, None, &[]),
+            }
+        }
+    }
+
+    /// Hook: the SPDP data of participant `prefix` changed (capability, generation, eviction
+    /// notices). Every local writer matched with one of its readers refreshes that peer.
+    pub(super) fn pgcache_participant_updated(&mut self, prefix: GuidPrefix) {
+        let pairs: Vec<(Guid, Guid)> = self
+            .writers
+            .iter()
+            .flat_map(|(id, w)| {
+                let me = Guid::new(self.config.guid_prefix, *id);
+                w.matched
+                    .iter()
+                    .filter(|r| r.prefix == prefix)
+                    .map(move |r| (me, *r))
+            })
+            .collect();
+        for (w, r) in pairs {
+            self.pgcache_matched(w, r);
+        }
+    }
+
+    /// Hook: remote writer `writer`'s SEDP data arrived (its projection announcement).
+    pub(super) fn pgcache_writer_announced(&mut self, writer: Guid) {
+        if self.local_data.pgcache.is_some() {
+            let _ = self.cache_for(writer);
+        }
+    }
+
+    /// Hook: remote writer `writer` is gone (SEDP dispose, lease): no longer a member of any
+    /// cache, its announcement no longer keeps entries.
+    pub(super) fn pgcache_writer_gone(&mut self, writer: Guid) {
+        for c in self.pgcache.caches.values_mut() {
+            c.remove_member(&writer);
+        }
+    }
+
+    /// Re-announces (SEDP) the local writers whose projections changed, at most once per
+    /// `writer::pgcache::ANNOUNCE_INTERVAL` each.
+    pub(super) fn pgcache_reannounce(&mut self, now: Now) {
+        let due: Vec<Guid> = self
+            .writers
+            .iter_mut()
+            .filter_map(|(id, w)| {
+                w.writer
+                    .pgcache_take_announcement(now.mono)
+                    .then(|| Guid::new(self.config.guid_prefix, *id))
+            })
+            .collect();
+        for w in due {
+            self.announce_writer(now, w);
+        }
+    }
+
+    /// The earliest re-announcement of a local writer's projections.
+    pub(super) fn pgcache_poll_timeout(&self) -> Option<Instant> {
+        self.writers
+            .values()
+            .filter_map(|w| w.writer.pgcache_announce_due())
+            .min()
+    }
+
+    /// Records what a definition evicted (and that `stored` is held again) in our SPDP's
+    /// eviction notices; new notices move the next SPDP announcement earlier (rate-limited).
+    fn pgcache_notices(&mut self, now: Now, group: u32, evicted: Vec<u64>, stored: Option<u64>) {
+        let before = self.local_data.pgcache_evicted.clone();
+        let list = &mut self.local_data.pgcache_evicted;
+        if let Some(d) = stored {
+            list.retain(|n| !(n.group == group && n.digest == d));
+        }
+        for digest in evicted {
+            let n = EvictionNotice { group, digest };
+            list.retain(|o| *o != n);
+            list.insert(0, n);
+        }
+        list.truncate(MAX_EVICTION_NOTICES);
+        if *list != before {
+            let at = self.pgcache.notice_at.map_or(now.mono, |t| {
+                t.saturating_add(NOTICE_INTERVAL).max(now.mono)
+            });
+            self.next_announce = self.next_announce.min(at);
+            self.pgcache.notice_at = Some(at);
         }
     }
 
@@ -207,6 +333,12 @@ impl Participant {
             .get(&writer.prefix)
             .and_then(|p| p.data.entity_name.as_deref());
         let member = g.is_member(&rw.topic_name, name, writer.prefix.0);
+        let announced = rw
+            .pgcache
+            .as_ref()
+            .filter(|a| a.group == g.id())
+            .map(|a| a.digests.clone())
+            .unwrap_or_default();
         let key = (g.id(), type_hash(&rw.type_name));
         let config = GroupConfig {
             group: key.0,
@@ -228,6 +360,7 @@ impl Participant {
             .or_insert_with(|| GroupCache::new(config, generation));
         if member {
             cache.add_member(writer);
+            cache.announce(&writer, &announced);
         } else {
             cache.remove_member(&writer);
         }
@@ -236,7 +369,7 @@ impl Participant {
 
     /// Hook: a DATA from `src` (a definition when it carries PID_SIFTDDS_PGCACHE_KEY from a
     /// siftdds sender). The DATA itself is delivered as usual whatever this decides.
-    pub(super) fn pgcache_definition(&mut self, state: &ReceiverState, d: &Data<'_>) {
+    pub(super) fn pgcache_definition(&mut self, now: Now, state: &ReceiverState, d: &Data<'_>) {
         if self.local_data.pgcache.is_none() {
             return;
         }
@@ -254,10 +387,14 @@ impl Participant {
                 return;
             }
         };
-        if let Some(cache) = self.cache_for(writer) {
-            let outcome = cache.handle_definition(&writer, &def, payload);
-            log::trace!("definition from {writer}: {outcome:?}");
-        }
+        let Some(cache) = self.cache_for(writer) else {
+            return;
+        };
+        let outcome = cache.handle_definition(&writer, &def, payload);
+        log::trace!("definition from {writer}: {outcome:?}");
+        let evicted = cache.take_evicted();
+        let stored = (outcome == DefineOutcome::Stored).then_some(def.key.digest);
+        self.pgcache_notices(now, def.key.group, evicted, stored);
     }
 
     /// Hook: a vendor submessage addressed to us. Only siftdds's abbreviated sample is

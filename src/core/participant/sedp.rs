@@ -370,6 +370,7 @@ impl Participant {
         for id in locals {
             self.evaluate_match(now, guid, Guid::new(self.config.guid_prefix, id));
         }
+        self.pgcache_writer_announced(guid);
     }
 
     fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
@@ -393,6 +394,7 @@ impl Participant {
         }
         self.liveliness_forget_remote(guid);
         self.group_writer_gone(guid.prefix);
+        self.pgcache_writer_gone(guid);
         let mut unmatched = Vec::new();
         for r in self.readers.values_mut() {
             if r.reader.matched_writer_remove(guid) {

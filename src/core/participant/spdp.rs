@@ -249,10 +249,16 @@ impl Participant {
             }
             known.lease_expires = lease_expires;
             if known.data != data {
+                let pg_changed = (known.data.pgcache, &known.data.pgcache_evicted)
+                    != (data.pgcache, &data.pgcache_evicted);
                 known.data = data;
                 let locators = known.metatraffic_destination(&self.config.interfaces);
                 self.builtin
                     .add_remote_participant(now, &known.data, locators);
+                // An intermediary's new generation or eviction notices reach our writers.
+                if pg_changed {
+                    self.pgcache_participant_updated(prefix);
+                }
             }
             return;
         }

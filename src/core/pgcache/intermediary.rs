@@ -1,6 +1,13 @@
 //! The intermediary side of the peer-group cache: one bounded cache per group, membership,
 //! checked definitions, restores, and counters. docs/peer-group-cache.md §5 rules 6–12.
 //!
+//! Cooperation (§5 rules 13–15): member writers announce the digests of their current
+//! projections (SEDP, `wire::ProjectionAnnouncement`); an entry whose digest a live member
+//! announces is *kept*: eviction takes the least recently used entry no member announces, and
+//! an announced one only when every entry is announced. Evicted digests are reported to the
+//! driver ([`GroupCache::take_evicted`]), which announces them in SPDP so writers stop using
+//! the key. An announcement never creates an entry: only a checked definition does.
+//!
 //! Must not: share entries across groups (one [`GroupCache`] per group), accept a definition
 //! from a non-member or one whose bytes do not match its digest, restore from a key it does
 //! not hold exactly, grow beyond its capacity, send anything or read a clock.
@@ -13,6 +20,8 @@
 //! again in this generation), so both contents travel in full.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::wire::{MAX_ANNOUNCED_PROJECTIONS, MAX_EVICTION_NOTICES};
 
 use super::split::{MAX_COMMON_BYTES, digest, merge};
 use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
@@ -71,10 +80,16 @@ pub struct CacheStats {
     pub evictions: u64,
     /// Definitions or abbreviated samples from non-members.
     pub refused_non_member: u64,
-    /// Definitions with a bad digest or a foreign key.
+    /// Definitions with a bad digest or a foreign key (another group or type).
     pub refused_bad: u64,
+    /// Definitions of another generation of this group and type (sent before a flush).
+    pub stale_generation: u64,
     /// Digest collisions detected.
     pub collisions: u64,
+    /// Evictions that passed over an entry a live member announces (kept, rule 14).
+    pub kept_announced: u64,
+    /// Projection announcements taken from members.
+    pub announcements: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -93,6 +108,12 @@ pub struct GroupCache {
     entries: HashMap<CacheKey, Entry>,
     recency: BTreeMap<u64, CacheKey>,
     poisoned: BTreeSet<CacheKey>,
+    /// Each member's announced projection digests (at most [`MAX_ANNOUNCED_PROJECTIONS`]).
+    announced: BTreeMap<Guid, Vec<u64>>,
+    /// Digest → members announcing it (derived from `announced`, kept by `set_announced`).
+    pins: BTreeMap<u64, usize>,
+    /// Digests evicted since the driver last took them (at most [`MAX_EVICTION_NOTICES`]).
+    evicted: Vec<u64>,
     clock: u64,
     stats: CacheStats,
     /// The digest function ([`digest`]; tests swap in a weak one to force collisions).
@@ -110,6 +131,9 @@ impl GroupCache {
             entries: HashMap::new(),
             recency: BTreeMap::new(),
             poisoned: BTreeSet::new(),
+            announced: BTreeMap::new(),
+            pins: BTreeMap::new(),
+            evicted: Vec::new(),
             clock: 0,
             stats: CacheStats::default(),
             digest,
@@ -164,17 +188,99 @@ impl GroupCache {
         self.members.insert(writer);
     }
 
-    /// A writer leaves (configuration or lease). Its entries stay: they are keyed by content.
+    /// A writer leaves (configuration or lease). Its entries stay: they are keyed by content;
+    /// its announcement goes (its entries are no longer kept for it).
     pub fn remove_member(&mut self, writer: &Guid) {
         self.members.remove(writer);
+        self.set_announced(writer, &[]);
     }
 
-    /// Drops everything and starts generation `generation + 1` (restart, configuration).
+    /// Member `writer` announces the digests of its current projections (SEDP). From a
+    /// non-member it is ignored (returns false): only members influence what is kept. At most
+    /// [`MAX_ANNOUNCED_PROJECTIONS`] digests are taken, duplicates once.
+    pub fn announce(&mut self, writer: &Guid, digests: &[u64]) -> bool {
+        if !self.members.contains(writer) {
+            return false;
+        }
+        if self.announced.get(writer).map(Vec::as_slice) != Some(digests) {
+            self.stats.announcements = self.stats.announcements.saturating_add(1);
+        }
+        self.set_announced(writer, digests);
+        true
+    }
+
+    fn set_announced(&mut self, writer: &Guid, digests: &[u64]) {
+        for d in self.announced.remove(writer).unwrap_or_default() {
+            if let Some(n) = self.pins.get_mut(&d) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.pins.remove(&d);
+                }
+            }
+        }
+        let mut list: Vec<u64> = Vec::new();
+        for d in digests.iter().take(MAX_ANNOUNCED_PROJECTIONS) {
+            if !list.contains(d) {
+                list.push(*d);
+                let n = self.pins.entry(*d).or_insert(0);
+                *n = n.saturating_add(1);
+            }
+        }
+        if !list.is_empty() {
+            self.announced.insert(*writer, list);
+        }
+    }
+
+    /// A member that announces its projections just defined `digest`: that is its newest
+    /// projection now, as its next announcement will say (the writer keeps the same
+    /// most-recent-first list), so its list takes it in front at the same length. Without
+    /// this, the announcement still in flight would keep the entry the writer just left.
+    fn note_defined(&mut self, writer: &Guid, digest: u64) {
+        let Some(list) = self.announced.get(writer) else {
+            return;
+        };
+        if list.first() == Some(&digest) {
+            return;
+        }
+        let mut new = vec![digest];
+        new.extend(list.iter().filter(|d| **d != digest));
+        new.truncate(list.len());
+        self.set_announced(writer, &new);
+    }
+
+    /// True when a live member announces `digest` as current.
+    pub fn is_announced(&self, digest: u64) -> bool {
+        self.pins.contains_key(&digest)
+    }
+
+    /// The digests evicted since the last call (the driver announces them, §4.3).
+    pub fn take_evicted(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.evicted)
+    }
+
+    /// Drops everything and starts generation `generation + 1` (configuration change). Writers
+    /// learn it from the generation in the intermediary's SPDP and forget their keys.
     pub fn flush(&mut self) {
         self.entries.clear();
         self.recency.clear();
         self.poisoned.clear();
+        self.evicted.clear();
         self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// The entry to evict: the least recently used one no live member announces; if every
+    /// entry is announced, the least recently used (rule 14: kept when others are available).
+    fn victim(&mut self) -> Option<(u64, CacheKey)> {
+        let first = self.recency.iter().next().map(|(u, k)| (*u, *k))?;
+        let free = self
+            .recency
+            .iter()
+            .find(|(_, k)| !self.pins.contains_key(&k.digest))
+            .map(|(u, k)| (*u, *k));
+        if free.is_some_and(|f| f != first) {
+            self.stats.kept_announced = self.stats.kept_announced.saturating_add(1);
+        }
+        Some(free.unwrap_or(first))
     }
 
     fn ours(&self, key: &CacheKey) -> bool {
@@ -205,7 +311,14 @@ impl GroupCache {
             return DefineOutcome::RefusedNonMember;
         }
         if !self.ours(&def.key) {
-            self.stats.refused_bad = self.stats.refused_bad.saturating_add(1);
+            // Of an earlier generation (in flight across a flush): stale, not bad.
+            let stale =
+                def.key.group == self.config.group && def.key.type_hash == self.config.type_hash;
+            let n = match stale {
+                true => &mut self.stats.stale_generation,
+                false => &mut self.stats.refused_bad,
+            };
+            *n = n.saturating_add(1);
             return DefineOutcome::RefusedForeignKey;
         }
         let Some(common) = gather(def.segments(), payload) else {
@@ -235,14 +348,20 @@ impl GroupCache {
                 return DefineOutcome::Collision;
             }
             self.touch(def.key);
+            self.note_defined(writer, def.key.digest);
             return DefineOutcome::Stored;
         }
         while self.entries.len() >= self.config.capacity {
-            let Some((_, old)) = self.recency.pop_first() else {
+            let Some((used, old)) = self.victim() else {
                 break;
             };
+            self.recency.remove(&used);
             self.entries.remove(&old);
             self.stats.evictions = self.stats.evictions.saturating_add(1);
+            if self.evicted.len() >= MAX_EVICTION_NOTICES {
+                self.evicted.remove(0);
+            }
+            self.evicted.push(old.digest);
         }
         self.entries.insert(
             def.key,
@@ -253,6 +372,7 @@ impl GroupCache {
             },
         );
         self.touch(def.key);
+        self.note_defined(writer, def.key.digest);
         self.stats.defines = self.stats.defines.saturating_add(1);
         DefineOutcome::Stored
     }

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::wire::{CacheKey, Capability, SequenceNumber};
+use crate::wire::{CacheKey, Capability, EvictionNotice, SequenceNumber};
 
 /// Keys whose acknowledgement state we remember per peer.
 pub const MAX_TRACKED_KEYS: usize = 256;
@@ -54,6 +54,8 @@ pub struct PeerCache {
     /// Insertion order of `keys`, oldest first (for the bound).
     order: VecDeque<CacheKey>,
     sends: BTreeMap<SequenceNumber, CacheKey>,
+    /// The peer's eviction notices as last seen (SPDP): only new ones are applied.
+    notices: Vec<EvictionNotice>,
 }
 
 impl PeerCache {
@@ -71,8 +73,38 @@ impl PeerCache {
             self.keys.clear();
             self.order.clear();
             self.sends.clear();
+            self.notices.clear();
         }
         self.capability = capability;
+    }
+
+    /// The peer's eviction notices (its SPDP, §4.3). A notice not in the previous list means
+    /// the peer evicted that (group, digest) since: the key is no longer acknowledged, so the
+    /// next sample with it re-defines it instead of being abbreviated, NACKed and repaired.
+    /// A notice seen before is not applied again (the key may have been re-defined since).
+    /// Returns how many acknowledged or pending keys were forgotten.
+    pub fn handle_evictions(&mut self, notices: &[EvictionNotice]) -> usize {
+        let fresh: Vec<EvictionNotice> = notices
+            .iter()
+            .filter(|n| !self.notices.contains(n))
+            .copied()
+            .collect();
+        self.notices = notices.to_vec();
+        let gone: Vec<CacheKey> = self
+            .keys
+            .keys()
+            .filter(|k| {
+                fresh
+                    .iter()
+                    .any(|n| n.group == k.group && n.digest == k.digest)
+            })
+            .copied()
+            .collect();
+        for k in &gone {
+            self.keys.remove(k);
+            self.order.retain(|o| o != k);
+        }
+        gone.len()
     }
 
     /// The generation to put in keys for this peer, if it is capable.
@@ -125,9 +157,12 @@ impl PeerCache {
     /// The peer's ACKNACK: every SN below `base` was received (RTPS 2.5 §8.4.15.3). `missing`
     /// are the SNs it asks for; a NACK of an abbreviated SN means the peer does not know its
     /// key (evicted, collided, restarted): the key is no longer acknowledged (rule 6).
-    pub fn handle_acknack(&mut self, base: SequenceNumber, missing: &[SequenceNumber]) {
+    /// Returns how many of `missing` were sent abbreviated (each is repaired in full).
+    pub fn handle_acknack(&mut self, base: SequenceNumber, missing: &[SequenceNumber]) -> usize {
+        let mut nacked = 0usize;
         for sn in missing {
             if let Some(key) = self.sends.remove(sn) {
+                nacked = nacked.saturating_add(1);
                 self.keys.remove(&key);
                 self.order.retain(|k| *k != key);
             }
@@ -139,6 +174,7 @@ impl PeerCache {
         }
         // Abbreviated sends below base were restored: nothing to remember for them.
         self.sends = self.sends.split_off(&base);
+        nacked
     }
 
     /// Keys currently acknowledged by the peer.

@@ -364,7 +364,7 @@ impl Writer {
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.remove(guid);
-        self.pgcache.set_peer(guid, None);
+        self.pgcache.set_peer(guid, None, &[]);
         // The queue restarts in match order (the groups follow `Readers::membership`).
         self.queue.invalidate(Input::Unmatched, &mut self.readers);
         self.forget_reader_filter(guid);

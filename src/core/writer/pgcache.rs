@@ -8,7 +8,11 @@
 //! definition (the decision table is `core::pgcache::publisher`); abbreviate a change it
 //! cannot rebuild exactly (not ALIVE, keyed without a key hash, in a coherent set, relayed,
 //! or not splittable).
-//! No I/O, no clock.
+//! Cooperation (docs/peer-group-cache.md §5 rules 13–15): the writer keeps the digests of
+//! its most recent distinct projections (at most `wire::MAX_ANNOUNCED_PROJECTIONS`) and asks
+//! the participant to re-announce its SEDP data when a new one enters, at most once per
+//! [`ANNOUNCE_INTERVAL`]; an intermediary's eviction notices make it forget those keys.
+//! No I/O, no clock (`now` is passed in).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,11 +27,18 @@ use crate::core::pgcache::publisher::{Path, PeerCache, SendAs};
 use crate::core::pgcache::split::{common_segments, split};
 use crate::core::pgcache::{config::type_hash, group_id, key_of};
 use crate::core::{CacheChange, ChangeKind};
+use crate::time::Instant;
 use crate::types::TypeDescriptor;
-use crate::wire::{Capability, Guid, KeyDefinition, SequenceNumber};
+use crate::wire::{
+    Capability, EvictionNotice, Guid, KeyDefinition, MAX_ANNOUNCED_PROJECTIONS,
+    ProjectionAnnouncement, SequenceNumber,
+};
 
 /// Most intermediary peers one writer tracks.
 pub const MAX_PEERS: usize = 16;
+/// Shortest time between two re-announcements of a writer's projections (SEDP DATA(w)): a
+/// writer whose common part rotates fast is announced at this rate, not per sample.
+pub const ANNOUNCE_INTERVAL: core::time::Duration = core::time::Duration::from_millis(500);
 
 /// What a member writer needs: its group and how to split its samples.
 #[derive(Clone, Debug)]
@@ -54,6 +65,12 @@ pub struct PgWriterCounters {
     /// Bytes of those pushes: a full DATA's or definition's payload (+ the definition
     /// parameter), an abbreviated submessage whole (header included).
     pub upstream_bytes: u64,
+    /// Abbreviated samples the intermediary NACKed (unknown key), each repaired in full.
+    pub nacked: u64,
+    /// Keys forgotten because the intermediary announced their eviction (§4.3).
+    pub evicted_forgotten: u64,
+    /// Re-announcements of the writer's projections (SEDP).
+    pub announcements: u64,
 }
 
 /// The writer's peer-group state (`None` group: not a member, nothing changes).
@@ -62,6 +79,12 @@ pub(super) struct PgWriter {
     member: Option<(GroupMembership, u32, u64)>,
     peers: BTreeMap<Guid, PeerCache>,
     pub(super) counters: PgWriterCounters,
+    /// Digests of the most recent distinct projections, newest first.
+    projections: Vec<u64>,
+    /// A new projection entered `projections` since the last announcement.
+    announce_pending: bool,
+    /// When the projections were last announced.
+    announced_at: Option<Instant>,
 }
 
 impl PgWriter {
@@ -73,6 +96,52 @@ impl PgWriter {
             (m, g, t)
         });
         self.peers.clear();
+        self.projections.clear();
+        self.announce_pending = false;
+    }
+
+    /// What the writer announces in SEDP: its group and current projections (none when not a
+    /// member or nothing was split yet).
+    pub(super) fn announcement(&self) -> Option<ProjectionAnnouncement> {
+        let (_, group, _) = self.member.as_ref()?;
+        (!self.projections.is_empty()).then(|| ProjectionAnnouncement {
+            group: *group,
+            digests: self.projections.clone(),
+        })
+    }
+
+    /// When a re-announcement is due (`None`: nothing new to announce).
+    pub(super) fn announce_due(&self) -> Option<Instant> {
+        self.announce_pending.then(|| {
+            self.announced_at
+                .map_or(Instant::ZERO, |t| t.saturating_add(ANNOUNCE_INTERVAL))
+        })
+    }
+
+    /// True (once) when the projections should be re-announced at `now`.
+    pub(super) fn take_announcement(&mut self, now: Instant) -> bool {
+        if self.announce_due().is_some_and(|t| t <= now) {
+            self.announce_pending = false;
+            self.announced_at = Some(now);
+            self.counters.announcements = self.counters.announcements.saturating_add(1);
+            return true;
+        }
+        false
+    }
+
+    /// A sample with projection `digest` is being sent: it becomes the newest; a digest not
+    /// announced yet makes a re-announcement pending. An unkeyed writer has one current
+    /// projection; a keyed one up to `MAX_ANNOUNCED_PROJECTIONS` (its instances may carry
+    /// different common parts, all current).
+    fn note_projection(&mut self, digest: u64, keyed: bool) {
+        if let Some(i) = self.projections.iter().position(|d| *d == digest) {
+            self.projections.remove(i);
+        } else {
+            self.announce_pending = true;
+        }
+        self.projections.insert(0, digest);
+        let keep = if keyed { MAX_ANNOUNCED_PROJECTIONS } else { 1 };
+        self.projections.truncate(keep);
     }
 
     /// True when `reader` is a capable intermediary of our group.
@@ -80,18 +149,24 @@ impl PgWriter {
         self.member.is_some() && self.peers.contains_key(&reader)
     }
 
-    /// A matched reader's capability (`None`: not, or no longer, an intermediary). Returns
-    /// whether it is a peer now.
-    pub(super) fn set_peer(&mut self, reader: Guid, cap: Option<Capability>) -> bool {
+    /// A matched reader's capability (`None`: not, or no longer, an intermediary) and its
+    /// eviction notices. Returns whether it is a peer now.
+    pub(super) fn set_peer(
+        &mut self,
+        reader: Guid,
+        cap: Option<Capability>,
+        evicted: &[EvictionNotice],
+    ) -> bool {
         match cap {
             Some(c) if self.member.is_some() => {
                 if !self.peers.contains_key(&reader) && self.peers.len() >= MAX_PEERS {
                     return false;
                 }
-                self.peers
-                    .entry(reader)
-                    .or_default()
-                    .handle_capability(Some(c));
+                let peer = self.peers.entry(reader).or_default();
+                peer.handle_capability(Some(c));
+                let n = peer.handle_evictions(evicted);
+                let n = u64::try_from(n).unwrap_or(u64::MAX);
+                self.counters.evicted_forgotten = self.counters.evicted_forgotten.saturating_add(n);
                 true
             }
             _ => {
@@ -109,7 +184,8 @@ impl PgWriter {
         missing: &[SequenceNumber],
     ) {
         if let Some(p) = self.peers.get_mut(&reader) {
-            p.handle_acknack(base, missing);
+            let n = u64::try_from(p.handle_acknack(base, missing)).unwrap_or(u64::MAX);
+            self.counters.nacked = self.counters.nacked.saturating_add(n);
         }
     }
 
@@ -146,6 +222,9 @@ impl PgWriter {
         let decision = split.as_ref().map_or(SendAs::Full, |(key, _, _)| {
             peer.decide(*key, sn, Path::Unicast)
         });
+        if let Some((key, _, _)) = &split {
+            self.note_projection(key.digest, keyed);
+        }
         let cfi = info_for(history, sn, slot);
         let cfi = cfi.as_ref().map(FilterInfo::bytes);
         let ok = match (decision, split) {
@@ -219,8 +298,13 @@ impl super::Writer {
 
     /// A matched reader's peer-group capability (from its participant's discovery data,
     /// when it is our group's intermediary); `None` makes it an ordinary reader again.
-    pub fn set_pgcache_peer(&mut self, reader: Guid, capability: Option<Capability>) {
-        let peer = self.pgcache.set_peer(reader, capability);
+    pub fn set_pgcache_peer(
+        &mut self,
+        reader: Guid,
+        capability: Option<Capability>,
+        evicted: &[EvictionNotice],
+    ) {
+        let peer = self.pgcache.set_peer(reader, capability, evicted);
         if let Some(r) = self
             .readers
             .find(reader)
@@ -234,6 +318,22 @@ impl super::Writer {
     /// The peer-group counters (all zero when not a member).
     pub fn pgcache_counters(&self) -> PgWriterCounters {
         self.pgcache.counters
+    }
+
+    /// The projections this writer announces in SEDP (`None`: not a member, or none yet).
+    pub fn pgcache_announcement(&self) -> Option<ProjectionAnnouncement> {
+        self.pgcache.announcement()
+    }
+
+    /// When the writer's projections are due for re-announcement (`None`: nothing new).
+    pub fn pgcache_announce_due(&self) -> Option<Instant> {
+        self.pgcache.announce_due()
+    }
+
+    /// True (once per change, at most once per [`ANNOUNCE_INTERVAL`]) when the participant
+    /// should re-announce this writer's SEDP data at `now`.
+    pub fn pgcache_take_announcement(&mut self, now: Instant) -> bool {
+        self.pgcache.take_announcement(now)
     }
 
     /// The send step for a solo push to `dst` when it is a capable intermediary.

@@ -249,6 +249,21 @@ pub static PID_TABLE: &[PidInfo] = &[
         None,
         SIFTDDS
     ),
+    // siftdds (docs/peer-group-cache.md §4.3: cooperation).
+    row!(
+        PID_SIFTDDS_PGCACHE_PROJECTIONS,
+        "SIFTDDS_PGCACHE_PROJECTIONS",
+        Octets,
+        None,
+        SIFTDDS
+    ),
+    row!(
+        PID_SIFTDDS_PGCACHE_EVICTED,
+        "SIFTDDS_PGCACHE_EVICTED",
+        Octets,
+        None,
+        SIFTDDS
+    ),
 ];
 
 /// The row for `pid` as sent by `vendor`: standard PIDs for everyone, vendor PIDs (bit 0x8000)

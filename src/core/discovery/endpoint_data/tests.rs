@@ -91,6 +91,7 @@ fn publication() -> PublicationData {
                 max_samples_per_instance: Length::Limited(5),
             })
             .data_representation(DataRepresentation::new([2, 0])),
+        pgcache: None,
     }
 }
 
@@ -304,4 +305,26 @@ fn router_path_is_a_siftdds_vendor_pid_read_only_from_siftdds() {
     r.router_path.clear();
     let plain = r.to_payload(Endianness::Little).unwrap();
     assert!(!pids(&plain).contains(&PID_SIFTDDS_ROUTER_PATH));
+}
+
+#[test]
+fn pgcache_projections_are_a_siftdds_vendor_pid_read_only_from_siftdds() {
+    use crate::wire::ProjectionAnnouncement;
+    use crate::wire::plist::pid::PID_SIFTDDS_PGCACHE_PROJECTIONS;
+    let mut w = publication();
+    w.pgcache = Some(ProjectionAnnouncement {
+        group: 5,
+        digests: vec![1, u64::MAX],
+    });
+    for endian in [Endianness::Little, Endianness::Big] {
+        let bytes = w.to_payload(endian).unwrap();
+        assert!(pids(&bytes).contains(&PID_SIFTDDS_PGCACHE_PROJECTIONS));
+        let ours = PublicationData::from_payload(&bytes, VendorId::SIFTDDS).unwrap();
+        assert_eq!(ours.pgcache, w.pgcache);
+        let theirs = PublicationData::from_payload(&bytes, VendorId::CYCLONE_DDS).unwrap();
+        assert_eq!(theirs.pgcache, None);
+    }
+    w.pgcache = None;
+    let plain = w.to_payload(Endianness::Little).unwrap();
+    assert!(!pids(&plain).contains(&PID_SIFTDDS_PGCACHE_PROJECTIONS));
 }
