@@ -36,6 +36,8 @@ mod liveliness;
 pub mod locator_select;
 mod pgcache;
 #[cfg(test)]
+mod pgcache_fault_tests;
+#[cfg(test)]
 mod pgcache_tests;
 mod sedp;
 pub mod source_bind;
@@ -125,6 +127,11 @@ pub struct ParticipantConfig {
     /// abbreviated samples to the group's intermediary; if we are an intermediary, we
     /// restore them. Checked by `Participant::set_peer_groups`; empty by default.
     pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
+    /// Peer-group cooperation (docs/peer-group-cache.md §4.3): as intermediary, keep the
+    /// entries members announce (SEDP PID 0x8102); as member, forget the keys an
+    /// intermediary's SPDP announces evicted (PID 0x8103). Default true; false gives the
+    /// plain LRU and NACK-driven behaviour (for measurements, `pgcache_fault_tests`).
+    pub peer_group_cooperation: bool,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
@@ -162,6 +169,7 @@ impl ParticipantConfig {
             max_lease_duration: DEFAULT_MAX_LEASE_DURATION,
             only_interface_subnets: false,
             peer_groups: Vec::new(),
+            peer_group_cooperation: true,
         }
     }
 }

@@ -163,6 +163,7 @@ impl Participant {
             a.kept_announced = a.kept_announced.saturating_add(t.kept_announced);
             a.stale_generation = a.stale_generation.saturating_add(t.stale_generation);
             a.announcements = a.announcements.saturating_add(t.announcements);
+            a.departed = a.departed.saturating_add(t.departed);
             s.entries = s.entries.saturating_add(c.len());
         }
         for w in self.writers.values() {
@@ -219,13 +220,19 @@ impl Participant {
     /// reader is a peer when the writer is a member and the reader's participant is a
     /// siftdds intermediary of the group that announced the capability.
     pub(super) fn pgcache_matched(&mut self, writer: Guid, reader: Guid) {
+        let coop = self.config.peer_group_cooperation;
         let peer = self.member_group(writer).and_then(|g| {
             let p = self.remote_participants.get(&reader.prefix)?;
             let d = &p.data;
             let ok = d.vendor_id == VendorId::SIFTDDS
                 && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
-            ok.then(|| d.pgcache.map(|c| (c, d.pgcache_evicted.clone())))
-                .flatten()
+            // Without cooperation the notices are ignored (evicted keys cost a NACK).
+            let notices = if coop {
+                d.pgcache_evicted.clone()
+            } else {
+                Vec::new()
+            };
+            ok.then(|| d.pgcache.map(|c| (c, notices))).flatten()
         });
         if let Some(w) = self.writers.get_mut(&writer.entity_id) {
             match peer {
@@ -261,17 +268,30 @@ impl Participant {
         }
     }
 
-    /// Hook: remote writer `writer` is gone (SEDP dispose, lease): no longer a member of any
-    /// cache, its announcement no longer keeps entries.
+    /// Hook: remote writer `writer` is gone (SEDP dispose, or its participant's lease expired,
+    /// RTPS 2.5 §8.5.3.3): no longer a member of any cache, its announcement no longer keeps
+    /// entries, and the entries only it defined are dropped (`GroupCache::forget_writer`);
+    /// their eviction notices go out from the next timeout (`pgcache_reannounce`).
     pub(super) fn pgcache_writer_gone(&mut self, writer: Guid) {
         for c in self.pgcache.caches.values_mut() {
-            c.remove_member(&writer);
+            c.forget_writer(&writer);
         }
     }
 
     /// Re-announces (SEDP) the local writers whose projections changed, at most once per
     /// `writer::pgcache::ANNOUNCE_INTERVAL` each.
     pub(super) fn pgcache_reannounce(&mut self, now: Now) {
+        // Entries dropped outside a definition (a member gone): announce them too.
+        let dropped: Vec<(u32, Vec<u64>)> = self
+            .pgcache
+            .caches
+            .iter_mut()
+            .filter(|(_, c)| c.has_evicted())
+            .map(|((group, _), c)| (*group, c.take_evicted()))
+            .collect();
+        for (group, evicted) in dropped {
+            self.pgcache_notices(now, group, evicted, None);
+        }
         let due: Vec<Guid> = self
             .writers
             .iter_mut()
@@ -288,6 +308,9 @@ impl Participant {
 
     /// The earliest re-announcement of a local writer's projections.
     pub(super) fn pgcache_poll_timeout(&self) -> Option<Instant> {
+        if self.pgcache.caches.values().any(GroupCache::has_evicted) {
+            return Some(Instant::ZERO);
+        }
         self.writers
             .values()
             .filter_map(|w| w.writer.pgcache_announce_due())
@@ -360,7 +383,10 @@ impl Participant {
             .or_insert_with(|| GroupCache::new(config, generation));
         if member {
             cache.add_member(writer);
-            cache.announce(&writer, &announced);
+            // Without cooperation announcements keep nothing (plain LRU).
+            if self.config.peer_group_cooperation {
+                cache.announce(&writer, &announced);
+            }
         } else {
             cache.remove_member(&writer);
         }

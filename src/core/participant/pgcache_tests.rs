@@ -27,9 +27,9 @@ use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, Durability, History, Reliability};
 use crate::wire::Guid;
 
-const TOPIC: &str = "Vehicles";
+pub(super) const TOPIC: &str = "Vehicles";
 
-fn fast(config: &mut super::ParticipantConfig) {
+pub(super) fn fast(config: &mut super::ParticipantConfig) {
     config.announce_period = core::time::Duration::from_millis(100);
     config.lease_duration = core::time::Duration::from_secs(1);
 }
@@ -59,7 +59,7 @@ fn configure(net: &mut SimNet, members: &[usize], capacity: usize) {
     }
 }
 
-fn writer_spec(keyed: bool) -> WriterSpec {
+pub(super) fn writer_spec(keyed: bool) -> WriterSpec {
     let qos = DataWriterQos {
         history: History::KeepAll,
         reliability: Reliability::reliable(),
@@ -71,7 +71,7 @@ fn writer_spec(keyed: bool) -> WriterSpec {
     s
 }
 
-fn reader_spec(keyed: bool) -> ReaderSpec {
+pub(super) fn reader_spec(keyed: bool) -> ReaderSpec {
     let qos = DataReaderQos {
         history: History::KeepAll,
         reliability: Reliability::reliable(),
@@ -82,9 +82,9 @@ fn reader_spec(keyed: bool) -> ReaderSpec {
 }
 
 /// The samples a reader took (payload, key hash), per writer, in order.
-type Got = BTreeMap<Guid, Vec<(Vec<u8>, Option<[u8; 16]>)>>;
+pub(super) type Got = BTreeMap<Guid, Vec<(Vec<u8>, Option<[u8; 16]>)>>;
 
-fn take(net: &mut SimNet, node: usize, reader: Guid, got: &mut Got) {
+pub(super) fn take(net: &mut SimNet, node: usize, reader: Guid, got: &mut Got) {
     let now = net.now();
     while let Some(c) = net.nodes[node].p.take(now, reader) {
         got.entry(c.writer_guid)

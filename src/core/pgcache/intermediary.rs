@@ -29,6 +29,9 @@ use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
 pub use crate::qos::peer_group::MAX_CAPACITY;
 /// Poisoned keys remembered per group (oldest forgotten first).
 pub const MAX_POISONED: usize = 256;
+/// Members remembered as an entry's definers; an entry defined by more is *shared* and is
+/// never dropped for a departure (only evicted).
+pub const MAX_DEFINERS: usize = 8;
 
 /// A group as the intermediary knows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +93,8 @@ pub struct CacheStats {
     pub kept_announced: u64,
     /// Projection announcements taken from members.
     pub announcements: u64,
+    /// Entries dropped because every member that defined them is gone (lease, dispose).
+    pub departed: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -97,6 +102,10 @@ struct Entry {
     segments: Vec<Segment>,
     common: Vec<u8>,
     used: u64,
+    /// The members whose definitions stored or refreshed it (at most [`MAX_DEFINERS`]).
+    definers: Vec<Guid>,
+    /// More than [`MAX_DEFINERS`] members defined it: kept when any of them goes.
+    shared: bool,
 }
 
 /// The cache of one group at the intermediary.
@@ -258,6 +267,58 @@ impl GroupCache {
         std::mem::take(&mut self.evicted)
     }
 
+    /// True when evictions wait for [`Self::take_evicted`].
+    pub fn has_evicted(&self) -> bool {
+        !self.evicted.is_empty()
+    }
+
+    /// Member `writer` is gone: its SEDP data was disposed or its participant's lease expired
+    /// (RTPS 2.5 §8.5.3.3), so its state here goes with it (the issue's "lease expiry on
+    /// either side drops the cache"): it is no longer a member, its announcement no longer
+    /// keeps entries, and the entries only it defined are dropped and reported as evicted
+    /// (the driver announces them, §4.3), so a rediscovered writer that still believes them
+    /// acknowledged re-defines them, or, if it abbreviates first, misses and is repaired in
+    /// full (rule 6). Entries other members defined too stay (keyed by content, rule 12).
+    /// Returns how many entries were dropped.
+    pub fn forget_writer(&mut self, writer: &Guid) -> usize {
+        self.remove_member(writer);
+        let mut gone = Vec::new();
+        for (key, e) in &mut self.entries {
+            let before = e.definers.len();
+            e.definers.retain(|d| d != writer);
+            if e.definers.is_empty() && before > 0 && !e.shared {
+                gone.push((*key, e.used));
+            }
+        }
+        for (key, used) in &gone {
+            self.entries.remove(key);
+            self.recency.remove(used);
+            self.note_evicted(key.digest);
+        }
+        let n = u64::try_from(gone.len()).unwrap_or(u64::MAX);
+        self.stats.departed = self.stats.departed.saturating_add(n);
+        gone.len()
+    }
+
+    fn note_evicted(&mut self, digest: u64) {
+        if self.evicted.len() >= MAX_EVICTION_NOTICES {
+            self.evicted.remove(0);
+        }
+        self.evicted.push(digest);
+    }
+
+    /// Records `writer` as a definer of the entry under `key`.
+    fn note_definer(&mut self, key: &CacheKey, writer: &Guid) {
+        if let Some(e) = self.entries.get_mut(key) {
+            if !e.definers.contains(writer) {
+                match e.definers.len() < MAX_DEFINERS {
+                    true => e.definers.push(*writer),
+                    false => e.shared = true,
+                }
+            }
+        }
+    }
+
     /// Drops everything and starts generation `generation + 1` (configuration change). Writers
     /// learn it from the generation in the intermediary's SPDP and forget their keys.
     pub fn flush(&mut self) {
@@ -348,6 +409,7 @@ impl GroupCache {
                 return DefineOutcome::Collision;
             }
             self.touch(def.key);
+            self.note_definer(&def.key, writer);
             self.note_defined(writer, def.key.digest);
             return DefineOutcome::Stored;
         }
@@ -358,10 +420,7 @@ impl GroupCache {
             self.recency.remove(&used);
             self.entries.remove(&old);
             self.stats.evictions = self.stats.evictions.saturating_add(1);
-            if self.evicted.len() >= MAX_EVICTION_NOTICES {
-                self.evicted.remove(0);
-            }
-            self.evicted.push(old.digest);
+            self.note_evicted(old.digest);
         }
         self.entries.insert(
             def.key,
@@ -369,6 +428,8 @@ impl GroupCache {
                 segments: def.segments().to_vec(),
                 common,
                 used: 0,
+                definers: vec![*writer],
+                shared: false,
             },
         );
         self.touch(def.key);

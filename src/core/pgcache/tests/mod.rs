@@ -1,6 +1,7 @@
 //! Peer-group cache tests, by theme: [`split`] (splitting against a real type, merge as the
 //! exact inverse), [`roles`] (the publisher's decision table, the intermediary's checks,
 //! collisions, LRU), [`cooperation`] (projection announcements and eviction notices),
+//! [`departure`] (a member gone: the entries only it defined dropped and announced),
 //! [`simulation`] (a seeded model of two writers and the intermediary over lossy links) and
 //! [`discovery`] (SPDP/SEDP vendor PIDs, configuration checks). This module holds the shared
 //! fixtures: the Vehicle type, its samples, and a group's configuration.
@@ -12,6 +13,7 @@
 )]
 
 mod cooperation;
+mod departure;
 mod discovery;
 mod roles;
 mod simulation;
