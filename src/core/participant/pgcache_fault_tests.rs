@@ -163,10 +163,6 @@ impl Run {
         self.net.nodes[k].p.peer_group_stats().writers
     }
 
-    fn matched_at_intermediary(&self) -> usize {
-        self.net.nodes[INTER].p.matched_writers(self.readers[0])
-    }
-
     /// Steps until each writer's first push to an intermediary after now; per writer its
     /// counters before and right after it.
     fn first_pushes(&mut self) -> Vec<(PgWriterCounters, PgWriterCounters)> {
