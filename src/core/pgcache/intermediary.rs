@@ -10,7 +10,9 @@
 //!
 //! Must not: share entries across groups (one [`GroupCache`] per group), accept a definition
 //! from a non-member or one whose bytes do not match its digest, restore from a key it does
-//! not hold exactly, grow beyond its capacity, send anything or read a clock.
+//! not hold exactly, resolve an alias to anything but the binding of the one definition SN
+//! it names (below the sample's SN, stored by this cache for this writer; §5 rule 16), grow
+//! beyond its capacity, send anything or read a clock.
 //!
 //! # Overview
 //! Entries are keyed by [`CacheKey`]; each holds the layout and the common bytes. Eviction is

@@ -1,6 +1,7 @@
 //! The publisher side of the peer-group cache, for one (writer, intermediary peer) pair: which
 //! keys the peer has acknowledged, and the one decision "full, full with a definition, or
-//! abbreviated" per sample. docs/peer-group-cache.md §5 rules 1–6, 10.
+//! abbreviated" per sample, and the alias naming the acknowledged definition's SN.
+//! docs/peer-group-cache.md §5 rules 1–6, 10, 16.
 //!
 //! Must not: send anything, read a clock, or grow without bound (at most
 //! [`MAX_TRACKED_KEYS`] keys and [`MAX_TRACKED_SENDS`] abbreviated sequence numbers per peer;
