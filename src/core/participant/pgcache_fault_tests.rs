@@ -4,8 +4,9 @@
 //! standard reader (node 4). The cooperation (§4.3) measured against plain LRU at a capacity
 //! of 2 with 5 rotating common sets, 0 % and 20 % loss; a participant lease expiring on
 //! either side (the intermediary at the writers, a writer at the intermediary); the
-//! intermediary restarting (a new GUID prefix, so a new generation). In every case nothing
-//! is wrongly restored and nothing is lost.
+//! intermediary restarting (a new GUID prefix, so a new generation); the intermediary capable
+//! only after the writers matched it (the router's order). In every case nothing is wrongly
+//! restored and nothing is lost.
 //!
 //! The group names its members and intermediary by participant name (`node-<i>`), as a
 //! deployment does, so a restarted intermediary needs no configuration change at the writers.
@@ -101,6 +102,11 @@ impl Run {
         for n in &mut net.nodes {
             n.p.set_peer_groups(vec![group(capacity)]).unwrap();
         }
+        Run::on(net, keyed, sets)
+    }
+
+    /// The writers and readers created on `net` (its peer groups set) and matched.
+    fn on(mut net: SimNet, keyed: bool, sets: Sets) -> Run {
         net.run_for(300);
         let now = net.now();
         let writers: Vec<Guid> = (0..W)
@@ -139,6 +145,15 @@ impl Run {
             self.net.run_for(30);
             self.take();
         }
+    }
+
+    /// Writes rounds `from..from + count`, settles, and checks both readers got every
+    /// sample exactly once, in order (neither lost a writer).
+    fn write_exactly(&mut self, from: u32, count: u32) {
+        self.write(from, count);
+        assert!(self.settle(), "not acknowledged");
+        assert_eq!(self.got[0], self.written, "intermediary");
+        assert_eq!(self.got[1], self.written, "standard reader");
     }
 
     fn take(&mut self) {
@@ -357,11 +372,8 @@ fn the_intermediary_expiring_at_the_writers_makes_their_next_push_a_definition()
             );
             assert!(after.defines > before.defines, "writer {k}: {after:?}");
         }
-        run.write(32, 16);
-        assert!(run.settle());
         // The intermediary never lost the writers: exactly once, in order.
-        assert_eq!(run.got[0], run.written, "intermediary");
-        assert_eq!(run.got[1], run.written, "standard reader");
+        run.write_exactly(32, 16);
         let c = run.cache();
         assert_eq!((c.misses, c.refused_bad, c.departed), (0, 0, 0), "{c:?}");
         assert!((0..W).all(|k| run.writer(k).abbreviated > 0));
@@ -488,5 +500,37 @@ fn a_restarted_intermediary_gets_definitions_first_and_nothing_wrong() {
         let c = run.cache();
         assert_eq!((c.refused_bad, c.collisions), (0, 0), "{c:?}");
         println!("seed {seed}: restarted, writing at once: {c:?}");
+    }
+}
+
+/// The router's order (`router::driver`): its participant runs, and announces, before its
+/// peer groups are set, so writers may match its reader before they see the capability.
+/// They send in full until its next SPDP carries the capability, then define: every member
+/// defines every set it uses (no member stays on full samples), no miss.
+#[test]
+fn an_intermediary_capable_only_after_the_match_gets_definitions_from_every_member() {
+    for seed in 1..=2 {
+        let mut net = SimNet::new(5, seed, coop_on);
+        for (i, n) in net.nodes.iter_mut().enumerate() {
+            if i != INTER {
+                n.p.set_peer_groups(vec![group(64)]).unwrap();
+            }
+        }
+        let mut run = Run::on(net, false, disjoint);
+        run.write(0, 8);
+        assert!(run.settle());
+        assert!((0..W).all(|k| run.writer(k) == PgWriterCounters::default()));
+        run.net.nodes[INTER]
+            .p
+            .set_peer_groups(vec![group(64)])
+            .unwrap();
+        // Rounds 8..24: writer 0 sets 1 and 0, writer 1 sets 3 and 2, writer 2 set 4.
+        run.write_exactly(8, 16);
+        let c = run.cache();
+        assert_eq!((c.defines, c.misses, c.refused_bad), (5, 0, 0), "{c:?}");
+        for k in 0..W {
+            let w = run.writer(k);
+            assert!(w.defines > 0 && w.abbreviated > 0, "writer {k}: {w:?}");
+        }
     }
 }
