@@ -76,6 +76,9 @@ pub(super) struct MessageBuilder {
     qos_of: Option<(ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>)>,
     /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
     qos_len: Option<usize>,
+    /// Scratch for a relayed change's PID_ORIGINAL_WRITER_INFO value (reused: a router
+    /// relays every change with one, docs/router.md "Router cost per sample").
+    original: Vec<u8>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
     pub(super) sent: Sent,
@@ -93,6 +96,7 @@ fn inline_qos_into(
     cfi: Option<&[u8]>,
     definition: Option<&[u8]>,
     out: &mut Vec<u8>,
+    original: &mut Vec<u8>,
 ) {
     out.clear();
     let alive = change.kind == ChangeKind::Alive;
@@ -120,14 +124,14 @@ fn inline_qos_into(
         value: Value::SequenceNumber(sn),
     });
     // RTPS 2.5 §8.7.9: a relayed change names its original writer.
-    let mut original = Vec::new();
+    original.clear();
     if let Some(id) = change.original_writer {
-        id.emit(&mut Writer::new(&mut original, ENDIAN));
+        id.emit(&mut Writer::new(original, ENDIAN));
     }
     let original_info = change.original_writer.map(|_| {
         Parameter::Unknown(RawParameter {
             pid: PID_ORIGINAL_WRITER_INFO,
-            value: &original,
+            value: original,
         })
     });
     // RTPS 2.5 §8.7.6, §9.6.3: a writer group's change carries its group SN, its group
@@ -240,6 +244,7 @@ impl MessageBuilder {
             qos: Vec::new(),
             qos_of: None,
             qos_len: None,
+            original: Vec::new(),
             splice: None,
             sent: Sent::default(),
         }
@@ -318,7 +323,14 @@ impl MessageBuilder {
         if reusable && self.qos_of == Some(of) {
             return;
         }
-        inline_qos_into(change, self.keyed, cfi, None, &mut self.qos);
+        inline_qos_into(
+            change,
+            self.keyed,
+            cfi,
+            None,
+            &mut self.qos,
+            &mut self.original,
+        );
         self.qos_of = reusable.then_some(of);
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
@@ -386,7 +398,14 @@ impl MessageBuilder {
     ) -> bool {
         let mut value = Vec::with_capacity(def.buffer_len());
         def.emit(&mut Writer::new(&mut value, ENDIAN));
-        inline_qos_into(change, self.keyed, cfi, Some(&value), &mut self.qos);
+        inline_qos_into(
+            change,
+            self.keyed,
+            cfi,
+            Some(&value),
+            &mut self.qos,
+            &mut self.original,
+        );
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
         // The list is this DATA's alone: the next change encodes its own.
         self.qos_of = None;
