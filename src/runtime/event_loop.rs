@@ -16,12 +16,12 @@ use std::time::Duration;
 use mio::{Events, Poll, Token};
 
 use super::clock::Clock;
-use super::member::{Flow, Member, RECV_SLOTS, TOKENS_PER_MEMBER};
+use super::member::{Flow, Member, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
 
 /// Poll token of the waker; socket tokens are `member id * TOKENS_PER_MEMBER + kind`.
 pub(crate) const WAKER: Token = Token(usize::MAX);
-/// Receive buffer per datagram: the largest UDP payload fits ([`RECV_SLOTS`] of them).
+/// Receive buffer: the largest UDP payload fits.
 const RECV_BUFFER: usize = 64 * 1024;
 /// How long the loop keeps polling its command channels and its sockets before it parks,
 /// after a wakeup that did work (see [`EventLoop::spin`]).
@@ -52,8 +52,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     /// Runs until every member was shut down (or a fatal poll error).
     pub(crate) fn run(mut self) {
         let mut events = Events::with_capacity(64);
-        let mut buf = vec![0u8; RECV_BUFFER * RECV_SLOTS];
-        let mut got = Vec::with_capacity(RECV_SLOTS);
+        let mut buf = vec![0u8; RECV_BUFFER];
         let mut worked = false;
         while !self.members.is_empty() {
             let mut busy = self.members.iter().any(Member::busy);
@@ -95,7 +94,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             let now = self.clock.now();
             let mut handled = 0;
             for m in &mut self.members {
-                m.receive(now, &mut buf, &mut got, &mut handled);
+                m.receive(now, &mut buf, &mut handled);
             }
             handled += self.run_commands();
             // Commands may have taken a while, and a command's caller may have moved a
