@@ -17,7 +17,7 @@ use siftdds::cdr::{EncapsulationHeader, EncapsulationKind, Endianness, Writer};
 use siftdds::core::pgcache::split::{common_segments, split};
 use siftdds::core::pgcache::{group_id, key_of};
 use siftdds::types::{Extensibility, Member, TypeDescriptor, TypeKind};
-use siftdds::wire::{CacheKey, KeyDefinition};
+use siftdds::wire::{Alias, CacheKey, KeyDefinition, SequenceNumber};
 
 /// The perf tool's sample type and generator, shared with `siftdds perf` (not a copy).
 #[path = "../src/bin/siftdds/perf/pg_seq.rs"]
@@ -170,22 +170,32 @@ fn run(
     // Peer-group cache: per sample the key + rest; per distinct set one definition PID
     // (4-byte parameter header + value) on top of a full sample.
     let group = group_id("bench");
-    let mut seen: Vec<CacheKey> = Vec::new();
-    let (mut cache_bytes, mut rest_bytes) = (0usize, 0usize);
-    for s in measure {
+    // Each set is one writer with its own SNs; its definition's SN is what the alias names.
+    let mut seen: Vec<(CacheKey, i64)> = Vec::new();
+    let mut next_sn = vec![1i64; sets];
+    let (mut cache_bytes, mut alias_bytes, mut rest_bytes) = (0usize, 0usize, 0usize);
+    for (i, s) in measure.iter().enumerate() {
+        let writer = (TRAIN + i) % sets;
+        let sn = next_sn[writer];
+        next_sn[writer] += 1;
         let segs = common_segments(desc, common, s).unwrap();
         let (p, rest) = split(s, segs).unwrap();
         let key = key_of(group, 1, 0x1234, &p);
-        if seen.contains(&key) {
+        if let Some((_, def_sn)) = seen.iter().find(|(k, _)| *k == key) {
+            let alias = Alias::for_definition(SequenceNumber(*def_sn), SequenceNumber(sn))
+                .map_or(siftdds::wire::SHORT_KEY_LEN, |a| a.len());
             cache_bytes += siftdds::wire::SHORT_KEY_LEN + rest.len();
+            alias_bytes += alias + rest.len();
             rest_bytes += rest.len();
         } else {
             let def = KeyDefinition::new(key, p.segments.clone()).unwrap();
             cache_bytes += s.len() + 4 + def.buffer_len();
-            seen.push(key);
+            alias_bytes += s.len() + 4 + def.buffer_len();
+            seen.push((key, sn));
         }
     }
     let cache = cache_bytes as f64 / MEASURE as f64;
+    let aliased = alias_bytes as f64 / MEASURE as f64;
     println!(
         "## {name}: {MEASURE} samples, {sets} common sets, dictionary 4 KiB from {TRAIN} others"
     );
@@ -197,8 +207,12 @@ fn run(
     row("zstd -3 + dictionary", zstd_mean(measure, 3, Some(&dict)));
     row("zstd -19 + dictionary", zstd_mean(measure, 19, Some(&dict)));
     row(
-        "peer-group cache (8 B short key + rest, definitions amortised)",
+        "peer-group cache, before: 8 B short key + rest, definitions amortised",
         cache,
+    );
+    row(
+        "peer-group cache: alias (1-2 B) + rest, definitions amortised",
+        aliased,
     );
     row(
         "  of which rest only (steady state, without the key)",
@@ -207,13 +221,15 @@ fn run(
     println!(
         "(submessage framing not counted above: DATA adds 24 B, the abbreviated submessage 20 B)"
     );
+    let framing = 20.0 * (MEASURE - seen.len()) as f64 / MEASURE as f64
+        + 24.0 * seen.len() as f64 / MEASURE as f64;
     println!(
-        "on the wire per sample: full DATA {:.1}, zstd+dict (-3) in a DATA {:.1}, peer-group {:.1}\n",
+        "on the wire per sample: full DATA {:.1}, zstd+dict (-3) in a DATA {:.1}, \
+         peer-group short key {:.1}, alias {:.1}\n",
         full + 24.0,
         zstd_mean(measure, 3, Some(&dict)) + 24.0,
-        cache
-            + 20.0 * (MEASURE - seen.len()) as f64 / MEASURE as f64
-            + 24.0 * seen.len() as f64 / MEASURE as f64
+        cache + framing,
+        aliased + framing
     );
 }
 

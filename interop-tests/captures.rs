@@ -357,3 +357,64 @@ fn rti_capture_heartbeats_below_first_and_pings_inspect_clean() {
     assert_eq!(totals.malformed, 0, "{}", String::from_utf8_lossy(&out));
     assert_eq!(totals.pings, pings as u64);
 }
+
+/// The fuzz `discovery` target reaches the siftdds vendor PIDs' decoders: every SPDP/SEDP
+/// payload of the captures, turned into a siftdds sender's (`fuzzing::siftdds_discovery_seed`,
+/// what the seeder adds to the corpus), decodes with those fields as a siftdds sender's and
+/// round-trips through the harness, also truncated at every offset and with each byte
+/// flipped (the harness panics on a changed round trip).
+#[test]
+fn siftdds_discovery_seeds_reach_the_vendor_pids_and_survive_mutation() {
+    use siftdds::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
+    use siftdds::fuzzing::{discovery, siftdds_discovery_seed};
+    let mut seeds = [0usize; 3];
+    for path in vendor_captures() {
+        for d in rtps_datagrams(&path) {
+            let (vendor, subs, _) = submessages_with_bytes(&d.payload);
+            for (sm, _) in subs {
+                let Submessage::Data(data) = sm else { continue };
+                let kind = match data.writer_id.0 {
+                    [0, 1, 0, 0xc2] => 0u8,
+                    [0, 0, 3, 0xc2] => 1,
+                    [0, 0, 4, 0xc2] => 2,
+                    _ => continue,
+                };
+                let Some(p) = data.payload.bytes() else {
+                    continue;
+                };
+                let Some(seed) = siftdds_discovery_seed(kind, vendor, p) else {
+                    continue;
+                };
+                let body = &seed[1..];
+                let ours = match kind {
+                    0 => ParticipantProxyData::from_payload(body, VendorId::SIFTDDS)
+                        .is_ok_and(|p| p.pgcache.is_some() && p.pgcache_evicted.len() == 2),
+                    1 => PublicationData::from_payload(body, VendorId::SIFTDDS)
+                        .is_ok_and(|w| w.pgcache.is_some() && w.router_path.len() == 2),
+                    _ => SubscriptionData::from_payload(body, VendorId::SIFTDDS)
+                        .is_ok_and(|r| r.router_path.len() == 3),
+                };
+                assert!(
+                    ours,
+                    "{}: seed of kind {kind} lost its siftdds fields",
+                    path.display()
+                );
+                seeds[usize::from(kind)] += 1;
+                discovery(&seed);
+                for cut in 1..seed.len() {
+                    discovery(&seed[..cut]);
+                }
+                let mut flipped = seed.clone();
+                for i in 1..flipped.len() {
+                    flipped[i] ^= 0xff;
+                    discovery(&flipped);
+                    flipped[i] ^= 0xff;
+                }
+            }
+        }
+    }
+    assert!(
+        seeds.iter().all(|n| *n > 0),
+        "SPDP, DATA(w), DATA(r) seeds: {seeds:?}"
+    );
+}

@@ -42,9 +42,11 @@ pub fn rtps_message(data: &[u8]) {
     }
 }
 
-/// Target `plist`: the first byte picks the byte order and the sender's vendor; the rest is a
-/// parameter list. A decoded list must re-emit to a list that decodes to the same parameters.
-/// The content-filter property and info decoders get the same bytes.
+/// Target `plist`: the first byte picks the byte order (bit 0) and the sender's vendor (bits
+/// 1–3: Cyclone, Fast DDS, Connext, siftdds — whose vendor PIDs only a siftdds sender's list
+/// is read with — else an unknown vendor); the rest is a parameter list. A decoded list must
+/// re-emit to a list that decodes to the same parameters. The content-filter property and
+/// info decoders get the same bytes.
 pub fn plist(data: &[u8]) {
     let Some((&selector, body)) = data.split_first() else {
         return;
@@ -54,10 +56,11 @@ pub fn plist(data: &[u8]) {
     } else {
         Endianness::Big
     };
-    let vendor = match selector >> 1 & 3 {
+    let vendor = match selector >> 1 & 7 {
         0 => VendorId::CYCLONE_DDS,
         1 => VendorId::FAST_DDS,
         2 => VendorId::RTI_CONNEXT,
+        3 => VendorId::SIFTDDS,
         _ => VendorId::UNKNOWN,
     };
     if let Ok(view) = ParameterListView::new_checked(&mut Reader::new(body, endian)) {
@@ -252,18 +255,36 @@ fn filter_on_payloads(text: &str) {
     }
 }
 
-/// Target `discovery`: SPDP and SEDP payloads. Whatever decodes must encode to a payload that
-/// decodes to the same data.
+/// The vendors the `discovery` target decodes as, by the index [`discovery_selector`] packs.
+const DISCOVERY_VENDORS: [VendorId; 4] = [
+    VendorId::CYCLONE_DDS,
+    VendorId::FAST_DDS,
+    VendorId::RTI_CONNEXT,
+    VendorId::SIFTDDS,
+];
+
+/// The `discovery` target's selector byte for a payload of `kind` (0 SPDP, 1 SEDP
+/// publication, 2 SEDP subscription) sent by `vendor`: the kind in bits 1–2, the vendor in
+/// bits 0 and 3 (Cyclone 0, Fast DDS 1, Connext 8, siftdds 9; any other vendor as Cyclone),
+/// so the inputs kept from before siftdds and Connext were added keep their meaning.
+pub fn discovery_selector(vendor: VendorId, kind: u8) -> u8 {
+    let v = DISCOVERY_VENDORS
+        .iter()
+        .position(|x| *x == vendor)
+        .unwrap_or(0) as u8;
+    (v & 1) | (v & 2) << 2 | (kind & 3) << 1
+}
+
+/// Target `discovery`: SPDP and SEDP payloads, decoded as sent by the vendor the selector byte
+/// names ([`discovery_selector`]: siftdds senders' vendor PIDs — the router's path vector,
+/// the peer-group cache's capability, evictions and projections — are read only then).
+/// Whatever decodes must encode to a payload that decodes to the same data.
 pub fn discovery(data: &[u8]) {
     use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
     let Some((&selector, payload)) = data.split_first() else {
         return;
     };
-    let vendor = if selector & 1 == 0 {
-        VendorId::CYCLONE_DDS
-    } else {
-        VendorId::FAST_DDS
-    };
+    let vendor = DISCOVERY_VENDORS[usize::from((selector & 1) | (selector >> 2 & 2))];
     match selector >> 1 & 3 {
         0 => {
             if let Ok(p) = ParticipantProxyData::from_payload(payload, vendor) {
@@ -300,6 +321,58 @@ pub fn discovery(data: &[u8]) {
             }
         }
     }
+}
+
+/// A `discovery` input (selector byte included) for a siftdds sender, made from another
+/// vendor's SPDP/SEDP payload of `kind` (as [`discovery_selector`] numbers them): decoded as
+/// sent by `from`, given every field a siftdds sender adds under its vendor id (the router's
+/// path vector, the peer-group cache's capability and eviction notices, a writer's
+/// projections), encoded again. `None` when the payload does not decode. The seeder
+/// (`fuzz/src/seed.rs`) adds these beside the captured inputs, so the fuzzer starts from
+/// payloads that reach the siftdds vendor PIDs' decoders.
+pub fn siftdds_discovery_seed(kind: u8, from: VendorId, payload: &[u8]) -> Option<Vec<u8>> {
+    use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
+    use crate::wire::{Capability, EvictionNotice, ProjectionAnnouncement};
+    let body = match kind {
+        0 => {
+            let mut p = ParticipantProxyData::from_payload(payload, from).ok()?;
+            p.vendor_id = VendorId::SIFTDDS;
+            p.pgcache = Some(Capability {
+                capacity: 8,
+                generation: 0x0102_0304,
+            });
+            p.pgcache_evicted = vec![
+                EvictionNotice {
+                    group: 1,
+                    digest: 0x1122_3344_5566_7788,
+                },
+                EvictionNotice {
+                    group: u32::MAX,
+                    digest: 0,
+                },
+            ];
+            p.to_payload(Endianness::Little).ok()?
+        }
+        1 => {
+            let mut w = PublicationData::from_payload(payload, from).ok()?;
+            w.vendor_id = VendorId::SIFTDDS;
+            w.router_path = vec![7, 0xdead_beef];
+            w.pgcache = Some(ProjectionAnnouncement {
+                group: 3,
+                digests: vec![1, u64::MAX],
+            });
+            w.to_payload(Endianness::Little).ok()?
+        }
+        _ => {
+            let mut r = SubscriptionData::from_payload(payload, from).ok()?;
+            r.vendor_id = VendorId::SIFTDDS;
+            r.router_path = vec![3, 0xabc, 9];
+            r.to_payload(Endianness::Little).ok()?
+        }
+    };
+    let mut input = vec![discovery_selector(VendorId::SIFTDDS, kind)];
+    input.extend_from_slice(&body);
+    Some(input)
 }
 
 /// Target `participant_rx`: a sans-IO participant with one writer and one reader, on a fixed

@@ -40,7 +40,7 @@ fn main() {
             framed.extend_from_slice(&d.payload);
             write("participant_rx", String::new(), &framed);
             // discovery: selector byte + each SPDP/SEDP payload in the datagram.
-            if let Ok((_, iter)) = siftdds::wire::Message::parse(&d.payload) {
+            if let Ok((header, iter)) = siftdds::wire::Message::parse(&d.payload) {
                 for (i, o) in iter.enumerate() {
                     let siftdds::wire::submessage::SubmessageOutcome::Accept(
                         siftdds::wire::submessage::Submessage::Data(data),
@@ -55,9 +55,14 @@ fn main() {
                         _ => continue,
                     };
                     if let Some(p) = data.payload.bytes() {
-                        let mut seed = vec![kind << 1];
+                        let vendor = header.vendor_id;
+                        let mut seed = vec![siftdds::fuzzing::discovery_selector(vendor, kind)];
                         seed.extend_from_slice(p);
                         write("discovery", format!("-{i}"), &seed);
+                        // The same data as a siftdds sender's, with its vendor PIDs.
+                        if let Some(ours) = siftdds::fuzzing::siftdds_discovery_seed(kind, vendor, p) {
+                            write("discovery", format!("-{i}-siftdds"), &ours);
+                        }
                     }
                 }
             }

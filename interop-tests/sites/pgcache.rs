@@ -15,7 +15,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
-use siftdds::wire::{Message, SIFTDDS_ABBREVIATED_DATA};
+use siftdds::wire::{
+    ABBREVIATED_FLAG_ALIAS, ABBREVIATED_FLAG_NARROW, Message, SIFTDDS_ABBREVIATED_DATA,
+};
 
 use super::router::{exactly, received, router_case};
 use super::{Case, Need, Sites, check, conclude, report, run_sites};
@@ -55,9 +57,12 @@ common = ["color"]
 capacity = 8
 "#;
 
-/// What a capture carried: the destination of each abbreviated submessage, and how many
-/// user DATA submessages (so a check of "none abbreviated" is not vacuous).
-pub(super) fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize), String> {
+/// Calls `f` with the destination and each RTPS submessage of every UDP datagram in a
+/// capture.
+fn each_submessage(
+    file: &std::path::Path,
+    mut f: impl FnMut(&str, &SubmessageOutcome<'_>),
+) -> Result<(), String> {
     let out = Command::new("tshark")
         .arg("-r")
         .arg(file)
@@ -80,7 +85,6 @@ pub(super) fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize)
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    let (mut dsts, mut data) = (Vec::new(), 0);
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Some((dst, hex)) = line.split_once('\t') else {
             continue;
@@ -92,18 +96,41 @@ pub(super) fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize)
             continue;
         };
         for sm in submessages {
-            match sm {
-                SubmessageOutcome::NotUnderstood { id, .. } if id == SIFTDDS_ABBREVIATED_DATA => {
-                    dsts.push(dst.to_string());
-                }
-                SubmessageOutcome::Accept(Submessage::Data(d)) if !d.writer_id.is_builtin() => {
-                    data += 1;
-                }
-                _ => {}
-            }
+            f(dst, &sm);
         }
     }
+    Ok(())
+}
+
+/// What a capture carried: the destination of each abbreviated submessage, and how many
+/// user DATA submessages (so a check of "none abbreviated" is not vacuous).
+pub(super) fn abbreviated(file: &std::path::Path) -> Result<(Vec<String>, usize), String> {
+    let (mut dsts, mut data) = (Vec::new(), 0);
+    each_submessage(file, |dst, sm| match sm {
+        SubmessageOutcome::NotUnderstood { id, .. } if *id == SIFTDDS_ABBREVIATED_DATA => {
+            dsts.push(dst.to_string());
+        }
+        SubmessageOutcome::Accept(Submessage::Data(d)) if !d.writer_id.is_builtin() => {
+            data += 1;
+        }
+        _ => {}
+    })?;
     Ok((dsts, data))
+}
+
+/// Of a capture's abbreviated submessages, how many name their key by alias (flag A,
+/// docs/peer-group-cache.md §4.2), and how many with the one-octet alias (flag N).
+pub(super) fn aliased(file: &std::path::Path) -> Result<(usize, usize), String> {
+    let (mut alias, mut narrow) = (0, 0);
+    each_submessage(file, |_, sm| {
+        if let SubmessageOutcome::NotUnderstood { id, flags, .. } = sm {
+            if *id == SIFTDDS_ABBREVIATED_DATA && flags & ABBREVIATED_FLAG_ALIAS != 0 {
+                alias += 1;
+                narrow += usize::from(flags & ABBREVIATED_FLAG_NARROW != 0);
+            }
+        }
+    })?;
+    Ok((alias, narrow))
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -209,8 +236,14 @@ fn peer_group_cache_through_the_router_to_three_vendors() {
                     d.len()
                 )
             })?;
+            // Writers name the key by alias (flag A), each within its window.
+            let (alias, narrow) = aliased(&s.path("A.pcap"))?;
+            check(alias == d.len(), || {
+                format!("{} abbreviated, {alias} by alias", d.len())
+            })?;
             Ok(format!(
-                "{} abbreviated, all to the router; {data} DATA",
+                "{} abbreviated ({alias} by alias, {narrow} one-octet), all to the router; \
+                 {data} DATA",
                 d.len()
             ))
         }),

@@ -36,9 +36,9 @@ pub use header::{Header, VENDOR_PING_LEN, is_vendor_ping};
 pub use locator::Locator;
 pub use message::{Message, emit_message};
 pub use pgcache::{
-    AbbreviatedData, CacheKey, Capability, KeyDefinition, MAX_REST, MAX_SEGMENTS,
-    PID_SIFTDDS_PGCACHE_CAPABILITY, PID_SIFTDDS_PGCACHE_KEY, SHORT_KEY_LEN,
-    SIFTDDS_ABBREVIATED_DATA, Segment,
+    ABBREVIATED_FLAG_ALIAS, ABBREVIATED_FLAG_NARROW, AbbreviatedData, Alias, CacheKey, Capability,
+    KeyDefinition, KeyRef, MAX_REST, MAX_SEGMENTS, NARROW_WINDOW, PID_SIFTDDS_PGCACHE_CAPABILITY,
+    PID_SIFTDDS_PGCACHE_KEY, SHORT_KEY_LEN, SIFTDDS_ABBREVIATED_DATA, Segment, WIDE_WINDOW,
 };
 pub use pgcache_coop::{
     EvictionNotice, MAX_ANNOUNCED_PROJECTIONS, MAX_EVICTION_NOTICES, ProjectionAnnouncement,

@@ -233,8 +233,71 @@ pub const ABBREVIATED_FLAG_KEY_HASH: u8 = 0x02;
 /// Flag S: the key is short: its digest only (8 octets); group, generation and type hash are
 /// the receiver's for this writer (its group, its own generation, the writer's type).
 pub const ABBREVIATED_FLAG_SHORT_KEY: u8 = 0x04;
+/// Flag A: the key is an [`Alias`]: the low bits of the writerSN of the definition that bound
+/// it (two octets in the E byte order, or one with flag N). Not together with S.
+pub const ABBREVIATED_FLAG_ALIAS: u8 = 0x08;
+/// Flag N (only with A): the alias is one octet (the low 8 bits).
+pub const ABBREVIATED_FLAG_NARROW: u8 = 0x10;
 /// Octets of a short key.
 pub const SHORT_KEY_LEN: usize = 8;
+
+/// How an abbreviated sample names its key.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum KeyRef {
+    /// The whole 24-octet key (no flag).
+    Full(CacheKey),
+    /// Its digest only (flag S); the receiver completes it for the writer.
+    Digest(u64),
+    /// The definition that bound it, by the low bits of its SN (flag A, with N if narrow).
+    Alias(Alias),
+}
+
+impl KeyRef {
+    fn len(&self) -> usize {
+        match self {
+            KeyRef::Full(_) => CacheKey::LEN,
+            KeyRef::Digest(_) => SHORT_KEY_LEN,
+            KeyRef::Alias(a) => a.len(),
+        }
+    }
+
+    fn flags(&self) -> u8 {
+        match self {
+            KeyRef::Full(_) => 0,
+            KeyRef::Digest(_) => ABBREVIATED_FLAG_SHORT_KEY,
+            KeyRef::Alias(a) if a.narrow => ABBREVIATED_FLAG_ALIAS | ABBREVIATED_FLAG_NARROW,
+            KeyRef::Alias(_) => ABBREVIATED_FLAG_ALIAS,
+        }
+    }
+
+    fn parse(flags: u8, r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let short = flags & ABBREVIATED_FLAG_SHORT_KEY != 0;
+        let alias = flags & ABBREVIATED_FLAG_ALIAS != 0;
+        match (short, alias) {
+            (true, true) => Err(WireError::Invalid("AbbreviatedData: flags S and A")),
+            (true, false) => Ok(KeyRef::Digest(r.u64("AbbreviatedData.digest")?)),
+            (false, false) => Ok(KeyRef::Full(CacheKey::parse(r)?)),
+            (false, true) if flags & ABBREVIATED_FLAG_NARROW != 0 => Ok(KeyRef::Alias(Alias {
+                low: u16::from(r.u8("AbbreviatedData.alias")?),
+                narrow: true,
+            })),
+            (false, true) => Ok(KeyRef::Alias(Alias {
+                low: r.u16("AbbreviatedData.alias")?,
+                narrow: false,
+            })),
+        }
+    }
+
+    fn emit(&self, w: &mut Writer<'_>) {
+        match self {
+            KeyRef::Full(k) => k.emit(w),
+            KeyRef::Digest(d) => w.u64(*d),
+            // invariant: a narrow alias is below 256.
+            KeyRef::Alias(a) if a.narrow => w.u8(u8::try_from(a.low).unwrap_or(u8::MAX)),
+            KeyRef::Alias(a) => w.u16(a.low),
+        }
+    }
+}
 
 /// An abbreviated sample: the key plus the serialized sample without its common segments.
 /// docs/peer-group-cache.md §4.2.
@@ -248,11 +311,8 @@ pub struct AbbreviatedData<'a> {
     pub writer_id: EntityId,
     /// writerSN.
     pub writer_sn: SequenceNumber,
-    /// The cache key of the omitted common segments. With `short_key`, only its digest was
-    /// on the wire (the other fields are 0 when parsed; the receiver fills them in).
-    pub key: CacheKey,
-    /// Flag S: the key travels as its digest only.
-    pub short_key: bool,
+    /// The cache key of the omitted common segments, in one of its three forms.
+    pub key: KeyRef,
     /// Flag H: the sample's key hash (keyed topics), restored as PID_KEY_HASH.
     pub key_hash: Option<[u8; 16]>,
     /// The serialized sample minus the common segments (borrowed from the datagram).
@@ -270,17 +330,7 @@ impl<'a> AbbreviatedData<'a> {
         if writer_sn.0 <= 0 {
             return Err(WireError::Invalid("AbbreviatedData.writerSN"));
         }
-        let short_key = flags & ABBREVIATED_FLAG_SHORT_KEY != 0;
-        let key = if short_key {
-            CacheKey {
-                group: 0,
-                generation: 0,
-                type_hash: 0,
-                digest: r.u64("AbbreviatedData.digest")?,
-            }
-        } else {
-            CacheKey::parse(&mut r)?
-        };
+        let key = KeyRef::parse(flags, &mut r)?;
         let key_hash = if flags & ABBREVIATED_FLAG_KEY_HASH != 0 {
             Some(r.take_array::<16>("AbbreviatedData.keyHash")?)
         } else {
@@ -296,7 +346,6 @@ impl<'a> AbbreviatedData<'a> {
             writer_id,
             writer_sn,
             key,
-            short_key,
             key_hash,
             rest,
         })
@@ -318,13 +367,8 @@ impl<'a> AbbreviatedData<'a> {
     }
 
     fn body_len(&self) -> usize {
-        let key = if self.short_key {
-            SHORT_KEY_LEN
-        } else {
-            CacheKey::LEN
-        };
         ABBREVIATED_IDS_LEN
-            .saturating_add(key)
+            .saturating_add(self.key.len())
             .saturating_add(if self.key_hash.is_some() { 16 } else { 0 })
             .saturating_add(self.rest.len())
     }
@@ -334,19 +378,14 @@ impl<'a> AbbreviatedData<'a> {
         self.body_len().saturating_add(SubmessageHeader::LEN)
     }
 
-    /// The flags besides E: H and S.
+    /// The flags besides E: H, S, A, N.
     fn flags(&self) -> u8 {
         let h = if self.key_hash.is_some() {
             ABBREVIATED_FLAG_KEY_HASH
         } else {
             0
         };
-        let s = if self.short_key {
-            ABBREVIATED_FLAG_SHORT_KEY
-        } else {
-            0
-        };
-        h | s
+        h | self.key.flags()
     }
 
     /// Appends the complete submessage.
@@ -361,11 +400,7 @@ impl<'a> AbbreviatedData<'a> {
                 self.reader_id.emit(w);
                 self.writer_id.emit(w);
                 self.writer_sn.emit(w);
-                if self.short_key {
-                    w.u64(self.key.digest);
-                } else {
-                    self.key.emit(w);
-                }
+                self.key.emit(w);
                 if let Some(h) = &self.key_hash {
                     w.bytes(h);
                 }
@@ -374,6 +409,9 @@ impl<'a> AbbreviatedData<'a> {
         );
     }
 }
+
+mod alias;
+pub use alias::{Alias, NARROW_WINDOW, WIDE_WINDOW};
 
 #[cfg(test)]
 mod tests;

@@ -183,11 +183,13 @@ fn print_peer_group_stats(handle: &siftdds::router::driver::RouterHandle) {
             let name = site.split(':').next().unwrap_or(site);
             eprintln!(
                 "siftdds: peer-group {name}: hits={} defines={} evictions={} misses={} \
-                 refused_non_member={} refused_bad={} collisions={} entries={}",
+                 unbound_aliases={} refused_non_member={} refused_bad={} collisions={} \
+                 entries={}",
                 c.hits,
                 c.defines,
                 c.evictions,
                 c.misses,
+                c.unbound_aliases,
                 c.refused_non_member,
                 c.refused_bad,
                 c.collisions,

@@ -163,6 +163,7 @@ impl Participant {
             a.kept_announced = a.kept_announced.saturating_add(t.kept_announced);
             a.stale_generation = a.stale_generation.saturating_add(t.stale_generation);
             a.announcements = a.announcements.saturating_add(t.announcements);
+            a.unbound_aliases = a.unbound_aliases.saturating_add(t.unbound_aliases);
             s.entries = s.entries.saturating_add(c.len());
         }
         for w in self.writers.values() {
@@ -171,6 +172,7 @@ impl Participant {
             a.full = a.full.saturating_add(t.full);
             a.defines = a.defines.saturating_add(t.defines);
             a.abbreviated = a.abbreviated.saturating_add(t.abbreviated);
+            a.aliased = a.aliased.saturating_add(t.aliased);
             a.upstream_bytes = a.upstream_bytes.saturating_add(t.upstream_bytes);
             a.nacked = a.nacked.saturating_add(t.nacked);
             a.evicted_forgotten = a.evicted_forgotten.saturating_add(t.evicted_forgotten);
@@ -390,7 +392,7 @@ impl Participant {
         let Some(cache) = self.cache_for(writer) else {
             return;
         };
-        let outcome = cache.handle_definition(&writer, &def, payload);
+        let outcome = cache.handle_definition_at(&writer, d.writer_sn, &def, payload);
         log::trace!("definition from {writer}: {outcome:?}");
         let evicted = cache.take_evicted();
         let stored = (outcome == DefineOutcome::Stored).then_some(def.key.digest);
@@ -419,12 +421,7 @@ impl Participant {
         let Some(cache) = self.cache_for(writer) else {
             return;
         };
-        let key = if a.short_key {
-            cache.complete_key(a.key.digest)
-        } else {
-            a.key
-        };
-        let Restore::Full(full) = cache.restore(&writer, &key, a.rest) else {
+        let Restore::Full(full) = cache.restore_ref(&writer, a.writer_sn, &a.key, a.rest) else {
             return;
         };
         // A keyed sample's PID_KEY_HASH (flag H), as the DATA would have carried it.

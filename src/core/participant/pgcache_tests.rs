@@ -170,6 +170,9 @@ fn lossless_two_members_abbreviate_towards_the_intermediary_only() {
     assert!(w0.abbreviated >= 20 && w0.defines >= 5, "{w0:?}");
     // Lossless: every abbreviated sample was restored, none missed.
     assert_eq!(i.hits, w0.abbreviated + w1.abbreviated, "{i:?}");
+    // Every abbreviated sample named its definition by alias, and every alias was bound.
+    assert_eq!(w0.aliased, w0.abbreviated, "{w0:?}");
+    assert_eq!(i.unbound_aliases, 0, "{i:?}");
     assert!(w0.upstream_bytes < 60 * sample(Endianness::Little, 4, 0).len() as u64);
     assert_eq!(
         (i.misses, i.refused_non_member, i.refused_bad),

@@ -10,7 +10,9 @@
 //!
 //! Must not: share entries across groups (one [`GroupCache`] per group), accept a definition
 //! from a non-member or one whose bytes do not match its digest, restore from a key it does
-//! not hold exactly, grow beyond its capacity, send anything or read a clock.
+//! not hold exactly, resolve an alias to anything but the binding of the one definition SN
+//! it names (below the sample's SN, stored by this cache for this writer; §5 rule 16), grow
+//! beyond its capacity, send anything or read a clock.
 //!
 //! # Overview
 //! Entries are keyed by [`CacheKey`]; each holds the layout and the common bytes. Eviction is
@@ -23,8 +25,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::wire::{MAX_ANNOUNCED_PROJECTIONS, MAX_EVICTION_NOTICES};
 
+use super::alias::Bindings;
 use super::split::{MAX_COMMON_BYTES, digest, merge};
-use crate::wire::{CacheKey, Guid, KeyDefinition, Segment};
+use crate::wire::{CacheKey, Guid, KeyDefinition, KeyRef, Segment, SequenceNumber};
 
 pub use crate::qos::peer_group::MAX_CAPACITY;
 /// Poisoned keys remembered per group (oldest forgotten first).
@@ -90,6 +93,8 @@ pub struct CacheStats {
     pub kept_announced: u64,
     /// Projection announcements taken from members.
     pub announcements: u64,
+    /// Abbreviated samples whose alias named no bound definition (counted in `misses` too).
+    pub unbound_aliases: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -114,6 +119,8 @@ pub struct GroupCache {
     pins: BTreeMap<u64, usize>,
     /// Digests evicted since the driver last took them (at most [`MAX_EVICTION_NOTICES`]).
     evicted: Vec<u64>,
+    /// Each member's alias bindings (definition SN → key), bounded per writer.
+    bindings: BTreeMap<Guid, Bindings>,
     clock: u64,
     stats: CacheStats,
     /// The digest function ([`digest`]; tests swap in a weak one to force collisions).
@@ -134,6 +141,7 @@ impl GroupCache {
             announced: BTreeMap::new(),
             pins: BTreeMap::new(),
             evicted: Vec::new(),
+            bindings: BTreeMap::new(),
             clock: 0,
             stats: CacheStats::default(),
             digest,
@@ -192,6 +200,7 @@ impl GroupCache {
     /// its announcement goes (its entries are no longer kept for it).
     pub fn remove_member(&mut self, writer: &Guid) {
         self.members.remove(writer);
+        self.bindings.remove(writer);
         self.set_announced(writer, &[]);
     }
 
@@ -265,6 +274,7 @@ impl GroupCache {
         self.recency.clear();
         self.poisoned.clear();
         self.evicted.clear();
+        self.bindings.clear();
         self.generation = self.generation.wrapping_add(1);
     }
 
@@ -375,6 +385,63 @@ impl GroupCache {
         self.note_defined(writer, def.key.digest);
         self.stats.defines = self.stats.defines.saturating_add(1);
         DefineOutcome::Stored
+    }
+
+    /// A definition DATA from `writer` with writerSN `sn`: [`handle_definition`](Self::handle_definition),
+    /// and when stored, `sn` is bound to the key so abbreviated samples may name it by alias.
+    pub fn handle_definition_at(
+        &mut self,
+        writer: &Guid,
+        sn: SequenceNumber,
+        def: &KeyDefinition,
+        payload: &[u8],
+    ) -> DefineOutcome {
+        let outcome = self.handle_definition(writer, def, payload);
+        if outcome == DefineOutcome::Stored {
+            self.bindings.entry(*writer).or_default().bind(sn, def.key);
+        }
+        outcome
+    }
+
+    /// The key an abbreviated sample at `sn` from `writer` names: a full key as is, a short
+    /// one completed ([`complete_key`](Self::complete_key)), an alias only if the definition
+    /// it names (an SN below `sn`) is bound for this writer.
+    pub fn resolve(&self, writer: &Guid, sn: SequenceNumber, key: &KeyRef) -> Option<CacheKey> {
+        match key {
+            KeyRef::Full(k) => Some(*k),
+            KeyRef::Digest(d) => Some(self.complete_key(*d)),
+            KeyRef::Alias(a) => {
+                let d = a.definition_sn(sn)?;
+                self.bindings.get(writer)?.get(d)
+            }
+        }
+    }
+
+    /// Alias bindings held for `writer`.
+    pub fn bindings_of(&self, writer: &Guid) -> usize {
+        self.bindings.get(writer).map_or(0, Bindings::len)
+    }
+
+    /// An abbreviated sample at `sn` from `writer` naming its key by `key` (any form).
+    pub fn restore_ref(
+        &mut self,
+        writer: &Guid,
+        sn: SequenceNumber,
+        key: &KeyRef,
+        rest: &[u8],
+    ) -> Restore {
+        match self.resolve(writer, sn, key) {
+            Some(k) => self.restore(writer, &k, rest),
+            None if !self.members.contains(writer) => {
+                self.stats.refused_non_member = self.stats.refused_non_member.saturating_add(1);
+                Restore::RefusedNonMember
+            }
+            None => {
+                self.stats.misses = self.stats.misses.saturating_add(1);
+                self.stats.unbound_aliases = self.stats.unbound_aliases.saturating_add(1);
+                Restore::Unknown
+            }
+        }
     }
 
     /// An abbreviated sample from `writer`: the full payload, or why not.

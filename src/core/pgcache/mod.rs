@@ -6,7 +6,7 @@
 //! rebuild exactly. The wire elements are in `crate::wire` (`CacheKey`, `KeyDefinition`,
 //! `AbbreviatedData`); this module only decides and stores.
 //!
-//! Parts: [`config`] (the configured groups and their checks), [`split`] (common segments, digest, merge), [`publisher`] (per-peer acknowledged
+//! Parts: [`alias`] (the intermediary's per-writer definition-SN bindings), [`config`] (the configured groups and their checks), [`split`] (common segments, digest, merge), [`publisher`] (per-peer acknowledged
 //! keys and the full/define/abbreviated decision), [`intermediary`] (per-group bounded LRU
 //! cache with membership and counters).
 #![deny(
@@ -17,6 +17,7 @@
     clippy::arithmetic_side_effects
 )]
 
+pub mod alias;
 pub mod config;
 pub mod intermediary;
 pub mod publisher;

@@ -1,6 +1,7 @@
 //! The publisher side of the peer-group cache, for one (writer, intermediary peer) pair: which
 //! keys the peer has acknowledged, and the one decision "full, full with a definition, or
-//! abbreviated" per sample. docs/peer-group-cache.md §5 rules 1–6, 10.
+//! abbreviated" per sample, and the alias naming the acknowledged definition's SN.
+//! docs/peer-group-cache.md §5 rules 1–6, 10, 16.
 //!
 //! Must not: send anything, read a clock, or grow without bound (at most
 //! [`MAX_TRACKED_KEYS`] keys and [`MAX_TRACKED_SENDS`] abbreviated sequence numbers per peer;
@@ -8,12 +9,16 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::wire::{CacheKey, Capability, EvictionNotice, SequenceNumber};
+use crate::wire::{Alias, CacheKey, Capability, EvictionNotice, SequenceNumber, WIDE_WINDOW};
 
 /// Keys whose acknowledgement state we remember per peer.
 pub const MAX_TRACKED_KEYS: usize = 256;
 /// Abbreviated sends (SN → key) remembered per peer, for NACKs of them.
 pub const MAX_TRACKED_SENDS: usize = 4096;
+/// An acknowledged key is defined again (a new binding) once its binding's definition is
+/// this many SNs old: half the wide alias window, so the old binding still serves while the
+/// new definition is acknowledged.
+pub const REBIND_AFTER: i64 = WIDE_WINDOW / 2;
 
 /// How to send one sample to the intermediary.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,10 +44,17 @@ pub enum Path {
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum KeyState {
-    /// A definition went out at this SN, not yet covered by an ACKNACK.
-    Defined(SequenceNumber),
-    /// The peer's ACKNACK covered the definition.
-    Acknowledged,
+    /// Definitions went out at `first` and later up to `last`, none covered by an ACKNACK yet.
+    Defined {
+        first: SequenceNumber,
+        last: SequenceNumber,
+    },
+    /// The peer's ACKNACK covered the definition at `def` (the alias names it); another one
+    /// at `pending` is not covered yet.
+    Acknowledged {
+        def: SequenceNumber,
+        pending: Option<SequenceNumber>,
+    },
 }
 
 /// What one writer knows about one intermediary peer.
@@ -122,24 +134,56 @@ impl PeerCache {
         }
         let state = self.keys.get(&key).copied();
         match (path, state) {
+            // A binding getting old: this sample defines again (the old binding serves the
+            // next samples until the new one is acknowledged).
+            (Path::Unicast, Some(KeyState::Acknowledged { def, pending: None }))
+                if sn.0.saturating_sub(def.0) >= REBIND_AFTER =>
+            {
+                self.keys.insert(
+                    key,
+                    KeyState::Acknowledged {
+                        def,
+                        pending: Some(sn),
+                    },
+                );
+                SendAs::Define
+            }
             // Rules 1, 3: abbreviated only by unicast, after the definition was acknowledged.
-            (Path::Unicast, Some(KeyState::Acknowledged)) => {
+            (Path::Unicast, Some(KeyState::Acknowledged { .. })) => {
                 if self.sends.len() >= MAX_TRACKED_SENDS {
                     self.sends.pop_first();
                 }
                 self.sends.insert(sn, key);
                 SendAs::Abbreviated
             }
-            // A definition already pending: send in full, keep the earliest SN (ACKNACKs are
-            // cumulative, so it is covered first).
-            (Path::Unicast | Path::Multicast, Some(KeyState::Defined(_))) => SendAs::Define,
-            (Path::Multicast, Some(KeyState::Acknowledged)) => SendAs::Full,
-            (Path::Unicast | Path::Multicast, None) => {
-                self.remember(key, KeyState::Defined(sn));
+            // A definition already pending: send it again (ACKNACKs are cumulative, so the
+            // first is covered first; the last is the binding used once covered).
+            (Path::Unicast | Path::Multicast, Some(KeyState::Defined { first, .. })) => {
+                self.keys.insert(key, KeyState::Defined { first, last: sn });
                 SendAs::Define
             }
-            // Rule 4: repairs in full (a repaired definition still defines).
+            (Path::Multicast, Some(KeyState::Acknowledged { .. })) => SendAs::Full,
+            (Path::Unicast | Path::Multicast, None) => {
+                self.remember(
+                    key,
+                    KeyState::Defined {
+                        first: sn,
+                        last: sn,
+                    },
+                );
+                SendAs::Define
+            }
+            // Rule 4: repairs in full (plain DATA: a repair never binds).
             (Path::Repair, _) => SendAs::Full,
+        }
+    }
+
+    /// How an abbreviated sample at `sn` names `key`: the alias of its acknowledged binding
+    /// while that is in the alias window, `None` otherwise (send the short key).
+    pub fn alias(&self, key: &CacheKey, sn: SequenceNumber) -> Option<Alias> {
+        match self.keys.get(key)? {
+            KeyState::Acknowledged { def, .. } => Alias::for_definition(*def, sn),
+            KeyState::Defined { .. } => None,
         }
     }
 
@@ -168,9 +212,19 @@ impl PeerCache {
             }
         }
         for state in self.keys.values_mut() {
-            if matches!(*state, KeyState::Defined(d) if d < base) {
-                *state = KeyState::Acknowledged;
-            }
+            *state = match *state {
+                KeyState::Defined { first, last } if first < base => KeyState::Acknowledged {
+                    def: if last < base { last } else { first },
+                    pending: (last >= base).then_some(last),
+                },
+                KeyState::Acknowledged {
+                    pending: Some(p), ..
+                } if p < base => KeyState::Acknowledged {
+                    def: p,
+                    pending: None,
+                },
+                other => other,
+            };
         }
         // Abbreviated sends below base were restored: nothing to remember for them.
         self.sends = self.sends.split_off(&base);
@@ -181,7 +235,7 @@ impl PeerCache {
     pub fn acknowledged(&self) -> usize {
         self.keys
             .values()
-            .filter(|s| **s == KeyState::Acknowledged)
+            .filter(|s| matches!(s, KeyState::Acknowledged { .. }))
             .count()
     }
 }

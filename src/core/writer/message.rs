@@ -327,14 +327,14 @@ impl MessageBuilder {
         self.data_with_prepared_qos(change)
     }
 
-    /// Adds the abbreviated vendor submessage for `change`: `key` (short: its digest) and
-    /// `rest` (the sample without its common segments), with the key hash of a keyed
-    /// change, preceded by INFO_TS when needed. Returns its size, 0 when it did not fit. docs/peer-group-cache.md
-    /// §4.2.
+    /// Adds the abbreviated vendor submessage for `change`: `key` (writers send the alias,
+    /// or the short key when the binding is too old) and `rest` (the sample without its
+    /// common segments), with the key hash of a keyed change, preceded by INFO_TS when
+    /// needed. Returns its size, 0 when it did not fit. docs/peer-group-cache.md §4.2.
     pub(super) fn abbreviated(
         &mut self,
         change: &CacheChange,
-        key: crate::wire::CacheKey,
+        key: crate::wire::KeyRef,
         rest: &[u8],
     ) -> usize {
         let a = crate::wire::AbbreviatedData {
@@ -343,8 +343,6 @@ impl MessageBuilder {
             writer_id: self.writer_id,
             writer_sn: change.sequence_number,
             key,
-            // The intermediary knows our group, its generation and our type.
-            short_key: true,
             key_hash: change.key_hash.filter(|_| self.keyed),
             rest,
         };

@@ -30,7 +30,7 @@ use crate::core::{CacheChange, ChangeKind};
 use crate::time::Instant;
 use crate::types::TypeDescriptor;
 use crate::wire::{
-    Capability, EvictionNotice, Guid, KeyDefinition, MAX_ANNOUNCED_PROJECTIONS,
+    Capability, EvictionNotice, Guid, KeyDefinition, KeyRef, MAX_ANNOUNCED_PROJECTIONS,
     ProjectionAnnouncement, SequenceNumber,
 };
 
@@ -62,6 +62,8 @@ pub struct PgWriterCounters {
     pub defines: u64,
     /// Abbreviated samples sent.
     pub abbreviated: u64,
+    /// Of those, sent with an alias (the others with the short key: binding too old).
+    pub aliased: u64,
     /// Bytes of those pushes: a full DATA's or definition's payload (+ the definition
     /// parameter), an abbreviated submessage whole (header included).
     pub upstream_bytes: u64,
@@ -222,6 +224,11 @@ impl PgWriter {
         let decision = split.as_ref().map_or(SendAs::Full, |(key, _, _)| {
             peer.decide(*key, sn, Path::Unicast)
         });
+        // The alias of the acknowledged binding, else the short key (the binding too old).
+        let key_ref = split.as_ref().map(|(key, _, _)| {
+            peer.alias(key, sn)
+                .map_or(KeyRef::Digest(key.digest), KeyRef::Alias)
+        });
         if let Some((key, _, _)) = &split {
             self.note_projection(key.digest, keyed);
         }
@@ -239,10 +246,16 @@ impl PgWriter {
                 }
                 ok
             }
-            (SendAs::Abbreviated, Some((key, _, rest))) => {
-                let len = b.abbreviated(c, key, &rest);
+            (SendAs::Abbreviated, Some((_, _, rest))) => {
+                let Some(key_ref) = key_ref else {
+                    return None; // invariant: a split sample has a key reference.
+                };
+                let len = b.abbreviated(c, key_ref, &rest);
                 if len > 0 {
                     self.counters.abbreviated = self.counters.abbreviated.saturating_add(1);
+                    if matches!(key_ref, KeyRef::Alias(_)) {
+                        self.counters.aliased = self.counters.aliased.saturating_add(1);
+                    }
                     self.count_bytes(len);
                 }
                 len > 0

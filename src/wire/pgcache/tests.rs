@@ -27,8 +27,7 @@ fn abbreviated(endian: Endianness, rest: &[u8]) -> AbbreviatedData<'_> {
         reader_id: EntityId::UNKNOWN,
         writer_id: EntityId([0, 0, 1, 0x03]),
         writer_sn: SequenceNumber(5),
-        key: KEY,
-        short_key: false,
+        key: KeyRef::Full(KEY),
         key_hash: None,
         rest,
     }
@@ -241,7 +240,7 @@ proptest! {
     ) {
         let a = AbbreviatedData {
             endian: e, reader_id: EntityId(r), writer_id: EntityId(w),
-            writer_sn: SequenceNumber(sn), key, short_key: false, key_hash: None, rest: &rest,
+            writer_sn: SequenceNumber(sn), key: KeyRef::Full(key), key_hash: None, rest: &rest,
         };
         let mut v = Vec::new();
         a.emit(&mut v);
@@ -280,14 +279,8 @@ fn short_key_and_key_hash_flags_round_trip_and_shrink_the_submessage() {
     for endian in [Little, Big] {
         let long = abbreviated(endian, &[1, 2, 3, 4]);
         let short = AbbreviatedData {
-            short_key: true,
             key_hash: Some([9; 16]),
-            key: CacheKey {
-                group: 0,
-                generation: 0,
-                type_hash: 0,
-                digest: KEY.digest,
-            },
+            key: KeyRef::Digest(KEY.digest),
             ..long
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -307,5 +300,139 @@ fn short_key_and_key_hash_flags_round_trip_and_shrink_the_submessage() {
         assert_eq!(AbbreviatedData::parse(c[1], &c[4..]).unwrap(), bare);
         // A key hash flag without its 16 octets is malformed.
         assert!(AbbreviatedData::parse(0x02 | c[1], &c[4..]).is_err());
+    }
+}
+
+#[test]
+fn alias_forms_golden_bytes_in_both_byte_orders() {
+    let narrow = Alias {
+        low: 0x2a,
+        narrow: true,
+    };
+    let wide = Alias {
+        low: 0x1234,
+        narrow: false,
+    };
+    for (endian, e) in [(Big, 0u8), (Little, 1u8)] {
+        let mut v = Vec::new();
+        AbbreviatedData {
+            key: KeyRef::Alias(narrow),
+            ..abbreviated(endian, &[0xee])
+        }
+        .emit(&mut v);
+        // Flags E, A, N; body 16 + 1 + 1.
+        assert_eq!(v[1], e | 0x08 | 0x10);
+        assert_eq!(v.len(), 4 + 18);
+        assert_eq!(&v[20..], &[0x2a, 0xee]);
+        let parsed = AbbreviatedData::parse(v[1], &v[4..]).unwrap();
+        assert_eq!(parsed.key, KeyRef::Alias(narrow));
+        let mut w = Vec::new();
+        AbbreviatedData {
+            key: KeyRef::Alias(wide),
+            key_hash: Some([7; 16]),
+            ..abbreviated(endian, &[0xee])
+        }
+        .emit(&mut w);
+        assert_eq!(w[1], e | 0x08 | 0x02);
+        assert_eq!(w.len(), 4 + 16 + 2 + 16 + 1);
+        let want: [u8; 2] = if endian == Big {
+            [0x12, 0x34]
+        } else {
+            [0x34, 0x12]
+        };
+        assert_eq!(&w[20..22], &want);
+        let parsed = AbbreviatedData::parse(w[1], &w[4..]).unwrap();
+        assert_eq!(parsed.key, KeyRef::Alias(wide));
+        assert_eq!(parsed.key_hash, Some([7; 16]));
+    }
+}
+
+#[test]
+fn hostile_alias_forms_are_errors_not_panics() {
+    let mut v = Vec::new();
+    AbbreviatedData {
+        key: KeyRef::Alias(Alias {
+            low: 0x1234,
+            narrow: false,
+        }),
+        ..abbreviated(Little, &[])
+    }
+    .emit(&mut v);
+    let body = &v[4..];
+    // Truncated: the ids alone, or one octet of a wide alias.
+    assert!(AbbreviatedData::parse(v[1], &body[..16]).is_err());
+    assert!(AbbreviatedData::parse(v[1], &body[..17]).is_err());
+    // Narrow with nothing after the ids.
+    assert!(AbbreviatedData::parse(v[1] | 0x10, &body[..16]).is_err());
+    // S and A together are contradictory.
+    assert_eq!(
+        AbbreviatedData::parse(v[1] | 0x04, body),
+        Err(WireError::Invalid("AbbreviatedData: flags S and A"))
+    );
+    // A key hash flag without its 16 octets.
+    assert!(AbbreviatedData::parse(v[1] | 0x02, body).is_err());
+}
+
+#[test]
+fn an_alias_names_exactly_its_definition_inside_its_window_and_nothing_outside() {
+    let sn = SequenceNumber;
+    // Narrow up to 256 back, wide up to 65536, then nothing.
+    let a = Alias::for_definition(sn(10), sn(11)).unwrap();
+    assert!(a.narrow && a.low == 10);
+    assert_eq!(a.definition_sn(sn(11)), Some(sn(10)));
+    let a = Alias::for_definition(sn(10), sn(266)).unwrap();
+    assert!(a.narrow);
+    assert_eq!(a.definition_sn(sn(266)), Some(sn(10)));
+    let a = Alias::for_definition(sn(10), sn(267)).unwrap();
+    assert!(!a.narrow && a.low == 10);
+    assert_eq!(a.definition_sn(sn(267)), Some(sn(10)));
+    assert!(Alias::for_definition(sn(10), sn(10 + 65536)).is_some());
+    assert_eq!(Alias::for_definition(sn(10), sn(10 + 65537)), None);
+    // Never the sample itself or later, never below 1.
+    assert_eq!(Alias::for_definition(sn(10), sn(10)), None);
+    assert_eq!(Alias::for_definition(sn(11), sn(10)), None);
+    assert_eq!(Alias::for_definition(sn(0), sn(10)), None);
+    let low5 = Alias {
+        low: 5,
+        narrow: true,
+    };
+    assert_eq!(low5.definition_sn(sn(5)), None); // 5 - 256 < 1
+    assert_eq!(low5.definition_sn(sn(6)), Some(sn(5)));
+    assert_eq!(low5.definition_sn(sn(261)), Some(sn(5)));
+    assert_eq!(low5.definition_sn(sn(262)), Some(sn(261)));
+    // Out of range: a "narrow" alias above 255 is no encoding; extremes do not overflow.
+    assert_eq!(
+        Alias {
+            low: 300,
+            narrow: true
+        }
+        .definition_sn(sn(1000)),
+        None
+    );
+    for s in [i64::MIN, -1, 0, 1, i64::MAX] {
+        for low in [0u16, 1, 255, 0xffff] {
+            let _ = Alias { low, narrow: false }.definition_sn(sn(s));
+        }
+    }
+}
+
+proptest! {
+    /// Whatever the SNs, the alias a writer may send names its definition and no other.
+    #[test]
+    fn alias_round_trips_through_the_sample_sn(d in 1i64..i64::MAX / 2, delta in 1i64..70_000) {
+        let s = SequenceNumber(d + delta);
+        match Alias::for_definition(SequenceNumber(d), s) {
+            Some(a) => {
+                prop_assert!(delta <= 65_536);
+                prop_assert_eq!(a.narrow, delta <= 256);
+                prop_assert_eq!(a.definition_sn(s), Some(SequenceNumber(d)));
+                let mut v = Vec::new();
+                let ad = AbbreviatedData { writer_sn: s, key: KeyRef::Alias(a), ..abbreviated(Big, &[1]) };
+                ad.emit(&mut v);
+                prop_assert_eq!(v.len(), ad.buffer_len());
+                prop_assert_eq!(AbbreviatedData::parse(v[1], &v[4..]).unwrap(), ad);
+            }
+            None => prop_assert!(delta > 65_536),
+        }
     }
 }

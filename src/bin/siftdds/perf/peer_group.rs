@@ -66,11 +66,12 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         let w = dp.peer_group_stats()?.writers;
         let pushes = w.full + w.defines + w.abbreviated;
         println!(
-            "pub: peer-group {g}: full={} defines={} abbreviated={} upstream_bytes={} \
+            "pub: peer-group {g}: full={} defines={} abbreviated={} aliased={} upstream_bytes={} \
              upstream_bytes_per_sample={:.1} (payload {payload})",
             w.full,
             w.defines,
             w.abbreviated,
+            w.aliased,
             w.upstream_bytes,
             w.upstream_bytes as f64 / pushes.max(1) as f64
         );

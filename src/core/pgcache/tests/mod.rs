@@ -1,4 +1,5 @@
-//! Peer-group cache tests, by theme: [`split`] (splitting against a real type, merge as the
+//! Peer-group cache tests, by theme: [`alias`] (definition-SN aliases: rebinding, reordering,
+//! a lost definition), [`split`] (splitting against a real type, merge as the
 //! exact inverse), [`roles`] (the publisher's decision table, the intermediary's checks,
 //! collisions, LRU), [`cooperation`] (projection announcements and eviction notices),
 //! [`simulation`] (a seeded model of two writers and the intermediary over lossy links) and
@@ -11,6 +12,7 @@
     clippy::arithmetic_side_effects
 )]
 
+mod alias;
 mod cooperation;
 mod discovery;
 mod roles;

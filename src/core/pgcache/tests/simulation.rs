@@ -18,7 +18,7 @@ use crate::core::pgcache::publisher::{Path, PeerCache, SendAs};
 use crate::core::pgcache::split::{merge, split};
 use crate::core::pgcache::{group_id, key_of};
 use crate::test_rng::Rng;
-use crate::wire::{CacheKey, Capability, Guid, KeyDefinition, Segment, SequenceNumber};
+use crate::wire::{CacheKey, Capability, Guid, KeyDefinition, KeyRef, Segment, SequenceNumber};
 
 // ---------- the lossy simulation ----------
 
@@ -32,7 +32,7 @@ enum Up {
     Abbreviated {
         writer: usize,
         sn: i64,
-        key: CacheKey,
+        key: KeyRef,
         rest: Vec<u8>,
     },
 }
@@ -46,6 +46,11 @@ struct SimWriter {
 
 struct SimOutcome {
     abbreviated_restored: u64,
+    /// Abbreviated samples sent, and of those with an alias (the rest with the short key).
+    abbreviated_sent: u64,
+    aliased: u64,
+    /// Abbreviated samples whose alias named no binding (NACKed, repaired in full).
+    unbound: u64,
     evictions: u64,
     refused_non_member: u64,
     rounds: usize,
@@ -56,6 +61,20 @@ struct SimOutcome {
 /// repaired in full). Asserts every delivered sample equals the written one and that all are
 /// delivered.
 fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) -> SimOutcome {
+    simulate_reordered(seed, samples, run, loss, 0, leave)
+}
+
+/// As [`simulate`], and each message up is delayed behind up to 8 later ones with
+/// probability `reorder` percent (so definitions, their rebindings and abbreviated samples
+/// naming older bindings arrive out of order).
+fn simulate_reordered(
+    seed: u64,
+    samples: i64,
+    run: i64,
+    loss: u64,
+    reorder: u64,
+    leave: Option<usize>,
+) -> SimOutcome {
     let mut rng = Rng::new(seed);
     let generation0 = 5;
     let mut cache = GroupCache::new(config(2), generation0);
@@ -78,6 +97,7 @@ fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) 
     let mut delivered: Vec<BTreeMap<i64, Vec<u8>>> = vec![BTreeMap::new(), BTreeMap::new()];
     let mut up: VecDeque<Up> = VecDeque::new();
     let mut max_len = 0;
+    let (mut aliased, mut abbreviated_sent) = (0u64, 0u64);
     for round in 0..20_000 {
         if Some(round) == leave {
             cache.remove_member(&writers[1].guid);
@@ -107,12 +127,30 @@ fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) 
                     payload,
                     def: Some(KeyDefinition::new(key, p.segments).unwrap()),
                 }),
-                SendAs::Abbreviated => up.push_back(Up::Abbreviated {
-                    writer: i,
-                    sn,
-                    key,
-                    rest,
-                }),
+                SendAs::Abbreviated => {
+                    // What the writer sends: the alias of the acknowledged binding.
+                    abbreviated_sent += 1;
+                    let key = match w.peer.alias(&key, SequenceNumber(sn)) {
+                        Some(a) => {
+                            aliased += 1;
+                            KeyRef::Alias(a)
+                        }
+                        None => KeyRef::Digest(key.digest),
+                    };
+                    up.push_back(Up::Abbreviated {
+                        writer: i,
+                        sn,
+                        key,
+                        rest,
+                    })
+                }
+            }
+        }
+        // Reordering: a message swaps places with one up to 8 behind it.
+        for i in 0..up.len() {
+            if reorder > 0 && rng.chance(reorder) {
+                let j = (i + 1 + rng.below(8)).min(up.len() - 1);
+                up.swap(i, j);
             }
         }
         // The link up, with loss; the intermediary handles what arrives.
@@ -128,7 +166,12 @@ fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) 
                     def,
                 } => {
                     if let Some(def) = def {
-                        cache.handle_definition(&writers[writer].guid, &def, &payload);
+                        cache.handle_definition_at(
+                            &writers[writer].guid,
+                            SequenceNumber(sn),
+                            &def,
+                            &payload,
+                        );
                     }
                     (writer, sn, Some(payload))
                 }
@@ -137,10 +180,13 @@ fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) 
                     sn,
                     key,
                     rest,
-                } => match cache.restore(&writers[writer].guid, &key, &rest) {
-                    Restore::Full(p) => (writer, sn, Some(p)),
-                    Restore::Unknown | Restore::RefusedNonMember => (writer, sn, None),
-                },
+                } => {
+                    match cache.restore_ref(&writers[writer].guid, SequenceNumber(sn), &key, &rest)
+                    {
+                        Restore::Full(p) => (writer, sn, Some(p)),
+                        Restore::Unknown | Restore::RefusedNonMember => (writer, sn, None),
+                    }
+                }
             };
             max_len = max_len.max(cache.len());
             if let Some(full) = full {
@@ -190,6 +236,9 @@ fn simulate(seed: u64, samples: i64, run: i64, loss: u64, leave: Option<usize>) 
             assert!(max_len <= 2, "cache over capacity");
             return SimOutcome {
                 abbreviated_restored: cache.stats().hits,
+                aliased,
+                abbreviated_sent,
+                unbound: cache.stats().unbound_aliases,
                 evictions: cache.stats().evictions,
                 refused_non_member: cache.stats().refused_non_member,
                 rounds: round,
@@ -208,6 +257,32 @@ fn lossless_run_abbreviates_most_samples() {
         "{}",
         out.abbreviated_restored
     );
+}
+
+#[test]
+fn lossless_run_sends_every_abbreviated_sample_by_alias() {
+    let out = simulate(1, 200, 20, 0, None);
+    // Every binding is acknowledged recently: nothing falls back to the short key, and every
+    // alias names a bound definition.
+    assert!(out.aliased > 300, "{}", out.aliased);
+    assert_eq!(out.aliased, out.abbreviated_sent);
+    assert_eq!(out.unbound, 0);
+    // The others were evicted keys (capacity 2, five sets), NACKed and repaired.
+    assert!(out.abbreviated_restored <= out.aliased);
+}
+
+#[test]
+fn loss_and_reordering_with_rotating_sets_never_restore_a_wrong_sample() {
+    let (mut restored, mut aliased) = (0, 0);
+    for seed in 1..=40 {
+        // 20 % loss, 30 % of messages delayed behind up to 8 others, sets rotating every 3.
+        let out = simulate_reordered(seed, 150, 3, 20, 30, None);
+        restored += out.abbreviated_restored;
+        aliased += out.aliased;
+        assert!(out.rounds < 20_000);
+    }
+    assert!(restored > 0 && aliased > 0, "{restored} {aliased}");
+    eprintln!("pgcache sim with reordering: {restored} restored, {aliased} sent by alias");
 }
 
 #[test]
