@@ -11,7 +11,6 @@
 //! RTPS 2.5 §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO), §9.6.4.1 (PID_CONTENT_FILTER_INFO),
 //! §8.7.9 and §9.6.3 (PID_ORIGINAL_WRITER_INFO: OriginalWriterInfo_t).
 
-use super::message::ENDIAN;
 use crate::cdr::{Endianness, Writer};
 use crate::core::change::SampleIdentity;
 use crate::core::{CacheChange, ChangeKind};
@@ -38,6 +37,7 @@ pub(super) fn inline_qos_into(
     definition: Option<&[u8]>,
     out: &mut Vec<u8>,
     original: &mut Vec<u8>,
+    endian: Endianness,
 ) {
     out.clear();
     let alive = change.kind == ChangeKind::Alive;
@@ -67,7 +67,7 @@ pub(super) fn inline_qos_into(
     // RTPS 2.5 §8.7.9: a relayed change names its original writer.
     original.clear();
     if let Some(id) = change.original_writer {
-        id.emit(&mut Writer::new(original, ENDIAN));
+        id.emit(&mut Writer::new(original, endian));
     }
     let original_info = change.original_writer.map(|_| {
         Parameter::Unknown(RawParameter {
@@ -91,7 +91,7 @@ pub(super) fn inline_qos_into(
         });
     let mut group_info = Vec::new();
     if let Some(set) = group.and_then(|g| g.writer_set) {
-        WriterGroupInfo { writer_set: set }.emit(&mut Writer::new(&mut group_info, ENDIAN));
+        WriterGroupInfo { writer_set: set }.emit(&mut Writer::new(&mut group_info, endian));
     }
     let writer_group = (!group_info.is_empty()).then(|| {
         Parameter::Unknown(RawParameter {
@@ -120,17 +120,21 @@ pub(super) fn inline_qos_into(
     if params.iter().all(Option::is_none) {
         return;
     }
-    if emit_parameter_list(params.iter().flatten(), &mut Writer::new(out, ENDIAN)).is_err() {
+    if emit_parameter_list(params.iter().flatten(), &mut Writer::new(out, endian)).is_err() {
         out.clear();
     }
 }
-
 
 /// Rewrites in place the original SN of `qos`, a list of `len` bytes without its sentinel
 /// whose last parameter is PID_ORIGINAL_WRITER_INFO of `id.writer_guid` (checked: false, and
 /// `qos` untouched, otherwise). With the rest of the list unchanged, the result is what
 /// [`inline_qos_into`] encodes for a change with identity `id`.
-pub(super) fn patch_original_sn(qos: &mut [u8], len: usize, id: SampleIdentity) -> bool {
+pub(super) fn patch_original_sn(
+    qos: &mut [u8],
+    len: usize,
+    id: SampleIdentity,
+    endian: Endianness,
+) -> bool {
     let Some(start) = len.checked_sub(ORIGINAL_INFO_LEN + 4) else {
         return false;
     };
@@ -138,15 +142,15 @@ pub(super) fn patch_original_sn(qos: &mut [u8], len: usize, id: SampleIdentity) 
         return false;
     };
     let (head, value) = param.split_at_mut(4);
-    let u16_at = |at: usize| {
-        let b = [head.get(at).copied()?, head.get(at + 1).copied()?];
-        Some(match ENDIAN {
+    let u16_at = |at: std::ops::Range<usize>| {
+        let b: [u8; 2] = head.get(at)?.try_into().ok()?;
+        Some(match endian {
             Endianness::Little => u16::from_le_bytes(b),
             Endianness::Big => u16::from_be_bytes(b),
         })
     };
-    if u16_at(0) != Some(PID_ORIGINAL_WRITER_INFO)
-        || u16_at(2).map(usize::from) != Some(ORIGINAL_INFO_LEN)
+    if u16_at(0..2) != Some(PID_ORIGINAL_WRITER_INFO)
+        || u16_at(2..4).map(usize::from) != Some(ORIGINAL_INFO_LEN)
         || value.get(..16) != Some(&id.writer_guid.to_bytes()[..])
     {
         return false;
@@ -157,7 +161,7 @@ pub(super) fn patch_original_sn(qos: &mut [u8], len: usize, id: SampleIdentity) 
     let (high, low) = ((sn >> 32) as i32, sn as u32);
     let mut bytes = [0u8; 8];
     let (h, l) = bytes.split_at_mut(4);
-    match ENDIAN {
+    match endian {
         Endianness::Little => {
             h.copy_from_slice(&high.to_le_bytes());
             l.copy_from_slice(&low.to_le_bytes());
@@ -175,8 +179,15 @@ pub(super) fn patch_original_sn(qos: &mut [u8], len: usize, id: SampleIdentity) 
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 mod tests {
     use super::*;
+    use crate::core::writer::message::ENDIAN;
     use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber};
     use bytes::Bytes;
 
@@ -203,20 +214,26 @@ mod tests {
 
     /// The list for `c` and its length without the sentinel.
     fn encoded(c: &CacheChange) -> (Vec<u8>, usize) {
+        encoded_in(c, ENDIAN)
+    }
+
+    fn encoded_in(c: &CacheChange, endian: Endianness) -> (Vec<u8>, usize) {
         let (mut out, mut scratch) = (Vec::new(), Vec::new());
-        inline_qos_into(c, true, None, None, &mut out, &mut scratch);
+        inline_qos_into(c, true, None, None, &mut out, &mut scratch, endian);
         let len = out.len() - 4;
         (out, len)
     }
 
     #[test]
     fn a_patched_list_is_the_next_changes_encoding() {
-        let (mut qos, len) = encoded(&relayed(1, 7, 5));
-        for sn in [6, 7, 1 << 33, -1] {
-            let next = relayed(1, 7, sn);
-            let id = next.original_writer.unwrap();
-            assert!(patch_original_sn(&mut qos, len, id));
-            assert_eq!(qos, encoded(&next).0, "sn {sn}");
+        for endian in [Endianness::Little, Endianness::Big] {
+            let (mut qos, len) = encoded_in(&relayed(1, 7, 5), endian);
+            for sn in [6, 7, 1 << 33, -1] {
+                let next = relayed(1, 7, sn);
+                let id = next.original_writer.unwrap();
+                assert!(patch_original_sn(&mut qos, len, id, endian));
+                assert_eq!(qos, encoded_in(&next, endian).0, "sn {sn} {endian:?}");
+            }
         }
     }
 
@@ -225,15 +242,15 @@ mod tests {
         let (mut qos, len) = encoded(&relayed(1, 7, 5));
         let before = qos.clone();
         let other = relayed(1, 8, 6).original_writer.unwrap();
-        assert!(!patch_original_sn(&mut qos, len, other));
+        assert!(!patch_original_sn(&mut qos, len, other, ENDIAN));
         // Not ending with PID_ORIGINAL_WRITER_INFO (no original writer at all).
         let mut plain = relayed(1, 7, 5);
         plain.original_writer = None;
         let (mut p, plen) = encoded(&plain);
         let id = relayed(1, 7, 6).original_writer.unwrap();
-        assert!(!patch_original_sn(&mut p, plen, id));
-        assert!(!patch_original_sn(&mut qos, 3, id));
-        assert!(!patch_original_sn(&mut qos, len + 100, id));
+        assert!(!patch_original_sn(&mut p, plen, id, ENDIAN));
+        assert!(!patch_original_sn(&mut qos, 3, id, ENDIAN));
+        assert!(!patch_original_sn(&mut qos, len + 100, id, ENDIAN));
         assert_eq!(qos, before);
     }
 }

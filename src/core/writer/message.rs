@@ -54,6 +54,10 @@ pub(super) struct Sent {
     pub(super) abbreviated: u64,
 }
 
+/// What an encoded inline QoS list depends on besides filter info, group stamp and
+/// original writer: the change's kind, key hash and coherent set.
+type QosOf = (ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>);
+
 /// An RTPS message under construction.
 pub(super) struct MessageBuilder {
     buf: Vec<u8>,
@@ -70,13 +74,10 @@ pub(super) struct MessageBuilder {
     /// it was encoded for when it carried no filter info: the next change of the same
     /// instance reuses it.
     qos: Vec<u8>,
-    qos_of: Option<(ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>)>,
+    qos_of: Option<QosOf>,
     /// The same for a relayed change's list, and its original writer: the next change of
     /// that instance and writer patches the SN (`inline_qos.rs`).
-    relayed_of: Option<(
-        (ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>),
-        Guid,
-    )>,
+    relayed_of: Option<(QosOf, Guid)>,
     /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
     qos_len: Option<usize>,
     /// Scratch for a relayed change's PID_ORIGINAL_WRITER_INFO value (reused: a router
@@ -232,7 +233,7 @@ impl MessageBuilder {
         let relayed = change.original_writer.filter(|_| plain);
         if let (Some(id), Some(len)) = (relayed, self.qos_len)
             && self.relayed_of == Some((of, id.writer_guid))
-            && patch_original_sn(&mut self.qos, len, id)
+            && patch_original_sn(&mut self.qos, len, id, ENDIAN)
         {
             return;
         }
@@ -243,6 +244,7 @@ impl MessageBuilder {
             None,
             &mut self.qos,
             &mut self.original,
+            ENDIAN,
         );
         self.qos_of = reusable.then_some(of);
         self.relayed_of = relayed.map(|id| (of, id.writer_guid));
@@ -319,6 +321,7 @@ impl MessageBuilder {
             Some(&value),
             &mut self.qos,
             &mut self.original,
+            ENDIAN,
         );
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
         // The list is this DATA's alone: the next change encodes its own.
