@@ -18,7 +18,7 @@ mod standby;
 
 pub use site::{PEER_INDICES, Site, parse_peer};
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -231,8 +231,8 @@ fn run(
     let (tx, rx) = mpsc::channel::<super::Forward>();
     let shared = Arc::new(Mutex::new(Shared {
         router: Router::new(me, rules, RepositoryLimits::default()).with_settle(ROUTER_LEASE),
-        writers: HashMap::new(),
-        pending: HashMap::new(),
+        writers: HashMap::default(),
+        pending: HashMap::default(),
     }));
     let mut d = Driver {
         me,
@@ -242,7 +242,7 @@ fn run(
             .collect(),
         participants,
         links,
-        endpoints: HashMap::new(),
+        endpoints: HashMap::default(),
         shared,
         tx,
         epoch: std::time::Instant::now(),

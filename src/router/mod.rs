@@ -26,7 +26,9 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use foldhash::HashMap;
 
 use crate::core::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
 use crate::qos::History;
@@ -147,6 +149,9 @@ pub struct Router {
     proxy_types: HashMap<EndpointId, std::sync::Arc<KeyType>>,
     /// The next hops of each proxy reader whose type is known, by its targets' filters.
     route_filters: RouteFilters,
+    /// Each proxy reader's [`RoutingTable::targets`] at table generation `.0` (computed
+    /// once per table change rather than per sample; at most one entry per proxy reader).
+    targets: (u64, HashMap<EndpointId, Vec<WriterKey>>),
     retiring: Vec<(Instant, EndpointId, SiteId)>,
     writers: BTreeMap<WriterKey, Route>,
     actions: VecDeque<Action>,
@@ -164,9 +169,10 @@ impl Router {
             limits,
             next_id: 1,
             proxies: BTreeMap::new(),
-            proxy_keys: HashMap::new(),
-            proxy_types: HashMap::new(),
+            proxy_keys: HashMap::default(),
+            proxy_types: HashMap::default(),
             route_filters: RouteFilters::new(ROUTE_MEMO_CAPACITY),
+            targets: (0, HashMap::default()),
             retiring: Vec::new(),
             writers: BTreeMap::new(),
             actions: VecDeque::new(),
@@ -389,12 +395,21 @@ impl Router {
             data: &change.data,
         };
         let mut out = Vec::new();
-        let targets = self.table.targets(key);
+        let generation = self.table.generation();
+        if self.targets.0 != generation {
+            self.targets = (generation, HashMap::default());
+        }
+        let table = &self.table;
+        let targets = self
+            .targets
+            .1
+            .entry(proxy)
+            .or_insert_with(|| table.targets(key));
         // Only the targets with a reader the sample passes (when the type is known).
         let hops = self
             .route_filters
-            .select(&self.table, proxy, key, &targets, change);
-        for (i, target) in targets.into_iter().enumerate() {
+            .select(&self.table, proxy, key, targets, change);
+        for (i, target) in targets.iter().enumerate() {
             if hops.as_ref().is_some_and(|h| !h.contains(i)) {
                 continue;
             }
@@ -403,7 +418,7 @@ impl Router {
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
                 continue;
             }
-            let Some(route) = self.writers.get_mut(&target) else {
+            let Some(route) = self.writers.get_mut(target) else {
                 continue;
             };
             if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {

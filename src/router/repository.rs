@@ -19,7 +19,13 @@
 //! Must not: touch the payload beyond hashing it (opt-in suppression of unchanged samples),
 //! or grow past its limits whatever the input.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+// The maps are keyed by what remote participants choose (writer GUIDs, key hashes), so
+// their hasher is seeded per map (foldhash's `RandomState`), but it need not be the std's
+// SipHash: they are looked up several times per forwarded sample (docs/router.md, "Router
+// cost per sample").
+use foldhash::HashMap;
 
 use crate::core::{ChangeKind, SampleIdentity};
 use crate::time::Instant;
@@ -146,8 +152,8 @@ impl Repository {
         Repository {
             limits,
             policy,
-            writers: HashMap::new(),
-            instances: HashMap::new(),
+            writers: HashMap::default(),
+            instances: HashMap::default(),
             clock: 0,
             counters: RepositoryCounters::default(),
         }

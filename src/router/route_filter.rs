@@ -27,7 +27,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use super::EndpointId;
@@ -313,7 +313,7 @@ impl RouteFilters {
         RouteFilters {
             capacity: memo_capacity,
             epoch: 0,
-            proxies: HashMap::new(),
+            proxies: HashMap::default(),
             removed: RouteFilterCounters::default(),
         }
     }

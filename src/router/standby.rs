@@ -23,7 +23,9 @@
 //! Must not: read clocks, do I/O, or decide a forward (the repository does); learn from a
 //! writer that is not a router's (by its participant's USER_DATA marker).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use foldhash::HashMap;
 
 use super::repository::{Incoming, Repository};
 use super::table::{RoutingTable, SiteId, WriterKey};
@@ -62,7 +64,7 @@ impl Standby {
             joined: BTreeMap::new(),
             unsettled: BTreeSet::new(),
             witnesses: BTreeMap::new(),
-            by_id: HashMap::new(),
+            by_id: HashMap::default(),
             learnt: BTreeMap::new(),
             counters: StandbyCounters::default(),
         }

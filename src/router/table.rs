@@ -153,6 +153,8 @@ pub struct RoutingTable {
     sites: BTreeMap<SiteId, SiteView>,
     /// Sites we joined too recently to have heard every router there (`router::standby`).
     unsettled: BTreeSet<SiteId>,
+    /// Bumped by every change ([`Self::generation`]).
+    generation: u64,
 }
 
 impl RoutingTable {
@@ -162,7 +164,14 @@ impl RoutingTable {
             me,
             sites: BTreeMap::new(),
             unsettled: BTreeSet::new(),
+            generation: 0,
         }
+    }
+
+    /// A number that changes whenever the table does: what was computed from the table
+    /// (e.g. [`Self::targets`]) at one generation holds until it changes.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Our router id.
@@ -172,6 +181,7 @@ impl RoutingTable {
 
     /// Replaces what is known of `site`.
     pub fn set_site(&mut self, site: SiteId, view: SiteView) {
+        self.generation = self.generation.wrapping_add(1);
         self.sites.insert(site, view);
     }
 
@@ -195,6 +205,7 @@ impl RoutingTable {
     /// Marks `site` settled (we have been on it long enough to have heard every router alive
     /// there) or not. An unsettled site is never elected into or from.
     pub fn set_settled(&mut self, site: SiteId, settled: bool) {
+        self.generation = self.generation.wrapping_add(1);
         if settled {
             self.unsettled.remove(&site);
         } else {

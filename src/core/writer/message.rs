@@ -16,18 +16,15 @@
 use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
-use crate::wire::plist::pid::{
-    PID_COHERENT_SET, PID_CONTENT_FILTER_INFO, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM,
-    PID_KEY_HASH, PID_ORIGINAL_WRITER_INFO, PID_STATUS_INFO, PID_WRITER_GROUP_INFO,
-};
-use crate::wire::plist::{Parameter, ParameterListView, RawParameter, Value, emit_parameter_list};
+use crate::wire::plist::ParameterListView;
 use crate::wire::submessage::{
     Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatGroupInfo, InfoDst, InfoTs, Submessage,
 };
 use crate::wire::{
     EntityId, FragmentNumber, Guid, GuidPrefix, Header, Locator, SequenceNumber, SequenceNumberSet,
-    WriterGroupInfo,
 };
+
+use super::inline_qos::{inline_qos_into, patch_original_sn};
 
 /// Byte order of everything we emit.
 pub(super) const ENDIAN: Endianness = Endianness::Little;
@@ -57,6 +54,10 @@ pub(super) struct Sent {
     pub(super) abbreviated: u64,
 }
 
+/// What an encoded inline QoS list depends on besides filter info, group stamp and
+/// original writer: the change's kind, key hash and coherent set.
+type QosOf = (ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>);
+
 /// An RTPS message under construction.
 pub(super) struct MessageBuilder {
     buf: Vec<u8>,
@@ -73,111 +74,18 @@ pub(super) struct MessageBuilder {
     /// it was encoded for when it carried no filter info: the next change of the same
     /// instance reuses it.
     qos: Vec<u8>,
-    qos_of: Option<(ChangeKind, Option<[u8; 16]>, Option<SequenceNumber>)>,
+    qos_of: Option<QosOf>,
+    /// The same for a relayed change's list, and its original writer: the next change of
+    /// that instance and writer patches the SN (`inline_qos.rs`).
+    relayed_of: Option<(QosOf, Guid)>,
     /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
     qos_len: Option<usize>,
+    /// Scratch for a relayed change's PID_ORIGINAL_WRITER_INFO value (reused: a router
+    /// relays every change with one, docs/router.md "Router cost per sample").
+    original: Vec<u8>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
     pub(super) sent: Sent,
-}
-
-/// The inline QoS of a change: PID_KEY_HASH for keyed topics (and always for dispose /
-/// unregister when known), PID_STATUS_INFO for anything not ALIVE (docs/interop-facts.md §5.6-§5.7:
-/// inline KEY_HASH + STATUS_INFO and no payload, which Fast DDS 2.9 and Cyclone accept),
-/// and the change's encoded PID_CONTENT_FILTER_INFO value when it was filtered (RTPS 2.5
-/// §9.6.4.1; sent on every DATA / DATA_FRAG whatever expectsInlineQos says, docs/interop-facts.md
-/// §2.1).
-fn inline_qos_into(
-    change: &CacheChange,
-    keyed: bool,
-    cfi: Option<&[u8]>,
-    definition: Option<&[u8]>,
-    out: &mut Vec<u8>,
-) {
-    out.clear();
-    let alive = change.kind == ChangeKind::Alive;
-    let key_hash = change
-        .key_hash
-        .filter(|_| keyed || !alive)
-        .map(|k| Parameter::Known {
-            pid: PID_KEY_HASH,
-            value: Value::KeyHash(k),
-        });
-    // RTPS 2.5 §9.6.4.9: StatusInfo_t flags, D = 0x1, U = 0x2.
-    let status_info = (!alive).then(|| Parameter::Known {
-        pid: PID_STATUS_INFO,
-        value: Value::StatusInfo(change.kind.status_info()),
-    });
-    let filter_info = cfi.map(|value| {
-        Parameter::Unknown(RawParameter {
-            pid: PID_CONTENT_FILTER_INFO,
-            value,
-        })
-    });
-    // RTPS 2.5 §8.7.5, §9.6.4.4: the change's coherent set (writer/coherent.rs).
-    let coherent_set = change.coherent_set.map(|sn| Parameter::Known {
-        pid: PID_COHERENT_SET,
-        value: Value::SequenceNumber(sn),
-    });
-    // RTPS 2.5 §8.7.9: a relayed change names its original writer.
-    let mut original = Vec::new();
-    if let Some(id) = change.original_writer {
-        id.emit(&mut Writer::new(&mut original, ENDIAN));
-    }
-    let original_info = change.original_writer.map(|_| {
-        Parameter::Unknown(RawParameter {
-            pid: PID_ORIGINAL_WRITER_INFO,
-            value: &original,
-        })
-    });
-    // RTPS 2.5 §8.7.6, §9.6.3: a writer group's change carries its group SN, its group
-    // coherent set and (end-of-set marker) the set's writers. Not must-understand: a reader
-    // without group support delivers the change as it would without them.
-    let group = change.group;
-    let group_sn = group.map(|g| Parameter::Known {
-        pid: PID_GROUP_SEQ_NUM,
-        value: Value::SequenceNumber(g.gsn),
-    });
-    let group_set = group
-        .and_then(|g| g.coherent_set)
-        .map(|sn| Parameter::Known {
-            pid: PID_GROUP_COHERENT_SET,
-            value: Value::SequenceNumber(sn),
-        });
-    let mut group_info = Vec::new();
-    if let Some(set) = group.and_then(|g| g.writer_set) {
-        WriterGroupInfo { writer_set: set }.emit(&mut Writer::new(&mut group_info, ENDIAN));
-    }
-    let writer_group = (!group_info.is_empty()).then(|| {
-        Parameter::Unknown(RawParameter {
-            pid: PID_WRITER_GROUP_INFO,
-            value: &group_info,
-        })
-    });
-    // docs/peer-group-cache.md §4.1: a definition's key (vendor PID, others skip it).
-    let definition = definition.map(|value| {
-        Parameter::Unknown(RawParameter {
-            pid: crate::wire::PID_SIFTDDS_PGCACHE_KEY,
-            value,
-        })
-    });
-    let params = [
-        key_hash,
-        status_info,
-        filter_info,
-        coherent_set,
-        group_sn,
-        group_set,
-        writer_group,
-        original_info,
-        definition,
-    ];
-    if params.iter().all(Option::is_none) {
-        return;
-    }
-    if emit_parameter_list(params.iter().flatten(), &mut Writer::new(out, ENDIAN)).is_err() {
-        out.clear();
-    }
 }
 
 /// The inline QoS list in `bytes` (`None` when empty), checked.
@@ -239,7 +147,9 @@ impl MessageBuilder {
             keyed,
             qos: Vec::new(),
             qos_of: None,
+            relayed_of: None,
             qos_len: None,
+            original: Vec::new(),
             splice: None,
             sent: Sent::default(),
         }
@@ -312,14 +222,32 @@ impl MessageBuilder {
     /// Encodes the inline QoS of `change` into `self.qos`, unless it holds that list already.
     fn prepare_inline_qos(&mut self, change: &CacheChange, cfi: Option<&[u8]>) {
         let of = (change.kind, change.key_hash, change.coherent_set);
-        // A relayed change's list differs per change (its original SN): never reused.
-        // A group-stamped change's list carries its own group SN: never reused either.
-        let reusable = cfi.is_none() && change.original_writer.is_none() && change.group.is_none();
+        // A group-stamped change's list carries its own group SN: never reused.
+        let plain = cfi.is_none() && change.group.is_none();
+        let reusable = plain && change.original_writer.is_none();
         if reusable && self.qos_of == Some(of) {
             return;
         }
-        inline_qos_into(change, self.keyed, cfi, None, &mut self.qos);
+        // A relayed change's list differs from the last one's only by its original SN when
+        // the rest is the same (`inline_qos.rs`).
+        let relayed = change.original_writer.filter(|_| plain);
+        if let (Some(id), Some(len)) = (relayed, self.qos_len)
+            && self.relayed_of == Some((of, id.writer_guid))
+            && patch_original_sn(&mut self.qos, len, id, ENDIAN)
+        {
+            return;
+        }
+        inline_qos_into(
+            change,
+            self.keyed,
+            cfi,
+            None,
+            &mut self.qos,
+            &mut self.original,
+            ENDIAN,
+        );
         self.qos_of = reusable.then_some(of);
+        self.relayed_of = relayed.map(|id| (of, id.writer_guid));
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
 
@@ -386,10 +314,19 @@ impl MessageBuilder {
     ) -> bool {
         let mut value = Vec::with_capacity(def.buffer_len());
         def.emit(&mut Writer::new(&mut value, ENDIAN));
-        inline_qos_into(change, self.keyed, cfi, Some(&value), &mut self.qos);
+        inline_qos_into(
+            change,
+            self.keyed,
+            cfi,
+            Some(&value),
+            &mut self.qos,
+            &mut self.original,
+            ENDIAN,
+        );
         self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
         // The list is this DATA's alone: the next change encodes its own.
         self.qos_of = None;
+        self.relayed_of = None;
         self.data_with_prepared_qos(change)
     }
 

@@ -97,6 +97,7 @@ mod footprint;
 mod group;
 mod heartbeat;
 mod history;
+mod inline_qos;
 mod instance;
 mod liveliness;
 mod message;
