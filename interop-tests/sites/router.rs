@@ -166,12 +166,19 @@ fn router_bridges_two_lans() {
          run FiltT.pub 90 A $FASTDDS pub -T FiltT -c RED -m 1 -k 0 -i 1 -n 200 -l 3000 -t 60
          run DeniedT.pub 40 A $CYCLONE pub -T DeniedT -c RED -m 0 -i 5 -n 200 -l 1000 -t 30
          for t in CycT FastT BigT; do await $t.cyc 80; await $t.fast 20; done
-         until_lines SiftT.sift '^SiftT ' {N} 30; until_lines CycT.sift '^CycT ' {N} 10; until_lines FastT.sift '^FastT ' {N} 10
+         await SiftT.pub 85
+         until_lines SiftT.sift '^SiftT ' {N} 20; until_lines CycT.sift '^CycT ' {N} 10; until_lines FastT.sift '^FastT ' {N} 10
          until_lines BigT.sift '^BigT ' {BIG} 10
          sleep 3
          for n in CycT.sift FastT.sift SiftT.sift BigT.sift FiltT.fast FiltT.sift DeniedT.cyc CycT.pub FastT.pub SiftT.pub BigT.pub FiltT.pub DeniedT.pub router; do stop $n; done
         "
     ));
+    // The SiftT writer paces itself (`--write-period 3`: at least 30 s for 10,000 samples,
+    // 35–39 s measured as its sleeps overshoot, more under load) and, unlike the vendor
+    // writers, does not end with the vendor readers: its readers are given their time only
+    // once it ended by itself (`await SiftT.pub`). Counting them 30 s after the vendor
+    // readers ended (as before) cut the stream at ~9,200–9,800 samples whenever the writer
+    // ran slower than ~3.3 ms a sample, and stopping the writer early made it dispose early.
     let test = "router_bridges_two_lans";
     let needs = [
         Need::Peer("cyclone/shapes_cyclone"),
@@ -256,6 +263,15 @@ fn router_bridges_two_lans() {
             .take(3)
             .collect::<Vec<_>>()
             .join(" | ")
+    ));
+    report(&format!(
+        "router counters: {} | SiftT writer ran {:.1} s",
+        s.err("router")
+            .lines()
+            .filter(|l| l.contains("router left") || l.contains("transcoding"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        s.rc("SiftT.pub").map_or(f64::NAN, |(_, secs)| secs)
     ));
     conclude(test, &cases, &s);
 }
