@@ -284,7 +284,7 @@ pub(crate) fn run_sites_impaired(
 
 impl Drop for Sites {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        if std::thread::panicking() || std::env::var_os("SIFTDDS_KEEP_SITES").is_some() {
             report(&format!("(outputs kept in {})", self.dir.display()));
         } else {
             let _ = std::fs::remove_dir_all(&self.dir);

@@ -150,6 +150,11 @@ fn router_bridges_two_lans() {
         script.push_str(&three_readers(t, N, false));
     }
     script.push_str(&three_readers("SiftT", N, true));
+    // An XCDR2-only reader: the router's downstream writer for it announces XCDR2, so every
+    // SiftT sample (XCDR1 from shape_main) is re-serialized (`router::transcode`).
+    script.push_str(
+        "run SiftT.x2.sift 90 B $SHAPE_MAIN -S -t SiftT -r -k 0 -D l -x 2 --read-period 5\n",
+    );
     script.push_str(&three_readers("BigT", BIG, false));
     script.push_str(
         "run FiltT.fast 90 B $FASTDDS sub -T FiltT -k 0 -f 'x < %0' -p 100 -t 40
@@ -166,12 +171,19 @@ fn router_bridges_two_lans() {
          run FiltT.pub 90 A $FASTDDS pub -T FiltT -c RED -m 1 -k 0 -i 1 -n 200 -l 3000 -t 60
          run DeniedT.pub 40 A $CYCLONE pub -T DeniedT -c RED -m 0 -i 5 -n 200 -l 1000 -t 30
          for t in CycT FastT BigT; do await $t.cyc 80; await $t.fast 20; done
-         until_lines SiftT.sift '^SiftT ' {N} 30; until_lines CycT.sift '^CycT ' {N} 10; until_lines FastT.sift '^FastT ' {N} 10
+         await SiftT.pub 85
+         until_lines SiftT.sift '^SiftT ' {N} 20; until_lines SiftT.x2.sift '^SiftT ' {N} 10; until_lines CycT.sift '^CycT ' {N} 10; until_lines FastT.sift '^FastT ' {N} 10
          until_lines BigT.sift '^BigT ' {BIG} 10
          sleep 3
-         for n in CycT.sift FastT.sift SiftT.sift BigT.sift FiltT.fast FiltT.sift DeniedT.cyc CycT.pub FastT.pub SiftT.pub BigT.pub FiltT.pub DeniedT.pub router; do stop $n; done
+         for n in CycT.sift FastT.sift SiftT.sift SiftT.x2.sift BigT.sift FiltT.fast FiltT.sift DeniedT.cyc CycT.pub FastT.pub SiftT.pub BigT.pub FiltT.pub DeniedT.pub router; do stop $n; done
         "
     ));
+    // The SiftT writer paces itself (`--write-period 3`: at least 30 s for 10,000 samples,
+    // 35–39 s measured as its sleeps overshoot, more under load) and, unlike the vendor
+    // writers, does not end with the vendor readers: its readers are given their time only
+    // once it ended by itself (`await SiftT.pub`). Counting them 30 s after the vendor
+    // readers ended (as before) cut the stream at ~9,200–9,800 samples whenever the writer
+    // ran slower than ~3.3 ms a sample, and stopping the writer early made it dispose early.
     let test = "router_bridges_two_lans";
     let needs = [
         Need::Peer("cyclone/shapes_cyclone"),
@@ -221,6 +233,27 @@ fn router_bridges_two_lans() {
             ));
         }
     }
+    // The XCDR2-only reader gets every sample and the dispose, each re-serialized once.
+    let transcoded = s
+        .err("router")
+        .lines()
+        .find_map(|l| l.strip_prefix("siftdds: router transcoding: samples "))
+        .and_then(|r| r.split(',').next()?.trim().parse::<i64>().ok());
+    let got = received(&s.out("SiftT.x2.sift"), "SiftT", "size");
+    cases.push(router_case(
+        "siftdds",
+        "siftdds(A, XCDR1)→R→siftdds(B, XCDR2 only)",
+        "transcoded",
+        exactly(&s, "SiftT.x2.sift", got, &sizes, Some(1)).and_then(|ok| {
+            check(transcoded.is_some_and(|t| t >= N), || {
+                format!(
+                    "router transcoded {transcoded:?} samples, want at least {N}\n{}",
+                    s.dump("router")
+                )
+            })
+            .map(|()| format!("{ok}, router transcoded {}", transcoded.unwrap_or(0)))
+        }),
+    ));
     let filt: Vec<i64> = (0..200).map(|i| 10 + 5 * i).filter(|x| *x < 100).collect();
     for (reader, label) in [("fast", "FastDDS"), ("sift", "siftdds")] {
         let sub = format!("FiltT.{reader}");
@@ -256,6 +289,15 @@ fn router_bridges_two_lans() {
             .take(3)
             .collect::<Vec<_>>()
             .join(" | ")
+    ));
+    report(&format!(
+        "router counters: {} | SiftT writer ran {:.1} s",
+        s.err("router")
+            .lines()
+            .filter(|l| l.contains("router left") || l.contains("transcoding"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        s.rc("SiftT.pub").map_or(f64::NAN, |(_, secs)| secs)
     ));
     conclude(test, &cases, &s);
 }

@@ -29,6 +29,8 @@ pub struct KeyTypes {
 /// The type of one topic, as the router decodes keys with it.
 #[derive(Debug)]
 pub struct KeyType {
+    /// The whole type: what a payload is transcoded with (`router::transcode`).
+    full: TypeDescriptor,
     /// The members up to the last key member: all a sample's key needs, so a large
     /// payload after the key is never decoded.
     desc: TypeDescriptor,
@@ -80,6 +82,7 @@ impl KeyTypes {
     pub fn resolve(&self, topic: &str, type_name: &str) -> Option<Arc<KeyType>> {
         let desc = self.descriptor(topic, type_name)?.clone();
         let any_key = desc.members.iter().any(|m| m.key);
+        let full = desc.clone();
         let mut desc = desc;
         if let Some(last) = desc.members.iter().rposition(|m| m.key) {
             desc.members.truncate(last.saturating_add(1));
@@ -94,11 +97,30 @@ impl KeyTypes {
                 .cloned()
                 .collect(),
         };
-        Some(Arc::new(KeyType { desc, key_only }))
+        Some(Arc::new(KeyType {
+            full,
+            desc,
+            key_only,
+        }))
     }
 }
 
 impl KeyType {
+    /// The whole type.
+    pub fn descriptor(&self) -> &TypeDescriptor {
+        &self.full
+    }
+
+    /// The members up to the last key member (a sample's key needs no more).
+    pub fn up_to_key(&self) -> &TypeDescriptor {
+        &self.desc
+    }
+
+    /// The key members only, as a final struct: what a serialized key holds.
+    pub fn key_only(&self) -> &TypeDescriptor {
+        &self.key_only
+    }
+
     /// The key hash of a change whose writer sent none: from the decoded sample (ALIVE) or
     /// serialized key (dispose, unregister); `None` when the payload does not decode.
     pub fn key_hash(&self, kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> {

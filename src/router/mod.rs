@@ -22,6 +22,7 @@ pub mod repository;
 pub mod route_filter;
 pub mod standby;
 pub mod table;
+pub mod transcode;
 
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ use standby::{Standby, StandbyCounters};
 use table::{
     ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId, SiteView, WriterKey,
 };
+use transcode::{TranscodeCounters, Transcoder};
 
 /// How long a replaced proxy reader (its composed filter or path changed) keeps reading
 /// after its successor was created: make before break; the repository drops the overlap.
@@ -128,6 +130,9 @@ pub struct RouterCounters {
     pub standby: StandbyCounters,
     /// The next-hop selection by the downstream readers' filters (`router::route_filter`).
     pub route_filter: RouteFilterCounters,
+    /// Payloads and keys re-serialized for the downstream writers' representation
+    /// (`router::transcode`).
+    pub transcode: TranscodeCounters,
 }
 
 struct Route {
@@ -144,8 +149,9 @@ pub struct Router {
     proxies: BTreeMap<ProxyKey, (EndpointId, ProxyReaderSpec)>,
     /// Every live proxy reader (retiring ones too) → what it reads.
     proxy_keys: HashMap<EndpointId, ProxyKey>,
-    /// The type of each keyed proxy reader's topic, when known: the key hash of samples
-    /// sent without PID_KEY_HASH (`keys`).
+    /// The type of each proxy reader's topic, when known: the key hash of samples sent
+    /// without PID_KEY_HASH (`keys`, keyed topics), and the payloads re-serialized for
+    /// another representation (`transcode`).
     proxy_types: HashMap<EndpointId, std::sync::Arc<KeyType>>,
     /// The next hops of each proxy reader whose type is known, by its targets' filters.
     route_filters: RouteFilters,
@@ -158,6 +164,7 @@ pub struct Router {
     received: u64,
     unknown_proxy: u64,
     standby: Standby,
+    transcoder: Transcoder,
 }
 
 impl Router {
@@ -179,6 +186,7 @@ impl Router {
             received: 0,
             unknown_proxy: 0,
             standby: Standby::new(core::time::Duration::ZERO),
+            transcoder: Transcoder::new(),
         }
     }
 
@@ -257,15 +265,10 @@ impl Router {
             }
             self.proxy_keys.insert(id, k.clone());
             let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
-            if let Some(t) = spec
-                .key
-                .keyed
-                .then(|| {
-                    self.rules
-                        .key_types()
-                        .resolve(&spec.key.topic, &spec.key.type_name)
-                })
-                .flatten()
+            if let Some(t) = self
+                .rules
+                .key_types()
+                .resolve(&spec.key.topic, &spec.key.type_name)
             {
                 self.proxy_types.insert(id, t);
             }
@@ -381,12 +384,24 @@ impl Router {
         });
         // Cyclone and Fast DDS writers send no PID_KEY_HASH: computed from the payload when
         // the topic's type is known, so instances stay apart (and the key hash goes on).
+        let ty = self.proxy_types.get(&proxy).map(|t| &**t);
         let key_hash = change.key_hash.or_else(|| {
-            (change.kind != ChangeKind::NotAliveNoWriters)
-                .then(|| self.proxy_types.get(&proxy))
+            (key.1.keyed && change.kind != ChangeKind::NotAliveNoWriters)
+                .then_some(ty)
                 .flatten()
                 .and_then(|t| t.key_hash(change.kind, &change.data))
         });
+        let mut shaped = transcode::Change {
+            topic: &key.1.topic,
+            ty,
+            keyed: key.1.keyed,
+            kind: change.kind,
+            key_hash,
+            data: &change.data,
+        };
+        self.transcoder.learn(shaped);
+        // Per (representation, kind): the payload, re-serialized at most once per change.
+        let mut payloads: Vec<(i16, ChangeKind, bytes::Bytes)> = Vec::new();
         let incoming = Incoming {
             kind: change.kind,
             identity,
@@ -424,7 +439,16 @@ impl Router {
             if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {
                 // A NOT_ALIVE change carries the serialized key or nothing; the key hash
                 // identifies the instance either way.
-                let request = WriteRequest::new(kind, key_hash, change.data.clone())
+                let data = match payloads.iter().find(|p| p.0 == target.3 && p.1 == kind) {
+                    Some(p) => p.2.clone(),
+                    None => {
+                        shaped.kind = kind;
+                        let data = self.transcoder.payload(shaped, target.3);
+                        payloads.push((target.3, kind, data.clone()));
+                        data
+                    }
+                };
+                let request = WriteRequest::new(kind, key_hash, data)
                     .with_source_timestamp(change.source_timestamp)
                     .with_original_writer(identity);
                 out.push(Forward {
@@ -455,6 +479,7 @@ impl Router {
             repository,
             standby: self.standby.counters(),
             route_filter: self.route_filters.counters(),
+            transcode: self.transcoder.counters(),
         }
     }
 

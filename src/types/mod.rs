@@ -9,6 +9,7 @@ pub mod codec;
 mod descriptor;
 pub mod dynamic;
 mod shape;
+pub mod transcode;
 
 pub use descriptor::{
     EnumDescriptor, Extensibility, Member, TypeDescriptor, TypeKind, UnionCase, UnionDescriptor,

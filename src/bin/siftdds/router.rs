@@ -171,6 +171,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
         "siftdds: router next hops by filter: lookups {}, memo hits {}, misses {}, evaluations {}, undecodable {}, (sample, route) pairs skipped {}",
         f.lookups, f.hits, f.misses, f.evaluations, f.undecodable, f.skipped
     );
+    let t = c.transcode;
+    eprintln!(
+        "siftdds: router transcoding: samples {}, keys transcoded {}, keys built {}, as is {}, key unknown {}",
+        t.transcoded, t.keys_transcoded, t.keys_built, t.as_is, t.key_unknown
+    );
     ExitCode::SUCCESS
 }
 

@@ -13,6 +13,7 @@ use super::*;
 mod late;
 mod mesh;
 mod peer_group;
+mod representation;
 mod standby;
 use crate::core::discovery::ContentFilter;
 use crate::test_rng::Rng;

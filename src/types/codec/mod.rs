@@ -40,8 +40,9 @@ mod mutable;
 
 pub use key::{key_hash_from_serialized_key, read_key_only, serialize_key, serialize_key_as};
 
+pub(crate) use mutable::parameter_header;
 pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
-use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU, parameter_header};
+use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU};
 
 /// One value of a generated (or primitive) type in the XCDR version of the cursor.
 pub trait XcdrCodec: Sized {

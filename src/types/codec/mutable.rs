@@ -20,7 +20,7 @@ const PID_IGNORE: u16 = 0x3F03;
 pub(super) const MEMBER_ID_MASK: u32 = 0x0FFF_FFFF;
 
 /// Reads an XCDR1 parameter header: (pid or extended member id, length, must-understand).
-pub(super) fn parameter_header(r: &mut Reader<'_>) -> Result<(u32, usize, bool), CdrError> {
+pub(crate) fn parameter_header(r: &mut Reader<'_>) -> Result<(u32, usize, bool), CdrError> {
     r.align(4, "parameter header")?;
     let pid = r.u16("parameter id")?;
     let short_len = r.u16("parameter length")?;
