@@ -8,7 +8,11 @@ use crate::types::{ShapeType, TopicType, XcdrVersion};
 
 /// A router between two LANs: on LAN 1 an XCDR reader and an XCDR2-only reader of "Sq"
 /// (ShapeType); the proxy reader's id and the downstream writers' ids by representation.
-fn two_representations() -> (Router, EndpointId, HashMap<i16, EndpointId>) {
+fn two_representations() -> (
+    Router,
+    EndpointId,
+    std::collections::HashMap<i16, EndpointId>,
+) {
     let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default());
     r.update_site(at(0), SiteId(0), view(None, vec![]));
     let readers = [(8, 0), (9, 2)].map(|(p, representation)| RemoteReader {
@@ -21,7 +25,7 @@ fn two_representations() -> (Router, EndpointId, HashMap<i16, EndpointId>) {
     });
     r.update_site(at(0), SiteId(1), view(None, readers.to_vec()));
     let mut proxy = None;
-    let mut writers = HashMap::new();
+    let mut writers = std::collections::HashMap::new();
     for a in drain(&mut r) {
         match a {
             Action::CreateReader { id, .. } => proxy = Some(id),
