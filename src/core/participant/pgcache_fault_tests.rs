@@ -170,6 +170,21 @@ impl Run {
         ok
     }
 
+    /// Restarts the intermediary (a new GUID prefix, so a new generation) with the group of
+    /// capacity 64 and a new reader; what its old reader got is forgotten.
+    fn restart_intermediary(&mut self) {
+        self.net.restart(INTER);
+        self.net.nodes[INTER]
+            .p
+            .set_peer_groups(vec![group(64)])
+            .unwrap();
+        let now = self.net.now();
+        self.readers[0] = self.net.nodes[INTER]
+            .p
+            .create_reader(now, reader_spec(self.keyed));
+        self.got[0].clear();
+    }
+
     fn cache(&self) -> CacheStats {
         self.net.nodes[INTER].p.peer_group_stats().cache
     }
@@ -443,17 +458,8 @@ fn a_restarted_intermediary_gets_definitions_first_and_nothing_wrong() {
         run.write(0, 24);
         assert!(run.settle());
         let old = run.net.nodes[INTER].p.guid_prefix();
-        run.net.restart(INTER);
+        run.restart_intermediary();
         assert_ne!(run.net.nodes[INTER].p.guid_prefix().0[..4], old.0[..4]);
-        run.net.nodes[INTER]
-            .p
-            .set_peer_groups(vec![group(64)])
-            .unwrap();
-        let now = run.net.now();
-        run.readers[0] = run.net.nodes[INTER]
-            .p
-            .create_reader(now, reader_spec(run.keyed));
-        run.got[0].clear();
         for (k, (before, after)) in run.first_pushes().into_iter().enumerate() {
             assert_eq!(
                 after.abbreviated, before.abbreviated,
@@ -480,16 +486,7 @@ fn a_restarted_intermediary_gets_definitions_first_and_nothing_wrong() {
         assert!(c.hits > 0, "{c:?}");
 
         // Again, now writing at once: the old reader is still matched for a lease.
-        run.net.restart(INTER);
-        run.net.nodes[INTER]
-            .p
-            .set_peer_groups(vec![group(64)])
-            .unwrap();
-        let now = run.net.now();
-        run.readers[0] = run.net.nodes[INTER]
-            .p
-            .create_reader(now, reader_spec(run.keyed));
-        run.got[0].clear();
+        run.restart_intermediary();
         run.write(40, 50);
         assert!(run.settle());
         assert_eq!(
