@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use siftdds::api::{DomainParticipant, Error as DdsError};
 use siftdds::qos::{
-    DataReaderQos, DataWriterQos, DomainParticipantQos, History, Length, Reliability,
+    DataReaderQos, DataWriterQos, DomainParticipantQos, Durability, History, Length, Reliability,
     ResourceLimits, TopicQos, UserData,
 };
 use siftdds::types::TopicType;
@@ -78,6 +78,10 @@ pub struct PerfArgs {
     /// KEEP_LAST depth N (> 0), or `all` for KEEP_ALL (the default).
     #[arg(long, default_value = "all", value_name = "N|all", value_parser = parse_history)]
     history: HistoryArg,
+    /// pub, sub: DURABILITY `volatile` (the default, as `ddsperf`) or `transient-local` (a
+    /// reader matched late, e.g. behind a router, still gets every sample the writer keeps).
+    #[arg(long, default_value = "volatile", value_name = "volatile|transient-local", value_parser = parse_durability)]
+    durability: Durability,
     /// Hand writes to the event loop without waiting (several DATA per datagram).
     #[arg(long, default_value = "on", value_name = "on|off", action = clap::ArgAction::Set, value_parser = parse_on_off)]
     batch: bool,
@@ -116,6 +120,15 @@ pub struct PerfArgs {
     /// `siftdds-router-*`, every participant a member); prints the upstream bytes.
     #[arg(long, value_name = "G", requires = "common_bytes")]
     peer_group: Option<String>,
+}
+
+/// `--durability`: the two kinds a perf writer can offer without a durability service.
+fn parse_durability(s: &str) -> Result<Durability, String> {
+    match s {
+        "volatile" => Ok(Durability::Volatile),
+        "transient-local" => Ok(Durability::TransientLocal),
+        _ => Err(format!("`{s}`: want volatile or transient-local")),
+    }
 }
 
 /// `--history`: a depth or KEEP_ALL.
@@ -221,6 +234,8 @@ pub struct PerfOptions {
     pub pg_shape: Option<pg_seq::Shape>,
     /// `--peer-group`: the writer's peer group.
     pub peer_group: Option<String>,
+    /// `--durability` of the data writer and reader.
+    pub durability: Durability,
 }
 
 impl PerfOptions {
@@ -255,13 +270,14 @@ impl PerfOptions {
             idle_timeout: a.idle_timeout.map(Duration::from_secs_f64),
             pg_shape,
             peer_group: a.peer_group,
+            durability: a.durability,
         })
     }
 
     /// `RELIABLE` / `BEST_EFFORT` and `KEEP_ALL` / `KEEP_LAST n`, for the opening lines.
     pub fn qos_summary(&self) -> String {
         format!(
-            "{} {}",
+            "{} {}{}",
             if self.reliable {
                 "RELIABLE"
             } else {
@@ -270,6 +286,10 @@ impl PerfOptions {
             match self.history {
                 None => "KEEP_ALL".to_string(),
                 Some(d) => format!("KEEP_LAST {d}"),
+            },
+            match self.durability {
+                Durability::Volatile => "",
+                _ => " TRANSIENT_LOCAL",
             }
         )
     }
@@ -308,6 +328,7 @@ impl PerfOptions {
             reliability: self.reliability(),
             history: self.history(),
             resource_limits: Self::limits(),
+            durability: self.durability,
             ..DataWriterQos::default()
         }
     }
@@ -318,6 +339,7 @@ impl PerfOptions {
             reliability: self.reliability(),
             history: self.history(),
             resource_limits: Self::limits(),
+            durability: self.durability,
             ..DataReaderQos::default()
         }
     }
@@ -517,10 +539,17 @@ mod tests {
             &["pub", "--count", "0"],
             &["pub", "--history", "0"],
             &["pub", "--reliable", "--best-effort"],
+            &["pub", "--durability", "transient"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse(&["sub"]).unwrap().qos_summary(), "RELIABLE KEEP_ALL");
+        let durable = parse(&["sub", "--durability", "transient-local"]).unwrap();
+        assert_eq!(durable.qos_summary(), "RELIABLE KEEP_ALL TRANSIENT_LOCAL");
+        assert_eq!(
+            durable.data_reader_qos().durability,
+            Durability::TransientLocal
+        );
     }
 
     #[test]
