@@ -6,13 +6,17 @@
 //! control, no conversion). Both readers get every sample of both writers once, in order,
 //! with the values written; the router's peer-group counters show restores (hits > 0) and
 //! its transcoding counter at least as many conversions as samples went to the XCDR2
-//! reader restored.
+//! reader restored; a capture on R's link to B shows user DATA in both encapsulations
+//! (XCDR2 ids 0x0006..=0x000b for the XCDR2 reader: the reader decodes an XCDR1 payload
+//! too, so its values alone would not show the conversion).
 //!
 //! Must not: pass a case on a count it did not parse from the processes' own output.
 
 use std::time::Duration;
 
-use super::pgcache::{PROFILE, counter};
+use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
+
+use super::pgcache::{PROFILE, counter, each_submessage};
 use super::router::{exactly, received, router_case};
 use super::{Case, Need, check, conclude, report, run_sites};
 
@@ -42,6 +46,25 @@ common = ["color"]
 capacity = 8
 "#;
 
+/// User DATA on a capture with an XCDR1 and with an XCDR2 encapsulation id (RTPS 2.5
+/// §10.5, XTypes 1.3 §7.6.3.1.2: 0x0000..=0x0003 XCDR1, 0x0006..=0x000b XCDR2).
+fn encapsulations(file: &std::path::Path) -> Result<(usize, usize), String> {
+    let (mut x1, mut x2) = (0, 0);
+    each_submessage(file, |_, sm| {
+        if let SubmessageOutcome::Accept(Submessage::Data(d)) = sm {
+            if d.writer_id.is_builtin() {
+                return;
+            }
+            match d.payload.bytes().and_then(|b| b.get(..2)) {
+                Some([0, 0..=3]) => x1 += 1,
+                Some([0, 6..=0x0b]) => x2 += 1,
+                _ => {}
+            }
+        }
+    })?;
+    Ok((x1, x2))
+}
+
 /// The lines of `out` about colour `color`.
 fn of_color(out: &str, color: &str) -> String {
     out.lines()
@@ -55,6 +78,8 @@ fn peer_group_restored_samples_transcoded_for_an_xcdr2_reader() {
     let script = format!(
         "cat >$OUT/pg.xml <<'EOF'\n{PROFILE}\nEOF\n\
          cat >$OUT/router.toml <<'EOF'\n{ROUTER}\nEOF\n\
+         run capB 60 R tshark -q -i B -f udp -F pcap -w $OUT/B.pcap
+         sleep 2
          run router 60 R $SIFTDDS router --config $OUT/router.toml
          sleep 1
          run PgT.x1 50 B $SHAPE_MAIN -S -t PgT -r -k 0 -D l -x 1 --read-period 5
@@ -64,13 +89,13 @@ fn peer_group_restored_samples_transcoded_for_an_xcdr2_reader() {
          run blue 50 A $SHAPE_MAIN -P -t PgT -c BLUE -r -k 0 -D l -z 0 -x 1 --write-period 10 --num-iterations {N} --qos-file $OUT/pg.xml
          for c in x1 x2; do until_lines PgT.$c 'BLUE' {N} 30; until_lines PgT.$c 'RED' {N} 5; done
          sleep 3
-         for n in PgT.x1 PgT.x2 red blue router; do stop $n; done
+         for n in PgT.x1 PgT.x2 red blue router capB; do stop $n; done
         "
     );
     let test = "peer_group_restored_samples_transcoded_for_an_xcdr2_reader";
     let Some(s) = run_sites(
         test,
-        &[] as &[Need],
+        &[Need::Tool("tshark")],
         &["A:R", "R:B"],
         &script,
         Duration::from_secs(80),
@@ -116,6 +141,18 @@ fn peer_group_restored_samples_transcoded_for_an_xcdr2_reader() {
                 })?;
                 Ok(format!("hits={hits} defines={defines} transcoded={t}"))
             }),
+    ));
+    let n = usize::try_from(2 * N).unwrap_or(usize::MAX);
+    cases.push(router_case(
+        "siftdds",
+        "R→B capture",
+        "encapsulations",
+        encapsulations(&s.path("B.pcap")).and_then(|(x1, x2)| {
+            check(x1 >= n && x2 >= n, || {
+                format!("{x1} XCDR1 and {x2} XCDR2 user DATA, want at least {n} each")
+            })?;
+            Ok(format!("{x1} XCDR1 and {x2} XCDR2 user DATA"))
+        }),
     ));
     conclude(test, &cases, &s);
 }
