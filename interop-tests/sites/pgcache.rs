@@ -1,7 +1,8 @@
 //! Peer-group caching through the router (issue 18, docs/peer-group-cache.md), `A:R`, `R:B`:
 //! two siftdds publishers of one group on A (shape_main, `<siftdds_peer_group>` in their QoS
 //! profile, common member `color`), the router on R as the intermediary (`[[peer_group]]`),
-//! readers of Cyclone 0.10, Fast DDS 2.9 and siftdds on B and a Cyclone reader on A. Every
+//! readers of Cyclone 0.10, Fast DDS 2.9 and siftdds (one XCDR1, one XCDR2-only, so the
+//! router re-serializes restored samples) on B and a Cyclone reader on A. Every
 //! reader gets every sample of both writers, in order, none lost (the values a direct run
 //! delivers: sizes 1..=N per colour); a capture on A's link to R shows abbreviated
 //! submessages (vendor 0x81) only towards the router's address, one on R's link to B and one
@@ -20,7 +21,7 @@ use siftdds::wire::{
     ABBREVIATED_FLAG_ALIAS, ABBREVIATED_FLAG_NARROW, Message, SIFTDDS_ABBREVIATED_DATA,
 };
 
-use super::router::{exactly, received, router_case};
+use super::router::{exactly, received, router_case, transcoded_samples};
 use super::{Case, Need, Sites, check, conclude, report, run_sites};
 
 /// Samples per writer.
@@ -148,6 +149,24 @@ pub(super) fn aliased(file: &std::path::Path) -> Result<(usize, usize), String> 
     Ok((alias, narrow))
 }
 
+/// How many user DATA submessages of a capture carry an XCDR2 payload (encapsulation
+/// identifiers 0x0006..=0x000b, XTypes 1.3 §7.6.3.1.2), and how many another one.
+fn xcdr2_data(file: &std::path::Path) -> Result<(usize, usize), String> {
+    let (mut xcdr2, mut other) = (0, 0);
+    each_submessage(file, |_, sm| {
+        if let SubmessageOutcome::Accept(Submessage::Data(d)) = sm
+            && !d.writer_id.is_builtin()
+            && let Some([hi, lo, ..]) = d.payload.bytes()
+        {
+            match u16::from_be_bytes([*hi, *lo]) {
+                0x0006..=0x000b => xcdr2 += 1,
+                _ => other += 1,
+            }
+        }
+    })?;
+    Ok((xcdr2, other))
+}
+
 fn unhex(s: &str) -> Option<Vec<u8>> {
     let s = s.trim().replace(':', "");
     (0..s.len())
@@ -193,13 +212,14 @@ fn peer_group_cache_through_the_router_to_three_vendors() {
          run PgT.cyc 90 B $CYCLONE sub -T PgT -k 0 -D t -t 80
          run PgT.fast 90 B $FASTDDS sub -T PgT -k 0 -D t -t 80
          run PgT.sift 90 B $SHAPE_MAIN -S -t PgT -r -k 0 -D l --read-period 5
+         run PgT.x2 90 B $SHAPE_MAIN -S -t PgT -r -k 0 -D l -x 2 --read-period 5
          run PgT.cycA 90 A $CYCLONE sub -T PgT -k 0 -D t -t 80
          sleep 4
          run red 90 A $SHAPE_MAIN -P -t PgT -c RED -r -k 0 -D l -z 0 --write-period 10 --num-iterations {N} --qos-file $OUT/pg.xml
          run blue 90 A $SHAPE_MAIN -P -t PgT -c BLUE -r -k 0 -D l -z 0 --write-period 10 --num-iterations {N} --qos-file $OUT/pg.xml
-         for c in cyc fast sift cycA; do until_lines PgT.$c 'BLUE' {N} 40; done
+         for c in cyc fast sift x2 cycA; do until_lines PgT.$c 'BLUE' {N} 40; done
          sleep 4
-         for n in PgT.cyc PgT.fast PgT.sift PgT.cycA red blue router capA capLo capB; do stop $n; done
+         for n in PgT.cyc PgT.fast PgT.sift PgT.x2 PgT.cycA red blue router capA capLo capB; do stop $n; done
         "
     );
     let test = "peer_group_cache_through_the_router_to_three_vendors";
@@ -223,6 +243,7 @@ fn peer_group_cache_through_the_router_to_three_vendors() {
         ("PgT.cyc", "Cyclone(B)"),
         ("PgT.fast", "FastDDS(B)"),
         ("PgT.sift", "siftdds(B)"),
+        ("PgT.x2", "siftdds(B, XCDR2 only)"),
         ("PgT.cycA", "Cyclone(A)"),
     ] {
         for color in ["RED", "BLUE"] {
@@ -292,6 +313,32 @@ fn peer_group_cache_through_the_router_to_three_vendors() {
                 })?;
                 Ok(format!("hits={hits} defines={defines}"))
             }),
+    ));
+    // The XCDR2-only reader's downstream writer announces XCDR2, so the router re-serializes
+    // every sample it forwards to it, restored ones included (`router::transcode`): of the 2N
+    // samples, only the `defines` definitions arrived in full, so at least `hits` of the
+    // transcoded ones were restored first (the router re-encodes a change once, whichever
+    // downstream writers send it). The capture on R's link to B must show them as XCDR2: the
+    // siftdds reader also decodes XCDR1, so its output alone would not tell (checked by
+    // mutation: with the re-serialization switched off it printed every sample).
+    let transcoded = transcoded_samples(&s, "router");
+    let hits = line.as_deref().and_then(|l| counter(l, "hits"));
+    let want = 2 * N;
+    cases.push(router_case(
+        "siftdds",
+        "router",
+        "restored, then transcoded",
+        xcdr2_data(&s.path("B.pcap")).and_then(|(x2, other)| match (transcoded, hits) {
+            (Some(t), Some(h)) if t >= want && h > 0 && x2 >= want as usize => Ok(format!(
+                "transcoded {t} of {want} samples, {h} of them restored; R→B: {x2} XCDR2 \
+                 DATA, {other} other"
+            )),
+            (t, h) => Err(format!(
+                "transcoded {t:?}, hits {h:?}, R→B {x2} XCDR2 DATA; want at least {want} \
+                 of each and hits > 0\n{}",
+                s.dump("router")
+            )),
+        }),
     ));
     conclude(test, &cases, &s);
 }

@@ -142,6 +142,15 @@ fn three_readers(topic: &str, n: i64, durable: bool) -> String {
     )
 }
 
+/// The samples the router process `name` re-serialized for a reader of another data
+/// representation, from its leaving line `siftdds: router transcoding: samples N, …`.
+pub(super) fn transcoded_samples(s: &Sites, name: &str) -> Option<i64> {
+    s.err(name)
+        .lines()
+        .find_map(|l| l.strip_prefix("siftdds: router transcoding: samples "))
+        .and_then(|r| r.split(',').next()?.trim().parse::<i64>().ok())
+}
+
 #[test]
 fn router_bridges_two_lans() {
     let mut script = format!("cat >$OUT/router.toml <<'EOF'\n{BRIDGE_CONFIG}\nEOF\n");
@@ -234,11 +243,7 @@ fn router_bridges_two_lans() {
         }
     }
     // The XCDR2-only reader gets every sample and the dispose, each re-serialized once.
-    let transcoded = s
-        .err("router")
-        .lines()
-        .find_map(|l| l.strip_prefix("siftdds: router transcoding: samples "))
-        .and_then(|r| r.split(',').next()?.trim().parse::<i64>().ok());
+    let transcoded = transcoded_samples(&s, "router");
     let got = received(&s.out("SiftT.x2.sift"), "SiftT", "size");
     cases.push(router_case(
         "siftdds",

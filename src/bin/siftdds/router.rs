@@ -163,7 +163,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
     }
     let c = handle.stop();
     eprintln!(
-        "siftdds: router left: received {}, forwarded {} and duplicates {} (routes still live), learnt from other routers {}",
+        "siftdds: router left: received {} (all routes), forwarded {} and duplicates {} (routes still live only; docs/router.md \"Leaving\"), learnt from other routers {}",
         c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
     );
     let f = c.route_filter;

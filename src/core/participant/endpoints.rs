@@ -1,7 +1,7 @@
 //! Local user DataWriters and DataReaders inside the participant: creation, the SEDP data
 //! that announces them, and the commands the API layer issues (write, take).
 //!
-//! Must not: perform I/O or match endpoints itself (`sedp.rs` decides matches).
+//! Must not: perform I/O or match endpoints itself (`matching.rs` decides matches).
 //!
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 

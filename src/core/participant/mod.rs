@@ -11,8 +11,9 @@
 //! RTPS 2.5 §8.5 (discovery), §8.3.4 (receiver). Inputs: [`Participant::handle_datagram`],
 //! [`Participant::handle_timeout`] and the entity commands (`create_writer`, `write`, ...).
 //! Outputs: [`Participant::poll_transmit`], [`Participant::poll_timeout`],
-//! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP and matching in `sedp.rs`,
-//! local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in `liveliness.rs`.
+//! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP in `sedp.rs`, matching in
+//! `matching.rs`, local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in
+//! `liveliness.rs`.
 
 #![deny(
     clippy::unwrap_used,
@@ -34,6 +35,7 @@ mod group;
 mod group_sets;
 mod liveliness;
 pub mod locator_select;
+mod matching;
 mod pgcache;
 #[cfg(test)]
 mod pgcache_fault_tests;

@@ -201,6 +201,8 @@ fn a_definition_from_a_writer_outside_the_group_is_refused_and_counted() {
 }
 
 proptest! {
+    // 8 cases by default; PROPTEST_CASES still overrides it: `proptest!` applies the
+    // environment (`contextualize_config`) on top of this literal.
     #![proptest_config(ProptestConfig { cases: 8, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// 20 % loss each way, capacity 2 with 5 rotating sets (evictions), the intermediary

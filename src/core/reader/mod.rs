@@ -16,6 +16,7 @@
 //! [`Reader::poll_transmit`] and [`Reader::poll_timeout`], and calls
 //! [`Reader::handle_timeout`] when the deadline passes.
 //!
+//! - `take`: the application side, `take` / `read` in presentation order.
 //! - `writer_proxy`: per-writer SN bookkeeping, GAP/HEARTBEAT handling, ACKNACK building.
 //! - `reassembly`: DATA_FRAG → sample, bounded by `max_sample_size`, the in-flight cap and the
 //!   reader-wide `max_reassembly_bytes`.
@@ -48,6 +49,7 @@ mod instance;
 mod key_hasher;
 mod presentation;
 mod reassembly;
+mod take;
 #[cfg(test)]
 mod tests;
 mod writer_proxy;
@@ -74,7 +76,6 @@ use content_filter::Received;
 use history::DeliveryQueue;
 use inline_qos::{InlineInfo, PayloadKind};
 use instance::InstanceTable;
-use presentation::{presentation_order, presentation_order_by};
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
@@ -500,97 +501,6 @@ impl Reader {
     pub fn handle_gap(&mut self, now: Now, writer: Guid, gap: &Gap) {
         if let Some((p, mut sink)) = self.proxy_and_sink(now, writer) {
             p.handle_gap(gap, &mut sink);
-        }
-    }
-
-    /// The next sample for the application, oldest first (in SN order per writer for a
-    /// reliable reader), as [`Reader::take`] at the time of the latest input.
-    pub fn poll_sample(&mut self) -> Option<CacheChange> {
-        self.take(self.last_now)
-    }
-
-    /// Takes (removes) the next sample at `now`, read or not; samples whose lifespan ended
-    /// are dropped (DDS 1.4 §2.2.3.16). Taking may unblock writers stalled on a full queue.
-    /// DDS 1.4 §2.2.2.5.3.9 (take).
-    pub fn take(&mut self, now: Now) -> Option<CacheChange> {
-        let (change, expired) = self.queue.pop_live(now.wall.to_unix_nanos());
-        self.count_expired(expired);
-        let change = change?;
-        self.unstall(now);
-        Some(change)
-    }
-
-    /// Takes every queued sample at `now` into `out` (as repeated [`Reader::take`], with the
-    /// stalled writers resumed once at the end); returns how many were added.
-    pub fn take_all(&mut self, now: Now, out: &mut Vec<CacheChange>) -> usize {
-        let before = out.len();
-        let now_ns = now.wall.to_unix_nanos();
-        loop {
-            let mut progress = false;
-            loop {
-                let (change, expired) = self.queue.pop_live(now_ns);
-                self.count_expired(expired);
-                progress |= expired > 0;
-                let Some(change) = change else { break };
-                out.push(change);
-                progress = true;
-            }
-            if !progress {
-                break;
-            }
-            // Resuming a stalled writer may queue more (KEEP_ALL flow control): take those too.
-            self.unstall(now);
-            if self.queue.len() == 0 {
-                break;
-            }
-        }
-        if let Some(taken) = out.get_mut(before..) {
-            presentation_order(&self.config.presentation, taken);
-        }
-        out.len().saturating_sub(before)
-    }
-
-    /// Returns every queued sample not returned by an earlier `read` and marks it READ; the
-    /// samples stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read with
-    /// NOT_READ_SAMPLE_STATE).
-    pub fn read(&mut self, now: Now) -> Vec<CacheChange> {
-        let (mut samples, expired) = self.queue.read(now.wall.to_unix_nanos());
-        presentation_order(&self.config.presentation, &mut samples);
-        self.count_expired(expired);
-        if expired > 0 {
-            self.unstall(now);
-        }
-        samples
-    }
-
-    /// Returns every queued sample with whether an earlier read had returned it (READ) and
-    /// marks them all READ; they stay queued for [`Reader::take`]. DDS 1.4 §2.2.2.5.3.8 (read
-    /// with ANY_SAMPLE_STATE).
-    pub fn read_all(&mut self, now: Now) -> Vec<(CacheChange, bool)> {
-        let (mut samples, expired) = self.queue.read_all(now.wall.to_unix_nanos());
-        presentation_order_by(&self.config.presentation, &mut samples, |(c, _)| c);
-        self.count_expired(expired);
-        if expired > 0 {
-            self.unstall(now);
-        }
-        samples
-    }
-
-    fn count_expired(&mut self, n: u64) {
-        self.counters.samples_expired = self.counters.samples_expired.saturating_add(n);
-    }
-
-    /// Lets writers stalled on a full queue deliver again.
-    fn unstall(&mut self, now: Now) {
-        self.last_now = now;
-        let mut sink = Sink {
-            queue: &mut self.queue,
-            counters: &mut self.counters,
-            instances: &mut self.instances,
-            now,
-        };
-        for p in self.writers.values_mut().filter(|p| p.is_stalled()) {
-            p.pump(&mut sink);
         }
     }
 

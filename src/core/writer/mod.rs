@@ -74,9 +74,11 @@
 //! The per-change push decision is one function, `Burst::next_action` (`push.rs`,
 //! unit-tested alone); `send.rs` runs it in one thin loop for a reader pushed to alone and
 //! for readers sharing a datagram, then settles the burst (cursors, HEARTBEAT or backstop).
-//! Repairs are `repair.rs`, message building `message.rs`, liveliness HEARTBEATs
-//! `liveliness.rs`. The single-signature PID_CONTENT_FILTER_INFO encoding is
-//! `ChangeFilter::info_for` in `content_filter.rs`.
+//! Per-reader control messages (repairs, lazy GAPs, owed HEARTBEATs) are `control.rs`,
+//! repairs `repair.rs`, message building `message.rs`, liveliness HEARTBEATs
+//! `liveliness.rs`. The inputs ACKNACK / NACK_FRAG are `acknack.rs`; the timed work of
+//! `handle_timeout` (the periodic HEARTBEAT tick) is `periodic.rs`. The single-signature
+//! PID_CONTENT_FILTER_INFO encoding is `ChangeFilter::info_for` in `content_filter.rs`.
 
 #![deny(
     clippy::unwrap_used,
@@ -86,10 +88,12 @@
     clippy::arithmetic_side_effects
 )]
 
+mod acknack;
 mod change_filter;
 mod coherent;
 mod config;
 mod content_filter;
+mod control;
 mod counters;
 mod filter_set;
 mod flow;
@@ -102,6 +106,7 @@ mod instance;
 mod liveliness;
 mod message;
 mod multicast;
+mod periodic;
 mod pgcache;
 mod push;
 mod push_queue;
@@ -130,14 +135,13 @@ use self::heartbeat::Announcements;
 pub use self::history::KEEP_ALL_BYTES_LIMIT;
 use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
-use self::message::{MESSAGE_OVERHEAD, fragment_count};
+use self::message::MESSAGE_OVERHEAD;
 use self::multicast::Planner;
 pub use self::pgcache::{GroupMembership, PgWriterCounters};
 use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
 use self::timer::{TimerTable, WriterTimer};
-use self::unresponsive::Change;
 pub use self::unresponsive::DEFAULT_UNRESPONSIVE_READER_TIMEOUT;
 use crate::core::deadline::InstanceId;
 use crate::core::{
@@ -145,7 +149,6 @@ use crate::core::{
 };
 use crate::qos::History;
 use crate::time::{Instant, Now};
-use crate::wire::submessage::{AckNack, NackFrag};
 use crate::wire::{Guid, SequenceNumber};
 
 /// The smallest `max_message_size` accepted; smaller values are raised to it.
@@ -273,26 +276,6 @@ impl Writer {
     /// (`unresponsive.rs`). The one rule both floors below apply.
     fn holds_history(&self, r: &ReaderProxy) -> bool {
         self.reliable_reader(r) && !r.responsiveness.is_unresponsive()
-    }
-
-    /// True while changes keep being written (`flow::writing`).
-    fn writing(&self, now: Instant) -> bool {
-        flow::writing(self.last_write, now, self.config.heartbeat_period)
-    }
-
-    /// The unsolicited HEARTBEAT interval per reader now (`flow::heartbeat_interval`).
-    fn heartbeat_interval(&self, now: Instant) -> core::time::Duration {
-        let (period, writing) = (self.config.heartbeat_period, self.writing(now));
-        // Nothing counted as removable: the room is the history's fill level, cheaply.
-        let room = self.history.room(SequenceNumber(0));
-        let max_samples = match self.config.resource_limits.max_samples {
-            crate::qos::Length::Limited(n) => usize::try_from(n).ok(),
-            crate::qos::Length::Unlimited => None,
-        };
-        let max_bytes = (self.config.history == History::KeepAll)
-            .then_some(self::history::KEEP_ALL_BYTES_LIMIT);
-        let fill = flow::fill_quarters(room, (max_samples, max_bytes));
-        flow::heartbeat_interval(period, self.readers.len(), writing, fill)
     }
 
     /// Highest SN up to which no reliable reader can still need a stored change: acknowledged,
@@ -438,202 +421,6 @@ impl Writer {
         }
         self.collect_garbage();
         Ok(sn)
-    }
-
-    fn arm_heartbeat(&mut self, now: Instant) {
-        if self.config.reliable && self.timers.get(WriterTimer::Heartbeat).is_none() {
-            let at = now.saturating_add(self.config.heartbeat_period);
-            self.timers.set(WriterTimer::Heartbeat, Some(at));
-        }
-    }
-
-    /// Handles an ACKNACK from `reader` (its GUID: the message's source prefix + readerId).
-    /// RTPS 2.5 §8.4.9.2.8 (acked / requested changes), §8.4.15.7 (stale counts ignored).
-    /// A pre-emptive ACKNACK (bitmapBase 0 / numBits 0, or an empty set while the reader
-    /// lacks changes) and any non-final ACKNACK get a HEARTBEAT so the reader learns the range.
-    pub fn handle_acknack(&mut self, now: Now, reader: Guid, ack: &AckNack) {
-        self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
-        let last = self.history.last_sn();
-        let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let (reliable, push_mode) = (self.config.reliable, self.config.push_mode);
-        let period = self.heartbeat_interval(now.mono);
-        let hold_off = flow::resolicit(self.config.heartbeat_period);
-        let plan_next = self.planner.plan_next();
-        let Some(key) = self.readers.find(reader) else {
-            self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
-            return;
-        };
-        self.queue
-            .invalidate(Input::AckNack(key), &mut self.readers);
-        let Some(r) = self.readers.get_mut(key) else {
-            return;
-        };
-        if !reliable || !r.reliable() || !r.accept_acknack_count(ack.count) {
-            self.counters.acknacks_ignored = self.counters.acknacks_ignored.saturating_add(1);
-            return;
-        }
-        // In contact: multicasts planned from now on may cover it (`multicast.rs`).
-        r.mark_synced(plan_next);
-        let set = &ack.reader_sn_state;
-        // Pre-emptive form (docs/interop-facts.md §5.8): base 0 acknowledges nothing; treated as
-        // base 1.
-        let base = set.bitmap_base().max(SequenceNumber::ONE);
-        if self.pgcache.is_peer(reader) {
-            let asked: Vec<SequenceNumber> = set.iter().collect();
-            self.pgcache.on_acknack(reader, base, &asked);
-        }
-        // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
-        let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
-        // A NACK for a change repaired moments ago crossed the repair: not answered again.
-        let mut missing: Vec<SequenceNumber> = set.iter().collect();
-        let dropped = r
-            .flow_mut()
-            .suppress_duplicates(now.mono, hold_off, &mut missing);
-        let dropped = u64::try_from(dropped).unwrap_or(u64::MAX);
-        self.counters.nacks_suppressed = self.counters.nacks_suppressed.saturating_add(dropped);
-        let first_missing = missing.first().copied();
-        let before = r.acked();
-        let requested = r.apply_acknack(base, missing.into_iter(), last);
-        let acked = r.acked();
-        if r.responsiveness.acknowledged(before.0, acked.0) == Change::Recovered {
-            let c = &mut self.counters.readers_recovered;
-            *c = c.saturating_add(1);
-        }
-        r.flow_mut().acknowledged(acked, first_missing);
-        // A final ACKNACK that lacks later changes gets a HEARTBEAT only if no unsolicited one
-        // went out during the last period (else the next one will do): while the writer
-        // writes continuously, every ACKNACK lags behind and would otherwise double them.
-        // Behind what was pushed to it (push mode; flow control may hold the rest back).
-        let pushed = if push_mode {
-            last.min(r.next_unsent().checked_sub(1).unwrap_or(SequenceNumber(0)))
-        } else {
-            last
-        };
-        let behind = r.acked() < pushed && r.heartbeat_stale(now.mono, period);
-        if requested {
-            r.schedule_repair(delay);
-        } else if preemptive || !ack.final_flag || behind {
-            r.schedule_heartbeat(delay);
-        }
-        self.collect_garbage();
-    }
-
-    /// Handles a NACK_FRAG from `reader`: the listed fragments of `writerSN` are resent after
-    /// `nack_response_delay` (a change no longer stored is answered with GAP).
-    /// RTPS 2.5 §8.3.7.8, §8.4.9.2 (NackFrag), §8.4.15.7.
-    pub fn handle_nack_frag(&mut self, now: Now, reader: Guid, nack: &NackFrag) {
-        self.counters.nack_frags_received = self.counters.nack_frags_received.saturating_add(1);
-        let last = self.history.last_sn();
-        let delay = now.mono.saturating_add(self.config.nack_response_delay);
-        let frag_size = self.config.fragment_size;
-        let reliable = self.config.reliable;
-        let total = self
-            .history
-            .get(nack.writer_sn)
-            .map(|c| fragment_count(c.data.len(), frag_size));
-        let Some(key) = self.readers.find(reader) else {
-            self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
-            return;
-        };
-        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
-        let Some(r) = self.readers.get_mut(key) else {
-            return;
-        };
-        if !reliable
-            || !r.reliable()
-            || nack.writer_sn > last
-            || !r.accept_nack_frag_count(nack.count)
-        {
-            self.counters.nack_frags_ignored = self.counters.nack_frags_ignored.saturating_add(1);
-            return;
-        }
-        let frags = nack.fragment_number_state.iter();
-        let requested = match total {
-            Some(n) if n > 1 && nack.writer_sn >= r.start() => {
-                r.apply_nack_frag(nack.writer_sn, frags, n)
-            }
-            // Not stored (→ GAP) or not fragmented (→ DATA): request the whole change.
-            _ => r.request(nack.writer_sn, last),
-        };
-        if requested {
-            r.schedule_repair(delay);
-        }
-    }
-
-    /// Handles expired timers: LIFESPAN expiry and DEADLINE checks (`instance.rs`), then the
-    /// periodic HEARTBEAT goes to every reliable reader with unacknowledged changes that had
-    /// no HEARTBEAT during the last period (with its pending filtering GAP in front, `send.rs`)
-    /// and is re-armed; once all is acknowledged it stops. RTPS 2.5 §8.4.9.2.7 (heartbeatPeriod).
-    pub fn handle_timeout(&mut self, now: Now) {
-        self.expire_lifespan(now);
-        self.instances.check_deadlines(now);
-        self.queue.invalidate(Input::Rescheduled, &mut self.readers);
-        if !self.timers.is_due(WriterTimer::Heartbeat, now.mono) {
-            return;
-        }
-        let last = self.history.last_sn();
-        let reliable = self.config.reliable;
-        let period = self.heartbeat_interval(now.mono);
-        let timeout = self.config.unresponsive_reader_timeout;
-        let mut marked = 0u64;
-        for r in self.readers.iter_mut().filter(|r| reliable && r.reliable()) {
-            let waiting = r.unacked(last);
-            if r.responsiveness.check(now.mono, waiting, timeout) == Change::MarkedUnresponsive {
-                marked = marked.saturating_add(1);
-            }
-        }
-        if marked > 0 {
-            let c = &mut self.counters.readers_marked_unresponsive;
-            *c = c.saturating_add(marked);
-            // Their unacknowledged changes no longer hold a VOLATILE KEEP_ALL history.
-            self.collect_garbage();
-        }
-        let writing = self.writing(now.mono);
-        let (mut any, mut capped, mut sent) = (false, false, 0usize);
-        let n = self.readers.len();
-        // Round-robin from where the last capped tick stopped.
-        let from = self.heartbeat_from;
-        for k in 0..n {
-            let i = from.wrapping_add(k).checked_rem(n).unwrap_or(0);
-            let Some(r) = self
-                .readers
-                .key_at(i)
-                .and_then(|key| self.readers.get_mut(key))
-            else {
-                continue;
-            };
-            if !(reliable && r.unacked(last)) {
-                continue;
-            }
-            // One HEARTBEAT per period is enough: skip a reader that had one (piggy-backed on
-            // a push) during the last period, or whose push backstop is due (`send.rs`).
-            // RTPS 2.5 §8.4.7.1 (heartbeatPeriod).
-            // Once writing stopped, a backstop armed further out than a period (spread out
-            // while writing to many readers, `flow::heartbeat_interval`) does not hold this
-            // one back: the last changes are announced within a period.
-            let scheduled = r
-                .heartbeat_deadline()
-                .is_some_and(|t| writing || t <= now.mono.saturating_add(period));
-            // At most a tick's share at once: a thousand readers heartbeated in one go would
-            // answer in one burst that overflows our own socket (`flow.rs`).
-            if r.heartbeat_stale(now.mono, period) && !scheduled {
-                if sent < flow::HEARTBEATS_PER_TICK {
-                    r.unsolicited_heartbeat(now.mono, false);
-                    sent = sent.saturating_add(1);
-                } else if !capped {
-                    capped = true;
-                    self.heartbeat_from = i;
-                }
-            }
-            any = true;
-        }
-        let tick = if capped {
-            flow::capped_tick(self.config.heartbeat_period)
-        } else {
-            self.config.heartbeat_period
-        };
-        let next = any.then(|| now.mono.saturating_add(tick));
-        self.timers.set(WriterTimer::Heartbeat, next);
     }
 
     /// The earliest time [`Writer::handle_timeout`] or [`Writer::poll_transmit`] has timed

@@ -6,6 +6,11 @@
 //!
 //! RTPS 2.5 §8.4.7.5 (ReaderProxy), §8.4.9.1 (best-effort: only the unsent cursor),
 //! §8.4.9.2 (reliable: acked / requested / unsent sets), §8.4.15.7 (ignore stale counts).
+//!
+//! The requests (ACKNACK / NACK_FRAG applied, the requested sets and their caps) are
+//! `reader_proxy/requests.rs`; this file keeps the cursors, multicast coverage and timers.
+
+mod requests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -13,7 +18,7 @@ use super::flow::Flow;
 use super::timer::{ReaderTimer, TimerTable};
 use crate::core::RemoteReader;
 use crate::time::Instant;
-use crate::wire::{FragmentNumber, Locator, MAX_SET_BITS, SequenceNumber};
+use crate::wire::{Locator, SequenceNumber};
 
 /// The most samples per reader with outstanding NACK_FRAG fragment requests. A further
 /// NACK_FRAG for another sample replaces the lowest one.
@@ -54,7 +59,7 @@ pub(super) struct ReaderProxy {
     /// count. Limits unsolicited HEARTBEATs to one per heartbeat period.
     last_heartbeat: Option<Instant>,
     /// NACKed sequence numbers (RTPS 2.5 §8.4.9.2.8 requested_changes_set); at most
-    /// 2 × [`MAX_SET_BITS`] entries (see `apply_acknack`).
+    /// 2 × [`MAX_SET_BITS`](crate::wire::MAX_SET_BITS) entries (see `apply_acknack`).
     requested: BTreeSet<SequenceNumber>,
     /// Where a fragmented whole-change repair stopped: (SN, next fragment).
     repair_frag: (SequenceNumber, u32),
@@ -191,16 +196,6 @@ impl ReaderProxy {
         self.queued = queued;
     }
 
-    /// Accepts an ACKNACK count if newer than the last one. RTPS 2.5 §8.4.15.7.
-    pub(super) fn accept_acknack_count(&mut self, count: i32) -> bool {
-        Self::accept_count(&mut self.last_acknack_count, count)
-    }
-
-    /// Accepts a NACK_FRAG count if newer than the last one. RTPS 2.5 §8.4.15.7.
-    pub(super) fn accept_nack_frag_count(&mut self, count: i32) -> bool {
-        Self::accept_count(&mut self.last_nack_frag_count, count)
-    }
-
     /// An unsolicited HEARTBEAT to it is scheduled or sent at `now` (periodic, or
     /// piggy-backed on a push, which also answers any HEARTBEAT owed).
     pub(super) fn unsolicited_heartbeat(&mut self, now: Instant, piggybacked: bool) {
@@ -210,34 +205,6 @@ impl ReaderProxy {
             self.schedule_heartbeat(now);
         }
         self.last_heartbeat = Some(now);
-    }
-
-    /// The lowest requested whole change.
-    pub(super) fn first_request(&self) -> Option<SequenceNumber> {
-        self.requested.first().copied()
-    }
-
-    /// Requested whole changes in `[from, to)`, ascending.
-    pub(super) fn requests_in(
-        &self,
-        from: SequenceNumber,
-        to: SequenceNumber,
-    ) -> Vec<SequenceNumber> {
-        self.requested.range(from..to).copied().collect()
-    }
-
-    /// Requests below `end` and the listed `bits` were answered with one GAP.
-    pub(super) fn gap_answered(&mut self, end: SequenceNumber, bits: &[SequenceNumber]) {
-        self.requested = self.requested.split_off(&end);
-        for s in bits {
-            self.requested.remove(s);
-        }
-    }
-
-    /// Requested whole change `sn` was sent.
-    pub(super) fn request_answered(&mut self, sn: SequenceNumber) {
-        self.requested.remove(&sn);
-        self.flow.repaired(sn);
     }
 
     /// Its flow control (`flow.rs`).
@@ -253,42 +220,6 @@ impl ReaderProxy {
     /// The rest of its repairs waits until `at` (repairs are paced per reader).
     pub(super) fn defer_repairs(&mut self, at: Instant) {
         self.timers.set(ReaderTimer::Repair, Some(at));
-    }
-
-    /// The fragment a fragmented whole-change repair of `sn` resumes at (1: from the start).
-    pub(super) fn repair_resume(&self, sn: SequenceNumber) -> u32 {
-        if self.repair_frag.0 == sn {
-            self.repair_frag.1
-        } else {
-            1
-        }
-    }
-
-    /// A fragmented repair of `sn` stopped before fragment `frag` (`None`: it is complete).
-    pub(super) fn repair_stopped(&mut self, stop: Option<(SequenceNumber, u32)>) {
-        self.repair_frag = stop.unwrap_or((SequenceNumber(0), 1));
-    }
-
-    /// The lowest change with NACK_FRAG fragment requests.
-    pub(super) fn first_frag_request(&self) -> Option<SequenceNumber> {
-        self.requested_frags.keys().next().copied()
-    }
-
-    /// The lowest requested fragment of `sn`.
-    pub(super) fn first_frag_of(&self, sn: SequenceNumber) -> Option<u32> {
-        self.requested_frags.get(&sn)?.first().copied()
-    }
-
-    /// Fragment `frag` of `sn` was resent.
-    pub(super) fn frag_answered(&mut self, sn: SequenceNumber, frag: u32) {
-        if let Some(set) = self.requested_frags.get_mut(&sn) {
-            set.remove(&frag);
-        }
-    }
-
-    /// Every fragment request for `sn` was answered.
-    pub(super) fn frag_request_answered(&mut self, sn: SequenceNumber) {
-        self.requested_frags.remove(&sn);
     }
 
     /// Its slot in the writer's filter set (see `Readers::filter_slot`).
@@ -336,111 +267,6 @@ impl ReaderProxy {
             || self
                 .last_heartbeat
                 .is_none_or(|t| t.saturating_add(period) <= now)
-    }
-
-    /// True when it has repairs pending.
-    pub(super) fn has_requests(&self) -> bool {
-        !self.requested.is_empty() || !self.requested_frags.is_empty()
-    }
-
-    /// Accepts a count if newer than the last one seen. RTPS 2.5 §8.4.15.7: a count not
-    /// greater than the previous one is a duplicate or stale message and is ignored.
-    fn accept_count(last: &mut Option<i32>, count: i32) -> bool {
-        match *last {
-            Some(prev) if count <= prev => false,
-            _ => {
-                *last = Some(count);
-                true
-            }
-        }
-    }
-
-    /// Applies an ACKNACK's readerSNState: everything below `base` is acknowledged, set bits
-    /// are requested. `last` is the writer's highest SN: acknowledgements beyond it are clamped
-    /// and requests beyond it dropped. Returns true if anything was requested.
-    /// RTPS 2.5 §8.4.9.2.8 (acked_changes_set(base − 1), requested_changes_set(set)).
-    ///
-    /// Requests below our `acked` are kept for this round: a VOLATILE late joiner NACKs
-    /// changes before its start, which we count as acknowledged but must answer with GAP.
-    /// Bounded: kept requests lie in `[base, base + 256)` of this ACKNACK or in
-    /// `(acked, acked + 256]`, so at most 512 entries.
-    pub(super) fn apply_acknack(
-        &mut self,
-        base: SequenceNumber,
-        missing: impl Iterator<Item = SequenceNumber>,
-        last: SequenceNumber,
-    ) -> bool {
-        let acked = base.checked_sub(1).unwrap_or(SequenceNumber(0)).min(last);
-        if acked > self.acked {
-            self.acked = acked;
-        }
-        let floor = self.acked;
-        self.requested.retain(|sn| *sn > floor);
-        self.requested_frags.retain(|sn, _| *sn > floor);
-        let ceiling = base
-            .checked_add(i64::from(MAX_SET_BITS))
-            .unwrap_or(base)
-            .min(succ(last));
-        let mut any = false;
-        for sn in missing {
-            if sn >= base && sn >= SequenceNumber::ONE && sn < ceiling {
-                self.requested.insert(sn);
-                any = true;
-            }
-        }
-        if any {
-            // A new request restarts fragmented repairs from the first fragment.
-            self.repair_frag = (SequenceNumber(0), 1);
-        }
-        // Changes it acknowledged need not be pushed to it any more.
-        if self.next_unsent <= self.acked {
-            self.next_unsent = succ(self.acked);
-            self.next_frag = 1;
-        }
-        // Nor told that acknowledged changes are irrelevant.
-        self.gap_from = self.gap_from.max(succ(self.acked)).min(self.next_unsent);
-        any
-    }
-
-    /// Requests one whole change (NACK_FRAG for an unfragmented or no longer stored change).
-    /// Hard-capped at 2 × [`MAX_SET_BITS`] outstanding requests.
-    pub(super) fn request(&mut self, sn: SequenceNumber, last: SequenceNumber) -> bool {
-        let cap = usize::try_from(MAX_SET_BITS)
-            .unwrap_or(256)
-            .saturating_mul(2);
-        if sn < SequenceNumber::ONE || sn > last || self.requested.len() >= cap {
-            return false;
-        }
-        self.requested.insert(sn);
-        true
-    }
-
-    /// Records NACK_FRAG fragment requests for `sn`, which has `total` fragments. Fragments
-    /// outside `1..=total` are dropped. Returns true if anything was requested.
-    pub(super) fn apply_nack_frag(
-        &mut self,
-        sn: SequenceNumber,
-        frags: impl Iterator<Item = FragmentNumber>,
-        total: u32,
-    ) -> bool {
-        if sn <= self.acked {
-            return false;
-        }
-        let wanted: BTreeSet<u32> = frags
-            .map(|f| f.0)
-            .filter(|f| (1..=total).contains(f))
-            .collect();
-        if wanted.is_empty() {
-            return false;
-        }
-        if !self.requested_frags.contains_key(&sn)
-            && self.requested_frags.len() >= MAX_FRAG_REQUESTS
-        {
-            // Bounded: forget the oldest request; the reader will NACK it again.
-            self.requested_frags.pop_first();
-        }
-        self.requested_frags.entry(sn).or_default().extend(wanted);
-        true
     }
 
     /// Moves its push cursor to `(sn, frag)` with the lazy GAP pending from `gap_from`
