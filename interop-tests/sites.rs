@@ -17,7 +17,6 @@
 mod multi_homed;
 mod pgcache;
 mod pgcache_faults;
-mod pgcache_repr;
 mod router;
 mod router_ha;
 mod router_late;

@@ -61,7 +61,7 @@ capacity = 8
 
 /// Calls `f` with the destination and each RTPS submessage of every UDP datagram in a
 /// capture.
-pub(super) fn each_submessage(
+fn each_submessage(
     file: &std::path::Path,
     mut f: impl FnMut(&str, &SubmessageOutcome<'_>),
 ) -> Result<(), String> {
