@@ -175,8 +175,19 @@ fn perf_sub_result(s: &Sites, name: &str, want_lost: bool) -> Result<String, Str
             )
         },
     )?;
+    // The reader's `received` counts not-alive changes too; the highest seq tells whether
+    // the last sample arrived (no gap shows a missing last one).
+    let reader = out
+        .lines()
+        .find(|l| l.starts_with("sub: ") && l.contains(" received, "))
+        .unwrap_or("?");
+    let highest = out
+        .lines()
+        .find_map(|l| l.strip_prefix("sub: highest seq checked "))
+        .unwrap_or("?");
     Ok(format!(
-        "{received} of {PERF_N} byte-identical, 0 differing, {lost} lost, reader duplicates {dup:?}"
+        "{received} of {PERF_N} byte-identical, 0 differing, {lost} lost, reader duplicates \
+         {dup:?}; {reader:?}; highest seq checked {highest}"
     ))
 }
 

@@ -283,7 +283,10 @@ pub fn subscribe_samples<T: TopicType>(
                     t.received(c.writer_guid, c.sequence_number.0);
                 }
             }
-            let alive = changes.iter().filter(|c| c.kind == ChangeKind::Alive).count();
+            let alive = changes
+                .iter()
+                .filter(|c| c.kind == ChangeKind::Alive)
+                .count();
             let not_alive = changes.len().saturating_sub(alive) as u64;
             counts.not_alive.fetch_add(not_alive, Ordering::AcqRel);
             for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
