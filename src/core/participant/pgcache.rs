@@ -92,11 +92,10 @@ pub(super) fn capability_of(
 /// (`runtime::guid::random_guid_prefix`), so all 32 bits of the generation are random, not
 /// only the 16 beside the vendor id.
 pub(super) fn first_generation(prefix: GuidPrefix) -> u32 {
-    prefix
-        .0
-        .chunks_exact(4)
-        .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
-        .fold(0, |g, w| g ^ w)
+    let [a, b, c, d, e, f, g, h, i, j, k, l] = prefix.0;
+    u32::from_be_bytes([a, b, c, d])
+        ^ u32::from_be_bytes([e, f, g, h])
+        ^ u32::from_be_bytes([i, j, k, l])
 }
 
 impl Participant {
