@@ -15,6 +15,7 @@
 use std::process::Command;
 use std::time::Duration;
 
+use siftdds::wire::GuidPrefix;
 use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
 use siftdds::wire::{
     ABBREVIATED_FLAG_ALIAS, ABBREVIATED_FLAG_NARROW, Message, SIFTDDS_ABBREVIATED_DATA,
@@ -64,6 +65,16 @@ fn each_submessage(
     file: &std::path::Path,
     mut f: impl FnMut(&str, &SubmessageOutcome<'_>),
 ) -> Result<(), String> {
+    each_message(file, |_, dst, _, sm| f(dst, sm))
+}
+
+/// Calls `f` with the capture time (seconds from the first frame), the destination, the
+/// sender's GUID prefix (the RTPS header's) and each RTPS submessage of every UDP datagram
+/// in a capture.
+pub(super) fn each_message(
+    file: &std::path::Path,
+    mut f: impl FnMut(f64, &str, GuidPrefix, &SubmessageOutcome<'_>),
+) -> Result<(), String> {
     let out = Command::new("tshark")
         .arg("-r")
         .arg(file)
@@ -72,6 +83,8 @@ fn each_submessage(
             "udp",
             "-T",
             "fields",
+            "-e",
+            "frame.time_relative",
             "-e",
             "ip.dst",
             "-e",
@@ -87,17 +100,19 @@ fn each_submessage(
         )
     })?;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Some((dst, hex)) = line.split_once('\t') else {
+        let mut fields = line.split('\t');
+        let (Some(t), Some(dst), Some(hex)) = (fields.next(), fields.next(), fields.next()) else {
             continue;
         };
         let Some(bytes) = unhex(hex) else {
             continue;
         };
-        let Ok((_, submessages)) = Message::parse(&bytes) else {
+        let Ok((header, submessages)) = Message::parse(&bytes) else {
             continue;
         };
+        let t = t.trim().parse().unwrap_or(f64::NAN);
         for sm in submessages {
-            f(dst, &sm);
+            f(t, dst, header.guid_prefix, &sm);
         }
     }
     Ok(())

@@ -10,7 +10,10 @@
 
 use std::time::Duration;
 
-use super::pgcache::{PROFILE, abbreviated, counter};
+use siftdds::wire::PID_SIFTDDS_PGCACHE_KEY;
+use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
+
+use super::pgcache::{PROFILE, abbreviated, counter, each_message};
 use super::router::router_case;
 use super::{Case, Need, Sites, check, conclude, report, run_sites};
 
@@ -172,8 +175,19 @@ fn perf_sub_result(s: &Sites, name: &str, want_lost: bool) -> Result<String, Str
             )
         },
     )?;
+    // The reader's `received` counts not-alive changes too; the highest seq tells whether
+    // the last sample arrived (no gap shows a missing last one).
+    let reader = out
+        .lines()
+        .find(|l| l.starts_with("sub: ") && l.contains(" received, "))
+        .unwrap_or("?");
+    let highest = out
+        .lines()
+        .find_map(|l| l.strip_prefix("sub: highest seq checked "))
+        .unwrap_or("?");
     Ok(format!(
-        "{received} of {PERF_N} byte-identical, 0 differing, {lost} lost, reader duplicates {dup:?}"
+        "{received} of {PERF_N} byte-identical, 0 differing, {lost} lost, reader duplicates \
+         {dup:?}; {reader:?}; highest seq checked {highest}"
     ))
 }
 
@@ -300,6 +314,33 @@ fn peer_group_cache_over_a_lossy_upstream_link() {
     conclude(test, &cases, &s);
 }
 
+/// The definitions (user DATA with `PID_SIFTDDS_PGCACHE_KEY` 0x8100 in the inline QoS,
+/// docs/peer-group-cache.md §4.1) on a capture, per writer (sender prefix and entity id):
+/// `writer: t1 t2 …` (seconds into the capture), so a run tells which member defined when.
+fn definitions_per_writer(file: &std::path::Path) -> Result<String, String> {
+    let mut per: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    each_message(file, |t, _, prefix, sm| {
+        if let SubmessageOutcome::Accept(Submessage::Data(d)) = sm {
+            let defines = d
+                .inline_qos
+                .as_ref()
+                .is_some_and(|q| q.find(PID_SIFTDDS_PGCACHE_KEY).is_some());
+            if defines && !d.writer_id.is_builtin() {
+                let w = format!("{:02x?}/{:?}", prefix.0, d.writer_id);
+                per.entry(w.replace(", ", "")).or_default().push(t);
+            }
+        }
+    })?;
+    Ok(per
+        .iter()
+        .map(|(w, ts)| {
+            let ts: Vec<String> = ts.iter().map(|t| format!("{t:.1}")).collect();
+            format!("{w}: {}", ts.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; "))
+}
+
 #[test]
 fn peer_group_cache_across_a_router_restart() {
     let body = format!(
@@ -369,8 +410,9 @@ fn peer_group_cache_across_a_router_restart() {
     );
     let (d, data) = abbreviated(&s.path("A.pcap")).unwrap_or_default();
     report(&format!(
-        "restart: first router {first:?}; second {second:?}; lost {lost:?}; capture on A: {} abbreviated, {data} DATA",
-        d.len()
+        "restart: first router {first:?}; second {second:?}; lost {lost:?}; capture on A: {} abbreviated, {data} DATA; definitions per writer (s into the capture): {}",
+        d.len(),
+        definitions_per_writer(&s.path("A.pcap")).unwrap_or_else(|e| e)
     ));
     cases.push(router_case(
         "siftdds",

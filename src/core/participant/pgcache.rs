@@ -87,10 +87,15 @@ pub(super) fn capability_of(
 }
 
 /// The generation a participant starts at: from its GUID prefix, so a restarted
-/// intermediary (a new prefix) starts another one.
+/// intermediary (a new prefix) starts another one. The prefix's three 32-bit words are
+/// folded (XOR): a runtime prefix is the vendor id and 80 random bits
+/// (`runtime::guid::random_guid_prefix`), so all 32 bits of the generation are random, not
+/// only the 16 beside the vendor id.
 pub(super) fn first_generation(prefix: GuidPrefix) -> u32 {
-    let [a, b, c, d, ..] = prefix.0;
+    let [a, b, c, d, e, f, g, h, i, j, k, l] = prefix.0;
     u32::from_be_bytes([a, b, c, d])
+        ^ u32::from_be_bytes([e, f, g, h])
+        ^ u32::from_be_bytes([i, j, k, l])
 }
 
 impl Participant {

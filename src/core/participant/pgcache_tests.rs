@@ -240,3 +240,22 @@ proptest! {
         prop_assert_eq!(after.refused_bad, 0);
     }
 }
+
+/// docs/peer-group-cache.md §9: a restarted intermediary's generation takes every octet of
+/// its GUID prefix, not only the first four (two of which are the vendor id): prefixes that
+/// differ in any single bit start different generations (before, a flip past the fourth
+/// octet kept the generation).
+#[test]
+fn the_first_generation_depends_on_every_octet_of_the_prefix() {
+    use super::pgcache::first_generation;
+    use crate::wire::GuidPrefix;
+    let base = GuidPrefix([0x01, 0xf0, 0x12, 0x34, 5, 6, 7, 8, 9, 10, 11, 12]);
+    let g = first_generation(base);
+    for i in 0..12 {
+        for bit in 0..8 {
+            let mut p = base;
+            p.0[i] ^= 1 << bit;
+            assert_ne!(first_generation(p), g, "octet {i} bit {bit}");
+        }
+    }
+}

@@ -93,15 +93,19 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let shape = shape(o)?;
     let latencies = Arc::new(RwLock::new(Vec::<u64>::new()));
     let (differing, checked) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    // The highest seq checked, so a missing last sample (which no gap shows) is named.
+    let highest = Arc::new(AtomicU64::new(0));
     let ok = {
-        let (latencies, differing, checked) = (
+        let (latencies, differing, checked, highest) = (
             Arc::clone(&latencies),
             Arc::clone(&differing),
             Arc::clone(&checked),
+            Arc::clone(&highest),
         );
         subscribe_samples::<PgSeq>(o, move |data| match shape.check(data) {
             Ok((seq, keyval, len, stamp)) => {
                 checked.fetch_add(1, Ordering::AcqRel);
+                highest.fetch_max(u64::from(seq), Ordering::AcqRel);
                 if let (Some(t), Ok(mut l)) = (stamp, latencies.write())
                     && l.len() < MAX_LATENCIES
                 {
@@ -119,6 +123,10 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     println!(
         "sub: {} samples byte-identical to the rebuilt ones, {differing} differing",
         checked.load(Ordering::Acquire)
+    );
+    println!(
+        "sub: highest seq checked {}",
+        highest.load(Ordering::Acquire)
     );
     let mut l = latencies.write().map(|l| l.clone()).unwrap_or_default();
     let p = percentiles(&mut l);

@@ -236,6 +236,9 @@ struct Counts {
     samples: AtomicU64,
     bytes: AtomicU64,
     lost: AtomicU64,
+    /// Changes the listener got that are not ALIVE (dispose, unregister): the reader's
+    /// `received` counts them too.
+    not_alive: AtomicU64,
     /// Nanoseconds from the start to the first and the latest sample (0: none yet).
     first_ns: AtomicU64,
     last_ns: AtomicU64,
@@ -280,6 +283,12 @@ pub fn subscribe_samples<T: TopicType>(
                     t.received(c.writer_guid, c.sequence_number.0);
                 }
             }
+            let alive = changes
+                .iter()
+                .filter(|c| c.kind == ChangeKind::Alive)
+                .count();
+            let not_alive = changes.len().saturating_sub(alive) as u64;
+            counts.not_alive.fetch_add(not_alive, Ordering::AcqRel);
             for c in changes.iter().filter(|c| c.kind == ChangeKind::Alive) {
                 let Some((seq, keyval, size)) = peek(&c.data) else {
                     eprintln!(
@@ -382,8 +391,13 @@ pub fn subscribe_samples<T: TopicType>(
     stop.store(true, Ordering::Release);
     let c = reader.counters()?;
     println!(
-        "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs",
-        c.samples_received, c.duplicates, c.samples_rejected, c.out_of_window, c.acknacks_sent
+        "sub: {} received, {} duplicates, {} rejected, {} out of window, {} ACKNACKs, {} not alive",
+        c.samples_received,
+        c.duplicates,
+        c.samples_rejected,
+        c.out_of_window,
+        c.acknacks_sent,
+        counts.not_alive.load(Ordering::Acquire)
     );
     println!("sub: {}", spoof_line(&dp.stats()?));
     let (first, last) = (
