@@ -401,6 +401,8 @@ impl Router {
         };
         self.transcoder.learn(shaped);
         // Per (representation, kind): the payload, re-serialized at most once per change.
+        // Only payloads that took work are kept, so a change forwarded as received
+        // allocates nothing here (`Vec::new` does not allocate).
         let mut payloads: Vec<(i16, ChangeKind, bytes::Bytes)> = Vec::new();
         let incoming = Incoming {
             kind: change.kind,
@@ -443,9 +445,13 @@ impl Router {
                     Some(p) => p.2.clone(),
                     None => {
                         shaped.kind = kind;
-                        let data = self.transcoder.payload(shaped, target.3);
-                        payloads.push((target.3, kind, data.clone()));
-                        data
+                        match self.transcoder.converted(shaped, target.3) {
+                            Some(data) => {
+                                payloads.push((target.3, kind, data.clone()));
+                                data
+                            }
+                            None => change.data.clone(),
+                        }
                     }
                 };
                 let request = WriteRequest::new(kind, key_hash, data)

@@ -15,7 +15,9 @@
 //! representation (it goes on as the received bytes); guess: an unknown type, an undecodable
 //! payload or a key not known is forwarded as it came, and counted.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 
 use bytes::Bytes;
 
@@ -140,37 +142,44 @@ impl Transcoder {
     /// (a DataRepresentationId): the received bytes when they are already in it (or it is
     /// not XCDR1/XCDR2), else re-serialized in the received byte order.
     pub fn payload(&mut self, c: Change<'_>, representation: i16) -> Bytes {
-        let Some(want) = XcdrVersion::from_representation_id(representation) else {
-            return c.data.clone();
-        };
+        self.converted(c, representation)
+            .unwrap_or_else(|| c.data.clone())
+    }
+
+    /// [`Self::payload`] when it took work (re-serialized, or counted because it could not
+    /// be); `None` when the received bytes serve as they are, so a caller can keep only the
+    /// payloads worth keeping and call again for the next writer at no cost and without
+    /// counting twice.
+    pub fn converted(&mut self, c: Change<'_>, representation: i16) -> Option<Bytes> {
+        let want = XcdrVersion::from_representation_id(representation)?;
         let endian = EncapsulationHeader::body(c.data)
             .map(|(h, _)| h.endian)
             .unwrap_or(Endianness::Little);
         let have = payload_version(c.data);
         if c.kind == ChangeKind::Alive {
             if have == Some(want) {
-                return c.data.clone();
+                return None;
             }
             let out =
                 c.ty.and_then(|t| transcode(c.data, t.descriptor(), want, endian).ok());
-            return self.count(out, Counter::Transcoded, c.data);
+            return Some(self.count(out, Counter::Transcoded, c.data));
         }
         if !c.keyed {
-            return c.data.clone();
+            return None;
         }
         if !c.data.is_empty() {
             if have == Some(want) {
-                return c.data.clone();
+                return None;
             }
             let out = c.ty.and_then(|t| {
                 let key = key_of_key_payload(c.data, t.key_only())?;
                 let ext = t.descriptor().extensibility;
                 key_payload(&key, t.key_only(), ext, want, endian).ok()
             });
-            return self.count(out, Counter::KeyTranscoded, c.data);
+            return Some(self.count(out, Counter::KeyTranscoded, c.data));
         }
         let (Some(t), Some(h)) = (c.ty, c.key_hash) else {
-            return c.data.clone();
+            return None;
         };
         let Some(key) = self
             .stores
@@ -179,11 +188,11 @@ impl Transcoder {
             .and_then(|s| s.keys.get(&h))
         else {
             self.counters.key_unknown = self.counters.key_unknown.saturating_add(1);
-            return c.data.clone();
+            return Some(c.data.clone());
         };
         let ext = t.descriptor().extensibility;
         let out = key_payload(key, t.key_only(), ext, want, Endianness::Little).ok();
-        self.count(out, Counter::KeyBuilt, c.data)
+        Some(self.count(out, Counter::KeyBuilt, c.data))
     }
 
     fn count(&mut self, out: Option<Vec<u8>>, what: Counter, data: &Bytes) -> Bytes {

@@ -71,6 +71,27 @@ fn an_xcdr1_sample_reaches_an_xcdr2_writer_as_xcdr2() {
 }
 
 #[test]
+fn converted_says_which_payloads_took_work_so_only_those_are_kept() {
+    let t = KeyTypes::new().resolve("Square", "ShapeType").unwrap();
+    let x1 = Bytes::from(
+        shape("RED")
+            .serialize_as(XcdrVersion::Xcdr1, Endianness::Little)
+            .unwrap(),
+    );
+    let mut tr = Transcoder::new();
+    let alive = change(Some(&t), ChangeKind::Alive, [0; 16], &x1);
+    // Already in the writer's representation, or not XCDR: nothing to keep, nothing counted.
+    assert_eq!(tr.converted(alive, XCDR), None);
+    assert_eq!(tr.converted(alive, 1), None);
+    assert_eq!(tr.counters(), TranscodeCounters::default());
+    // Re-serialized, or left as is because it could not be: kept (counted once).
+    assert!(tr.converted(alive, XCDR2).is_some());
+    let unknown = change(None, ChangeKind::Alive, [0; 16], &x1);
+    assert_eq!(tr.converted(unknown, XCDR2), Some(x1.clone()));
+    assert_eq!((tr.counters().transcoded, tr.counters().as_is), (1, 1));
+}
+
+#[test]
 fn an_unknown_type_or_an_undecodable_payload_goes_on_as_received_and_is_counted() {
     let t = KeyTypes::new().resolve("Square", "ShapeType").unwrap();
     let x1 = Bytes::from(
