@@ -7,7 +7,7 @@
 //! layout of /work/shared/notes/routing-and-caching.md §2.4. Case (b): 4 KiB common
 //! (sequence<octet> of 4092) + 64 varying (counter + octet[60]).
 //! Cases (a') and (b'): the samples `siftdds perf pub --common-bytes N --size M` writes
-//! (`PgSeq`, the very code of `src/bin/siftdds/perf/pg_seq.rs`): one common set, the write
+//! (`PgSeq`, the very code of `crates/cli/src/bin/siftdds/perf/pg_seq.rs`): one common set, the write
 //! time advancing 1 ms per sample, so zstd is measured on the bytes the perf run sends
 //! through the router (docs/peer-group-cache.md §8).
 //! Each case has `SETS` publishers (one common set each); the dictionary is trained on 1,000
@@ -20,7 +20,7 @@ use siftdds::types::{Extensibility, Member, TypeDescriptor, TypeKind};
 use siftdds::wire::{Alias, CacheKey, KeyDefinition, SequenceNumber};
 
 /// The perf tool's sample type and generator, shared with `siftdds perf` (not a copy).
-#[path = "../src/bin/siftdds/perf/pg_seq.rs"]
+#[path = "../crates/cli/src/bin/siftdds/perf/pg_seq.rs"]
 #[allow(dead_code)]
 mod pg_seq;
 

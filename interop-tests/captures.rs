@@ -14,7 +14,7 @@ use siftdds::wire::submessage::{DataPayload, Submessage, SubmessageOutcome};
 use siftdds::wire::{Message, VendorId};
 
 fn capture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/captures")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/data/captures")
 }
 
 /// The vendor captures (everything but the hand-made bad one).
@@ -296,7 +296,7 @@ fn inspect_command_exit_status_tells_clean_malformed_and_unreadable_apart() {
 /// §5.11.
 #[test]
 fn rti_capture_heartbeats_below_first_and_pings_inspect_clean() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/data/rti/connext-filtered-heartbeat.pcapng");
     let mut low_heartbeats = 0;
     let mut pings = 0;

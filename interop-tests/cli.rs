@@ -162,7 +162,7 @@ fn nonsense_values_are_refused_with_the_reason() {
 #[test]
 fn inspect_prints_its_summary_for_a_cut_capture() {
     let capture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
         "/tests/data/captures/cyclone-ddsperf.pcapng"
     );
     let bytes = std::fs::read(capture).unwrap();

@@ -180,7 +180,7 @@ struct Peer {
 
 impl Peer {
     fn spawn(binary: &str, domain: u32, n: usize) -> Option<Peer> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("target");
         let bin = root.join("peers").join(binary);
         if !bin.exists() {
             return None;

@@ -20,7 +20,7 @@ use crate::vendors::Peer;
 use crate::xcdr2::python_module_ready;
 
 const PEER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
     "/interop-tests/peers/python/shapes_rti.py"
 );
 const WAIT: Duration = Duration::from_secs(40);

@@ -372,7 +372,10 @@ fn shape_main_rejects_a_bad_content_filter() {
 /// `FILE:LINE:COL: what is wrong`; so does an unknown profile. Runs anywhere.
 #[test]
 fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos");
+    let data = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
+        "/tests/data/qos"
+    );
     let broken = format!("{data}/broken.xml");
     let shapes = format!("{data}/shapes.xml");
     let cases: [(&[&str], String); 3] = [
@@ -406,7 +409,7 @@ fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
 #[test]
 fn shape_main_reports_entity_qos_errors_before_opening_a_socket() {
     let file = concat!(
-        env!("CARGO_MANIFEST_DIR"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
         "/tests/data/qos/entity_errors.xml"
     );
     for (args, want) in [
@@ -459,8 +462,8 @@ fn shape_main_bad_arguments_print_usage_and_exit_1() {
 /// disposal with the instance's color.
 #[test]
 fn cyclone_publisher_to_filtered_shape_main_subscriber() {
-    let cyclone =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peers/cyclone/shapes_cyclone");
+    let cyclone = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .join("target/peers/cyclone/shapes_cyclone");
     if !may_open_sockets("cyclone_publisher_to_filtered_shape_main_subscriber") {
         return;
     }

@@ -1,27 +1,24 @@
-//! siftdds: an RTPS/DDS publisher middleware that speaks the OMG DDSI-RTPS 2.5 wire protocol
-//! and filters on the writer side at scale.
+//! siftdds: an RTPS/DDS middleware that speaks the OMG DDSI-RTPS 2.5 wire protocol and filters
+//! on the writer side at scale. This is the crate applications link: the DDS API ([`api`]), the
+//! event loop that drives the sans-IO protocol ([`runtime`]), UDP and the network-safety gate
+//! ([`transport`]), and the router ([`router`]).
 //!
-//! Must not: let anything below `runtime`/`transport` touch sockets, threads or clocks
-//! (enforced by clippy.toml). Layers and their import direction: `docs/architecture.md`.
+//! The protocol itself lives in the `siftdds-proto` crate, re-exported here module by module
+//! (`siftdds::wire`, `siftdds::core`, …), so one path names one item whichever crate holds it.
 //!
-//! Layers so far, leaves first: [`time`], [`memo`], [`cdr`] → [`wire`] → [`inspect`] (capture
-//! decoding for the `siftdds inspect` tool); [`transport`] holds the network-safety gate.
+//! Must not: let the protocol reach sockets, threads or clocks (it cannot: `siftdds-proto` has
+//! no such dependency), or pull command-line crates into applications (the tools live in
+//! `siftdds-cli`). Layers and their import direction: `docs/architecture.md`.
+
+pub use siftdds_proto::{cdr, core, filter, idl, inspect, memo, qos, time, types, wire};
+
+#[doc(hidden)]
+pub use siftdds_proto::fuzzing;
+
+#[cfg(test)]
+use siftdds_proto::test_rng;
 
 pub mod api;
-pub mod cdr;
-pub mod core;
-pub mod filter;
-#[doc(hidden)]
-pub mod fuzzing;
-pub mod idl;
-pub mod inspect;
-pub mod memo;
-pub mod qos;
 pub mod router;
 pub mod runtime;
-#[cfg(test)]
-mod test_rng;
-pub mod time;
 pub mod transport;
-pub mod types;
-pub mod wire;

@@ -34,7 +34,8 @@ pub(crate) enum Vendor {
 
 impl Vendor {
     pub(crate) fn binary(self) -> PathBuf {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peers");
+        let root =
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("target/peers");
         match self {
             Vendor::Cyclone => root.join("cyclone/shapes_cyclone"),
             Vendor::FastDds => root.join("fastdds/shapes_fastdds"),

@@ -13,26 +13,6 @@ pub use crate::core::pgcache::config::{
     PeerGroupConfig as PeerGroup, PeerGroupError,
 };
 
-impl PeerGroup {
-    /// Adds a member rule: writers of the group's topic in participants matching `m`.
-    pub fn member(mut self, m: ParticipantMatch) -> Self {
-        self.members.push(m);
-        self
-    }
-
-    /// Marks `name` sensitive: never cached (a group naming it common is refused).
-    pub fn sensitive(mut self, name: &str) -> Self {
-        self.sensitive.push(name.to_string());
-        self
-    }
-
-    /// Sets the intermediary's capacity (entries) for this group.
-    pub fn capacity(mut self, capacity: usize) -> Self {
-        self.capacity = capacity;
-        self
-    }
-}
-
 impl DomainParticipant {
     /// Replaces this participant's peer groups. Its writers of a group's topic become
     /// members when the participant matches a member rule (they then send abbreviated

@@ -8,14 +8,16 @@
 //!
 //! DDS 1.4 §2.2.3.4 (PERSISTENT). Schema and configuration: docs/durability.md.
 
+#[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite"))]
 mod tests;
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+#[cfg(feature = "sqlite")]
 pub use sqlite::{ROW_OVERHEAD, SCHEMA_VERSION, SqliteStore};
 
 use super::{RuntimeHandle, RuntimeStopped};
@@ -25,7 +27,8 @@ use crate::core::{Participant, WriteRequest};
 use crate::qos::DurabilityService;
 use crate::wire::Guid;
 
-/// Default bound on a store's size: 256 MiB of samples (payload plus [`ROW_OVERHEAD`] each).
+/// Default bound on a store's size: 256 MiB of samples (payload plus a fixed overhead per row,
+/// `ROW_OVERHEAD` for SQLite).
 pub const DEFAULT_MAX_STORE_BYTES: u64 = 256 << 20;
 
 /// Where PERSISTENT samples go: the durable history of each PERSISTENT topic, as the core's
@@ -42,7 +45,12 @@ pub trait DurableStore: Send {
 #[non_exhaustive]
 pub enum StoreError {
     /// The SQLite operation named failed.
+    #[cfg(feature = "sqlite")]
     Sqlite(&'static str, rusqlite::Error),
+    /// This build has no store (the `sqlite` feature is off), so PERSISTENT durability is
+    /// unavailable.
+    #[cfg(not(feature = "sqlite"))]
+    Unavailable,
     /// The file holds a schema version this build does not know.
     Schema(i64),
     /// A value does not fit the store's column.
@@ -58,6 +66,7 @@ pub enum StoreError {
     },
 }
 
+#[cfg(feature = "sqlite")]
 impl StoreError {
     fn at(what: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
         move |e| StoreError::Sqlite(what, e)
@@ -67,10 +76,19 @@ impl StoreError {
 impl core::fmt::Display for StoreError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
+            #[cfg(feature = "sqlite")]
             StoreError::Sqlite(what, e) => write!(f, "durability store: {what}: {e}"),
+            #[cfg(feature = "sqlite")]
             StoreError::Schema(v) => write!(
                 f,
                 "durability store: schema version {v} (this build reads {SCHEMA_VERSION})"
+            ),
+            #[cfg(not(feature = "sqlite"))]
+            StoreError::Schema(v) => write!(f, "durability store: schema version {v}"),
+            #[cfg(not(feature = "sqlite"))]
+            StoreError::Unavailable => write!(
+                f,
+                "durability store: PERSISTENT durability needs siftdds built with the `sqlite` feature"
             ),
             StoreError::Range(what) => write!(f, "durability store: {what} out of range"),
             StoreError::Stopped => write!(f, "durability store: the event loop stopped"),
@@ -137,10 +155,20 @@ impl PersistentStore {
         // A panic while holding the lock leaves the store as SQLite left it: usable.
         let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            let s = SqliteStore::open(&self.config.path, self.config.max_bytes)?;
-            *guard = Some(Box::new(s));
+            *guard = Some(self.open()?);
         }
         Ok(StoreGuard(guard))
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn open(&self) -> Result<Box<dyn DurableStore>, StoreError> {
+        let s = SqliteStore::open(&self.config.path, self.config.max_bytes)?;
+        Ok(Box::new(s))
+    }
+
+    #[cfg(not(feature = "sqlite"))]
+    fn open(&self) -> Result<Box<dyn DurableStore>, StoreError> {
+        Err(StoreError::Unavailable)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::idl::{IdlSpec, descriptor, descriptors, parse_file};
 use crate::types::{Extensibility, ShapeType, TypeKind};
 
 fn idl_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("idl")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("idl")
 }
 
 fn corpus() -> IdlSpec {

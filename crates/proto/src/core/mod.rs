@@ -17,8 +17,9 @@ pub mod pgcache;
 mod proxy;
 pub mod reader;
 pub mod receiver;
-#[cfg(test)]
-pub(crate) mod sim;
+#[cfg(any(test, feature = "sim"))]
+#[doc(hidden)]
+pub mod sim;
 mod transmit;
 pub mod writer;
 

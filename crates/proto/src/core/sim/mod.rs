@@ -28,6 +28,7 @@ use crate::test_rng::Rng;
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::{GuidPrefix, Locator};
 
+#[cfg(test)]
 mod tests;
 
 /// The SPDP multicast group every simulated participant joins.

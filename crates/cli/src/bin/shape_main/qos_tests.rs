@@ -4,8 +4,14 @@ use super::*;
 use crate::options::{Parsed, parse};
 use siftdds::qos::{Reliability, UserData};
 
-const SHAPES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos/shapes.xml");
-const BROKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos/broken.xml");
+const SHAPES: &str = concat!(
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
+    "/tests/data/qos/shapes.xml"
+);
+const BROKEN: &str = concat!(
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
+    "/tests/data/qos/broken.xml"
+);
 
 fn opts(args: &[&str]) -> Options {
     match parse(args) {

@@ -228,3 +228,24 @@ pub fn type_hash(type_name: &str) -> u64 {
     }
     u64::from_be_bytes(first)
 }
+
+/// Builder methods of the API (`siftdds::api::PeerGroup` is this type).
+impl PeerGroupConfig {
+    /// Adds a member rule: writers of the group's topic in participants matching `m`.
+    pub fn member(mut self, m: ParticipantMatch) -> Self {
+        self.members.push(m);
+        self
+    }
+
+    /// Marks `name` sensitive: never cached (a group naming it common is refused).
+    pub fn sensitive(mut self, name: &str) -> Self {
+        self.sensitive.push(name.to_string());
+        self
+    }
+
+    /// Sets the intermediary's capacity (entries) for this group.
+    pub fn capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        self
+    }
+}

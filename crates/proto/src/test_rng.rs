@@ -6,16 +6,16 @@
 
 /// xorshift64*: 64 bits of state, never zero.
 #[derive(Clone, Debug)]
-pub(crate) struct Rng(u64);
+pub struct Rng(u64);
 
 impl Rng {
     /// A generator seeded with `seed` (0 is mapped to 1: the state must not be zero).
-    pub(crate) fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         Rng(seed.max(1))
     }
 
     /// The next 64 pseudo-random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -23,12 +23,12 @@ impl Rng {
     }
 
     /// True with probability `percent` percent (never for 0).
-    pub(crate) fn chance(&mut self, percent: u64) -> bool {
+    pub fn chance(&mut self, percent: u64) -> bool {
         percent > 0 && self.next_u64() % 100 < percent
     }
 
     /// An index in `0..n` (`n` > 0).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 }
