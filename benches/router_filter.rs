@@ -19,6 +19,16 @@
 //!
 //! Run: `cargo bench --bench router_filter -- --warm-up-time 1 --measurement-time 3`.
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::hint::black_box;
 
 use bytes::Bytes;

@@ -8,6 +8,15 @@
 //! The store file (default `durable_write_rate.sqlite3` in the working directory) is removed
 //! first.
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 // A measurement in real time: it reads the clock.
 #![allow(clippy::disallowed_methods)]
 

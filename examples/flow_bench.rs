@@ -15,6 +15,15 @@
 //!
 //! Runs inside the network sandbox only (`scripts/bench-flow` uses netns-run).
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 // A measuring tool outside the sans-IO core: it reads the clock (as `siftdds perf` does).
 #![allow(clippy::disallowed_methods)]
 

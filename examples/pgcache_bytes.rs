@@ -13,6 +13,16 @@
 //! Each case has `SETS` publishers (one common set each); the dictionary is trained on 1,000
 //! samples and measured on 1,000 others; the cache figure includes the amortised definitions.
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use siftdds::cdr::{EncapsulationHeader, EncapsulationKind, Endianness, Writer};
 use siftdds::core::pgcache::split::{common_segments, split};
 use siftdds::core::pgcache::{group_id, key_of};

@@ -11,7 +11,16 @@
 //! says they own the namespace. Domains 150-152.
 
 // Real processes in real time: this harness reads the clock and polls.
-#![allow(clippy::disallowed_methods)]
+// Test code over real sockets and processes: it reads the clock, sleeps, and indexes and counts
+// what it built itself; the parse-path lints are siftdds-proto's.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -4,6 +4,16 @@
 //!
 //! Must not: open sockets (the tests send these bytes however they like).
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use siftdds::cdr::Endianness;
 use siftdds::core::discovery::{EndpointData, ParticipantProxyData, SubscriptionData};
 use siftdds::qos::{

@@ -3,7 +3,16 @@
 //! SEDP reader that point a writer at a victim address (the 2021 reflection/amplification
 //! class). Its own test binary because it installs a counting global allocator to measure the
 //! peak heap. No sockets, no clock: a manual clock and an in-memory network.
-#![allow(clippy::arithmetic_side_effects, clippy::unwrap_used)]
+
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

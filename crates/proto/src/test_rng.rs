@@ -24,11 +24,13 @@ impl Rng {
 
     /// True with probability `percent` percent (never for 0).
     pub fn chance(&mut self, percent: u64) -> bool {
-        percent > 0 && self.next_u64() % 100 < percent
+        percent > 0 && self.next_u64().checked_rem(100).unwrap_or(0) < percent
     }
 
     /// An index in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        #[allow(clippy::arithmetic_side_effects)] // n > 0 is the caller's promise
+        let i = self.next_u64() % n as u64;
+        i as usize
     }
 }

@@ -84,7 +84,8 @@ impl Timestamp {
             return None;
         }
         let secs = u64::try_from(self.seconds).ok()?;
-        Some(secs * 1_000_000_000 + fraction_to_nanos(self.fraction))
+        secs.checked_mul(1_000_000_000)?
+            .checked_add(fraction_to_nanos(self.fraction))
     }
 }
 

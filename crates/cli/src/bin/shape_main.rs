@@ -47,7 +47,16 @@
 
 // An application, not the sans-IO core: it reads the clock to pace writes and reads
 // (clippy.toml's disallowed `Instant::now`/`SystemTime::now` protect the layers below `runtime`).
-#![allow(clippy::disallowed_methods)]
+// A command-line tool: it reads the clock and sleeps, and it is not a parse path (what peers
+// send is decoded by siftdds-proto, under the workspace's parse-path lints).
+#![allow(
+    clippy::disallowed_methods,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 #[path = "shape_main/instances.rs"]
 mod instances;

@@ -7,14 +7,6 @@
 //!
 //! OMG CDR (CORBA 3.4 Part 2 §9.3), DDS-XTypes 1.3 §7.4.3 (XCDR1/XCDR2), RTPS 2.5 §10
 //! (encapsulation header).
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 mod cursor;
 mod encapsulation;
 mod xcdr;

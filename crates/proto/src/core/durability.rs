@@ -11,14 +11,6 @@
 //! outlives the process), §2.2.3.5 (DURABILITY_SERVICE: the service's history and resource
 //! limits). Design notes: docs/durability.md.
 
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;

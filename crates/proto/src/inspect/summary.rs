@@ -50,26 +50,30 @@ impl core::fmt::Display for Totals {
 /// Decodes one datagram, printing a line per submessage and updating `totals`.
 pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io::Result<()> {
     if !d.payload.starts_with(b"RTPS") {
-        totals.not_rtps += 1;
+        totals.not_rtps = totals.not_rtps.saturating_add(1);
         return Ok(());
     }
     let lead = format!("{:>6} {} > {}", d.frame, d.src, d.dst);
     if is_vendor_ping(&d.payload) {
-        totals.pings += 1;
-        let v = VendorId([d.payload[6], d.payload[7]]);
+        totals.pings = totals.pings.saturating_add(1);
+        // RTPS 2.5 §8.3.3.1: the vendor id follows "RTPS" and the protocol version.
+        let v = match d.payload.get(6..8) {
+            Some(&[a, b]) => VendorId([a, b]),
+            _ => VendorId::UNKNOWN,
+        };
         return writeln!(out, "{lead} PING NDDSPING ({})", vendor_name(v));
     }
-    totals.messages += 1;
+    totals.messages = totals.messages.saturating_add(1);
     let (header, iter) = match Message::parse(&d.payload) {
         Ok(parsed) => parsed,
         Err(e) => {
-            totals.malformed += 1;
+            totals.malformed = totals.malformed.saturating_add(1);
             return writeln!(out, "{lead} MALFORMED header: {e}");
         }
     };
     let mut vendor = header.vendor_id;
     for outcome in iter.with_understood(understood) {
-        totals.submessages += 1;
+        totals.submessages = totals.submessages.saturating_add(1);
         match outcome {
             SubmessageOutcome::Accept(sm) => {
                 if let Submessage::InfoSrc(src) = &sm {
@@ -82,7 +86,7 @@ pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io:
                 )?;
             }
             SubmessageOutcome::NotUnderstood { id, flags, body } => {
-                totals.not_understood += 1;
+                totals.not_understood = totals.not_understood.saturating_add(1);
                 writeln!(
                     out,
                     "{lead} NOT-UNDERSTOOD id=0x{id:02x} flags=0x{flags:02x} len={} (skipped)",
@@ -90,7 +94,7 @@ pub fn summarize(d: &Datagram, out: &mut impl Write, totals: &mut Totals) -> io:
                 )?;
             }
             SubmessageOutcome::Malformed(e) => {
-                totals.malformed += 1;
+                totals.malformed = totals.malformed.saturating_add(1);
                 writeln!(out, "{lead} MALFORMED {e} (rest of message dropped)")?;
             }
         }
@@ -185,7 +189,10 @@ fn describe_data(d: &Data<'_>, vendor: VendorId) -> String {
 }
 
 fn describe_data_frag(d: &DataFrag<'_>, vendor: VendorId) -> String {
-    let last = u64::from(d.fragment_starting_num.0) + u64::from(d.fragments_in_submessage) - 1;
+    // Untrusted: a fragment number 0 or an empty DATA_FRAG must not underflow.
+    let last = u64::from(d.fragment_starting_num.0)
+        .saturating_add(u64::from(d.fragments_in_submessage))
+        .saturating_sub(1);
     let mut s = format!(
         "DATA_FRAG      w={} r={} sn={} frags={}..{} fragSize={} sampleSize={}{}",
         d.writer_id,

@@ -18,14 +18,6 @@
 //!   generation is a miss; it stays in place until its key is inserted again (overwritten)
 //!   or the hand reaches it (reused first, without counting as an eviction).
 
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;

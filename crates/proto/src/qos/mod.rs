@@ -14,14 +14,6 @@
 //!   [`QosPolicyId`]s; [`partitions_match`] decides PARTITION matching with fnmatch patterns.
 //! * [`xml`] loads QoS profiles (OMG DDS-XML 1.0, RTI conventions, Fast DDS import) into an
 //!   [`xml::QosProvider`].
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 mod consistency;
 mod entity;
 mod id;

@@ -16,14 +16,6 @@
 //! whose data ends at a member boundary (an older peer's type, like the vendors' 4-member
 //! ShapeType) has its remaining members absent (`None`).
 
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 use core::fmt;
 
 use super::{Extensibility, TypeDescriptor, TypeKind};

@@ -213,7 +213,7 @@ impl TopicType for ShapeType {
             XcdrVersion::Xcdr1 => (EncapsulationKind::Cdr, cdr::XcdrVersion::Xcdr1),
             XcdrVersion::Xcdr2 => (EncapsulationKind::DCdr2, cdr::XcdrVersion::Xcdr2),
         };
-        let mut buf = Vec::with_capacity(12 + self.color.len());
+        let mut buf = Vec::with_capacity(self.color.len().saturating_add(12));
         EncapsulationHeader::new(kind, endian).emit(&mut Writer::new(&mut buf, endian));
         let mut w = Writer::new(&mut buf, endian);
         w.set_xcdr(xcdr);
@@ -237,7 +237,7 @@ impl TopicType for ShapeType {
 
 /// Key holder {string<128> color} in PLAIN_CDR2 BE: max size 4 + 129 > 16 ⇒ MD5.
 fn color_key_hash(color: &str) -> [u8; 16] {
-    let mut key = Vec::with_capacity(color.len() + 5);
+    let mut key = Vec::with_capacity(color.len().saturating_add(5));
     let mut w = Writer::new(&mut key, Endianness::Big);
     w.string(color.as_bytes());
     key_hash_from_key_bytes(&key, 4 + COLOR_BOUND + 1)

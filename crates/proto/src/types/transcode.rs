@@ -23,14 +23,6 @@
 //! DHEADER; a nested one truncated towards XCDR1 (no delimiter) is an error. Unions are not
 //! handled (an error): the caller forwards such payloads as they are.
 
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 use super::codec::{self, LengthCode};
 use super::{Extensibility, Member, TypeDescriptor, TypeKind, XcdrVersion};
 use crate::cdr::XcdrVersion as Align;

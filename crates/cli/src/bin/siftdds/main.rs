@@ -10,7 +10,16 @@
 //! (`args.rs` holds the shared ones).
 
 // The demo and perf are applications: they pace writes with the clock and sleep.
-#![allow(clippy::disallowed_methods)]
+// A command-line tool: it reads the clock and sleeps, and it is not a parse path (what peers
+// send is decoded by siftdds-proto, under the workspace's parse-path lints).
+#![allow(
+    clippy::disallowed_methods,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 mod args;
 mod demo;

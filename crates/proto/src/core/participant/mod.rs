@@ -15,14 +15,6 @@
 //! `matching.rs`, local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in
 //! `liveliness.rs`.
 
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 mod coherent;
 mod durability;
 #[cfg(test)]

@@ -31,14 +31,6 @@
 //!
 //! [`Reader::take`] removes samples; [`Reader::read`] returns the samples not returned by a
 //! previous `read` and leaves them queued (a simplified sample state: NOT_READ → READ).
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 mod coherent;
 mod content_filter;
 mod counters;

@@ -16,14 +16,6 @@
 //! when absent. The choices left open by the spec (which LC to use, must-understand on keys,
 //! extended vs short PIDs) follow what Cyclone DDS writes, so that payloads compare equal
 //! byte for byte (tests/data/xcdr).
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
-)]
-
 pub use super::{
     EnumDescriptor, Extensibility, Member, TopicType, TypeDescriptor, TypeKind, UnionCase,
     UnionDescriptor, XcdrVersion, key_hash_from_key_bytes,

@@ -17,6 +17,16 @@
 //!
 //! DDS-XTypes 1.3 §7.4.3 (XCDR encoding), RTPS 2.5 §9.6.4.8 (key hash).
 
+// An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
+// work; the parse-path lints of the workspace are siftdds-proto's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::sync::OnceLock;
 
 use siftdds::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
