@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::{CommandSender, Protocol, RuntimeHandle, RuntimeStopped, WriteCredit};
-use crate::core::writer::{MIN_KEY_PAYLOAD, WriteError};
+use crate::core::writer::{WriteError, request_footprint};
 use crate::core::{Participant, Transmit, WriteRequest};
 use crate::time::{Instant, Now};
 use crate::wire::{Guid, Locator};
@@ -74,23 +74,45 @@ impl RuntimeHandle<Participant> {
             self.submit_command(Command::Write(writer, request))?;
             return Ok(Ok(()));
         }
+        let written = self.write_waiting(writer, request, max_blocking, move |p| {
+            p.writer_room(writer)
+        })?;
+        Ok(written.map(|room| {
+            if pipelined {
+                credit.refill(room);
+            }
+        }))
+    }
+
+    /// The one waiting write: runs `request` on the loop, retried after every wakeup while the
+    /// writer's history is full, for up to `max_blocking` (then [`WriteError::HistoryFull`]);
+    /// once written, `then` reads what the caller needs from the participant in the same loop
+    /// turn. The payloads the history released are freed here, on the caller's thread, rather
+    /// than by the event loop.
+    pub fn write_waiting<T, F>(
+        &self,
+        writer: Guid,
+        request: WriteRequest,
+        max_blocking: Duration,
+        then: F,
+    ) -> Result<Result<T, WriteError>, RuntimeStopped>
+    where
+        T: Send + 'static,
+        F: Fn(&mut Participant) -> T + Send + 'static,
+    {
         let attempt = move |p: &mut Participant, now| match p.write(now, writer, request.clone()) {
             Err(WriteError::HistoryFull) => None,
-            Ok(_) => Some(Ok((p.writer_room(writer), p.take_released(writer)))),
+            Ok(_) => Some(Ok((then(p), p.take_released(writer)))),
             Err(e) => Some(Err(e)),
         };
-        match self.wait_for(max_blocking, attempt)? {
-            Some(Ok((room, released))) => {
-                // Freed here, on the application's thread, rather than by the event loop.
+        Ok(match self.wait_for(max_blocking, attempt)? {
+            Some(Ok((out, released))) => {
                 drop(released);
-                if pipelined {
-                    credit.refill(room);
-                }
-                Ok(Ok(()))
+                Ok(out)
             }
-            Some(Err(e)) => Ok(Err(e)),
-            None => Ok(Err(WriteError::HistoryFull)),
-        }
+            Some(Err(e)) => Err(e),
+            None => Err(WriteError::HistoryFull),
+        })
     }
 }
 
@@ -98,11 +120,7 @@ impl RuntimeHandle<Participant> {
 /// history had room for this change when the credit was granted, and room only grows until
 /// our own writes use it, so such a write cannot find it full.
 fn take_credit(credit: &WriteCredit, request: &WriteRequest) -> bool {
-    // Key payloads are padded up to MIN_KEY_PAYLOAD in the history: count that much, and
-    // what the history holds per change besides (the room is in bytes of memory).
-    credit.try_take(crate::core::writer::change_footprint(
-        request.data.len().max(MIN_KEY_PAYLOAD),
-    ))
+    credit.try_take(request_footprint(request))
 }
 
 impl CommandSender<Participant> {

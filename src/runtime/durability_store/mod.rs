@@ -229,20 +229,15 @@ impl RuntimeHandle<Participant> {
         max_blocking: Duration,
     ) -> Result<(), PersistentWriteError> {
         let mut guard = store.lock().map_err(PersistentWriteError::Store)?;
-        let attempt = move |p: &mut Participant, now| match p.write(now, writer, request.clone()) {
-            Err(WriteError::HistoryFull) => None,
-            Ok(_) => Some(Ok((p.take_store_actions(), p.take_released(writer)))),
-            Err(e) => Some(Err(e)),
-        };
-        let outcome = self
-            .wait_for(max_blocking, attempt)
-            .map_err(|e| PersistentWriteError::Store(e.into()))?;
-        let (actions, released) = match outcome {
-            Some(Ok(done)) => done,
-            Some(Err(e)) => return Err(PersistentWriteError::Write(e)),
-            None => return Err(PersistentWriteError::Write(WriteError::HistoryFull)),
-        };
-        drop(released);
+        let actions = self
+            .write_waiting(
+                writer,
+                request,
+                max_blocking,
+                Participant::take_store_actions,
+            )
+            .map_err(|e| PersistentWriteError::Store(e.into()))?
+            .map_err(PersistentWriteError::Write)?;
         guard
             .store()
             .apply(&actions)

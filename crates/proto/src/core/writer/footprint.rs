@@ -45,6 +45,13 @@ pub const fn change_footprint(payload_len: usize) -> usize {
     payload_len.saturating_add(PER_CHANGE_OVERHEAD)
 }
 
+/// The most memory a write of `request` can add to the history: a key payload (dispose,
+/// unregister) is padded up to [`super::MIN_KEY_PAYLOAD`], so that much is counted for any
+/// request. What a [`crate::core::Participant`]'s caller reserves before handing a write over.
+pub fn request_footprint(request: &crate::core::WriteRequest) -> usize {
+    change_footprint(request.data.len().max(super::MIN_KEY_PAYLOAD))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,7 +122,7 @@ pub use self::counters::WriterCounters;
 pub use self::filter_set::{
     DDSSQL, DEFAULT_MEMO_CAPACITY, FilterSet, FilterStats, NotFiltering, PassSet, SlotTable,
 };
-pub use self::footprint::{PER_CHANGE_OVERHEAD, change_footprint};
+pub use self::footprint::{PER_CHANGE_OVERHEAD, change_footprint, request_footprint};
 use self::heartbeat::Announcements;
 pub use self::history::KEEP_ALL_BYTES_LIMIT;
 use self::history::{AddError, WriterHistory};
