@@ -3,9 +3,9 @@
 //! [`BoundAst`]), the memo table's hit and miss cost ([`FilterSet::evaluate`] with one filtered
 //! reader), and the projection that builds the memo key.
 //!
-//! Must not: fail (it reports numbers only, STYLE §5), touch sockets or clocks (criterion
-//! keeps time), or use crate internals: only the public API, so that it keeps compiling while
-//! the writer's internals change.
+//! Must not: fail (it reports numbers only, docs/conventions.md §5), touch sockets or clocks
+//! (criterion keeps time), or use crate internals: only the public API, so that it keeps compiling
+//! while the writer's internals change.
 //!
 //! # Overview
 //! Three filters, from one equality on the key string to a LIKE plus a BETWEEN:
@@ -121,7 +121,7 @@ fn compile(expr: &str) -> Program {
         .expect("the bench filters compile against ShapeType")
 }
 
-/// Reports (never fails, STYLE §5) when a group did not measure what its name says.
+/// Reports (never fails, docs/conventions.md §5) when a group did not measure what its name says.
 fn warn_unless(ok: bool, group: &str, id: &str, what: &str) {
     if !ok {
         eprintln!("warning: {group}/{id} {what}; its figure is not what the name says");

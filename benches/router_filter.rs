@@ -3,8 +3,8 @@
 //! upstream site and 3 downstream sites of 4 filtered ShapeType readers each, with the memo
 //! (`ROUTE_MEMO_CAPACITY` projections) and without it (capacity 0: every sample evaluated).
 //!
-//! Must not: fail (it reports numbers only, STYLE §5), touch sockets or clocks (criterion
-//! keeps time), or use crate internals: only the public API.
+//! Must not: fail (it reports numbers only, docs/conventions.md §5), touch sockets or clocks
+//! (criterion keeps time), or use crate internals: only the public API.
 //!
 //! # Overview
 //! Two workloads of 10,000 serialized samples (XCDR1 LE), each from a seeded generator:

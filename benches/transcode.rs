@@ -3,8 +3,8 @@
 //! no additional payload (the vendors' shapes demo size) and with 1 KiB of it, and the key
 //! of a sample taken for the router's key store (`transcode::sample_key`).
 //!
-//! Must not: fail (it reports numbers only, STYLE §5), touch sockets or clocks (criterion
-//! keeps time), or use crate internals: only the public API.
+//! Must not: fail (it reports numbers only, docs/conventions.md §5), touch sockets or clocks
+//! (criterion keeps time), or use crate internals: only the public API.
 //!
 //! Run: `cargo bench --bench transcode -- --warm-up-time 1 --measurement-time 3`.
 

@@ -2,9 +2,9 @@
 //! hits, on memo misses and without a table; the full sans-IO `Writer::write` with and without
 //! draining `poll_transmit`; and the wire hot path (emit DATA / HEARTBEAT, parse a datagram).
 //!
-//! Must not: fail (it reports numbers only, STYLE §5), open sockets, read clocks (criterion
-//! keeps time), or reach into `core::writer` internals: only public APIs, so that it keeps
-//! compiling while the send path changes.
+//! Must not: fail (it reports numbers only, docs/conventions.md §5), open sockets, read clocks
+//! (criterion keeps time), or reach into `core::writer` internals: only public APIs, so that it
+//! keeps compiling while the send path changes.
 //!
 //! # Overview
 //! Reader filter sets (`kind`):
@@ -168,7 +168,7 @@ fn filter_set(kind: Kind, n: usize) -> FilterSet {
     set
 }
 
-/// Reports (never fails, STYLE §5) when a group did not measure what its name says.
+/// Reports (never fails, docs/conventions.md §5) when a group did not measure what its name says.
 fn warn_unless(ok: bool, id: &str, what: &str) {
     if !ok {
         eprintln!("warning: {id} {what}; its figure is not what the name says");

@@ -3,7 +3,7 @@
 //! SQLite store: WAL, synchronous=FULL). Prints writes per second and the mean write time.
 //!
 //! Run inside the network sandbox (it opens sockets):
-//! `cargo build --release --examples && /work/shared/tools/netns-run \
+//! `cargo build --release --examples && scripts/netns-run \
 //!  target/release/examples/durable_write_rate [WRITES] [STORE_FILE]`
 //! The store file (default `durable_write_rate.sqlite3` in the working directory) is removed
 //! first.

@@ -58,12 +58,20 @@ pub(crate) fn peer(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// `$SIFTDDS_NETNS_SITES`, else `<repo>/../shared/tools/netns-sites`.
+/// Where the topology tool lives inside the repository.
+const NETNS_SITES: &str = "scripts/netns-sites";
+
+/// `$SIFTDDS_NETNS_SITES` when set, else the repository's `scripts/netns-sites`: the first
+/// directory holding it, walking up from this package's manifest directory (so the test
+/// finds it whichever directory of the repository the package lives in).
 fn netns_sites() -> Option<PathBuf> {
-    let path = std::env::var_os("SIFTDDS_NETNS_SITES").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/netns-sites"),
-        PathBuf::from,
-    );
+    let path = match std::env::var_os("SIFTDDS_NETNS_SITES") {
+        Some(path) => PathBuf::from(path),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|dir| dir.join(NETNS_SITES))
+            .find(|path| path.is_file())?,
+    };
     path.is_file().then_some(path)
 }
 
@@ -86,7 +94,7 @@ fn prerequisites(test: &str, needs: &[Need]) -> Option<PathBuf> {
     let Some(tool) = netns_sites() else {
         skip(
             test,
-            "netns-sites not found (set SIFTDDS_NETNS_SITES or check out ../shared/tools)",
+            "scripts/netns-sites not found (nor SIFTDDS_NETNS_SITES set to it)",
         );
         return None;
     };

@@ -1,5 +1,5 @@
-//! The public error type. STYLE §4: keeps apart what a peer did, what the application did
-//! wrong, and local I/O or resource trouble.
+//! The public error type. docs/conventions.md §4: keeps apart what a peer did, what the application
+//! did wrong, and local I/O or resource trouble.
 //!
 //! Must not: expose a lower layer's error except through these variants.
 

@@ -7,7 +7,7 @@
 //! it (the order of `submit`, `execute` and batched commands is the order they were made),
 //! or give a command a time earlier than when it was handed over.
 //!
-//! STYLE.md §2 (the runtime drives the core; commands are inputs like datagrams).
+//! docs/conventions.md §2 (the runtime drives the core; commands are inputs like datagrams).
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};

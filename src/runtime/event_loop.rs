@@ -6,7 +6,8 @@
 //! Must not: interpret datagrams (the protocols do), block anywhere but in `Poll::poll`,
 //! or do unbounded work per wakeup.
 //!
-//! STYLE.md §2 (runtime loop: wait → read until WouldBlock → handle → drain poll_transmit).
+//! docs/conventions.md §2 (runtime loop: wait → read until WouldBlock → handle → drain
+//! poll_transmit).
 
 use std::io;
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 //! Must not: interpret datagrams (the protocol does), block, or do unbounded work per call
 //! (reads and transmits are bounded per wakeup).
 //!
-//! STYLE.md §2 (runtime loop: read until WouldBlock → handle → drain poll_transmit).
+//! docs/conventions.md §2 (runtime loop: read until WouldBlock → handle → drain poll_transmit).
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};

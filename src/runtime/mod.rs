@@ -2,7 +2,7 @@
 //!
 //! Must not: contain protocol logic, or be imported by anything below `api`.
 //!
-//! STYLE.md §2 (sans-IO core and runtime loop).
+//! docs/conventions.md §2 (sans-IO core and runtime loop).
 //!
 //! # Overview
 //! [`Runtime::spawn`] moves a [`Protocol`] and a [`UdpTransport`] onto one thread that owns a
@@ -18,7 +18,7 @@
 //! [`Command::Write`] while the writer's [`WriteCredit`] (`credit.rs`) covers it, and
 //! otherwise runs on the loop, waiting for history room.
 
-// This layer owns the threads, the poll and the clocks (STYLE.md §1).
+// This layer owns the threads, the poll and the clocks (docs/conventions.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod batch;

@@ -3,7 +3,7 @@
 //!
 //! Must not: mention sockets, threads or clocks; everything time-dependent takes `now`.
 //!
-//! STYLE.md §2 (sans-IO core: inputs `handle_*`, outputs `poll_*`).
+//! docs/conventions.md §2 (sans-IO core: inputs `handle_*`, outputs `poll_*`).
 
 use crate::core::Transmit;
 use crate::time::{Instant, Now};

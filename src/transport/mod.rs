@@ -10,7 +10,7 @@
 //!
 //! RTPS 2.5 §9.6.1 (UDP/IP PSM: ports, multicast group), §9.3.2 (Locator_t).
 
-// This layer owns the sockets (STYLE.md §1).
+// This layer owns the sockets (docs/conventions.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod addr;

@@ -194,7 +194,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an aligned u32 sequence length and checks that `len * min_elem_size` bytes could
-    /// follow, so that a caller may size an allocation from it. STYLE §4.
+    /// follow, so that a caller may size an allocation from it. docs/conventions.md §4.
     pub fn seq_len(&mut self, min_elem_size: usize, what: &'static str) -> Result<usize, CdrError> {
         self.align(4, what)?;
         let len = usize::try_from(self.u32(what)?).map_err(|_| CdrError::TooLarge(what))?;

@@ -17,8 +17,8 @@ use super::{
     CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, Writer,
 };
 
-/// A value that can be written as CDR. Encoding a value cannot fail (STYLE §3); lengths that
-/// do not fit a u32 are a caller bug and saturate.
+/// A value that can be written as CDR. Encoding a value cannot fail (docs/conventions.md §3);
+/// lengths that do not fit a u32 are a caller bug and saturate.
 pub trait CdrEncode {
     /// Appends the value, with the alignment padding it needs before it.
     fn encode(&self, w: &mut Writer<'_>);
@@ -27,7 +27,7 @@ pub trait CdrEncode {
 /// A value that can be read from CDR, possibly borrowing from the input.
 pub trait CdrDecode<'a>: Sized {
     /// The fewest bytes one encoded value occupies (without leading padding). Used to check a
-    /// sequence count against the bytes left before allocating (STYLE §4).
+    /// sequence count against the bytes left before allocating (docs/conventions.md §4).
     const MIN_SIZE: usize;
 
     /// Reads one value, skipping the alignment padding before it.

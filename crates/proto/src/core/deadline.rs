@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::time::Instant;
 
 /// Most instances whose deadline is tracked per endpoint; beyond it new instances are not
-/// watched (STYLE §4: state a peer can make us create is capped).
+/// watched (docs/conventions.md §4: state a peer can make us create is capped).
 pub const MAX_DEADLINE_INSTANCES: usize = 65_536;
 /// Most missed-deadline notifications queued per endpoint before the oldest are dropped (the
 /// total count stays exact).

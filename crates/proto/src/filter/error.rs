@@ -1,6 +1,7 @@
 //! The one error type of the filter layer: a byte position in the expression text plus a kind.
 //!
-//! Must not: carry heap data or I/O errors; kinds use `&'static str` context only (STYLE §4).
+//! Must not: carry heap data or I/O errors; kinds use `&'static str` context only
+//! (docs/conventions.md §4).
 
 use core::fmt;
 

@@ -25,8 +25,8 @@ use std::hash::Hash;
 #[cfg(test)]
 mod tests;
 
-/// Largest capacity a [`Memo`] accepts; larger requests are clamped (STYLE §4: every table
-/// a peer can make us fill is capped).
+/// Largest capacity a [`Memo`] accepts; larger requests are clamped (docs/conventions.md §4: every
+/// table a peer can make us fill is capped).
 pub const MAX_CAPACITY: usize = 1 << 20;
 
 /// Event counters of a [`Memo`], since creation.

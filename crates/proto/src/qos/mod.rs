@@ -3,7 +3,7 @@
 //! Must not: read clocks or perform I/O (except [`xml`] reading the profile files the
 //! application names); depends only on `time`. Partition names and remote
 //! QoS reach this module from the network, so nothing here may panic or recurse on input
-//! (STYLE §4 lints below).
+//! (docs/conventions.md §4 lints below).
 //!
 //! # Overview
 //! * Policy types (`Reliability`, `History`, …) are plain values with the DDS 1.4

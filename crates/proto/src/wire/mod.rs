@@ -2,7 +2,8 @@
 //! types they carry, each as a borrowed view for decoding and an owned repr for encoding.
 //!
 //! Must not: perform I/O, read clocks, panic on any input, or allocate from a length field
-//! before checking the bytes are there (STYLE §4). Every read goes through [`crate::cdr::Reader`].
+//! before checking the bytes are there (docs/conventions.md §4). Every read goes through
+//! [`crate::cdr::Reader`].
 //!
 //! # Overview
 //! RTPS 2.5 §8.3 (message module) and §9.4 (PSM mapping). A datagram is a [`Header`] followed

@@ -1,7 +1,7 @@
 //! XCDR1/XCDR2 alignment and encoding rules on known values and proptest round trips
 //! (DDS-XTypes 1.3 §7.4.3). Must not: depend on anything above `cdr`.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -1,7 +1,7 @@
 //! The one error type of discovery-data decoding and encoding.
 //!
 //! Must not: carry heap data or I/O errors. Each variant names what was wrong with a static
-//! context, like [`crate::wire::WireError`] (STYLE §4).
+//! context, like [`crate::wire::WireError`] (docs/conventions.md §4).
 
 use crate::wire::WireError;
 

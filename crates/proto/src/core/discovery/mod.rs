@@ -1,7 +1,8 @@
 //! SPDP and SEDP discovery data and rules. RTPS 2.5 §8.5, §9.6.2.
 //!
 //! Must not: perform I/O or read clocks. Everything here decodes untrusted input from the
-//! network, so nothing may panic, index unchecked, or allocate from a wire count (STYLE §4).
+//! network, so nothing may panic, index unchecked, or allocate from a wire count
+//! (docs/conventions.md §4).
 //!
 //! # Overview
 //! * [`ParticipantProxyData`]: the SPDP DATA(p) body (SPDPdiscoveredParticipantData,

@@ -1,7 +1,7 @@
 //! Golden decodes of every DATA(p), DATA(w) and DATA(r) in the committed Cyclone DDS 0.10 /
 //! Fast DDS 2.9 captures (tests/data/captures, see its README), re-encoding through our
 //! encoder, key-only payloads, and truncation of each payload at every offset.
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! statuses some of them feed).
 
 /// What the reader has seen and done; every misbehaviour of a peer lands here, never in an
-/// `Err` (STYLE §4).
+/// `Err` (docs/conventions.md §4).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReaderCounters {
     /// Whole samples received (DATA, or the last fragment of a DATA_FRAG sample).

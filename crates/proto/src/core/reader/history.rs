@@ -1,8 +1,9 @@
 //! The reader's delivery queue: samples that completed in-order delivery and wait to be taken
 //! by the application, bounded by HISTORY and RESOURCE_LIMITS.
 //!
-//! Must not: grow past its capacity (the queue is filled by remote writers, STYLE §4), reorder
-//! samples of one writer, or know about sequence-number gaps (the writer proxies do).
+//! Must not: grow past its capacity (the queue is filled by remote writers,
+//! docs/conventions.md §4), reorder samples of one writer, or know about sequence-number gaps
+//! (the writer proxies do).
 //!
 //! DDS 1.4 §2.2.3.18 (HISTORY: KEEP_LAST depth per instance, KEEP_ALL), §2.2.3.19
 //! (RESOURCE_LIMITS); RTPS 2.5 §8.2.2 (reader HistoryCache).

@@ -3,8 +3,8 @@
 //! hands samples to the application in order through a bounded delivery queue.
 //!
 //! Must not: perform I/O, read clocks, spawn threads or panic on any input. Everything it is
-//! given on the receive path comes from the network (STYLE §4): every count, SN and size is
-//! checked, and every piece of state a remote writer can create is capped.
+//! given on the receive path comes from the network (docs/conventions.md §4): every count, SN and
+//! size is checked, and every piece of state a remote writer can create is capped.
 //!
 //! RTPS 2.5 §8.4.10-§8.4.12 (StatefulReader, WriterProxy, reliable and best-effort
 //! behaviour), §8.4.14.1 (fragmentation), §8.4.15.7 (heartbeat counts); DDS 1.4 §2.2.3.18-19
@@ -71,7 +71,7 @@ use instance::InstanceTable;
 use reassembly::{FragOutcome, FragRefusal};
 use writer_proxy::{Sink, Slot, WriterProxy};
 
-/// Default bound on a reassembled sample (STYLE §4 "maximum sample size").
+/// Default bound on a reassembled sample (docs/conventions.md §4 "maximum sample size").
 pub const DEFAULT_MAX_SAMPLE_SIZE: usize = 16 * 1024 * 1024;
 /// Default cap on samples being reassembled per remote writer.
 pub const DEFAULT_MAX_FRAGMENTED_SAMPLES_IN_FLIGHT: usize = 16;
@@ -381,7 +381,7 @@ impl Reader {
                 source_timestamp,
                 inline,
                 payload: kind,
-                // The one copy: the sample is stored (STYLE §3).
+                // The one copy: the sample is stored (docs/conventions.md §3).
                 data: Bytes::copy_from_slice(bytes),
             };
             self.config.make_slot(sink.counters, received)

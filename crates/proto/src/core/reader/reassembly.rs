@@ -1,8 +1,8 @@
 //! Fragment reassembly for one remote writer: DATA_FRAG submessages become whole samples.
 //!
 //! Must not: allocate from a wire field before checking it against the configured limits
-//! (sampleSize ≤ max_sample_size, samples in flight ≤ the cap; STYLE §4), trust a fragment's
-//! range, or let fragments of one sample disagree on its shape.
+//! (sampleSize ≤ max_sample_size, samples in flight ≤ the cap; docs/conventions.md §4), trust a
+//! fragment's range, or let fragments of one sample disagree on its shape.
 //!
 //! RTPS 2.5 §8.3.7.3 (DataFrag), §8.4.14.1 (large data), §8.3.7.6 (HeartbeatFrag),
 //! §8.3.7.8 (NackFrag).
@@ -318,7 +318,7 @@ impl Reassembly {
                 return FragOutcome::Refused(FragRefusal::Inconsistent);
             }
         }
-        // STYLE §4: check the wire size against our limit before allocating anything.
+        // docs/conventions.md §4: check the wire size against our limit before allocating anything.
         let Ok(sample_size) = usize::try_from(frag.sample_size) else {
             return FragOutcome::Refused(FragRefusal::TooLarge);
         };

@@ -42,7 +42,8 @@ mod delivery;
 pub const PREEMPTIVE_ACKNACK_PERIOD: core::time::Duration = core::time::Duration::from_secs(1);
 
 /// Payload octets a writer may park out of order before changes are dropped (raised to
-/// `max_sample_size` so one maximal sample always fits). STYLE §4: bounded allocation.
+/// `max_sample_size` so one maximal sample always fits). docs/conventions.md §4: bounded
+/// allocation.
 pub const MAX_OUT_OF_ORDER_BYTES: usize = 64 * 1024 * 1024;
 
 /// `b - a` as a count (0 when `b ≤ a`).

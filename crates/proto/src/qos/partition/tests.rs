@@ -1,6 +1,6 @@
 //! Tests for partition matching and the wildcard matcher.
 
-// Test oracles index and count freely; STYLE §4 lints guard the production matcher.
+// Test oracles index and count freely; docs/conventions.md §4 lints guard the production matcher.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -3,8 +3,8 @@
 //! `DataWriterQos` does profile `Lib::Profile` give topic `T`".
 //!
 //! Must not: panic, recurse on input, or allocate beyond the (bounded) file size; XML files are
-//! untrusted input (STYLE §4 lints below). The only I/O in `qos` is here: reading the files the
-//! application names ([`QosProvider::load_file`], [`QosProvider::from_environment`]).
+//! untrusted input (docs/conventions.md §4 lints below). The only I/O in `qos` is here: reading the
+//! files the application names ([`QosProvider::load_file`], [`QosProvider::from_environment`]).
 //!
 //! # Overview
 //! * DDS-XML 1.0 (formal/18-10-01) §7.3.2 QoS building block: `<dds>` → `<qos_library name>` →

@@ -5,10 +5,10 @@
 //! list handling `param.rs`.
 //!
 //! # Overview
-//! Modelled on Cyclone's `piddesc_omg[]` (STYLE §7.9). Standard PIDs (below 0x8000) apply to
-//! every sender. Vendor PIDs (bit 0x8000, RTPS 2.5 §9.6.2.2.1) apply only when the message's
-//! VendorId is listed in the row; the same number means different things for different vendors
-//! (0x8000 is ADLINK_BUILTIN_ENDPOINT_SET for Cyclone, PRODUCT_VERSION for Fast DDS).
+//! Modelled on Cyclone's `piddesc_omg[]` (docs/conventions.md §7). Standard PIDs (below 0x8000)
+//! apply to every sender. Vendor PIDs (bit 0x8000, RTPS 2.5 §9.6.2.2.1) apply only when the
+//! message's VendorId is listed in the row; the same number means different things for different
+//! vendors (0x8000 is ADLINK_BUILTIN_ENDPOINT_SET for Cyclone, PRODUCT_VERSION for Fast DDS).
 //! [`describe`] is a linear scan: the table has ~110 rows and SEDP data ~30 parameters.
 
 use super::pid::*;

@@ -17,8 +17,8 @@ use crate::wire::{GuidPrefix, Locator, ProtocolVersion, VendorId, WireError};
 pub const INFO_TS_FLAG_I: u8 = 0x02;
 /// INFO_REPLY / INFO_REPLY_IP4 flag M: a multicast locator list follows. RTPS 2.5 §9.4.5.9.1.
 pub const INFO_REPLY_FLAG_M: u8 = 0x02;
-/// The most locators we accept in one INFO_REPLY list (STYLE §4; RustDDS issue #404 was an
-/// OOM from an unchecked count here).
+/// The most locators we accept in one INFO_REPLY list (docs/conventions.md §4; RustDDS issue #404
+/// was an OOM from an unchecked count here).
 pub const MAX_REPLY_LOCATORS: usize = 64;
 
 /// INFO_TS. RTPS 2.5 §8.3.7.11.
@@ -172,7 +172,7 @@ pub struct InfoReply {
 }
 
 /// Reads a LocatorList: uint32 count then count × 24 octets. The count is capped and checked
-/// against the remaining bytes before anything is allocated (STYLE §4).
+/// against the remaining bytes before anything is allocated (docs/conventions.md §4).
 fn parse_locator_list(r: &mut Reader<'_>) -> Result<Vec<Locator>, WireError> {
     let n = r.seq_len(Locator::LEN, "INFO_REPLY.locatorList")?;
     if n > MAX_REPLY_LOCATORS {

@@ -1,6 +1,6 @@
 //! Round trips of the SEDP bodies, their defaults, checks and limits, and truncation of our
 //! own payloads at every offset.
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -1,7 +1,7 @@
 //! PID_CONTENT_FILTER_PROPERTY / _INFO golden layouts and the MD5 signature vectors of
 //! docs/interop-facts.md §1.2, §2.1-§2.2 (RTPS 2.5 §9.6.4.1). Must not: open sockets or read files.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -1,7 +1,7 @@
 //! Every PID of the table: golden bytes, decode/encode round trips in both byte orders, and
 //! proptests over arbitrary parameter lists. Must not: open sockets or read files.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -1,7 +1,7 @@
 //! Golden bytes for every submessage kind, in both byte orders (RTPS 2.5 §9.4.5).
 //! Must not: open sockets or read files.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

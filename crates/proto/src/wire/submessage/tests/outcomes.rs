@@ -1,7 +1,7 @@
 //! The iterator's three outcomes (accept, not understood, malformed) and whole messages.
 //! Must not: open sockets or read files.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;

@@ -1,7 +1,7 @@
 //! Validation rules taken from Cyclone DDS: what makes a submessage malformed (RTPS 2.5 §8.3.7, §9.4.5).
 //! Must not: open sockets or read files.
 
-// Test arithmetic works on small, known inputs; STYLE §4 targets parse paths.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets parse paths.
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::*;
