@@ -53,7 +53,7 @@ pub(crate) enum Need {
 
 /// A vendor peer under `target/peers/` (built by `scripts/build-peers`).
 pub(crate) fn peer(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("target/peers")
         .join(rel)
 }
@@ -61,16 +61,12 @@ pub(crate) fn peer(rel: &str) -> PathBuf {
 /// Where the topology tool lives inside the repository.
 const NETNS_SITES: &str = "scripts/netns-sites";
 
-/// `$SIFTDDS_NETNS_SITES` when set, else the repository's `scripts/netns-sites`: the first
-/// directory holding it, walking up from this package's manifest directory (so the test
-/// finds it whichever directory of the repository the package lives in).
+/// `$SIFTDDS_NETNS_SITES` when set, else the repository's `scripts/netns-sites` (this test
+/// target belongs to `crates/cli`, two levels below the repository's root).
 fn netns_sites() -> Option<PathBuf> {
     let path = match std::env::var_os("SIFTDDS_NETNS_SITES") {
         Some(path) => PathBuf::from(path),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .ancestors()
-            .map(|dir| dir.join(NETNS_SITES))
-            .find(|path| path.is_file())?,
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(NETNS_SITES),
     };
     path.is_file().then_some(path)
 }
