@@ -272,8 +272,8 @@ fn grouped_writers_announce_their_group_guid() {
         .map(|w| {
             net.nodes[1]
                 .p
-                .remote_writers
-                .get(w)
+                .discovery
+                .remote_writer(*w)
                 .and_then(|d| d.group_guid)
         })
         .collect();

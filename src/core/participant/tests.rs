@@ -74,6 +74,54 @@ fn participants_discover_each_other_and_match_endpoints() {
     assert_eq!(net.nodes[0].p.matched_readers(w), 1);
 }
 
+/// The remote writer → matched local readers index (`Endpoints`) follows every match,
+/// unmatch and reader deletion, and a sample reaches exactly the readers it lists.
+#[test]
+fn the_remote_writer_index_follows_matches_unmatches_and_reader_deletion() {
+    let mut net = lan(&[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r1 = net.nodes[1].p.create_reader(now, reader_spec(true));
+    let r2 = net.nodes[1].p.create_reader(now, reader_spec(true));
+    let mut other = reader_spec(true);
+    other.topic_name = "Circle".into();
+    let r3 = net.nodes[1].p.create_reader(now, other);
+    net.run_for(300);
+    let consistent = |net: &SimNet| {
+        let p = &net.nodes[1].p;
+        p.endpoints
+            .index_is_consistent(&p.discovery.remote_writer_guids())
+    };
+    assert!(consistent(&net));
+    assert_eq!(net.nodes[1].p.endpoints.readers_of(w), vec![r1, r2]);
+    assert_eq!(net.nodes[1].p.matched_writers(r3), 0);
+
+    let now = net.now();
+    let sample = Bytes::from_static(&[0, 1, 0, 0, 7, 0, 0, 0]);
+    let request = WriteRequest::new(ChangeKind::Alive, Some([1; 16]), sample);
+    net.nodes[0].p.write(now, w, request).unwrap();
+    net.run_for(100);
+    let now = net.now();
+    assert!(net.nodes[1].p.take(now, r1).is_some());
+    assert!(net.nodes[1].p.take(now, r2).is_some());
+    assert!(net.nodes[1].p.take(now, r3).is_none());
+
+    net.nodes[1].p.delete_reader(now, r1);
+    assert!(consistent(&net));
+    assert_eq!(net.nodes[1].p.endpoints.readers_of(w), vec![r2]);
+
+    net.nodes[0].p.delete_writer(now, w);
+    net.run_for(300);
+    assert!(consistent(&net));
+    assert!(net.nodes[1].p.endpoints.readers_of(w).is_empty());
+    assert!(net.events(1).contains(&Event::SubscriptionMatched {
+        reader: r2,
+        writer: w,
+        matched: false
+    }));
+}
+
 #[test]
 fn reliable_keep_all_delivers_every_sample_in_order_at_twenty_percent_loss() {
     let mut net = lan(&[0, 0]);

@@ -9,7 +9,8 @@
 use bytes::Bytes;
 
 use super::*;
-use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::core::WriteRequest;
+use crate::core::participant::{Participant, ReaderSpec, WriterSpec};
 use crate::core::sim::SimNet;
 use crate::qos::{DataReaderQos, DataWriterQos, Liveliness, Reliability};
 
@@ -123,7 +124,7 @@ fn reader_spec(l: Liveliness) -> ReaderSpec {
 
 /// WLP updates our participant wrote so far (the WLP writer's last sequence number).
 fn updates(p: &Participant) -> i64 {
-    p.builtin.wlp_writer.last_sn().0
+    p.discovery.wlp_writer().last_sn().0
 }
 
 fn changed(events: &[Event], alive: bool) -> usize {
