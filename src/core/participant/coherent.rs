@@ -20,7 +20,7 @@ use crate::wire::{GuidPrefix, Header};
 
 /// Largest merged datagram: an Ethernet MTU's UDP payload, so merging never makes a datagram
 /// that the IP layer must fragment.
-const MAX_MERGED: usize = 1472;
+pub(super) const MAX_MERGED: usize = 1472;
 /// INFO_DST's submessage id (RTPS 2.5 §9.4.5.1).
 const INFO_DST_ID: u8 = 0x0e;
 
@@ -54,7 +54,3 @@ pub(super) fn merge(transmits: Vec<Transmit>) -> Vec<Transmit> {
     }
     merged
 }
-
-#[cfg(test)]
-#[path = "coherent_tests.rs"]
-pub(super) mod tests;

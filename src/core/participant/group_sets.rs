@@ -36,7 +36,7 @@ pub const MAX_DEAD_GROUP_SETS: usize = 64;
 
 /// One set being assembled.
 #[derive(Debug)]
-struct PendingSet {
+pub(super) struct PendingSet {
     prefix: GuidPrefix,
     /// The remote publisher (its writers' PID_GROUP_GUID), when announced: two publishers of
     /// one participant number their sets independently.
@@ -48,7 +48,7 @@ struct PendingSet {
 }
 
 impl PendingSet {
-    fn held(&self) -> usize {
+    pub(super) fn held(&self) -> usize {
         self.parts.iter().map(|p| p.2.len()).sum()
     }
 
@@ -60,23 +60,23 @@ impl PendingSet {
 /// The participant's group sets under assembly.
 #[derive(Debug, Default)]
 pub(super) struct GroupSets {
-    pending: VecDeque<PendingSet>,
-    dead: VecDeque<(GuidPrefix, SequenceNumber)>,
-    held: usize,
+    pub(super) pending: VecDeque<PendingSet>,
+    pub(super) dead: VecDeque<(GuidPrefix, SequenceNumber)>,
+    pub(super) held: usize,
     /// Group sets delivered whole / dropped, for stats.
     pub(super) delivered: u64,
     pub(super) dropped: u64,
 }
 
 /// What to do after a part arrived.
-enum Outcome {
+pub(super) enum Outcome {
     Hold,
     Deliver(PendingSet),
     Drop(Vec<PendingSet>),
 }
 
 impl GroupSets {
-    fn kill(&mut self, prefix: GuidPrefix, set: SequenceNumber) -> Vec<PendingSet> {
+    pub(super) fn kill(&mut self, prefix: GuidPrefix, set: SequenceNumber) -> Vec<PendingSet> {
         if !self.dead.contains(&(prefix, set)) {
             if self.dead.len() >= MAX_DEAD_GROUP_SETS {
                 self.dead.pop_front();
@@ -100,7 +100,12 @@ impl GroupSets {
     }
 
     /// Takes `reader`'s part.
-    fn accept(&mut self, reader: EntityId, part: GroupPart, group: Option<Guid>) -> Outcome {
+    pub(super) fn accept(
+        &mut self,
+        reader: EntityId,
+        part: GroupPart,
+        group: Option<Guid>,
+    ) -> Outcome {
         let prefix = part.writer.prefix;
         if self.dead.contains(&(prefix, part.set)) {
             return Outcome::Drop(Vec::new());
@@ -165,7 +170,7 @@ impl GroupSets {
     }
 
     /// Drops every set of `prefix` still being assembled (one of its writers went away).
-    fn writer_gone(&mut self, prefix: GuidPrefix) -> Vec<PendingSet> {
+    pub(super) fn writer_gone(&mut self, prefix: GuidPrefix) -> Vec<PendingSet> {
         let (gone, kept): (Vec<_>, Vec<_>) = core::mem::take(&mut self.pending)
             .into_iter()
             .partition(|p| p.prefix == prefix);
@@ -231,7 +236,3 @@ fn deliver(now: Now, set: PendingSet, endpoints: &mut Endpoints) {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "group_tests.rs"]
-mod tests;

@@ -441,6 +441,3 @@ fn report_remote(writer: Guid, alive: bool, endpoints: &Endpoints, events: &mut 
         });
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -51,11 +51,7 @@
 mod coherent;
 mod discovery;
 mod durability;
-#[cfg(test)]
-mod durability_tests;
 mod endpoints;
-#[cfg(test)]
-mod filter_event_tests;
 mod gate;
 mod group;
 mod group_sets;
@@ -63,17 +59,9 @@ mod liveliness;
 pub mod locator_select;
 mod matching;
 mod peer_group;
-#[cfg(test)]
-mod pgcache_fault_tests;
-#[cfg(test)]
-mod pgcache_tests;
 mod presentation;
 mod sedp;
 pub mod source_bind;
-#[cfg(test)]
-mod source_tests;
-#[cfg(test)]
-mod stuck_reader_tests;
 #[cfg(test)]
 mod tests;
 
@@ -165,7 +153,7 @@ pub struct ParticipantConfig {
     /// Peer-group cooperation (docs/peer-group-cache.md §4.3): as intermediary, keep the
     /// entries members announce (SEDP PID 0x8102); as member, forget the keys an
     /// intermediary's SPDP announces evicted (PID 0x8103). Default true; false gives the
-    /// plain LRU and NACK-driven behaviour (for measurements, `pgcache_fault_tests`).
+    /// plain LRU and NACK-driven behaviour (for measurements, `tests/peer_group_faults.rs`).
     pub peer_group_cooperation: bool,
 }
 

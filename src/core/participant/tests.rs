@@ -1,7 +1,7 @@
-//! Participants in a deterministic in-memory network: discovery, matching, reliable delivery
-//! under loss, incompatible QoS, lease expiry, with the helpers the themed submodules share:
-//! liveliness, deadline and ownership (`tests/writer_presence.rs`) and content filtering
-//! (`tests/content_filter.rs`). No sockets, no sleeps: a manual clock.
+//! The participant's tests, one module per topic under `tests/`. Here: participants in a
+//! deterministic in-memory network (discovery, matching, reliable delivery under loss,
+//! incompatible QoS, lease expiry, the remote writer index) with the helpers the topic
+//! modules share. No sockets, no sleeps: a manual clock.
 #![allow(clippy::arithmetic_side_effects)]
 
 use bytes::Bytes;
@@ -358,5 +358,14 @@ fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
     }));
 }
 
+mod coherent;
 mod content_filter;
+mod durability;
+mod filter_event;
+mod group;
+mod liveliness;
+mod peer_group;
+mod peer_group_faults;
+mod source;
+mod stuck_reader;
 mod writer_presence;

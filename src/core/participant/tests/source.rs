@@ -6,8 +6,8 @@
 
 use bytes::Bytes;
 
-use super::*;
 use crate::cdr::Endianness;
+use crate::core::participant::*;
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};

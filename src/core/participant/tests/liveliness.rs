@@ -8,11 +8,15 @@
 
 use bytes::Bytes;
 
-use super::*;
+use crate::cdr::Endianness;
 use crate::core::WriteRequest;
+use crate::core::participant::liveliness::*;
 use crate::core::participant::{Participant, ReaderSpec, WriterSpec};
 use crate::core::sim::SimNet;
+use crate::core::{ChangeKind, Event};
+use crate::qos::LivelinessKind;
 use crate::qos::{DataReaderQos, DataWriterQos, Liveliness, Reliability};
+use crate::wire::GuidPrefix;
 
 /// Cyclone DDS 0.10's WLP DATA payload, `tests/data/captures/cyclone-to-fastdds.pcapng`
 /// frame 22 (writer 000200c2, 28 octets, CDR_LE).
