@@ -9,8 +9,7 @@
 //! endpoints part's (`endpoints.rs`), handed in.
 //!
 //! Must not: do I/O. For PERSISTENT topics it queues [`StoreAction`]s that the runtime takes
-//! with [`Participant::take_store_actions`](super::Participant::take_store_actions) and
-//! applies to its store.
+//! with `Participant::take_store_actions` and applies to its store.
 //!
 //! DDS 1.4 §2.2.3.4, §2.2.3.5. Overview in docs/durability.md.
 

@@ -7,11 +7,11 @@
 //! the writerSet digest). The writers' HEARTBEATs carry the group's GroupInfo
 //! (`core::writer::group`).
 //!
-//! Part of the participant's PRESENTATION part (`presentation.rs`).
+//! A piece of the participant's PRESENTATION part (`presentation.rs`).
 //!
 //! Must not: know which writers form a publisher on its own (the API says so with
-//! [`Participant::join_writer_group`](super::Participant::join_writer_group)), hold more than [`MAX_GROUP_WRITERS`] writers per
-//! group, or send anything itself.
+//! `Participant::join_writer_group`), hold more than [`MAX_GROUP_WRITERS`] writers per group,
+//! or send anything itself.
 //!
 //! The writerSet digest is our reading of RTPS 2.5 §9.3.2 (GroupDigest_t, 4 octets): the
 //! first 4 octets of the MD5 of the taking-part writers' EntityIds, ascending, 4 octets each

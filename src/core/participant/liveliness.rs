@@ -19,8 +19,8 @@
 //!   kind. They are matched when the peer's BuiltinEndpointSet has bits 10/11.
 //! - Sending: one AUTOMATIC update when the participant starts, then every half of the
 //!   smallest finite AUTOMATIC lease among our writers (none while there is no such writer);
-//!   a MANUAL update on [`Participant::assert_liveliness`]. A MANUAL_BY_TOPIC writer asserts
-//!   itself with a HEARTBEAT carrying the L flag ([`Participant::assert_writer_liveliness`]);
+//!   a MANUAL update on `Participant::assert_liveliness`. A MANUAL_BY_TOPIC writer asserts
+//!   itself with a HEARTBEAT carrying the L flag (`Participant::assert_writer_liveliness`);
 //!   writes assert the writer that wrote.
 //! - Local writers with a MANUAL_* kind and a finite lease report
 //!   [`Event::LivelinessLost`] once per lapse (DDS 1.4 §2.2.4.1 LIVELINESS_LOST).
@@ -205,8 +205,8 @@ impl Liveliness {
         local.chain(remote).chain(self.next_automatic).min()
     }
 
-    /// [`Participant::assert_liveliness`](super::Participant::assert_liveliness): asserts
-    /// every MANUAL_BY_PARTICIPANT writer; the caller sends the WLP MANUAL update.
+    /// `Participant::assert_liveliness`: asserts every MANUAL_BY_PARTICIPANT writer; the
+    /// caller sends the WLP MANUAL update.
     /// RTPS 2.5 §8.4.13.5.
     pub(super) fn assert_participant(&mut self, now: Now) {
         for t in self.local.values_mut() {

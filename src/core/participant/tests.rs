@@ -358,6 +358,25 @@ fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
     }));
 }
 
+#[test]
+fn the_event_queue_keeps_the_newest_events_when_full() {
+    let lost = |i: usize| {
+        let mut prefix = [0u8; 12];
+        prefix[..8].copy_from_slice(&(i as u64).to_be_bytes());
+        Event::ParticipantLost(GuidPrefix(prefix))
+    };
+    let mut q = EventQueue::default();
+    for i in 0..MAX_QUEUED_EVENTS + 2 {
+        q.push(lost(i));
+    }
+    assert_eq!(q.pop(), Some(lost(2)));
+    let mut rest = 1;
+    while q.pop().is_some() {
+        rest += 1;
+    }
+    assert_eq!(rest, MAX_QUEUED_EVENTS);
+}
+
 mod coherent;
 mod content_filter;
 mod durability;
