@@ -31,6 +31,10 @@
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
 //! queue of datagrams to send first (`pending`) and the events for the application.
 //!
+//! Tests: `tests.rs` (the simulated network and shared helpers) and one module per topic in
+//! `tests/`; the sans-IO pieces with no neighbours (`gate.rs`, `source_bind.rs`,
+//! `locator_select.rs`, `matching.rs`, `group.rs`) test themselves inline.
+//!
 //! # Where security sits (hook points, not implemented)
 //! - Receive transform: between `receiver::receive_items` and routing, in
 //!   [`Participant::handle_datagram`] (decode a protected message or submessage before
