@@ -379,6 +379,7 @@ fn the_event_queue_keeps_the_newest_events_when_full() {
 
 mod coherent;
 mod content_filter;
+mod discovery;
 mod durability;
 mod filter_event;
 mod group;
