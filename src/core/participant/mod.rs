@@ -352,13 +352,13 @@ impl Participant {
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
         let mut renewed: Option<GuidPrefix> = None;
-        // Security hook (receive transform): protected submessages would be decoded here,
-        // between the receiver and routing.
         let outcome = receiver::receive_items(datagram, our_prefix, understood, |state, item| {
             let src = state.source_guid_prefix;
             if src == our_prefix {
                 return;
             }
+            // Security hook (receive transform): a protected submessage would be decoded
+            // here, between the receiver and routing.
             let sm = match item {
                 receiver::Item::Entity(sm) => sm,
                 // docs/peer-group-cache.md §4.2: an abbreviated sample (siftdds only).
@@ -457,9 +457,9 @@ impl Participant {
     /// left with none is dropped (`gate.rs`).
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
         loop {
-            // Security hook (send transform): a datagram would be protected here, before
-            // the gate.
             let mut t = self.next_transmit(now)?;
+            // Security hook (send transform): the datagram would be protected here, before
+            // the gate.
             if self.gate.admit(now.mono, &mut t) {
                 return Some(t);
             }
