@@ -23,7 +23,7 @@ pub const LINK_ANNOUNCE: Duration = Duration::from_secs(10);
 /// sample written meanwhile lost to its VOLATILE readers).
 pub const LINK_PROBE: Duration = Duration::from_secs(1);
 /// SPDP lease of the router's participant on a link: four announcements, and every
-/// submessage from the peer renews it (`core::participant::spdp`), so a lossy idle link
+/// submessage from the peer renews it (`core::participant::discovery`), so a lossy idle link
 /// keeps the peer.
 pub const LINK_LEASE: Duration = Duration::from_secs(40);
 

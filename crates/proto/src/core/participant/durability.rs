@@ -4,18 +4,21 @@
 //! loaded from its store); when the last writer of a topic is deleted, a service writer of
 //! the participant goes on serving the history to late-joining readers.
 //!
+//! Owns ([`Durability`], a part of the participant): the durable histories, which service
+//! writer serves which topic, and the store actions not yet taken. The local writers are the
+//! endpoints part's (`endpoints.rs`), handed in.
+//!
 //! Must not: do I/O. For PERSISTENT topics it queues [`StoreAction`]s that the runtime takes
-//! with [`Participant::take_store_actions`] and applies to its store.
+//! with `Participant::take_store_actions` and applies to its store.
 //!
 //! DDS 1.4 §2.2.3.4, §2.2.3.5. Overview in docs/durability.md.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::Participant;
-use super::endpoints::{LocalWriter, WriterSpec};
+use super::endpoints::{Endpoints, LocalWriter, WriterSpec};
 use crate::core::WriteRequest;
 use crate::core::durability::{DurableSample, StoreAction, TopicHistory};
-use crate::qos::{Durability, ResourceLimits};
+use crate::qos::{Durability as DurabilityKind, ResourceLimits};
 use crate::time::Now;
 use crate::wire::{EntityId, Guid};
 
@@ -26,7 +29,7 @@ const MAX_QUEUED_STORE_ACTIONS: usize = 65_536;
 /// The durable histories, the service writers that serve them while no application writer
 /// of the topic exists, and the store actions not yet taken.
 #[derive(Debug, Default)]
-pub(super) struct DurabilityState {
+pub(super) struct Durability {
     topics: BTreeMap<String, Durable>,
     services: BTreeMap<String, EntityId>,
     actions: VecDeque<StoreAction>,
@@ -38,21 +41,25 @@ struct Durable {
     persistent: bool,
 }
 
-impl Participant {
-    /// Hands the participant what the runtime loaded from its store for a PERSISTENT topic,
-    /// before its first writer is created. Ignored when the topic already has a durable
-    /// history here (it is at least as new as the store). Samples trimmed to the writers'
-    /// DURABILITY_SERVICE limits become [`StoreAction::Remove`]s.
-    pub fn restore_persistent(
+/// A service writer to create: its GUID (entity id allocated), its spec, and the readers
+/// already served.
+pub(super) type ServiceWriter = (Guid, WriterSpec, BTreeSet<Guid>);
+
+impl Durability {
+    /// What the runtime loaded from its store for a PERSISTENT topic, before its first writer
+    /// is created. Ignored when the topic already has a durable history here (it is at least
+    /// as new as the store). Samples trimmed to the writers' DURABILITY_SERVICE limits become
+    /// [`StoreAction::Remove`]s.
+    pub(super) fn restore_persistent(
         &mut self,
         topic: &str,
         type_name: &str,
         limits: crate::qos::DurabilityService,
         samples: Vec<DurableSample>,
     ) {
-        // Already here: it is at least as new as the store (`durable_writer_created` makes
-        // the store mirror it if TRANSIENT writers started it).
-        if self.durability.topics.contains_key(topic) {
+        // Already here: it is at least as new as the store (`writer_created` makes the store
+        // mirror it if TRANSIENT writers started it).
+        if self.topics.contains_key(topic) {
             return;
         }
         let mut history = TopicHistory::new(type_name, limits);
@@ -66,64 +73,55 @@ impl Participant {
             history,
             persistent: true,
         };
-        self.durability.topics.insert(topic.to_string(), durable);
+        self.topics.insert(topic.to_string(), durable);
     }
 
     /// Takes the store actions queued for PERSISTENT topics, oldest first.
-    pub fn take_store_actions(&mut self) -> Vec<StoreAction> {
-        self.durability.actions.drain(..).collect()
+    pub(super) fn take_store_actions(&mut self) -> Vec<StoreAction> {
+        self.actions.drain(..).collect()
     }
 
-    /// The service writer serving `topic`'s durable history while no application writer of
-    /// it exists, if there is one.
-    pub fn durability_service_writer(&self, topic: &str) -> Option<Guid> {
-        let id = self.durability.services.get(topic)?;
-        Some(Guid::new(self.config.guid_prefix, *id))
+    /// The entity id of the service writer serving `topic`'s durable history, if any.
+    pub(super) fn service_writer(&self, topic: &str) -> Option<EntityId> {
+        self.services.get(topic).copied()
     }
 
-    /// Number of samples the durability service keeps for `topic`.
-    pub fn durable_samples(&self, topic: &str) -> usize {
-        self.durability
-            .topics
-            .get(topic)
-            .map_or(0, |d| d.history.len())
+    /// Number of samples kept for `topic`.
+    pub(super) fn samples(&self, topic: &str) -> usize {
+        self.topics.get(topic).map_or(0, |d| d.history.len())
     }
 
     /// A TRANSIENT or PERSISTENT writer was created (not announced yet): it takes over from
-    /// the topic's service writer and starts with the durable history.
-    pub(super) fn durable_writer_created(&mut self, now: Now, guid: Guid) {
-        let Some(w) = self.writers.get(&guid.entity_id) else {
-            return;
-        };
-        if w.spec.qos.durability < Durability::Transient {
-            return;
+    /// the topic's service writer and starts with the durable history. Returns the service
+    /// writer removed, for the caller to unannounce.
+    pub(super) fn writer_created(
+        &mut self,
+        now: Now,
+        guid: Guid,
+        endpoints: &mut Endpoints,
+    ) -> Option<Guid> {
+        let w = endpoints.writer(guid)?;
+        if w.spec.qos.durability < DurabilityKind::Transient {
+            return None;
         }
         let topic = w.spec.topic_name.clone();
-        let is_service = self.durability.services.get(&topic) == Some(&guid.entity_id);
-        if !is_service && let Some(id) = self.durability.services.remove(&topic) {
+        let is_service = self.services.get(&topic) == Some(&guid.entity_id);
+        let mut removed = None;
+        if !is_service && let Some(id) = self.services.remove(&topic) {
             // The readers the service writer served already have the history.
-            if let Some(service) = self.writers.remove(&id) {
-                self.builtin
-                    .unannounce_writer(now, Guid::new(self.config.guid_prefix, id));
-                if let Some(w) = self.writers.get_mut(&guid.entity_id) {
+            let service_guid = Guid::new(guid.prefix, id);
+            if let Some(service) = endpoints.remove_writer(service_guid) {
+                removed = Some(service_guid);
+                if let Some(w) = endpoints.writer_mut(guid) {
                     w.served = service.matched;
                 }
             }
         }
-        let Some(w) = self.writers.get_mut(&guid.entity_id) else {
-            return;
-        };
-        let durable = self
-            .durability
-            .topics
-            .entry(topic.clone())
-            .or_insert_with(|| Durable {
-                history: TopicHistory::new(
-                    &w.spec.type_name,
-                    w.spec.qos.durability_service.clone(),
-                ),
-                persistent: w.spec.qos.durability == Durability::Persistent,
-            });
+        let w = endpoints.writer_mut(guid)?;
+        let durable = self.topics.entry(topic.clone()).or_insert_with(|| Durable {
+            history: TopicHistory::new(&w.spec.type_name, w.spec.qos.durability_service.clone()),
+            persistent: w.spec.qos.durability == DurabilityKind::Persistent,
+        });
         for s in durable.history.samples() {
             let request = WriteRequest::new(s.kind, s.key_hash, s.data.clone())
                 .with_source_timestamp(Some(s.source_timestamp));
@@ -133,7 +131,7 @@ impl Participant {
         }
         // The first PERSISTENT writer of a topic TRANSIENT writers started: from now on the
         // store mirrors the topic's history, beginning with what it holds.
-        if w.spec.qos.durability == Durability::Persistent && !durable.persistent {
+        if w.spec.qos.durability == DurabilityKind::Persistent && !durable.persistent {
             durable.persistent = true;
             let type_name = durable.history.type_name().to_string();
             let puts: Vec<StoreAction> = (durable.history.samples())
@@ -147,17 +145,24 @@ impl Participant {
                 self.push_store_action(put);
             }
         }
+        removed
     }
 
     /// A write of a TRANSIENT or PERSISTENT writer enters its topic's durable history.
-    pub(super) fn durable_written(&mut self, now: Now, writer: Guid, request: &WriteRequest) {
-        let Some(w) = self.writers.get(&writer.entity_id) else {
+    pub(super) fn written(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        request: &WriteRequest,
+        endpoints: &Endpoints,
+    ) {
+        let Some(w) = endpoints.writer(writer) else {
             return;
         };
-        if w.spec.qos.durability < Durability::Transient {
+        if w.spec.qos.durability < DurabilityKind::Transient {
             return;
         }
-        let Some(durable) = self.durability.topics.get_mut(&w.spec.topic_name) else {
+        let Some(durable) = self.topics.get_mut(&w.spec.topic_name) else {
             return;
         };
         let ts = request.source_timestamp.unwrap_or(now.wall);
@@ -189,25 +194,25 @@ impl Participant {
 
     /// A writer was deleted (and unannounced): when it was the topic's last TRANSIENT or
     /// PERSISTENT writer and the history is not empty, a service writer of the participant
-    /// serves it to late joiners from now on (not again to the readers `w` matched).
-    pub(super) fn durable_writer_deleted(&mut self, now: Now, w: LocalWriter) {
+    /// serves it to late joiners from now on (not again to the readers `w` matched). Returns
+    /// the service writer for the caller to create (`w`'s prefix, an entity id allocated).
+    pub(super) fn writer_deleted(
+        &mut self,
+        w: LocalWriter,
+        endpoints: &mut Endpoints,
+    ) -> Option<ServiceWriter> {
         let topic = &w.spec.topic_name;
-        if w.spec.qos.durability < Durability::Transient
-            || self.durability.services.contains_key(topic)
-            || self
-                .durability
-                .topics
-                .get(topic)
-                .is_none_or(|d| d.history.is_empty())
+        if w.spec.qos.durability < DurabilityKind::Transient
+            || self.services.contains_key(topic)
+            || self.topics.get(topic).is_none_or(|d| d.history.is_empty())
         {
-            return;
+            return None;
         }
-        let writers_left = self
-            .writers
-            .values()
-            .any(|o| &o.spec.topic_name == topic && o.spec.qos.durability >= Durability::Transient);
+        let writers_left = endpoints.writers().any(|(_, o)| {
+            &o.spec.topic_name == topic && o.spec.qos.durability >= DurabilityKind::Transient
+        });
         if writers_left {
-            return;
+            return None;
         }
         // The service keeps its history under DURABILITY_SERVICE (DDS 1.4 §2.2.3.5).
         let ds = w.spec.qos.durability_service.clone();
@@ -222,22 +227,17 @@ impl Participant {
             true => EntityId::KIND_WRITER_WITH_KEY,
             false => EntityId::KIND_WRITER_NO_KEY,
         };
-        let id = self.next_entity_id(kind);
-        self.durability.services.insert(topic.clone(), id);
-        self.insert_writer(
-            now,
-            Guid::new(self.config.guid_prefix, id),
-            spec,
-            false,
-            w.matched,
-        );
+        let id = endpoints.next_entity_id(kind);
+        self.services.insert(topic.clone(), id);
+        let prefix = w.writer.guid().prefix;
+        Some((Guid::new(prefix, id), spec, w.matched))
     }
 
     fn push_store_action(&mut self, action: StoreAction) {
-        if self.durability.actions.len() >= MAX_QUEUED_STORE_ACTIONS {
+        if self.actions.len() >= MAX_QUEUED_STORE_ACTIONS {
             log::warn!("durability: store actions not taken; dropping the oldest");
-            self.durability.actions.pop_front();
+            self.actions.pop_front();
         }
-        self.durability.actions.push_back(action);
+        self.actions.push_back(action);
     }
 }

@@ -1,25 +1,37 @@
-//! Local user DataWriters and DataReaders inside the participant: creation, the SEDP data
-//! that announces them, and the commands the API layer issues (write, take).
+//! The participant's local user DataWriters and DataReaders ([`Endpoints`]): entity id
+//! allocation, creation, the SEDP data that announces them, matching them with remote
+//! endpoints (`matching.rs` decides compatibility, this part applies it), and routing a
+//! remote writer's submessages to the local readers matched with it.
 //!
-//! Must not: perform I/O or match endpoints itself (`matching.rs` decides matches).
+//! Owns: the local writers and readers, the next entity key, and the index from a remote
+//! writer to the local readers matched with it (as Cyclone DDS's proxy writer keeps its
+//! readers), so that a submessage reaches its readers without a scan of every reader.
+//!
+//! Invariant: a local reader is in a remote writer's index entry exactly when the reader
+//! `is_matched` that writer (kept on match, unmatch and reader deletion).
+//!
+//! Must not: perform I/O, store remote endpoints (the discovery part does, `discovery.rs`),
+//! or match anything that fails a check (a partial match is an incompatibility).
 //!
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 
-use super::Participant;
+use super::discovery::Discovery;
+use super::matching::{self, Side};
+use super::{EventQueue, ParticipantConfig};
 use crate::core::discovery::{ContentFilter, EndpointData, PublicationData, SubscriptionData};
 use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::NotFiltering;
-use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig, WriterFilterStats};
-use crate::core::{CacheChange, DeadlineMissedStatus, Event, WriteRequest};
+use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig};
+use crate::core::{Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
     SubscriberQos,
 };
-use crate::time::{Now, Timestamp};
+use crate::time::{Instant, Now, Timestamp};
 use crate::types::TypeDescriptor;
-use crate::wire::submessage::Submessage;
-use crate::wire::{EntityId, Guid, SequenceNumber, VendorId};
-use std::collections::BTreeSet;
+use crate::wire::submessage::{AckNack, NackFrag, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber, VendorId};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// What the application asks for when it creates a DataWriter.
@@ -196,45 +208,120 @@ pub(super) fn feed_reader(
     }
 }
 
-impl Participant {
-    /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
-    pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
-        self.add_writer(now, spec, false)
+/// What a match evaluation changed that other parts follow up on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum MatchOutcome {
+    /// A local writer matched (or re-matched) a remote reader.
+    WriterMatched,
+    /// A local reader matched (`true`) or unmatched a remote writer.
+    ReaderChanged(bool),
+}
+
+/// The participant's local user endpoints (see the module overview).
+pub(super) struct Endpoints {
+    writers: BTreeMap<EntityId, LocalWriter>,
+    readers: BTreeMap<EntityId, LocalReader>,
+    next_entity_key: u32,
+    /// Remote writer → the local readers matched with it.
+    by_remote_writer: BTreeMap<Guid, BTreeSet<EntityId>>,
+}
+
+impl Default for Endpoints {
+    fn default() -> Self {
+        Endpoints {
+            writers: BTreeMap::new(),
+            readers: BTreeMap::new(),
+            next_entity_key: 1,
+            by_remote_writer: BTreeMap::new(),
+        }
+    }
+}
+
+impl Endpoints {
+    /// A fresh entity id of `kind` (RTPS 2.5 §9.3.1.2: a 3-octet key and the kind).
+    pub(super) fn next_entity_id(&mut self, kind: u8) -> EntityId {
+        let key = self.next_entity_key;
+        self.next_entity_key = self.next_entity_key.wrapping_add(1);
+        let [_, a, b, c] = key.to_be_bytes();
+        EntityId([a, b, c, kind])
     }
 
-    /// Test hook (feature `test-hooks`): [`Participant::create_writer`] for a writer that
-    /// sends every sample to every reader it filters for, with that reader's
-    /// PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
-    #[cfg(feature = "test-hooks")]
-    pub fn create_writer_inverting_filter_bits_for_tests(
-        &mut self,
-        now: Now,
-        spec: WriterSpec,
-    ) -> Guid {
-        self.add_writer(now, spec, true)
+    pub(super) fn writer(&self, guid: Guid) -> Option<&LocalWriter> {
+        self.writers.get(&guid.entity_id)
     }
 
-    fn add_writer(&mut self, now: Now, spec: WriterSpec, invert_filter_bits: bool) -> Guid {
-        self.start(now);
-        let kind = if spec.keyed {
-            EntityId::KIND_WRITER_WITH_KEY
-        } else {
-            EntityId::KIND_WRITER_NO_KEY
+    pub(super) fn writer_mut(&mut self, guid: Guid) -> Option<&mut LocalWriter> {
+        self.writers.get_mut(&guid.entity_id)
+    }
+
+    pub(super) fn reader(&self, guid: Guid) -> Option<&LocalReader> {
+        self.readers.get(&guid.entity_id)
+    }
+
+    pub(super) fn reader_mut(&mut self, guid: Guid) -> Option<&mut LocalReader> {
+        self.readers.get_mut(&guid.entity_id)
+    }
+
+    pub(super) fn writer_by_id_mut(&mut self, id: EntityId) -> Option<&mut LocalWriter> {
+        self.writers.get_mut(&id)
+    }
+
+    pub(super) fn reader_by_id_mut(&mut self, id: EntityId) -> Option<&mut LocalReader> {
+        self.readers.get_mut(&id)
+    }
+
+    pub(super) fn has_writer(&self, id: EntityId) -> bool {
+        self.writers.contains_key(&id)
+    }
+
+    /// The local writers, by entity id.
+    pub(super) fn writers(&self) -> impl Iterator<Item = (&EntityId, &LocalWriter)> {
+        self.writers.iter()
+    }
+
+    pub(super) fn writers_mut(&mut self) -> impl Iterator<Item = (&EntityId, &mut LocalWriter)> {
+        self.writers.iter_mut()
+    }
+
+    pub(super) fn readers_mut(&mut self) -> impl Iterator<Item = (&EntityId, &mut LocalReader)> {
+        self.readers.iter_mut()
+    }
+
+    /// The GUIDs of our writers (prefix `ours`).
+    pub(super) fn writer_guids(&self, ours: GuidPrefix) -> Vec<Guid> {
+        self.writers.keys().map(|id| Guid::new(ours, *id)).collect()
+    }
+
+    /// The GUIDs of our readers (prefix `ours`).
+    pub(super) fn reader_guids(&self, ours: GuidPrefix) -> Vec<Guid> {
+        self.readers.keys().map(|id| Guid::new(ours, *id)).collect()
+    }
+
+    /// The local readers matched with remote writer `writer`, by GUID.
+    pub(super) fn readers_of(&self, writer: Guid) -> Vec<Guid> {
+        let Some(ids) = self.by_remote_writer.get(&writer) else {
+            return Vec::new();
         };
-        let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
-        self.insert_writer(now, guid, spec, invert_filter_bits, BTreeSet::new());
-        guid
+        ids.iter()
+            .filter_map(|id| self.readers.get(id))
+            .map(|r| r.reader.guid())
+            .collect()
     }
 
-    /// Creates the writer `guid` (its entity id already allocated), announces and matches
-    /// it; `served` readers are not sent its history.
+    /// True when some local reader is matched with remote writer `writer`.
+    pub(super) fn any_reader_of(&self, writer: Guid) -> bool {
+        self.by_remote_writer.contains_key(&writer)
+    }
+
+    /// Builds the writer `guid` (its entity id already allocated) from `spec`; `served`
+    /// readers are not sent its history. Announcing and matching it is the caller's.
     pub(super) fn insert_writer(
         &mut self,
-        now: Now,
         guid: Guid,
         spec: WriterSpec,
         invert_filter_bits: bool,
         served: BTreeSet<Guid>,
+        participant: &ParticipantConfig,
     ) {
         let mut config = WriterConfig::new(guid);
         config.reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
@@ -256,8 +343,8 @@ impl Participant {
             !invert_filter_bits,
             "the test hook needs the test-hooks feature"
         );
-        config.multicast = self.config.writer_multicast;
-        config.unresponsive_reader_timeout = self.config.unresponsive_reader_timeout;
+        config.multicast = participant.writer_multicast;
+        config.unresponsive_reader_timeout = participant.unresponsive_reader_timeout;
         let writer = Writer::new(config);
         self.writers.insert(
             guid.entity_id,
@@ -269,22 +356,10 @@ impl Participant {
                 served,
             },
         );
-        self.durable_writer_created(now, guid);
-        self.liveliness_writer_created(now, guid);
-        self.pgcache_sync_writer(guid);
-        self.announce_writer(now, guid);
-        self.match_local_writer(now, guid);
     }
 
-    /// Creates a DataReader and announces it through SEDP. Returns its GUID.
-    pub fn create_reader(&mut self, now: Now, spec: ReaderSpec) -> Guid {
-        self.start(now);
-        let kind = if spec.keyed {
-            EntityId::KIND_READER_WITH_KEY
-        } else {
-            EntityId::KIND_READER_NO_KEY
-        };
-        let guid = Guid::new(self.config.guid_prefix, self.next_entity_id(kind));
+    /// Builds the reader `guid` (its entity id already allocated) from `spec`.
+    pub(super) fn insert_reader(&mut self, guid: Guid, spec: ReaderSpec) {
         let reliable = spec.qos.reliability.kind == ReliabilityKind::Reliable;
         let mut config = ReaderConfig::new(guid, reliable, spec.keyed);
         config.history = spec.qos.history;
@@ -309,196 +384,147 @@ impl Participant {
         let reader = Reader::new(config);
         self.readers
             .insert(guid.entity_id, LocalReader { reader, spec });
-        self.announce_reader(now, guid);
-        self.match_local_reader(now, guid);
-        guid
     }
 
-    /// Deletes a writer: unannounces it (SEDP dispose) and forgets it.
-    pub fn delete_writer(&mut self, now: Now, writer: Guid) {
-        if let Some(w) = self.writers.remove(&writer.entity_id) {
-            self.builtin.unannounce_writer(now, writer);
-            self.durable_writer_deleted(now, w);
+    /// Removes a local writer, returning it.
+    pub(super) fn remove_writer(&mut self, writer: Guid) -> Option<LocalWriter> {
+        self.writers.remove(&writer.entity_id)
+    }
+
+    /// Removes a local reader (and its index entries). False when there was none.
+    pub(super) fn remove_reader(&mut self, reader: Guid) -> bool {
+        if self.readers.remove(&reader.entity_id).is_none() {
+            return false;
         }
+        self.by_remote_writer.retain(|_, ids| {
+            ids.remove(&reader.entity_id);
+            !ids.is_empty()
+        });
+        true
     }
 
-    /// Deletes a reader: unannounces it (SEDP dispose) and forgets it.
-    pub fn delete_reader(&mut self, now: Now, reader: Guid) {
-        if self.readers.remove(&reader.entity_id).is_some() {
-            self.builtin.unannounce_reader(now, reader);
-        }
-    }
-
-    /// Hands `request` (a serialized sample or an instance change) to the local writer
-    /// `writer`.
-    pub fn write(
+    /// Hands `request` to local writer `writer`.
+    pub(super) fn write(
         &mut self,
         now: Now,
         writer: Guid,
-        mut request: WriteRequest,
+        request: WriteRequest,
     ) -> Result<SequenceNumber, WriteError> {
-        // RTPS 2.5 §8.7.6: a grouped writer's change carries its group SN (`group.rs`).
-        request.group = self.group_stamp(writer.entity_id);
-        let grouped = request.group.is_some();
-        let sn = match self.writers.get_mut(&writer.entity_id) {
-            // TRANSIENT and PERSISTENT writes also enter the durable history.
-            Some(w) if w.spec.qos.durability >= Durability::Transient => {
-                let sn = w.writer.write(now, request.clone())?;
-                self.durable_written(now, writer, &request);
-                sn
-            }
-            Some(w) => w.writer.write(now, request)?,
-            None => return Err(WriteError::UnknownWriter),
-        };
-        if grouped {
-            self.group_written(writer.entity_id);
+        match self.writers.get_mut(&writer.entity_id) {
+            Some(w) => w.writer.write(now, request),
+            None => Err(WriteError::UnknownWriter),
         }
-        // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
-        self.liveliness_writer_wrote(now, writer);
-        Ok(sn)
     }
 
-    /// Writer-side content-filtering figures of a local writer.
-    pub fn writer_filter_stats(&self, writer: Guid) -> Option<WriterFilterStats> {
-        self.writers
-            .get(&writer.entity_id)
-            .map(|w| w.writer.filter_stats())
-    }
-
-    /// A local writer's counters: first transmissions, repairs, heartbeats, ACKNACKs.
-    pub fn writer_counters(&self, writer: Guid) -> Option<crate::core::writer::WriterCounters> {
-        self.writers
-            .get(&writer.entity_id)
-            .map(|w| w.writer.counters())
-    }
-
-    /// A local reader's counters (content-filter decisions included).
-    pub fn reader_counters(&self, reader: Guid) -> Option<crate::core::reader::ReaderCounters> {
-        self.readers
-            .get(&reader.entity_id)
-            .map(|r| *r.reader.counters())
-    }
-
-    /// Lower bounds on how many more changes, and payload bytes in all, a local writer
-    /// accepts without [`WriteError::HistoryFull`] (none for an unknown writer).
-    pub fn writer_room(&self, writer: Guid) -> (usize, usize) {
-        self.writers
-            .get(&writer.entity_id)
-            .map_or((0, 0), |w| w.writer.room())
-    }
-
-    /// The payloads a local writer's history removed since the last call, for the caller to
-    /// drop (free) off the event loop's thread.
-    pub fn take_released(&mut self, writer: Guid) -> Vec<bytes::Bytes> {
-        self.writers
-            .get_mut(&writer.entity_id)
-            .map(|w| w.writer.take_released())
-            .unwrap_or_default()
-    }
-
-    /// True when every reliable matched reader acknowledged everything written.
-    pub fn all_acked(&self, writer: Guid) -> bool {
-        self.writers
-            .get(&writer.entity_id)
-            .is_none_or(|w| w.writer.all_acked())
-    }
-
-    /// Number of readers matched with a local writer.
-    pub fn matched_readers(&self, writer: Guid) -> usize {
-        self.writers
-            .get(&writer.entity_id)
-            .map_or(0, |w| w.writer.matched_readers())
-    }
-
-    /// True when a local reader has samples to take.
-    pub fn has_samples(&self, reader: Guid) -> bool {
-        self.readers
-            .get(&reader.entity_id)
-            .is_some_and(|r| r.reader.samples_queued() > 0)
-    }
-
-    /// A local reader's matched writers with the highest SN each announced (HEARTBEAT
-    /// lastSN) or sent ([`Reader::writers_last_sn`]); empty for an unknown reader.
-    pub fn reader_writers_last_sn(&self, reader: Guid) -> Vec<(Guid, SequenceNumber)> {
-        self.readers
-            .get(&reader.entity_id)
-            .map_or_else(Vec::new, |r| r.reader.writers_last_sn())
-    }
-
-    /// Number of remote writers matched with a local reader.
-    pub fn matched_writers(&self, reader: Guid) -> usize {
-        let Some(r) = self.readers.get(&reader.entity_id) else {
-            return 0;
-        };
-        self.remote_writers
-            .keys()
-            .filter(|w| r.reader.is_matched(**w))
-            .count()
-    }
-
-    /// Takes (removes) the next received sample or instance change from a local reader,
-    /// read or not; samples whose lifespan ended are dropped. DDS 1.4 §2.2.2.5.3.9.
-    pub fn take(&mut self, now: Now, reader: Guid) -> Option<CacheChange> {
-        self.readers.get_mut(&reader.entity_id)?.reader.take(now)
-    }
-
-    /// Takes every sample of a local reader into `out`; `None` when the reader does not exist.
-    pub fn take_all(
+    /// Gives a writer's submessage to every local reader matched with that writer (or only
+    /// to the addressed one). Returns false when no reader took it.
+    pub(super) fn deliver(
         &mut self,
         now: Now,
-        reader: Guid,
-        out: &mut Vec<CacheChange>,
-    ) -> Option<usize> {
-        Some(
-            self.readers
-                .get_mut(&reader.entity_id)?
-                .reader
-                .take_all(now, out),
-        )
+        writer: Guid,
+        ts: Option<Timestamp>,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        let reader_id = match sm {
+            Submessage::Data(d) => d.reader_id,
+            Submessage::DataFrag(d) => d.reader_id,
+            Submessage::Heartbeat(h) => h.reader_id,
+            Submessage::HeartbeatFrag(h) => h.reader_id,
+            Submessage::Gap(g) => g.reader_id,
+            _ => return false,
+        };
+        let Some(ids) = self.by_remote_writer.get(&writer) else {
+            return false;
+        };
+        let mut taken = false;
+        for id in ids {
+            if reader_id != EntityId::UNKNOWN && *id != reader_id {
+                continue;
+            }
+            let Some(r) = self.readers.get_mut(id) else {
+                continue;
+            };
+            if !r.reader.is_matched(writer) {
+                continue;
+            }
+            taken = true;
+            r.handle_from_writer(now, writer, ts, sm);
+        }
+        taken
     }
 
-    /// Returns the samples a local reader has not returned by an earlier `read`, marking
-    /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
-    /// (read, simplified to NOT_READ samples).
-    pub fn read(&mut self, now: Now, reader: Guid) -> Vec<CacheChange> {
+    /// Routes an ACKNACK to the local writer it names. False when there is none.
+    pub(super) fn handle_acknack(&mut self, now: Now, reader: Guid, a: &AckNack) -> bool {
+        match self.writers.get_mut(&a.writer_id) {
+            Some(w) => {
+                w.writer.handle_acknack(now, reader, a);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Routes a NACK_FRAG to the local writer it names. False when there is none.
+    pub(super) fn handle_nack_frag(&mut self, now: Now, reader: Guid, n: &NackFrag) -> bool {
+        match self.writers.get_mut(&n.writer_id) {
+            Some(w) => {
+                w.writer.handle_nack_frag(now, reader, n);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(super) fn handle_writers_timeout(&mut self, now: Now) {
+        for w in self.writers.values_mut() {
+            w.writer.handle_timeout(now);
+        }
+    }
+
+    pub(super) fn handle_readers_timeout(&mut self, now: Now) {
+        for r in self.readers.values_mut() {
+            r.reader.handle_timeout(now);
+        }
+    }
+
+    /// The earliest timer of any local writer or reader.
+    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+        let writers = self
+            .writers
+            .values()
+            .filter_map(|w| w.writer.poll_timeout());
+        let readers = self
+            .readers
+            .values()
+            .filter_map(|r| r.reader.poll_timeout());
+        writers.chain(readers).min()
+    }
+
+    /// The next datagram a local writer, else a local reader, wants sent.
+    pub(super) fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        for w in self.writers.values_mut() {
+            if let Some(t) = w.writer.poll_transmit(now) {
+                return Some(t);
+            }
+        }
+        for r in self.readers.values_mut() {
+            if let Some(t) = r.reader.poll_transmit(now) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// The readers that got new data since the last call.
+    pub(super) fn take_data_available(&mut self) -> Vec<Guid> {
         self.readers
-            .get_mut(&reader.entity_id)
-            .map_or_else(Vec::new, |r| r.reader.read(now))
-    }
-
-    /// Every sample a local reader holds, each with whether an earlier read had returned it
-    /// (SampleState READ); all are marked READ and stay available to [`Participant::take`].
-    /// DDS 1.4 §2.2.2.5.3.8 (read with ANY_SAMPLE_STATE).
-    pub fn read_all(&mut self, now: Now, reader: Guid) -> Vec<(CacheChange, bool)> {
-        self.readers
-            .get_mut(&reader.entity_id)
-            .map_or_else(Vec::new, |r| r.reader.read_all(now))
-    }
-
-    /// True when a local reader has samples `read` has not returned yet.
-    pub fn has_unread(&self, reader: Guid) -> bool {
-        self.readers
-            .get(&reader.entity_id)
-            .is_some_and(|r| r.reader.samples_unread() > 0)
-    }
-
-    /// OFFERED_DEADLINE_MISSED status of a local writer. DDS 1.4 §2.2.4.1.
-    pub fn offered_deadline_missed(&self, writer: Guid) -> Option<DeadlineMissedStatus> {
-        self.writers
-            .get(&writer.entity_id)
-            .map(|w| w.writer.deadline_status())
-    }
-
-    /// REQUESTED_DEADLINE_MISSED status of a local reader. DDS 1.4 §2.2.4.1.
-    pub fn requested_deadline_missed(&self, reader: Guid) -> Option<DeadlineMissedStatus> {
-        self.readers
-            .get(&reader.entity_id)
-            .map(|r| r.reader.deadline_status())
+            .values_mut()
+            .filter_map(|r| r.take_data_available().then(|| r.reader.guid()))
+            .collect()
     }
 
     /// Turns the endpoints' missed deadlines into events (after timers ran).
-    pub(super) fn collect_deadline_events(&mut self) {
-        let mut events = Vec::new();
+    pub(super) fn collect_deadline_events(&mut self, events: &mut EventQueue) {
         for w in self.writers.values_mut() {
             let writer = w.writer.guid();
             while let Some(key_hash) = w.writer.poll_deadline_missed() {
@@ -511,18 +537,20 @@ impl Participant {
                 events.push(Event::RequestedDeadlineMissed { reader, key_hash });
             }
         }
-        for e in events {
-            self.push_event(e);
-        }
     }
 
-    /// The SEDP data describing one of our writers.
-    pub(super) fn publication_data(&self, guid: Guid) -> Option<PublicationData> {
+    /// The SEDP data describing one of our writers; `group_guid` names its writer group.
+    pub(super) fn publication_data(
+        &self,
+        guid: Guid,
+        config: &ParticipantConfig,
+        group_guid: Option<Guid>,
+    ) -> Option<PublicationData> {
         let w = self.writers.get(&guid.entity_id)?;
         Some(PublicationData {
             endpoint: EndpointData {
                 guid,
-                participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+                participant_guid: Guid::new(config.guid_prefix, EntityId::PARTICIPANT),
                 topic_name: w.spec.topic_name.clone(),
                 type_name: w.spec.type_name.clone(),
                 unicast_locators: Vec::new(),
@@ -531,7 +559,7 @@ impl Participant {
                 partition: w.spec.publisher_qos.partition.clone(),
                 group_data: w.spec.publisher_qos.group_data.clone(),
                 topic_data: Default::default(),
-                group_guid: self.writer_group_guid(guid.entity_id),
+                group_guid,
                 type_information: None,
                 router_path: Vec::new(),
                 vendor_id: VendorId::SIFTDDS,
@@ -542,21 +570,25 @@ impl Participant {
     }
 
     /// The SEDP data describing one of our readers.
-    pub(super) fn subscription_data(&self, guid: Guid) -> Option<SubscriptionData> {
+    pub(super) fn subscription_data(
+        &self,
+        guid: Guid,
+        config: &ParticipantConfig,
+    ) -> Option<SubscriptionData> {
         let r = self.readers.get(&guid.entity_id)?;
         Some(SubscriptionData {
             endpoint: EndpointData {
                 guid,
-                participant_guid: Guid::new(self.config.guid_prefix, EntityId::PARTICIPANT),
+                participant_guid: Guid::new(config.guid_prefix, EntityId::PARTICIPANT),
                 topic_name: r.spec.topic_name.clone(),
                 type_name: r.spec.type_name.clone(),
                 // With a user multicast locator, announce both lists (an endpoint that lists
                 // any locator does not inherit the participant's defaults). RTPS 2.5 §8.5.3.2.
-                unicast_locators: match self.config.default_multicast_locators.is_empty() {
+                unicast_locators: match config.default_multicast_locators.is_empty() {
                     true => Vec::new(),
-                    false => self.config.default_unicast_locators.clone(),
+                    false => config.default_unicast_locators.clone(),
                 },
-                multicast_locators: self.config.default_multicast_locators.clone(),
+                multicast_locators: config.default_multicast_locators.clone(),
                 presentation: r.spec.subscriber_qos.presentation,
                 partition: r.spec.subscriber_qos.partition.clone(),
                 group_data: r.spec.subscriber_qos.group_data.clone(),
@@ -570,5 +602,229 @@ impl Participant {
             qos: r.spec.qos.clone(),
             content_filter: r.spec.content_filter.clone(),
         })
+    }
+
+    /// Decides whether `writer` and `reader` (one local, one remote) communicate, and makes
+    /// the local side match, unmatch or report incompatible QoS. DDS 1.4 §2.2.3; RTPS 2.5
+    /// §8.5.5 (topic and type names, keyed-ness, RxO, partitions). Returns what other parts
+    /// follow up on.
+    pub(super) fn evaluate_match(
+        &mut self,
+        now: Now,
+        (writer, reader): (Guid, Guid),
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+        events: &mut EventQueue,
+    ) -> Option<MatchOutcome> {
+        let ours = config.guid_prefix;
+        let offered = if writer.prefix == ours {
+            let w = self.writers.get(&writer.entity_id)?;
+            Side::local_writer(&w.spec)
+        } else {
+            Side::remote_writer(discovery.remote_writer(writer)?)
+        };
+        let requested = if reader.prefix == ours {
+            let r = self.readers.get(&reader.entity_id)?;
+            Side::local_reader(&r.spec)
+        } else {
+            Side::remote_reader(discovery.remote_reader(reader)?)
+        };
+        let verdict = matching::decide(writer, reader, &offered, &requested)?;
+        if let Err(policies) = verdict.rxo {
+            if verdict.same_type_and_partitions {
+                let event = if writer.prefix == ours {
+                    Event::OfferedIncompatibleQos {
+                        writer,
+                        reader,
+                        policies,
+                    }
+                } else {
+                    Event::RequestedIncompatibleQos {
+                        reader,
+                        writer,
+                        policies,
+                    }
+                };
+                events.push(event);
+            }
+        }
+        let compatible = verdict.compatible();
+        if writer.prefix == ours {
+            self.apply_writer_match(now, (writer, reader), compatible, config, discovery, events)
+        } else {
+            self.apply_reader_match(now, (writer, reader), compatible, config, discovery, events)
+        }
+    }
+
+    fn apply_writer_match(
+        &mut self,
+        now: Now,
+        (writer, reader): (Guid, Guid),
+        compatible: bool,
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+        events: &mut EventQueue,
+    ) -> Option<MatchOutcome> {
+        let remote = discovery.remote_reader(reader)?;
+        let (unicast, multicast) = discovery.endpoint_locators(
+            reader.prefix,
+            &remote.unicast_locators,
+            &remote.multicast_locators,
+            &config.interfaces,
+        );
+        let mut proxy = RemoteReader {
+            guid: reader,
+            unicast_locators: unicast,
+            multicast_locators: multicast,
+            reliable: remote.qos.reliability.kind == ReliabilityKind::Reliable,
+            expects_inline_qos: remote.expects_inline_qos,
+            wants_history: remote.qos.durability >= Durability::TransientLocal,
+        };
+        let filter = remote.content_filter.clone();
+        let w = self.writers.get_mut(&writer.entity_id)?;
+        // A reader the durability service already served its history to (durability.rs).
+        proxy.wants_history &= !w.served.contains(&reader);
+        let was = w.matched.contains(&reader);
+        if compatible {
+            w.writer.matched_reader_add(now, proxy);
+            w.matched.insert(reader);
+            // RTPS 2.5 §8.7.3: filter for it if we can (a re-announced changed filter replaces
+            // the old one); an unusable filter means it gets everything and filters itself.
+            let update = w.writer.set_reader_filter(reader, filter.as_ref());
+            if let Some(reason) = w.note_filter_update(reader, filter.is_some(), update) {
+                log::warn!("writer {writer}: not filtering for reader {reader}: {reason}");
+                events.push(Event::RemoteFilterRejected {
+                    writer,
+                    reader,
+                    reason,
+                });
+            }
+        } else if was {
+            w.writer.matched_reader_remove(reader);
+            w.matched.remove(&reader);
+            w.filter_rejected.remove(&reader);
+        }
+        if compatible != was {
+            events.push(Event::PublicationMatched {
+                writer,
+                reader,
+                matched: compatible,
+            });
+        }
+        compatible.then_some(MatchOutcome::WriterMatched)
+    }
+
+    fn apply_reader_match(
+        &mut self,
+        now: Now,
+        (writer, reader): (Guid, Guid),
+        compatible: bool,
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+        events: &mut EventQueue,
+    ) -> Option<MatchOutcome> {
+        let remote = discovery.remote_writer(writer)?;
+        let (unicast, multicast) = discovery.endpoint_locators(
+            writer.prefix,
+            &remote.unicast_locators,
+            &remote.multicast_locators,
+            &config.interfaces,
+        );
+        let proxy = RemoteWriter {
+            guid: writer,
+            unicast_locators: unicast,
+            multicast_locators: multicast,
+            reliable: remote.qos.reliability.kind == ReliabilityKind::Reliable,
+            ownership_strength: remote.qos.ownership_strength.value,
+            lifespan: remote.qos.lifespan.duration.to_std(),
+        };
+        let r = self.readers.get_mut(&reader.entity_id)?;
+        let was = r.reader.is_matched(writer);
+        if compatible {
+            r.reader.matched_writer_add(now, proxy);
+            self.index_add(writer, reader.entity_id);
+        } else if was {
+            r.reader.matched_writer_remove(writer);
+            self.index_remove(writer, reader.entity_id);
+        }
+        if compatible == was {
+            return None;
+        }
+        events.push(Event::SubscriptionMatched {
+            reader,
+            writer,
+            matched: compatible,
+        });
+        Some(MatchOutcome::ReaderChanged(compatible))
+    }
+
+    /// Unmatches remote writer `writer` (gone) from every local reader; returns those that
+    /// were matched with it.
+    pub(super) fn unmatch_remote_writer(&mut self, writer: Guid) -> Vec<Guid> {
+        let Some(ids) = self.by_remote_writer.remove(&writer) else {
+            return Vec::new();
+        };
+        let mut unmatched = Vec::new();
+        for id in ids {
+            if let Some(r) = self.readers.get_mut(&id) {
+                if r.reader.matched_writer_remove(writer) {
+                    unmatched.push(r.reader.guid());
+                }
+            }
+        }
+        unmatched
+    }
+
+    /// Unmatches remote reader `reader` (gone) from every local writer; returns those that
+    /// were matched with it.
+    pub(super) fn unmatch_remote_reader(&mut self, reader: Guid) -> Vec<Guid> {
+        let mut unmatched = Vec::new();
+        for w in self.writers.values_mut() {
+            w.filter_rejected.remove(&reader);
+            if w.matched.remove(&reader) {
+                w.writer.matched_reader_remove(reader);
+                unmatched.push(w.writer.guid());
+            }
+        }
+        unmatched
+    }
+
+    fn index_add(&mut self, writer: Guid, reader: EntityId) {
+        self.by_remote_writer
+            .entry(writer)
+            .or_default()
+            .insert(reader);
+    }
+
+    fn index_remove(&mut self, writer: Guid, reader: EntityId) {
+        if let Some(ids) = self.by_remote_writer.get_mut(&writer) {
+            ids.remove(&reader);
+            if ids.is_empty() {
+                self.by_remote_writer.remove(&writer);
+            }
+        }
+    }
+
+    /// Test aid: the index agrees with every reader's matched writers.
+    #[cfg(test)]
+    pub(super) fn index_is_consistent(&self, remote_writers: &[Guid]) -> bool {
+        let indexed = self.by_remote_writer.iter().all(|(w, ids)| {
+            !ids.is_empty()
+                && ids.iter().all(|id| {
+                    self.readers
+                        .get(id)
+                        .is_some_and(|r| r.reader.is_matched(*w))
+                })
+        });
+        let complete = remote_writers.iter().all(|w| {
+            self.readers.iter().all(|(id, r)| {
+                r.reader.is_matched(*w)
+                    == self
+                        .by_remote_writer
+                        .get(w)
+                        .is_some_and(|ids| ids.contains(id))
+            })
+        });
+        indexed && complete
     }
 }

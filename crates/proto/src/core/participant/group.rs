@@ -7,9 +7,11 @@
 //! the writerSet digest). The writers' HEARTBEATs carry the group's GroupInfo
 //! (`core::writer::group`).
 //!
+//! A piece of the participant's PRESENTATION part (`presentation.rs`).
+//!
 //! Must not: know which writers form a publisher on its own (the API says so with
-//! [`Participant::join_writer_group`]), hold more than [`MAX_GROUP_WRITERS`] writers per
-//! group, or send anything itself.
+//! `Participant::join_writer_group`), hold more than [`MAX_GROUP_WRITERS`] writers per group,
+//! or send anything itself.
 //!
 //! The writerSet digest is our reading of RTPS 2.5 §9.3.2 (GroupDigest_t, 4 octets): the
 //! first 4 octets of the MD5 of the taking-part writers' EntityIds, ascending, 4 octets each
@@ -19,9 +21,7 @@ use std::collections::BTreeMap;
 
 use md5::{Digest, Md5};
 
-use super::Participant;
 use crate::core::GroupStamp;
-use crate::time::Now;
 use crate::wire::{EntityId, GroupDigest, Guid, SequenceNumber};
 
 /// Most writers in one group; more are not added to it (they write outside the group).
@@ -111,74 +111,39 @@ impl WriterGroups {
     }
 }
 
-impl Participant {
-    /// Puts `writers` (local writers of one publisher, in creation order) into one writer
-    /// group, named by the first one, with or without group coherent sets: from now on each of
-    /// their changes carries a group sequence number (RTPS 2.5 §8.7.6). Called by the API for a
-    /// publisher with PRESENTATION access scope GROUP and coherent or ordered access, each time
-    /// it gains a writer. Unknown writers and those past [`MAX_GROUP_WRITERS`] are left out.
-    pub fn join_writer_group(&mut self, now: Now, writers: &[Guid], coherent: bool) {
-        let Some(first) = writers.first() else {
-            return;
-        };
-        let key = first.entity_id;
-        let known: Vec<EntityId> = writers
-            .iter()
-            .map(|g| g.entity_id)
-            .filter(|e| self.writers.contains_key(e))
-            .take(MAX_GROUP_WRITERS)
-            .collect();
-        let group = self.groups.groups.entry(key).or_default();
+impl WriterGroups {
+    /// Puts the `known` writers (local writers of one publisher, in creation order, the
+    /// first naming the group) into one writer group, with or without group coherent sets.
+    /// Returns those that were in no group before (their DATA(w) now names the group).
+    pub(super) fn join(
+        &mut self,
+        key: EntityId,
+        known: &[EntityId],
+        coherent: bool,
+    ) -> Vec<EntityId> {
+        let group = self.groups.entry(key).or_default();
         group.coherent = coherent;
         let mut joined = Vec::new();
-        for e in &known {
+        for e in known.iter().take(MAX_GROUP_WRITERS) {
             if !group.writers.contains(e) {
                 group.writers.push(*e);
             }
-            if self.groups.of_writer.insert(*e, key).is_none() {
-                joined.push(Guid::new(self.config.guid_prefix, *e));
+            if self.of_writer.insert(*e, key).is_none() {
+                joined.push(*e);
             }
         }
-        // Its DATA(w) now names its group (PID_GROUP_GUID): announce it again.
-        for guid in joined {
-            self.announce_writer(now, guid);
-        }
+        joined
     }
 
-    /// The group GUID (PID_GROUP_GUID: the publisher) of local writer `writer`, if grouped:
-    /// our prefix with the group's key and entity kind 0x08 (user-defined writer group, RTPS
-    /// 2.5 Table 9.1).
-    pub fn writer_group_guid(&self, writer: EntityId) -> Option<Guid> {
-        let key = self.groups.of_writer.get(&writer)?;
-        let [a, b, c, _] = key.0;
-        Some(Guid::new(
-            self.config.guid_prefix,
-            EntityId([a, b, c, 0x08]),
-        ))
-    }
-
-    /// Stamps `request` for local writer `writer` (a GSN when it is in a group).
-    pub(super) fn group_stamp(&mut self, writer: EntityId) -> Option<GroupStamp> {
-        self.groups.stamp(writer)
-    }
-
-    /// Tells every writer of `writer`'s group the group's new highest GSN.
-    pub(super) fn group_written(&mut self, writer: EntityId) {
-        let Some((members, last)) = self.groups.position(writer) else {
-            return;
-        };
-        let set = writer_set_digest(&members);
-        for e in members {
-            if let Some(w) = self.writers.get_mut(&e) {
-                w.writer.set_group_position(last, set);
-            }
-        }
+    /// The key of `writer`'s group, if grouped.
+    pub(super) fn key_of(&self, writer: EntityId) -> Option<EntityId> {
+        self.of_writer.get(&writer).copied()
     }
 
     /// A begin_coherent_changes on `writers`: opens (or nests) their groups' coherent sets.
-    pub(super) fn group_begin(&mut self, writers: &[Guid]) {
-        for key in self.groups.distinct_groups(writers) {
-            if let Some(g) = self.groups.groups.get_mut(&key) {
+    pub(super) fn begin(&mut self, writers: &[Guid]) {
+        for key in self.distinct_groups(writers) {
+            if let Some(g) = self.groups.get_mut(&key) {
                 if g.coherent {
                     g.depth = g.depth.saturating_add(1);
                 }
@@ -190,14 +155,14 @@ impl Participant {
     /// group's set: one per writer that wrote changes in it (`taking_part`), all naming the set
     /// and its writerSet. Empty when no group set closes here (nested pair, no group, or an
     /// empty set).
-    pub(super) fn group_end(
+    pub(super) fn end(
         &mut self,
         writers: &[Guid],
         taking_part: &[EntityId],
     ) -> Vec<(EntityId, GroupStamp)> {
         let mut out = Vec::new();
-        for key in self.groups.distinct_groups(writers) {
-            let Some(g) = self.groups.groups.get_mut(&key) else {
+        for key in self.distinct_groups(writers) {
+            let Some(g) = self.groups.get_mut(&key) else {
                 continue;
             };
             if !g.coherent || g.depth == 0 {

@@ -1,5 +1,6 @@
 //! Subscriber-side assembly of group coherent sets (PRESENTATION access scope GROUP with
-//! coherent access, DDS 1.4 §2.2.3.6; RTPS 2.5 §8.7.6): the parts the readers' per-writer
+//! coherent access, DDS 1.4 §2.2.3.6; RTPS 2.5 §8.7.6; a piece of the PRESENTATION part,
+//! `presentation.rs`): the parts the readers' per-writer
 //! assembly finished (`core::reader::group`) are held until every writer named by the set's
 //! writerSet has its part in, then the whole set is delivered to the readers in one call, in
 //! group-SN order; a set with a broken part, or whose remote participant loses a writer, is
@@ -18,7 +19,8 @@
 
 use std::collections::VecDeque;
 
-use super::Participant;
+use super::discovery::Discovery;
+use super::endpoints::Endpoints;
 use super::group::writer_set_digest;
 use crate::core::CacheChange;
 use crate::core::reader::GroupPart;
@@ -34,7 +36,7 @@ pub const MAX_DEAD_GROUP_SETS: usize = 64;
 
 /// One set being assembled.
 #[derive(Debug)]
-struct PendingSet {
+pub(super) struct PendingSet {
     prefix: GuidPrefix,
     /// The remote publisher (its writers' PID_GROUP_GUID), when announced: two publishers of
     /// one participant number their sets independently.
@@ -46,7 +48,7 @@ struct PendingSet {
 }
 
 impl PendingSet {
-    fn held(&self) -> usize {
+    pub(super) fn held(&self) -> usize {
         self.parts.iter().map(|p| p.2.len()).sum()
     }
 
@@ -58,23 +60,23 @@ impl PendingSet {
 /// The participant's group sets under assembly.
 #[derive(Debug, Default)]
 pub(super) struct GroupSets {
-    pending: VecDeque<PendingSet>,
-    dead: VecDeque<(GuidPrefix, SequenceNumber)>,
-    held: usize,
+    pub(super) pending: VecDeque<PendingSet>,
+    pub(super) dead: VecDeque<(GuidPrefix, SequenceNumber)>,
+    pub(super) held: usize,
     /// Group sets delivered whole / dropped, for stats.
     pub(super) delivered: u64,
     pub(super) dropped: u64,
 }
 
 /// What to do after a part arrived.
-enum Outcome {
+pub(super) enum Outcome {
     Hold,
     Deliver(PendingSet),
     Drop(Vec<PendingSet>),
 }
 
 impl GroupSets {
-    fn kill(&mut self, prefix: GuidPrefix, set: SequenceNumber) -> Vec<PendingSet> {
+    pub(super) fn kill(&mut self, prefix: GuidPrefix, set: SequenceNumber) -> Vec<PendingSet> {
         if !self.dead.contains(&(prefix, set)) {
             if self.dead.len() >= MAX_DEAD_GROUP_SETS {
                 self.dead.pop_front();
@@ -98,7 +100,12 @@ impl GroupSets {
     }
 
     /// Takes `reader`'s part.
-    fn accept(&mut self, reader: EntityId, part: GroupPart, group: Option<Guid>) -> Outcome {
+    pub(super) fn accept(
+        &mut self,
+        reader: EntityId,
+        part: GroupPart,
+        group: Option<Guid>,
+    ) -> Outcome {
         let prefix = part.writer.prefix;
         if self.dead.contains(&(prefix, part.set)) {
             return Outcome::Drop(Vec::new());
@@ -163,7 +170,7 @@ impl GroupSets {
     }
 
     /// Drops every set of `prefix` still being assembled (one of its writers went away).
-    fn writer_gone(&mut self, prefix: GuidPrefix) -> Vec<PendingSet> {
+    pub(super) fn writer_gone(&mut self, prefix: GuidPrefix) -> Vec<PendingSet> {
         let (gone, kept): (Vec<_>, Vec<_>) = core::mem::take(&mut self.pending)
             .into_iter()
             .partition(|p| p.prefix == prefix);
@@ -173,64 +180,59 @@ impl GroupSets {
     }
 }
 
-impl Participant {
+impl GroupSets {
     /// Collects the readers' finished group parts and delivers every group set made whole.
-    pub(super) fn assemble_group_sets(&mut self, now: Now) {
+    pub(super) fn assemble(&mut self, now: Now, endpoints: &mut Endpoints, discovery: &Discovery) {
         let mut parts = Vec::new();
-        for (key, r) in self.readers.iter_mut() {
+        for (key, r) in endpoints.readers_mut() {
             let mut mine = Vec::new();
             r.reader.take_group_parts(&mut mine);
             parts.extend(mine.into_iter().map(|p| (*key, p)));
         }
         for (reader, part) in parts {
-            let group = self
-                .remote_writers
-                .get(&part.writer)
+            let group = discovery
+                .remote_writer(part.writer)
                 .and_then(|w| w.group_guid);
-            match self.group_sets.accept(reader, part, group) {
+            match self.accept(reader, part, group) {
                 Outcome::Hold => {}
-                Outcome::Deliver(set) => self.deliver_group_set(now, set),
-                Outcome::Drop(sets) => self.count_group_drops(sets),
+                Outcome::Deliver(set) => deliver(now, set, endpoints),
+                Outcome::Drop(sets) => count_drops(sets, endpoints),
             }
         }
     }
 
     /// A remote writer went away: sets of its participant under assembly cannot be trusted
     /// to complete and are dropped (DDS 1.4 §2.2.3.6: never delivered in part).
-    pub(super) fn group_writer_gone(&mut self, prefix: GuidPrefix) {
-        let gone = self.group_sets.writer_gone(prefix);
-        self.count_group_drops(gone);
+    pub(super) fn remote_writer_gone(&mut self, prefix: GuidPrefix, endpoints: &mut Endpoints) {
+        let gone = self.writer_gone(prefix);
+        count_drops(gone, endpoints);
     }
+}
 
-    fn count_group_drops(&mut self, sets: Vec<PendingSet>) {
-        for set in sets {
-            for (reader, _, changes) in set.parts {
-                if let Some(r) = self.readers.get_mut(&reader) {
-                    r.reader
-                        .count_group_dropped(u64::try_from(changes.len()).unwrap_or(u64::MAX));
-                }
-            }
-        }
-    }
-
-    fn deliver_group_set(&mut self, now: Now, set: PendingSet) {
-        let mut by_reader: Vec<(EntityId, Vec<CacheChange>)> = Vec::new();
+fn count_drops(sets: Vec<PendingSet>, endpoints: &mut Endpoints) {
+    for set in sets {
         for (reader, _, changes) in set.parts {
-            match by_reader.iter_mut().find(|(r, _)| *r == reader) {
-                Some((_, v)) => v.extend(changes),
-                None => by_reader.push((reader, changes)),
-            }
-        }
-        for (reader, mut changes) in by_reader {
-            // The publisher's group order (each writer's SN order is part of it).
-            changes.sort_by_key(|c| c.group.map(|g| g.gsn));
-            if let Some(r) = self.readers.get_mut(&reader) {
-                r.reader.deliver_group_part(now, changes);
+            if let Some(r) = endpoints.reader_by_id_mut(reader) {
+                r.reader
+                    .count_group_dropped(u64::try_from(changes.len()).unwrap_or(u64::MAX));
             }
         }
     }
 }
 
-#[cfg(test)]
-#[path = "group_tests.rs"]
-mod tests;
+fn deliver(now: Now, set: PendingSet, endpoints: &mut Endpoints) {
+    let mut by_reader: Vec<(EntityId, Vec<CacheChange>)> = Vec::new();
+    for (reader, _, changes) in set.parts {
+        match by_reader.iter_mut().find(|(r, _)| *r == reader) {
+            Some((_, v)) => v.extend(changes),
+            None => by_reader.push((reader, changes)),
+        }
+    }
+    for (reader, mut changes) in by_reader {
+        // The publisher's group order (each writer's SN order is part of it).
+        changes.sort_by_key(|c| c.group.map(|g| g.gsn));
+        if let Some(r) = endpoints.reader_by_id_mut(reader) {
+            r.reader.deliver_group_part(now, changes);
+        }
+    }
+}

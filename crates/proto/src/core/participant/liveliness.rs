@@ -11,14 +11,16 @@
 //! (LIVELINESS_LOST, LIVELINESS_CHANGED).
 //!
 //! # Overview
+//! - The state is [`Liveliness`], a part of the participant: it decides, the participant
+//!   writes the updates it returns and hands it the WLP samples received.
 //! - The endpoints (ENTITYID_P2P_BUILTIN_PARTICIPANT_MESSAGE_WRITER/READER) live with the SEDP
 //!   ones in `sedp.rs` (`Builtin::wlp_writer`/`wlp_reader`): reliable, keyed, the writer
 //!   TRANSIENT_LOCAL KEEP_LAST(1) per instance, so a late joiner gets our last update of each
 //!   kind. They are matched when the peer's BuiltinEndpointSet has bits 10/11.
 //! - Sending: one AUTOMATIC update when the participant starts, then every half of the
 //!   smallest finite AUTOMATIC lease among our writers (none while there is no such writer);
-//!   a MANUAL update on [`Participant::assert_liveliness`]. A MANUAL_BY_TOPIC writer asserts
-//!   itself with a HEARTBEAT carrying the L flag ([`Participant::assert_writer_liveliness`]);
+//!   a MANUAL update on `Participant::assert_liveliness`. A MANUAL_BY_TOPIC writer asserts
+//!   itself with a HEARTBEAT carrying the L flag (`Participant::assert_writer_liveliness`);
 //!   writes assert the writer that wrote.
 //! - Local writers with a MANUAL_* kind and a finite lease report
 //!   [`Event::LivelinessLost`] once per lapse (DDS 1.4 §2.2.4.1 LIVELINESS_LOST).
@@ -28,16 +30,16 @@
 //!   HEARTBEAT with the L flag from the writer itself assert it whatever its kind. A writer not
 //!   asserted within its lease is not alive; [`Event::LivelinessChanged`] reports each change to
 //!   every matched reader (and the state at match time). The participant's SPDP lease still
-//!   removes all its writers when it expires (`spdp.rs`).
+//!   removes all its writers when it expires (`discovery.rs`).
 
 use std::collections::BTreeMap;
 
-use bytes::Bytes;
-
-use super::Participant;
+use super::discovery::Discovery;
+use super::endpoints::Endpoints;
+use super::{EventQueue, ParticipantStats};
 use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
-use crate::core::{ChangeKind, Event, WriteRequest};
-use crate::qos::LivelinessKind;
+use crate::core::{CacheChange, ChangeKind, Event};
+use crate::qos::{Liveliness as LivelinessQos, LivelinessKind};
 use crate::time::{Instant, Now};
 use crate::wire::submessage::Submessage;
 use crate::wire::{Guid, GuidPrefix};
@@ -169,7 +171,7 @@ impl Tracked {
 
 /// The participant's liveliness bookkeeping (see the module overview).
 #[derive(Debug, Default)]
-pub(super) struct LivelinessState {
+pub(super) struct Liveliness {
     initial_sent: bool,
     next_automatic: Option<Instant>,
     /// Our writers with a finite lease, by entity id.
@@ -178,7 +180,7 @@ pub(super) struct LivelinessState {
     remote: BTreeMap<Guid, Tracked>,
 }
 
-impl LivelinessState {
+impl Liveliness {
     /// Our AUTOMATIC update period: half the smallest finite AUTOMATIC lease.
     fn automatic_period(&self) -> Option<core::time::Duration> {
         self.local
@@ -202,49 +204,21 @@ impl LivelinessState {
             .map(Tracked::expires);
         local.chain(remote).chain(self.next_automatic).min()
     }
-}
 
-impl Participant {
-    /// Asserts the liveliness of every MANUAL_BY_PARTICIPANT writer of this participant and
-    /// sends a WLP MANUAL_LIVELINESS_UPDATE. DDS 1.4 §2.2.2.2.1.27 (assert_liveliness);
+    /// `Participant::assert_liveliness`: asserts every MANUAL_BY_PARTICIPANT writer; the
+    /// caller sends the WLP MANUAL update.
     /// RTPS 2.5 §8.4.13.5.
-    pub fn assert_liveliness(&mut self, now: Now) {
-        self.start(now);
-        for t in self.liveliness.local.values_mut() {
+    pub(super) fn assert_participant(&mut self, now: Now) {
+        for t in self.local.values_mut() {
             if t.kind == LivelinessKind::ManualByParticipant {
                 t.last_asserted = now.mono;
                 t.alive = true;
             }
         }
-        self.write_wlp(now, ParticipantMessageData::manual(self.config.guid_prefix));
     }
 
-    /// Asserts one writer's liveliness (DataWriter::assert_liveliness, DDS 1.4 §2.2.2.4.2.22):
-    /// MANUAL_BY_TOPIC sends a HEARTBEAT with the L flag to its readers, MANUAL_BY_PARTICIPANT
-    /// asserts the participant, AUTOMATIC needs nothing. False for an unknown writer.
-    pub fn assert_writer_liveliness(&mut self, now: Now, writer: Guid) -> bool {
-        let Some(w) = self.writers.get_mut(&writer.entity_id) else {
-            return false;
-        };
-        match w.spec.qos.liveliness.kind {
-            LivelinessKind::Automatic => {}
-            LivelinessKind::ManualByParticipant => self.assert_liveliness(now),
-            LivelinessKind::ManualByTopic => {
-                if let Some(t) = w.writer.liveliness_heartbeat() {
-                    self.pending.push_back(t);
-                }
-                self.liveliness_writer_wrote(now, writer);
-            }
-        }
-        true
-    }
-
-    /// Starts tracking a new local writer's liveliness (called by `create_writer`).
-    pub(super) fn liveliness_writer_created(&mut self, now: Now, writer: Guid) {
-        let Some(w) = self.writers.get(&writer.entity_id) else {
-            return;
-        };
-        let q = w.spec.qos.liveliness;
+    /// Starts tracking a new local writer's liveliness (`q`: its LIVELINESS QoS).
+    pub(super) fn writer_created(&mut self, now: Now, writer: Guid, q: LivelinessQos) {
         let Some(lease) = q.lease_duration.to_std() else {
             return;
         };
@@ -254,19 +228,18 @@ impl Participant {
             last_asserted: now.mono,
             alive: true,
         };
-        self.liveliness.local.insert(writer.entity_id, t);
+        self.local.insert(writer.entity_id, t);
         if q.kind == LivelinessKind::Automatic {
             // The new lease may be the shortest: the next update is due within its period.
             let period = automatic_period(lease);
             let at = now.mono.saturating_add(period);
-            self.liveliness.next_automatic =
-                Some(self.liveliness.next_automatic.map_or(at, |n| n.min(at)));
+            self.next_automatic = Some(self.next_automatic.map_or(at, |n| n.min(at)));
         }
     }
 
     /// A write (or assertion) on a local writer asserts it. DDS 1.4 §2.2.3.11.
-    pub(super) fn liveliness_writer_wrote(&mut self, now: Now, writer: Guid) {
-        if let Some(t) = self.liveliness.local.get_mut(&writer.entity_id) {
+    pub(super) fn writer_wrote(&mut self, now: Now, writer: Guid) {
+        if let Some(t) = self.local.get_mut(&writer.entity_id) {
             t.last_asserted = now.mono;
             t.alive = true;
         }
@@ -274,20 +247,21 @@ impl Participant {
 
     /// A local reader matched (or unmatched) a remote writer: start (or stop) tracking it and
     /// report its current liveliness to that reader.
-    pub(super) fn liveliness_reader_matched(
+    pub(super) fn reader_matched(
         &mut self,
         now: Now,
-        writer: Guid,
-        reader: Guid,
-        matched: bool,
+        (writer, reader, matched): (Guid, Guid, bool),
+        discovery: &Discovery,
+        endpoints: &Endpoints,
+        events: &mut EventQueue,
     ) {
         if !matched {
-            if !self.readers.values().any(|r| r.reader.is_matched(writer)) {
-                self.liveliness.remote.remove(&writer);
+            if !endpoints.any_reader_of(writer) {
+                self.remote.remove(&writer);
             }
             return;
         }
-        let Some(remote) = self.remote_writers.get(&writer) else {
+        let Some(remote) = discovery.remote_writer(writer) else {
             return;
         };
         let q = remote.qos.liveliness;
@@ -301,8 +275,8 @@ impl Participant {
             last_asserted: now.mono,
             alive: true,
         };
-        let alive = self.liveliness.remote.entry(writer).or_insert(t).alive;
-        self.push_event(Event::LivelinessChanged {
+        let alive = self.remote.entry(writer).or_insert(t).alive;
+        events.push(Event::LivelinessChanged {
             reader,
             writer,
             alive,
@@ -310,29 +284,42 @@ impl Participant {
     }
 
     /// A remote writer is gone (unmatched everywhere or its participant lost).
-    pub(super) fn liveliness_forget_remote(&mut self, writer: Guid) {
-        self.liveliness.remote.remove(&writer);
+    pub(super) fn forget_remote(&mut self, writer: Guid) {
+        self.remote.remove(&writer);
     }
 
     /// Received submessages from `src`: the participant is alive, which asserts its AUTOMATIC
     /// writers. Called once per datagram and source (the same `now` for all its submessages).
     /// RTPS 2.5 §8.4.13.
-    pub(super) fn liveliness_from_participant(&mut self, now: Now, src: GuidPrefix) {
-        if self.liveliness.remote.is_empty() {
+    pub(super) fn heard_from(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        endpoints: &Endpoints,
+        events: &mut EventQueue,
+    ) {
+        if self.remote.is_empty() {
             return;
         }
-        self.assert_remote(now, src, |k| k == LivelinessKind::Automatic);
+        self.assert_remote(
+            now,
+            src,
+            |k| k == LivelinessKind::Automatic,
+            endpoints,
+            events,
+        );
     }
 
     /// Every received DATA, DATA_FRAG or HEARTBEAT with the L flag from `src` asserts its
     /// writer. RTPS 2.5 §8.4.13, §8.3.7.5.
-    pub(super) fn liveliness_on_submessage(
+    pub(super) fn on_submessage(
         &mut self,
         now: Now,
-        src: GuidPrefix,
-        sm: &Submessage<'_>,
+        (src, sm): (GuidPrefix, &Submessage<'_>),
+        endpoints: &Endpoints,
+        events: &mut EventQueue,
     ) {
-        if self.liveliness.remote.is_empty() {
+        if self.remote.is_empty() {
             return;
         }
         let writer = match sm {
@@ -342,132 +329,115 @@ impl Participant {
             _ => return,
         };
         let guid = Guid::new(src, writer);
-        if let Some(t) = self.liveliness.remote.get_mut(&guid) {
+        if let Some(t) = self.remote.get_mut(&guid) {
             t.last_asserted = now.mono;
             if !t.alive {
                 t.alive = true;
-                self.report_remote(guid, true);
+                report_remote(guid, true, endpoints, events);
             }
         }
     }
 
-    /// Drains the WLP reader: each ParticipantMessageData asserts its sender's writers.
+    /// One sample of the WLP reader: a ParticipantMessageData asserts its sender's writers.
     /// RTPS 2.5 §8.4.13.5.
-    pub(super) fn process_liveliness(&mut self, now: Now) {
-        while let Some(change) = self.builtin.wlp_reader.poll_sample() {
-            if change.kind != ChangeKind::Alive {
-                continue;
+    pub(super) fn handle_wlp(
+        &mut self,
+        now: Now,
+        change: &CacheChange,
+        (endpoints, events, stats): (&Endpoints, &mut EventQueue, &mut ParticipantStats),
+    ) {
+        if change.kind != ChangeKind::Alive {
+            return;
+        }
+        let src = change.writer_guid.prefix;
+        match ParticipantMessageData::from_payload(&change.data) {
+            // Only a participant's own messages count (no relaying of others' liveliness).
+            Ok(m) if m.participant_guid_prefix == src => {
+                if m.kind == MANUAL_LIVELINESS_UPDATE {
+                    let manual = |k| k <= LivelinessKind::ManualByParticipant;
+                    self.assert_remote(now, src, manual, endpoints, events);
+                } else {
+                    // AUTOMATIC, or a vendor kind: the participant is alive.
+                    let automatic = |k| k == LivelinessKind::Automatic;
+                    self.assert_remote(now, src, automatic, endpoints, events);
+                }
             }
-            let src = change.writer_guid.prefix;
-            match ParticipantMessageData::from_payload(&change.data) {
-                // Only a participant's own messages count (no relaying of others' liveliness).
-                Ok(m) if m.participant_guid_prefix == src => {
-                    if m.kind == MANUAL_LIVELINESS_UPDATE {
-                        self.assert_remote(now, src, |k| k <= LivelinessKind::ManualByParticipant);
-                    } else {
-                        // AUTOMATIC, or a vendor kind: the participant is alive.
-                        self.assert_remote(now, src, |k| k == LivelinessKind::Automatic);
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    log::debug!("bad ParticipantMessageData from {src}: {e}");
-                    self.stats.bad_discovery_data = self.stats.bad_discovery_data.saturating_add(1);
-                }
+            Ok(_) => {}
+            Err(e) => {
+                log::debug!("bad ParticipantMessageData from {src}: {e}");
+                stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1);
             }
         }
     }
 
-    /// Sends what the schedule owes and checks leases. Called from `handle_timeout`.
-    pub(super) fn liveliness_timeout(&mut self, now: Now) {
-        let prefix = self.config.guid_prefix;
-        if !self.liveliness.initial_sent {
-            self.liveliness.initial_sent = true;
-            self.write_wlp(now, ParticipantMessageData::automatic(prefix));
+    /// What the schedule owes and the lease checks: returns the WLP updates to write (with
+    /// our prefix `ours`). Called from `Participant::handle_timeout`.
+    pub(super) fn handle_timeout(
+        &mut self,
+        now: Now,
+        ours: GuidPrefix,
+        endpoints: &Endpoints,
+        events: &mut EventQueue,
+    ) -> Vec<ParticipantMessageData> {
+        let mut out = Vec::new();
+        if !self.initial_sent {
+            self.initial_sent = true;
+            out.push(ParticipantMessageData::automatic(ours));
         }
         // Deleted writers leave the schedule and the lease checks.
-        let writers = &self.writers;
-        self.liveliness
-            .local
-            .retain(|id, _| writers.contains_key(id));
-        if self
-            .liveliness
-            .next_automatic
-            .is_some_and(|t| t <= now.mono)
-        {
-            self.write_wlp(now, ParticipantMessageData::automatic(prefix));
-            let period = self.liveliness.automatic_period();
-            self.liveliness.next_automatic = period.map(|p| now.mono.saturating_add(p));
+        self.local.retain(|id, _| endpoints.has_writer(*id));
+        if self.next_automatic.is_some_and(|t| t <= now.mono) {
+            out.push(ParticipantMessageData::automatic(ours));
+            let period = self.automatic_period();
+            self.next_automatic = period.map(|p| now.mono.saturating_add(p));
         }
-        let mut lost = Vec::new();
-        for (id, t) in self.liveliness.local.iter_mut() {
+        for (id, t) in self.local.iter_mut() {
             if t.alive && t.kind != LivelinessKind::Automatic && t.expires() <= now.mono {
                 t.alive = false;
-                lost.push(Guid::new(prefix, *id));
+                events.push(Event::LivelinessLost {
+                    writer: Guid::new(ours, *id),
+                });
             }
         }
-        for writer in lost {
-            self.push_event(Event::LivelinessLost { writer });
-        }
-        let mut lapsed = Vec::new();
-        for (guid, t) in self.liveliness.remote.iter_mut() {
+        for (guid, t) in self.remote.iter_mut() {
             if t.alive && t.expires() <= now.mono {
                 t.alive = false;
-                lapsed.push(*guid);
+                report_remote(*guid, false, endpoints, events);
             }
         }
-        for writer in lapsed {
-            self.report_remote(writer, false);
-        }
+        out
     }
 
     /// Asserts the tracked writers of participant `src` whose kind passes `which`.
-    fn assert_remote(&mut self, now: Now, src: GuidPrefix, which: impl Fn(LivelinessKind) -> bool) {
+    fn assert_remote(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        which: impl Fn(LivelinessKind) -> bool,
+        endpoints: &Endpoints,
+        events: &mut EventQueue,
+    ) {
         let lo = Guid::new(src, crate::wire::EntityId([0; 4]));
         let hi = Guid::new(src, crate::wire::EntityId([0xff; 4]));
-        let mut revived = Vec::new();
-        for (guid, t) in self.liveliness.remote.range_mut(lo..=hi) {
+        for (guid, t) in self.remote.range_mut(lo..=hi) {
             if which(t.kind) {
                 t.last_asserted = now.mono;
                 if !t.alive {
                     t.alive = true;
-                    revived.push(*guid);
+                    report_remote(*guid, true, endpoints, events);
                 }
             }
-        }
-        for writer in revived {
-            self.report_remote(writer, true);
-        }
-    }
-
-    /// One LivelinessChanged per local reader matched with `writer`.
-    fn report_remote(&mut self, writer: Guid, alive: bool) {
-        let readers: Vec<Guid> = self
-            .readers
-            .values()
-            .filter(|r| r.reader.is_matched(writer))
-            .map(|r| r.reader.guid())
-            .collect();
-        for reader in readers {
-            self.push_event(Event::LivelinessChanged {
-                reader,
-                writer,
-                alive,
-            });
-        }
-    }
-
-    /// Writes one update on the WLP writer (KEEP_LAST(1) per kind replaces the previous one).
-    fn write_wlp(&mut self, now: Now, m: ParticipantMessageData) {
-        let payload = Bytes::from(m.to_payload(Endianness::Little));
-        if let Err(e) = self.builtin.wlp_writer.write(
-            now,
-            WriteRequest::new(ChangeKind::Alive, Some(m.key_hash()), payload),
-        ) {
-            log::warn!("cannot write a liveliness update: {e}");
         }
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// One LivelinessChanged per local reader matched with `writer`.
+fn report_remote(writer: Guid, alive: bool, endpoints: &Endpoints, events: &mut EventQueue) {
+    for reader in endpoints.readers_of(writer) {
+        events.push(Event::LivelinessChanged {
+            reader,
+            writer,
+            alive,
+        });
+    }
+}

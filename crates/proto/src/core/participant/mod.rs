@@ -1,6 +1,6 @@
-//! The DomainParticipant's protocol engine: one sans-IO struct owning SPDP, the SEDP builtin
-//! endpoints, and every local writer and reader, routing received submessages to them and
-//! collecting what they want to send.
+//! The DomainParticipant's protocol engine: one sans-IO struct that owns its parts and
+//! dispatches to them — every received submessage to the part it is for, every timer to the
+//! part that set it — and collects what they want to send and report.
 //!
 //! Must not: touch sockets or clocks (time arrives as `now`), block, let a remote peer grow
 //! its state without bound (remote participants and endpoints are capped, see
@@ -11,39 +11,57 @@
 //! RTPS 2.5 §8.5 (discovery), §8.3.4 (receiver). Inputs: [`Participant::handle_datagram`],
 //! [`Participant::handle_timeout`] and the entity commands (`create_writer`, `write`, ...).
 //! Outputs: [`Participant::poll_transmit`], [`Participant::poll_timeout`],
-//! [`Participant::poll_event`]. SPDP lives in `spdp.rs`, SEDP in `sedp.rs`, matching in
-//! `matching.rs`, local user endpoints in `endpoints.rs`, the Writer Liveliness Protocol in
-//! `liveliness.rs`.
+//! [`Participant::poll_event`].
+//!
+//! `impl Participant` is this file alone: it coordinates. The behaviour lives in owned parts,
+//! one per file, each a struct owning its state and invariants, with `handle_*`/`poll_*`
+//! methods that take what they need from their neighbours as arguments and return outcomes
+//! (no part points back at the participant):
+//!
+//! | part | file | owns |
+//! |------|------|------|
+//! | `Discovery` | `discovery.rs` (+ `sedp.rs`) | SPDP: our data, its sequence number, the announce timer, remote participants and their leases and source bindings (`source_bind.rs`, `locator_select.rs`); the SEDP and WLP builtin endpoints; the remote writers and readers (capped) |
+//! | `Endpoints` | `endpoints.rs` (+ `matching.rs`) | local writers and readers, entity ids, applying matches, the remote writer → matched local readers index |
+//! | `Liveliness` | `liveliness.rs` | the WLP schedule and the liveliness of local and remote writers |
+//! | `Durability` | `durability.rs` | TRANSIENT/PERSISTENT histories, service writers, store actions |
+//! | `Presentation` | `presentation.rs` (+ `group.rs`, `group_sets.rs`, `coherent.rs`) | PRESENTATION access scope GROUP: writer groups, group coherent sets under assembly, coherent changes |
+//! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
+//! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
+//!
+//! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
+//! queue of datagrams to send first (`pending`) and the events for the application.
+//!
+//! Tests: `tests.rs` (the simulated network and shared helpers) and one module per topic in
+//! `tests/`; the sans-IO pieces with no neighbours (`gate.rs`, `source_bind.rs`,
+//! `locator_select.rs`, `matching.rs`, `group.rs`) test themselves inline.
+//!
+//! # Where security sits (hook points, not implemented)
+//! - Receive transform: between `receiver::receive_items` and routing, in
+//!   [`Participant::handle_datagram`] (decode a protected message or submessage before
+//!   `route` sees it).
+//! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
+//!   gate.
+//! - Handshake endpoints: beside the SEDP builtin endpoints, in `Discovery` (`sedp.rs`'s
+//!   `Builtin`), routed like them from `route`.
 
 mod coherent;
+mod discovery;
 mod durability;
-#[cfg(test)]
-mod durability_tests;
 mod endpoints;
-#[cfg(test)]
-mod filter_event_tests;
 mod gate;
 mod group;
 mod group_sets;
 mod liveliness;
 pub mod locator_select;
 mod matching;
-mod pgcache;
-#[cfg(test)]
-mod pgcache_fault_tests;
-#[cfg(test)]
-mod pgcache_tests;
+mod peer_group;
+mod presentation;
 mod sedp;
 pub mod source_bind;
 #[cfg(test)]
-mod source_tests;
-mod spdp;
-#[cfg(test)]
-mod stuck_reader_tests;
-#[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 pub use endpoints::{ReaderSpec, WriterSpec};
 pub use gate::{
@@ -54,20 +72,27 @@ pub use liveliness::{
     AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
     MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
 };
-pub use pgcache::{MAX_CACHES, PeerGroupStats};
+pub use peer_group::{MAX_CACHES, PeerGroupStats};
 
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
+use crate::core::durability::{DurableSample, StoreAction};
+use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError};
 use crate::core::receiver::{self, ReceiverState};
-use crate::core::{Event, Transmit};
+use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
+use crate::core::{CacheChange, DeadlineMissedStatus, Event, Transmit, WriteRequest};
+use crate::qos::{Durability as DurabilityKind, LivelinessKind};
 use crate::time::{Instant, Now};
 use crate::wire::plist::describe;
-use crate::wire::submessage::Submessage;
-use crate::wire::{EntityId, Guid, GuidPrefix, Locator, VendorId};
+use crate::wire::submessage::{Data, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator, SequenceNumber, VendorId};
 
-use endpoints::{LocalReader, LocalWriter};
+use discovery::{Discovery, RemoteChange, SpdpOutcome};
+use durability::Durability;
+use endpoints::{Endpoints, MatchOutcome};
 use gate::OutboundGate;
-use sedp::Builtin;
-use spdp::RemoteParticipant;
+use liveliness::Liveliness;
+use peer_group::PeerGroup;
+use presentation::Presentation;
 
 /// Static configuration of a participant.
 #[derive(Clone, Debug)]
@@ -124,7 +149,7 @@ pub struct ParticipantConfig {
     /// Peer-group cooperation (docs/peer-group-cache.md §4.3): as intermediary, keep the
     /// entries members announce (SEDP PID 0x8102); as member, forget the keys an
     /// intermediary's SPDP announces evicted (PID 0x8103). Default true; false gives the
-    /// plain LRU and NACK-driven behaviour (for measurements, `pgcache_fault_tests`).
+    /// plain LRU and NACK-driven behaviour (for measurements, `tests/peer_group_faults.rs`).
     pub peer_group_cooperation: bool,
 }
 
@@ -199,37 +224,44 @@ pub struct ParticipantStats {
     pub off_subnet: u64,
 }
 
-/// The protocol state of one DomainParticipant.
+/// The protocol state of one DomainParticipant: the configuration, the parts (see the
+/// module overview), and what waits to be sent or reported.
 pub struct Participant {
     config: ParticipantConfig,
-    local_data: ParticipantProxyData,
-    /// SPDP announcement sequence number (incremented when our data changes).
-    spdp_sn: i64,
-    next_announce: Instant,
-    remote_participants: BTreeMap<GuidPrefix, RemoteParticipant>,
-    builtin: Builtin,
-    writers: BTreeMap<EntityId, LocalWriter>,
-    readers: BTreeMap<EntityId, LocalReader>,
-    remote_writers: BTreeMap<Guid, PublicationData>,
-    remote_readers: BTreeMap<Guid, SubscriptionData>,
-    liveliness: liveliness::LivelinessState,
-    next_entity_key: u32,
-    pending: VecDeque<Transmit>,
+    discovery: Discovery,
+    endpoints: Endpoints,
+    liveliness: Liveliness,
+    durability: Durability,
+    presentation: Presentation,
+    peer_group: PeerGroup,
     gate: OutboundGate,
-    events: VecDeque<Event>,
+    /// Datagrams to send before any endpoint's (SPDP, merged coherent-set ends, manual
+    /// liveliness heartbeats).
+    pending: VecDeque<Transmit>,
+    events: EventQueue,
     stats: ParticipantStats,
-    started: bool,
-    durability: durability::DurabilityState,
-    /// Writer groups (GROUP access scope publishers), `group.rs`.
-    groups: group::WriterGroups,
-    /// Group coherent sets under assembly (subscriber side), `group_sets.rs`.
-    group_sets: group_sets::GroupSets,
-    /// The peer-group caches of an intermediary (`pgcache.rs`).
-    pgcache: pgcache::PgState,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
 const MAX_QUEUED_EVENTS: usize = 4096;
+
+/// The events for the application, oldest first, at most [`MAX_QUEUED_EVENTS`] (the oldest
+/// are dropped). The parts push into it.
+#[derive(Debug, Default)]
+struct EventQueue(VecDeque<Event>);
+
+impl EventQueue {
+    fn push(&mut self, e: Event) {
+        if self.0.len() >= MAX_QUEUED_EVENTS {
+            self.0.pop_front();
+        }
+        self.0.push_back(e);
+    }
+
+    fn pop(&mut self) -> Option<Event> {
+        self.0.pop_front()
+    }
+}
 
 impl Participant {
     /// A participant that starts announcing itself at the first `handle_timeout`.
@@ -243,30 +275,17 @@ impl Participant {
     }
 
     fn without_groups(config: ParticipantConfig) -> Self {
-        let local_data = spdp::local_participant_data(&config);
-        let builtin = Builtin::new(config.guid_prefix);
-        let gate = OutboundGate::new(config.gate.clone(), &config.spdp_destinations);
         Participant {
-            local_data,
-            spdp_sn: 1,
-            next_announce: Instant::ZERO,
-            remote_participants: BTreeMap::new(),
-            builtin,
-            writers: BTreeMap::new(),
-            readers: BTreeMap::new(),
-            remote_writers: BTreeMap::new(),
-            remote_readers: BTreeMap::new(),
-            liveliness: liveliness::LivelinessState::default(),
-            next_entity_key: 1,
+            discovery: Discovery::new(&config),
+            endpoints: Endpoints::default(),
+            liveliness: Liveliness::default(),
+            durability: Durability::default(),
+            presentation: Presentation::default(),
+            peer_group: PeerGroup::default(),
+            gate: OutboundGate::new(config.gate.clone(), &config.spdp_destinations),
             pending: VecDeque::new(),
-            gate,
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             stats: ParticipantStats::default(),
-            started: false,
-            durability: durability::DurabilityState::default(),
-            groups: group::WriterGroups::default(),
-            group_sets: group_sets::GroupSets::default(),
-            pgcache: pgcache::PgState::default(),
             config,
         }
     }
@@ -291,23 +310,25 @@ impl Participant {
 
     /// Remote participants currently alive.
     pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantProxyData> {
-        self.remote_participants.values().map(|p| &p.data)
+        self.discovery.remote_participants()
     }
 
     /// Remote writers currently known through SEDP (what `siftdds ls` lists and a router learns its routes from).
     pub fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
-        self.remote_writers.values()
+        self.discovery.remote_writers()
     }
 
     /// Remote readers currently known through SEDP, with their announced content filters
     /// (what `siftdds ls` lists and a router learns its routes from).
     pub fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
-        self.remote_readers.values()
+        self.discovery.remote_readers()
     }
+
+    // ---- inputs and outputs ----
 
     /// Handles one received datagram. Never fails: bad input is counted in [`Self::stats`].
     pub fn handle_datagram(&mut self, now: Now, source: Locator, datagram: &[u8]) {
-        self.start(now);
+        self.discovery.start(now);
         self.stats.datagrams = self.stats.datagrams.saturating_add(1);
         if self.config.only_interface_subnets && !self.config.interfaces.is_empty() {
             let inside = source.ipv4().is_some_and(|ip| {
@@ -328,25 +349,29 @@ impl Participant {
             if src == our_prefix {
                 return;
             }
+            // Security hook (receive transform): a protected submessage would be decoded
+            // here, between the receiver and routing.
             let sm = match item {
                 receiver::Item::Entity(sm) => sm,
                 // docs/peer-group-cache.md §4.2: an abbreviated sample (siftdds only).
                 receiver::Item::Vendor { id, flags, body } => {
-                    self.pgcache_vendor(now, source, state, (id, flags, body));
+                    self.handle_abbreviated(now, source, state, (id, flags, body));
                     return;
                 }
             };
             // A submessage that claims a known participant from a host it is not bound to is
             // dropped before it renews anything (`source_bind.rs`).
-            if !self.source_admits(&source, src, &sm) {
+            if !self.discovery.source_admits(&source, src, &sm) {
                 self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
                 log::debug!("dropped a submessage claiming {src} from {source:?}: not bound");
                 return;
             }
             if renewed != Some(src) {
                 renewed = Some(src);
-                self.renew_lease(now, src);
-                self.liveliness_from_participant(now, src);
+                self.discovery.renew_lease(now, src, &self.config);
+                let events = &mut self.events;
+                self.liveliness
+                    .heard_from(now, src, &self.endpoints, events);
             }
             self.route(now, source, state, sm);
         });
@@ -366,59 +391,57 @@ impl Participant {
             .saturating_add(u64::from(outcome.not_understood));
         self.process_discovery(now);
         self.process_liveliness(now);
-        self.assemble_group_sets(now);
+        self.presentation
+            .assemble(now, &mut self.endpoints, &self.discovery);
         self.collect_data_available();
     }
 
     /// Runs every timer that is due.
     pub fn handle_timeout(&mut self, now: Now) {
-        self.start(now);
-        if now.mono >= self.next_announce {
-            self.announce(now, None);
-            self.next_announce = now.mono.saturating_add(self.config.announce_period);
+        self.discovery.start(now);
+        if self
+            .discovery
+            .announce_due(now, self.config.announce_period)
+        {
+            let t = self.discovery.announce(now, &self.config, None);
+            self.pending.extend(t);
         }
-        self.expire_leases(now);
-        self.liveliness_timeout(now);
-        self.builtin.handle_timeout(now);
-        for w in self.writers.values_mut() {
-            w.writer.handle_timeout(now);
+        for prefix in self.discovery.expired(now) {
+            self.remove_participant(prefix);
         }
-        self.pgcache_reannounce(now);
-        for r in self.readers.values_mut() {
-            r.reader.handle_timeout(now);
+        let ours = self.config.guid_prefix;
+        let updates = self
+            .liveliness
+            .handle_timeout(now, ours, &self.endpoints, &mut self.events);
+        for m in updates {
+            self.discovery.write_wlp(now, m);
         }
+        self.discovery.handle_timeout(now);
+        self.endpoints.handle_writers_timeout(now);
+        let due = self
+            .peer_group
+            .reannounce(now, ours, &mut self.endpoints, &mut self.discovery);
+        for w in due {
+            self.announce_writer(now, w);
+        }
+        self.endpoints.handle_readers_timeout(now);
         self.process_discovery(now);
         // Missed deadlines, and NOT_ALIVE_NO_WRITERS after a lease expiry.
-        self.collect_deadline_events();
-        self.assemble_group_sets(now);
+        self.endpoints.collect_deadline_events(&mut self.events);
+        self.presentation
+            .assemble(now, &mut self.endpoints, &self.discovery);
         self.collect_data_available();
     }
 
     /// The earliest instant at which [`Self::handle_timeout`] has work.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let mut t = if self.started {
-            self.next_announce
-        } else {
-            Instant::ZERO
-        };
-        let mut consider = |x: Option<Instant>| {
-            if let Some(x) = x {
-                t = t.min(x);
-            }
-        };
-        for p in self.remote_participants.values() {
-            consider(Some(p.lease_expires));
-        }
-        consider(self.builtin.poll_timeout());
-        consider(self.liveliness.poll_timeout());
-        consider(self.pgcache_poll_timeout());
-        for w in self.writers.values() {
-            consider(w.writer.poll_timeout());
-        }
-        for r in self.readers.values() {
-            consider(r.reader.poll_timeout());
-        }
-        Some(t)
+        let parts = [
+            self.liveliness.poll_timeout(),
+            self.peer_group.poll_timeout(&self.endpoints),
+            self.endpoints.poll_timeout(),
+        ];
+        let discovery = self.discovery.poll_timeout();
+        Some(parts.into_iter().flatten().fold(discovery, Instant::min))
     }
 
     /// The next datagram to send, if any. Call until `None` after every input. Every
@@ -427,64 +450,38 @@ impl Participant {
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
         loop {
             let mut t = self.next_transmit(now)?;
+            // Security hook (send transform): the datagram would be protected here, before
+            // the gate.
             if self.gate.admit(now.mono, &mut t) {
                 return Some(t);
             }
         }
     }
 
-    /// The next datagram any endpoint wants sent, before the gate.
+    /// The next datagram any part wants sent, before the gate.
     fn next_transmit(&mut self, now: Now) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
             return Some(t);
         }
-        if let Some(t) = self.builtin.poll_transmit(now) {
+        if let Some(t) = self.discovery.poll_transmit(now) {
             return Some(t);
         }
-        for w in self.writers.values_mut() {
-            if let Some(t) = w.writer.poll_transmit(now) {
-                return Some(t);
-            }
-        }
-        for r in self.readers.values_mut() {
-            if let Some(t) = r.reader.poll_transmit(now) {
-                return Some(t);
-            }
-        }
-        None
+        self.endpoints.poll_transmit(now)
     }
 
     /// The next event for the application.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        self.events.pop()
     }
 
-    fn push_event(&mut self, e: Event) {
-        if self.events.len() >= MAX_QUEUED_EVENTS {
-            self.events.pop_front();
-        }
-        self.events.push_back(e);
-    }
+    // ---- routing ----
 
-    fn start(&mut self, now: Now) {
-        if !self.started {
-            self.started = true;
-            self.next_announce = now.mono;
-        }
-    }
-
-    fn next_entity_id(&mut self, kind: u8) -> EntityId {
-        let key = self.next_entity_key;
-        self.next_entity_key = self.next_entity_key.wrapping_add(1);
-        let [_, a, b, c] = key.to_be_bytes();
-        EntityId([a, b, c, kind])
-    }
-
-    /// Hands one entity submessage to the endpoint it is for. RTPS 2.5 §8.3.7 (each
+    /// Hands one entity submessage to the part it is for. RTPS 2.5 §8.3.7 (each
     /// submessage's "logical interpretation" names the endpoint).
     fn route(&mut self, now: Now, source: Locator, state: &ReceiverState, sm: Submessage<'_>) {
         let src = state.source_guid_prefix;
-        self.liveliness_on_submessage(now, src, &sm);
+        self.liveliness
+            .on_submessage(now, (src, &sm), &self.endpoints, &mut self.events);
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
                 self.handle_spdp(now, source, state, &d);
@@ -504,76 +501,652 @@ impl Participant {
                 };
                 let writer = Guid::new(src, writer_id);
                 if let Submessage::Data(d) = &sm {
-                    self.pgcache_definition(now, state, d);
+                    let config = &self.config;
+                    self.peer_group
+                        .definition(now, (state, d), config, &mut self.discovery);
                 }
+                // Security hook (handshake endpoints): routed beside the SEDP ones.
                 if !self
-                    .builtin
+                    .discovery
                     .handle_from_writer(now, writer, state.timestamp, &sm)
-                    && !self.deliver_to_readers(now, writer, state, &sm)
+                    && !self.endpoints.deliver(now, writer, state.timestamp, &sm)
                 {
                     self.stats.unroutable = self.stats.unroutable.saturating_add(1);
                 }
             }
             Submessage::AckNack(a) => {
                 let reader = Guid::new(src, a.reader_id);
-                if !self.builtin.handle_acknack(now, reader, &a) {
-                    match self.writers.get_mut(&a.writer_id) {
-                        Some(w) => w.writer.handle_acknack(now, reader, &a),
-                        None => self.stats.unroutable = self.stats.unroutable.saturating_add(1),
-                    }
+                if !self.discovery.handle_acknack(now, reader, &a)
+                    && !self.endpoints.handle_acknack(now, reader, &a)
+                {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
                 }
             }
             Submessage::NackFrag(n) => {
                 let reader = Guid::new(src, n.reader_id);
-                if !self.builtin.handle_nack_frag(now, reader, &n) {
-                    match self.writers.get_mut(&n.writer_id) {
-                        Some(w) => w.writer.handle_nack_frag(now, reader, &n),
-                        None => self.stats.unroutable = self.stats.unroutable.saturating_add(1),
-                    }
+                if !self.discovery.handle_nack_frag(now, reader, &n)
+                    && !self.endpoints.handle_nack_frag(now, reader, &n)
+                {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
                 }
             }
             _ => {}
         }
     }
 
-    /// Gives a writer's submessage to every local reader matched with that writer (or only
-    /// to the addressed one). Returns false when no reader took it.
-    fn deliver_to_readers(
+    /// A DATA from a remote SPDP writer. RTPS 2.5 §8.5.3.
+    fn handle_spdp(&mut self, now: Now, source: Locator, state: &ReceiverState, d: &Data<'_>) {
+        let input = (source, state, d);
+        match self
+            .discovery
+            .handle_spdp(now, input, &self.config, &mut self.stats)
+        {
+            SpdpOutcome::Nothing => {}
+            SpdpOutcome::Leaving(prefix) => self.remove_participant(prefix),
+            SpdpOutcome::Updated { prefix, peer_group } => {
+                // An intermediary's new generation or eviction notices reach our writers.
+                if peer_group {
+                    let (config, endpoints) = (&self.config, &mut self.endpoints);
+                    self.peer_group
+                        .participant_updated(prefix, config, endpoints, &self.discovery);
+                }
+            }
+            SpdpOutcome::Discovered { prefix, reply_to } => {
+                self.events.push(Event::ParticipantDiscovered(prefix));
+                // Answer a new participant at once so it need not wait a whole announce
+                // period.
+                let t = self.discovery.announce(now, &self.config, Some(reply_to));
+                self.pending.extend(t);
+            }
+        }
+    }
+
+    /// A vendor submessage: siftdds's abbreviated sample, restored by the peer-group part,
+    /// is routed as the DATA it stands for (docs/peer-group-cache.md §4.2).
+    fn handle_abbreviated(
         &mut self,
         now: Now,
-        writer: Guid,
+        source: Locator,
         state: &ReceiverState,
-        sm: &Submessage<'_>,
-    ) -> bool {
-        let reader_id = match sm {
-            Submessage::Data(d) => d.reader_id,
-            Submessage::DataFrag(d) => d.reader_id,
-            Submessage::Heartbeat(h) => h.reader_id,
-            Submessage::HeartbeatFrag(h) => h.reader_id,
-            Submessage::Gap(g) => g.reader_id,
-            _ => return false,
+        vendor: (u8, u8, &[u8]),
+    ) {
+        let config = &self.config;
+        let Some(restored) = self
+            .peer_group
+            .restore(state, vendor, config, &self.discovery)
+        else {
+            return;
         };
-        let mut taken = false;
-        for (id, r) in self.readers.iter_mut() {
-            if (reader_id != EntityId::UNKNOWN && *id != reader_id) || !r.reader.is_matched(writer)
+        restored.with_data(|d| {
+            let sm = Submessage::Data(d);
+            // As for any DATA: from the host its participant is bound to (`source_bind.rs`).
+            if !self
+                .discovery
+                .source_admits(&source, state.source_guid_prefix, &sm)
             {
-                continue;
+                self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
+                return;
             }
-            taken = true;
-            r.handle_from_writer(now, writer, state.timestamp, sm);
+            self.route(now, source, state, sm);
+        });
+    }
+
+    // ---- discovery follow-ups ----
+
+    /// Forgets a remote participant and its endpoints.
+    fn remove_participant(&mut self, prefix: GuidPrefix) {
+        let Some((writers, readers)) = self.discovery.remove_participant(prefix) else {
+            return;
+        };
+        for w in writers {
+            self.remove_remote_writer(w);
         }
-        taken
+        for r in readers {
+            self.remove_remote_reader(r);
+        }
+        self.events.push(Event::ParticipantLost(prefix));
+    }
+
+    /// Applies what the SEDP readers received: new, changed and removed remote endpoints.
+    fn process_discovery(&mut self, now: Now) {
+        while let Some(change) = self.discovery.poll_remote_change(&mut self.stats) {
+            match change {
+                RemoteChange::Writer(data) => self.add_remote_writer(now, data),
+                RemoteChange::Reader(data) => self.add_remote_reader(now, data),
+                RemoteChange::WriterGone(guid) => self.remove_remote_writer(guid),
+                RemoteChange::ReaderGone(guid) => self.remove_remote_reader(guid),
+            }
+        }
+    }
+
+    fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
+        let guid = data.guid;
+        if !self
+            .discovery
+            .insert_remote_writer(data, &self.config, &mut self.stats)
+        {
+            return;
+        }
+        for reader in self.endpoints.reader_guids(self.config.guid_prefix) {
+            self.evaluate_match(now, guid, reader);
+        }
+        self.peer_group
+            .writer_announced(guid, &self.config, &self.discovery);
+    }
+
+    fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
+        let guid = data.guid;
+        if !self
+            .discovery
+            .insert_remote_reader(data, &self.config, &mut self.stats)
+        {
+            return;
+        }
+        for writer in self.endpoints.writer_guids(self.config.guid_prefix) {
+            self.evaluate_match(now, writer, guid);
+        }
+    }
+
+    fn remove_remote_writer(&mut self, guid: Guid) {
+        if !self.discovery.remove_remote_writer(guid) {
+            return;
+        }
+        self.liveliness.forget_remote(guid);
+        self.presentation
+            .remote_writer_gone(guid.prefix, &mut self.endpoints);
+        self.peer_group.writer_gone(guid);
+        for reader in self.endpoints.unmatch_remote_writer(guid) {
+            self.events.push(Event::SubscriptionMatched {
+                reader,
+                writer: guid,
+                matched: false,
+            });
+        }
+    }
+
+    fn remove_remote_reader(&mut self, guid: Guid) {
+        if !self.discovery.remove_remote_reader(guid) {
+            return;
+        }
+        for writer in self.endpoints.unmatch_remote_reader(guid) {
+            self.events.push(Event::PublicationMatched {
+                writer,
+                reader: guid,
+                matched: false,
+            });
+        }
+    }
+
+    /// Matches (or unmatches) `writer` and `reader`, one local and one remote
+    /// (`Endpoints::evaluate_match`), and lets the other parts follow.
+    fn evaluate_match(&mut self, now: Now, writer: Guid, reader: Guid) {
+        let (config, discovery, events) = (&self.config, &self.discovery, &mut self.events);
+        let outcome =
+            self.endpoints
+                .evaluate_match(now, (writer, reader), config, discovery, events);
+        match outcome {
+            None => {}
+            Some(MatchOutcome::WriterMatched) => {
+                let endpoints = &mut self.endpoints;
+                self.peer_group
+                    .matched(writer, reader, config, endpoints, discovery);
+            }
+            Some(MatchOutcome::ReaderChanged(matched)) => self.liveliness.reader_matched(
+                now,
+                (writer, reader, matched),
+                discovery,
+                &self.endpoints,
+                events,
+            ),
+        }
+    }
+
+    /// Drains the WLP reader into the liveliness part. RTPS 2.5 §8.4.13.5.
+    fn process_liveliness(&mut self, now: Now) {
+        while let Some(change) = self.discovery.poll_wlp() {
+            let to = (&self.endpoints, &mut self.events, &mut self.stats);
+            self.liveliness.handle_wlp(now, &change, to);
+        }
     }
 
     fn collect_data_available(&mut self) {
-        let ready: Vec<Guid> = self
-            .readers
-            .values_mut()
-            .filter_map(|r| r.take_data_available().then(|| r.reader.guid()))
-            .collect();
-        for reader in ready {
-            self.push_event(Event::DataAvailable { reader });
+        for reader in self.endpoints.take_data_available() {
+            self.events.push(Event::DataAvailable { reader });
         }
+    }
+
+    // ---- SPDP commands ----
+
+    /// Where the periodic SPDP announcements go (multicast group, initial peers).
+    pub fn spdp_destinations(&self) -> &[Locator] {
+        &self.config.spdp_destinations
+    }
+
+    /// Replaces where the periodic SPDP announcements go, e.g. a router narrowing the
+    /// initial peers it probes to the one peer it found there. A newly found participant is
+    /// still answered at once (at its own locators). RTPS 2.5 §8.5.3.2.
+    pub fn set_spdp_destinations(&mut self, destinations: Vec<Locator>) {
+        self.config.spdp_destinations = destinations;
+    }
+
+    /// The period of the SPDP announcements from the next one on (RTPS 2.5 §8.5.3.2,
+    /// resendPeriod), e.g. a router's link: fast while it probes for its peer, slow once found.
+    pub fn set_announce_period(&mut self, period: core::time::Duration) {
+        self.config.announce_period = period;
+    }
+
+    /// Queues DATA(p[UD]): our participant is leaving, so that peers drop us and our
+    /// endpoints at once rather than when our lease expires (`Discovery::leave`). RTPS 2.5
+    /// §8.5.3.2, §9.6.4.8, §9.6.4.9.
+    pub fn leave(&mut self, now: Now) {
+        let t = self.discovery.leave(now, &self.config);
+        self.pending.extend(t);
+    }
+
+    // ---- entity commands ----
+
+    /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
+    pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
+        self.add_writer(now, spec, false)
+    }
+
+    /// Test hook (feature `test-hooks`): [`Participant::create_writer`] for a writer that
+    /// sends every sample to every reader it filters for, with that reader's
+    /// PID_CONTENT_FILTER_INFO bit inverted (proves peers trust the bit).
+    #[cfg(feature = "test-hooks")]
+    pub fn create_writer_inverting_filter_bits_for_tests(
+        &mut self,
+        now: Now,
+        spec: WriterSpec,
+    ) -> Guid {
+        self.add_writer(now, spec, true)
+    }
+
+    fn add_writer(&mut self, now: Now, spec: WriterSpec, invert_filter_bits: bool) -> Guid {
+        self.discovery.start(now);
+        let kind = if spec.keyed {
+            EntityId::KIND_WRITER_WITH_KEY
+        } else {
+            EntityId::KIND_WRITER_NO_KEY
+        };
+        let guid = Guid::new(self.config.guid_prefix, self.endpoints.next_entity_id(kind));
+        self.insert_writer(now, guid, spec, invert_filter_bits, BTreeSet::new());
+        guid
+    }
+
+    /// Creates the writer `guid` (its entity id already allocated), announces and matches
+    /// it; `served` readers are not sent its history.
+    fn insert_writer(
+        &mut self,
+        now: Now,
+        guid: Guid,
+        spec: WriterSpec,
+        invert_filter_bits: bool,
+        served: BTreeSet<Guid>,
+    ) {
+        let liveliness = spec.qos.liveliness;
+        let config = &self.config;
+        self.endpoints
+            .insert_writer(guid, spec, invert_filter_bits, served, config);
+        // A TRANSIENT or PERSISTENT writer takes over from its topic's service writer.
+        if let Some(service) = self
+            .durability
+            .writer_created(now, guid, &mut self.endpoints)
+        {
+            self.discovery.unannounce_writer(now, service);
+        }
+        self.liveliness.writer_created(now, guid, liveliness);
+        let endpoints = &mut self.endpoints;
+        self.peer_group
+            .sync_writer(guid, &self.config, endpoints, &self.discovery);
+        self.announce_writer(now, guid);
+        for reader in self.discovery.remote_reader_guids() {
+            self.evaluate_match(now, guid, reader);
+        }
+    }
+
+    /// Creates a DataReader and announces it through SEDP. Returns its GUID.
+    pub fn create_reader(&mut self, now: Now, spec: ReaderSpec) -> Guid {
+        self.discovery.start(now);
+        let kind = if spec.keyed {
+            EntityId::KIND_READER_WITH_KEY
+        } else {
+            EntityId::KIND_READER_NO_KEY
+        };
+        let guid = Guid::new(self.config.guid_prefix, self.endpoints.next_entity_id(kind));
+        self.endpoints.insert_reader(guid, spec);
+        if let Some(data) = self.endpoints.subscription_data(guid, &self.config) {
+            self.discovery.announce_reader(now, &data);
+        }
+        for writer in self.discovery.remote_writer_guids() {
+            self.evaluate_match(now, writer, guid);
+        }
+        guid
+    }
+
+    /// Announces (SEDP) one of our writers, with its writer group.
+    fn announce_writer(&mut self, now: Now, guid: Guid) {
+        let prefix = self.config.guid_prefix;
+        let group = self.presentation.writer_group_guid(prefix, guid.entity_id);
+        if let Some(data) = self.endpoints.publication_data(guid, &self.config, group) {
+            self.discovery.announce_writer(now, &data);
+        }
+    }
+
+    /// Deletes a writer: unannounces it (SEDP dispose) and forgets it; the last TRANSIENT or
+    /// PERSISTENT writer of a topic leaves a service writer behind (`durability.rs`).
+    pub fn delete_writer(&mut self, now: Now, writer: Guid) {
+        let Some(w) = self.endpoints.remove_writer(writer) else {
+            return;
+        };
+        self.discovery.unannounce_writer(now, writer);
+        if let Some((guid, spec, served)) = self.durability.writer_deleted(w, &mut self.endpoints) {
+            self.insert_writer(now, guid, spec, false, served);
+        }
+    }
+
+    /// Deletes a reader: unannounces it (SEDP dispose) and forgets it.
+    pub fn delete_reader(&mut self, now: Now, reader: Guid) {
+        if self.endpoints.remove_reader(reader) {
+            self.discovery.unannounce_reader(now, reader);
+        }
+    }
+
+    /// Hands `request` (a serialized sample or an instance change) to the local writer
+    /// `writer`.
+    pub fn write(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        mut request: WriteRequest,
+    ) -> Result<SequenceNumber, WriteError> {
+        // RTPS 2.5 §8.7.6: a grouped writer's change carries its group SN (`group.rs`).
+        request.group = self.presentation.stamp(writer.entity_id);
+        let grouped = request.group.is_some();
+        let durable = match self.endpoints.writer(writer) {
+            Some(w) => w.spec.qos.durability >= DurabilityKind::Transient,
+            None => return Err(WriteError::UnknownWriter),
+        };
+        let sn = if durable {
+            // TRANSIENT and PERSISTENT writes also enter the durable history.
+            let sn = self.endpoints.write(now, writer, request.clone())?;
+            self.durability
+                .written(now, writer, &request, &self.endpoints);
+            sn
+        } else {
+            self.endpoints.write(now, writer, request)?
+        };
+        if grouped {
+            self.presentation
+                .written(writer.entity_id, &mut self.endpoints);
+        }
+        // Writing asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
+        self.liveliness.writer_wrote(now, writer);
+        Ok(sn)
+    }
+
+    /// Writer-side content-filtering figures of a local writer.
+    pub fn writer_filter_stats(&self, writer: Guid) -> Option<WriterFilterStats> {
+        self.endpoints
+            .writer(writer)
+            .map(|w| w.writer.filter_stats())
+    }
+
+    /// A local writer's counters: first transmissions, repairs, heartbeats, ACKNACKs.
+    pub fn writer_counters(&self, writer: Guid) -> Option<WriterCounters> {
+        self.endpoints.writer(writer).map(|w| w.writer.counters())
+    }
+
+    /// A local reader's counters (content-filter decisions included).
+    pub fn reader_counters(&self, reader: Guid) -> Option<crate::core::reader::ReaderCounters> {
+        self.endpoints.reader(reader).map(|r| *r.reader.counters())
+    }
+
+    /// Lower bounds on how many more changes, and payload bytes in all, a local writer
+    /// accepts without [`WriteError::HistoryFull`] (none for an unknown writer).
+    pub fn writer_room(&self, writer: Guid) -> (usize, usize) {
+        self.endpoints
+            .writer(writer)
+            .map_or((0, 0), |w| w.writer.room())
+    }
+
+    /// The payloads a local writer's history removed since the last call, for the caller to
+    /// drop (free) off the event loop's thread.
+    pub fn take_released(&mut self, writer: Guid) -> Vec<bytes::Bytes> {
+        self.endpoints
+            .writer_mut(writer)
+            .map(|w| w.writer.take_released())
+            .unwrap_or_default()
+    }
+
+    /// True when every reliable matched reader acknowledged everything written.
+    pub fn all_acked(&self, writer: Guid) -> bool {
+        self.endpoints
+            .writer(writer)
+            .is_none_or(|w| w.writer.all_acked())
+    }
+
+    /// Number of readers matched with a local writer.
+    pub fn matched_readers(&self, writer: Guid) -> usize {
+        self.endpoints
+            .writer(writer)
+            .map_or(0, |w| w.writer.matched_readers())
+    }
+
+    /// True when a local reader has samples to take.
+    pub fn has_samples(&self, reader: Guid) -> bool {
+        self.endpoints
+            .reader(reader)
+            .is_some_and(|r| r.reader.samples_queued() > 0)
+    }
+
+    /// A local reader's matched writers with the highest SN each announced (HEARTBEAT
+    /// lastSN) or sent ([`crate::core::reader::Reader::writers_last_sn`]); empty for an
+    /// unknown reader.
+    pub fn reader_writers_last_sn(&self, reader: Guid) -> Vec<(Guid, SequenceNumber)> {
+        self.endpoints
+            .reader(reader)
+            .map_or_else(Vec::new, |r| r.reader.writers_last_sn())
+    }
+
+    /// Number of remote writers matched with a local reader.
+    pub fn matched_writers(&self, reader: Guid) -> usize {
+        let Some(r) = self.endpoints.reader(reader) else {
+            return 0;
+        };
+        self.discovery
+            .remote_writers()
+            .filter(|w| r.reader.is_matched(w.guid))
+            .count()
+    }
+
+    /// Takes (removes) the next received sample or instance change from a local reader,
+    /// read or not; samples whose lifespan ended are dropped. DDS 1.4 §2.2.2.5.3.9.
+    pub fn take(&mut self, now: Now, reader: Guid) -> Option<CacheChange> {
+        self.endpoints.reader_mut(reader)?.reader.take(now)
+    }
+
+    /// Takes every sample of a local reader into `out`; `None` when the reader does not exist.
+    pub fn take_all(
+        &mut self,
+        now: Now,
+        reader: Guid,
+        out: &mut Vec<CacheChange>,
+    ) -> Option<usize> {
+        Some(self.endpoints.reader_mut(reader)?.reader.take_all(now, out))
+    }
+
+    /// Returns the samples a local reader has not returned by an earlier `read`, marking
+    /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
+    /// (read, simplified to NOT_READ samples).
+    pub fn read(&mut self, now: Now, reader: Guid) -> Vec<CacheChange> {
+        self.endpoints
+            .reader_mut(reader)
+            .map_or_else(Vec::new, |r| r.reader.read(now))
+    }
+
+    /// Every sample a local reader holds, each with whether an earlier read had returned it
+    /// (SampleState READ); all are marked READ and stay available to [`Participant::take`].
+    /// DDS 1.4 §2.2.2.5.3.8 (read with ANY_SAMPLE_STATE).
+    pub fn read_all(&mut self, now: Now, reader: Guid) -> Vec<(CacheChange, bool)> {
+        self.endpoints
+            .reader_mut(reader)
+            .map_or_else(Vec::new, |r| r.reader.read_all(now))
+    }
+
+    /// True when a local reader has samples `read` has not returned yet.
+    pub fn has_unread(&self, reader: Guid) -> bool {
+        self.endpoints
+            .reader(reader)
+            .is_some_and(|r| r.reader.samples_unread() > 0)
+    }
+
+    /// OFFERED_DEADLINE_MISSED status of a local writer. DDS 1.4 §2.2.4.1.
+    pub fn offered_deadline_missed(&self, writer: Guid) -> Option<DeadlineMissedStatus> {
+        self.endpoints
+            .writer(writer)
+            .map(|w| w.writer.deadline_status())
+    }
+
+    /// REQUESTED_DEADLINE_MISSED status of a local reader. DDS 1.4 §2.2.4.1.
+    pub fn requested_deadline_missed(&self, reader: Guid) -> Option<DeadlineMissedStatus> {
+        self.endpoints
+            .reader(reader)
+            .map(|r| r.reader.deadline_status())
+    }
+
+    // ---- liveliness commands (`liveliness.rs`) ----
+
+    /// Asserts the liveliness of every MANUAL_BY_PARTICIPANT writer of this participant and
+    /// sends a WLP MANUAL_LIVELINESS_UPDATE. DDS 1.4 §2.2.2.2.1.27 (assert_liveliness);
+    /// RTPS 2.5 §8.4.13.5.
+    pub fn assert_liveliness(&mut self, now: Now) {
+        self.discovery.start(now);
+        self.liveliness.assert_participant(now);
+        let m = ParticipantMessageData::manual(self.config.guid_prefix);
+        self.discovery.write_wlp(now, m);
+    }
+
+    /// Asserts one writer's liveliness (DataWriter::assert_liveliness, DDS 1.4 §2.2.2.4.2.22):
+    /// MANUAL_BY_TOPIC sends a HEARTBEAT with the L flag to its readers, MANUAL_BY_PARTICIPANT
+    /// asserts the participant, AUTOMATIC needs nothing. False for an unknown writer.
+    pub fn assert_writer_liveliness(&mut self, now: Now, writer: Guid) -> bool {
+        let Some(w) = self.endpoints.writer_mut(writer) else {
+            return false;
+        };
+        match w.spec.qos.liveliness.kind {
+            LivelinessKind::Automatic => {}
+            LivelinessKind::ManualByParticipant => self.assert_liveliness(now),
+            LivelinessKind::ManualByTopic => {
+                if let Some(t) = w.writer.liveliness_heartbeat() {
+                    self.pending.push_back(t);
+                }
+                self.liveliness.writer_wrote(now, writer);
+            }
+        }
+        true
+    }
+
+    // ---- durability commands (`durability.rs`) ----
+
+    /// Hands the participant what the runtime loaded from its store for a PERSISTENT topic,
+    /// before its first writer is created. Ignored when the topic already has a durable
+    /// history here (it is at least as new as the store). Samples trimmed to the writers'
+    /// DURABILITY_SERVICE limits become [`StoreAction::Remove`]s.
+    pub fn restore_persistent(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        limits: crate::qos::DurabilityService,
+        samples: Vec<DurableSample>,
+    ) {
+        self.durability
+            .restore_persistent(topic, type_name, limits, samples);
+    }
+
+    /// Takes the store actions queued for PERSISTENT topics, oldest first.
+    pub fn take_store_actions(&mut self) -> Vec<StoreAction> {
+        self.durability.take_store_actions()
+    }
+
+    /// The service writer serving `topic`'s durable history while no application writer of
+    /// it exists, if there is one.
+    pub fn durability_service_writer(&self, topic: &str) -> Option<Guid> {
+        let id = self.durability.service_writer(topic)?;
+        Some(Guid::new(self.config.guid_prefix, id))
+    }
+
+    /// Number of samples the durability service keeps for `topic`.
+    pub fn durable_samples(&self, topic: &str) -> usize {
+        self.durability.samples(topic)
+    }
+
+    // ---- presentation commands (`presentation.rs`) ----
+
+    /// Puts `writers` (local writers of one publisher, in creation order) into one writer
+    /// group, named by the first one, with or without group coherent sets: from now on each of
+    /// their changes carries a group sequence number (RTPS 2.5 §8.7.6). Called by the API for a
+    /// publisher with PRESENTATION access scope GROUP and coherent or ordered access, each time
+    /// it gains a writer. Unknown writers and those past [`group::MAX_GROUP_WRITERS`] are left
+    /// out.
+    pub fn join_writer_group(&mut self, now: Now, writers: &[Guid], coherent: bool) {
+        let joined = self
+            .presentation
+            .join_writer_group(writers, coherent, &self.endpoints);
+        // Its DATA(w) now names its group (PID_GROUP_GUID): announce it again.
+        for guid in joined {
+            self.announce_writer(now, guid);
+        }
+    }
+
+    /// The group GUID (PID_GROUP_GUID: the publisher) of local writer `writer`, if grouped:
+    /// our prefix with the group's key and entity kind 0x08 (user-defined writer group, RTPS
+    /// 2.5 Table 9.1).
+    pub fn writer_group_guid(&self, writer: EntityId) -> Option<Guid> {
+        self.presentation
+            .writer_group_guid(self.config.guid_prefix, writer)
+    }
+
+    /// Starts (or nests) a coherent set on each of `writers` (unknown ones are skipped: a
+    /// deleted writer has nothing left to make coherent).
+    pub fn begin_coherent_changes(&mut self, writers: &[Guid]) {
+        self.presentation
+            .begin_coherent_changes(writers, &mut self.endpoints);
+    }
+
+    /// Ends the coherent set of each of `writers`: each writes its end-of-set marker. The
+    /// first error is returned after every writer was ended.
+    pub fn end_coherent_changes(&mut self, now: Now, writers: &[Guid]) -> Result<(), WriteError> {
+        let endpoints = &mut self.endpoints;
+        let (result, out) = self
+            .presentation
+            .end_coherent_changes(now, writers, endpoints);
+        // `pending` goes out first, through the outbound gate like everything else.
+        self.pending.extend(out);
+        result
+    }
+
+    // ---- peer-group commands (`peer_group.rs`) ----
+
+    /// Replaces the configured peer groups (a writer leaves its group when its rule goes).
+    /// Our SPDP is re-announced at the next timeout when our capability changed.
+    ///
+    /// Errors: a group's configuration is invalid ([`PeerGroupConfig::validate`]) or two
+    /// groups share a wire id.
+    pub fn set_peer_groups(&mut self, groups: Vec<PeerGroupConfig>) -> Result<(), PeerGroupError> {
+        self.peer_group
+            .set_groups(groups, &mut self.config, &mut self.discovery)?;
+        for w in self.endpoints.writer_guids(self.config.guid_prefix) {
+            let endpoints = &mut self.endpoints;
+            self.peer_group
+                .sync_writer(w, &self.config, endpoints, &self.discovery);
+        }
+        Ok(())
+    }
+
+    /// The peer-group counters.
+    pub fn peer_group_stats(&self) -> PeerGroupStats {
+        self.peer_group.stats(&self.endpoints)
     }
 }
 

@@ -1,21 +1,22 @@
 //! SEDP: the four reliable builtin endpoints that exchange DiscoveredWriterData and
-//! DiscoveredReaderData (plus the WLP pair of the same shape), and the remote endpoints they
-//! announce, stored and forgotten here; whether they match local ones is `matching.rs`.
-//! RTPS 2.5 §8.5.4 (SEDP), §8.5.5.1 (matching the builtin endpoints).
+//! DiscoveredReaderData (plus the WLP pair of the same shape), owned by the discovery part
+//! (`discovery.rs`), which stores the remote endpoints they announce; whether those match
+//! local ones is `matching.rs`. RTPS 2.5 §8.5.4 (SEDP), §8.5.5.1 (matching the builtin
+//! endpoints).
 //!
-//! Must not: perform I/O; remember more remote endpoints than
-//! `ParticipantConfig::max_remote_endpoints`.
+//! Must not: perform I/O.
 
 use bytes::Bytes;
 
-use super::Participant;
 use super::endpoints::feed_reader;
+use super::liveliness::ParticipantMessageData;
+use crate::cdr::Endianness;
 use crate::core::discovery::{
     BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
 };
 use crate::core::reader::{Reader, ReaderConfig};
 use crate::core::writer::{Writer, WriterConfig};
-use crate::core::{ChangeKind, Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
+use crate::core::{ChangeKind, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::History;
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{AckNack, NackFrag, Submessage};
@@ -25,9 +26,9 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 /// keyed by the endpoint GUID.
 pub(super) struct Builtin {
     publications_writer: Writer,
-    publications_reader: Reader,
+    pub(super) publications_reader: Reader,
     subscriptions_writer: Writer,
-    subscriptions_reader: Reader,
+    pub(super) subscriptions_reader: Reader,
     /// WLP participant-message writer (`liveliness.rs`). RTPS 2.5 §8.4.13.3: reliable,
     /// TRANSIENT_LOCAL, KEEP_LAST(1) per instance, keyed — the same shape as the SEDP writers.
     pub(super) wlp_writer: Writer,
@@ -194,6 +195,30 @@ impl Builtin {
         true
     }
 
+    /// DATA(w): announces one of our writers.
+    pub(super) fn announce_writer(&mut self, now: Now, data: &PublicationData) {
+        let payload = data.to_payload(Endianness::Little);
+        announce(&mut self.publications_writer, now, data.guid, payload);
+    }
+
+    /// DATA(r): announces one of our readers.
+    pub(super) fn announce_reader(&mut self, now: Now, data: &SubscriptionData) {
+        let payload = data.to_payload(Endianness::Little);
+        announce(&mut self.subscriptions_writer, now, data.guid, payload);
+    }
+
+    /// Writes one update on the WLP writer (KEEP_LAST(1) per kind replaces the previous
+    /// one).
+    pub(super) fn write_wlp(&mut self, now: Now, m: ParticipantMessageData) {
+        let payload = Bytes::from(m.to_payload(Endianness::Little));
+        if let Err(e) = self.wlp_writer.write(
+            now,
+            WriteRequest::new(ChangeKind::Alive, Some(m.key_hash()), payload),
+        ) {
+            log::warn!("cannot write a liveliness update: {e}");
+        }
+    }
+
     pub(super) fn unannounce_writer(&mut self, now: Now, guid: Guid) {
         let _ = self.publications_writer.write(
             now,
@@ -250,6 +275,26 @@ impl Builtin {
     }
 }
 
+/// Writes the SEDP data of our endpoint `guid` (its key) on `writer`.
+fn announce<E: core::fmt::Display>(
+    writer: &mut Writer,
+    now: Now,
+    guid: Guid,
+    payload: Result<Vec<u8>, E>,
+) {
+    match payload {
+        Ok(payload) => {
+            let request = WriteRequest::new(
+                ChangeKind::Alive,
+                Some(guid.to_bytes()),
+                Bytes::from(payload),
+            );
+            let _ = writer.write(now, request);
+        }
+        Err(e) => log::warn!("cannot announce endpoint {guid}: {e}"),
+    }
+}
+
 /// Where a remote participant wants discovery traffic: its metatraffic unicast locators,
 /// else its default unicast ones.
 pub(super) fn metatraffic_locators(p: &ParticipantProxyData) -> Vec<Locator> {
@@ -258,174 +303,4 @@ pub(super) fn metatraffic_locators(p: &ParticipantProxyData) -> Vec<Locator> {
     } else {
         p.metatraffic_unicast_locators.clone()
     }
-}
-
-impl Participant {
-    pub(super) fn announce_writer(&mut self, now: Now, guid: Guid) {
-        let Some(data) = self.publication_data(guid) else {
-            return;
-        };
-        match data.to_payload(crate::cdr::Endianness::Little) {
-            Ok(payload) => {
-                let _ = self.builtin.publications_writer.write(
-                    now,
-                    WriteRequest::new(
-                        ChangeKind::Alive,
-                        Some(guid.to_bytes()),
-                        Bytes::from(payload),
-                    ),
-                );
-            }
-            Err(e) => log::warn!("cannot announce writer {guid}: {e}"),
-        }
-    }
-
-    pub(super) fn announce_reader(&mut self, now: Now, guid: Guid) {
-        let Some(data) = self.subscription_data(guid) else {
-            return;
-        };
-        match data.to_payload(crate::cdr::Endianness::Little) {
-            Ok(payload) => {
-                let _ = self.builtin.subscriptions_writer.write(
-                    now,
-                    WriteRequest::new(
-                        ChangeKind::Alive,
-                        Some(guid.to_bytes()),
-                        Bytes::from(payload),
-                    ),
-                );
-            }
-            Err(e) => log::warn!("cannot announce reader {guid}: {e}"),
-        }
-    }
-
-    /// Drains what the SEDP readers received: new, changed and removed remote endpoints.
-    pub(super) fn process_discovery(&mut self, now: Now) {
-        while let Some(change) = self.builtin.publications_reader.poll_sample() {
-            let prefix = change.writer_guid.prefix;
-            let vendor = match self.remote_participants.get(&prefix) {
-                Some(p) => p.data.vendor_id,
-                None => continue, // RTPS 2.5 §8.5.5: endpoints of unknown participants.
-            };
-            if change.kind == ChangeKind::Alive {
-                match PublicationData::from_payload(&change.data, vendor) {
-                    Ok(data) if data.guid.prefix == prefix => self.add_remote_writer(now, data),
-                    _ => {
-                        self.stats.bad_discovery_data =
-                            self.stats.bad_discovery_data.saturating_add(1)
-                    }
-                }
-            } else if let Some(key) = change.key_hash {
-                self.remove_remote_writer(guid_from_key(key));
-            }
-        }
-        while let Some(change) = self.builtin.subscriptions_reader.poll_sample() {
-            let prefix = change.writer_guid.prefix;
-            let vendor = match self.remote_participants.get(&prefix) {
-                Some(p) => p.data.vendor_id,
-                None => continue,
-            };
-            if change.kind == ChangeKind::Alive {
-                match SubscriptionData::from_payload(&change.data, vendor) {
-                    Ok(data) if data.guid.prefix == prefix => self.add_remote_reader(now, data),
-                    _ => {
-                        self.stats.bad_discovery_data =
-                            self.stats.bad_discovery_data.saturating_add(1)
-                    }
-                }
-            } else if let Some(key) = change.key_hash {
-                self.remove_remote_reader(guid_from_key(key));
-            }
-        }
-    }
-
-    fn remote_endpoint_count(&self) -> usize {
-        self.remote_writers
-            .len()
-            .saturating_add(self.remote_readers.len())
-    }
-
-    fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
-        let guid = data.guid;
-        if !self.remote_writers.contains_key(&guid)
-            && self.remote_endpoint_count() >= self.config.max_remote_endpoints
-        {
-            self.stats.over_limit = self.stats.over_limit.saturating_add(1);
-            return;
-        }
-        self.remote_writers.insert(guid, data);
-        let locals: Vec<EntityId> = self.readers.keys().copied().collect();
-        for id in locals {
-            self.evaluate_match(now, guid, Guid::new(self.config.guid_prefix, id));
-        }
-        self.pgcache_writer_announced(guid);
-    }
-
-    fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
-        let guid = data.guid;
-        if !self.remote_readers.contains_key(&guid)
-            && self.remote_endpoint_count() >= self.config.max_remote_endpoints
-        {
-            self.stats.over_limit = self.stats.over_limit.saturating_add(1);
-            return;
-        }
-        self.remote_readers.insert(guid, data);
-        let locals: Vec<EntityId> = self.writers.keys().copied().collect();
-        for id in locals {
-            self.evaluate_match(now, Guid::new(self.config.guid_prefix, id), guid);
-        }
-    }
-
-    pub(super) fn remove_remote_writer(&mut self, guid: Guid) {
-        if self.remote_writers.remove(&guid).is_none() {
-            return;
-        }
-        self.liveliness_forget_remote(guid);
-        self.group_writer_gone(guid.prefix);
-        self.pgcache_writer_gone(guid);
-        let mut unmatched = Vec::new();
-        for r in self.readers.values_mut() {
-            if r.reader.matched_writer_remove(guid) {
-                unmatched.push(r.reader.guid());
-            }
-        }
-        for reader in unmatched {
-            self.push_event(Event::SubscriptionMatched {
-                reader,
-                writer: guid,
-                matched: false,
-            });
-        }
-    }
-
-    pub(super) fn remove_remote_reader(&mut self, guid: Guid) {
-        if self.remote_readers.remove(&guid).is_none() {
-            return;
-        }
-        let mut unmatched = Vec::new();
-        for w in self.writers.values_mut() {
-            w.filter_rejected.remove(&guid);
-            if w.matched.remove(&guid) {
-                w.writer.matched_reader_remove(guid);
-                unmatched.push(w.writer.guid());
-            }
-        }
-        for writer in unmatched {
-            self.push_event(Event::PublicationMatched {
-                writer,
-                reader: guid,
-                matched: false,
-            });
-        }
-    }
-}
-
-/// The endpoint GUID behind an SEDP instance key (the key hash is the GUID, §9.6.4.8).
-fn guid_from_key(key: [u8; 16]) -> Guid {
-    let mut prefix = [0u8; 12];
-    let mut entity = [0u8; 4];
-    let (p, e) = key.split_at(12);
-    prefix.copy_from_slice(p);
-    entity.copy_from_slice(e);
-    Guid::new(GuidPrefix(prefix), EntityId(entity))
 }

@@ -1,7 +1,7 @@
-//! Participants in a deterministic in-memory network: discovery, matching, reliable delivery
-//! under loss, incompatible QoS, lease expiry, with the helpers the themed submodules share:
-//! liveliness, deadline and ownership (`tests/writer_presence.rs`) and content filtering
-//! (`tests/content_filter.rs`). No sockets, no sleeps: a manual clock.
+//! The participant's tests, one module per topic under `tests/`. Here: participants in a
+//! deterministic in-memory network (discovery, matching, reliable delivery under loss,
+//! incompatible QoS, lease expiry, the remote writer index) with the helpers the topic
+//! modules share. No sockets, no sleeps: a manual clock.
 #![allow(clippy::arithmetic_side_effects)]
 
 use bytes::Bytes;
@@ -72,6 +72,54 @@ fn participants_discover_each_other_and_match_endpoints() {
         matched: true
     }));
     assert_eq!(net.nodes[0].p.matched_readers(w), 1);
+}
+
+/// The remote writer → matched local readers index (`Endpoints`) follows every match,
+/// unmatch and reader deletion, and a sample reaches exactly the readers it lists.
+#[test]
+fn the_remote_writer_index_follows_matches_unmatches_and_reader_deletion() {
+    let mut net = lan(&[0, 0]);
+    net.run_for(100);
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r1 = net.nodes[1].p.create_reader(now, reader_spec(true));
+    let r2 = net.nodes[1].p.create_reader(now, reader_spec(true));
+    let mut other = reader_spec(true);
+    other.topic_name = "Circle".into();
+    let r3 = net.nodes[1].p.create_reader(now, other);
+    net.run_for(300);
+    let consistent = |net: &SimNet| {
+        let p = &net.nodes[1].p;
+        p.endpoints
+            .index_is_consistent(&p.discovery.remote_writer_guids())
+    };
+    assert!(consistent(&net));
+    assert_eq!(net.nodes[1].p.endpoints.readers_of(w), vec![r1, r2]);
+    assert_eq!(net.nodes[1].p.matched_writers(r3), 0);
+
+    let now = net.now();
+    let sample = Bytes::from_static(&[0, 1, 0, 0, 7, 0, 0, 0]);
+    let request = WriteRequest::new(ChangeKind::Alive, Some([1; 16]), sample);
+    net.nodes[0].p.write(now, w, request).unwrap();
+    net.run_for(100);
+    let now = net.now();
+    assert!(net.nodes[1].p.take(now, r1).is_some());
+    assert!(net.nodes[1].p.take(now, r2).is_some());
+    assert!(net.nodes[1].p.take(now, r3).is_none());
+
+    net.nodes[1].p.delete_reader(now, r1);
+    assert!(consistent(&net));
+    assert_eq!(net.nodes[1].p.endpoints.readers_of(w), vec![r2]);
+
+    net.nodes[0].p.delete_writer(now, w);
+    net.run_for(300);
+    assert!(consistent(&net));
+    assert!(net.nodes[1].p.endpoints.readers_of(w).is_empty());
+    assert!(net.events(1).contains(&Event::SubscriptionMatched {
+        reader: r2,
+        writer: w,
+        matched: false
+    }));
 }
 
 #[test]
@@ -310,5 +358,34 @@ fn a_leaving_participant_is_dropped_and_unmatched_at_once() {
     }));
 }
 
+#[test]
+fn the_event_queue_keeps_the_newest_events_when_full() {
+    let lost = |i: usize| {
+        let mut prefix = [0u8; 12];
+        prefix[..8].copy_from_slice(&(i as u64).to_be_bytes());
+        Event::ParticipantLost(GuidPrefix(prefix))
+    };
+    let mut q = EventQueue::default();
+    for i in 0..MAX_QUEUED_EVENTS + 2 {
+        q.push(lost(i));
+    }
+    assert_eq!(q.pop(), Some(lost(2)));
+    let mut rest = 1;
+    while q.pop().is_some() {
+        rest += 1;
+    }
+    assert_eq!(rest, MAX_QUEUED_EVENTS);
+}
+
+mod coherent;
 mod content_filter;
+mod discovery;
+mod durability;
+mod filter_event;
+mod group;
+mod liveliness;
+mod peer_group;
+mod peer_group_faults;
+mod source;
+mod stuck_reader;
 mod writer_presence;

@@ -4,7 +4,7 @@
 //! multicast dropped, unicast still flowing) and restarted (a new GUID prefix on the same
 //! locators, all state lost), as a crashed process would be. Each node has its own domain id.
 //! The one harness of the core's network tests: participants (`sim/tests.rs`,
-//! `participant/tests.rs` and its `tests/`, `participant/liveliness/tests.rs`) or any other
+//! `participant/tests.rs` and its `tests/`) or any other
 //! sans-IO endpoint that implements [`SimNode`] (the bare writer and its independent reader in
 //! `writer/tests/sim.rs`, the writer and `core::reader` listeners on a multicast group in
 //! `writer/tests/multicast_sim.rs`).

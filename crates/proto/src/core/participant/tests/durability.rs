@@ -6,8 +6,8 @@
 
 use bytes::Bytes;
 
-use super::*;
 use crate::core::durability::{DurableSample, StoreAction};
+use crate::core::participant::*;
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{

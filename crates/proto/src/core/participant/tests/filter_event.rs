@@ -3,8 +3,8 @@
 //! and still gets every sample (RTPS 2.5 §8.7.3: it filters itself).
 #![allow(clippy::arithmetic_side_effects)]
 
-use super::*;
 use crate::core::discovery::ContentFilter;
+use crate::core::participant::*;
 use crate::core::sim::SimNet;
 use crate::core::writer::NotFiltering;
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};

@@ -6,8 +6,8 @@
 
 use bytes::Bytes;
 
-use super::*;
 use crate::cdr::Endianness;
+use crate::core::participant::*;
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, History, Reliability};
@@ -186,7 +186,7 @@ fn an_spdp_dispose_from_a_foreign_host_does_not_remove_the_participant() {
 /// SPDP DATA(p) of node `i` announcing its usual locators with sequence number `sn`.
 fn announcement(net: &SimNet, i: usize, sn: i64, meta: Locator) -> Vec<u8> {
     let p = &net.nodes[i].p;
-    let mut data = spdp::local_participant_data(p.config());
+    let mut data = discovery::local_participant_data(p.config());
     data.metatraffic_unicast_locators = vec![meta];
     data.default_unicast_locators = vec![meta];
     let payload = data.to_payload(Endianness::Little).unwrap();

@@ -12,6 +12,10 @@
 //! (PID 0x8103, at most once per [`NOTICE_INTERVAL`]), and every SPDP update of an
 //! intermediary refreshes the peer state of the local writers matched with it.
 //!
+//! Owns ([`PeerGroup`], a part of the participant): the intermediary's caches and when its
+//! eviction notices last moved an announcement. The configuration, our SPDP data (capability
+//! and notices) and the local writers are handed in.
+//!
 //! Must not: read a vendor PID or submessage from anything but a siftdds sender, deliver a
 //! sample it could not restore exactly (an unknown key delivers nothing; the reliable reader
 //! NACKs the hole and the writer repairs it in full), share a cache across groups, hold more
@@ -19,9 +23,11 @@
 
 use std::collections::BTreeMap;
 
-use super::Participant;
+use super::ParticipantConfig;
+use super::discovery::Discovery;
+use super::endpoints::Endpoints;
 use super::receiver::ReceiverState;
-use crate::cdr::{Reader, Writer};
+use crate::cdr::{Endianness, Reader, Writer};
 use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
 use crate::core::pgcache::intermediary::{
     CacheStats, DefineOutcome, GroupCache, GroupConfig, Restore,
@@ -31,10 +37,10 @@ use crate::core::writer::{GroupMembership, PgWriterCounters};
 use crate::time::{Instant, Now};
 use crate::wire::plist::pid::PID_KEY_HASH;
 use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
-use crate::wire::submessage::{Data, DataPayload, Submessage};
+use crate::wire::submessage::{Data, DataPayload};
 use crate::wire::{
-    AbbreviatedData, Capability, EvictionNotice, Guid, GuidPrefix, KeyDefinition, Locator,
-    MAX_EVICTION_NOTICES, VendorId,
+    AbbreviatedData, Capability, EntityId, EvictionNotice, Guid, GuidPrefix, KeyDefinition,
+    MAX_EVICTION_NOTICES, SequenceNumber, VendorId,
 };
 
 /// Most (group, type) caches one intermediary holds.
@@ -45,7 +51,7 @@ pub const NOTICE_INTERVAL: core::time::Duration = core::time::Duration::from_mil
 
 /// The intermediary's caches.
 #[derive(Debug, Default)]
-pub(super) struct PgState {
+pub(super) struct PeerGroup {
     caches: BTreeMap<(u32, u64), GroupCache>,
     /// Definitions whose PID did not decode, and caches refused for the bound.
     malformed: u64,
@@ -98,64 +104,105 @@ pub(super) fn first_generation(prefix: GuidPrefix) -> u32 {
         ^ u32::from_be_bytes([i, j, k, l])
 }
 
-impl Participant {
-    /// Replaces the configured peer groups (a writer leaves its group when its rule goes).
-    /// Our SPDP is re-announced at the next timeout when our capability changed.
+/// An abbreviated sample restored: the DATA it stands for.
+pub(super) struct Restored {
+    endian: Endianness,
+    reader_id: EntityId,
+    writer_id: EntityId,
+    writer_sn: SequenceNumber,
+    key_hash: Option<[u8; 16]>,
+    payload: Vec<u8>,
+}
+
+impl Restored {
+    /// Calls `f` with the DATA (a keyed sample's PID_KEY_HASH inline, flag H, as the DATA
+    /// would have carried it). `None` when the inline QoS does not encode.
+    pub(super) fn with_data<R>(&self, f: impl FnOnce(Data<'_>) -> R) -> Option<R> {
+        let mut qos = Vec::new();
+        if let Some(k) = self.key_hash {
+            let p = Parameter::Known {
+                pid: PID_KEY_HASH,
+                value: Value::KeyHash(k),
+            };
+            emit_parameter_list([&p], &mut Writer::new(&mut qos, self.endian)).ok()?;
+        }
+        let inline_qos = match qos.is_empty() {
+            true => None,
+            false => {
+                Some(ParameterListView::new_checked(&mut Reader::new(&qos, self.endian)).ok()?)
+            }
+        };
+        Some(f(Data {
+            endian: self.endian,
+            extra_flags: 0,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: self.writer_sn,
+            inline_qos,
+            payload: DataPayload::Data(&self.payload),
+        }))
+    }
+}
+
+impl PeerGroup {
+    /// Replaces the configured peer groups in `config` (a writer leaves its group when its
+    /// rule goes; the caller re-syncs every local writer, [`Self::sync_writer`]). Our SPDP
+    /// is re-announced at the next timeout when our capability changed.
     ///
     /// Errors: a group's configuration is invalid ([`PeerGroupConfig::validate`]) or two
     /// groups share a wire id.
-    pub fn set_peer_groups(&mut self, groups: Vec<PeerGroupConfig>) -> Result<(), PeerGroupError> {
+    pub(super) fn set_groups(
+        &mut self,
+        groups: Vec<PeerGroupConfig>,
+        config: &mut ParticipantConfig,
+        discovery: &mut Discovery,
+    ) -> Result<(), PeerGroupError> {
         validate_all(&groups)?;
         // What our caches' contents depend on (membership does not: it is checked per
         // message, and entries are keyed by content).
+        let (name, prefix) = (config.entity_name.clone(), config.guid_prefix);
         let cached = |gs: &[PeerGroupConfig]| -> Vec<PeerGroupConfig> {
-            let (name, prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
             gs.iter()
-                .filter(|g| g.is_intermediary(name, prefix.0))
+                .filter(|g| g.is_intermediary(name.as_deref(), prefix.0))
                 .map(|g| PeerGroupConfig {
                     members: Vec::new(),
                     ..g.clone()
                 })
                 .collect()
         };
-        let changed = cached(&self.config.peer_groups) != cached(&groups);
-        self.config.peer_groups = groups;
-        let mut generation = self.local_data.pgcache.map_or_else(
-            || first_generation(self.config.guid_prefix),
-            |c| c.generation,
-        );
+        let changed = cached(&config.peer_groups) != cached(&groups);
+        config.peer_groups = groups;
+        let mut generation = discovery
+            .local_data()
+            .pgcache
+            .map_or_else(|| first_generation(prefix), |c| c.generation);
         // Another configuration drops our caches: a new generation, which every writer
         // learns from our SPDP (rule "first sample in full").
-        if changed && !self.pgcache.caches.is_empty() {
-            self.pgcache.caches.clear();
-            self.local_data.pgcache_evicted.clear();
+        if changed && !self.caches.is_empty() {
+            self.caches.clear();
+            discovery.local_data_mut().pgcache_evicted.clear();
             generation = generation.wrapping_add(1);
         }
         let cap = capability_of(
-            &self.config.peer_groups,
-            self.config.entity_name.as_deref(),
-            self.config.guid_prefix,
+            &config.peer_groups,
+            config.entity_name.as_deref(),
+            prefix,
             generation,
         );
-        if cap != self.local_data.pgcache {
-            self.local_data.pgcache = cap;
-            self.next_announce = crate::time::Instant::ZERO;
-        }
-        let writers: Vec<_> = self.writers.keys().copied().collect();
-        for id in writers {
-            let w = Guid::new(self.config.guid_prefix, id);
-            self.pgcache_sync_writer(w);
+        if cap != discovery.local_data().pgcache {
+            discovery.local_data_mut().pgcache = cap;
+            discovery.announce_by(Instant::ZERO);
         }
         Ok(())
     }
 
     /// The peer-group counters.
-    pub fn peer_group_stats(&self) -> PeerGroupStats {
+    pub(super) fn stats(&self, endpoints: &Endpoints) -> PeerGroupStats {
         let mut s = PeerGroupStats {
-            malformed: self.pgcache.malformed,
+            malformed: self.malformed,
             ..Default::default()
         };
-        for c in self.pgcache.caches.values() {
+        for c in self.caches.values() {
             let t = c.stats();
             let a = &mut s.cache;
             a.defines = a.defines.saturating_add(t.defines);
@@ -172,7 +219,7 @@ impl Participant {
             a.unbound_aliases = a.unbound_aliases.saturating_add(t.unbound_aliases);
             s.entries = s.entries.saturating_add(c.len());
         }
-        for w in self.writers.values() {
+        for (_, w) in endpoints.writers() {
             let t = w.writer.pgcache_counters();
             let a = &mut s.writers;
             a.full = a.full.saturating_add(t.full);
@@ -187,20 +234,16 @@ impl Participant {
         s
     }
 
-    /// The group local writer `writer` is a member of, if any.
-    fn member_group(&self, writer: Guid) -> Option<&PeerGroupConfig> {
-        let w = self.writers.get(&writer.entity_id)?;
-        let (name, prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
-        self.config
-            .peer_groups
-            .iter()
-            .find(|g| g.is_member(&w.spec.topic_name, name, prefix.0))
-    }
-
     /// Re-evaluates local writer `writer`'s membership and every matched reader's peer state.
-    pub(super) fn pgcache_sync_writer(&mut self, writer: Guid) {
-        let membership = self.member_group(writer).and_then(|g| {
-            let w = self.writers.get(&writer.entity_id)?;
+    pub(super) fn sync_writer(
+        &self,
+        writer: Guid,
+        config: &ParticipantConfig,
+        endpoints: &mut Endpoints,
+        discovery: &Discovery,
+    ) {
+        let membership = member_group(writer, config, endpoints).and_then(|g| {
+            let w = endpoints.writer(writer)?;
             let desc = w.spec.descriptor.clone()?;
             if let Err(e) = check_common(&desc, &g.common, &g.sensitive) {
                 log::warn!("writer {writer}: not caching in peer group {}: {e}", g.name);
@@ -213,24 +256,30 @@ impl Participant {
                 descriptor: desc,
             })
         });
-        let Some(w) = self.writers.get_mut(&writer.entity_id) else {
+        let Some(w) = endpoints.writer_mut(writer) else {
             return;
         };
         w.writer.set_peer_group(membership);
         let readers: Vec<Guid> = w.matched.iter().copied().collect();
         for r in readers {
-            self.pgcache_matched(writer, r);
+            self.matched(writer, r, config, endpoints, discovery);
         }
     }
 
-    /// Hook: local writer `writer` matched (or re-matched) remote reader `reader`. The
-    /// reader is a peer when the writer is a member and the reader's participant is a
-    /// siftdds intermediary of the group that announced the capability.
-    pub(super) fn pgcache_matched(&mut self, writer: Guid, reader: Guid) {
-        let coop = self.config.peer_group_cooperation;
-        let peer = self.member_group(writer).and_then(|g| {
-            let p = self.remote_participants.get(&reader.prefix)?;
-            let d = &p.data;
+    /// Local writer `writer` matched (or re-matched) remote reader `reader`. The reader is a
+    /// peer when the writer is a member and the reader's participant is a siftdds
+    /// intermediary of the group that announced the capability.
+    pub(super) fn matched(
+        &self,
+        writer: Guid,
+        reader: Guid,
+        config: &ParticipantConfig,
+        endpoints: &mut Endpoints,
+        discovery: &Discovery,
+    ) {
+        let coop = config.peer_group_cooperation;
+        let peer = member_group(writer, config, endpoints).and_then(|g| {
+            let d = discovery.remote_participant(reader.prefix)?;
             let ok = d.vendor_id == VendorId::SIFTDDS
                 && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
             // Without cooperation the notices are ignored (evicted keys cost a NACK).
@@ -241,7 +290,7 @@ impl Participant {
             };
             ok.then(|| d.pgcache.map(|c| (c, notices))).flatten()
         });
-        if let Some(w) = self.writers.get_mut(&writer.entity_id) {
+        if let Some(w) = endpoints.writer_mut(writer) {
             match peer {
                 Some((cap, evicted)) => w.writer.set_pgcache_peer(reader, Some(cap), &evicted),
                 None => w.writer.set_pgcache_peer(reader, None, &[]),
@@ -249,14 +298,20 @@ impl Participant {
         }
     }
 
-    /// Hook: the SPDP data of participant `prefix` changed (capability, generation, eviction
+    /// The SPDP data of participant `prefix` changed (capability, generation, eviction
     /// notices). Every local writer matched with one of its readers refreshes that peer.
-    pub(super) fn pgcache_participant_updated(&mut self, prefix: GuidPrefix) {
-        let pairs: Vec<(Guid, Guid)> = self
-            .writers
-            .iter()
+    pub(super) fn participant_updated(
+        &self,
+        prefix: GuidPrefix,
+        config: &ParticipantConfig,
+        endpoints: &mut Endpoints,
+        discovery: &Discovery,
+    ) {
+        let ours = config.guid_prefix;
+        let pairs: Vec<(Guid, Guid)> = endpoints
+            .writers()
             .flat_map(|(id, w)| {
-                let me = Guid::new(self.config.guid_prefix, *id);
+                let me = Guid::new(ours, *id);
                 w.matched
                     .iter()
                     .filter(|r| r.prefix == prefix)
@@ -264,71 +319,82 @@ impl Participant {
             })
             .collect();
         for (w, r) in pairs {
-            self.pgcache_matched(w, r);
+            self.matched(w, r, config, endpoints, discovery);
         }
     }
 
-    /// Hook: remote writer `writer`'s SEDP data arrived (its projection announcement).
-    pub(super) fn pgcache_writer_announced(&mut self, writer: Guid) {
-        if self.local_data.pgcache.is_some() {
-            let _ = self.cache_for(writer);
+    /// Remote writer `writer`'s SEDP data arrived (its projection announcement).
+    pub(super) fn writer_announced(
+        &mut self,
+        writer: Guid,
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+    ) {
+        if discovery.local_data().pgcache.is_some() {
+            let _ = self.cache_for(writer, config, discovery);
         }
     }
 
-    /// Hook: remote writer `writer` is gone (SEDP dispose, or its participant's lease expired,
+    /// Remote writer `writer` is gone (SEDP dispose, or its participant's lease expired,
     /// RTPS 2.5 §8.5.3.3): no longer a member of any cache, its announcement no longer keeps
     /// entries, and the entries only it defined are dropped (`GroupCache::forget_writer`);
-    /// their eviction notices go out from the next timeout (`pgcache_reannounce`).
-    pub(super) fn pgcache_writer_gone(&mut self, writer: Guid) {
-        for c in self.pgcache.caches.values_mut() {
+    /// their eviction notices go out from the next timeout ([`Self::reannounce`]).
+    pub(super) fn writer_gone(&mut self, writer: Guid) {
+        for c in self.caches.values_mut() {
             c.forget_writer(&writer);
         }
     }
 
-    /// Re-announces (SEDP) the local writers whose projections changed, at most once per
-    /// `writer::pgcache::ANNOUNCE_INTERVAL` each.
-    pub(super) fn pgcache_reannounce(&mut self, now: Now) {
-        // Entries dropped outside a definition (a member gone): announce them too.
+    /// Records the entries dropped outside a definition (a member gone) as eviction notices,
+    /// and returns the local writers whose projections changed, to re-announce (SEDP), at
+    /// most once per `writer::pgcache::ANNOUNCE_INTERVAL` each.
+    pub(super) fn reannounce(
+        &mut self,
+        now: Now,
+        ours: GuidPrefix,
+        endpoints: &mut Endpoints,
+        discovery: &mut Discovery,
+    ) -> Vec<Guid> {
         let dropped: Vec<(u32, Vec<u64>)> = self
-            .pgcache
             .caches
             .iter_mut()
             .filter(|(_, c)| c.has_evicted())
             .map(|((group, _), c)| (*group, c.take_evicted()))
             .collect();
         for (group, evicted) in dropped {
-            self.pgcache_notices(now, group, evicted, None);
+            self.notices(now, (group, evicted, None), discovery);
         }
-        let due: Vec<Guid> = self
-            .writers
-            .iter_mut()
+        endpoints
+            .writers_mut()
             .filter_map(|(id, w)| {
                 w.writer
                     .pgcache_take_announcement(now.mono)
-                    .then(|| Guid::new(self.config.guid_prefix, *id))
+                    .then(|| Guid::new(ours, *id))
             })
-            .collect();
-        for w in due {
-            self.announce_writer(now, w);
-        }
+            .collect()
     }
 
     /// The earliest re-announcement of a local writer's projections.
-    pub(super) fn pgcache_poll_timeout(&self) -> Option<Instant> {
-        if self.pgcache.caches.values().any(GroupCache::has_evicted) {
+    pub(super) fn poll_timeout(&self, endpoints: &Endpoints) -> Option<Instant> {
+        if self.caches.values().any(GroupCache::has_evicted) {
             return Some(Instant::ZERO);
         }
-        self.writers
-            .values()
-            .filter_map(|w| w.writer.pgcache_announce_due())
+        endpoints
+            .writers()
+            .filter_map(|(_, w)| w.writer.pgcache_announce_due())
             .min()
     }
 
     /// Records what a definition evicted (and that `stored` is held again) in our SPDP's
     /// eviction notices; new notices move the next SPDP announcement earlier (rate-limited).
-    fn pgcache_notices(&mut self, now: Now, group: u32, evicted: Vec<u64>, stored: Option<u64>) {
-        let before = self.local_data.pgcache_evicted.clone();
-        let list = &mut self.local_data.pgcache_evicted;
+    fn notices(
+        &mut self,
+        now: Now,
+        (group, evicted, stored): (u32, Vec<u64>, Option<u64>),
+        discovery: &mut Discovery,
+    ) {
+        let list = &mut discovery.local_data_mut().pgcache_evicted;
+        let before = list.clone();
         if let Some(d) = stored {
             list.retain(|n| !(n.group == group && n.digest == d));
         }
@@ -339,29 +405,32 @@ impl Participant {
         }
         list.truncate(MAX_EVICTION_NOTICES);
         if *list != before {
-            let at = self.pgcache.notice_at.map_or(now.mono, |t| {
+            let at = self.notice_at.map_or(now.mono, |t| {
                 t.saturating_add(NOTICE_INTERVAL).max(now.mono)
             });
-            self.next_announce = self.next_announce.min(at);
-            self.pgcache.notice_at = Some(at);
+            discovery.announce_by(at);
+            self.notice_at = Some(at);
         }
     }
 
     /// The cache for remote writer `writer`'s group and type, created on first use, with the
     /// writer's membership brought up to date. `None`: we are not the intermediary of a group
     /// on its topic.
-    fn cache_for(&mut self, writer: Guid) -> Option<&mut GroupCache> {
-        let rw = self.remote_writers.get(&writer)?;
-        let (me, my_prefix) = (self.config.entity_name.as_deref(), self.config.guid_prefix);
-        let g = self
-            .config
+    fn cache_for(
+        &mut self,
+        writer: Guid,
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+    ) -> Option<&mut GroupCache> {
+        let rw = discovery.remote_writer(writer)?;
+        let (me, my_prefix) = (config.entity_name.as_deref(), config.guid_prefix);
+        let g = config
             .peer_groups
             .iter()
             .find(|g| g.topic == rw.topic_name && g.is_intermediary(me, my_prefix.0))?;
-        let name = self
-            .remote_participants
-            .get(&writer.prefix)
-            .and_then(|p| p.data.entity_name.as_deref());
+        let name = discovery
+            .remote_participant(writer.prefix)
+            .and_then(|p| p.entity_name.as_deref());
         let member = g.is_member(&rw.topic_name, name, writer.prefix.0);
         let announced = rw
             .pgcache
@@ -370,28 +439,27 @@ impl Participant {
             .map(|a| a.digests.clone())
             .unwrap_or_default();
         let key = (g.id(), type_hash(&rw.type_name));
-        let config = GroupConfig {
+        let cache_config = GroupConfig {
             group: key.0,
             type_hash: key.1,
             capacity: g.capacity,
         };
-        let generation = self
-            .local_data
+        let generation = discovery
+            .local_data()
             .pgcache
             .map_or_else(|| first_generation(my_prefix), |c| c.generation);
-        if !self.pgcache.caches.contains_key(&key) && self.pgcache.caches.len() >= MAX_CACHES {
-            self.pgcache.malformed = self.pgcache.malformed.saturating_add(1);
+        if !self.caches.contains_key(&key) && self.caches.len() >= MAX_CACHES {
+            self.malformed = self.malformed.saturating_add(1);
             return None;
         }
         let cache = self
-            .pgcache
             .caches
             .entry(key)
-            .or_insert_with(|| GroupCache::new(config, generation));
+            .or_insert_with(|| GroupCache::new(cache_config, generation));
         if member {
             cache.add_member(writer);
             // Without cooperation announcements keep nothing (plain LRU).
-            if self.config.peer_group_cooperation {
+            if config.peer_group_cooperation {
                 cache.announce(&writer, &announced);
             }
         } else {
@@ -400,10 +468,16 @@ impl Participant {
         Some(cache)
     }
 
-    /// Hook: a DATA from `src` (a definition when it carries PID_SIFTDDS_PGCACHE_KEY from a
+    /// A DATA from `src` (a definition when it carries PID_SIFTDDS_PGCACHE_KEY from a
     /// siftdds sender). The DATA itself is delivered as usual whatever this decides.
-    pub(super) fn pgcache_definition(&mut self, now: Now, state: &ReceiverState, d: &Data<'_>) {
-        if self.local_data.pgcache.is_none() {
+    pub(super) fn definition(
+        &mut self,
+        now: Now,
+        (state, d): (&ReceiverState, &Data<'_>),
+        config: &ParticipantConfig,
+        discovery: &mut Discovery,
+    ) {
+        if discovery.local_data().pgcache.is_none() {
             return;
         }
         let (Some(qos), DataPayload::Data(payload)) = (&d.inline_qos, d.payload) else {
@@ -416,78 +490,62 @@ impl Participant {
         let def = match def {
             Ok(def) => def,
             Err(_) => {
-                self.pgcache.malformed = self.pgcache.malformed.saturating_add(1);
+                self.malformed = self.malformed.saturating_add(1);
                 return;
             }
         };
-        let Some(cache) = self.cache_for(writer) else {
+        let Some(cache) = self.cache_for(writer, config, discovery) else {
             return;
         };
         let outcome = cache.handle_definition_at(&writer, d.writer_sn, &def, payload);
         log::trace!("definition from {writer}: {outcome:?}");
         let evicted = cache.take_evicted();
         let stored = (outcome == DefineOutcome::Stored).then_some(def.key.digest);
-        self.pgcache_notices(now, def.key.group, evicted, stored);
+        self.notices(now, (def.key.group, evicted, stored), discovery);
     }
 
-    /// Hook: a vendor submessage addressed to us. Only siftdds's abbreviated sample is
-    /// read: restored, it is routed as the DATA it stands for; an unknown key delivers
+    /// A vendor submessage addressed to us. Only siftdds's abbreviated sample is read:
+    /// restored, it is the DATA it stands for (the caller routes it); an unknown key restores
     /// nothing (the reader's NACK brings the sample in full).
-    pub(super) fn pgcache_vendor(
+    pub(super) fn restore(
         &mut self,
-        now: Now,
-        source: Locator,
         state: &ReceiverState,
         (id, flags, body): (u8, u8, &[u8]),
-    ) {
-        if self.local_data.pgcache.is_none() {
-            return;
-        }
+        config: &ParticipantConfig,
+        discovery: &Discovery,
+    ) -> Option<Restored> {
+        discovery.local_data().pgcache?;
         let Some(Ok(a)) =
             AbbreviatedData::from_not_understood(state.source_vendor_id, id, flags, body)
         else {
-            return;
+            return None;
         };
         let writer = Guid::new(state.source_guid_prefix, a.writer_id);
-        let Some(cache) = self.cache_for(writer) else {
-            return;
-        };
+        let cache = self.cache_for(writer, config, discovery)?;
         let Restore::Full(full) = cache.restore_ref(&writer, a.writer_sn, &a.key, a.rest) else {
-            return;
+            return None;
         };
-        // A keyed sample's PID_KEY_HASH (flag H), as the DATA would have carried it.
-        let mut qos = Vec::new();
-        if let Some(k) = a.key_hash {
-            let p = Parameter::Known {
-                pid: PID_KEY_HASH,
-                value: Value::KeyHash(k),
-            };
-            if emit_parameter_list([&p], &mut Writer::new(&mut qos, a.endian)).is_err() {
-                return;
-            }
-        }
-        let inline_qos = match qos.is_empty() {
-            true => None,
-            false => match ParameterListView::new_checked(&mut Reader::new(&qos, a.endian)) {
-                Ok(v) => Some(v),
-                Err(_) => return,
-            },
-        };
-        let d = Data {
+        Some(Restored {
             endian: a.endian,
-            extra_flags: 0,
             reader_id: a.reader_id,
             writer_id: a.writer_id,
             writer_sn: a.writer_sn,
-            inline_qos,
-            payload: DataPayload::Data(&full),
-        };
-        let sm = Submessage::Data(d);
-        // As for any DATA: from the host its participant is bound to (`source_bind.rs`).
-        if !self.source_admits(&source, state.source_guid_prefix, &sm) {
-            self.stats.foreign_source = self.stats.foreign_source.saturating_add(1);
-            return;
-        }
-        self.route(now, source, state, sm);
+            key_hash: a.key_hash,
+            payload: full,
+        })
     }
+}
+
+/// The group local writer `writer` is a member of, if any.
+fn member_group<'c>(
+    writer: Guid,
+    config: &'c ParticipantConfig,
+    endpoints: &Endpoints,
+) -> Option<&'c PeerGroupConfig> {
+    let w = endpoints.writer(writer)?;
+    let (name, prefix) = (config.entity_name.as_deref(), config.guid_prefix);
+    config
+        .peer_groups
+        .iter()
+        .find(|g| g.is_member(&w.spec.topic_name, name, prefix.0))
 }

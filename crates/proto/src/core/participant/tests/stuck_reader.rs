@@ -6,7 +6,7 @@
 
 use bytes::Bytes;
 
-use super::*;
+use crate::core::participant::*;
 use crate::core::sim::SimNet;
 use crate::core::writer::WriteError;
 use crate::core::{ChangeKind, WriteRequest};

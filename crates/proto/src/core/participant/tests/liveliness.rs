@@ -8,10 +8,15 @@
 
 use bytes::Bytes;
 
-use super::*;
-use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::cdr::Endianness;
+use crate::core::WriteRequest;
+use crate::core::participant::liveliness::*;
+use crate::core::participant::{Participant, ReaderSpec, WriterSpec};
 use crate::core::sim::SimNet;
+use crate::core::{ChangeKind, Event};
+use crate::qos::LivelinessKind;
 use crate::qos::{DataReaderQos, DataWriterQos, Liveliness, Reliability};
+use crate::wire::GuidPrefix;
 
 /// Cyclone DDS 0.10's WLP DATA payload, `tests/data/captures/cyclone-to-fastdds.pcapng`
 /// frame 22 (writer 000200c2, 28 octets, CDR_LE).
@@ -123,7 +128,7 @@ fn reader_spec(l: Liveliness) -> ReaderSpec {
 
 /// WLP updates our participant wrote so far (the WLP writer's last sequence number).
 fn updates(p: &Participant) -> i64 {
-    p.builtin.wlp_writer.last_sn().0
+    p.discovery.wlp_writer().last_sn().0
 }
 
 fn changed(events: &[Event], alive: bool) -> usize {

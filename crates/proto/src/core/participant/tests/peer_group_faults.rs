@@ -21,9 +21,9 @@ use std::collections::BTreeSet;
 
 use bytes::Bytes;
 
-use super::ParticipantConfig;
-use super::pgcache_tests::{Got, TOPIC, fast, reader_spec, take, writer_spec};
+use super::peer_group::{Got, TOPIC, fast, reader_spec, take, writer_spec};
 use crate::cdr::Endianness;
+use crate::core::participant::ParticipantConfig;
 use crate::core::pgcache::config::{ParticipantMatch, PeerGroupConfig};
 use crate::core::pgcache::intermediary::CacheStats;
 use crate::core::pgcache::tests::{common_names, sample};

@@ -36,7 +36,7 @@ fn writer(p: Presentation) -> WriterSpec {
 }
 
 /// A reliable KEEP_ALL ShapeType reader of `topic` under presentation `p` (also used by
-/// `group_tests.rs`).
+/// `tests/group.rs`).
 pub(in crate::core::participant) fn reader_of(topic: &str, p: Presentation) -> ReaderSpec {
     let qos = DataReaderQos {
         history: History::KeepAll,
@@ -283,8 +283,8 @@ fn the_ends_of_a_publishers_sets_leave_in_one_datagram() {
 /// and what would pass the size cap stay separate.
 #[test]
 fn merge_joins_messages_to_the_same_destinations_within_the_cap() {
-    use super::{MAX_MERGED, merge};
     use crate::core::Transmit;
+    use crate::core::participant::coherent::{MAX_MERGED, merge};
     use crate::wire::{GuidPrefix, Header, Locator};
     let header = {
         let mut b = Vec::new();

@@ -5,15 +5,19 @@
 
 use bytes::Bytes;
 
-use super::*;
+use super::coherent::reader_of;
+use crate::core::CacheChange;
 use crate::core::participant::WriterSpec;
-use crate::core::participant::coherent::tests::reader_of;
+use crate::core::participant::group::writer_set_digest;
+use crate::core::participant::group_sets::*;
+use crate::core::reader::GroupPart;
 use crate::core::sim::SimNet;
 use crate::core::{ChangeKind, GroupStamp, WriteRequest};
 use crate::qos::{
     DataWriterQos, History, Presentation, PresentationAccessScope, PublisherQos, Reliability,
 };
 use crate::wire::Guid;
+use crate::wire::{EntityId, GroupDigest, GuidPrefix, SequenceNumber};
 
 const SEED: u64 = 0x2545_f491_4f6c_dd1d;
 const TOPICS: [&str; 3] = ["Square", "Circle", "Triangle"];
@@ -272,8 +276,8 @@ fn grouped_writers_announce_their_group_guid() {
         .map(|w| {
             net.nodes[1]
                 .p
-                .remote_writers
-                .get(w)
+                .discovery
+                .remote_writer(*w)
                 .and_then(|d| d.group_guid)
         })
         .collect();

@@ -29,7 +29,7 @@ use crate::wire::Guid;
 
 pub(super) const TOPIC: &str = "Vehicles";
 
-pub(super) fn fast(config: &mut super::ParticipantConfig) {
+pub(super) fn fast(config: &mut crate::core::participant::ParticipantConfig) {
     config.announce_period = core::time::Duration::from_millis(100);
     config.lease_duration = core::time::Duration::from_secs(1);
 }
@@ -247,7 +247,7 @@ proptest! {
 /// octet kept the generation).
 #[test]
 fn the_first_generation_depends_on_every_octet_of_the_prefix() {
-    use super::pgcache::first_generation;
+    use crate::core::participant::peer_group::first_generation;
     use crate::wire::GuidPrefix;
     let base = GuidPrefix([0x01, 0xf0, 0x12, 0x34, 5, 6, 7, 8, 9, 10, 11, 12]);
     let g = first_generation(base);

@@ -1,0 +1,717 @@
+//! Discovery ([`Discovery`]): SPDP (announcing our participant, learning remote ones,
+//! expiring their leases) and the SEDP builtin endpoints (`sedp.rs`) with the remote writers
+//! and readers they announce. RTPS 2.5 §8.5.3 (SPDP), §9.6.2.1
+//! (SPDPdiscoveredParticipantData), §8.5.4 (SEDP).
+//!
+//! Owns: our SPDP data and sequence number, the announce timer, the remote participants
+//! (their leases and source bindings), the builtin endpoints, and the remote endpoints.
+//! Produces: outcomes the participant acts on ([`SpdpOutcome`], [`RemoteChange`]); matching
+//! remote endpoints with local ones is the endpoints part's (`endpoints.rs`).
+//!
+//! Must not: perform I/O; remember more than `ParticipantConfig::max_remote_participants`
+//! participants or `ParticipantConfig::max_remote_endpoints` endpoints; answer a participant
+//! that only claims an address with more than one reply per new participant (and the
+//! outbound gate, `gate.rs`, bounds what an unverified address gets).
+
+use std::collections::BTreeMap;
+
+use super::liveliness::ParticipantMessageData;
+use super::locator_select::{on_this_host, select_unicast};
+use super::sedp::Builtin;
+use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
+use super::{ParticipantConfig, ParticipantStats};
+use crate::cdr::{Endianness, Reader, Writer};
+use crate::core::discovery::{
+    BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
+};
+use crate::core::receiver::ReceiverState;
+use crate::core::{CacheChange, ChangeKind, Transmit};
+use crate::time::{Instant, Now, Timestamp};
+use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
+use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
+use crate::wire::submessage::{AckNack, Data, DataPayload, InfoTs, NackFrag, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, emit_message};
+
+/// A participant we heard from, and when its lease runs out.
+pub(super) struct RemoteParticipant {
+    pub(super) data: ParticipantProxyData,
+    pub(super) lease_expires: Instant,
+    /// Its SPDP came from a loopback address or one of ours (`locator_select::on_this_host`).
+    pub(super) on_this_host: bool,
+    /// The hosts it may send HEARTBEAT, GAP, ACKNACK, ... and SPDP from (`source_bind.rs`).
+    pub(super) binding: SourceBinding,
+}
+
+impl RemoteParticipant {
+    /// The one unicast locator of `announced` (its own or one of its endpoints') we send to,
+    /// given our interfaces. `locator_select.rs`.
+    pub(super) fn unicast(&self, ours: &[ipnet::Ipv4Net], announced: &[Locator]) -> Vec<Locator> {
+        select_unicast(ours, self.on_this_host, announced)
+    }
+
+    /// Where its discovery traffic goes: one of its metatraffic (else default) unicast
+    /// locators.
+    pub(super) fn metatraffic_destination(&self, ours: &[ipnet::Ipv4Net]) -> Vec<Locator> {
+        self.unicast(ours, &super::sedp::metatraffic_locators(&self.data))
+    }
+}
+
+/// Our own SPDP data from the configuration. We implement SPDP, both SEDP directions
+/// (bits 0-5) and the WLP participant-message writer and reader (bits 10, 11; `liveliness.rs`).
+/// RTPS 2.5 §8.5.3.2, §9.3.2 (BuiltinEndpointSet).
+pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantProxyData {
+    let mut data = ParticipantProxyData::new(config.guid_prefix, config.domain_id);
+    data.metatraffic_unicast_locators = config.metatraffic_unicast_locators.clone();
+    data.metatraffic_multicast_locators = config.metatraffic_multicast_locators.clone();
+    data.default_unicast_locators = config.default_unicast_locators.clone();
+    data.default_multicast_locators = config.default_multicast_locators.clone();
+    data.available_builtin_endpoints = BuiltinEndpointSet(
+        BuiltinEndpointSet::PARTICIPANT_ANNOUNCER
+            | BuiltinEndpointSet::PARTICIPANT_DETECTOR
+            | BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER
+            | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
+            | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
+            | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
+            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER
+            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER,
+    );
+    data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
+    data.entity_name = config.entity_name.clone();
+    data.user_data = config.user_data.clone();
+    data
+}
+
+/// What a received SPDP DATA changed.
+#[derive(Debug)]
+pub(super) enum SpdpOutcome {
+    /// Nothing for the participant to do.
+    Nothing,
+    /// The participant `prefix` announced it is leaving (a dispose): forget it.
+    Leaving(GuidPrefix),
+    /// A known participant's data changed; `peer_group`: its peer-group capability or
+    /// eviction notices did.
+    Updated {
+        prefix: GuidPrefix,
+        peer_group: bool,
+    },
+    /// A new participant, to be answered at once at `reply_to`.
+    Discovered {
+        prefix: GuidPrefix,
+        reply_to: Vec<Locator>,
+    },
+}
+
+/// A remote endpoint the SEDP readers announced or disposed.
+#[derive(Debug)]
+pub(super) enum RemoteChange {
+    Writer(PublicationData),
+    Reader(SubscriptionData),
+    WriterGone(Guid),
+    ReaderGone(Guid),
+}
+
+/// The participant's discovery state (see the module overview).
+pub(super) struct Discovery {
+    local_data: ParticipantProxyData,
+    /// SPDP announcement sequence number (incremented when our data changes).
+    spdp_sn: i64,
+    next_announce: Instant,
+    /// The first input arrived (announcing starts with it).
+    started: bool,
+    remote_participants: BTreeMap<GuidPrefix, RemoteParticipant>,
+    builtin: Builtin,
+    remote_writers: BTreeMap<Guid, PublicationData>,
+    remote_readers: BTreeMap<Guid, SubscriptionData>,
+}
+
+impl Discovery {
+    pub(super) fn new(config: &ParticipantConfig) -> Self {
+        Discovery {
+            local_data: local_participant_data(config),
+            spdp_sn: 1,
+            next_announce: Instant::ZERO,
+            started: false,
+            remote_participants: BTreeMap::new(),
+            builtin: Builtin::new(config.guid_prefix),
+            remote_writers: BTreeMap::new(),
+            remote_readers: BTreeMap::new(),
+        }
+    }
+
+    /// The first input: the first announcement is due at once.
+    pub(super) fn start(&mut self, now: Now) {
+        if !self.started {
+            self.started = true;
+            self.next_announce = now.mono;
+        }
+    }
+
+    /// Our SPDP data.
+    pub(super) fn local_data(&self) -> &ParticipantProxyData {
+        &self.local_data
+    }
+
+    /// Our SPDP data, to change (the next announcement carries it).
+    pub(super) fn local_data_mut(&mut self) -> &mut ParticipantProxyData {
+        &mut self.local_data
+    }
+
+    /// Moves the next periodic announcement to `at` at the latest.
+    pub(super) fn announce_by(&mut self, at: Instant) {
+        self.next_announce = self.next_announce.min(at);
+    }
+
+    pub(super) fn remote_participant(&self, prefix: GuidPrefix) -> Option<&ParticipantProxyData> {
+        self.remote_participants.get(&prefix).map(|p| &p.data)
+    }
+
+    pub(super) fn remote_participants(&self) -> impl Iterator<Item = &ParticipantProxyData> {
+        self.remote_participants.values().map(|p| &p.data)
+    }
+
+    pub(super) fn remote_writer(&self, guid: Guid) -> Option<&PublicationData> {
+        self.remote_writers.get(&guid)
+    }
+
+    pub(super) fn remote_reader(&self, guid: Guid) -> Option<&SubscriptionData> {
+        self.remote_readers.get(&guid)
+    }
+
+    pub(super) fn remote_writers(&self) -> impl Iterator<Item = &PublicationData> {
+        self.remote_writers.values()
+    }
+
+    pub(super) fn remote_readers(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.remote_readers.values()
+    }
+
+    pub(super) fn remote_writer_guids(&self) -> Vec<Guid> {
+        self.remote_writers.keys().copied().collect()
+    }
+
+    pub(super) fn remote_reader_guids(&self) -> Vec<Guid> {
+        self.remote_readers.keys().copied().collect()
+    }
+
+    /// True (and the timer rearmed for `period` later) when the periodic announcement is due.
+    pub(super) fn announce_due(&mut self, now: Now, period: core::time::Duration) -> bool {
+        if now.mono < self.next_announce {
+            return false;
+        }
+        self.next_announce = now.mono.saturating_add(period);
+        true
+    }
+
+    /// Our DATA(p) to the SPDP destinations, or to `only` (a newly found peer).
+    pub(super) fn announce(
+        &self,
+        now: Now,
+        config: &ParticipantConfig,
+        only: Option<Vec<Locator>>,
+    ) -> Option<Transmit> {
+        let payload = match self.local_data.to_payload(Endianness::Little) {
+            Ok(p) => p,
+            Err(e) => {
+                log::error!("cannot encode our SPDP data: {e}");
+                return None;
+            }
+        };
+        let destinations = only.unwrap_or_else(|| config.spdp_destinations.clone());
+        self.spdp_message(now, config, None, DataPayload::Data(&payload), destinations)
+    }
+
+    /// One SPDP DATA (after an INFO_TS) with our current SPDP sequence number.
+    fn spdp_message(
+        &self,
+        now: Now,
+        config: &ParticipantConfig,
+        inline_qos: Option<ParameterListView<'_>>,
+        payload: DataPayload<'_>,
+        destinations: Vec<Locator>,
+    ) -> Option<Transmit> {
+        if destinations.is_empty() {
+            return None;
+        }
+        let data = Data {
+            endian: Endianness::Little,
+            extra_flags: 0,
+            reader_id: EntityId::SPDP_PARTICIPANT_DETECTOR,
+            writer_id: EntityId::SPDP_PARTICIPANT_ANNOUNCER,
+            writer_sn: SequenceNumber(self.spdp_sn),
+            inline_qos,
+            payload,
+        };
+        let ts = InfoTs {
+            endian: Endianness::Little,
+            timestamp: Some(now.wall),
+        };
+        let mut buf = Vec::with_capacity(data.buffer_len().saturating_add(64));
+        emit_message(
+            &Header::new(config.guid_prefix),
+            &[Submessage::InfoTs(ts), Submessage::Data(data)],
+            &mut buf,
+        );
+        Some(Transmit::new(destinations, buf))
+    }
+
+    /// DATA(p[UD]): our participant is leaving. Sent to the SPDP destinations and to every
+    /// known participant's metatraffic unicast locators, so that peers drop us and our
+    /// endpoints at once rather than when our lease expires (Cyclone DDS and Fast DDS send
+    /// the same when a participant is deleted). It carries PID_KEY_HASH and PID_STATUS_INFO
+    /// (disposed | unregistered) inline and the serialized key (PL_CDR_LE:
+    /// PID_PARTICIPANT_GUID, PID_SENTINEL), with a sequence number above our announcements'
+    /// (stateless readers may ignore one they have seen). RTPS 2.5 §8.5.3.2, §9.6.4.8,
+    /// §9.6.4.9.
+    pub(super) fn leave(&mut self, now: Now, config: &ParticipantConfig) -> Option<Transmit> {
+        let guid = Guid::new(config.guid_prefix, EntityId::PARTICIPANT).to_bytes();
+        let mut qos = Vec::with_capacity(40);
+        let params = [
+            Parameter::Known {
+                pid: PID_KEY_HASH,
+                value: Value::KeyHash(guid),
+            },
+            Parameter::Known {
+                pid: PID_STATUS_INFO,
+                value: Value::StatusInfo(ChangeKind::NotAliveDisposedUnregistered.status_info()),
+            },
+        ];
+        if emit_parameter_list(
+            params.iter(),
+            &mut Writer::new(&mut qos, Endianness::Little),
+        )
+        .is_err()
+        {
+            return None; // invariant: two fixed-size parameters always encode.
+        }
+        let Ok(inline_qos) =
+            ParameterListView::new_checked(&mut Reader::new(&qos, Endianness::Little))
+        else {
+            return None;
+        };
+        // Encapsulation PL_CDR_LE (0x0003), PID_PARTICIPANT_GUID (0x0050, 16), PID_SENTINEL.
+        let mut key = vec![0x00, 0x03, 0x00, 0x00, 0x50, 0x00, 0x10, 0x00];
+        key.extend_from_slice(&guid);
+        key.extend_from_slice(&[0x01, 0x00, 0x00, 0x00]);
+        self.spdp_sn = self.spdp_sn.saturating_add(1);
+        let mut destinations = config.spdp_destinations.clone();
+        for p in self.remote_participants.values() {
+            for l in p.metatraffic_destination(&config.interfaces) {
+                if !destinations.contains(&l) {
+                    destinations.push(l);
+                }
+            }
+        }
+        let payload = DataPayload::Key(&key);
+        self.spdp_message(now, config, Some(inline_qos), payload, destinations)
+    }
+
+    /// Handles a DATA from a remote SPDP writer. RTPS 2.5 §8.5.3.
+    pub(super) fn handle_spdp(
+        &mut self,
+        now: Now,
+        (source, state, d): (Locator, &ReceiverState, &Data<'_>),
+        config: &ParticipantConfig,
+        stats: &mut ParticipantStats,
+    ) -> SpdpOutcome {
+        let prefix = state.source_guid_prefix;
+        let sn = d.writer_sn.0;
+        let payload = match d.payload {
+            DataPayload::Data(p) => p,
+            // A dispose/unregister of the participant (key only or no payload): it is leaving.
+            DataPayload::Key(_) | DataPayload::None => {
+                return match disposes(d.inline_qos.as_ref()) {
+                    true => SpdpOutcome::Leaving(prefix),
+                    false => SpdpOutcome::Nothing,
+                };
+            }
+        };
+        let mut data = match ParticipantProxyData::from_payload(payload, state.source_vendor_id) {
+            Ok(data) => data,
+            Err(e) => {
+                log::debug!("bad SPDP data from {prefix}: {e}");
+                stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1);
+                return SpdpOutcome::Nothing;
+            }
+        };
+        // Cyclone: drop announcements for another domain (an absent DOMAIN_ID, as Fast DDS
+        // sends, means ours). RTPS 2.5 §9.6.2.2.
+        if data.guid_prefix != prefix || data.domain_id.is_some_and(|d| d != config.domain_id) {
+            return SpdpOutcome::Nothing;
+        }
+        // Cyclone 0.10 falls back to the packet's source when no unicast locator is
+        // announced (docs/interop-facts.md §5.3).
+        if data.metatraffic_unicast_locators.is_empty() && data.default_unicast_locators.is_empty()
+        {
+            data.metatraffic_unicast_locators.push(source);
+            data.default_unicast_locators.push(source);
+        }
+        let lease_expires = now.mono.saturating_add(capped_lease(config, &data));
+        let announced = announced_unicast(&data);
+        let interfaces = &config.interfaces;
+        let local_for = |source: &Locator| {
+            if on_this_host(interfaces, source) {
+                local_hosts(interfaces)
+            } else {
+                Vec::new()
+            }
+        };
+        if let Some(known) = self.remote_participants.get_mut(&prefix) {
+            match known.binding.check_announcement(&source, sn) {
+                SourceVerdict::Accept => known.binding.accept_announcement(&source, sn, &announced),
+                SourceVerdict::Rebind => {
+                    // It moved: a new host and a higher SPDP sequence number.
+                    known
+                        .binding
+                        .rebind(&source, sn, &announced, &local_for(&source));
+                    known.on_this_host = on_this_host(interfaces, &source);
+                    stats.rebound = stats.rebound.saturating_add(1);
+                }
+                // invariant: `source_admits` already dropped it (and counted it).
+                SourceVerdict::Drop => return SpdpOutcome::Nothing,
+            }
+            known.lease_expires = lease_expires;
+            if known.data == data {
+                return SpdpOutcome::Nothing;
+            }
+            let peer_group = (known.data.pgcache, &known.data.pgcache_evicted)
+                != (data.pgcache, &data.pgcache_evicted);
+            known.data = data;
+            let locators = known.metatraffic_destination(interfaces);
+            self.builtin
+                .add_remote_participant(now, &known.data, locators);
+            // An intermediary's new generation or eviction notices reach our writers.
+            return SpdpOutcome::Updated { prefix, peer_group };
+        }
+        if self.remote_participants.len() >= config.max_remote_participants {
+            stats.over_limit = stats.over_limit.saturating_add(1);
+            return SpdpOutcome::Nothing;
+        }
+        let binding = SourceBinding::new(&source, sn, &announced, &local_for(&source));
+        let remote = RemoteParticipant {
+            data,
+            lease_expires,
+            on_this_host: on_this_host(interfaces, &source),
+            binding,
+        };
+        let reply_to = remote.metatraffic_destination(interfaces);
+        self.builtin
+            .add_remote_participant(now, &remote.data, reply_to.clone());
+        self.remote_participants.insert(prefix, remote);
+        SpdpOutcome::Discovered { prefix, reply_to }
+    }
+
+    /// Extends the lease of a known participant we just heard a submessage from. RTPS 2.5
+    /// §8.5.3.3 speaks of announcements; like Cyclone (which renews a proxy participant's lease
+    /// on any message from it) we count every submessage, so that on a lossy link a run of lost
+    /// SPDP announcements does not drop a participant whose data and ACKNACKs keep arriving.
+    pub(super) fn renew_lease(&mut self, now: Now, prefix: GuidPrefix, config: &ParticipantConfig) {
+        if let Some(p) = self.remote_participants.get_mut(&prefix) {
+            let lease = capped_lease(config, &p.data);
+            p.lease_expires = p.lease_expires.max(now.mono.saturating_add(lease));
+        }
+    }
+
+    /// The participants whose lease ran out. RTPS 2.5 §8.5.3.3 (leaseDuration).
+    pub(super) fn expired(&self, now: Now) -> Vec<GuidPrefix> {
+        self.remote_participants
+            .iter()
+            .filter(|(_, p)| p.lease_expires <= now.mono)
+            .map(|(k, _)| *k)
+            .collect()
+    }
+
+    /// Forgets participant `prefix` and its builtin endpoints' matches. Returns its remote
+    /// writers and readers (for the participant to remove one by one), `None` when unknown.
+    pub(super) fn remove_participant(
+        &mut self,
+        prefix: GuidPrefix,
+    ) -> Option<(Vec<Guid>, Vec<Guid>)> {
+        self.remote_participants.remove(&prefix)?;
+        self.builtin.remove_remote_participant(prefix);
+        let of = |g: &&Guid| g.prefix == prefix;
+        let writers = self.remote_writers.keys().filter(of).copied().collect();
+        let readers = self.remote_readers.keys().filter(of).copied().collect();
+        Some((writers, readers))
+    }
+
+    /// False when `sm` claims known participant `prefix` from a host it is not bound to and
+    /// is one of the checked kinds: HEARTBEAT, HEARTBEAT_FRAG, GAP, ACKNACK, NACK_FRAG, and
+    /// SPDP (a dispose from a foreign host, or an announcement from one that is not a move).
+    /// `source_bind.rs`.
+    pub(super) fn source_admits(
+        &self,
+        source: &Locator,
+        prefix: GuidPrefix,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        let Some(p) = self.remote_participants.get(&prefix) else {
+            return true;
+        };
+        let verdict = match sm {
+            Submessage::Heartbeat(_)
+            | Submessage::HeartbeatFrag(_)
+            | Submessage::Gap(_)
+            | Submessage::AckNack(_)
+            | Submessage::NackFrag(_) => p.binding.check(source),
+            Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
+                match d.payload {
+                    DataPayload::Data(_) => p.binding.check_announcement(source, d.writer_sn.0),
+                    DataPayload::Key(_) | DataPayload::None => p.binding.check(source),
+                }
+            }
+            _ => SourceVerdict::Accept,
+        };
+        verdict != SourceVerdict::Drop
+    }
+
+    /// The next remote endpoint the SEDP readers received (new, changed or removed).
+    /// Endpoints of unknown participants are skipped (RTPS 2.5 §8.5.5).
+    pub(super) fn poll_remote_change(
+        &mut self,
+        stats: &mut ParticipantStats,
+    ) -> Option<RemoteChange> {
+        while let Some(change) = self.builtin.publications_reader.poll_sample() {
+            let prefix = change.writer_guid.prefix;
+            let Some(p) = self.remote_participants.get(&prefix) else {
+                continue;
+            };
+            if change.kind == ChangeKind::Alive {
+                match PublicationData::from_payload(&change.data, p.data.vendor_id) {
+                    Ok(data) if data.guid.prefix == prefix => {
+                        return Some(RemoteChange::Writer(data));
+                    }
+                    _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
+                }
+            } else if let Some(key) = change.key_hash {
+                return Some(RemoteChange::WriterGone(guid_from_key(key)));
+            }
+        }
+        while let Some(change) = self.builtin.subscriptions_reader.poll_sample() {
+            let prefix = change.writer_guid.prefix;
+            let Some(p) = self.remote_participants.get(&prefix) else {
+                continue;
+            };
+            if change.kind == ChangeKind::Alive {
+                match SubscriptionData::from_payload(&change.data, p.data.vendor_id) {
+                    Ok(data) if data.guid.prefix == prefix => {
+                        return Some(RemoteChange::Reader(data));
+                    }
+                    _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
+                }
+            } else if let Some(key) = change.key_hash {
+                return Some(RemoteChange::ReaderGone(guid_from_key(key)));
+            }
+        }
+        None
+    }
+
+    /// Whether an endpoint (`known` already, or new) may be stored: a new one only below
+    /// the endpoint limit (a refusal is counted).
+    fn room_for(
+        &self,
+        known: bool,
+        config: &ParticipantConfig,
+        stats: &mut ParticipantStats,
+    ) -> bool {
+        let count = self
+            .remote_writers
+            .len()
+            .saturating_add(self.remote_readers.len());
+        if !known && count >= config.max_remote_endpoints {
+            stats.over_limit = stats.over_limit.saturating_add(1);
+            return false;
+        }
+        true
+    }
+
+    /// Stores (or updates) a remote writer; false when over the endpoint limit (counted).
+    pub(super) fn insert_remote_writer(
+        &mut self,
+        data: PublicationData,
+        config: &ParticipantConfig,
+        stats: &mut ParticipantStats,
+    ) -> bool {
+        let known = self.remote_writers.contains_key(&data.guid);
+        if !self.room_for(known, config, stats) {
+            return false;
+        }
+        self.remote_writers.insert(data.guid, data);
+        true
+    }
+
+    /// Stores (or updates) a remote reader; false when over the endpoint limit (counted).
+    pub(super) fn insert_remote_reader(
+        &mut self,
+        data: SubscriptionData,
+        config: &ParticipantConfig,
+        stats: &mut ParticipantStats,
+    ) -> bool {
+        let known = self.remote_readers.contains_key(&data.guid);
+        if !self.room_for(known, config, stats) {
+            return false;
+        }
+        self.remote_readers.insert(data.guid, data);
+        true
+    }
+
+    /// Forgets a remote writer; false when unknown.
+    pub(super) fn remove_remote_writer(&mut self, guid: Guid) -> bool {
+        self.remote_writers.remove(&guid).is_some()
+    }
+
+    /// Forgets a remote reader; false when unknown.
+    pub(super) fn remove_remote_reader(&mut self, guid: Guid) -> bool {
+        self.remote_readers.remove(&guid).is_some()
+    }
+
+    /// An endpoint's locators, or its participant's default ones when it announced none
+    /// (Cyclone omits them in SEDP, docs/interop-facts.md §5.4 / discovery tests); of the
+    /// unicast ones, the one we send to (`locator_select.rs`).
+    pub(super) fn endpoint_locators(
+        &self,
+        prefix: GuidPrefix,
+        unicast: &[Locator],
+        multicast: &[Locator],
+        ours: &[ipnet::Ipv4Net],
+    ) -> (Vec<Locator>, Vec<Locator>) {
+        let Some(p) = self.remote_participants.get(&prefix) else {
+            // Not reached (endpoints of unknown participants are not processed); where it
+            // would be, nothing says the peer is on this host.
+            return (select_unicast(ours, false, unicast), multicast.to_vec());
+        };
+        if !unicast.is_empty() || !multicast.is_empty() {
+            return (p.unicast(ours, unicast), multicast.to_vec());
+        }
+        (
+            p.unicast(ours, &p.data.default_unicast_locators),
+            p.data.default_multicast_locators.clone(),
+        )
+    }
+
+    /// Announces (SEDP DATA(w)) one of our writers.
+    pub(super) fn announce_writer(&mut self, now: Now, data: &PublicationData) {
+        self.builtin.announce_writer(now, data);
+    }
+
+    /// Announces (SEDP DATA(r)) one of our readers.
+    pub(super) fn announce_reader(&mut self, now: Now, data: &SubscriptionData) {
+        self.builtin.announce_reader(now, data);
+    }
+
+    /// Disposes (SEDP) one of our writers.
+    pub(super) fn unannounce_writer(&mut self, now: Now, guid: Guid) {
+        self.builtin.unannounce_writer(now, guid);
+    }
+
+    /// Disposes (SEDP) one of our readers.
+    pub(super) fn unannounce_reader(&mut self, now: Now, guid: Guid) {
+        self.builtin.unannounce_reader(now, guid);
+    }
+
+    /// Writes one WLP update (`liveliness.rs`).
+    pub(super) fn write_wlp(&mut self, now: Now, m: ParticipantMessageData) {
+        self.builtin.write_wlp(now, m);
+    }
+
+    /// The next sample the WLP reader received.
+    pub(super) fn poll_wlp(&mut self) -> Option<CacheChange> {
+        self.builtin.wlp_reader.poll_sample()
+    }
+
+    /// The WLP writer (tests read its sequence numbers).
+    #[cfg(test)]
+    pub(super) fn wlp_writer(&self) -> &crate::core::writer::Writer {
+        &self.builtin.wlp_writer
+    }
+
+    /// Routes a writer-side submessage from a remote builtin writer. False when not ours.
+    pub(super) fn handle_from_writer(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        ts: Option<Timestamp>,
+        sm: &Submessage<'_>,
+    ) -> bool {
+        self.builtin.handle_from_writer(now, writer, ts, sm)
+    }
+
+    /// Routes an ACKNACK for one of our builtin writers. False when not ours.
+    pub(super) fn handle_acknack(&mut self, now: Now, reader: Guid, a: &AckNack) -> bool {
+        self.builtin.handle_acknack(now, reader, a)
+    }
+
+    /// Routes a NACK_FRAG for one of our builtin writers. False when not ours.
+    pub(super) fn handle_nack_frag(&mut self, now: Now, reader: Guid, n: &NackFrag) -> bool {
+        self.builtin.handle_nack_frag(now, reader, n)
+    }
+
+    /// The builtin endpoints' timers (announcements and leases are the participant's to
+    /// drive: [`Self::announce_due`], [`Self::expired`]).
+    pub(super) fn handle_timeout(&mut self, now: Now) {
+        self.builtin.handle_timeout(now);
+    }
+
+    /// The earliest of the next announcement (at once before the first input), the leases,
+    /// and the builtin endpoints' timers.
+    pub(super) fn poll_timeout(&self) -> Instant {
+        let mut t = if self.started {
+            self.next_announce
+        } else {
+            Instant::ZERO
+        };
+        for p in self.remote_participants.values() {
+            t = t.min(p.lease_expires);
+        }
+        if let Some(b) = self.builtin.poll_timeout() {
+            t = t.min(b);
+        }
+        t
+    }
+
+    pub(super) fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
+        self.builtin.poll_transmit(now)
+    }
+}
+
+/// The lease `data` announces, at most [`ParticipantConfig::max_lease_duration`] (an
+/// infinite one gets the cap). RTPS 2.5 §8.5.3.3 (leaseDuration).
+fn capped_lease(config: &ParticipantConfig, data: &ParticipantProxyData) -> core::time::Duration {
+    let cap = config.max_lease_duration;
+    data.lease_duration.to_std().unwrap_or(cap).min(cap)
+}
+
+/// The endpoint GUID behind an SEDP instance key (the key hash is the GUID, §9.6.4.8).
+fn guid_from_key(key: [u8; 16]) -> Guid {
+    let mut prefix = [0u8; 12];
+    let mut entity = [0u8; 4];
+    let (p, e) = key.split_at(12);
+    prefix.copy_from_slice(p);
+    entity.copy_from_slice(e);
+    Guid::new(GuidPrefix(prefix), EntityId(entity))
+}
+
+/// Every unicast locator `data` announces (metatraffic and default): the hosts it is bound to
+/// besides its SPDP source.
+fn announced_unicast(data: &ParticipantProxyData) -> Vec<Locator> {
+    data.metatraffic_unicast_locators
+        .iter()
+        .chain(&data.default_unicast_locators)
+        .copied()
+        .collect()
+}
+
+/// True when the inline QoS carries a STATUS_INFO with the disposed or unregistered flag.
+fn disposes(qos: Option<&ParameterListView<'_>>) -> bool {
+    let Some(qos) = qos else { return false };
+    let Some(p) = qos.find(crate::wire::plist::pid::PID_STATUS_INFO) else {
+        return false;
+    };
+    let Some(bytes) = p.value.get(..4) else {
+        return false;
+    };
+    let mut b = [0u8; 4];
+    b.copy_from_slice(bytes);
+    // PID_STATUS_INFO is big-endian whatever the submessage's byte order (docs/interop-facts.md
+    // §5.7).
+    ChangeKind::from_status_info(u32::from_be_bytes(b)) != ChangeKind::Alive
+}

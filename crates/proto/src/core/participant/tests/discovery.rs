@@ -1,0 +1,64 @@
+//! The discovery part on its own (no network): the announce timer and the cap on remote
+//! endpoints.
+
+use std::collections::BTreeSet;
+
+use crate::core::discovery::PublicationData;
+use crate::core::participant::discovery::Discovery;
+use crate::core::participant::endpoints::Endpoints;
+use crate::core::participant::{ParticipantConfig, ParticipantStats, WriterSpec};
+use crate::core::sim::sim_now;
+use crate::qos::DataWriterQos;
+use crate::time::Instant;
+use crate::wire::{EntityId, Guid, GuidPrefix};
+
+fn config() -> ParticipantConfig {
+    ParticipantConfig::new(0, GuidPrefix([1; 12]))
+}
+
+/// The SEDP data of a writer of participant `[n; 12]`.
+fn remote_writer(n: u8) -> PublicationData {
+    let config = ParticipantConfig::new(0, GuidPrefix([n; 12]));
+    let guid = Guid::new(
+        GuidPrefix([n; 12]),
+        EntityId([0, 0, 1, EntityId::KIND_WRITER_WITH_KEY]),
+    );
+    let spec = WriterSpec::new("T", "T", true, DataWriterQos::default());
+    let mut endpoints = Endpoints::default();
+    endpoints.insert_writer(guid, spec, false, BTreeSet::new(), &config);
+    endpoints.publication_data(guid, &config, None).unwrap()
+}
+
+#[test]
+fn the_first_announcement_is_due_at_the_first_input_then_every_period() {
+    let config = config();
+    let mut d = Discovery::new(&config);
+    assert_eq!(d.poll_timeout(), Instant::ZERO);
+    let now = sim_now(5_000_000);
+    d.start(now);
+    assert_eq!(d.poll_timeout(), now.mono);
+    assert!(d.announce_due(now, config.announce_period));
+    assert!(!d.announce_due(now, config.announce_period));
+    assert_eq!(
+        d.poll_timeout(),
+        now.mono.saturating_add(config.announce_period)
+    );
+}
+
+#[test]
+fn remote_endpoints_are_capped_but_known_ones_still_update() {
+    let mut config = config();
+    config.max_remote_endpoints = 2;
+    let mut d = Discovery::new(&config);
+    let mut stats = ParticipantStats::default();
+    assert!(d.insert_remote_writer(remote_writer(2), &config, &mut stats));
+    assert!(d.insert_remote_writer(remote_writer(3), &config, &mut stats));
+    assert!(!d.insert_remote_writer(remote_writer(4), &config, &mut stats));
+    assert_eq!(stats.over_limit, 1);
+    assert!(d.insert_remote_writer(remote_writer(3), &config, &mut stats));
+    assert_eq!(d.remote_writer_guids().len(), 2);
+    assert!(d.remove_remote_writer(remote_writer(2).guid));
+    assert!(!d.remove_remote_writer(remote_writer(2).guid));
+    assert!(d.insert_remote_writer(remote_writer(4), &config, &mut stats));
+    assert_eq!(stats.over_limit, 1);
+}
