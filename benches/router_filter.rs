@@ -39,7 +39,7 @@ use siftdds::core::{CacheChange, ChangeKind};
 use siftdds::router::config::TopicRules;
 use siftdds::router::repository::RepositoryLimits;
 use siftdds::router::route_filter::ROUTE_MEMO_CAPACITY;
-use siftdds::router::table::{RemoteReader, RouteClass, RouterId, SiteId, SiteView, TopicKey};
+use siftdds::router::table::{DiscoveredReader, RouteClass, RouterId, SiteId, SiteView, TopicKey};
 use siftdds::router::{Action, EndpointId, Router};
 use siftdds::time::Instant;
 use siftdds::types::{ShapeType, TopicType, XcdrVersion};
@@ -98,10 +98,10 @@ const VOLATILE: RouteClass = RouteClass {
     transient_local: false,
 };
 
-fn reader(site: u16, n: u8, expr: &str) -> RemoteReader {
+fn reader(site: u16, n: u8, expr: &str) -> DiscoveredReader {
     let mut prefix = [n; 12];
     prefix[0] = site as u8;
-    RemoteReader {
+    DiscoveredReader {
         guid: Guid::new(GuidPrefix(prefix), EntityId([0, 0, 1, 0x07])),
         key: TopicKey {
             topic: "Square".into(),

@@ -200,7 +200,7 @@ fn decide(set: &mut FilterSet, readers: &[Guid], payload: &[u8], info_buf: &mut 
     let pass = set.evaluate(payload);
     let info = set.filter_info(&pass);
     info_buf.clear();
-    info.emit(&mut cdr::Writer::new(info_buf, Endianness::Little));
+    info.emit(&mut cdr::CdrWriter::new(info_buf, Endianness::Little));
     readers.iter().filter(|&&r| set.passes(&pass, r)).count()
 }
 
@@ -328,7 +328,7 @@ fn bench_no_table(c: &mut Criterion) {
                                 info.push(*sig, p);
                             }
                             info_buf.clear();
-                            info.emit(&mut cdr::Writer::new(&mut info_buf, Endianness::Little));
+                            info.emit(&mut cdr::CdrWriter::new(&mut info_buf, Endianness::Little));
                         }
                         pass.iter().filter(|&&p| p).count()
                     })

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use siftdds::cdr::{Endianness, Reader, Writer};
+use siftdds::cdr::{CdrReader, CdrWriter, Endianness};
 use siftdds::inspect::capture::{Datagram, for_each_datagram};
 use siftdds::wire::plist::{
     ContentFilterInfo, ContentFilterProperty, ListOutcome, ParameterListView,
@@ -74,7 +74,7 @@ fn assert_plist_round_trips(view: &ParameterListView<'_>, vendor: VendorId, what
         panic!("{what}: a must-understand parameter was not understood");
     };
     let mut buf = Vec::new();
-    emit_parameter_list(&params, &mut Writer::new(&mut buf, view.endian())).unwrap();
+    emit_parameter_list(&params, &mut CdrWriter::new(&mut buf, view.endian())).unwrap();
     let mut expected = view.as_bytes().to_vec();
     let sentinel = match view.endian() {
         Endianness::Little => [1, 0, 0, 0],
@@ -191,7 +191,7 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
                     if let DataPayload::Data(p) = data.payload {
                         if let Ok(view) = parse_pl_cdr_payload(p) {
                             if let Some(raw) = view.find(pid::PID_CONTENT_FILTER_PROPERTY) {
-                                let cfp = ContentFilterProperty::parse(&mut Reader::new(
+                                let cfp = ContentFilterProperty::parse(&mut CdrReader::new(
                                     raw.value,
                                     view.endian(),
                                 ))
@@ -210,8 +210,8 @@ fn fast_dds_content_filter_property_and_info_match_our_signature() {
                         .and_then(|q| q.find(pid::PID_CONTENT_FILTER_INFO))
                     {
                         let endian = data.inline_qos.as_ref().unwrap().endian();
-                        let cfi =
-                            ContentFilterInfo::parse(&mut Reader::new(raw.value, endian)).unwrap();
+                        let cfi = ContentFilterInfo::parse(&mut CdrReader::new(raw.value, endian))
+                            .unwrap();
                         let sig = signature
                             .expect("filter info before the reader's filter was announced");
                         // Fast DDS's writer evaluated the reader's filter and said it passed, under
@@ -388,9 +388,9 @@ fn siftdds_discovery_seeds_reach_the_vendor_pids_and_survive_mutation() {
                 let body = &seed[1..];
                 let ours = match kind {
                     0 => ParticipantProxyData::from_payload(body, VendorId::SIFTDDS)
-                        .is_ok_and(|p| p.pgcache.is_some() && p.pgcache_evicted.len() == 2),
+                        .is_ok_and(|p| p.peer_group.is_some() && p.peer_group_evicted.len() == 2),
                     1 => PublicationData::from_payload(body, VendorId::SIFTDDS)
-                        .is_ok_and(|w| w.pgcache.is_some() && w.router_path.len() == 2),
+                        .is_ok_and(|w| w.peer_group.is_some() && w.router_path.len() == 2),
                     _ => SubscriptionData::from_payload(body, VendorId::SIFTDDS)
                         .is_ok_and(|r| r.router_path.len() == 3),
                 };

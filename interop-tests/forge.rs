@@ -4,7 +4,7 @@
 //!
 //! Must not: open sockets (the tests send these bytes from whatever address they bind).
 
-use siftdds::cdr::{Endianness, Reader};
+use siftdds::cdr::{CdrReader, Endianness};
 use siftdds::core::discovery::ParticipantProxyData;
 use siftdds::time::Duration as RtpsDuration;
 use siftdds::wire::plist::ParameterListView;
@@ -92,7 +92,7 @@ pub fn spdp(
     p.lease_duration = RtpsDuration::from_std(core::time::Duration::from_secs(lease_s as u64));
     let announcement = p.to_payload(LE).expect("encodable participant data");
     let inline_qos = dispose.then(|| {
-        ParameterListView::new_checked(&mut Reader::new(&qos, LE)).expect("valid inline QoS")
+        ParameterListView::new_checked(&mut CdrReader::new(&qos, LE)).expect("valid inline QoS")
     });
     let d = Data {
         endian: LE,

@@ -15,8 +15,8 @@
 #![allow(clippy::disallowed_methods)]
 
 mod multi_homed;
-mod pgcache;
-mod pgcache_faults;
+mod peer_group;
+mod peer_group_faults;
 mod router;
 mod router_ha;
 mod router_late;

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use siftdds::cdr::{Endianness, Writer};
+use siftdds::cdr::{CdrWriter, Endianness};
 use siftdds::time::Timestamp;
 use siftdds::wire::plist::{
     ContentFilterInfo, ContentFilterProperty, Parameter, ParameterListView, Value, pid,
@@ -29,7 +29,8 @@ const READER: EntityId = EntityId([0, 0, 1, 0x07]);
 
 fn plist_bytes(params: &[Parameter<'_>], endian: Endianness) -> Vec<u8> {
     let mut buf = Vec::new();
-    siftdds::wire::plist::emit_parameter_list(params, &mut Writer::new(&mut buf, endian)).unwrap();
+    siftdds::wire::plist::emit_parameter_list(params, &mut CdrWriter::new(&mut buf, endian))
+        .unwrap();
     buf
 }
 
@@ -75,7 +76,7 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
         e,
     );
     let inline_view =
-        ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&inline, e)).unwrap();
+        ParameterListView::new_checked(&mut siftdds::cdr::CdrReader::new(&inline, e)).unwrap();
     let dispose = plist_bytes(
         &[
             Parameter::Known {
@@ -90,7 +91,7 @@ fn messages(e: Endianness) -> Vec<Vec<u8>> {
         e,
     );
     let dispose_view =
-        ParameterListView::new_checked(&mut siftdds::cdr::Reader::new(&dispose, e)).unwrap();
+        ParameterListView::new_checked(&mut siftdds::cdr::CdrReader::new(&dispose, e)).unwrap();
     let sample = [0u8, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0];
     let big = vec![0xab; 3000];
     let cfp = ContentFilterProperty {

@@ -143,11 +143,11 @@ fn unions_keep_their_discriminator() {
                 "BLUE is Text's label"
             );
             let mut buf = Vec::new();
-            let mut w = siftdds::cdr::Writer::new(&mut buf, endian);
-            w.set_xcdr(siftdds::types::codec::alignment(version));
+            let mut w = siftdds::cdr::CdrWriter::new(&mut buf, endian);
+            w.set_xcdr(version);
             siftdds::types::codec::XcdrCodec::xcdr_write(&u, &mut w).unwrap();
-            let mut r = siftdds::cdr::Reader::new(&buf, endian);
-            r.set_xcdr(siftdds::types::codec::alignment(version));
+            let mut r = siftdds::cdr::CdrReader::new(&buf, endian);
+            r.set_xcdr(version);
             assert_eq!(
                 <ByChar as siftdds::types::codec::XcdrCodec>::xcdr_read(&mut r),
                 Ok(u)

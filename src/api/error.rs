@@ -52,7 +52,7 @@ pub enum Error {
     /// The PERSISTENT durability store (SQLite) could not be opened, read or written.
     Store(crate::runtime::durability_store::StoreError),
     /// A peer-group configuration is invalid (docs/peer-group-cache.md §2).
-    PeerGroup(crate::core::pgcache::config::PeerGroupError),
+    PeerGroup(crate::core::peer_group::config::PeerGroupError),
 }
 
 impl core::fmt::Display for Error {

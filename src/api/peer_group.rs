@@ -4,11 +4,11 @@
 //! (`<siftdds_peer_group>`, a siftdds extension, `QosProvider::peer_groups`), and the
 //! counters ([`PeerGroupStats`]).
 //!
-//! Must not: hold protocol logic (the core participant and writer decide, `core::pgcache`).
+//! Must not: hold protocol logic (the core participant and writer decide, `core::peer_group`).
 
 use super::{DomainParticipant, Error};
 pub use crate::core::participant::PeerGroupStats;
-pub use crate::core::pgcache::config::{
+pub use crate::core::peer_group::config::{
     DEFAULT_CAPACITY as DEFAULT_PEER_GROUP_CAPACITY, ParticipantMatch,
     PeerGroupConfig as PeerGroup, PeerGroupError,
 };

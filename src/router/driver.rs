@@ -28,7 +28,9 @@ use super::config::TopicRules;
 use super::link;
 use super::marker::{router_of, router_user_data};
 use super::repository::RepositoryLimits;
-use super::table::{RemoteReader, RemoteWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey};
+use super::table::{
+    DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
+};
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{DEFAULT_FRAGMENT_SIZE, DomainParticipant, Error};
 use crate::core::Participant;
@@ -369,7 +371,7 @@ impl Driver {
         let readers = readers
             .iter()
             .filter(|r| !ours.contains(&r.endpoint.guid.prefix))
-            .map(|r| RemoteReader {
+            .map(|r| DiscoveredReader {
                 guid: r.endpoint.guid,
                 key: key_of(&r.endpoint),
                 class: class_of(
@@ -396,7 +398,7 @@ impl Driver {
         let writers = writers
             .iter()
             .filter(|w| !ours.contains(&w.endpoint.guid.prefix))
-            .map(|w| RemoteWriter {
+            .map(|w| DiscoveredWriter {
                 guid: w.endpoint.guid,
                 key: key_of(&w.endpoint),
                 class: class_of(

@@ -5,12 +5,12 @@
 //! their proxy readers see them, so the router forwards full samples (with
 //! PID_ORIGINAL_WRITER_INFO) and evaluates the downstream filters on them.
 //!
-//! Must not: hold cache logic (that is `core::pgcache`) or accept a group the core's checks
+//! Must not: hold cache logic (that is `core::peer_group`) or accept a group the core's checks
 //! refuse.
 
 use serde::Deserialize;
 
-use crate::core::pgcache::config::{
+use crate::core::peer_group::config::{
     DEFAULT_CAPACITY, ParticipantMatch, PeerGroupConfig, validate_all,
 };
 

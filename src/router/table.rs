@@ -49,9 +49,11 @@ pub struct RouteClass {
     pub transient_local: bool,
 }
 
-/// A remote reader as the table keeps it.
+/// A remote reader as SEDP announced it on a site (RTPS 2.5 §8.5.4.4, DiscoveredReaderData),
+/// reduced to what the table routes by (from `core::discovery::SubscriptionData`). Not
+/// `core::RemoteReader`, which is what a local writer knows of a matched reader.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RemoteReader {
+pub struct DiscoveredReader {
     /// Its GUID.
     pub guid: Guid,
     /// Topic, type, partitions.
@@ -68,9 +70,10 @@ pub struct RemoteReader {
     pub path: Vec<RouterId>,
 }
 
-/// A remote writer as the table keeps it (what the routes may expect upstream).
+/// A remote writer as SEDP announced it on a site (RTPS 2.5 §8.5.4.4, DiscoveredWriterData),
+/// reduced to what the routes may expect upstream (from `core::discovery::PublicationData`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RemoteWriter {
+pub struct DiscoveredWriter {
     /// Its GUID.
     pub guid: Guid,
     /// Topic, type, partitions.
@@ -92,9 +95,9 @@ pub struct SiteView {
     /// already has (`router::standby`).
     pub router_participants: Vec<GuidPrefix>,
     /// Remote readers (the router's own endpoints excluded).
-    pub readers: Vec<RemoteReader>,
+    pub readers: Vec<DiscoveredReader>,
     /// Remote writers (the router's own endpoints excluded).
-    pub writers: Vec<RemoteWriter>,
+    pub writers: Vec<DiscoveredWriter>,
 }
 
 /// An upstream proxy reader the router must have.
@@ -248,7 +251,7 @@ impl RoutingTable {
         u: SiteId,
         d: SiteId,
         view: &'a SiteView,
-    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+    ) -> impl Iterator<Item = &'a DiscoveredReader> + 'a {
         let designated = u != d && self.designated(u, d);
         self.routable(u, d, view).filter(move |_| designated)
     }
@@ -259,7 +262,7 @@ impl RoutingTable {
         u: SiteId,
         d: SiteId,
         view: &'a SiteView,
-    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+    ) -> impl Iterator<Item = &'a DiscoveredReader> + 'a {
         let peer_u = self.sites.get(&u).and_then(|v| v.peer_router);
         let me = self.me;
         view.readers.iter().filter(move |r| {
@@ -269,7 +272,7 @@ impl RoutingTable {
 
     /// The proxy readers the table calls for, by identity.
     pub fn proxies(&self) -> BTreeMap<ProxyKey, ProxyReaderSpec> {
-        let mut served: BTreeMap<ProxyKey, Vec<&RemoteReader>> = BTreeMap::new();
+        let mut served: BTreeMap<ProxyKey, Vec<&DiscoveredReader>> = BTreeMap::new();
         for &u in self.sites.keys() {
             for (&d, view) in &self.sites {
                 for r in self.usable_from(u, d, view) {
@@ -365,7 +368,7 @@ impl RoutingTable {
         &'a self,
         proxy: &'a ProxyKey,
         target: &'a WriterKey,
-    ) -> impl Iterator<Item = &'a RemoteReader> + 'a {
+    ) -> impl Iterator<Item = &'a DiscoveredReader> + 'a {
         let (u, key, class) = proxy;
         let (d, _, _, representation, exclusive) = target;
         self.sites

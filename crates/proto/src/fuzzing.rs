@@ -17,7 +17,8 @@
 )]
 
 use crate::cdr::{
-    CdrDecode, CdrEncode, CdrError, EncapsulationHeader, Endianness, Reader, Writer, XcdrVersion,
+    CdrDecode, CdrEncode, CdrError, CdrReader, CdrWriter, EncapsulationHeader, Endianness,
+    XcdrVersion,
 };
 use crate::wire::plist::{
     ContentFilterInfo, ContentFilterProperty, ListOutcome, ParameterListView,
@@ -72,11 +73,11 @@ pub fn plist(data: &[u8]) {
         3 => VendorId::SIFTDDS,
         _ => VendorId::UNKNOWN,
     };
-    if let Ok(view) = ParameterListView::new_checked(&mut Reader::new(body, endian)) {
+    if let Ok(view) = ParameterListView::new_checked(&mut CdrReader::new(body, endian)) {
         if let Ok(ListOutcome::Accept(params)) = decode_parameter_list(&view, vendor) {
             let mut buf = Vec::new();
-            if emit_parameter_list(&params, &mut Writer::new(&mut buf, endian)).is_ok() {
-                let again = ParameterListView::new_checked(&mut Reader::new(&buf, endian))
+            if emit_parameter_list(&params, &mut CdrWriter::new(&mut buf, endian)).is_ok() {
+                let again = ParameterListView::new_checked(&mut CdrReader::new(&buf, endian))
                     .unwrap_or_else(|e| panic!("re-emitted list does not parse: {e}"));
                 match decode_parameter_list(&again, vendor) {
                     Ok(ListOutcome::Accept(p2)) => assert_eq!(p2, params, "list changed"),
@@ -85,16 +86,16 @@ pub fn plist(data: &[u8]) {
             }
         }
     }
-    if let Ok(cfp) = ContentFilterProperty::parse(&mut Reader::new(body, endian)) {
+    if let Ok(cfp) = ContentFilterProperty::parse(&mut CdrReader::new(body, endian)) {
         let mut buf = Vec::new();
-        cfp.emit(&mut Writer::new(&mut buf, endian));
-        let again = ContentFilterProperty::parse(&mut Reader::new(&buf, endian));
+        cfp.emit(&mut CdrWriter::new(&mut buf, endian));
+        let again = ContentFilterProperty::parse(&mut CdrReader::new(&buf, endian));
         assert_eq!(again.as_ref(), Ok(&cfp), "content filter property changed");
     }
-    if let Ok(cfi) = ContentFilterInfo::parse(&mut Reader::new(body, endian)) {
+    if let Ok(cfi) = ContentFilterInfo::parse(&mut CdrReader::new(body, endian)) {
         let mut buf = Vec::new();
-        cfi.emit(&mut Writer::new(&mut buf, endian));
-        let again = ContentFilterInfo::parse(&mut Reader::new(&buf, endian));
+        cfi.emit(&mut CdrWriter::new(&mut buf, endian));
+        let again = ContentFilterInfo::parse(&mut CdrReader::new(&buf, endian));
         assert_eq!(again.as_ref(), Ok(&cfi), "content filter info changed");
     }
 }
@@ -116,7 +117,7 @@ struct Sample {
 }
 
 impl CdrEncode for Sample {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         self.flag.encode(w);
         self.small.encode(w);
         self.short.encode(w);
@@ -133,7 +134,7 @@ impl CdrEncode for Sample {
 impl<'a> CdrDecode<'a> for Sample {
     const MIN_SIZE: usize = 1;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         Ok(Sample {
             flag: CdrDecode::decode(r)?,
             small: CdrDecode::decode(r)?,
@@ -152,7 +153,7 @@ impl<'a> CdrDecode<'a> for Sample {
 /// Target `cdr`: an encapsulation header, then a `Sample` body in XCDR1 (or XCDR2 when the
 /// header says CDR2). Whatever decodes must encode back to bytes that decode to the same value.
 pub fn cdr(data: &[u8]) {
-    let mut r = Reader::new(data, Endianness::Big);
+    let mut r = CdrReader::new(data, Endianness::Big);
     let Ok(header) = EncapsulationHeader::parse(&mut r) else {
         return;
     };
@@ -160,16 +161,16 @@ pub fn cdr(data: &[u8]) {
         crate::cdr::EncapsulationKind::Cdr2 => XcdrVersion::Xcdr2,
         _ => XcdrVersion::Xcdr1,
     };
-    let mut body = Reader::new(r.rest(), header.endian);
+    let mut body = CdrReader::new(r.rest(), header.endian);
     body.set_xcdr(version);
     let Ok(sample) = Sample::decode(&mut body) else {
         return;
     };
     let mut buf = Vec::new();
-    let mut w = Writer::new(&mut buf, header.endian);
+    let mut w = CdrWriter::new(&mut buf, header.endian);
     w.set_xcdr(version);
     sample.encode(&mut w);
-    let mut again = Reader::new(&buf, header.endian);
+    let mut again = CdrReader::new(&buf, header.endian);
     again.set_xcdr(version);
     let decoded = Sample::decode(&mut again).unwrap_or_else(|e| panic!("re-encoded sample: {e}"));
     // NaN != NaN: compare the bit patterns of the float.
@@ -346,11 +347,11 @@ pub fn siftdds_discovery_seed(kind: u8, from: VendorId, payload: &[u8]) -> Optio
         0 => {
             let mut p = ParticipantProxyData::from_payload(payload, from).ok()?;
             p.vendor_id = VendorId::SIFTDDS;
-            p.pgcache = Some(Capability {
+            p.peer_group = Some(Capability {
                 capacity: 8,
                 generation: 0x0102_0304,
             });
-            p.pgcache_evicted = vec![
+            p.peer_group_evicted = vec![
                 EvictionNotice {
                     group: 1,
                     digest: 0x1122_3344_5566_7788,
@@ -366,7 +367,7 @@ pub fn siftdds_discovery_seed(kind: u8, from: VendorId, payload: &[u8]) -> Optio
             let mut w = PublicationData::from_payload(payload, from).ok()?;
             w.vendor_id = VendorId::SIFTDDS;
             w.router_path = vec![7, 0xdead_beef];
-            w.pgcache = Some(ProjectionAnnouncement {
+            w.peer_group = Some(ProjectionAnnouncement {
                 group: 3,
                 digests: vec![1, u64::MAX],
             });
@@ -467,61 +468,4 @@ pub fn xcdr(data: &[u8]) {
 }
 
 #[cfg(test)]
-mod tests {
-    //! One named test per input the fuzzers found; each failed before its fix.
-    use super::*;
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
-
-    /// The filter harness reaches the compiled evaluator (not only the parser) on the kinds
-    /// of expression the seeds hold, MATCH included, and finds the encodings in agreement.
-    #[test]
-    fn filter_harness_compiles_and_evaluates_seed_expressions() {
-        for text in [
-            "color = %0 AND x > %1",
-            "color MATCH 'B.*' OR shapesize BETWEEN %1 AND 20",
-            "color LIKE %3 AND NOT y < -2",
-            "additional_payload_size[1] = 3",
-        ] {
-            let params = crate::filter::parse_parameters(&["'RED'", "10", "2.5", "'B%'"]).unwrap();
-            let desc = <crate::types::ShapeType as crate::types::TopicType>::descriptor().unwrap();
-            assert!(
-                crate::filter::Program::compile_expression(text, &params, desc).is_ok(),
-                "{text}"
-            );
-            filter(text.as_bytes());
-        }
-    }
-
-    /// plist crash-7632fafa: a parameter whose length (10) is not a multiple of 4 was
-    /// accepted, and re-emitting padded it to 12, changing the list. RTPS 2.5 §9.4.2.11.
-    #[test]
-    fn parameter_length_not_multiple_of_four_is_malformed() {
-        let input = unhex("000a00000a0000000001000023000000010000230004");
-        plist(&input);
-        let body = &input[1..];
-        assert!(ParameterListView::new_checked(&mut Reader::new(body, Endianness::Big)).is_err());
-    }
-
-    /// discovery crash-90cf38a2: a Fast DDS SEDP DATA(w) carrying PID_VENDORID decoded with
-    /// that vendor, and the harness compared it with a re-encoding that (by design) does not
-    /// send the vendor. Fixed in the harness: the vendor comes from the sender, not the data.
-    #[test]
-    fn sedp_vendor_id_is_the_senders_not_part_of_the_round_trip() {
-        discovery(&unhex(concat!(
-            "02000300002f00180001000000f31c00000000000000000000000000007f00000150001000010f7f01624dd779000000",
-            "00000001c105000c00070000005371756172650000070010000a00000053686170655479706500000070001000010f7f",
-            "01624dd77900000000000001025a001000010f7f01624dd7790000000000000102600004009800000015000400020300",
-            "0016000400010f00001d000400000000001e001c0000000000000000000000000001000000ffffffffffffffffffffff",
-            "ff23000800ffffff7fffffffff2700080000000000000000001b000c0000000000ffffff7fffffffff1a000c00020000",
-            "00000000009a9999192b000800ffffff7fffffffff2c000400000000000400080000000000000000001f000400000000",
-            "00250004000000000021000800000000000000000029000400000000002e000400000000002d00040000000000010000",
-            "00",
-        )));
-    }
-}
+mod tests;

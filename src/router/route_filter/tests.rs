@@ -9,7 +9,7 @@ use super::*;
 use crate::cdr::Endianness;
 use crate::router::config::TopicRules;
 use crate::router::repository::RepositoryLimits;
-use crate::router::table::{RemoteReader, RouteClass, RouterId, SiteId, SiteView, TopicKey};
+use crate::router::table::{DiscoveredReader, RouteClass, RouterId, SiteId, SiteView, TopicKey};
 use crate::router::{Action, Router};
 use crate::time::Instant;
 use crate::types::{ShapeType, TopicType, XcdrVersion};
@@ -204,10 +204,10 @@ fn shape_reader(
     n: u8,
     filter: Option<ContentFilter>,
     class: RouteClass,
-) -> RemoteReader {
+) -> DiscoveredReader {
     let mut prefix = [n; 12];
     prefix[0] = u8::try_from(site).unwrap();
-    RemoteReader {
+    DiscoveredReader {
         guid: Guid::new(GuidPrefix(prefix), EntityId([0, 0, 1, 0x07])),
         key: TopicKey {
             topic: TOPIC.into(),
@@ -223,7 +223,7 @@ fn shape_reader(
     }
 }
 
-fn lan(readers: Vec<RemoteReader>) -> SiteView {
+fn lan(readers: Vec<DiscoveredReader>) -> SiteView {
     SiteView {
         readers,
         ..SiteView::default()

@@ -22,7 +22,7 @@ fn shape_key(topic: &str, type_name: &str) -> TopicKey {
 /// KEEP_LAST(3) writer of it on LAN 0; the proxy reader's id.
 fn tl_route(r: &mut Router, type_name: &str) -> (EndpointId, History) {
     let mut lan0 = view(None, vec![]);
-    lan0.writers.push(RemoteWriter {
+    lan0.writers.push(DiscoveredWriter {
         guid: guid(3, 2),
         key: shape_key("Sq", type_name),
         class: TL,

@@ -17,7 +17,7 @@ struct Mesh {
     /// Per router: live proxy readers (id → spec) and downstream writers (id → spec).
     readers: Vec<BTreeMap<EndpointId, ProxyReaderSpec>>,
     writers: Vec<BTreeMap<EndpointId, RouteWriterSpec>>,
-    lan_readers: Vec<Vec<RemoteReader>>,
+    lan_readers: Vec<Vec<DiscoveredReader>>,
 }
 
 /// The link site of router `i` towards router `j`.
@@ -42,7 +42,7 @@ impl Mesh {
         let mut n = 0;
         for i in 0..3 {
             let mut lan = view(None, self.lan_readers[i].clone());
-            lan.writers.push(RemoteWriter {
+            lan.writers.push(DiscoveredWriter {
                 guid: guid(50 + i as u8, 2),
                 key: key("Sq"),
                 class: RELIABLE,
@@ -50,10 +50,10 @@ impl Mesh {
             });
             self.routers[i].update_site(now, SiteId(0), lan);
             for j in (0..3).filter(|&j| j != i) {
-                let theirs: Vec<RemoteReader> = self.readers[j]
+                let theirs: Vec<DiscoveredReader> = self.readers[j]
                     .iter()
                     .filter(|(_, s)| s.site == link(j, i))
-                    .map(|(id, s)| RemoteReader {
+                    .map(|(id, s)| DiscoveredReader {
                         guid: guid(j as u8 + 100, *id as u8),
                         key: s.key.clone(),
                         class: s.class,

@@ -15,7 +15,7 @@ fn two_representations() -> (
 ) {
     let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default());
     r.update_site(at(0), SiteId(0), view(None, vec![]));
-    let readers = [(8, 0), (9, 2)].map(|(p, representation)| RemoteReader {
+    let readers = [(8, 0), (9, 2)].map(|(p, representation)| DiscoveredReader {
         key: TopicKey {
             type_name: "ShapeType".into(),
             ..key("Sq")

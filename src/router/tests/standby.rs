@@ -8,7 +8,7 @@ use super::*;
 const SETTLE: core::time::Duration = core::time::Duration::from_secs(4);
 
 /// What the other routers' participants on a LAN are (router `n` has prefix `[n; 12]`).
-fn lan_of(others: &[u64], readers: Vec<RemoteReader>) -> SiteView {
+fn lan_of(others: &[u64], readers: Vec<DiscoveredReader>) -> SiteView {
     SiteView {
         router_participants: others.iter().map(|&n| GuidPrefix([n as u8; 12])).collect(),
         ..lan_with(others, readers)

@@ -9,17 +9,38 @@
 
 use super::{CdrError, Endianness, MAX_STRING};
 
-/// Which XCDR version's alignment rules a cursor follows. DDS-XTypes 1.3 §7.4.3.
+/// The two versions of the extended CDR representation (DDS-XTypes 1.3 §7.4.3): which
+/// alignment rules a cursor follows, and the version a sample is serialized in. Their
+/// DATA_REPRESENTATION ids are XCDR_DATA_REPRESENTATION = 0 and XCDR2_DATA_REPRESENTATION = 2
+/// (§7.6.3.1.1).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum XcdrVersion {
-    /// XCDR1 / classic CDR: 8-byte primitives align to 8.
+    /// XCDR1 / classic CDR: 8-byte primitives align to 8; PL_CDR for mutable types.
     #[default]
     Xcdr1,
-    /// XCDR2: maximum alignment is 4 (§7.4.3.4.1, `MAXALIGN = 4`).
+    /// XCDR2: maximum alignment is 4 (§7.4.3.4.1, `MAXALIGN = 4`); DHEADER for appendable,
+    /// EMHEADER for mutable types.
     Xcdr2,
 }
 
 impl XcdrVersion {
+    /// The DataRepresentationId announced in PID_DATA_REPRESENTATION.
+    pub const fn representation_id(self) -> i16 {
+        match self {
+            XcdrVersion::Xcdr1 => 0,
+            XcdrVersion::Xcdr2 => 2,
+        }
+    }
+
+    /// The version of a DataRepresentationId, `None` for XML (1) and unknown ids.
+    pub const fn from_representation_id(id: i16) -> Option<Self> {
+        match id {
+            0 => Some(XcdrVersion::Xcdr1),
+            2 => Some(XcdrVersion::Xcdr2),
+            _ => None,
+        }
+    }
+
     /// The alignment of a primitive of `size` bytes (1, 2, 4 or 8).
     pub fn align_of(self, size: usize) -> usize {
         match self {
@@ -31,7 +52,7 @@ impl XcdrVersion {
 
 /// A read cursor over borrowed bytes. Every read checks bounds; nothing panics.
 #[derive(Clone, Debug)]
-pub struct Reader<'a> {
+pub struct CdrReader<'a> {
     buf: &'a [u8],
     pos: usize,
     endian: Endianness,
@@ -51,10 +72,10 @@ macro_rules! read_int {
     };
 }
 
-impl<'a> Reader<'a> {
+impl<'a> CdrReader<'a> {
     /// A cursor at the start of `buf`, which is also the alignment origin.
     pub fn new(buf: &'a [u8], endian: Endianness) -> Self {
-        Reader {
+        CdrReader {
             buf,
             pos: 0,
             endian,
@@ -67,7 +88,7 @@ impl<'a> Reader<'a> {
         self.endian
     }
 
-    /// The XCDR version whose alignment rules [`Reader::align_prim`] follows (default XCDR1).
+    /// The XCDR version whose alignment rules [`CdrReader::align_prim`] follows (default XCDR1).
     pub fn xcdr(&self) -> XcdrVersion {
         self.xcdr
     }
@@ -134,9 +155,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes the next `n` bytes and returns a cursor over them whose origin is their start.
-    pub fn sub(&mut self, n: usize, what: &'static str) -> Result<Reader<'a>, CdrError> {
+    pub fn sub(&mut self, n: usize, what: &'static str) -> Result<CdrReader<'a>, CdrError> {
         let (endian, xcdr) = (self.endian, self.xcdr);
-        let mut sub = Reader::new(self.take(n, what)?, endian);
+        let mut sub = CdrReader::new(self.take(n, what)?, endian);
         sub.xcdr = xcdr;
         Ok(sub)
     }
@@ -222,7 +243,7 @@ pub(crate) fn padding(pos: usize, align: usize) -> usize {
 /// A write cursor appending to a `Vec<u8>`. Alignment is relative to the length the vector
 /// had when the writer was created (its origin).
 #[derive(Debug)]
-pub struct Writer<'b> {
+pub struct CdrWriter<'b> {
     buf: &'b mut Vec<u8>,
     origin: usize,
     endian: Endianness,
@@ -241,11 +262,11 @@ macro_rules! write_int {
     };
 }
 
-impl<'b> Writer<'b> {
+impl<'b> CdrWriter<'b> {
     /// A writer appending to `buf`; alignment origin is the current end of `buf`.
     pub fn new(buf: &'b mut Vec<u8>, endian: Endianness) -> Self {
         let origin = buf.len();
-        Writer {
+        CdrWriter {
             buf,
             origin,
             endian,
@@ -255,9 +276,9 @@ impl<'b> Writer<'b> {
 
     /// A writer appending to the same buffer whose alignment origin is the current end (for a
     /// parameter value, RTPS 2.5 §9.4.2.11, or a CDR body after its encapsulation header).
-    pub fn nested(&mut self) -> Writer<'_> {
+    pub fn nested(&mut self) -> CdrWriter<'_> {
         let origin = self.buf.len();
-        Writer {
+        CdrWriter {
             buf: &mut *self.buf,
             origin,
             endian: self.endian,
@@ -270,7 +291,7 @@ impl<'b> Writer<'b> {
         self.endian
     }
 
-    /// The XCDR version whose alignment rules [`Writer::align_prim`] follows (default XCDR1).
+    /// The XCDR version whose alignment rules [`CdrWriter::align_prim`] follows (default XCDR1).
     pub fn xcdr(&self) -> XcdrVersion {
         self.xcdr
     }
@@ -291,7 +312,7 @@ impl<'b> Writer<'b> {
         self.buf.len().saturating_sub(self.origin)
     }
 
-    /// Absolute offset in the underlying vector (for later [`Writer::patch_u16`]).
+    /// Absolute offset in the underlying vector (for later [`CdrWriter::patch_u16`]).
     pub fn offset(&self) -> usize {
         self.buf.len()
     }
@@ -366,60 +387,4 @@ impl<'b> Writer<'b> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_both_byte_orders() {
-        let b = [0x12, 0x34, 0x56, 0x78];
-        assert_eq!(Reader::new(&b, Endianness::Big).u32("x"), Ok(0x1234_5678));
-        assert_eq!(
-            Reader::new(&b, Endianness::Little).u32("x"),
-            Ok(0x7856_3412)
-        );
-    }
-
-    #[test]
-    fn truncated_read_is_an_error_and_consumes_nothing() {
-        let b = [1, 2, 3];
-        let mut r = Reader::new(&b, Endianness::Big);
-        assert_eq!(r.u32("word"), Err(CdrError::Truncated("word")));
-        assert_eq!(r.position(), 0);
-    }
-
-    #[test]
-    fn string_round_trips_with_alignment() {
-        let mut v = Vec::new();
-        let mut w = Writer::new(&mut v, Endianness::Little);
-        w.u8(7);
-        w.string(b"Square");
-        assert_eq!(
-            v,
-            [
-                7, 0, 0, 0, 7, 0, 0, 0, b'S', b'q', b'u', b'a', b'r', b'e', 0
-            ]
-        );
-        let mut r = Reader::new(&v, Endianness::Little);
-        assert_eq!(r.u8("pad"), Ok(7));
-        assert_eq!(r.string(64, "s"), Ok(&b"Square"[..]));
-    }
-
-    #[test]
-    fn string_without_nul_is_invalid() {
-        let b = [2, 0, 0, 0, b'a', b'b'];
-        assert_eq!(
-            Reader::new(&b, Endianness::Little).string(64, "s"),
-            Err(CdrError::Invalid("s"))
-        );
-    }
-
-    #[test]
-    fn huge_sequence_length_is_refused_before_allocation() {
-        let b = [0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0];
-        assert!(
-            Reader::new(&b, Endianness::Little)
-                .seq_len(4, "seq")
-                .is_err()
-        );
-    }
-}
+mod tests;

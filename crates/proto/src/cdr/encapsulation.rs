@@ -5,7 +5,7 @@
 //! RTPS 2.5 §10.2 and DDS-XTypes 1.3 §7.6.3.1.2. Identifiers as used by every implementation
 //! (docs/interop-facts.md §5.5): RTPS 2.5 Table 10.3's 0x0010.. values for CDR2 are an erratum.
 
-use super::{CdrError, Endianness, Reader, Writer, XcdrVersion};
+use super::{CdrError, CdrReader, CdrWriter, Endianness, XcdrVersion};
 
 /// The representation identifier of a serialized payload.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +62,7 @@ impl EncapsulationHeader {
     }
 
     /// Parses the identifier and options (the identifier is always big-endian on the wire).
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         let id = u16::from_be_bytes(r.take_array::<2>("encapsulation id")?);
         let options = u16::from_be_bytes(r.take_array::<2>("encapsulation options")?);
         let endian = if id & 1 == 1 {
@@ -90,13 +90,13 @@ impl EncapsulationHeader {
     /// body: without the trailing padding the options count (their low two bits, DDS-XTypes
     /// 1.3 §7.6.3.1.2), in the header's byte order, following XCDR2 alignment for the XCDR2
     /// kinds (CDR2, D_CDR2, PL_CDR2) and XCDR1 otherwise.
-    pub fn body(payload: &[u8]) -> Result<(Self, Reader<'_>), CdrError> {
-        let mut r = Reader::new(payload, Endianness::Big);
+    pub fn body(payload: &[u8]) -> Result<(Self, CdrReader<'_>), CdrError> {
+        let mut r = CdrReader::new(payload, Endianness::Big);
         let header = Self::parse(&mut r)?;
         let body = r.rest();
         let pad = usize::from(header.options & 3);
         let body = body.get(..body.len().saturating_sub(pad)).unwrap_or(body);
-        let mut r = Reader::new(body, header.endian);
+        let mut r = CdrReader::new(body, header.endian);
         r.set_xcdr(match header.kind {
             EncapsulationKind::Cdr2 | EncapsulationKind::DCdr2 | EncapsulationKind::PlCdr2 => {
                 XcdrVersion::Xcdr2
@@ -109,29 +109,11 @@ impl EncapsulationHeader {
     }
 
     /// Writes the header (identifier and options big-endian).
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.bytes(&self.id().to_be_bytes());
         w.bytes(&self.options.to_be_bytes());
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_known_id_round_trips() {
-        for id in [0u16, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11] {
-            let b = [(id >> 8) as u8, id as u8, 0, 0];
-            let h = EncapsulationHeader::parse(&mut Reader::new(&b, Endianness::Big));
-            let h = h.unwrap_or_else(|e| panic!("{id:#x}: {e}"));
-            assert_eq!(h.id(), id);
-        }
-    }
-
-    #[test]
-    fn rtps_table_10_3_erratum_ids_are_refused() {
-        let b = [0x00, 0x10, 0, 0];
-        assert!(EncapsulationHeader::parse(&mut Reader::new(&b, Endianness::Big)).is_err());
-    }
-}
+mod tests;

@@ -11,7 +11,7 @@ mod cursor;
 mod encapsulation;
 mod xcdr;
 
-pub use cursor::{Reader, Writer, XcdrVersion};
+pub use cursor::{CdrReader, CdrWriter, XcdrVersion};
 pub use encapsulation::{EncapsulationHeader, EncapsulationKind};
 pub use xcdr::{CdrDecode, CdrEncode, deserialize_payload, serialize_payload};
 

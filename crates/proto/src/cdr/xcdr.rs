@@ -2,7 +2,7 @@
 //! generated types and hand-written reprs implement: [`CdrEncode`] and [`CdrDecode`].
 //!
 //! Must not: allocate from a length read off the wire before checking the bytes are there
-//! (sequences go through [`Reader::seq_len`]), panic on any input, or know about RTPS.
+//! (sequences go through [`CdrReader::seq_len`]), panic on any input, or know about RTPS.
 //!
 //! # Overview
 //! OMG CDR (CORBA 3.4 Part 2 §9.3) as profiled by DDS-XTypes 1.3 §7.4.3 for XCDR version 1:
@@ -14,14 +14,14 @@
 //! EMHEADERs for appendable/mutable types belong to the type layer, not here.
 
 use super::{
-    CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING, Reader, Writer,
+    CdrError, CdrReader, CdrWriter, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING,
 };
 
 /// A value that can be written as CDR. Encoding a value cannot fail (docs/conventions.md §3);
 /// lengths that do not fit a u32 are a caller bug and saturate.
 pub trait CdrEncode {
     /// Appends the value, with the alignment padding it needs before it.
-    fn encode(&self, w: &mut Writer<'_>);
+    fn encode(&self, w: &mut CdrWriter<'_>);
 }
 
 /// A value that can be read from CDR, possibly borrowing from the input.
@@ -31,13 +31,13 @@ pub trait CdrDecode<'a>: Sized {
     const MIN_SIZE: usize;
 
     /// Reads one value, skipping the alignment padding before it.
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError>;
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError>;
 }
 
 macro_rules! primitive {
     ($t:ty, $n:expr, $read:ident, $write:ident, $what:expr) => {
         impl CdrEncode for $t {
-            fn encode(&self, w: &mut Writer<'_>) {
+            fn encode(&self, w: &mut CdrWriter<'_>) {
                 w.align_prim($n);
                 w.$write(*self);
             }
@@ -46,7 +46,7 @@ macro_rules! primitive {
         impl<'a> CdrDecode<'a> for $t {
             const MIN_SIZE: usize = $n;
 
-            fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+            fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
                 r.align_prim($n, $what)?;
                 r.$read($what)
             }
@@ -63,7 +63,7 @@ primitive!(u64, 8, u64, u64, "unsigned long long");
 primitive!(i64, 8, i64, i64, "long long");
 
 impl CdrEncode for i8 {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.bytes(&self.to_ne_bytes());
     }
 }
@@ -71,13 +71,13 @@ impl CdrEncode for i8 {
 impl<'a> CdrDecode<'a> for i8 {
     const MIN_SIZE: usize = 1;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         Ok(i8::from_ne_bytes(r.take_array::<1>("int8")?))
     }
 }
 
 impl CdrEncode for f32 {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         self.to_bits().encode(w);
     }
 }
@@ -85,13 +85,13 @@ impl CdrEncode for f32 {
 impl<'a> CdrDecode<'a> for f32 {
     const MIN_SIZE: usize = 4;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         u32::decode(r).map(f32::from_bits)
     }
 }
 
 impl CdrEncode for f64 {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         self.to_bits().encode(w);
     }
 }
@@ -99,13 +99,13 @@ impl CdrEncode for f64 {
 impl<'a> CdrDecode<'a> for f64 {
     const MIN_SIZE: usize = 8;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         u64::decode(r).map(f64::from_bits)
     }
 }
 
 impl CdrEncode for bool {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.u8(u8::from(*self));
     }
 }
@@ -114,7 +114,7 @@ impl<'a> CdrDecode<'a> for bool {
     const MIN_SIZE: usize = 1;
 
     /// CDR 9.3.1.5: TRUE is 1, FALSE is 0; anything else is invalid.
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         match r.u8("boolean")? {
             0 => Ok(false),
             1 => Ok(true),
@@ -126,7 +126,7 @@ impl<'a> CdrDecode<'a> for bool {
 /// IDL `char` (char8) is one octet. We map it to the Latin-1 range of Rust's `char`; encoding a
 /// character above U+00FF writes `?`, since a valid value cannot fail to encode.
 impl CdrEncode for char {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.u8(u8::try_from(u32::from(*self)).unwrap_or(b'?'));
     }
 }
@@ -134,29 +134,29 @@ impl CdrEncode for char {
 impl<'a> CdrDecode<'a> for char {
     const MIN_SIZE: usize = 1;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         r.u8("char").map(char::from)
     }
 }
 
 impl CdrEncode for str {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.string(self.as_bytes());
     }
 }
 
 impl CdrEncode for String {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.string(self.as_bytes());
     }
 }
 
 impl<'a> CdrDecode<'a> for &'a str {
-    /// Length word; a zero-length string (no NUL) is tolerated by [`Reader::string`].
+    /// Length word; a zero-length string (no NUL) is tolerated by [`CdrReader::string`].
     const MIN_SIZE: usize = 4;
 
     /// Strings must be UTF-8 to become `str`; bounded by [`MAX_STRING`].
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         let bytes = r.string(MAX_STRING, "string")?;
         core::str::from_utf8(bytes).map_err(|_| CdrError::Invalid("string (not UTF-8)"))
     }
@@ -165,20 +165,20 @@ impl<'a> CdrDecode<'a> for &'a str {
 impl<'a> CdrDecode<'a> for String {
     const MIN_SIZE: usize = 4;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         <&str>::decode(r).map(str::to_owned)
     }
 }
 
 impl<T: CdrEncode + ?Sized> CdrEncode for &T {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         (**self).encode(w);
     }
 }
 
 impl<T: CdrEncode> CdrEncode for [T] {
     /// CDR 9.3.2.2: u32 count, then the elements.
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         w.align(4);
         w.u32(u32::try_from(self.len()).unwrap_or(u32::MAX));
         for item in self {
@@ -188,7 +188,7 @@ impl<T: CdrEncode> CdrEncode for [T] {
 }
 
 impl<T: CdrEncode> CdrEncode for Vec<T> {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         self.as_slice().encode(w);
     }
 }
@@ -197,7 +197,7 @@ impl<'a, T: CdrDecode<'a>> CdrDecode<'a> for Vec<T> {
     const MIN_SIZE: usize = 4;
 
     /// The count is checked against the bytes left (`count * T::MIN_SIZE`) before allocating.
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         let n = r.seq_len(T::MIN_SIZE, "sequence length")?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
@@ -209,7 +209,7 @@ impl<'a, T: CdrDecode<'a>> CdrDecode<'a> for Vec<T> {
 
 impl<T: CdrEncode, const N: usize> CdrEncode for [T; N] {
     /// CDR 9.3.2.1: arrays carry no length.
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         for item in self {
             item.encode(w);
         }
@@ -219,7 +219,7 @@ impl<T: CdrEncode, const N: usize> CdrEncode for [T; N] {
 impl<'a, T: CdrDecode<'a>, const N: usize> CdrDecode<'a> for [T; N] {
     const MIN_SIZE: usize = T::MIN_SIZE.saturating_mul(N);
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         if Self::MIN_SIZE > r.remaining() {
             return Err(CdrError::Truncated("array"));
         }
@@ -236,7 +236,7 @@ impl<'a, T: CdrDecode<'a>, const N: usize> CdrDecode<'a> for [T; N] {
 /// two bits of the options (DDS-XTypes 1.3 §7.6.3.1.2).
 pub fn serialize_payload<T: CdrEncode + ?Sized>(value: &T, endian: Endianness) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, endian);
+    let mut w = CdrWriter::new(&mut out, endian);
     EncapsulationHeader::new(EncapsulationKind::Cdr, endian).emit(&mut w);
     let pad = {
         let mut body = w.nested();
@@ -256,12 +256,12 @@ pub fn serialize_payload<T: CdrEncode + ?Sized>(value: &T, endian: Endianness) -
 /// encapsulation must be CDR_BE or CDR_LE; alignment restarts after the header (RTPS 2.5
 /// §10.2). Trailing bytes (padding) are ignored.
 pub fn deserialize_payload<'a, T: CdrDecode<'a>>(bytes: &'a [u8]) -> Result<T, CdrError> {
-    let mut r = Reader::new(bytes, Endianness::Big);
+    let mut r = CdrReader::new(bytes, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r)?;
     if header.kind != EncapsulationKind::Cdr {
         return Err(CdrError::Invalid("encapsulation (expected CDR_BE/CDR_LE)"));
     }
-    let mut body = Reader::new(r.rest(), header.endian);
+    let mut body = CdrReader::new(r.rest(), header.endian);
     T::decode(&mut body)
 }
 

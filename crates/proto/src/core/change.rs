@@ -7,41 +7,9 @@
 
 use bytes::Bytes;
 
-use crate::cdr::{CdrError, Endianness, Reader, Writer};
 use crate::time::Timestamp;
+pub use crate::wire::SampleIdentity;
 use crate::wire::{GroupDigest, Guid, SequenceNumber};
-
-/// The identity of a sample end to end: its original writer and that writer's sequence
-/// number, carried by a relaying router in PID_ORIGINAL_WRITER_INFO (OriginalWriterInfo_t,
-/// RTPS 2.5 §8.7.9, §9.6.3.x: GUID_t, SequenceNumber_t, then a ParameterList of the
-/// original writer's QoS, which we send empty and ignore).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SampleIdentity {
-    /// The writer that first wrote the sample.
-    pub writer_guid: Guid,
-    /// Its sequence number in that writer.
-    pub sequence_number: SequenceNumber,
-}
-
-impl SampleIdentity {
-    /// Decodes an OriginalWriterInfo_t value (the QoS list after the SN is not read).
-    pub fn parse(value: &[u8], endian: Endianness) -> Result<Self, CdrError> {
-        let mut r = Reader::new(value, endian);
-        Ok(SampleIdentity {
-            writer_guid: Guid::parse(&mut r)?,
-            sequence_number: SequenceNumber::parse(&mut r)?,
-        })
-    }
-
-    /// Encodes an OriginalWriterInfo_t value with an empty QoS list (PID_SENTINEL only).
-    pub fn emit(&self, w: &mut Writer<'_>) {
-        self.writer_guid.emit(w);
-        self.sequence_number.emit(w);
-        // RTPS 2.5 §9.4.2.11: PID_SENTINEL (0x0001), length 0.
-        w.u16(0x0001);
-        w.u16(0);
-    }
-}
 
 /// A change's place in its writer group (a publisher with PRESENTATION access scope GROUP),
 /// RTPS 2.5 §8.7.6, §9.6.3: its group sequence number (PID_GROUP_SEQ_NUM), the group

@@ -13,7 +13,7 @@ pub mod discovery;
 pub mod durability;
 mod event;
 pub mod participant;
-pub mod pgcache;
+pub mod peer_group;
 mod proxy;
 pub mod reader;
 pub mod receiver;

@@ -1,5 +1,5 @@
 //! Runs a compiled [`Program`] on a serialized sample: reads the encapsulation header, walks
-//! the XCDR1 or XCDR2 body once with the bounded [`Reader`], skips unreferenced members by
+//! the XCDR1 or XCDR2 body once with the bounded [`CdrReader`], skips unreferenced members by
 //! their encoded size, stops after the last referenced member, and evaluates the condition
 //! with the reference evaluator's comparison rules (`eval::apply_ref`) and Kleene logic.
 //!
@@ -29,7 +29,7 @@ use super::compile::{CExpr, COperand, MAX_FIELDS, Node, Program};
 use super::eval::{EvalError, Truth, ValueRef, apply_ref, kleene_fold, text_of};
 use super::vocabulary::RelOp;
 use crate::cdr::{
-    CdrError, EncapsulationHeader, EncapsulationKind, MAX_STRING, Reader, XcdrVersion,
+    CdrError, CdrReader, EncapsulationHeader, EncapsulationKind, MAX_STRING, XcdrVersion,
 };
 use crate::types::{Extensibility, TypeDescriptor, TypeKind};
 
@@ -121,14 +121,14 @@ fn malformed(e: CdrError) -> EvalError {
 }
 
 /// Reads a DHEADER (XTypes §7.4.3.5.2) and returns a reader over the delimited bytes.
-fn delimited<'a>(r: &mut Reader<'a>) -> Result<Reader<'a>, EvalError> {
+fn delimited<'a>(r: &mut CdrReader<'a>) -> Result<CdrReader<'a>, EvalError> {
     r.align(4, "DHEADER").map_err(malformed)?;
     let len = r.u32("DHEADER").map_err(malformed)?;
     let len = usize::try_from(len).map_err(|_| malformed(CdrError::TooLarge("DHEADER")))?;
     r.sub(len, "delimited body").map_err(malformed)
 }
 
-fn is_xcdr2(r: &Reader<'_>) -> bool {
+fn is_xcdr2(r: &CdrReader<'_>) -> bool {
     r.xcdr() == XcdrVersion::Xcdr2
 }
 
@@ -137,7 +137,7 @@ fn is_xcdr2(r: &Reader<'_>) -> bool {
 /// boundary makes the remaining members missing (appendable types).
 // Recursion (with `visit`) is bounded by the type depth, checked at compile time.
 fn members<'a>(
-    r: &mut Reader<'a>,
+    r: &mut CdrReader<'a>,
     desc: &'a TypeDescriptor,
     plan: &'a [(usize, Node)],
     slots: &mut Slots<'a>,
@@ -171,7 +171,7 @@ fn members<'a>(
 
 /// Whether a member is present: always unless `optional`, when XCDR2 (XTypes §7.4.3.5.3)
 /// prefixes it with an is_present octet; XCDR1 optionals use parameter headers (unsupported).
-fn optional_present(r: &mut Reader<'_>, optional: bool) -> Result<bool, EvalError> {
+fn optional_present(r: &mut CdrReader<'_>, optional: bool) -> Result<bool, EvalError> {
     if !optional {
         return Ok(true);
     }
@@ -187,7 +187,7 @@ fn optional_present(r: &mut Reader<'_>, optional: bool) -> Result<bool, EvalErro
 
 /// Applies `node` to a value of type `kind` at the reader's position.
 fn visit<'a>(
-    r: &mut Reader<'a>,
+    r: &mut CdrReader<'a>,
     kind: &'a TypeKind,
     node: &'a Node,
     slots: &mut Slots<'a>,
@@ -234,7 +234,7 @@ fn visit<'a>(
 
 /// Visits the picked elements of a collection of `n` elements of type `elem`.
 fn elems<'a>(
-    r: &mut Reader<'a>,
+    r: &mut CdrReader<'a>,
     elem: &'a TypeKind,
     n: u32,
     picks: &'a [(u32, Node)],
@@ -260,7 +260,7 @@ fn elems<'a>(
 }
 
 /// Reads a sequence length, checked against the bytes left and the bound.
-fn seq_len(r: &mut Reader<'_>, elem: &TypeKind, bound: Option<u32>) -> Result<u32, EvalError> {
+fn seq_len(r: &mut CdrReader<'_>, elem: &TypeKind, bound: Option<u32>) -> Result<u32, EvalError> {
     let min = elem.primitive_size().unwrap_or(1);
     let n = r.seq_len(min, "sequence length").map_err(malformed)?;
     let n = u32::try_from(n).map_err(|_| malformed(CdrError::TooLarge("sequence length")))?;
@@ -277,7 +277,7 @@ fn array_len(dims: &[u32]) -> Result<u32, EvalError> {
 }
 
 /// Skips `count` consecutive elements of type `elem`.
-fn skip_elems(r: &mut Reader<'_>, elem: &TypeKind, count: u32) -> Result<(), EvalError> {
+fn skip_elems(r: &mut CdrReader<'_>, elem: &TypeKind, count: u32) -> Result<(), EvalError> {
     if count == 0 {
         return Ok(());
     }
@@ -298,7 +298,7 @@ fn skip_elems(r: &mut Reader<'_>, elem: &TypeKind, count: u32) -> Result<(), Eva
 }
 
 /// Skips one value of type `kind` without reading it more than its length words.
-fn skip(r: &mut Reader<'_>, kind: &TypeKind) -> Result<(), EvalError> {
+fn skip(r: &mut CdrReader<'_>, kind: &TypeKind) -> Result<(), EvalError> {
     if let Some(size) = kind.primitive_size() {
         r.align_prim(size, "member").map_err(malformed)?;
         return r.skip(size, "member").map_err(malformed);
@@ -340,7 +340,7 @@ fn skip(r: &mut Reader<'_>, kind: &TypeKind) -> Result<(), EvalError> {
 }
 
 /// Reads one primitive, string or enum value; `None` for an enum value without a label.
-fn leaf<'a>(r: &mut Reader<'a>, kind: &'a TypeKind) -> Result<Option<ValueRef<'a>>, EvalError> {
+fn leaf<'a>(r: &mut CdrReader<'a>, kind: &'a TypeKind) -> Result<Option<ValueRef<'a>>, EvalError> {
     if let Some(size) = kind.primitive_size() {
         r.align_prim(size, "member").map_err(malformed)?;
     }

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::capture::Datagram;
-use crate::cdr::{EncapsulationHeader, EncapsulationKind, Reader};
+use crate::cdr::{CdrReader, EncapsulationHeader, EncapsulationKind};
 use crate::wire::plist::{
     ContentFilterInfo, ContentFilterProperty, ParameterListView, describe, pid, pid_name,
 };
@@ -261,7 +261,7 @@ fn inline_qos(qos: Option<&ParameterListView<'_>>, vendor: VendorId) -> String {
     for p in qos.iter() {
         names.push(pid_label(p.pid, vendor));
         if p.pid == pid::PID_CONTENT_FILTER_INFO {
-            let mut r = Reader::new(p.value, qos.endian());
+            let mut r = CdrReader::new(p.value, qos.endian());
             extra += &match ContentFilterInfo::parse(&mut r) {
                 Ok(cfi) => format!(
                     " filterInfo=[{}]",
@@ -288,7 +288,7 @@ fn inline_qos(qos: Option<&ParameterListView<'_>>, vendor: VendorId) -> String {
 /// Summarises a serialized payload: its encapsulation and size, and for parameter-list
 /// payloads (discovery data) the PIDs, with a reader's content filter decoded.
 fn payload(bytes: &[u8], vendor: VendorId, what: &str) -> String {
-    let mut r = Reader::new(bytes, crate::cdr::Endianness::Big);
+    let mut r = CdrReader::new(bytes, crate::cdr::Endianness::Big);
     let Ok(encap) = EncapsulationHeader::parse(&mut r) else {
         return format!(" {what}={}B", bytes.len());
     };
@@ -305,7 +305,7 @@ fn payload(bytes: &[u8], vendor: VendorId, what: &str) -> String {
                 let names: Vec<String> = pl.iter().map(|p| pid_label(p.pid, vendor)).collect();
                 s += &format!(" params=[{}]", names.join(","));
                 if let Some(p) = pl.find(pid::PID_CONTENT_FILTER_PROPERTY) {
-                    let mut pr = Reader::new(p.value, pl.endian());
+                    let mut pr = CdrReader::new(p.value, pl.endian());
                     s += &match ContentFilterProperty::parse(&mut pr) {
                         Ok(cf) => format!(
                             " filter={{{} on {} class={} expr=\"{}\" params={} sig={}}}",
@@ -376,41 +376,4 @@ fn fraction_nanos(fraction: u32) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn datagram(frame: u64, payload: &[u8]) -> Datagram {
-        Datagram {
-            frame,
-            src: "127.0.0.1:7400".parse().unwrap(),
-            dst: "127.0.0.1:7410".parse().unwrap(),
-            payload: payload.to_vec(),
-        }
-    }
-
-    /// RTI's 16-byte ping is a ping, not a malformed message (docs/interop-facts.md §5.11).
-    #[test]
-    fn rtis_ping_counts_as_a_ping() {
-        let mut totals = Totals::default();
-        let mut out = Vec::new();
-        summarize(
-            &datagram(1, b"RTPS\x02\x05\x01\x01NDDSPING"),
-            &mut out,
-            &mut totals,
-        )
-        .unwrap();
-        summarize(
-            &datagram(2, b"RTPS\x02\x05\x01\x01NDDSPONG"),
-            &mut out,
-            &mut totals,
-        )
-        .unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.starts_with("     1 127.0.0.1:7400 > 127.0.0.1:7410 PING NDDSPING (RTI"),
-            "{text}"
-        );
-        assert_eq!((totals.pings, totals.messages, totals.malformed), (1, 1, 1));
-        assert!(totals.to_string().ends_with(", pings: 1"));
-    }
-}
+mod tests;

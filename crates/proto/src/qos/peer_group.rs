@@ -4,7 +4,7 @@
 //! endpoints.
 //!
 //! Plain data shared by the API, the QoS XML loader, the router and the core
-//! (`core::pgcache` re-exports it as `core::pgcache::config`).
+//! (`core::peer_group` re-exports it as `core::peer_group::config`).
 //!
 //! Must not: touch the wire, read files or clocks, or accept a configuration that would
 //! cache a sensitive member, name no member, or give two groups the same wire id.

@@ -18,37 +18,8 @@ pub use shape::ShapeType;
 
 use md5::{Digest, Md5};
 
+pub use crate::cdr::XcdrVersion;
 use crate::cdr::{CdrError, Endianness};
-
-/// The two versions of the extended CDR representation (DDS-XTypes 1.3 §7.4.3); their
-/// DATA_REPRESENTATION ids are XCDR_DATA_REPRESENTATION = 0 and XCDR2_DATA_REPRESENTATION = 2
-/// (§7.6.3.1.1).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum XcdrVersion {
-    /// XCDR1: plain CDR with 8-byte alignment; PL_CDR for mutable types.
-    Xcdr1,
-    /// XCDR2: 4-byte maximum alignment; DHEADER for appendable, EMHEADER for mutable types.
-    Xcdr2,
-}
-
-impl XcdrVersion {
-    /// The DataRepresentationId announced in PID_DATA_REPRESENTATION.
-    pub const fn representation_id(self) -> i16 {
-        match self {
-            XcdrVersion::Xcdr1 => 0,
-            XcdrVersion::Xcdr2 => 2,
-        }
-    }
-
-    /// The version of a DataRepresentationId, `None` for XML (1) and unknown ids.
-    pub const fn from_representation_id(id: i16) -> Option<Self> {
-        match id {
-            0 => Some(XcdrVersion::Xcdr1),
-            2 => Some(XcdrVersion::Xcdr2),
-            _ => None,
-        }
-    }
-}
 
 /// A type that can be published on a topic.
 pub trait TopicType: Sized + Send + 'static {
@@ -135,27 +106,4 @@ pub fn key_hash_from_key_bytes(serialized_key_be: &[u8], max_serialized_size: us
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// RTPS 2.5 §9.6.4.8 examples (docs/interop-facts.md §5.6).
-    #[test]
-    fn spec_key_hash_examples() {
-        assert_eq!(
-            key_hash_from_key_bytes(&0x1234_5678u32.to_be_bytes(), 4),
-            [0x12, 0x34, 0x56, 0x78, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-        );
-        let mut key = Vec::new();
-        key.extend_from_slice(&5u32.to_be_bytes());
-        key.extend_from_slice(b"BLUE\0");
-        key.extend_from_slice(&[0, 0, 0]);
-        key.extend_from_slice(&0x1234_5678_9abc_def0u64.to_be_bytes());
-        assert_eq!(
-            key_hash_from_key_bytes(&key, 4 + 13 + 3 + 8),
-            [
-                0xf9, 0x1a, 0x59, 0xe3, 0x2e, 0x45, 0x35, 0xd9, 0xa6, 0x9c, 0xd5, 0xd9, 0xf5, 0xb6,
-                0xe3, 0x6e
-            ]
-        );
-    }
-}
+mod tests;

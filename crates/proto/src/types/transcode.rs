@@ -25,9 +25,8 @@
 
 use super::codec::{self, LengthCode};
 use super::{Extensibility, Member, TypeDescriptor, TypeKind, XcdrVersion};
-use crate::cdr::XcdrVersion as Align;
 use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, MAX_STRING};
-use crate::cdr::{Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter};
 
 /// Most values (members and elements, at every level; a collection of primitives counts
 /// once) transcoded from one payload.
@@ -87,8 +86,8 @@ pub fn sample_key(payload: &[u8], desc: &TypeDescriptor) -> Result<Vec<u8>, CdrE
     }
     let dheader = header.kind == EncapsulationKind::DCdr2;
     let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, Endianness::Little);
-    w.set_xcdr(Align::Xcdr2);
+    let mut w = CdrWriter::new(&mut out, Endianness::Little);
+    w.set_xcdr(XcdrVersion::Xcdr2);
     Transcoder::default().top(&mut r, &mut w, desc, dheader, true)?;
     Ok(out)
 }
@@ -100,8 +99,8 @@ pub fn sample_key(payload: &[u8], desc: &TypeDescriptor) -> Result<Vec<u8>, CdrE
 pub fn key_of_key_payload(data: &[u8], key_only: &TypeDescriptor) -> Option<Vec<u8>> {
     codec::read_key_only(data, |r| {
         let mut out = Vec::new();
-        let mut w = Writer::new(&mut out, Endianness::Little);
-        w.set_xcdr(Align::Xcdr2);
+        let mut w = CdrWriter::new(&mut out, Endianness::Little);
+        w.set_xcdr(XcdrVersion::Xcdr2);
         Transcoder::default().members(r, &mut w, key_only, false, false, false)?;
         Ok(out)
     })
@@ -126,8 +125,8 @@ pub fn key_payload(
         XcdrVersion::Xcdr1 => EncapsulationKind::Cdr,
         XcdrVersion::Xcdr2 => codec::encapsulation(to, ext),
     };
-    let mut r = Reader::new(key, Endianness::Little);
-    r.set_xcdr(Align::Xcdr2);
+    let mut r = CdrReader::new(key, Endianness::Little);
+    r.set_xcdr(XcdrVersion::Xcdr2);
     let pad = to == XcdrVersion::Xcdr2;
     codec::encapsulate(kind, to, endian, pad, |w| {
         Transcoder::default().members(&mut r, w, key_only, false, false, false)
@@ -165,7 +164,7 @@ fn dheader(elem: &TypeKind) -> bool {
 }
 
 /// Reads a DHEADER and returns a reader over the bytes it delimits.
-fn delimited<'a>(r: &mut Reader<'a>) -> Result<Reader<'a>, CdrError> {
+fn delimited<'a>(r: &mut CdrReader<'a>) -> Result<CdrReader<'a>, CdrError> {
     r.align(4, "DHEADER")?;
     let len = usize::try_from(r.u32("DHEADER")?).map_err(|_| CdrError::TooLarge("DHEADER"))?;
     r.sub(len, "DHEADER body")
@@ -190,8 +189,8 @@ impl Transcoder {
     /// write only the key members (all when none is), as a final struct.
     fn top(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         desc: &TypeDescriptor,
         dheader: bool,
         keys: bool,
@@ -204,7 +203,7 @@ impl Transcoder {
         }
         let appendable = desc.extensibility == Extensibility::Appendable;
         let mut sub;
-        let src = if dheader && r.xcdr() == Align::Xcdr2 {
+        let src = if dheader && r.xcdr() == XcdrVersion::Xcdr2 {
             sub = delimited(r)?;
             &mut sub
         } else {
@@ -212,7 +211,7 @@ impl Transcoder {
         };
         // The top level may end early whatever the target: the payload's end delimits it.
         let truncatable = appendable || dheader;
-        if appendable && w.xcdr() == Align::Xcdr2 && !keys {
+        if appendable && w.xcdr() == XcdrVersion::Xcdr2 && !keys {
             codec::delimited(w, |w| self.members(src, w, desc, truncatable, true, false))
         } else {
             self.members(src, w, desc, truncatable, true, keys)
@@ -225,8 +224,8 @@ impl Transcoder {
     // Recursion (with `value`) is bounded by the descriptor's depth.
     fn members(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         desc: &TypeDescriptor,
         truncatable: bool,
         may_end: bool,
@@ -244,8 +243,8 @@ impl Transcoder {
             if keys && any_key && !m.key {
                 // Read through, written nowhere.
                 let mut sink = Vec::new();
-                let mut skip = Writer::new(&mut sink, Endianness::Little);
-                skip.set_xcdr(Align::Xcdr2);
+                let mut skip = CdrWriter::new(&mut sink, Endianness::Little);
+                skip.set_xcdr(XcdrVersion::Xcdr2);
                 self.member(r, &mut skip, m)?;
             } else {
                 self.member(r, w, m)?;
@@ -257,8 +256,8 @@ impl Transcoder {
     /// One member of a final or appendable struct (its optional form included).
     fn member(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         m: &Member,
     ) -> Result<(), CdrError> {
         if !m.optional {
@@ -267,14 +266,14 @@ impl Transcoder {
         let mut param;
         let (present, src) = match r.xcdr() {
             // XTypes §7.4.3.5.3: an is_present octet, then the value.
-            Align::Xcdr2 => match r.u8("optional flag")? {
+            XcdrVersion::Xcdr2 => match r.u8("optional flag")? {
                 0 => (false, r),
                 1 => (true, r),
                 _ => return Err(CdrError::Invalid("optional flag")),
             },
             // §7.4.1.2: a parameter header, length 0 when absent; the value aligned from
             // its own start.
-            Align::Xcdr1 => {
+            XcdrVersion::Xcdr1 => {
                 let (_, len, _) = codec::parameter_header(r)?;
                 param = r.sub(len, "optional member")?;
                 (len != 0, &mut param)
@@ -289,8 +288,8 @@ impl Transcoder {
     /// must-understand member is an error, `types::codec::read_mutable`).
     fn mutable(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         desc: &TypeDescriptor,
     ) -> Result<(), CdrError> {
         codec::write_mutable(w, |mw| {
@@ -309,8 +308,8 @@ impl Transcoder {
 
     fn value(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         kind: &TypeKind,
     ) -> Result<(), CdrError> {
         self.count()?;
@@ -330,14 +329,16 @@ impl Transcoder {
                 Extensibility::Final => self.members(r, w, d, false, false, false),
                 Extensibility::Appendable => {
                     let mut sub;
-                    let src = if r.xcdr() == Align::Xcdr2 {
+                    let src = if r.xcdr() == XcdrVersion::Xcdr2 {
                         sub = delimited(r)?;
                         &mut sub
                     } else {
                         r
                     };
-                    let (truncatable, may_end) =
-                        (src.xcdr() == Align::Xcdr2, w.xcdr() == Align::Xcdr2);
+                    let (truncatable, may_end) = (
+                        src.xcdr() == XcdrVersion::Xcdr2,
+                        w.xcdr() == XcdrVersion::Xcdr2,
+                    );
                     codec::write_appendable(w, |w| {
                         self.members(src, w, d, truncatable, may_end, false)
                     })
@@ -347,7 +348,7 @@ impl Transcoder {
             TypeKind::Sequence { elem, bound } => {
                 let dh = dheader(elem);
                 let mut sub;
-                let src = if dh && r.xcdr() == Align::Xcdr2 {
+                let src = if dh && r.xcdr() == XcdrVersion::Xcdr2 {
                     sub = delimited(r)?;
                     &mut sub
                 } else {
@@ -371,7 +372,7 @@ impl Transcoder {
                     .ok_or(CdrError::TooLarge("array"))?;
                 let dh = dheader(elem);
                 let mut sub;
-                let src = if dh && r.xcdr() == Align::Xcdr2 {
+                let src = if dh && r.xcdr() == XcdrVersion::Xcdr2 {
                     sub = delimited(r)?;
                     &mut sub
                 } else {
@@ -386,8 +387,8 @@ impl Transcoder {
 
     fn elems(
         &mut self,
-        r: &mut Reader<'_>,
-        w: &mut Writer<'_>,
+        r: &mut CdrReader<'_>,
+        w: &mut CdrWriter<'_>,
         elem: &TypeKind,
         n: usize,
     ) -> Result<(), CdrError> {
@@ -404,8 +405,8 @@ impl Transcoder {
 /// `n` primitives of `size` bytes, contiguous after the first one's alignment (none when
 /// `n` is 0): copied as they are in the same byte order, else byte-swapped one by one.
 fn primitives(
-    r: &mut Reader<'_>,
-    w: &mut Writer<'_>,
+    r: &mut CdrReader<'_>,
+    w: &mut CdrWriter<'_>,
     size: usize,
     n: usize,
 ) -> Result<(), CdrError> {

@@ -5,7 +5,7 @@
 //! RTPS 2.5 §8.2.4 (GUID), §9.3.1.1-9.3.1.5 (mapping), Table 9.1-9.2 (entity kinds and
 //! builtin entity ids), §9.3.1.8 (vendor id).
 
-use crate::cdr::{CdrError, Reader, Writer};
+use crate::cdr::{CdrError, CdrReader, CdrWriter};
 
 /// GuidPrefix_t: 12 octets identifying a participant. RTPS 2.5 §9.3.1.1.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -40,12 +40,12 @@ impl GuidPrefix {
     pub const UNKNOWN: GuidPrefix = GuidPrefix([0; 12]);
 
     /// Reads 12 octets.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(GuidPrefix(r.take_array::<12>("guidPrefix")?))
     }
 
     /// Writes 12 octets.
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.bytes(&self.0);
     }
 }
@@ -117,12 +117,12 @@ impl EntityId {
     pub const KIND_READER_WITH_KEY: u8 = 0x07;
 
     /// Reads 4 octets (an EntityId has no byte order).
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(EntityId(r.take_array::<4>("entityId")?))
     }
 
     /// Writes 4 octets.
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.bytes(&self.0);
     }
 
@@ -177,7 +177,7 @@ impl Guid {
     }
 
     /// Reads 16 octets.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Guid {
             prefix: GuidPrefix::parse(r)?,
             entity_id: EntityId::parse(r)?,
@@ -185,7 +185,7 @@ impl Guid {
     }
 
     /// Writes 16 octets.
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         self.prefix.emit(w);
         self.entity_id.emit(w);
     }
@@ -267,53 +267,4 @@ impl ProtocolVersion {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cdr::Endianness;
-
-    #[test]
-    fn guids_order_as_their_octets() {
-        // Octet patterns that differ at every position, high bit set and clear.
-        let mut guids = Vec::new();
-        for at in 0..16 {
-            for v in [0u8, 1, 0x7f, 0x80, 0xff] {
-                let mut b = [0x80u8; 16];
-                b[at] = v;
-                let mut prefix = [0u8; 12];
-                prefix.copy_from_slice(&b[..12]);
-                guids.push((
-                    b,
-                    Guid::new(GuidPrefix(prefix), EntityId([b[12], b[13], b[14], b[15]])),
-                ));
-            }
-        }
-        for (ba, a) in &guids {
-            for (bb, b) in &guids {
-                assert_eq!(a.cmp(b), ba.cmp(bb), "{a} vs {b}");
-                assert_eq!(a.prefix.cmp(&b.prefix), ba[..12].cmp(&bb[..12]));
-                assert_eq!(a.entity_id.cmp(&b.entity_id), ba[12..].cmp(&bb[12..]));
-                assert_eq!(a.partial_cmp(b), Some(ba.cmp(bb)));
-            }
-        }
-    }
-
-    #[test]
-    fn guid_round_trips_and_prints_dotted() {
-        let g = Guid::new(
-            GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
-            EntityId::PARTICIPANT,
-        );
-        let mut v = Vec::new();
-        g.emit(&mut Writer::new(&mut v, Endianness::Little));
-        assert_eq!(Guid::parse(&mut Reader::new(&v, Endianness::Big)), Ok(g));
-        assert_eq!(g.to_string(), "01020304.05060708.090a0b0c.000001c1");
-    }
-
-    #[test]
-    fn entity_kinds_classify_builtin_and_user_endpoints() {
-        assert!(EntityId::SEDP_PUBLICATIONS_ANNOUNCER.is_writer());
-        assert!(EntityId::SEDP_PUBLICATIONS_ANNOUNCER.is_builtin());
-        assert!(EntityId([0, 0, 1, EntityId::KIND_READER_WITH_KEY]).is_reader());
-        assert!(!EntityId::PARTICIPANT.is_writer());
-    }
-}
+mod tests;

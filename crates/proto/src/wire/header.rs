@@ -5,7 +5,7 @@
 //! RTPS 2.5 §8.3.3 (Header structure), §9.4.4 (mapping: 'R','T','P','S', ProtocolVersion_t,
 //! VendorId_t, GuidPrefix_t; all octets, so the header has no byte order).
 
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::wire::{GuidPrefix, ProtocolVersion, VendorId, WireError};
 
 /// The RTPS message header. RTPS 2.5 §8.3.3.
@@ -36,7 +36,7 @@ impl Header {
 
     /// Reads 20 octets. Errors on a wrong protocol id or a major version other than 2
     /// (RTPS 2.5 §8.3.6.3: a receiver drops messages of another major version).
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, WireError> {
         let magic = r.take_array::<4>("header.protocol")?;
         // RTPS 2.5 §9.4.4: the protocol id is exactly 'R','T','P','S'.
         if magic != Self::MAGIC {
@@ -59,7 +59,7 @@ impl Header {
 
     /// Appends the 20 octets.
     pub fn emit(&self, buf: &mut Vec<u8>) {
-        let mut w = Writer::new(buf, Endianness::Big);
+        let mut w = CdrWriter::new(buf, Endianness::Big);
         w.bytes(&Self::MAGIC);
         w.u8(self.version.major);
         w.u8(self.version.minor);
@@ -89,66 +89,4 @@ pub fn is_vendor_ping(datagram: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rtis_ping_is_recognised_by_its_exact_shape() {
-        let ping = *b"RTPS\x02\x05\x01\x01NDDSPING";
-        assert!(is_vendor_ping(&ping));
-        assert!(!is_vendor_ping(&ping[..15]));
-        let mut longer = ping.to_vec();
-        longer.push(0);
-        assert!(!is_vendor_ping(&longer));
-        let mut other = ping;
-        other[0] = b'X';
-        assert!(!is_vendor_ping(&other));
-        other = ping;
-        other[15] = b'X';
-        assert!(!is_vendor_ping(&other));
-        // Still not an RTPS message.
-        assert!(Header::parse(&mut Reader::new(&ping, Endianness::Big)).is_err());
-    }
-
-    const GOLDEN: [u8; 20] = [
-        b'R', b'T', b'P', b'S', 2, 1, 0x01, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-    ];
-
-    #[test]
-    fn header_parses_and_round_trips() {
-        let h = Header::parse(&mut Reader::new(&GOLDEN, Endianness::Little)).unwrap();
-        assert_eq!(h.version, ProtocolVersion { major: 2, minor: 1 });
-        assert_eq!(h.vendor_id, VendorId::CYCLONE_DDS);
-        assert_eq!(
-            h.guid_prefix,
-            GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
-        );
-        let mut v = Vec::new();
-        h.emit(&mut v);
-        assert_eq!(v, GOLDEN);
-    }
-
-    #[test]
-    fn header_with_wrong_magic_is_invalid() {
-        let mut b = GOLDEN;
-        b[0] = b'X';
-        assert!(Header::parse(&mut Reader::new(&b, Endianness::Big)).is_err());
-    }
-
-    #[test]
-    fn header_with_major_version_3_is_invalid() {
-        let mut b = GOLDEN;
-        b[4] = 3;
-        assert_eq!(
-            Header::parse(&mut Reader::new(&b, Endianness::Big)),
-            Err(WireError::Invalid("header.version.major"))
-        );
-    }
-
-    #[test]
-    fn truncated_header_is_an_error_at_every_offset() {
-        for cut in 0..GOLDEN.len() {
-            assert!(Header::parse(&mut Reader::new(&GOLDEN[..cut], Endianness::Big)).is_err());
-        }
-    }
-}
+mod tests;

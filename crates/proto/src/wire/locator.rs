@@ -4,7 +4,7 @@
 //!
 //! RTPS 2.5 §9.3.2 (Locator_t: int32 kind, uint32 port, octet[16] address).
 
-use crate::cdr::{CdrError, Reader, Writer};
+use crate::cdr::{CdrError, CdrReader, CdrWriter};
 
 /// Locator_t. RTPS 2.5 §9.3.2.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,7 +56,7 @@ impl Locator {
     }
 
     /// Reads 24 octets.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         let kind = r.i32("locator.kind")?;
         let port = r.u32("locator.port")?;
         let address = r.take_array::<16>("locator.address")?;
@@ -68,7 +68,7 @@ impl Locator {
     }
 
     /// Writes 24 octets.
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.i32(self.kind);
         w.u32(self.port);
         w.bytes(&self.address);
@@ -99,17 +99,4 @@ impl core::fmt::Display for Locator {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cdr::Endianness;
-
-    #[test]
-    fn udpv4_round_trips_and_prints() {
-        let l = Locator::udpv4([239, 255, 0, 1], 7400);
-        let mut v = Vec::new();
-        l.emit(&mut Writer::new(&mut v, Endianness::Big));
-        assert_eq!(v.len(), Locator::LEN);
-        assert_eq!(Locator::parse(&mut Reader::new(&v, Endianness::Big)), Ok(l));
-        assert_eq!(l.to_string(), "udp/239.255.0.1:7400");
-    }
-}
+mod tests;

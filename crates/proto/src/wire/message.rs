@@ -5,8 +5,8 @@
 //!
 //! RTPS 2.5 §8.3.3 (message structure), §8.3.4 (receiver rules), §9.4.4-§9.4.5.
 
+use crate::cdr::CdrReader;
 use crate::cdr::Endianness;
-use crate::cdr::Reader;
 use crate::wire::submessage::{Submessage, SubmessageIter};
 use crate::wire::{Header, WireError};
 
@@ -23,7 +23,7 @@ impl<'a> Message<'a> {
     /// Parses the header and returns an iterator over the submessages. An error means the
     /// whole datagram is dropped (not RTPS, wrong major version, or shorter than a header).
     pub fn parse(bytes: &'a [u8]) -> Result<(Header, SubmessageIter<'a>), WireError> {
-        let mut r = Reader::new(bytes, Endianness::Big);
+        let mut r = CdrReader::new(bytes, Endianness::Big);
         let header = Header::parse(&mut r)?;
         Ok((header, SubmessageIter::new(r.rest())))
     }

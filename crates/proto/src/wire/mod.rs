@@ -3,7 +3,7 @@
 //!
 //! Must not: perform I/O, read clocks, panic on any input, or allocate from a length field
 //! before checking the bytes are there (docs/conventions.md §4). Every read goes through
-//! [`crate::cdr::Reader`].
+//! [`crate::cdr::CdrReader`].
 //!
 //! # Overview
 //! RTPS 2.5 §8.3 (message module) and §9.4 (PSM mapping). A datagram is a [`Header`] followed
@@ -13,10 +13,11 @@ mod error;
 mod group;
 mod guid;
 mod header;
+pub mod inline_qos;
 mod locator;
 mod message;
-mod pgcache;
-mod pgcache_coop;
+mod peer_group;
+mod peer_group_coop;
 pub mod plist;
 mod sequence;
 mod sn_set;
@@ -26,14 +27,16 @@ pub use error::WireError;
 pub use group::{GroupDigest, WriterGroupInfo};
 pub use guid::{EntityId, Guid, GuidPrefix, ProtocolVersion, VendorId};
 pub use header::{Header, VENDOR_PING_LEN, is_vendor_ping};
+pub use inline_qos::{InlineQos, SampleIdentity};
 pub use locator::Locator;
 pub use message::{Message, emit_message};
-pub use pgcache::{
+pub use peer_group::{
     ABBREVIATED_FLAG_ALIAS, ABBREVIATED_FLAG_NARROW, AbbreviatedData, Alias, CacheKey, Capability,
-    KeyDefinition, KeyRef, MAX_REST, MAX_SEGMENTS, NARROW_WINDOW, PID_SIFTDDS_PGCACHE_CAPABILITY,
-    PID_SIFTDDS_PGCACHE_KEY, SHORT_KEY_LEN, SIFTDDS_ABBREVIATED_DATA, Segment, WIDE_WINDOW,
+    KeyDefinition, KeyRef, MAX_REST, MAX_SEGMENTS, NARROW_WINDOW,
+    PID_SIFTDDS_PEER_GROUP_CAPABILITY, PID_SIFTDDS_PEER_GROUP_KEY, SHORT_KEY_LEN,
+    SIFTDDS_ABBREVIATED_DATA, Segment, WIDE_WINDOW,
 };
-pub use pgcache_coop::{
+pub use peer_group_coop::{
     EvictionNotice, MAX_ANNOUNCED_PROJECTIONS, MAX_EVICTION_NOTICES, ProjectionAnnouncement,
 };
 pub use sequence::{FragmentNumber, SequenceNumber};

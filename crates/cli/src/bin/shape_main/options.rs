@@ -9,7 +9,6 @@
 //! `Err` with a message; the caller prints it with the usage text and exits with code 1 (the
 //! harness's `ERROR_PARSING_ARGUMENTS`).
 
-#[path = "cli.rs"]
 mod cli;
 
 /// What the command line asks for.
@@ -379,5 +378,4 @@ impl Options {
 }
 
 #[cfg(test)]
-#[path = "options_tests.rs"]
 mod tests;

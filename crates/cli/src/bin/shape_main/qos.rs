@@ -285,5 +285,4 @@ fn millis_or(ms: u64, off: siftdds::time::Duration) -> siftdds::time::Duration {
 }
 
 #[cfg(test)]
-#[path = "qos_tests.rs"]
 mod tests;

@@ -24,7 +24,7 @@ struct Shape {
 }
 
 impl CdrEncode for Shape {
-    fn encode(&self, w: &mut Writer<'_>) {
+    fn encode(&self, w: &mut CdrWriter<'_>) {
         self.color.encode(w);
         self.x.encode(w);
         self.big.encode(w);
@@ -41,7 +41,7 @@ impl CdrEncode for Shape {
 impl<'a> CdrDecode<'a> for Shape {
     const MIN_SIZE: usize = 4;
 
-    fn decode(r: &mut Reader<'a>) -> Result<Self, CdrError> {
+    fn decode(r: &mut CdrReader<'a>) -> Result<Self, CdrError> {
         Ok(Shape {
             color: String::decode(r)?,
             x: i32::decode(r)?,
@@ -59,7 +59,7 @@ impl<'a> CdrDecode<'a> for Shape {
 
 fn encode_with(v: &impl CdrEncode, endian: Endianness, xcdr: XcdrVersion) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, endian);
+    let mut w = CdrWriter::new(&mut out, endian);
     w.set_xcdr(xcdr);
     v.encode(&mut w);
     out
@@ -70,7 +70,7 @@ fn xcdr1_aligns_long_long_to_8_and_xcdr2_to_4() {
     let v = (7u32, 0x0102_0304_0506_0708u64);
     struct Pair((u32, u64));
     impl CdrEncode for Pair {
-        fn encode(&self, w: &mut Writer<'_>) {
+        fn encode(&self, w: &mut CdrWriter<'_>) {
             self.0.0.encode(w);
             self.0.1.encode(w);
         }
@@ -88,7 +88,7 @@ fn payload_golden_bytes_in_both_byte_orders() {
     // struct { string color; long x; } = {"BLUE", 5}
     struct S;
     impl CdrEncode for S {
-        fn encode(&self, w: &mut Writer<'_>) {
+        fn encode(&self, w: &mut CdrWriter<'_>) {
             "BLUE".encode(w);
             5i32.encode(w);
             1u8.encode(w);
@@ -108,7 +108,7 @@ fn payload_golden_bytes_in_both_byte_orders() {
             0, 0, 0, 3, 0, 0, 0, 5, b'B', b'L', b'U', b'E', 0, 0, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0
         ]
     );
-    let mut r = Reader::new(&le, Endianness::Big);
+    let mut r = CdrReader::new(&le, Endianness::Big);
     let h = EncapsulationHeader::parse(&mut r).unwrap();
     assert_eq!(
         (h.kind, h.endian, h.options),
@@ -121,7 +121,7 @@ fn payload_golden_bytes_in_both_byte_orders() {
 fn bool_other_than_zero_or_one_is_invalid() {
     let b = [2u8];
     assert_eq!(
-        bool::decode(&mut Reader::new(&b, Endianness::Little)),
+        bool::decode(&mut CdrReader::new(&b, Endianness::Little)),
         Err(CdrError::Invalid("boolean"))
     );
 }
@@ -129,8 +129,8 @@ fn bool_other_than_zero_or_one_is_invalid() {
 #[test]
 fn huge_sequence_count_is_refused_before_allocating() {
     let b = [0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4];
-    assert!(Vec::<u32>::decode(&mut Reader::new(&b, Endianness::Little)).is_err());
-    assert!(Vec::<Vec<u8>>::decode(&mut Reader::new(&b, Endianness::Little)).is_err());
+    assert!(Vec::<u32>::decode(&mut CdrReader::new(&b, Endianness::Little)).is_err());
+    assert!(Vec::<Vec<u8>>::decode(&mut CdrReader::new(&b, Endianness::Little)).is_err());
 }
 
 #[test]

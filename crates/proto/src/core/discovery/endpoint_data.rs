@@ -82,10 +82,10 @@ pub struct PublicationData {
     /// The writer QoS that travel in SEDP; `transport_priority` too, `writer_data_lifecycle`
     /// does not (it stays at its default when decoded).
     pub qos: DataWriterQos,
-    /// PID_SIFTDDS_PGCACHE_PROJECTIONS (siftdds vendor PID, read only from siftdds senders):
+    /// PID_SIFTDDS_PEER_GROUP_PROJECTIONS (siftdds vendor PID, read only from siftdds senders):
     /// a peer-group member's group and current projection digests (docs/peer-group-cache.md
     /// §4.3). `None` for every other writer (and a malformed value), and then not sent.
-    pub pgcache: Option<crate::wire::ProjectionAnnouncement>,
+    pub peer_group: Option<crate::wire::ProjectionAnnouncement>,
 }
 
 /// DiscoveredReaderData (SEDP DATA(r)): the shared [`EndpointData`], the reader QoS and
@@ -137,7 +137,7 @@ struct Decoded {
     w: DataWriterQos,
     time_based_filter: TimeBasedFilter,
     content_filter: Option<ContentFilter>,
-    pgcache: Option<crate::wire::ProjectionAnnouncement>,
+    peer_group: Option<crate::wire::ProjectionAnnouncement>,
 }
 
 fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, DiscoveryError> {
@@ -166,7 +166,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
         w: DataWriterQos::default(),
         time_based_filter: TimeBasedFilter::default(),
         content_filter: None,
-        pgcache: None,
+        peer_group: None,
     };
     for param in &params {
         let Parameter::Known { pid, value } = param else {
@@ -275,8 +275,8 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             (PID_SIFTDDS_ROUTER_PATH, Value::Octets(b)) => {
                 e.router_path = crate::wire::plist::router_path_from_octets(b);
             }
-            (PID_SIFTDDS_PGCACHE_PROJECTIONS, Value::Octets(b)) => {
-                d.pgcache = crate::wire::ProjectionAnnouncement::from_octets(b);
+            (PID_SIFTDDS_PEER_GROUP_PROJECTIONS, Value::Octets(b)) => {
+                d.peer_group = crate::wire::ProjectionAnnouncement::from_octets(b);
             }
             _ => {}
         }
@@ -470,9 +470,9 @@ impl PublicationData {
                 Value::I32(q.transport_priority.value),
             ));
         }
-        let projections = self.pgcache.as_ref().map(|a| a.to_octets());
+        let projections = self.peer_group.as_ref().map(|a| a.to_octets());
         if let Some(o) = &projections {
-            p.push(known(PID_SIFTDDS_PGCACHE_PROJECTIONS, Value::Octets(o)));
+            p.push(known(PID_SIFTDDS_PEER_GROUP_PROJECTIONS, Value::Octets(o)));
         }
         encode(&p, endian)
     }
@@ -493,7 +493,7 @@ impl PublicationData {
         Ok(PublicationData {
             endpoint: d.endpoint,
             qos,
-            pgcache: d.pgcache,
+            peer_group: d.peer_group,
         })
     }
 }

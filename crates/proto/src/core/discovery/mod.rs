@@ -24,6 +24,7 @@ mod content_filter;
 mod endpoint_data;
 mod error;
 mod participant_data;
+mod participant_message;
 mod payload;
 mod ports;
 mod qos_wire;
@@ -34,6 +35,10 @@ pub use endpoint_data::{
 };
 pub use error::DiscoveryError;
 pub use participant_data::{DEFAULT_LEASE_DURATION, MAX_PROPERTIES, ParticipantProxyData};
+pub use participant_message::{
+    AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
+    ParticipantMessageData,
+};
 pub use payload::{
     MAX_LOCATORS, STATUS_INFO_DISPOSED, STATUS_INFO_UNREGISTERED, disposal_inline_qos,
     key_from_payload, key_payload,

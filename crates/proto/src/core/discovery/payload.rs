@@ -10,7 +10,7 @@
 //! §5.7.
 
 use super::DiscoveryError;
-use crate::cdr::{Endianness, Reader};
+use crate::cdr::{CdrReader, Endianness};
 use crate::wire::plist::pid::{
     PID_ADLINK_ENDPOINT_GUID, PID_ENDPOINT_GUID, PID_KEY_HASH, PID_PARTICIPANT_GUID,
     PID_STATUS_INFO,
@@ -68,7 +68,7 @@ pub(super) fn locator_params<'a>(out: &mut Vec<Parameter<'a>>, pid: u16, list: &
 
 /// The GUID whose 16 octets are `k` (a key hash of a discovered entity is its GUID).
 pub(super) fn guid_from_key_hash(k: &[u8; 16]) -> Result<Guid, DiscoveryError> {
-    let mut r = Reader::new(k, Endianness::Big);
+    let mut r = CdrReader::new(k, Endianness::Big);
     Guid::parse(&mut r).map_err(|e| DiscoveryError::Wire(e.into()))
 }
 
@@ -117,56 +117,4 @@ pub fn key_from_payload(payload: &[u8], vendor: VendorId) -> Result<Guid, Discov
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::plist::emit_parameter_list;
-    use crate::wire::{EntityId, GuidPrefix};
-
-    fn guid() -> Guid {
-        Guid::new(
-            GuidPrefix([7; 12]),
-            EntityId([0, 0, 1, EntityId::KIND_WRITER_WITH_KEY]),
-        )
-    }
-
-    #[test]
-    fn key_payload_is_above_the_fast_dds_16_byte_quirk_and_round_trips() {
-        for endian in [Endianness::Big, Endianness::Little] {
-            let p = key_payload(PID_ENDPOINT_GUID, guid(), endian).unwrap();
-            assert_eq!(p.len(), 28);
-            assert_eq!(key_from_payload(&p, VendorId::SIFTDDS), Ok(guid()));
-        }
-    }
-
-    #[test]
-    fn key_hash_alone_names_the_entity() {
-        let p = encode(
-            &disposal_inline_qos(guid().to_bytes(), STATUS_INFO_DISPOSED),
-            Endianness::Little,
-        )
-        .unwrap();
-        assert_eq!(key_from_payload(&p, VendorId::FAST_DDS), Ok(guid()));
-        let empty = encode(&[], Endianness::Little).unwrap();
-        assert_eq!(
-            key_from_payload(&empty, VendorId::FAST_DDS),
-            Err(DiscoveryError::Missing("key (GUID or PID_KEY_HASH)"))
-        );
-    }
-
-    #[test]
-    fn disposal_inline_qos_writes_status_info_big_endian() {
-        let qos = disposal_inline_qos(
-            guid().to_bytes(),
-            STATUS_INFO_DISPOSED | STATUS_INFO_UNREGISTERED,
-        );
-        let mut buf = Vec::new();
-        emit_parameter_list(
-            &qos,
-            &mut crate::cdr::Writer::new(&mut buf, Endianness::Little),
-        )
-        .unwrap();
-        // KEY_HASH (4 + 16), STATUS_INFO header, then 00 00 00 03, then the sentinel.
-        assert_eq!(buf.get(20..28), Some(&[0x71, 0, 4, 0, 0, 0, 0, 3][..]));
-        assert_eq!(buf.len(), 32);
-    }
-}
+mod tests;

@@ -15,14 +15,14 @@
 
 use std::collections::BTreeMap;
 
-use super::liveliness::ParticipantMessageData;
 use super::locator_select::{on_this_host, select_unicast};
 use super::sedp::Builtin;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
 use super::{ParticipantConfig, ParticipantStats};
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::core::discovery::{
-    BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
+    BuiltinEndpointSet, ParticipantMessageData, ParticipantProxyData, PublicationData,
+    SubscriptionData,
 };
 use crate::core::receiver::ReceiverState;
 use crate::core::{CacheChange, ChangeKind, Transmit};
@@ -277,14 +277,14 @@ impl Discovery {
         ];
         if emit_parameter_list(
             params.iter(),
-            &mut Writer::new(&mut qos, Endianness::Little),
+            &mut CdrWriter::new(&mut qos, Endianness::Little),
         )
         .is_err()
         {
             return None; // invariant: two fixed-size parameters always encode.
         }
         let Ok(inline_qos) =
-            ParameterListView::new_checked(&mut Reader::new(&qos, Endianness::Little))
+            ParameterListView::new_checked(&mut CdrReader::new(&qos, Endianness::Little))
         else {
             return None;
         };
@@ -373,8 +373,8 @@ impl Discovery {
             if known.data == data {
                 return SpdpOutcome::Nothing;
             }
-            let peer_group = (known.data.pgcache, &known.data.pgcache_evicted)
-                != (data.pgcache, &data.pgcache_evicted);
+            let peer_group = (known.data.peer_group, &known.data.peer_group_evicted)
+                != (data.peer_group, &data.peer_group_evicted);
             known.data = data;
             let locators = known.metatraffic_destination(interfaces);
             self.builtin

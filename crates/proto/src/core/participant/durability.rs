@@ -15,7 +15,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::endpoints::{Endpoints, LocalWriter, WriterSpec};
+use super::endpoints::{Endpoints, LocalWriter};
+use super::spec::WriterSpec;
 use crate::core::WriteRequest;
 use crate::core::durability::{DurableSample, StoreAction, TopicHistory};
 use crate::qos::{Durability as DurabilityKind, ResourceLimits};

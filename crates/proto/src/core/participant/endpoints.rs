@@ -17,119 +17,18 @@
 
 use super::discovery::Discovery;
 use super::matching::{self, Side};
+use super::spec::{ReaderSpec, WriterSpec};
 use super::{EventQueue, ParticipantConfig};
-use crate::core::discovery::{ContentFilter, EndpointData, PublicationData, SubscriptionData};
-use crate::core::reader::{KeyHasher, Reader, ReaderConfig, ReaderFilter};
+use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
+use crate::core::reader::{Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::NotFiltering;
 use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig};
 use crate::core::{Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
-use crate::qos::{
-    DataReaderQos, DataWriterQos, Durability, Ownership, PublisherQos, ReliabilityKind,
-    SubscriberQos,
-};
+use crate::qos::{Durability, Ownership, ReliabilityKind};
 use crate::time::{Instant, Now, Timestamp};
-use crate::types::TypeDescriptor;
 use crate::wire::submessage::{AckNack, NackFrag, Submessage};
 use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber, VendorId};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-
-/// What the application asks for when it creates a DataWriter.
-#[derive(Clone, Debug)]
-pub struct WriterSpec {
-    /// Topic name.
-    pub topic_name: String,
-    /// Type name as peers know it (e.g. `ShapeType`).
-    pub type_name: String,
-    /// The type has key fields (entity kind 0x02 instead of 0x03).
-    pub keyed: bool,
-    /// The writer's QoS.
-    pub qos: DataWriterQos,
-    /// Its publisher's QoS (partition, presentation).
-    pub publisher_qos: PublisherQos,
-    /// Samples larger than this are fragmented.
-    pub fragment_size: usize,
-    /// The sample type's descriptor: with it the writer filters for readers that announce a
-    /// content filter (RTPS 2.5 §8.7.3). `None`: it sends everything.
-    pub descriptor: Option<Arc<TypeDescriptor>>,
-}
-
-/// What the application asks for when it creates a DataReader.
-#[derive(Clone, Debug)]
-pub struct ReaderSpec {
-    /// Topic name.
-    pub topic_name: String,
-    /// Type name as peers know it.
-    pub type_name: String,
-    /// The type has key fields (entity kind 0x07 instead of 0x04).
-    pub keyed: bool,
-    /// The reader's QoS.
-    pub qos: DataReaderQos,
-    /// Its subscriber's QoS (partition, presentation).
-    pub subscriber_qos: SubscriberQos,
-    /// A content filter to announce (ContentFilteredTopic), if any. With `descriptor` it is
-    /// also applied on delivery unless the writer already did (RTPS 2.5 §8.7.3.3).
-    pub content_filter: Option<ContentFilter>,
-    /// The sample type's descriptor, to compile `content_filter` against.
-    pub descriptor: Option<Arc<TypeDescriptor>>,
-    /// Computes key hashes of samples that arrive without PID_KEY_HASH, so that instance QoS
-    /// (ownership, deadline, time-based filter, instance states) works with every writer.
-    pub key_hasher: Option<KeyHasher>,
-    /// Take nothing written before the match (`ReaderConfig::start_at_match`).
-    pub start_at_match: bool,
-    /// The path vector a router's proxy reader announces (PID_SIFTDDS_ROUTER_PATH,
-    /// `router`); empty for application readers.
-    pub router_path: Vec<u64>,
-}
-
-impl WriterSpec {
-    /// Fragment size of [`WriterSpec::new`]: samples above 1024 octets are fragmented.
-    pub const DEFAULT_FRAGMENT_SIZE: usize = 1024;
-
-    /// A writer of `topic_name`/`type_name` with `qos`, the default publisher QoS,
-    /// [`Self::DEFAULT_FRAGMENT_SIZE`], no type descriptor (no writer-side filtering); set the
-    /// fields for anything else.
-    pub fn new(
-        topic_name: impl Into<String>,
-        type_name: impl Into<String>,
-        keyed: bool,
-        qos: DataWriterQos,
-    ) -> Self {
-        WriterSpec {
-            topic_name: topic_name.into(),
-            type_name: type_name.into(),
-            keyed,
-            qos,
-            publisher_qos: PublisherQos::default(),
-            fragment_size: Self::DEFAULT_FRAGMENT_SIZE,
-            descriptor: None,
-        }
-    }
-}
-
-impl ReaderSpec {
-    /// A reader of `topic_name`/`type_name` with `qos`, the default subscriber QoS, no content
-    /// filter, descriptor or key hasher; set the fields for anything else.
-    pub fn new(
-        topic_name: impl Into<String>,
-        type_name: impl Into<String>,
-        keyed: bool,
-        qos: DataReaderQos,
-    ) -> Self {
-        ReaderSpec {
-            topic_name: topic_name.into(),
-            type_name: type_name.into(),
-            keyed,
-            qos,
-            subscriber_qos: SubscriberQos::default(),
-            content_filter: None,
-            descriptor: None,
-            key_hasher: None,
-            start_at_match: false,
-            router_path: Vec::new(),
-        }
-    }
-}
 
 pub(super) struct LocalWriter {
     pub(super) writer: Writer,
@@ -181,30 +80,12 @@ impl LocalReader {
         ts: Option<Timestamp>,
         sm: &Submessage<'_>,
     ) {
-        feed_reader(&mut self.reader, now, writer, ts, sm);
+        self.reader.handle_writer_submessage(now, writer, ts, sm);
     }
 
     /// True once after new samples (or instance notifications) became available.
     pub(super) fn take_data_available(&mut self) -> bool {
         self.reader.take_new_data()
-    }
-}
-
-/// Hands a writer-side submessage to a reader.
-pub(super) fn feed_reader(
-    reader: &mut Reader,
-    now: Now,
-    writer: Guid,
-    ts: Option<Timestamp>,
-    sm: &Submessage<'_>,
-) {
-    match sm {
-        Submessage::Data(d) => reader.handle_data(now, writer, ts, d),
-        Submessage::DataFrag(d) => reader.handle_data_frag(now, writer, ts, d),
-        Submessage::Heartbeat(h) => reader.handle_heartbeat(now, writer, h),
-        Submessage::HeartbeatFrag(h) => reader.handle_heartbeat_frag(now, writer, h),
-        Submessage::Gap(g) => reader.handle_gap(now, writer, g),
-        _ => {}
     }
 }
 
@@ -425,13 +306,8 @@ impl Endpoints {
         ts: Option<Timestamp>,
         sm: &Submessage<'_>,
     ) -> bool {
-        let reader_id = match sm {
-            Submessage::Data(d) => d.reader_id,
-            Submessage::DataFrag(d) => d.reader_id,
-            Submessage::Heartbeat(h) => h.reader_id,
-            Submessage::HeartbeatFrag(h) => h.reader_id,
-            Submessage::Gap(g) => g.reader_id,
-            _ => return false,
+        let Some(reader_id) = sm.reader_id() else {
+            return false;
         };
         let Some(ids) = self.by_remote_writer.get(&writer) else {
             return false;
@@ -565,7 +441,7 @@ impl Endpoints {
                 vendor_id: VendorId::SIFTDDS,
             },
             qos: w.spec.qos.clone(),
-            pgcache: w.writer.pgcache_announcement(),
+            peer_group: w.writer.peer_group_announcement(),
         })
     }
 

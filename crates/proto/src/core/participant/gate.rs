@@ -229,7 +229,7 @@ pub(super) fn is_multicast(l: &Locator) -> bool {
 }
 
 #[cfg(test)]
-// Test arithmetic works on small, known inputs; STYLE §4 targets the receive path.
+// Test arithmetic works on small, known inputs; docs/conventions.md §4 targets the receive path.
 #[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 //! Must not: perform I/O or keep state; match anything that fails a check (a partial match is
 //! an incompatibility, never a match).
 
-use super::endpoints::{ReaderSpec, WriterSpec};
+use super::spec::{ReaderSpec, WriterSpec};
 use crate::core::discovery::{PublicationData, SubscriptionData};
 use crate::qos::{
     DataReaderQos, DataWriterQos, IncompatiblePolicies, Offered, PublisherQos, Requested,

@@ -58,12 +58,12 @@ mod peer_group;
 mod presentation;
 mod sedp;
 pub mod source_bind;
+mod spec;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeSet, VecDeque};
 
-pub use endpoints::{ReaderSpec, WriterSpec};
 pub use gate::{
     GateConfig, GateStats, MAX_TRACKED_HOSTS, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET,
     UNVERIFIED_DATAGRAM_BUDGET,
@@ -73,10 +73,11 @@ pub use liveliness::{
     MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
 };
 pub use peer_group::{MAX_CACHES, PeerGroupStats};
+pub use spec::{ReaderSpec, WriterSpec};
 
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
 use crate::core::durability::{DurableSample, StoreAction};
-use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError};
+use crate::core::peer_group::config::{PeerGroupConfig, PeerGroupError};
 use crate::core::receiver::{self, ReceiverState};
 use crate::core::writer::{WriteError, WriterCounters, WriterFilterStats};
 use crate::core::{CacheChange, DeadlineMissedStatus, Event, Transmit, WriteRequest};
@@ -145,7 +146,7 @@ pub struct ParticipantConfig {
     /// The peer groups (docs/peer-group-cache.md): our writers that are members may send
     /// abbreviated samples to the group's intermediary; if we are an intermediary, we
     /// restore them. Checked by `Participant::set_peer_groups`; empty by default.
-    pub peer_groups: Vec<crate::core::pgcache::config::PeerGroupConfig>,
+    pub peer_groups: Vec<crate::core::peer_group::config::PeerGroupConfig>,
     /// Peer-group cooperation (docs/peer-group-cache.md §4.3): as intermediary, keep the
     /// entries members announce (SEDP PID 0x8102); as member, forget the keys an
     /// intermediary's SPDP announces evicted (PID 0x8103). Default true; false gives the
@@ -491,13 +492,8 @@ impl Participant {
             | Submessage::Heartbeat(_)
             | Submessage::HeartbeatFrag(_)
             | Submessage::Gap(_) => {
-                let writer_id = match &sm {
-                    Submessage::Data(d) => d.writer_id,
-                    Submessage::DataFrag(d) => d.writer_id,
-                    Submessage::Heartbeat(h) => h.writer_id,
-                    Submessage::HeartbeatFrag(h) => h.writer_id,
-                    Submessage::Gap(g) => g.writer_id,
-                    _ => return,
+                let Some(writer_id) = sm.writer_id() else {
+                    return;
                 };
                 let writer = Guid::new(src, writer_id);
                 if let Submessage::Data(d) = &sm {

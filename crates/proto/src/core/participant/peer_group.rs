@@ -1,7 +1,7 @@
 //! The participant's part in peer-group caching (issue 18, docs/peer-group-cache.md): the
 //! configured groups (`ParticipantConfig::peer_groups`); on a member, which local writers
 //! are in a group and which matched readers are its capable intermediary (its SPDP carries
-//! PID_SIFTDDS_PGCACHE_CAPABILITY and it matches the group's intermediary rule); on an
+//! PID_SIFTDDS_PEER_GROUP_CAPABILITY and it matches the group's intermediary rule); on an
 //! intermediary, the per-(group, type) caches that take definitions (DATA + PID 0x8100) and
 //! restore abbreviated samples (vendor submessage 0x81) into ordinary DATA handed to the
 //! local readers (the router's proxy readers, which forward them in full).
@@ -27,13 +27,13 @@ use super::ParticipantConfig;
 use super::discovery::Discovery;
 use super::endpoints::Endpoints;
 use super::receiver::ReceiverState;
-use crate::cdr::{Endianness, Reader, Writer};
-use crate::core::pgcache::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
-use crate::core::pgcache::intermediary::{
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
+use crate::core::peer_group::config::{PeerGroupConfig, PeerGroupError, type_hash, validate_all};
+use crate::core::peer_group::intermediary::{
     CacheStats, DefineOutcome, GroupCache, GroupConfig, Restore,
 };
-use crate::core::pgcache::split::check_common;
-use crate::core::writer::{GroupMembership, PgWriterCounters};
+use crate::core::peer_group::split::check_common;
+use crate::core::writer::{GroupMembership, PeerGroupWriterCounters};
 use crate::time::{Instant, Now};
 use crate::wire::plist::pid::PID_KEY_HASH;
 use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
@@ -66,7 +66,7 @@ pub struct PeerGroupStats {
     /// Summed over the intermediary's caches.
     pub cache: CacheStats,
     /// Summed over the member writers.
-    pub writers: PgWriterCounters,
+    pub writers: PeerGroupWriterCounters,
     /// Entries held now.
     pub entries: usize,
     /// Malformed definitions, and caches refused for [`MAX_CACHES`].
@@ -124,12 +124,12 @@ impl Restored {
                 pid: PID_KEY_HASH,
                 value: Value::KeyHash(k),
             };
-            emit_parameter_list([&p], &mut Writer::new(&mut qos, self.endian)).ok()?;
+            emit_parameter_list([&p], &mut CdrWriter::new(&mut qos, self.endian)).ok()?;
         }
         let inline_qos = match qos.is_empty() {
             true => None,
             false => {
-                Some(ParameterListView::new_checked(&mut Reader::new(&qos, self.endian)).ok()?)
+                Some(ParameterListView::new_checked(&mut CdrReader::new(&qos, self.endian)).ok()?)
             }
         };
         Some(f(Data {
@@ -174,13 +174,13 @@ impl PeerGroup {
         config.peer_groups = groups;
         let mut generation = discovery
             .local_data()
-            .pgcache
+            .peer_group
             .map_or_else(|| first_generation(prefix), |c| c.generation);
         // Another configuration drops our caches: a new generation, which every writer
         // learns from our SPDP (rule "first sample in full").
         if changed && !self.caches.is_empty() {
             self.caches.clear();
-            discovery.local_data_mut().pgcache_evicted.clear();
+            discovery.local_data_mut().peer_group_evicted.clear();
             generation = generation.wrapping_add(1);
         }
         let cap = capability_of(
@@ -189,8 +189,8 @@ impl PeerGroup {
             prefix,
             generation,
         );
-        if cap != discovery.local_data().pgcache {
-            discovery.local_data_mut().pgcache = cap;
+        if cap != discovery.local_data().peer_group {
+            discovery.local_data_mut().peer_group = cap;
             discovery.announce_by(Instant::ZERO);
         }
         Ok(())
@@ -220,7 +220,7 @@ impl PeerGroup {
             s.entries = s.entries.saturating_add(c.len());
         }
         for (_, w) in endpoints.writers() {
-            let t = w.writer.pgcache_counters();
+            let t = w.writer.peer_group_counters();
             let a = &mut s.writers;
             a.full = a.full.saturating_add(t.full);
             a.defines = a.defines.saturating_add(t.defines);
@@ -284,16 +284,16 @@ impl PeerGroup {
                 && g.is_intermediary(d.entity_name.as_deref(), reader.prefix.0);
             // Without cooperation the notices are ignored (evicted keys cost a NACK).
             let notices = if coop {
-                d.pgcache_evicted.clone()
+                d.peer_group_evicted.clone()
             } else {
                 Vec::new()
             };
-            ok.then(|| d.pgcache.map(|c| (c, notices))).flatten()
+            ok.then(|| d.peer_group.map(|c| (c, notices))).flatten()
         });
         if let Some(w) = endpoints.writer_mut(writer) {
             match peer {
-                Some((cap, evicted)) => w.writer.set_pgcache_peer(reader, Some(cap), &evicted),
-                None => w.writer.set_pgcache_peer(reader, None, &[]),
+                Some((cap, evicted)) => w.writer.set_peer_group_peer(reader, Some(cap), &evicted),
+                None => w.writer.set_peer_group_peer(reader, None, &[]),
             }
         }
     }
@@ -330,7 +330,7 @@ impl PeerGroup {
         config: &ParticipantConfig,
         discovery: &Discovery,
     ) {
-        if discovery.local_data().pgcache.is_some() {
+        if discovery.local_data().peer_group.is_some() {
             let _ = self.cache_for(writer, config, discovery);
         }
     }
@@ -347,7 +347,7 @@ impl PeerGroup {
 
     /// Records the entries dropped outside a definition (a member gone) as eviction notices,
     /// and returns the local writers whose projections changed, to re-announce (SEDP), at
-    /// most once per `writer::pgcache::ANNOUNCE_INTERVAL` each.
+    /// most once per `writer::peer_group::ANNOUNCE_INTERVAL` each.
     pub(super) fn reannounce(
         &mut self,
         now: Now,
@@ -368,7 +368,7 @@ impl PeerGroup {
             .writers_mut()
             .filter_map(|(id, w)| {
                 w.writer
-                    .pgcache_take_announcement(now.mono)
+                    .peer_group_take_announcement(now.mono)
                     .then(|| Guid::new(ours, *id))
             })
             .collect()
@@ -381,7 +381,7 @@ impl PeerGroup {
         }
         endpoints
             .writers()
-            .filter_map(|(_, w)| w.writer.pgcache_announce_due())
+            .filter_map(|(_, w)| w.writer.peer_group_announce_due())
             .min()
     }
 
@@ -393,7 +393,7 @@ impl PeerGroup {
         (group, evicted, stored): (u32, Vec<u64>, Option<u64>),
         discovery: &mut Discovery,
     ) {
-        let list = &mut discovery.local_data_mut().pgcache_evicted;
+        let list = &mut discovery.local_data_mut().peer_group_evicted;
         let before = list.clone();
         if let Some(d) = stored {
             list.retain(|n| !(n.group == group && n.digest == d));
@@ -433,7 +433,7 @@ impl PeerGroup {
             .and_then(|p| p.entity_name.as_deref());
         let member = g.is_member(&rw.topic_name, name, writer.prefix.0);
         let announced = rw
-            .pgcache
+            .peer_group
             .as_ref()
             .filter(|a| a.group == g.id())
             .map(|a| a.digests.clone())
@@ -446,7 +446,7 @@ impl PeerGroup {
         };
         let generation = discovery
             .local_data()
-            .pgcache
+            .peer_group
             .map_or_else(|| first_generation(my_prefix), |c| c.generation);
         if !self.caches.contains_key(&key) && self.caches.len() >= MAX_CACHES {
             self.malformed = self.malformed.saturating_add(1);
@@ -468,7 +468,7 @@ impl PeerGroup {
         Some(cache)
     }
 
-    /// A DATA from `src` (a definition when it carries PID_SIFTDDS_PGCACHE_KEY from a
+    /// A DATA from `src` (a definition when it carries PID_SIFTDDS_PEER_GROUP_KEY from a
     /// siftdds sender). The DATA itself is delivered as usual whatever this decides.
     pub(super) fn definition(
         &mut self,
@@ -477,7 +477,7 @@ impl PeerGroup {
         config: &ParticipantConfig,
         discovery: &mut Discovery,
     ) {
-        if discovery.local_data().pgcache.is_none() {
+        if discovery.local_data().peer_group.is_none() {
             return;
         }
         let (Some(qos), DataPayload::Data(payload)) = (&d.inline_qos, d.payload) else {
@@ -514,7 +514,7 @@ impl PeerGroup {
         config: &ParticipantConfig,
         discovery: &Discovery,
     ) -> Option<Restored> {
-        discovery.local_data().pgcache?;
+        discovery.local_data().peer_group?;
         let Some(Ok(a)) =
             AbbreviatedData::from_not_understood(state.source_vendor_id, id, flags, body)
         else {

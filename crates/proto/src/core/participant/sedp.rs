@@ -8,11 +8,10 @@
 
 use bytes::Bytes;
 
-use super::endpoints::feed_reader;
-use super::liveliness::ParticipantMessageData;
 use crate::cdr::Endianness;
 use crate::core::discovery::{
-    BuiltinEndpointSet, ParticipantProxyData, PublicationData, SubscriptionData,
+    BuiltinEndpointSet, ParticipantMessageData, ParticipantProxyData, PublicationData,
+    SubscriptionData,
 };
 use crate::core::reader::{Reader, ReaderConfig};
 use crate::core::writer::{Writer, WriterConfig};
@@ -140,15 +139,15 @@ impl Builtin {
         sm: &Submessage<'_>,
     ) -> bool {
         match writer.entity_id {
-            EntityId::SEDP_PUBLICATIONS_ANNOUNCER => {
-                feed_reader(&mut self.publications_reader, now, writer, ts, sm)
-            }
-            EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => {
-                feed_reader(&mut self.subscriptions_reader, now, writer, ts, sm)
-            }
-            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => {
-                feed_reader(&mut self.wlp_reader, now, writer, ts, sm)
-            }
+            EntityId::SEDP_PUBLICATIONS_ANNOUNCER => self
+                .publications_reader
+                .handle_writer_submessage(now, writer, ts, sm),
+            EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => self
+                .subscriptions_reader
+                .handle_writer_submessage(now, writer, ts, sm),
+            EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => self
+                .wlp_reader
+                .handle_writer_submessage(now, writer, ts, sm),
             // Builtin endpoints we do not implement (topics, type lookup, security):
             // silently ignored, as RTPS 2.5 §8.5.4.2 makes them optional.
             id if id.is_builtin() => {}

@@ -235,5 +235,4 @@ impl CoherentSets {
 }
 
 #[cfg(test)]
-#[path = "coherent_tests.rs"]
 mod tests;

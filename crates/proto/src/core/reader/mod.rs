@@ -62,7 +62,9 @@ use crate::core::deadline::InstanceId;
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, RemoteWriter, Transmit};
 use crate::qos::{History, Length, Presentation, ResourceLimits};
 use crate::time::{Instant, Now, Timestamp};
-use crate::wire::submessage::{Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag};
+use crate::wire::submessage::{
+    Data, DataFrag, DataPayload, Gap, Heartbeat, HeartbeatFrag, Submessage,
+};
 use crate::wire::{Guid, SequenceNumber};
 use content_filter::Received;
 use history::DeliveryQueue;
@@ -340,6 +342,25 @@ impl Reader {
             now,
         };
         Some((proxy, sink))
+    }
+
+    /// Any submessage a writer sends a reader (DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG,
+    /// GAP), handed to the matching `handle_*`; anything else is ignored.
+    pub fn handle_writer_submessage(
+        &mut self,
+        now: Now,
+        writer: Guid,
+        ts: Option<Timestamp>,
+        sm: &Submessage<'_>,
+    ) {
+        match sm {
+            Submessage::Data(d) => self.handle_data(now, writer, ts, d),
+            Submessage::DataFrag(d) => self.handle_data_frag(now, writer, ts, d),
+            Submessage::Heartbeat(h) => self.handle_heartbeat(now, writer, h),
+            Submessage::HeartbeatFrag(h) => self.handle_heartbeat_frag(now, writer, h),
+            Submessage::Gap(g) => self.handle_gap(now, writer, g),
+            _ => {}
+        }
     }
 
     /// DATA from `writer` (GUID resolved by the message receiver). RTPS 2.5 §8.3.7.2,

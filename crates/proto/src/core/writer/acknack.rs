@@ -49,9 +49,9 @@ impl Writer {
         // Pre-emptive form (docs/interop-facts.md §5.8): base 0 acknowledges nothing; treated as
         // base 1.
         let base = set.bitmap_base().max(SequenceNumber::ONE);
-        if self.pgcache.is_peer(reader) {
+        if self.peer_group.is_peer(reader) {
             let asked: Vec<SequenceNumber> = set.iter().collect();
-            self.pgcache.on_acknack(reader, base, &asked);
+            self.peer_group.on_acknack(reader, base, &asked);
         }
         // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();

@@ -92,7 +92,7 @@ impl ChangeFilter {
         let passed = self.pass.contains(slot) != self.invert;
         let mut out = [0u8; SINGLE_INFO_LEN];
         let mut v = Vec::with_capacity(SINGLE_INFO_LEN);
-        let w = &mut cdr::Writer::new(&mut v, ENDIAN);
+        let w = &mut cdr::CdrWriter::new(&mut v, ENDIAN);
         ContentFilterInfo::emit_single(w, &signature, passed);
         out.copy_from_slice(v.get(..SINGLE_INFO_LEN)?);
         Some(out)
@@ -103,7 +103,7 @@ impl ChangeFilter {
     pub(super) fn shared_info(&self) -> Vec<u8> {
         let info = self.table.filter_info(&self.pass, self.invert);
         let mut encoded = Vec::with_capacity(info.buffer_len());
-        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
+        info.emit(&mut cdr::CdrWriter::new(&mut encoded, ENDIAN));
         encoded
     }
 
@@ -145,7 +145,7 @@ impl ChangeFilter {
             return None;
         }
         let mut encoded = Vec::with_capacity(info.buffer_len());
-        info.emit(&mut cdr::Writer::new(&mut encoded, ENDIAN));
+        info.emit(&mut cdr::CdrWriter::new(&mut encoded, ENDIAN));
         Some(encoded)
     }
 

@@ -13,7 +13,7 @@
 //! §8.3.7.7 (INFO_DST), §8.3.7.11 (INFO_TS), §9.6.4.8-9 (PID_KEY_HASH, PID_STATUS_INFO),
 //! §9.6.4.1 (PID_CONTENT_FILTER_INFO).
 
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrWriter, Endianness};
 use crate::core::{CacheChange, ChangeKind, Splice, Transmit};
 use crate::time::Timestamp;
 use crate::wire::plist::ParameterListView;
@@ -50,7 +50,7 @@ pub(super) struct Sent {
     /// GAPs sent because of content filtering, and the (reader, SN) pairs they covered.
     pub(super) filter_gaps: u64,
     pub(super) filtered: u64,
-    /// Abbreviated peer-group samples (`pgcache.rs`).
+    /// Abbreviated peer-group samples (`peer_group.rs`).
     pub(super) abbreviated: u64,
 }
 
@@ -78,27 +78,15 @@ pub(super) struct MessageBuilder {
     /// The same for a relayed change's list, and its original writer: the next change of
     /// that instance and writer patches the SN (`inline_qos.rs`).
     relayed_of: Option<(QosOf, Guid)>,
-    /// Length of `qos` without its sentinel, checked once when encoded (`None`: no list).
+    /// Length of `qos` without its sentinel (`None`: no list).
     qos_len: Option<usize>,
-    /// Scratch for a relayed change's PID_ORIGINAL_WRITER_INFO value (reused: a router
-    /// relays every change with one, docs/router.md "Router cost per sample").
-    original: Vec<u8>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
     pub(super) sent: Sent,
 }
 
-/// The inline QoS list in `bytes` (`None` when empty), checked.
-fn view(bytes: &[u8]) -> Option<ParameterListView<'_>> {
-    if bytes.is_empty() {
-        return None;
-    }
-    // invariant: we just encoded this list; a failure would only drop the inline QoS.
-    ParameterListView::new_checked(&mut Reader::new(bytes, ENDIAN)).ok()
-}
-
-/// The inline QoS list in `bytes` that [`view`] checked when it was encoded, `len` bytes
-/// without the sentinel: not walked again for every DATA that carries it.
+/// The inline QoS list in `bytes` that `wire::InlineQos` encoded, `len` bytes without the
+/// sentinel: valid by construction, not walked again for every DATA that carries it.
 fn checked_view(bytes: &[u8], len: Option<usize>) -> Option<ParameterListView<'_>> {
     let list = bytes.get(..len?)?;
     Some(ParameterListView::prevalidated(list, ENDIAN))
@@ -149,7 +137,6 @@ impl MessageBuilder {
             qos_of: None,
             relayed_of: None,
             qos_len: None,
-            original: Vec::new(),
             splice: None,
             sent: Sent::default(),
         }
@@ -237,18 +224,9 @@ impl MessageBuilder {
         {
             return;
         }
-        inline_qos_into(
-            change,
-            self.keyed,
-            cfi,
-            None,
-            &mut self.qos,
-            &mut self.original,
-            ENDIAN,
-        );
+        self.qos_len = inline_qos_into(change, self.keyed, cfi, None, &mut self.qos, ENDIAN);
         self.qos_of = reusable.then_some(of);
         self.relayed_of = relayed.map(|id| (of, id.writer_guid));
-        self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
     }
 
     /// Adds a DATA for `change`: the sample (D flag) when ALIVE, else inline STATUS_INFO +
@@ -313,17 +291,9 @@ impl MessageBuilder {
         def: &crate::wire::KeyDefinition,
     ) -> bool {
         let mut value = Vec::with_capacity(def.buffer_len());
-        def.emit(&mut Writer::new(&mut value, ENDIAN));
-        inline_qos_into(
-            change,
-            self.keyed,
-            cfi,
-            Some(&value),
-            &mut self.qos,
-            &mut self.original,
-            ENDIAN,
-        );
-        self.qos_len = view(&self.qos).map(|v| v.as_bytes().len());
+        def.emit(&mut CdrWriter::new(&mut value, ENDIAN));
+        self.qos_len =
+            inline_qos_into(change, self.keyed, cfi, Some(&value), &mut self.qos, ENDIAN);
         // The list is this DATA's alone: the next change encodes its own.
         self.qos_of = None;
         self.relayed_of = None;

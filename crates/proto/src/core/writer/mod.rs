@@ -98,8 +98,8 @@ mod instance;
 mod liveliness;
 mod message;
 mod multicast;
+mod peer_group;
 mod periodic;
-mod pgcache;
 mod push;
 mod push_queue;
 mod reader_proxy;
@@ -129,7 +129,7 @@ use self::history::{AddError, WriterHistory};
 use self::instance::InstanceTimers;
 use self::message::MESSAGE_OVERHEAD;
 use self::multicast::Planner;
-pub use self::pgcache::{GroupMembership, PgWriterCounters};
+pub use self::peer_group::{GroupMembership, PeerGroupWriterCounters};
 use self::push_queue::{Input, PushQueue};
 use self::reader_proxy::ReaderProxy;
 use self::readers::Readers;
@@ -185,8 +185,8 @@ pub struct Writer {
     /// Where the next periodic HEARTBEAT tick starts among the readers (round-robin when a
     /// tick is capped, `flow::HEARTBEATS_PER_TICK`).
     heartbeat_from: usize,
-    /// Peer-group caching, when the writer is a member (`pgcache.rs`).
-    pgcache: pgcache::PgWriter,
+    /// Peer-group caching, when the writer is a member (`peer_group.rs`).
+    peer_group: peer_group::PeerGroupWriter,
 }
 
 impl Writer {
@@ -224,7 +224,7 @@ impl Writer {
             group: group::GroupPosition::default(),
             last_write: None,
             heartbeat_from: 0,
-            pgcache: pgcache::PgWriter::default(),
+            peer_group: peer_group::PeerGroupWriter::default(),
         };
         w.resolve_filter_slots();
         w
@@ -340,7 +340,7 @@ impl Writer {
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.remove(guid);
-        self.pgcache.set_peer(guid, None, &[]);
+        self.peer_group.set_peer(guid, None, &[]);
         // The queue restarts in match order (the groups follow `Readers::membership`).
         self.queue.invalidate(Input::Unmatched, &mut self.readers);
         self.forget_reader_filter(guid);

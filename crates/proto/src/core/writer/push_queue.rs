@@ -177,12 +177,12 @@ pub(super) fn push_eligible(config: &WriterConfig, last: SequenceNumber, r: &Rea
 /// True when reader `r` is pushed to alone: it is filtered for, it has a pending GAP (its
 /// filter was just removed) that must come before anything shared, or it listens on a
 /// multicast group (its pushes pass over the changes a multicast covered for it), or it is a
-/// peer-group intermediary (its pushes may be abbreviated, `pgcache.rs`).
+/// peer-group intermediary (its pushes may be abbreviated, `peer_group.rs`).
 pub(super) fn pushed_alone(config: &WriterConfig, r: &ReaderProxy) -> bool {
     r.pending_gap().is_some()
         || r.filter_slot().is_some()
         || multicast_listener(config, r)
-        || r.pgcache_peer
+        || r.peer_group_peer
 }
 
 /// True when reader `r` listens on a multicast group the writer may use.

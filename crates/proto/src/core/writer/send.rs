@@ -313,8 +313,8 @@ impl Writer {
                 break;
             }
             let sn = at.sn;
-            // A capable intermediary may get it abbreviated or defining (`pgcache.rs`).
-            let pg = self.pgcache_step(dst, &burst, &mut b, &mut at, action);
+            // A capable intermediary may get it abbreviated or defining (`peer_group.rs`).
+            let pg = self.peer_group_step(dst, &burst, &mut b, &mut at, action);
             if !pg.unwrap_or_else(|| burst.apply(&self.history, &mut b, &mut at, action)) {
                 break;
             }

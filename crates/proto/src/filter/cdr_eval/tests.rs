@@ -8,7 +8,7 @@ use super::super::{
     Ast, EvalError, FieldPath, FieldSource, FilterErrorKind, Literal, Program, Value,
     parse_parameters,
 };
-use crate::cdr::{EncapsulationHeader, EncapsulationKind, Endianness, Writer, XcdrVersion};
+use crate::cdr::{CdrWriter, EncapsulationHeader, EncapsulationKind, Endianness, XcdrVersion};
 use crate::memo::Memo;
 use crate::types::{
     EnumDescriptor, Extensibility, Member, ShapeType, TopicType, TypeDescriptor, TypeKind,
@@ -246,12 +246,12 @@ fn outer(with_opt: bool) -> TypeDescriptor {
 }
 
 /// Writes `body` behind a DHEADER (XCDR2) or as is (XCDR1).
-fn delimited(w: &mut Writer<'_>, xcdr: XcdrVersion, body: impl FnOnce(&mut Writer<'_>)) {
+fn delimited(w: &mut CdrWriter<'_>, xcdr: XcdrVersion, body: impl FnOnce(&mut CdrWriter<'_>)) {
     if xcdr == XcdrVersion::Xcdr1 {
         return body(w);
     }
     let mut inner = Vec::new();
-    let mut iw = Writer::new(&mut inner, w.endian());
+    let mut iw = CdrWriter::new(&mut inner, w.endian());
     iw.set_xcdr(xcdr);
     body(&mut iw);
     w.align(4);
@@ -265,8 +265,8 @@ fn encode_outer(e: Endianness, xcdr: XcdrVersion, opt: Option<Option<i16>>) -> V
         XcdrVersion::Xcdr2 => EncapsulationKind::DCdr2,
     };
     let mut out = Vec::new();
-    EncapsulationHeader::new(kind, e).emit(&mut Writer::new(&mut out, e));
-    let mut w = Writer::new(&mut out, e);
+    EncapsulationHeader::new(kind, e).emit(&mut CdrWriter::new(&mut out, e));
+    let mut w = CdrWriter::new(&mut out, e);
     w.set_xcdr(xcdr);
     delimited(&mut w, xcdr, |w| {
         w.u8(0xfe); // a = -2

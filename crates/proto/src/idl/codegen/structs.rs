@@ -103,7 +103,7 @@ fn what(s: &StructType, m: &MemberItem) -> String {
 fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
     let _ = writeln!(
         out,
-        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+        "fn xcdr_write(&self, w: &mut _rt::CdrWriter<'_>) -> Result<(), _rt::CdrError> {{"
     );
     if members.is_empty() && s.extensibility == Extensibility::Appendable {
         let _ = writeln!(out, "_rt::write_appendable(w, |_| Ok(())) }}");
@@ -155,7 +155,7 @@ fn write_fn(s: &StructType, members: &[MemberItem], out: &mut String) {
 fn read_fn(cx: &Ctx<'_>, s: &StructType, members: &[MemberItem], out: &mut String) {
     let _ = writeln!(
         out,
-        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+        "fn xcdr_read(r: &mut _rt::CdrReader<'_>) -> Result<Self, _rt::CdrError> {{"
     );
     let value = |m: &MemberItem| {
         let d = dec(cx, &m.ty, &what(s, m));
@@ -237,7 +237,7 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
     let w = if keys.is_empty() { "_w" } else { "w" };
     let _ = writeln!(
         out,
-        "fn xcdr_write_key(&self, {w}: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+        "fn xcdr_write_key(&self, {w}: &mut _rt::CdrWriter<'_>) -> Result<(), _rt::CdrError> {{"
     );
     for m in &keys {
         let what = m.name.as_str();
@@ -258,7 +258,7 @@ fn key_fn(cx: &Ctx<'_>, members: &[MemberItem], out: &mut String) {
     let r = if keys.is_empty() { "_r" } else { "r" };
     let _ = writeln!(
         out,
-        "fn xcdr_read_key({r}: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+        "fn xcdr_read_key({r}: &mut _rt::CdrReader<'_>) -> Result<Self, _rt::CdrError> {{"
     );
     // Fields are evaluated in the order written: the holder's order.
     let _ = writeln!(out, "Ok(Self {{");

@@ -53,11 +53,11 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
     let _ = writeln!(out, "const MIN_SIZE: usize = 4;");
     let _ = writeln!(
         out,
-        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{ _rt::XcdrCodec::xcdr_write(&self.value(), w) }}"
+        "fn xcdr_write(&self, w: &mut _rt::CdrWriter<'_>) -> Result<(), _rt::CdrError> {{ _rt::XcdrCodec::xcdr_write(&self.value(), w) }}"
     );
     let _ = writeln!(
         out,
-        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+        "fn xcdr_read(r: &mut _rt::CdrReader<'_>) -> Result<Self, _rt::CdrError> {{"
     );
     let _ = writeln!(
         out,
@@ -226,7 +226,7 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     let _ = writeln!(out, "#[allow(clippy::manual_range_patterns)]");
     let _ = writeln!(
         out,
-        "fn xcdr_write(&self, w: &mut _rt::Writer<'_>) -> Result<(), _rt::CdrError> {{"
+        "fn xcdr_write(&self, w: &mut _rt::CdrWriter<'_>) -> Result<(), _rt::CdrError> {{"
     );
     let disc_lc = length_code(&u.discriminator);
     let wrap = |disc: &str, value: Option<(u32, &Ty)>| -> String {
@@ -310,7 +310,7 @@ pub(super) fn emit_union(cx: &Ctx<'_>, u: &UnionType, out: &mut String) {
     );
     let _ = writeln!(
         out,
-        "fn xcdr_read(r: &mut _rt::Reader<'_>) -> Result<Self, _rt::CdrError> {{"
+        "fn xcdr_read(r: &mut _rt::CdrReader<'_>) -> Result<Self, _rt::CdrError> {{"
     );
     let select = |value: &dyn Fn(usize, &Case) -> String| -> String {
         let mut s = String::from("Ok(match d {");

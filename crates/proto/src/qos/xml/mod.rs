@@ -161,6 +161,4 @@ impl EntityKind {
 }
 
 #[cfg(test)]
-mod peer_group_tests;
-#[cfg(test)]
 mod tests;

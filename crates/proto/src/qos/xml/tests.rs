@@ -1,7 +1,8 @@
 //! Tests of the QoS XML loader: every policy and property is read, with the helpers and
 //! fixtures the themed submodules share: profile inheritance, topic filters and defaults
 //! (`tests/profile.rs`), Fast DDS import (`tests/fastdds.rs`), every error class with its
-//! position (`tests/errors.rs`), limits and a no-panic fuzz loop (`tests/robustness.rs`).
+//! position (`tests/errors.rs`), limits and a no-panic fuzz loop (`tests/robustness.rs`), the
+//! `<siftdds_peer_group>` extension (`tests/peer_group.rs`).
 #![allow(clippy::arithmetic_side_effects)]
 
 use super::{QosProvider, QosXmlError};
@@ -317,5 +318,6 @@ fn a_property_element_without_a_value_is_an_error() {
 
 mod errors;
 mod fastdds;
+mod peer_group;
 mod profile;
 mod robustness;

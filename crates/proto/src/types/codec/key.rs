@@ -15,8 +15,7 @@
 //!   `09000000 05000000 424c5545 00`.
 
 use super::{Extensibility, XcdrCodec, XcdrVersion, encapsulate, encapsulation, key_hash};
-use crate::cdr::XcdrVersion as Align;
-use crate::cdr::{CdrError, EncapsulationHeader, EncapsulationKind, Endianness, Reader};
+use crate::cdr::{CdrError, CdrReader, EncapsulationHeader, EncapsulationKind, Endianness};
 
 /// The XCDR1 serialized key (CDR_BE/CDR_LE header and the key holder in XCDR1 alignment),
 /// the payload of a dispose or unregister.
@@ -55,19 +54,19 @@ pub fn serialize_key_as<T: XcdrCodec>(
 /// them too). PL_CDR and PL_CDR2 are the caller's (a parameter list of the key members).
 pub fn read_key_only<'a, K>(
     data: &'a [u8],
-    mut read_key: impl FnMut(&mut Reader<'a>) -> Result<K, CdrError>,
+    mut read_key: impl FnMut(&mut CdrReader<'a>) -> Result<K, CdrError>,
 ) -> Option<K> {
-    let mut r = Reader::new(data, Endianness::Big);
+    let mut r = CdrReader::new(data, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r).ok()?;
     let rest = r.rest();
     let pad = usize::from(header.options & 3);
     let rest = rest.get(..rest.len().saturating_sub(pad)).unwrap_or(rest);
-    let mut body = Reader::new(rest, header.endian);
+    let mut body = CdrReader::new(rest, header.endian);
     match header.kind {
         EncapsulationKind::Cdr => {}
-        EncapsulationKind::Cdr2 => body.set_xcdr(Align::Xcdr2),
+        EncapsulationKind::Cdr2 => body.set_xcdr(XcdrVersion::Xcdr2),
         EncapsulationKind::DCdr2 => {
-            body.set_xcdr(Align::Xcdr2);
+            body.set_xcdr(XcdrVersion::Xcdr2);
             if let Some(key) = read_delimited_exactly(body.clone(), &mut read_key) {
                 return Some(key);
             }
@@ -81,8 +80,8 @@ pub fn read_key_only<'a, K>(
 
 /// The DHEADER form: a DHEADER equal to the key members' size, then only zeros.
 fn read_delimited_exactly<'a, K>(
-    mut body: Reader<'a>,
-    read_key: &mut impl FnMut(&mut Reader<'a>) -> Result<K, CdrError>,
+    mut body: CdrReader<'a>,
+    read_key: &mut impl FnMut(&mut CdrReader<'a>) -> Result<K, CdrError>,
 ) -> Option<K> {
     let len = usize::try_from(body.u32("key DHEADER").ok()?).ok()?;
     let mut members = body.sub(len, "key DHEADER body").ok()?;
@@ -97,13 +96,13 @@ pub fn key_hash_from_serialized_key<T: XcdrCodec>(
     data: &[u8],
     max_key_size: Option<usize>,
 ) -> Option<[u8; 16]> {
-    let mut r = Reader::new(data, Endianness::Big);
+    let mut r = CdrReader::new(data, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r).ok()?;
     let value = match header.kind {
         EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 => {
-            let mut body = Reader::new(r.rest(), header.endian);
+            let mut body = CdrReader::new(r.rest(), header.endian);
             if header.kind == EncapsulationKind::PlCdr2 {
-                body.set_xcdr(Align::Xcdr2);
+                body.set_xcdr(XcdrVersion::Xcdr2);
             }
             // Cyclone's PL_CDR2 key is the plain key members; others send the parameter list.
             let plain = body.clone();

@@ -20,9 +20,8 @@ pub use super::{
     EnumDescriptor, Extensibility, Member, TopicType, TypeDescriptor, TypeKind, UnionCase,
     UnionDescriptor, XcdrVersion, key_hash_from_key_bytes,
 };
-pub use crate::cdr::{CdrError, Endianness, Reader, Writer};
+pub use crate::cdr::{CdrError, CdrReader, CdrWriter, Endianness};
 
-use crate::cdr::XcdrVersion as Align;
 use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, MAX_STRING};
 
 #[doc(hidden)]
@@ -42,20 +41,20 @@ pub trait XcdrCodec: Sized {
     const MIN_SIZE: usize;
 
     /// Appends the value (alignment padding first). Errs when a bound is exceeded.
-    fn xcdr_write(&self, w: &mut Writer<'_>) -> Result<(), CdrError>;
+    fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError>;
 
     /// Reads one value.
-    fn xcdr_read(r: &mut Reader<'_>) -> Result<Self, CdrError>;
+    fn xcdr_read(r: &mut CdrReader<'_>) -> Result<Self, CdrError>;
 
     /// Appends the value as a member of a key holder (RTPS 2.5 §9.6.4.8: structs contribute
     /// their key members, or all members when they have none, as a final type).
-    fn xcdr_write_key(&self, w: &mut Writer<'_>) -> Result<(), CdrError> {
+    fn xcdr_write_key(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         self.xcdr_write(w)
     }
 
     /// Reads what [`XcdrCodec::xcdr_write_key`] wrote; members outside the key take their
     /// defaults.
-    fn xcdr_read_key(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    fn xcdr_read_key(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Self::xcdr_read(r)
     }
 }
@@ -65,12 +64,12 @@ macro_rules! primitive {
         impl XcdrCodec for $t {
             const MIN_SIZE: usize = <$t as CdrDecode<'static>>::MIN_SIZE;
 
-            fn xcdr_write(&self, w: &mut Writer<'_>) -> Result<(), CdrError> {
+            fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
                 self.encode(w);
                 Ok(())
             }
 
-            fn xcdr_read(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+            fn xcdr_read(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
                 <$t>::decode(r)
             }
         }
@@ -84,14 +83,14 @@ primitive!(bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 impl XcdrCodec for char {
     const MIN_SIZE: usize = 1;
 
-    fn xcdr_write(&self, w: &mut Writer<'_>) -> Result<(), CdrError> {
+    fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         let octet =
             u8::try_from(u32::from(*self)).map_err(|_| CdrError::Invalid("char (above U+00FF)"))?;
         w.u8(octet);
         Ok(())
     }
 
-    fn xcdr_read(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    fn xcdr_read(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         char::decode(r)
     }
 }
@@ -104,7 +103,7 @@ pub struct LongDouble(pub u128);
 impl XcdrCodec for LongDouble {
     const MIN_SIZE: usize = 16;
 
-    fn xcdr_write(&self, w: &mut Writer<'_>) -> Result<(), CdrError> {
+    fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         w.align_prim(8);
         match w.endian() {
             Endianness::Big => w.bytes(&self.0.to_be_bytes()),
@@ -113,7 +112,7 @@ impl XcdrCodec for LongDouble {
         Ok(())
     }
 
-    fn xcdr_read(r: &mut Reader<'_>) -> Result<Self, CdrError> {
+    fn xcdr_read(r: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         r.align_prim(8, "long double")?;
         let b = r.take_array::<16>("long double")?;
         Ok(LongDouble(match r.endian() {
@@ -125,7 +124,7 @@ impl XcdrCodec for LongDouble {
 
 /// `wchar` as a UTF-16 code unit (XCDR2 `char16`, §7.4.3.4.1); characters outside the Basic
 /// Multilingual Plane do not fit.
-pub fn write_wchar(w: &mut Writer<'_>, c: char) -> Result<(), CdrError> {
+pub fn write_wchar(w: &mut CdrWriter<'_>, c: char) -> Result<(), CdrError> {
     let unit =
         u16::try_from(u32::from(c)).map_err(|_| CdrError::Invalid("wchar (not in the BMP)"))?;
     unit.encode(w);
@@ -133,7 +132,7 @@ pub fn write_wchar(w: &mut Writer<'_>, c: char) -> Result<(), CdrError> {
 }
 
 /// Reads a `wchar`; a lone surrogate is invalid.
-pub fn read_wchar(r: &mut Reader<'_>) -> Result<char, CdrError> {
+pub fn read_wchar(r: &mut CdrReader<'_>) -> Result<char, CdrError> {
     let unit = u16::decode(r)?;
     char::from_u32(u32::from(unit)).ok_or(CdrError::Invalid("wchar (surrogate)"))
 }
@@ -153,7 +152,7 @@ fn len_u32(len: usize, what: &'static str) -> Result<u32, CdrError> {
 
 /// A `string<bound>`: the bound counts bytes without the NUL (CDR 9.3.2.7).
 pub fn write_string(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     s: &str,
     bound: Option<u32>,
     what: &'static str,
@@ -168,7 +167,7 @@ pub fn write_string(
 
 /// Reads a `string<bound>` (UTF-8; longer than the bound is an error).
 pub fn read_string(
-    r: &mut Reader<'_>,
+    r: &mut CdrReader<'_>,
     bound: Option<u32>,
     what: &'static str,
 ) -> Result<String, CdrError> {
@@ -183,7 +182,7 @@ pub fn read_string(
 /// A `wstring<bound>`: u32 length in bytes, then UTF-16 code units, no NUL (XCDR2,
 /// §7.4.3.4.2; the same layout is used for XCDR1). The bound counts code units.
 pub fn write_wstring(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     s: &str,
     bound: Option<u32>,
     what: &'static str,
@@ -200,7 +199,7 @@ pub fn write_wstring(
 
 /// Reads a `wstring<bound>`.
 pub fn read_wstring(
-    r: &mut Reader<'_>,
+    r: &mut CdrReader<'_>,
     bound: Option<u32>,
     what: &'static str,
 ) -> Result<String, CdrError> {
@@ -220,8 +219,8 @@ pub fn read_wstring(
 
 /// Writes `body` behind a DHEADER (its length in bytes) in XCDR2. §7.4.3.5.2.
 pub fn delimited(
-    w: &mut Writer<'_>,
-    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+    w: &mut CdrWriter<'_>,
+    body: impl FnOnce(&mut CdrWriter<'_>) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
     w.align(4);
     let at = w.offset();
@@ -236,8 +235,8 @@ pub fn delimited(
 /// Reads a DHEADER and runs `body` on exactly the bytes it delimits (what `body` leaves
 /// unread, such as members appended by a newer version of the type, is skipped).
 pub fn read_delimited<T>(
-    r: &mut Reader<'_>,
-    body: impl FnOnce(&mut Reader<'_>) -> Result<T, CdrError>,
+    r: &mut CdrReader<'_>,
+    body: impl FnOnce(&mut CdrReader<'_>) -> Result<T, CdrError>,
 ) -> Result<T, CdrError> {
     r.align(4, "DHEADER")?;
     let len = usize::try_from(r.u32("DHEADER")?).map_err(|_| CdrError::TooLarge("DHEADER"))?;
@@ -247,39 +246,39 @@ pub fn read_delimited<T>(
 
 /// The body of an appendable type: behind a DHEADER in XCDR2, plain in XCDR1.
 pub fn write_appendable(
-    w: &mut Writer<'_>,
-    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+    w: &mut CdrWriter<'_>,
+    body: impl FnOnce(&mut CdrWriter<'_>) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
     match w.xcdr() {
-        Align::Xcdr1 => body(w),
-        Align::Xcdr2 => delimited(w, body),
+        XcdrVersion::Xcdr1 => body(w),
+        XcdrVersion::Xcdr2 => delimited(w, body),
     }
 }
 
 /// Reads what [`write_appendable`] wrote.
 pub fn read_appendable<T>(
-    r: &mut Reader<'_>,
-    body: impl FnOnce(&mut Reader<'_>) -> Result<T, CdrError>,
+    r: &mut CdrReader<'_>,
+    body: impl FnOnce(&mut CdrReader<'_>) -> Result<T, CdrError>,
 ) -> Result<T, CdrError> {
     match r.xcdr() {
-        Align::Xcdr1 => body(r),
-        Align::Xcdr2 => read_delimited(r, body),
+        XcdrVersion::Xcdr1 => body(r),
+        XcdrVersion::Xcdr2 => read_delimited(r, body),
     }
 }
 
 /// `sequence<T, bound>`: u32 count then the elements; in XCDR2 behind a DHEADER when
 /// `dheader` (non-primitive elements, §7.4.3.5.3).
 pub fn write_seq<T>(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     items: &[T],
     bound: Option<u32>,
     dheader: bool,
     what: &'static str,
-    mut elem: impl FnMut(&mut Writer<'_>, &T) -> Result<(), CdrError>,
+    mut elem: impl FnMut(&mut CdrWriter<'_>, &T) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
     check_bound(items.len(), bound, what)?;
     let count = len_u32(items.len(), what)?;
-    let body = |w: &mut Writer<'_>| {
+    let body = |w: &mut CdrWriter<'_>| {
         w.align(4);
         w.u32(count);
         items.iter().try_for_each(|item| elem(w, item))
@@ -290,14 +289,14 @@ pub fn write_seq<T>(
 /// Reads a `sequence<T, bound>`; the count is checked against the bound and against the
 /// bytes left (`count * min_elem`) before anything is allocated.
 pub fn read_seq<T>(
-    r: &mut Reader<'_>,
+    r: &mut CdrReader<'_>,
     bound: Option<u32>,
     dheader: bool,
     min_elem: usize,
     what: &'static str,
-    mut elem: impl FnMut(&mut Reader<'_>) -> Result<T, CdrError>,
+    mut elem: impl FnMut(&mut CdrReader<'_>) -> Result<T, CdrError>,
 ) -> Result<Vec<T>, CdrError> {
-    let body = |r: &mut Reader<'_>| {
+    let body = |r: &mut CdrReader<'_>| {
         let n = r.seq_len(min_elem, what)?;
         check_bound(n, bound, what)?;
         let mut out = Vec::with_capacity(n);
@@ -311,11 +310,11 @@ pub fn read_seq<T>(
 
 /// An array (or a sequence body): behind a DHEADER in XCDR2 when `dheader`.
 pub fn write_array(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     dheader: bool,
-    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+    body: impl FnOnce(&mut CdrWriter<'_>) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
-    if dheader && w.xcdr() == Align::Xcdr2 {
+    if dheader && w.xcdr() == XcdrVersion::Xcdr2 {
         delimited(w, body)
     } else {
         body(w)
@@ -324,11 +323,11 @@ pub fn write_array(
 
 /// Reads what [`write_array`] wrote.
 pub fn read_array<T>(
-    r: &mut Reader<'_>,
+    r: &mut CdrReader<'_>,
     dheader: bool,
-    body: impl FnOnce(&mut Reader<'_>) -> Result<T, CdrError>,
+    body: impl FnOnce(&mut CdrReader<'_>) -> Result<T, CdrError>,
 ) -> Result<T, CdrError> {
-    if dheader && r.xcdr() == Align::Xcdr2 {
+    if dheader && r.xcdr() == XcdrVersion::Xcdr2 {
         read_delimited(r, body)
     } else {
         body(r)
@@ -350,17 +349,17 @@ pub fn try_array<T, const N: usize>(
 /// (§7.4.3.5.3). XCDR1: a PID_EXTENDED parameter header carrying member `id` and the value's
 /// length, 0 when absent, the value aligned from its own start (§7.4.1.2).
 pub fn write_optional<T>(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     id: u32,
     value: Option<&T>,
-    body: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), CdrError>,
+    body: impl FnOnce(&mut CdrWriter<'_>, &T) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
     match w.xcdr() {
-        Align::Xcdr2 => {
+        XcdrVersion::Xcdr2 => {
             w.u8(u8::from(value.is_some()));
             value.map_or(Ok(()), |v| body(w, v))
         }
-        Align::Xcdr1 => {
+        XcdrVersion::Xcdr1 => {
             w.align(4);
             w.u16(PID_EXTENDED_MU);
             w.u16(8);
@@ -382,18 +381,18 @@ pub fn write_optional<T>(
 
 /// Reads what [`write_optional`] wrote.
 pub fn read_optional<T>(
-    r: &mut Reader<'_>,
-    body: impl FnOnce(&mut Reader<'_>) -> Result<T, CdrError>,
+    r: &mut CdrReader<'_>,
+    body: impl FnOnce(&mut CdrReader<'_>) -> Result<T, CdrError>,
 ) -> Result<Option<T>, CdrError> {
     match r.xcdr() {
-        Align::Xcdr2 => {
+        XcdrVersion::Xcdr2 => {
             if bool::decode(r)? {
                 body(r).map(Some)
             } else {
                 Ok(None)
             }
         }
-        Align::Xcdr1 => {
+        XcdrVersion::Xcdr1 => {
             let (_, len, _) = parameter_header(r)?;
             if len == 0 {
                 return Ok(None);
@@ -401,14 +400,6 @@ pub fn read_optional<T>(
             let mut sub = r.sub(len, "optional member")?;
             body(&mut sub).map(Some)
         }
-    }
-}
-
-/// The alignment rules of `version`.
-pub fn alignment(version: XcdrVersion) -> Align {
-    match version {
-        XcdrVersion::Xcdr1 => Align::Xcdr1,
-        XcdrVersion::Xcdr2 => Align::Xcdr2,
     }
 }
 
@@ -443,14 +434,14 @@ pub(crate) fn encapsulate(
     version: XcdrVersion,
     endian: Endianness,
     pad: bool,
-    body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+    body: impl FnOnce(&mut CdrWriter<'_>) -> Result<(), CdrError>,
 ) -> Result<Vec<u8>, CdrError> {
     let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, endian);
+    let mut w = CdrWriter::new(&mut out, endian);
     EncapsulationHeader::new(kind, endian).emit(&mut w);
     let padding = {
         let mut nested = w.nested();
-        nested.set_xcdr(alignment(version));
+        nested.set_xcdr(version);
         body(&mut nested)?;
         let before = nested.position();
         if pad {
@@ -476,7 +467,7 @@ pub fn serialize_or_empty<T: XcdrCodec>(
         log::error!("sample not serialized: {e}");
         let mut out = Vec::new();
         EncapsulationHeader::new(encapsulation(XcdrVersion::Xcdr1, ext), endian)
-            .emit(&mut Writer::new(&mut out, endian));
+            .emit(&mut CdrWriter::new(&mut out, endian));
         out
     })
 }
@@ -484,7 +475,7 @@ pub fn serialize_or_empty<T: XcdrCodec>(
 /// Decodes a payload in any version, dispatching on the encapsulation header; alignment
 /// restarts after the header. Trailing padding, counted in the options or not, is ignored.
 pub fn deserialize<T: XcdrCodec>(data: &[u8]) -> Result<T, CdrError> {
-    let mut r = Reader::new(data, Endianness::Big);
+    let mut r = CdrReader::new(data, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r)?;
     let version = match header.kind {
         EncapsulationKind::Cdr | EncapsulationKind::PlCdr => XcdrVersion::Xcdr1,
@@ -498,16 +489,16 @@ pub fn deserialize<T: XcdrCodec>(data: &[u8]) -> Result<T, CdrError> {
     let pad = usize::from(header.options & 3);
     let rest = r.rest();
     let rest = rest.get(..rest.len().saturating_sub(pad)).unwrap_or(rest);
-    let mut body = Reader::new(rest, header.endian);
-    body.set_xcdr(alignment(version));
+    let mut body = CdrReader::new(rest, header.endian);
+    body.set_xcdr(version);
     T::xcdr_read(&mut body)
 }
 
 /// The key holder of `value` as PLAIN_CDR2 big-endian (RTPS 2.5 §9.6.4.8).
 pub fn key_holder_be<T: XcdrCodec>(value: &T) -> Result<Vec<u8>, CdrError> {
     let mut out = Vec::new();
-    let mut w = Writer::new(&mut out, Endianness::Big);
-    w.set_xcdr(Align::Xcdr2);
+    let mut w = CdrWriter::new(&mut out, Endianness::Big);
+    w.set_xcdr(XcdrVersion::Xcdr2);
     value.xcdr_write_key(&mut w)?;
     Ok(out)
 }

@@ -6,7 +6,7 @@
 //!
 //! Must not: trust a length before checking the bytes are there, or panic.
 
-use super::{Align, CdrError, Reader, Writer, delimited, len_u32, read_delimited};
+use super::{CdrError, CdrReader, CdrWriter, XcdrVersion, delimited, len_u32, read_delimited};
 
 /// PL_CDR `PID_EXTENDED` with the must-understand flag, as Cyclone writes it (§7.4.1.2).
 pub(super) const PID_EXTENDED_MU: u16 = 0x3F01 | 0x4000;
@@ -20,7 +20,7 @@ const PID_IGNORE: u16 = 0x3F03;
 pub(super) const MEMBER_ID_MASK: u32 = 0x0FFF_FFFF;
 
 /// Reads an XCDR1 parameter header: (pid or extended member id, length, must-understand).
-pub(crate) fn parameter_header(r: &mut Reader<'_>) -> Result<(u32, usize, bool), CdrError> {
+pub(crate) fn parameter_header(r: &mut CdrReader<'_>) -> Result<(u32, usize, bool), CdrError> {
     r.align(4, "parameter header")?;
     let pid = r.u16("parameter id")?;
     let short_len = r.u16("parameter length")?;
@@ -72,7 +72,7 @@ impl LengthCode {
 
 /// Writes the members of a mutable type, one [`MutableWriter::member`] call each.
 pub struct MutableWriter<'w, 'b> {
-    w: &'w mut Writer<'b>,
+    w: &'w mut CdrWriter<'b>,
 }
 
 impl MutableWriter<'_, '_> {
@@ -83,12 +83,12 @@ impl MutableWriter<'_, '_> {
         id: u32,
         must_understand: bool,
         lc: LengthCode,
-        body: impl FnOnce(&mut Writer<'_>) -> Result<(), CdrError>,
+        body: impl FnOnce(&mut CdrWriter<'_>) -> Result<(), CdrError>,
     ) -> Result<(), CdrError> {
         let w = &mut *self.w;
         w.align(4);
         match w.xcdr() {
-            Align::Xcdr2 => {
+            XcdrVersion::Xcdr2 => {
                 let m = if must_understand { 0x8000_0000 } else { 0 };
                 w.u32(m | (lc.bits() << 28) | (id & MEMBER_ID_MASK));
                 if lc == LengthCode::NextInt {
@@ -103,7 +103,7 @@ impl MutableWriter<'_, '_> {
                     body(w)
                 }
             }
-            Align::Xcdr1 => {
+            XcdrVersion::Xcdr1 => {
                 w.u16(PID_EXTENDED_MU);
                 w.u16(8);
                 let m = if must_understand { 0x4000_0000 } else { 0 };
@@ -126,12 +126,12 @@ impl MutableWriter<'_, '_> {
 /// The body of a mutable type: XCDR2 PL_CDR2 (DHEADER + EMHEADER members), XCDR1 PL_CDR
 /// (parameters + PID_LIST_END).
 pub fn write_mutable(
-    w: &mut Writer<'_>,
+    w: &mut CdrWriter<'_>,
     members: impl FnOnce(&mut MutableWriter<'_, '_>) -> Result<(), CdrError>,
 ) -> Result<(), CdrError> {
     match w.xcdr() {
-        Align::Xcdr2 => delimited(w, |w| members(&mut MutableWriter { w })),
-        Align::Xcdr1 => {
+        XcdrVersion::Xcdr2 => delimited(w, |w| members(&mut MutableWriter { w })),
+        XcdrVersion::Xcdr1 => {
             members(&mut MutableWriter { w: &mut *w })?;
             w.align(4);
             w.u16(PID_LIST_END_MU);
@@ -144,11 +144,11 @@ pub fn write_mutable(
 /// Reads the members of a mutable type in any order, calling `member(id, value)` for each;
 /// it returns false for ids it does not know, which are skipped unless must-understand.
 pub fn read_mutable(
-    r: &mut Reader<'_>,
-    mut member: impl FnMut(u32, &mut Reader<'_>) -> Result<bool, CdrError>,
+    r: &mut CdrReader<'_>,
+    mut member: impl FnMut(u32, &mut CdrReader<'_>) -> Result<bool, CdrError>,
 ) -> Result<(), CdrError> {
     match r.xcdr() {
-        Align::Xcdr2 => read_delimited(r, |r| {
+        XcdrVersion::Xcdr2 => read_delimited(r, |r| {
             loop {
                 // The body ends right after its last member, which may leave it unaligned.
                 if r.is_empty() {
@@ -183,7 +183,7 @@ pub fn read_mutable(
                 }
             }
         }),
-        Align::Xcdr1 => loop {
+        XcdrVersion::Xcdr1 => loop {
             r.align(4, "parameter header")?;
             let pid = r.clone().u16("parameter id")?;
             if pid & PID_MASK == PID_LIST_END {

@@ -237,7 +237,7 @@ impl Gen {
         .unwrap()
     }
 
-    fn strukt(&mut self, w: &mut Writer<'_>, d: &TypeDescriptor) {
+    fn strukt(&mut self, w: &mut CdrWriter<'_>, d: &TypeDescriptor) {
         match d.extensibility {
             Extensibility::Final => self.members(w, d),
             Extensibility::Appendable => {
@@ -265,7 +265,7 @@ impl Gen {
         }
     }
 
-    fn members(&mut self, w: &mut Writer<'_>, d: &TypeDescriptor) {
+    fn members(&mut self, w: &mut CdrWriter<'_>, d: &TypeDescriptor) {
         for m in &d.members {
             if m.optional {
                 let present = self.below(2) == 1;
@@ -280,7 +280,7 @@ impl Gen {
         }
     }
 
-    fn value(&mut self, w: &mut Writer<'_>, kind: &TypeKind) {
+    fn value(&mut self, w: &mut CdrWriter<'_>, kind: &TypeKind) {
         if let Some(size) = kind.primitive_size() {
             w.align_prim(size);
             let v = self.next();

@@ -14,7 +14,7 @@
 
 use md5::{Digest, Md5};
 
-use crate::cdr::{MAX_STRING, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, MAX_STRING};
 use crate::wire::WireError;
 
 mod info;
@@ -41,7 +41,11 @@ pub struct ContentFilterProperty<'a> {
     pub expression_parameters: Vec<&'a str>,
 }
 
-fn read_str<'a>(r: &mut Reader<'a>, max: usize, what: &'static str) -> Result<&'a str, WireError> {
+fn read_str<'a>(
+    r: &mut CdrReader<'a>,
+    max: usize,
+    what: &'static str,
+) -> Result<&'a str, WireError> {
     let bytes = r.string(max.saturating_add(1), what)?;
     core::str::from_utf8(bytes).map_err(|_| WireError::Invalid(what))
 }
@@ -61,7 +65,7 @@ pub(super) fn align4(pos: usize) -> usize {
 
 impl<'a> ContentFilterProperty<'a> {
     /// Reads the five fields from a parameter value and validates them (docs/interop-facts.md §1.3).
-    pub fn parse(r: &mut Reader<'a>) -> Result<Self, WireError> {
+    pub fn parse(r: &mut CdrReader<'a>) -> Result<Self, WireError> {
         let content_filtered_topic_name = read_str(r, MAX_FILTER_NAME, "contentFilteredTopicName")?;
         let related_topic_name = read_str(r, MAX_FILTER_NAME, "relatedTopicName")?;
         let filter_class_name = read_str(r, MAX_FILTER_NAME, "filterClassName")?;
@@ -121,7 +125,7 @@ impl<'a> ContentFilterProperty<'a> {
     }
 
     /// Writes the five fields (each string padded to 4 before the next length word).
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.string(self.content_filtered_topic_name.as_bytes());
         w.string(self.related_topic_name.as_bytes());
         w.string(self.filter_class_name.as_bytes());

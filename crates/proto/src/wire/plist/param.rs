@@ -14,7 +14,7 @@ use super::pid::{PID_FLAG_MUST_UNDERSTAND, PID_SENTINEL};
 use super::table::{OnInvalid, describe};
 use super::value::Value;
 use super::{MAX_PARAMS, ParameterListView, RawParameter};
-use crate::cdr::{EncapsulationHeader, EncapsulationKind, Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, EncapsulationHeader, EncapsulationKind, Endianness};
 use crate::wire::{VendorId, WireError};
 
 /// One parameter of a list.
@@ -71,7 +71,7 @@ impl<'a> Parameter<'a> {
             }
             return ParamOutcome::Skipped(Parameter::Unknown(raw));
         };
-        let mut r = Reader::new(raw.value, endian);
+        let mut r = CdrReader::new(raw.value, endian);
         let parsed = Value::parse(row.kind, &mut r).and_then(|value| match row.validate {
             Some(valid) if !valid(&value) => Err(WireError::Invalid(row.name)),
             _ => Ok(value),
@@ -101,7 +101,7 @@ impl<'a> Parameter<'a> {
     /// Writes the header, the value and zero padding to a multiple of 4 (RTPS 2.5 §9.4.2.11).
     /// The value's alignment origin is its first byte. A value longer than 65532 bytes cannot
     /// be represented; [`emit_parameter_list`] refuses it before writing.
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         let body_len = self.buffer_len().saturating_sub(4);
         debug_assert!(
             body_len <= usize::from(u16::MAX),
@@ -160,7 +160,7 @@ pub fn parameter_list_len(params: &[Parameter<'_>]) -> usize {
 
 /// Writes the parameters and PID_SENTINEL. Refuses, before writing anything, a list with more
 /// than [`MAX_PARAMS`] entries or a value that does not fit the 16-bit length.
-pub fn emit_parameter_list<'p, 'a: 'p, I>(params: I, w: &mut Writer<'_>) -> Result<(), WireError>
+pub fn emit_parameter_list<'p, 'a: 'p, I>(params: I, w: &mut CdrWriter<'_>) -> Result<(), WireError>
 where
     I: IntoIterator<Item = &'p Parameter<'a>>,
     I::IntoIter: Clone,
@@ -191,7 +191,7 @@ pub fn serialize_pl_cdr_payload(
     endian: Endianness,
 ) -> Result<Vec<u8>, WireError> {
     let mut out = Vec::with_capacity(parameter_list_len(params).saturating_add(4));
-    let mut w = Writer::new(&mut out, endian);
+    let mut w = CdrWriter::new(&mut out, endian);
     EncapsulationHeader::new(EncapsulationKind::PlCdr, endian).emit(&mut w);
     emit_parameter_list(params, &mut w.nested())?;
     Ok(out)
@@ -199,12 +199,12 @@ pub fn serialize_pl_cdr_payload(
 
 /// Checks the PL_CDR_BE/LE header of a discovery payload and validates its parameter list.
 pub fn parse_pl_cdr_payload(payload: &[u8]) -> Result<ParameterListView<'_>, WireError> {
-    let mut r = Reader::new(payload, Endianness::Big);
+    let mut r = CdrReader::new(payload, Endianness::Big);
     let header = EncapsulationHeader::parse(&mut r)?;
     if header.kind != EncapsulationKind::PlCdr {
         return Err(WireError::Invalid("encapsulation (expected PL_CDR)"));
     }
-    let mut body = Reader::new(r.rest(), header.endian);
+    let mut body = CdrReader::new(r.rest(), header.endian);
     ParameterListView::new_checked(&mut body)
 }
 

@@ -235,17 +235,17 @@ pub const PID_FASTDDS_CUSTOM_RELATED_SAMPLE_IDENTITY: u16 = 0x800f;
 /// big-endian ids (`plist::vendor`). Read only from siftdds senders (RTPS 2.5 §9.6.2.2.1).
 pub const PID_SIFTDDS_ROUTER_PATH: u16 = 0x8001;
 
-/// PID_SIFTDDS_PGCACHE_CAPABILITY (docs/peer-group-cache.md §4.1): in SPDP, the participant
+/// PID_SIFTDDS_PEER_GROUP_CAPABILITY (docs/peer-group-cache.md §4.1): in SPDP, the participant
 /// restores abbreviated peer-group samples; a sequence<octet> of 8 octets, capacity and
 /// generation as big-endian uint32 (`Capability::to_octets`). Read only from siftdds.
-pub const PID_SIFTDDS_PGCACHE_CAPABILITY: u16 = 0x8101;
+pub const PID_SIFTDDS_PEER_GROUP_CAPABILITY: u16 = 0x8101;
 
-/// PID_SIFTDDS_PGCACHE_PROJECTIONS (docs/peer-group-cache.md §4.3): in SEDP DATA(w) of a
+/// PID_SIFTDDS_PEER_GROUP_PROJECTIONS (docs/peer-group-cache.md §4.3): in SEDP DATA(w) of a
 /// peer-group member writer, its group id and current projection digests, a sequence<octet>
 /// of big-endian integers (`wire::ProjectionAnnouncement`). Read only from siftdds.
-pub const PID_SIFTDDS_PGCACHE_PROJECTIONS: u16 = 0x8102;
+pub const PID_SIFTDDS_PEER_GROUP_PROJECTIONS: u16 = 0x8102;
 
-/// PID_SIFTDDS_PGCACHE_EVICTED (docs/peer-group-cache.md §4.3): in SPDP of an intermediary,
+/// PID_SIFTDDS_PEER_GROUP_EVICTED (docs/peer-group-cache.md §4.3): in SPDP of an intermediary,
 /// the (group id, digest) entries it evicted most recently, a sequence<octet> of 12-octet
 /// big-endian entries (`wire::EvictionNotice`). Read only from siftdds.
-pub const PID_SIFTDDS_PGCACHE_EVICTED: u16 = 0x8103;
+pub const PID_SIFTDDS_PEER_GROUP_EVICTED: u16 = 0x8103;

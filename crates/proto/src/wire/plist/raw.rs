@@ -5,7 +5,7 @@
 //! RTPS 2.5 §9.4.2.11.
 
 use super::{MAX_PARAMS, PID_PAD, PID_SENTINEL};
-use crate::cdr::{Endianness, Reader};
+use crate::cdr::{CdrReader, Endianness};
 use crate::wire::WireError;
 
 /// One parameter as found on the wire: its id and its value bytes (length from the header).
@@ -38,7 +38,7 @@ impl<'a> ParameterListView<'a> {
     /// Validates the list at the cursor and consumes it, sentinel included.
     ///
     /// Errors: a parameter running past the end, a missing sentinel, or too many parameters.
-    pub fn new_checked(r: &mut Reader<'a>) -> Result<Self, WireError> {
+    pub fn new_checked(r: &mut CdrReader<'a>) -> Result<Self, WireError> {
         let start = r.rest();
         let endian = r.endian();
         // Walked on the slice (once per received DATA with inline QoS); the cursor is moved
@@ -142,37 +142,4 @@ impl<'a> Iterator for RawParameters<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn walks_to_the_sentinel_and_leaves_the_payload() {
-        let b = [
-            0x05, 0x00, 0x04, 0x00, 1, 2, 3, 4, 0x01, 0x00, 0x00, 0x00, 0xaa,
-        ];
-        let mut r = Reader::new(&b, Endianness::Little);
-        let pl = ParameterListView::new_checked(&mut r);
-        let pl = pl.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(r.rest(), &[0xaa]);
-        let params: Vec<_> = pl.iter().collect();
-        assert_eq!(
-            params,
-            [RawParameter {
-                pid: 5,
-                value: &[1, 2, 3, 4]
-            }]
-        );
-    }
-
-    #[test]
-    fn missing_sentinel_is_truncated() {
-        let b = [0x00, 0x05, 0x00, 0x04, 1, 2, 3, 4];
-        assert!(ParameterListView::new_checked(&mut Reader::new(&b, Endianness::Big)).is_err());
-    }
-
-    #[test]
-    fn value_past_the_end_is_truncated() {
-        let b = [0x00, 0x05, 0x00, 0x08, 1, 2, 3, 4];
-        assert!(ParameterListView::new_checked(&mut Reader::new(&b, Endianness::Big)).is_err());
-    }
-}
+mod tests;

@@ -10,7 +10,7 @@
 //! zero pads, which is the same bytes little-endian; docs/interop-facts.md §5.4).
 
 use super::content_filter::{ContentFilterInfo, ContentFilterProperty, align4, string_end};
-use crate::cdr::{MAX_STRING, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, MAX_STRING};
 use crate::time::Duration;
 use crate::wire::{Guid, Locator, ProtocolVersion, SequenceNumber, VendorId, WireError};
 
@@ -181,12 +181,12 @@ pub enum Value<'a> {
     ContentFilterInfo(ContentFilterInfo),
 }
 
-fn read_str<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a str, WireError> {
+fn read_str<'a>(r: &mut CdrReader<'a>, what: &'static str) -> Result<&'a str, WireError> {
     let bytes = r.string(MAX_STRING, what)?;
     core::str::from_utf8(bytes).map_err(|_| WireError::Invalid(what))
 }
 
-fn read_bool(r: &mut Reader<'_>, what: &'static str) -> Result<bool, WireError> {
+fn read_bool(r: &mut CdrReader<'_>, what: &'static str) -> Result<bool, WireError> {
     match r.u8(what)? {
         0 => Ok(false),
         1 => Ok(true),
@@ -194,19 +194,19 @@ fn read_bool(r: &mut Reader<'_>, what: &'static str) -> Result<bool, WireError> 
     }
 }
 
-fn read_duration(r: &mut Reader<'_>, what: &'static str) -> Result<Duration, WireError> {
+fn read_duration(r: &mut CdrReader<'_>, what: &'static str) -> Result<Duration, WireError> {
     Ok(Duration {
         seconds: r.i32(what)?,
         fraction: r.u32(what)?,
     })
 }
 
-fn write_duration(w: &mut Writer<'_>, d: Duration) {
+fn write_duration(w: &mut CdrWriter<'_>, d: Duration) {
     w.i32(d.seconds);
     w.u32(d.fraction);
 }
 
-fn write_len(w: &mut Writer<'_>, n: usize) {
+fn write_len(w: &mut CdrWriter<'_>, n: usize) {
     w.align(4);
     w.u32(u32::try_from(n).unwrap_or(u32::MAX));
 }
@@ -214,7 +214,7 @@ fn write_len(w: &mut Writer<'_>, n: usize) {
 impl<'a> Value<'a> {
     /// Decodes a value of `kind` from a cursor over exactly the parameter's value bytes (its
     /// origin is the value start, RTPS 2.5 §9.4.2.11). Bytes after the value are ignored.
-    pub fn parse(kind: ValueKind, r: &mut Reader<'a>) -> Result<Self, WireError> {
+    pub fn parse(kind: ValueKind, r: &mut CdrReader<'a>) -> Result<Self, WireError> {
         Ok(match kind {
             ValueKind::Opaque => Value::Opaque(r.take_rest()),
             ValueKind::String => Value::String(read_str(r, "string")?),
@@ -362,7 +362,7 @@ impl<'a> Value<'a> {
     }
 
     /// Writes the value (without trailing padding; the parameter writer pads to 4).
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         match self {
             Value::Opaque(b) => w.bytes(b),
             Value::String(s) => w.string(s.as_bytes()),

@@ -7,7 +7,7 @@
 //! follows Cyclone's `validate_Data`/`validate_DataFrag` (docs/interop-facts.md §5.8).
 
 use super::{DATA, DATA_FRAG, SubmessageHeader, body_reader, emit_submessage};
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::wire::plist::{PID_SENTINEL, ParameterListView};
 use crate::wire::{EntityId, FragmentNumber, SequenceNumber, WireError};
 
@@ -74,14 +74,18 @@ pub struct Data<'a> {
 }
 
 /// Reads readerId and writerId, the start of every DATA/DATA_FRAG/HEARTBEAT/... body.
-pub(crate) fn parse_ids(r: &mut Reader<'_>) -> Result<(EntityId, EntityId), WireError> {
+pub(crate) fn parse_ids(r: &mut CdrReader<'_>) -> Result<(EntityId, EntityId), WireError> {
     Ok((EntityId::parse(r)?, EntityId::parse(r)?))
 }
 
 /// Skips to the inline QoS as octetsToInlineQos says. `fixed` is the number of octets after the
 /// octetsToInlineQos field that the caller has already read. RTPS 2.5 §9.4.5.3: a receiver
 /// must honour the field and skip octets it does not know about.
-fn skip_to_inline_qos(r: &mut Reader<'_>, to_inline_qos: u16, fixed: u16) -> Result<(), WireError> {
+fn skip_to_inline_qos(
+    r: &mut CdrReader<'_>,
+    to_inline_qos: u16,
+    fixed: u16,
+) -> Result<(), WireError> {
     let extra = to_inline_qos
         .checked_sub(fixed)
         .ok_or(WireError::Invalid("octetsToInlineQos"))?;
@@ -90,7 +94,7 @@ fn skip_to_inline_qos(r: &mut Reader<'_>, to_inline_qos: u16, fixed: u16) -> Res
 }
 
 fn parse_inline_qos<'a>(
-    r: &mut Reader<'a>,
+    r: &mut CdrReader<'a>,
     q: bool,
 ) -> Result<Option<ParameterListView<'a>>, WireError> {
     if q {
@@ -106,7 +110,7 @@ fn inline_qos_len(q: &Option<ParameterListView<'_>>) -> usize {
         .map_or(0, |q| q.as_bytes().len().saturating_add(4))
 }
 
-fn emit_inline_qos(w: &mut Writer<'_>, q: &Option<ParameterListView<'_>>) {
+fn emit_inline_qos(w: &mut CdrWriter<'_>, q: &Option<ParameterListView<'_>>) {
     if let Some(q) = q {
         w.bytes(q.as_bytes());
         // RTPS 2.5 §9.4.2.11: the list ends with PID_SENTINEL, length 0.

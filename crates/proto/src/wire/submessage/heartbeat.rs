@@ -45,7 +45,7 @@ pub struct HeartbeatGroupInfo {
 impl HeartbeatGroupInfo {
     /// Reads the group info and checks it: firstGSN ≥ 1, lastGSN ≥ firstGSN − 1 and
     /// currentGSN ≥ lastGSN (RTPS 2.5 §8.3.7.5.3, read as for firstSN/lastSN).
-    fn parse(r: &mut crate::cdr::Reader<'_>) -> Result<Self, WireError> {
+    fn parse(r: &mut crate::cdr::CdrReader<'_>) -> Result<Self, WireError> {
         let current_gsn = SequenceNumber::parse(r)?;
         let first_gsn = SequenceNumber::parse(r)?;
         let last_gsn = SequenceNumber::parse(r)?;

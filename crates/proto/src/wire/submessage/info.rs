@@ -9,7 +9,7 @@
 
 use super::{INFO_DST, INFO_REPLY, INFO_REPLY_IP4, INFO_SRC, INFO_TS, PAD, SubmessageHeader};
 use super::{body_reader, emit_submessage};
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::time::Timestamp;
 use crate::wire::{GuidPrefix, Locator, ProtocolVersion, VendorId, WireError};
 
@@ -173,7 +173,7 @@ pub struct InfoReply {
 
 /// Reads a LocatorList: uint32 count then count × 24 octets. The count is capped and checked
 /// against the remaining bytes before anything is allocated (docs/conventions.md §4).
-fn parse_locator_list(r: &mut Reader<'_>) -> Result<Vec<Locator>, WireError> {
+fn parse_locator_list(r: &mut CdrReader<'_>) -> Result<Vec<Locator>, WireError> {
     let n = r.seq_len(Locator::LEN, "INFO_REPLY.locatorList")?;
     if n > MAX_REPLY_LOCATORS {
         return Err(WireError::TooLarge("INFO_REPLY.locatorList"));
@@ -185,7 +185,7 @@ fn parse_locator_list(r: &mut Reader<'_>) -> Result<Vec<Locator>, WireError> {
     Ok(out)
 }
 
-fn emit_locator_list(w: &mut Writer<'_>, list: &[Locator]) {
+fn emit_locator_list(w: &mut CdrWriter<'_>, list: &[Locator]) {
     // invariant: lists longer than u32::MAX cannot exist in memory on our targets; saturate.
     w.u32(u32::try_from(list.len()).unwrap_or(u32::MAX));
     for l in list {
@@ -251,13 +251,13 @@ pub struct Ip4Locator {
 }
 
 impl Ip4Locator {
-    fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+    fn parse(r: &mut CdrReader<'_>) -> Result<Self, WireError> {
         let address = r.u32("INFO_REPLY_IP4.address")?;
         let port = r.u32("INFO_REPLY_IP4.port")?;
         Ok(Ip4Locator { address, port })
     }
 
-    fn emit(&self, w: &mut Writer<'_>) {
+    fn emit(&self, w: &mut CdrWriter<'_>) {
         w.u32(self.address);
         w.u32(self.port);
     }

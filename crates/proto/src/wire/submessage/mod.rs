@@ -45,9 +45,9 @@ pub use info::{
     Ip4Locator, MAX_REPLY_LOCATORS, Pad,
 };
 
-use crate::cdr::{Endianness, Reader, Writer};
-use crate::wire::WireError;
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::wire::plist::{PID_FLAG_MUST_UNDERSTAND, ParameterListView};
+use crate::wire::{EntityId, WireError};
 
 /// PAD. RTPS 2.5 Table 9.10 (submessage kinds).
 pub const PAD: u8 = 0x01;
@@ -104,7 +104,7 @@ impl SubmessageHeader {
     }
 
     /// Reads the 4 octets; the length is read in the byte order of the E flag.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, WireError> {
         // The 4 octets in one read (once per received submessage); field by field only when
         // fewer are left, so the error names the field that is cut.
         let (id, flags, b) = match r.take_array::<4>("submessage header") {
@@ -128,7 +128,7 @@ impl SubmessageHeader {
 
     /// Writes the 4 octets in the byte order of the E flag.
     pub fn emit(&self, buf: &mut Vec<u8>) {
-        let mut w = Writer::new(buf, self.endian());
+        let mut w = CdrWriter::new(buf, self.endian());
         w.u8(self.id);
         w.u8(self.flags);
         w.u16(self.octets_to_next_header);
@@ -145,9 +145,9 @@ pub(crate) fn emit_submessage(
     flags: u8,
     endian: Endianness,
     body_len: usize,
-    body: impl FnOnce(&mut Writer<'_>),
+    body: impl FnOnce(&mut CdrWriter<'_>),
 ) {
-    let mut w = Writer::new(buf, endian);
+    let mut w = CdrWriter::new(buf, endian);
     w.u8(id);
     w.u8((flags & !FLAG_E) | endian.e_flag());
     w.u16(u16::try_from(body_len).unwrap_or(0));
@@ -156,8 +156,8 @@ pub(crate) fn emit_submessage(
 }
 
 /// A reader over a submessage body in the byte order of its E flag.
-pub(crate) fn body_reader(flags: u8, body: &[u8]) -> Reader<'_> {
-    Reader::new(body, Endianness::from_e_flag(flags))
+pub(crate) fn body_reader(flags: u8, body: &[u8]) -> CdrReader<'_> {
+    CdrReader::new(body, Endianness::from_e_flag(flags))
 }
 
 /// One parsed submessage. Variants borrow payloads and inline QoS from the datagram.
@@ -270,6 +270,35 @@ impl<'a> Submessage<'a> {
         }
     }
 
+    /// The writerId of an entity submessage (DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG, GAP,
+    /// ACKNACK, NACK_FRAG); `None` for PAD and the interpreter submessages. RTPS 2.5 §8.3.7.
+    pub fn writer_id(&self) -> Option<EntityId> {
+        Some(match self {
+            Submessage::Data(d) => d.writer_id,
+            Submessage::DataFrag(d) => d.writer_id,
+            Submessage::Heartbeat(h) => h.writer_id,
+            Submessage::HeartbeatFrag(h) => h.writer_id,
+            Submessage::Gap(g) => g.writer_id,
+            Submessage::AckNack(a) => a.writer_id,
+            Submessage::NackFrag(n) => n.writer_id,
+            _ => return None,
+        })
+    }
+
+    /// The readerId of an entity submessage, as [`Self::writer_id`].
+    pub fn reader_id(&self) -> Option<EntityId> {
+        Some(match self {
+            Submessage::Data(d) => d.reader_id,
+            Submessage::DataFrag(d) => d.reader_id,
+            Submessage::Heartbeat(h) => h.reader_id,
+            Submessage::HeartbeatFrag(h) => h.reader_id,
+            Submessage::Gap(g) => g.reader_id,
+            Submessage::AckNack(a) => a.reader_id,
+            Submessage::NackFrag(n) => n.reader_id,
+            _ => return None,
+        })
+    }
+
     /// The inline QoS of a DATA or DATA_FRAG.
     pub fn inline_qos(&self) -> Option<&ParameterListView<'a>> {
         match self {
@@ -310,7 +339,7 @@ fn understands_none(_pid: u16) -> bool {
 /// Iterator over the submessages of a message body (the bytes after the [`crate::wire::Header`]).
 #[derive(Clone, Debug)]
 pub struct SubmessageIter<'a> {
-    r: Reader<'a>,
+    r: CdrReader<'a>,
     done: bool,
     count: usize,
     understood: UnderstoodPid,
@@ -320,7 +349,7 @@ impl<'a> SubmessageIter<'a> {
     /// Walks `body`, the bytes following the message header.
     pub fn new(body: &'a [u8]) -> Self {
         SubmessageIter {
-            r: Reader::new(body, Endianness::Big),
+            r: CdrReader::new(body, Endianness::Big),
             done: false,
             count: 0,
             understood: understands_none,

@@ -20,7 +20,7 @@
 mod keyed_seq;
 mod latency;
 mod peer_group;
-pub mod pg_seq;
+pub mod peer_group_seq;
 pub mod report;
 mod throughput;
 mod udp;
@@ -108,7 +108,7 @@ pub struct PerfArgs {
     /// are gone, else 5 s).
     #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = crate::args::seconds)]
     idle_timeout: Option<f64>,
-    /// pub, sub: PgSeq samples (topic `DDSPerf{R,U}DataPG`) whose `common` member is N
+    /// pub, sub: PeerGroupSeq samples (topic `DDSPerf{R,U}DataPG`) whose `common` member is N
     /// serialized bytes (its length included; a multiple of 4), on top of --size
     /// (docs/peer-group-cache.md §8).
     #[arg(long, value_name = "N", value_parser = parse_size)]
@@ -230,8 +230,8 @@ pub struct PerfOptions {
     pub interface: Option<String>,
     /// `--idle-timeout`: how long without data ends a subscriber.
     pub idle_timeout: Option<Duration>,
-    /// `--common-bytes`, `--common-set`: PgSeq samples of this shape.
-    pub pg_shape: Option<pg_seq::Shape>,
+    /// `--common-bytes`, `--common-set`: PeerGroupSeq samples of this shape.
+    pub peer_group_shape: Option<peer_group_seq::Shape>,
     /// `--peer-group`: the writer's peer group.
     pub peer_group: Option<String>,
     /// `--durability` of the data writer and reader.
@@ -239,7 +239,7 @@ pub struct PerfOptions {
 }
 
 impl PerfOptions {
-    /// The options of `command`; `Err` for a PgSeq shape the sizes cannot have.
+    /// The options of `command`; `Err` for a PeerGroupSeq shape the sizes cannot have.
     pub fn from_command(command: PerfCommand) -> Result<Self, String> {
         let (mode, a) = match command {
             PerfCommand::Pub(a) => (Mode::Pub, a),
@@ -249,9 +249,9 @@ impl PerfOptions {
             PerfCommand::UdpPing(a) => (Mode::UdpPing, a),
             PerfCommand::UdpPong(a) => (Mode::UdpPong, a),
         };
-        let pg_shape = a
+        let peer_group_shape = a
             .common_bytes
-            .map(|n| pg_seq::Shape::new(n, a.size, a.common_set))
+            .map(|n| peer_group_seq::Shape::new(n, a.size, a.common_set))
             .transpose()?;
         Ok(PerfOptions {
             mode,
@@ -268,7 +268,7 @@ impl PerfOptions {
                 .unwrap_or(siftdds::api::DEFAULT_FRAGMENT_SIZE),
             interface: a.interface,
             idle_timeout: a.idle_timeout.map(Duration::from_secs_f64),
-            pg_shape,
+            peer_group_shape,
             peer_group: a.peer_group,
             durability: a.durability,
         })
@@ -296,7 +296,11 @@ impl PerfOptions {
 
     /// `DDSPerf{R|U}{kind}KS`, `ddsperf`'s topic names for the KS type.
     fn topic_name(&self, kind: &str) -> String {
-        let ty = if self.pg_shape.is_some() { "PG" } else { "KS" };
+        let ty = if self.peer_group_shape.is_some() {
+            "PG"
+        } else {
+            "KS"
+        };
         format!("DDSPerf{}{kind}{ty}", if self.reliable { 'R' } else { 'U' })
     }
 
@@ -452,9 +456,9 @@ pub fn main(command: PerfCommand) -> std::process::ExitCode {
 /// its round trips; `Ok(false)`: losses or no peer.
 pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     match o.mode {
-        Mode::Pub if o.pg_shape.is_some() => peer_group::publish(o),
+        Mode::Pub if o.peer_group_shape.is_some() => peer_group::publish(o),
         Mode::Pub => throughput::publish(o),
-        Mode::Sub if o.pg_shape.is_some() => peer_group::subscribe(o),
+        Mode::Sub if o.peer_group_shape.is_some() => peer_group::subscribe(o),
         Mode::Sub => throughput::subscribe(o),
         Mode::Ping => latency::ping(o),
         Mode::Pong => latency::pong(o),
@@ -464,127 +468,4 @@ pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn user_data_is_what_ddsperf_parses() {
-        // ddsperf: sscanf(udata, "DDSPerf:%d:%ld%n", …) == 2, then ':' and the hostname up to
-        // the end of the USER_DATA (no NUL inside).
-        let text = String::from_utf8(ddsperf_user_data()).unwrap();
-        let mut fields = text.splitn(4, ':');
-        assert_eq!(fields.next(), Some("DDSPerf"));
-        assert_eq!(fields.next(), Some("0"), "no Data reader");
-        assert_eq!(fields.next(), Some(std::process::id().to_string().as_str()));
-        let host = fields.next().unwrap();
-        assert!(
-            !host.is_empty() && !host.contains('\0') && !host.contains('\n'),
-            "{host:?}"
-        );
-    }
-
-    fn parse(args: &[&str]) -> Result<PerfOptions, clap::Error> {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(subcommand)]
-            perf: PerfCommand,
-        }
-        let argv = std::iter::once("perf").chain(args.iter().copied());
-        Cli::try_parse_from(argv).map(|c| PerfOptions::from_command(c.perf).unwrap())
-    }
-
-    #[test]
-    fn parses_ddsperf_style_sizes_and_every_option() {
-        assert_eq!(parse_size("16"), Ok(16));
-        assert_eq!(parse_size("1k"), Ok(1024));
-        assert_eq!(parse_size("64KiB"), Ok(65536));
-        assert!(parse_size("1x").is_err());
-        let o = parse(&[
-            "pub",
-            "--size",
-            "16k",
-            "--best-effort",
-            "--history",
-            "5",
-            "--batch",
-            "off",
-            "--rate",
-            "100",
-            "--duration",
-            "2.5",
-            "--count",
-            "7",
-            "--domain",
-            "3",
-        ])
-        .unwrap();
-        assert_eq!(
-            (o.mode, o.size, o.reliable, o.history, o.batch),
-            (Mode::Pub, 16384, false, Some(5), false)
-        );
-        assert_eq!(
-            (o.rate, o.duration, o.count, o.domain),
-            (Some(100.0), Some(2.5), Some(7), 3)
-        );
-        assert_eq!(o.topic_name("Data"), "DDSPerfUDataKS");
-        assert_eq!(o.qos_summary(), "BEST_EFFORT KEEP_LAST 5");
-        for bad in [
-            &["sub", "--size", "4"][..],
-            &["sub", "--bogus", "1"],
-            &["nope"],
-            &["pub", "--rate", "inf"],
-            &["pub", "--rate", "0"],
-            &["pub", "--duration", "-1"],
-            &["pub", "--count", "0"],
-            &["pub", "--history", "0"],
-            &["pub", "--reliable", "--best-effort"],
-            &["pub", "--durability", "transient"],
-        ] {
-            assert!(parse(bad).is_err(), "{bad:?}");
-        }
-        assert_eq!(parse(&["sub"]).unwrap().qos_summary(), "RELIABLE KEEP_ALL");
-        let durable = parse(&["sub", "--durability", "transient-local"]).unwrap();
-        assert_eq!(durable.qos_summary(), "RELIABLE KEEP_ALL TRANSIENT_LOCAL");
-        assert_eq!(
-            durable.data_reader_qos().durability,
-            Durability::TransientLocal
-        );
-    }
-
-    #[test]
-    fn peer_group_options_select_pgseq_samples() {
-        let o = parse(&[
-            "pub",
-            "--common-bytes",
-            "4k",
-            "--size",
-            "64",
-            "--peer-group",
-            "G",
-        ])
-        .unwrap();
-        assert_eq!(o.topic_name("Data"), "DDSPerfRDataPG");
-        assert_eq!(o.peer_group.as_deref(), Some("G"));
-        let shape = o.pg_shape.unwrap();
-        assert_eq!((shape.common.len(), shape.varying_len), (4092, 52));
-        assert!(parse(&["sub"]).unwrap().pg_shape.is_none());
-        for bad in [
-            &["pub", "--peer-group", "G"][..],
-            &["sub", "--common-set", "2"],
-        ] {
-            assert!(parse(bad).is_err(), "{bad:?}");
-        }
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(subcommand)]
-            perf: PerfCommand,
-        }
-        let c = Cli::try_parse_from(["perf", "pub", "--common-bytes", "190"]).unwrap();
-        assert!(
-            PerfOptions::from_command(c.perf).is_err(),
-            "not a multiple of 4"
-        );
-    }
-}
+mod tests;

@@ -1,4 +1,4 @@
-//! `siftdds perf pub|sub --common-bytes N [--peer-group G]`: PgSeq samples (`pg_seq.rs`)
+//! `siftdds perf pub|sub --common-bytes N [--peer-group G]`: PeerGroupSeq samples (`peer_group_seq.rs`)
 //! for the peer-group caching benchmarks (issue 18, docs/peer-group-cache.md §8). The
 //! publisher, with `--peer-group G`, is a member of group G (every participant a member,
 //! common member `common`, intermediary `siftdds-router-*`, as a `[[peer_group]]` of
@@ -19,7 +19,7 @@ use siftdds::cdr::Endianness;
 use siftdds::types::TopicType;
 
 use super::PerfOptions;
-use super::pg_seq::{COMMON_MEMBER, PgSeq, Shape};
+use super::peer_group_seq::{COMMON_MEMBER, PeerGroupSeq, Shape};
 use super::report::percentiles;
 use super::throughput::{publish_samples, subscribe_samples};
 
@@ -34,7 +34,9 @@ fn wall_ns() -> u64 {
 }
 
 fn shape(o: &PerfOptions) -> Result<Shape, Box<dyn std::error::Error>> {
-    o.pg_shape.clone().ok_or_else(|| "no --common-bytes".into())
+    o.peer_group_shape
+        .clone()
+        .ok_or_else(|| "no --common-bytes".into())
 }
 
 /// `pub --common-bytes N [--peer-group G]`.
@@ -53,7 +55,7 @@ pub fn publish(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     let payload = shape.sample(0, 0, 0).serialize(Endianness::Little).len();
     println!(
-        "pub: PgSeq payload {payload} bytes per sample ({} common), peer group {}",
+        "pub: PeerGroupSeq payload {payload} bytes per sample ({} common), peer group {}",
         shape.common.len() + 4,
         o.peer_group.as_deref().unwrap_or("none")
     );
@@ -102,7 +104,7 @@ pub fn subscribe(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             Arc::clone(&checked),
             Arc::clone(&highest),
         );
-        subscribe_samples::<PgSeq>(o, move |data| match shape.check(data) {
+        subscribe_samples::<PeerGroupSeq>(o, move |data| match shape.check(data) {
             Ok((seq, keyval, len, stamp)) => {
                 checked.fetch_add(1, Ordering::AcqRel);
                 highest.fetch_max(u64::from(seq), Ordering::AcqRel);

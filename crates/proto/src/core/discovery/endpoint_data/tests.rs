@@ -91,7 +91,7 @@ fn publication() -> PublicationData {
                 max_samples_per_instance: Length::Limited(5),
             })
             .data_representation(DataRepresentation::new([2, 0])),
-        pgcache: None,
+        peer_group: None,
     }
 }
 
@@ -308,23 +308,23 @@ fn router_path_is_a_siftdds_vendor_pid_read_only_from_siftdds() {
 }
 
 #[test]
-fn pgcache_projections_are_a_siftdds_vendor_pid_read_only_from_siftdds() {
+fn peer_group_projections_are_a_siftdds_vendor_pid_read_only_from_siftdds() {
     use crate::wire::ProjectionAnnouncement;
-    use crate::wire::plist::pid::PID_SIFTDDS_PGCACHE_PROJECTIONS;
+    use crate::wire::plist::pid::PID_SIFTDDS_PEER_GROUP_PROJECTIONS;
     let mut w = publication();
-    w.pgcache = Some(ProjectionAnnouncement {
+    w.peer_group = Some(ProjectionAnnouncement {
         group: 5,
         digests: vec![1, u64::MAX],
     });
     for endian in [Endianness::Little, Endianness::Big] {
         let bytes = w.to_payload(endian).unwrap();
-        assert!(pids(&bytes).contains(&PID_SIFTDDS_PGCACHE_PROJECTIONS));
+        assert!(pids(&bytes).contains(&PID_SIFTDDS_PEER_GROUP_PROJECTIONS));
         let ours = PublicationData::from_payload(&bytes, VendorId::SIFTDDS).unwrap();
-        assert_eq!(ours.pgcache, w.pgcache);
+        assert_eq!(ours.peer_group, w.peer_group);
         let theirs = PublicationData::from_payload(&bytes, VendorId::CYCLONE_DDS).unwrap();
-        assert_eq!(theirs.pgcache, None);
+        assert_eq!(theirs.peer_group, None);
     }
-    w.pgcache = None;
+    w.peer_group = None;
     let plain = w.to_payload(Endianness::Little).unwrap();
-    assert!(!pids(&plain).contains(&PID_SIFTDDS_PGCACHE_PROJECTIONS));
+    assert!(!pids(&plain).contains(&PID_SIFTDDS_PEER_GROUP_PROJECTIONS));
 }

@@ -20,8 +20,8 @@ use proptest::prelude::*;
 
 use crate::cdr::Endianness;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::pgcache::config::{ParticipantMatch, PeerGroupConfig};
-use crate::core::pgcache::tests::{common_names, sample, vehicle};
+use crate::core::peer_group::config::{ParticipantMatch, PeerGroupConfig};
+use crate::core::peer_group::tests::{common_names, sample, vehicle};
 use crate::core::sim::{Faults, SimNet};
 use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos, Durability, History, Reliability};

@@ -24,11 +24,11 @@ use bytes::Bytes;
 use super::peer_group::{Got, TOPIC, fast, reader_spec, take, writer_spec};
 use crate::cdr::Endianness;
 use crate::core::participant::ParticipantConfig;
-use crate::core::pgcache::config::{ParticipantMatch, PeerGroupConfig};
-use crate::core::pgcache::intermediary::CacheStats;
-use crate::core::pgcache::tests::{common_names, sample};
+use crate::core::peer_group::config::{ParticipantMatch, PeerGroupConfig};
+use crate::core::peer_group::intermediary::CacheStats;
+use crate::core::peer_group::tests::{common_names, sample};
 use crate::core::sim::{Faults, SimNet};
-use crate::core::writer::PgWriterCounters;
+use crate::core::writer::PeerGroupWriterCounters;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::wire::Guid;
 
@@ -189,14 +189,14 @@ impl Run {
         self.net.nodes[INTER].p.peer_group_stats().cache
     }
 
-    fn writer(&self, k: usize) -> PgWriterCounters {
+    fn writer(&self, k: usize) -> PeerGroupWriterCounters {
         self.net.nodes[k].p.peer_group_stats().writers
     }
 
     /// Steps until each writer's first push to an intermediary after now; per writer its
     /// counters before and right after it.
-    fn first_pushes(&mut self) -> Vec<(PgWriterCounters, PgWriterCounters)> {
-        let pushes = |c: &PgWriterCounters| c.full + c.defines + c.abbreviated;
+    fn first_pushes(&mut self) -> Vec<(PeerGroupWriterCounters, PeerGroupWriterCounters)> {
+        let pushes = |c: &PeerGroupWriterCounters| c.full + c.defines + c.abbreviated;
         let before: Vec<_> = (0..W).map(|k| self.writer(k)).collect();
         let mut first = vec![None; W];
         let end = self.net.now + 10_000_000_000;
@@ -289,7 +289,7 @@ fn measured(seed: u64, coop: bool, loss: u64, f: &mut Figures) {
     let c = run.cache();
     assert_eq!((c.refused_bad, c.collisions), (0, 0), "{c:?}");
     assert!(c.evictions > 0 && c.hits > 0, "{c:?}");
-    let mut w = PgWriterCounters::default();
+    let mut w = PeerGroupWriterCounters::default();
     for k in 0..W {
         let t = run.writer(k);
         w.defines += t.defines;
@@ -329,7 +329,7 @@ fn measured(seed: u64, coop: bool, loss: u64, f: &mut Figures) {
 /// announcement after the eviction), so no per-seed inequality is an invariant.
 #[test]
 fn cooperation_on_and_off_deliver_everything_exactly_and_are_measured() {
-    let seeds: u64 = std::env::var("PGCACHE_SEEDS")
+    let seeds: u64 = std::env::var("PEER_GROUP_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(4);
@@ -340,7 +340,7 @@ fn cooperation_on_and_off_deliver_everything_exactly_and_are_measured() {
                 measured(seed, coop, loss, &mut f);
             }
             println!(
-                "pgcache coop={coop} loss={loss}%: {} runs, {} samples: misses={} nacked={} \
+                "peer_group coop={coop} loss={loss}%: {} runs, {} samples: misses={} nacked={} \
                  defines={} abbreviated={} hits={} evictions={} kept_announced={} \
                  evicted_forgotten={} upstream_bytes={} repairs={} wire_bytes={}",
                 f.runs,
@@ -516,7 +516,7 @@ fn an_intermediary_capable_only_after_the_match_gets_definitions_from_every_memb
         let mut run = Run::on(net, false, disjoint);
         run.write(0, 8);
         assert!(run.settle());
-        assert!((0..W).all(|k| run.writer(k) == PgWriterCounters::default()));
+        assert!((0..W).all(|k| run.writer(k) == PeerGroupWriterCounters::default()));
         run.net.nodes[INTER]
             .p
             .set_peer_groups(vec![group(64)])

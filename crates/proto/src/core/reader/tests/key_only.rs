@@ -5,7 +5,7 @@
 //! RTPS 2.5 §9.6.4.8, DDS-XTypes 1.3 §7.6.3.1.2.
 
 use super::*;
-use crate::cdr::{EncapsulationHeader, EncapsulationKind, Writer};
+use crate::cdr::{CdrWriter, EncapsulationHeader, EncapsulationKind};
 use crate::types::{ShapeType, TopicType, XcdrVersion};
 
 /// The reader's key hasher as the API installs it for ShapeType.
@@ -45,8 +45,8 @@ fn key_payload(color: &str, form: Form, endian: Endianness, extra: usize, count:
                 _ => EncapsulationKind::DCdr2,
             };
             let mut out = Vec::new();
-            EncapsulationHeader::new(kind, endian).emit(&mut Writer::new(&mut out, endian));
-            let mut w = Writer::new(&mut out, endian);
+            EncapsulationHeader::new(kind, endian).emit(&mut CdrWriter::new(&mut out, endian));
+            let mut w = CdrWriter::new(&mut out, endian);
             if matches!(form, Form::Xcdr2Delimited) {
                 w.u32(u32::try_from(color.len() + 5).unwrap());
             }

@@ -77,7 +77,7 @@ enum Seen {
 
 fn cfi(q: &Option<ParameterListView<'_>>) -> Option<ContentFilterInfo> {
     let p = q.as_ref()?.find(PID_CONTENT_FILTER_INFO)?;
-    Some(ContentFilterInfo::parse(&mut Reader::new(p.value, Endianness::Little)).unwrap())
+    Some(ContentFilterInfo::parse(&mut CdrReader::new(p.value, Endianness::Little)).unwrap())
 }
 
 /// What reader `n` (locator 127.0.0.n) received, and whether each datagram was for it alone.

@@ -68,7 +68,8 @@ fn first_data_info(payload: &[u8]) -> (EntityId, Option<ContentFilterInfo>) {
                 .as_ref()
                 .and_then(|q| q.find(PID_CONTENT_FILTER_INFO))
                 .map(|p| {
-                    ContentFilterInfo::parse(&mut Reader::new(p.value, Endianness::Little)).unwrap()
+                    ContentFilterInfo::parse(&mut CdrReader::new(p.value, Endianness::Little))
+                        .unwrap()
                 });
             return (d.reader_id, info);
         }

@@ -9,7 +9,7 @@
 //! MSB-first, numSignatures, 16-octet FilterSignature_t each, never byte-swapped); layout
 //! docs/interop-facts.md §2.1, reader lookup docs/interop-facts.md §2.3.
 
-use crate::cdr::{Endianness, Reader, Writer};
+use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::wire::WireError;
 
 /// Bytes of a one-signature value ([`ContentFilterInfo::emit_single`]): numBitmaps, one
@@ -36,11 +36,11 @@ impl<'a> ContentFilterInfoView<'a> {
     /// numSignatures and their bytes present, numBitmaps == ceil(numSignatures / 32). Bytes
     /// after the signatures (parameter padding) are ignored. RTPS 2.5 §9.6.4.1.
     pub fn new_checked(value: &'a [u8], endian: Endianness) -> Result<Self, WireError> {
-        Self::read(&mut Reader::new(value, endian))
+        Self::read(&mut CdrReader::new(value, endian))
     }
 
     /// As [`ContentFilterInfoView::new_checked`], reading from (and advancing) a cursor.
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, WireError> {
+    pub fn read(r: &mut CdrReader<'a>) -> Result<Self, WireError> {
         let endian = r.endian();
         let nb = r.seq_len(4, "filterResult")?;
         let bitmaps = r.take(nb.saturating_mul(4), "filterResult")?;
@@ -202,7 +202,7 @@ impl ContentFilterInfo {
     /// message byte order, numSignatures, 16 raw MD5 bytes per signature, numBitmaps ==
     /// ceil(numSignatures / 32); RTPS 2.5 §9.6.4.1) and copies it. There is no cap on the
     /// number of filters beyond the bytes present.
-    pub fn parse(r: &mut Reader<'_>) -> Result<Self, WireError> {
+    pub fn parse(r: &mut CdrReader<'_>) -> Result<Self, WireError> {
         Ok(Self::from_view(&ContentFilterInfoView::read(r)?))
     }
 
@@ -215,7 +215,7 @@ impl ContentFilterInfo {
     }
 
     /// Writes the value (signatures as raw bytes, never byte-swapped: docs/interop-facts.md §2.1).
-    pub fn emit(&self, w: &mut Writer<'_>) {
+    pub fn emit(&self, w: &mut CdrWriter<'_>) {
         w.align(4);
         w.u32(u32::try_from(self.bitmaps.len()).unwrap_or(u32::MAX));
         for b in &self.bitmaps {
@@ -230,7 +230,7 @@ impl ContentFilterInfo {
     /// Writes the one-signature value a datagram to a single reader carries: its signature
     /// and bit only ([`SINGLE_FILTER_INFO_LEN`] bytes, as [`ContentFilterInfo::emit`] of a
     /// one-filter info). RTPS 2.5 §9.6.4.1; docs/interop-facts.md §2.3.
-    pub fn emit_single(w: &mut Writer<'_>, signature: &[u8; 16], passed: bool) {
+    pub fn emit_single(w: &mut CdrWriter<'_>, signature: &[u8; 16], passed: bool) {
         w.align(4);
         w.u32(1);
         w.u32(if passed { 0x8000_0000 } else { 0 });

@@ -65,12 +65,12 @@ fn property_matches_facts_1_2_golden_bytes_in_both_byte_orders() {
             value: Value::ContentFilterProperty(p.clone()),
         };
         let mut v = Vec::new();
-        param.emit(&mut Writer::new(&mut v, endian));
+        param.emit(&mut CdrWriter::new(&mut v, endian));
         assert_eq!(v[..4], header);
         assert_eq!(v[4..], golden[..]);
         assert_eq!(p.buffer_len(), golden.len() - 1); // the last pad octet is the list's
         assert_eq!(
-            ContentFilterProperty::parse(&mut Reader::new(&golden, endian)),
+            ContentFilterProperty::parse(&mut CdrReader::new(&golden, endian)),
             Ok(p.clone())
         );
     }
@@ -79,7 +79,7 @@ fn property_matches_facts_1_2_golden_bytes_in_both_byte_orders() {
 #[test]
 fn property_truncated_at_every_offset_is_an_error() {
     for cut in 0..FACTS_1_2_LE.len() - 1 {
-        let r = ContentFilterProperty::parse(&mut Reader::new(
+        let r = ContentFilterProperty::parse(&mut CdrReader::new(
             &FACTS_1_2_LE[..cut],
             Endianness::Little,
         ));
@@ -93,16 +93,16 @@ fn property_with_empty_class_name_or_too_many_parameters_is_invalid() {
     p.filter_class_name = "";
     assert!(p.validate().is_err());
     let mut v = Vec::new();
-    p.emit(&mut Writer::new(&mut v, Endianness::Little));
-    assert!(ContentFilterProperty::parse(&mut Reader::new(&v, Endianness::Little)).is_err());
+    p.emit(&mut CdrWriter::new(&mut v, Endianness::Little));
+    assert!(ContentFilterProperty::parse(&mut CdrReader::new(&v, Endianness::Little)).is_err());
 
     let mut p = facts_property();
     p.expression_parameters = vec!["1"; MAX_FILTER_PARAMETERS + 1];
     assert!(p.validate().is_err());
     let mut v = Vec::new();
-    p.emit(&mut Writer::new(&mut v, Endianness::Little));
+    p.emit(&mut CdrWriter::new(&mut v, Endianness::Little));
     assert_eq!(
-        ContentFilterProperty::parse(&mut Reader::new(&v, Endianness::Little)),
+        ContentFilterProperty::parse(&mut CdrReader::new(&v, Endianness::Little)),
         Err(WireError::TooLarge("expressionParameters"))
     );
 
@@ -110,8 +110,8 @@ fn property_with_empty_class_name_or_too_many_parameters_is_invalid() {
     let mut p = facts_property();
     p.content_filtered_topic_name = &long;
     let mut v = Vec::new();
-    p.emit(&mut Writer::new(&mut v, Endianness::Little));
-    assert!(ContentFilterProperty::parse(&mut Reader::new(&v, Endianness::Little)).is_err());
+    p.emit(&mut CdrWriter::new(&mut v, Endianness::Little));
+    assert!(ContentFilterProperty::parse(&mut CdrReader::new(&v, Endianness::Little)).is_err());
 }
 
 #[test]
@@ -160,15 +160,15 @@ fn info_matches_facts_2_1_golden_bytes_in_both_byte_orders() {
     be.extend_from_slice(&[0x22; 16]);
     for (endian, golden) in [(Endianness::Little, le), (Endianness::Big, be)] {
         let mut v = Vec::new();
-        info.emit(&mut Writer::new(&mut v, endian));
+        info.emit(&mut CdrWriter::new(&mut v, endian));
         assert_eq!(v, golden);
         assert_eq!(info.buffer_len(), 44);
-        let back = ContentFilterInfo::parse(&mut Reader::new(&golden, endian)).unwrap();
+        let back = ContentFilterInfo::parse(&mut CdrReader::new(&golden, endian)).unwrap();
         assert_eq!(back, info);
         assert_eq!(back.result_for(&[0x11; 16]), Some(true));
         assert_eq!(back.result_for(&[0x22; 16]), Some(false));
         for cut in 0..golden.len() {
-            assert!(ContentFilterInfo::parse(&mut Reader::new(&golden[..cut], endian)).is_err());
+            assert!(ContentFilterInfo::parse(&mut CdrReader::new(&golden[..cut], endian)).is_err());
         }
     }
 }
@@ -193,12 +193,12 @@ fn info_with_wrong_bitmap_count_is_invalid() {
     // numBitmaps 2 for 1 signature.
     let mut b = vec![2, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 1, 0, 0, 0];
     b.extend_from_slice(&[0x11; 16]);
-    assert!(ContentFilterInfo::parse(&mut Reader::new(&b, Endianness::Little)).is_err());
+    assert!(ContentFilterInfo::parse(&mut CdrReader::new(&b, Endianness::Little)).is_err());
 }
 
 fn encoded(info: &ContentFilterInfo, endian: Endianness) -> Vec<u8> {
     let mut out = Vec::new();
-    info.emit(&mut Writer::new(&mut out, endian));
+    info.emit(&mut CdrWriter::new(&mut out, endian));
     out
 }
 
@@ -300,7 +300,7 @@ fn single_signature_info_matches_golden_bytes_in_both_byte_orders() {
         (Endianness::Big, false, be_fail),
     ] {
         let mut v = Vec::new();
-        ContentFilterInfo::emit_single(&mut Writer::new(&mut v, endian), &[0x5a; 16], passed);
+        ContentFilterInfo::emit_single(&mut CdrWriter::new(&mut v, endian), &[0x5a; 16], passed);
         assert_eq!(v, golden);
         assert_eq!(v.len(), SINGLE_FILTER_INFO_LEN);
         // The same bytes as the repr with one filter.

@@ -23,7 +23,7 @@ fn known(pid: u16, value: Value<'static>) -> Parameter<'static> {
 }
 
 fn view(bytes: &[u8], endian: Endianness) -> ParameterListView<'_> {
-    ParameterListView::new_checked(&mut Reader::new(bytes, endian)).unwrap()
+    ParameterListView::new_checked(&mut CdrReader::new(bytes, endian)).unwrap()
 }
 
 fn accept(bytes: &[u8], endian: Endianness, vendor: VendorId) -> Vec<Parameter<'_>> {
@@ -35,7 +35,7 @@ fn accept(bytes: &[u8], endian: Endianness, vendor: VendorId) -> Vec<Parameter<'
 
 fn emit(params: &[Parameter<'_>], endian: Endianness) -> Vec<u8> {
     let mut v = Vec::new();
-    emit_parameter_list(params, &mut Writer::new(&mut v, endian)).unwrap();
+    emit_parameter_list(params, &mut CdrWriter::new(&mut v, endian)).unwrap();
     assert_eq!(v.len(), parameter_list_len(params));
     v
 }
@@ -313,7 +313,7 @@ fn truncating_each_parameter_value_at_every_offset_is_an_error() {
                 continue; // opaque values accept any length by design
             }
             let mut v = Vec::new();
-            p.emit(&mut Writer::new(&mut v, endian));
+            p.emit(&mut CdrWriter::new(&mut v, endian));
             let value = &v[4..];
             let meaningful = p.value().unwrap().buffer_len();
             for cut in 0..meaningful {
@@ -335,7 +335,7 @@ fn truncating_each_parameter_value_at_every_offset_is_an_error() {
         // And the whole list: every cut fails to validate or decode.
         let bytes = emit(&spdp_like(), endian);
         for cut in 0..bytes.len() {
-            let r = ParameterListView::new_checked(&mut Reader::new(&bytes[..cut], endian));
+            let r = ParameterListView::new_checked(&mut CdrReader::new(&bytes[..cut], endian));
             if let Ok(v) = r {
                 assert!(
                     decode_parameter_list(&v, VendorId::UNKNOWN).is_err(),
@@ -354,7 +354,7 @@ fn oversized_value_is_refused_before_writing() {
         value: Value::Octets(&big),
     }];
     let mut v = Vec::new();
-    assert!(emit_parameter_list(&params, &mut Writer::new(&mut v, Endianness::Little)).is_err());
+    assert!(emit_parameter_list(&params, &mut CdrWriter::new(&mut v, Endianness::Little)).is_err());
     assert!(v.is_empty());
 }
 
@@ -431,7 +431,7 @@ proptest! {
         little in any::<bool>(),
     ) {
         let endian = if little { Endianness::Little } else { Endianness::Big };
-        if let Ok(v) = ParameterListView::new_checked(&mut Reader::new(&b, endian)) {
+        if let Ok(v) = ParameterListView::new_checked(&mut CdrReader::new(&b, endian)) {
             for vendor in [VendorId::CYCLONE_DDS, VendorId::FAST_DDS] {
                 if let Ok(ListOutcome::Accept(ps)) = decode_parameter_list(&v, vendor) {
                     let _ = emit(&ps, endian);

@@ -479,3 +479,30 @@ fn data_frag_golden_both_endiannesses() {
         check_golden(&bytes, &Submessage::DataFrag(d), false);
     }
 }
+
+#[test]
+fn entity_submessages_name_their_reader_and_writer_and_others_none() {
+    let le = [
+        0x07, 0x03, 0x1c, 0x00, 0, 0, 0x12, 0x07, 0, 0, 0x12, 0x02, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+        0, 0, 9, 0, 0, 0, 3, 0, 0, 0,
+    ];
+    let hb = accept_one(&le);
+    assert_eq!((hb.reader_id(), hb.writer_id()), (Some(RID), Some(WID)));
+    let acknack = sub(
+        ACKNACK,
+        0,
+        Little,
+        &[
+            F::B(&RID.0),
+            F::B(&WID.0),
+            F::Sn(0, 1),
+            F::U32(0),
+            F::I32(1),
+        ],
+    );
+    let an = accept_one(&acknack);
+    assert_eq!((an.reader_id(), an.writer_id()), (Some(RID), Some(WID)));
+    let pad = sub(PAD, 0, Little, &[F::U32(0)]);
+    let pad = accept_one(&pad);
+    assert_eq!((pad.reader_id(), pad.writer_id()), (None, None));
+}

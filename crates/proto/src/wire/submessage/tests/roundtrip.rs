@@ -269,7 +269,7 @@ proptest! {
         let qbuf = qos.as_ref().map(|q| qos_bytes(e, q));
         let inline_qos = qbuf
             .as_ref()
-            .map(|b| ParameterListView::new_checked(&mut Reader::new(b, e)).unwrap());
+            .map(|b| ParameterListView::new_checked(&mut CdrReader::new(b, e)).unwrap());
         let payload = match kind {
             0 => DataPayload::None,
             1 => DataPayload::Data(&payload),
@@ -299,7 +299,7 @@ proptest! {
         let qbuf = qos.as_ref().map(|q| qos_bytes(e, q));
         let inline_qos = qbuf
             .as_ref()
-            .map(|b| ParameterListView::new_checked(&mut Reader::new(b, e)).unwrap());
+            .map(|b| ParameterListView::new_checked(&mut CdrReader::new(b, e)).unwrap());
         let frag = DataFrag {
             endian: e, extra_flags: 0, reader_id: r, writer_id: w, writer_sn,
             fragment_starting_num: FragmentNumber(start), fragments_in_submessage: count,
