@@ -21,7 +21,7 @@
 //! | part | file | owns |
 //! |------|------|------|
 //! | `Discovery` | `discovery.rs` (+ `sedp.rs`) | SPDP: our data, its sequence number, the announce timer, remote participants and their leases and source bindings (`source_bind.rs`, `locator_select.rs`); the SEDP and WLP builtin endpoints; the remote writers and readers (capped) |
-//! | `Endpoints` | `endpoints.rs` (+ `matching.rs`) | local writers and readers, entity ids, applying matches, the remote writer → matched local readers index |
+//! | `Endpoints` | `endpoints.rs` (+ `matching.rs`, `spec.rs`) | local writers and readers (created from a `WriterSpec`/`ReaderSpec`), entity ids, applying matches, the remote writer → matched local readers index |
 //! | `Liveliness` | `liveliness.rs` | the WLP schedule and the liveliness of local and remote writers |
 //! | `Durability` | `durability.rs` | TRANSIENT/PERSISTENT histories, service writers, store actions |
 //! | `Presentation` | `presentation.rs` (+ `group.rs`, `group_sets.rs`, `coherent.rs`) | PRESENTATION access scope GROUP: writer groups, group coherent sets under assembly, coherent changes |
@@ -33,7 +33,7 @@
 //!
 //! Tests: `tests.rs` (the simulated network and shared helpers) and one module per topic in
 //! `tests/`; the sans-IO pieces with no neighbours (`gate.rs`, `source_bind.rs`,
-//! `locator_select.rs`, `matching.rs`, `group.rs`) test themselves inline.
+//! `locator_select.rs`, `matching.rs`, `group.rs`) have their own unit tests.
 //!
 //! # Where security sits (hook points, not implemented)
 //! - Receive transform: between `receiver::receive_items` and routing, in
