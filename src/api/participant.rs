@@ -336,9 +336,9 @@ impl DomainParticipant {
         }
     }
 
-    /// The runtime handle, for crate modules that drive the core participant directly
-    /// (the router's untyped readers and writers).
-    pub(crate) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
+    /// The runtime handle, for the API's modules (nothing outside `api` drives the core
+    /// participant or its runtime directly).
+    pub(super) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
         &self.inner.handle
     }
 
