@@ -254,3 +254,97 @@ fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
         [650]
     );
 }
+
+/// The untyped endpoints the router and `siftdds spy` use: a writer of caller-made requests
+/// whose `try_write` gives the request back until its history's room is known (learnt by a
+/// `write`, which may wait) and then hands writes over without waiting, also through a
+/// sender a listener can own; an untyped reader with options, whose listener gets the
+/// payloads as written.
+#[test]
+fn untyped_writer_hands_over_without_waiting_once_it_has_credit_and_the_untyped_reader_gets_all() {
+    use bytes::Bytes;
+    use siftdds::api::UntypedReaderOptions;
+    use siftdds::cdr::Endianness;
+    use siftdds::core::{ChangeKind, WriteRequest};
+    use siftdds::types::TopicType;
+    if !may_open_sockets("untyped_writer_hands_over_without_waiting") {
+        return;
+    }
+    let a = DomainParticipant::builder(231)
+        .announce_period(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let b = DomainParticipant::builder(231)
+        .announce_period(Duration::from_millis(200))
+        .same_loop_as(&a)
+        .build()
+        .unwrap();
+    let wqos = DataWriterQos {
+        history: History::KeepAll,
+        reliability: Reliability::reliable(),
+        ..DataWriterQos::default()
+    };
+    let writer = a
+        .create_publisher(PublisherQos::default())
+        .create_untyped_datawriter("Untyped", ShapeType::type_name(), true, wqos)
+        .unwrap();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    };
+    let options = UntypedReaderOptions {
+        router_path: vec![7],
+        ..UntypedReaderOptions::default()
+    };
+    let reader = b
+        .create_subscriber(SubscriberQos::default())
+        .create_untyped_datareader_with("Untyped", ShapeType::type_name(), true, rqos, options)
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    reader
+        .set_listener(move |changes, _| changes.into_iter().all(|c| tx.send(c.data).is_ok()))
+        .unwrap();
+    writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    reader.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    assert_eq!(reader.matched_publications().unwrap(), 1);
+    assert_eq!(writer.matched_subscriptions().unwrap(), 1);
+    let payload = |x| {
+        let s = ShapeType {
+            color: "RED".into(),
+            x,
+            y: 0,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        (s.key_hash(), Bytes::from(s.serialize(Endianness::Little)))
+    };
+    let request = |x| {
+        let (key, data) = payload(x);
+        WriteRequest::new(ChangeKind::Alive, key, data)
+    };
+    // No room known yet: given back, then written by the write that may wait.
+    let back = writer
+        .try_write(request(0))
+        .unwrap()
+        .expect("no credit yet");
+    writer.write(back, Duration::from_secs(2)).unwrap();
+    // Now the room is known: handed over without waiting, here and through a sender.
+    let sender = writer.sender();
+    for x in 1..10 {
+        let first = writer.try_write(request(x)).unwrap();
+        assert!(first.is_none(), "write {x} was given back");
+    }
+    assert!(sender.try_write(request(10)).unwrap().is_none());
+    assert_eq!(sender.guid(), writer.guid());
+    let got: Vec<Bytes> = (0..11)
+        .map(|_| rx.recv_timeout(Duration::from_secs(10)).unwrap())
+        .collect();
+    let want: Vec<Bytes> = (0..11).map(|x| payload(x).1).collect();
+    assert_eq!(got, want);
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(10))
+        .unwrap();
+    reader.delete();
+    writer.delete();
+}

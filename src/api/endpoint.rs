@@ -2,16 +2,17 @@
 //! [`ListenerContext`] a reader's listener writes through, and the participant's factories of
 //! publishers, subscribers and topics. The writing side lives in `endpoint/writer.rs`
 //! (Publisher, DataWriter), the reading side in `endpoint/reader.rs` (Subscriber, DataReader,
-//! Sample).
+//! Sample), the endpoints of a type not known at compile time in `endpoint/untyped.rs`.
 //!
 //! Must not: hold protocol state; every operation is a command to the participant's event
 //! loop. DDS 1.4 §2.2.2.2.1, §2.2.2.3, §2.2.4.4.
 
 mod reader;
+mod untyped;
 mod writer;
 
 pub use reader::{DataReader, Sample, SampleState, Subscriber};
-pub(super) use reader::{delete_reader, matched_writers, take_changes, wait_take_changes};
+pub use untyped::{UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender};
 pub use writer::{DEFAULT_FRAGMENT_SIZE, DataWriter, Publisher};
 
 use std::marker::PhantomData;
@@ -96,6 +97,39 @@ impl ListenerContext<'_> {
         Ok(())
     }
 }
+/// How many endpoints `count` (the core's count of the endpoints matched with a local one)
+/// says the local endpoint `guid` has matched.
+pub(in crate::api) fn matched(
+    participant: &DomainParticipant,
+    guid: Guid,
+    count: fn(&Participant, Guid) -> usize,
+) -> Result<usize, Error> {
+    Ok(participant
+        .inner
+        .handle
+        .execute(move |p, _| count(p, guid))?)
+}
+
+/// Waits up to `timeout` until `count` (the core's count of the endpoints matched with the
+/// local endpoint `guid`) reaches `n` (the typed and untyped readers' and writers'
+/// `wait_for_matched`).
+pub(in crate::api) fn wait_for_matched(
+    participant: &DomainParticipant,
+    guid: Guid,
+    n: usize,
+    timeout: std::time::Duration,
+    count: fn(&Participant, Guid) -> usize,
+) -> Result<(), Error> {
+    match participant
+        .inner
+        .handle
+        .wait_for(timeout, move |p, _| (count(p, guid) >= n).then_some(()))?
+    {
+        Some(()) => Ok(()),
+        None => Err(Error::Timeout),
+    }
+}
+
 /// The factories of the entities above (DDS 1.4 §2.2.2.2.1: a participant creates publishers,
 /// subscribers and topics), kept with the types they construct so that `participant.rs` does
 /// not depend on this module.

@@ -14,10 +14,11 @@ mod profile;
 
 pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,
-    Subscriber, Topic,
+    Subscriber, Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
+    UntypedWriteSender,
 };
 pub use error::Error;
-pub use observe::{DiscoverySnapshot, UntypedDataReader, reader_qos_matching};
+pub use observe::{DiscoverySnapshot, reader_qos_matching};
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,
 };

@@ -336,9 +336,9 @@ impl DomainParticipant {
         }
     }
 
-    /// The runtime handle, for crate modules that drive the core participant directly
-    /// (the router's untyped readers and writers).
-    pub(crate) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
+    /// The runtime handle, for the API's modules (nothing outside `api` drives the core
+    /// participant or its runtime directly).
+    pub(super) fn runtime_handle(&self) -> &RuntimeHandle<Participant> {
         &self.inner.handle
     }
 
@@ -371,6 +371,35 @@ impl DomainParticipant {
     /// Waits up to `timeout` for the next status event.
     pub fn wait_event(&self, timeout: Duration) -> Result<Option<Event>, Error> {
         Ok(self.inner.handle.wait_for(timeout, |p, _| p.poll_event())?)
+    }
+
+    /// Where the periodic SPDP announcements go: the multicast group and the initial peers
+    /// unless [`DomainParticipant::set_spdp_announcements`] changed them.
+    pub fn spdp_destinations(&self) -> Result<Vec<Locator>, Error> {
+        Ok(self
+            .inner
+            .handle
+            .execute(|p, _| p.spdp_destinations().to_vec())?)
+    }
+
+    /// From the next announcement on, sends the periodic SPDP announcements every `period`
+    /// (the builder's [`ParticipantBuilder::announce_period`]) to `destinations` instead: e.g.
+    /// a router's link narrowing the initial peers it probes to the one peer it found there.
+    /// A newly found participant is still answered at once, at its own locators. Returns
+    /// whether the destinations changed. RTPS 2.5 §8.5.3.2.
+    pub fn set_spdp_announcements(
+        &self,
+        period: Duration,
+        destinations: Vec<Locator>,
+    ) -> Result<bool, Error> {
+        Ok(self.inner.handle.execute(move |p, _| {
+            p.set_announce_period(period);
+            let changed = p.spdp_destinations() != destinations.as_slice();
+            if changed {
+                p.set_spdp_destinations(destinations);
+            }
+            changed
+        })?)
     }
 
     /// Number of remote participants currently alive.

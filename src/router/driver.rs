@@ -1,15 +1,18 @@
 //! Runs the router core over real participants: one [`DomainParticipant`] per site (a LAN
 //! on its interfaces, or a link to a peer router: unicast initial peers, no multicast), the
-//! router's untyped proxy readers and writers made directly on their core participants, and
-//! one router thread that turns SEDP snapshots into site views and the core's actions into
-//! endpoints. All sites share one event loop thread (`same_loop_as`): a proxy reader's
-//! samples are routed on it (a listener) and handed to the downstream sites as pipelined
-//! writes it runs in the same wakeup: only a write without credit (a full or not yet
-//! measured downstream history) goes to the router thread, which may wait; the writes of
-//! one downstream writer keep their order (`Shared::pending`). Hop latency: docs/router.md.
+//! router's proxy readers and downstream writers as the public API's untyped endpoints
+//! ([`UntypedDataReader`], [`UntypedDataWriter`]), and one router thread that turns
+//! discovery snapshots ([`DomainParticipant::discovery_snapshot`]) into site views and the
+//! core's actions into endpoints. All sites share one event loop thread (`same_loop_as`): a
+//! proxy reader's samples are routed on it (its listener) and handed to the downstream
+//! writers without waiting ([`UntypedWriteSender::try_write`]), which the loop runs in the
+//! same wakeup: only a write without credit (a full or not yet measured downstream history)
+//! goes to the router thread, which may wait; the writes of one downstream writer keep their
+//! order (`Shared::pending`). Hop latency: docs/router.md.
 //!
 //! Must not: decide anything the core decides (routes, forwards); it only moves data between
-//! the participants' event loops and [`Router`]. The one module of `router` that uses
+//! the participants' event loops and [`Router`]; or reach the library other than through
+//! `api` (no core participant, no runtime handle). The one module of `router` that uses
 //! threads, channels and the clock (hence the `allow` below).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
@@ -32,17 +35,17 @@ use super::table::{
     DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
 };
 use super::{Action, EndpointId, Router, RouterCounters};
-use crate::api::{DEFAULT_FRAGMENT_SIZE, DomainParticipant, Error};
-use crate::core::Participant;
-use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
-use crate::core::participant::{ReaderSpec, WriterSpec};
+use crate::api::{
+    DomainParticipant, Error, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
+    UntypedWriteSender,
+};
+use crate::core::discovery::EndpointData;
 use crate::qos::{
     DataReaderQos, DataRepresentation, DataWriterQos, DomainParticipantQos, Durability, History,
-    Ownership, Partition, ReliabilityKind,
+    Ownership, Partition, PublisherQos, ReliabilityKind, SubscriberQos,
 };
-use crate::runtime::{CommandSender, WriteCredit};
 use crate::time::Instant;
-use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
+use crate::wire::{EntityId, GuidPrefix, Locator};
 
 /// How often the SEDP view of each site is refreshed.
 pub const VIEW_PERIOD: Duration = Duration::from_millis(200);
@@ -87,10 +90,7 @@ impl Drop for RouterHandle {
 
 /// Opens the sites and starts routing between them.
 pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<RouterHandle, Error> {
-    let me = RouterId(id.unwrap_or_else(|| {
-        let p = crate::runtime::random_guid_prefix().0;
-        u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
-    }));
+    let me = RouterId(id.unwrap_or_else(random_id));
     let mut participants = Vec::new();
     let mut links = Vec::new();
     let mut summary = Vec::new();
@@ -125,12 +125,11 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
             }
         }
         let p = b.build()?;
-        // A link's probes of its peer (`link::narrow_announcements`).
-        let probes = s.peers.is_some().then(|| {
-            p.runtime_handle()
-                .execute(|p: &mut Participant, _| p.spdp_destinations().to_vec())
-                .unwrap_or_default()
-        });
+        // A link's probes of its peer (`link::announcements`).
+        let probes = s
+            .peers
+            .is_some()
+            .then(|| p.spdp_destinations().unwrap_or_default());
         links.push(probes);
         // docs/peer-group-cache.md: this site's participant restores the groups' samples.
         if !rules.peer_groups.is_empty() {
@@ -146,7 +145,7 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
     let thread = std::thread::Builder::new()
         .name("siftdds-router".into())
         .spawn(move || run(me, participants, links, rules, stop2))
-        .map_err(|e| Error::Start(crate::runtime::StartError::Io(e)))?;
+        .map_err(Error::Io)?;
     Ok(RouterHandle {
         stop,
         thread: Some(thread),
@@ -155,18 +154,31 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
     })
 }
 
-/// A downstream writer as the listeners see it.
+/// A random router id (when none is configured).
+fn random_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+/// A downstream writer as the listeners see it: its site, and the hand-off of writes to it
+/// that never waits (while its history is known to have room; a full KEEP_ALL history
+/// still makes the write wait, on the router thread).
 struct Downstream {
     site: SiteId,
-    guid: Guid,
-    /// Pipelined writes while its history has room (the runtime's own hand-off; a full
-    /// KEEP_ALL history still makes the write wait, on the router thread).
-    credit: Arc<WriteCredit>,
+    sender: UntypedWriteSender,
 }
 
 /// What the router thread and the proxy readers' listeners (on the sites' loops) share.
-/// Never held while waiting for a loop (`execute`, a blocking write): a loop's listener may
-/// be waiting for it.
+/// Never held while waiting for a loop (an API call, a blocking write): a loop's listener
+/// may be waiting for it. Holds no API handle (the listeners may drop it on the loop, where
+/// a handle's drop would wait for the loop itself).
 struct Shared {
     router: Router,
     writers: HashMap<EndpointId, Downstream>,
@@ -178,16 +190,11 @@ struct Shared {
 impl Shared {
     /// Hands `f` to its downstream loop without waiting if its writer has credit and nothing
     /// of it is pending; otherwise gives it back, counted pending, for the router thread.
-    fn forward(
-        &mut self,
-        mut f: super::Forward,
-        senders: &[CommandSender<Participant>],
-    ) -> Option<super::Forward> {
+    fn forward(&mut self, mut f: super::Forward) -> Option<super::Forward> {
         if self.pending.get(&f.writer).copied().unwrap_or(0) == 0
             && let Some(w) = self.writers.get(&f.writer)
-            && let Some(sender) = senders.get(usize::from(w.site.0))
         {
-            match sender.try_write(&w.credit, w.guid, f.request) {
+            match w.sender.try_write(f.request) {
                 Ok(None) => return None,
                 Ok(Some(request)) => f.request = request,
                 Err(_) => {
@@ -213,11 +220,13 @@ fn since(epoch: std::time::Instant) -> Instant {
 struct Driver {
     me: RouterId,
     participants: Vec<DomainParticipant>,
-    senders: Vec<CommandSender<Participant>>,
     /// Per site: a link's SPDP probes of its peer (`None`: a LAN).
     links: Vec<Option<Vec<Locator>>>,
-    /// Proxy readers.
-    endpoints: HashMap<EndpointId, (SiteId, Guid)>,
+    /// Proxy readers and witnesses (deleted when dropped).
+    endpoints: HashMap<EndpointId, UntypedDataReader>,
+    /// Downstream writers and their sites (deleted when dropped; the listeners have their
+    /// senders).
+    writers: HashMap<EndpointId, (SiteId, UntypedDataWriter)>,
     shared: Arc<Mutex<Shared>>,
     tx: mpsc::Sender<super::Forward>,
     epoch: std::time::Instant,
@@ -238,13 +247,10 @@ fn run(
     }));
     let mut d = Driver {
         me,
-        senders: participants
-            .iter()
-            .map(|p| p.runtime_handle().command_sender())
-            .collect(),
         participants,
         links,
         endpoints: HashMap::default(),
+        writers: HashMap::default(),
         shared,
         tx,
         epoch: std::time::Instant::now(),
@@ -302,6 +308,22 @@ fn class_qos(class: RouteClass) -> (ReliabilityKind, Durability) {
     (reliability, durability)
 }
 
+/// An untyped reader of `key`'s topic and type in its partitions (a proxy or a witness).
+fn proxy_reader(
+    p: &DomainParticipant,
+    key: TopicKey,
+    qos: DataReaderQos,
+    options: UntypedReaderOptions,
+) -> Result<UntypedDataReader, Error> {
+    let subscriber = p.create_subscriber(SubscriberQos {
+        partition: Partition {
+            names: key.partitions,
+        },
+        ..SubscriberQos::default()
+    });
+    subscriber.create_untyped_datareader_with(&key.topic, &key.type_name, key.keyed, qos, options)
+}
+
 fn key_of(e: &EndpointData) -> TopicKey {
     let mut partitions = e.partition.names.clone();
     partitions.sort();
@@ -322,28 +344,19 @@ impl Driver {
     /// The SEDP view of `site` (our own router's endpoints left out).
     fn view(&self, site: SiteId) -> Option<SiteView> {
         let p = self.participants.get(usize::from(site.0))?;
-        type Snapshot = (
-            Vec<(GuidPrefix, Option<RouterId>)>,
-            Vec<SubscriptionData>,
-            Vec<PublicationData>,
-        );
-        let probes = self.links.get(usize::from(site.0)).cloned().flatten();
-        let snap: Snapshot = p
-            .runtime_handle()
-            .execute(move |p: &mut Participant, _| {
-                if let Some(probes) = &probes {
-                    link::narrow_announcements(p, probes);
-                }
-                (
-                    p.remote_participants()
-                        .map(|r| (r.guid_prefix, router_of(&r.user_data)))
-                        .collect(),
-                    p.remote_readers().cloned().collect(),
-                    p.remote_writers().cloned().collect(),
-                )
-            })
-            .ok()?;
-        let (parts, readers, writers) = snap;
+        let snap = p.discovery_snapshot().ok()?;
+        if let Some(Some(probes)) = self.links.get(usize::from(site.0)) {
+            let (period, want) = link::announcements(&snap.participants, probes);
+            if p.set_spdp_announcements(period, want.clone()).ok()? {
+                log::info!("router: link SPDP to {want:?}");
+            }
+        }
+        let parts: Vec<(GuidPrefix, Option<RouterId>)> = snap
+            .participants
+            .iter()
+            .map(|r| (r.guid_prefix, router_of(&r.user_data)))
+            .collect();
+        let (readers, writers) = (snap.readers, snap.writers);
         log::debug!(
             "router {:x} site {}: participants {parts:?}, {} readers, {} writers",
             self.me.0,
@@ -435,48 +448,35 @@ impl Driver {
                 qos.data_representation = DataRepresentation {
                     value: vec![DataRepresentation::XCDR, DataRepresentation::XCDR2],
                 };
-                let mut r =
-                    ReaderSpec::new(spec.key.topic, spec.key.type_name, spec.key.keyed, qos);
-                r.subscriber_qos.partition = Partition {
-                    names: spec.key.partitions,
+                let options = UntypedReaderOptions {
+                    router_path: spec.path.iter().map(|r| r.0).collect(),
+                    content_filter: spec.filter,
+                    // A VOLATILE route takes only what is written after the match: a
+                    // restarted router must not forward again what its predecessor had not
+                    // had acked. Unless its routes are watched: their repositories know what
+                    // the sites had.
+                    start_at_match: !spec.class.transient_local && !from_history,
+                    ..UntypedReaderOptions::default()
                 };
-                r.router_path = spec.path.iter().map(|r| r.0).collect();
-                r.content_filter = spec.filter;
-                // A VOLATILE route takes only what is written after the match: a restarted
-                // router must not forward again what its predecessor had not had acked.
-                // Unless its routes are watched: their repositories know what the sites had.
-                r.start_at_match = !spec.class.transient_local && !from_history;
-                let handle = p.runtime_handle();
-                let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
+                let Ok(reader) = proxy_reader(p, spec.key, qos, options) else {
                     return;
                 };
-                let (tx, shared, senders, epoch) = (
-                    self.tx.clone(),
-                    Arc::clone(&self.shared),
-                    self.senders.clone(),
-                    self.epoch,
-                );
+                let (tx, shared, epoch) = (self.tx.clone(), Arc::clone(&self.shared), self.epoch);
                 // Routed here, on the proxy reader's loop, as the samples arrive.
-                let _ = handle.attach(move |p: &mut Participant, now| {
-                    let mut changes = Vec::new();
-                    match p.take_all(now, guid, &mut changes) {
-                        None => return true,
-                        Some(0) => return false,
-                        Some(_) => {}
-                    }
+                let _ = reader.set_listener(move |changes, _| {
                     let mut s = lock(&shared);
                     for c in changes {
                         for f in s.router.on_change(since(epoch), id, &c) {
-                            if let Some(f) = s.forward(f, &senders)
+                            if let Some(f) = s.forward(f)
                                 && tx.send(f).is_err()
                             {
-                                return true;
+                                return false;
                             }
                         }
                     }
-                    false
+                    true
                 });
-                self.endpoints.insert(id, (spec.site, guid));
+                self.endpoints.insert(id, reader);
             }
             Action::CreateWriter { id, spec, history } => {
                 let Some(p) = self.participants.get(usize::from(spec.site.0)) else {
@@ -493,44 +493,34 @@ impl Driver {
                 qos.data_representation = DataRepresentation {
                     value: vec![spec.representation],
                 };
-                let mut w =
-                    WriterSpec::new(spec.key.topic, spec.key.type_name, spec.key.keyed, qos);
-                w.publisher_qos.partition = Partition {
-                    names: spec.key.partitions,
-                };
-                w.fragment_size = DEFAULT_FRAGMENT_SIZE;
-                if let Ok(guid) = p
-                    .runtime_handle()
-                    .execute(move |p, now| p.create_writer(now, w))
-                {
-                    let credit = Arc::new(WriteCredit::new());
-                    credit.set_enabled(true);
+                let publisher = p.create_publisher(PublisherQos {
+                    partition: Partition {
+                        names: spec.key.partitions,
+                    },
+                    ..PublisherQos::default()
+                });
+                if let Ok(writer) = publisher.create_untyped_datawriter(
+                    &spec.key.topic,
+                    &spec.key.type_name,
+                    spec.key.keyed,
+                    qos,
+                ) {
                     let w = Downstream {
                         site: spec.site,
-                        guid,
-                        credit,
+                        sender: writer.sender(),
                     };
                     lock(&self.shared).writers.insert(id, w);
+                    self.writers.insert(id, (spec.site, writer));
                 }
             }
             Action::DeleteReader { id, .. } | Action::DeleteWitness { id, .. } => {
-                if let Some((site, guid)) = self.endpoints.remove(&id)
-                    && let Some(p) = self.participants.get(usize::from(site.0))
-                {
-                    let _ = p
-                        .runtime_handle()
-                        .execute(move |p, now| p.delete_reader(now, guid));
-                }
+                // Deleted (and unannounced) as it drops.
+                self.endpoints.remove(&id);
             }
             Action::DeleteWriter { id, .. } => {
-                let removed = lock(&self.shared).writers.remove(&id);
-                if let Some(Downstream { site, guid, .. }) = removed
-                    && let Some(p) = self.participants.get(usize::from(site.0))
-                {
-                    let _ = p
-                        .runtime_handle()
-                        .execute(move |p, now| p.delete_writer(now, guid));
-                }
+                lock(&self.shared).writers.remove(&id);
+                // Deleted (and unannounced) as it drops, the shared lock released.
+                self.writers.remove(&id);
             }
         }
     }
@@ -539,16 +529,10 @@ impl Driver {
     /// `wait` for history room), then counts it done.
     fn write(&mut self, f: super::Forward, wait: Duration) {
         let writer = f.writer;
-        let target = lock(&self.shared)
-            .writers
-            .get(&writer)
-            .map(|w| (w.site, w.guid, Arc::clone(&w.credit)));
-        if let Some((site, guid, credit)) = target
-            && let Some(p) = self.participants.get(usize::from(site.0))
-        {
-            match p.runtime_handle().write(&credit, guid, f.request, wait) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
+        if let Some((site, w)) = self.writers.get(&writer) {
+            match w.write(f.request, wait) {
+                Ok(()) => {}
+                Err(Error::Write(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
                 Err(_) => log::warn!("router: site {} stopped", site.0),
             }
         }

@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use super::marker::router_of;
-use crate::core::Participant;
+use crate::core::discovery::ParticipantProxyData;
 use crate::wire::Locator;
 
 /// SPDP announcement period of the router's participant on a link once its peer router is
@@ -27,31 +27,67 @@ pub const LINK_PROBE: Duration = Duration::from_secs(1);
 /// keeps the peer.
 pub const LINK_LEASE: Duration = Duration::from_secs(40);
 
-/// Points the periodic SPDP of a link participant `p` at the peer routers found at the
-/// addresses of its `probes` (their metatraffic unicast locators), or at every probe while
-/// none is found.
-pub fn narrow_announcements(p: &mut Participant, probes: &[Locator]) {
+/// The period and destinations of a link participant's periodic SPDP, given the remote
+/// `participants` it knows: the peer routers found at the addresses of its `probes` (their
+/// metatraffic unicast locators), or every probe while none is found.
+pub fn announcements(
+    participants: &[ParticipantProxyData],
+    probes: &[Locator],
+) -> (Duration, Vec<Locator>) {
     let ips: Vec<[u8; 4]> = probes.iter().filter_map(Locator::ipv4).collect();
-    let mut found: Vec<Locator> = p
-        .remote_participants()
+    let mut found: Vec<Locator> = participants
+        .iter()
         .filter(|r| router_of(&r.user_data).is_some())
         .flat_map(|r| r.metatraffic_unicast_locators.iter().copied())
         .filter(|l| l.ipv4().is_some_and(|ip| ips.contains(&ip)))
         .collect();
     found.sort_by_key(|l| (l.address, l.port));
     found.dedup();
-    p.set_announce_period(if found.is_empty() {
-        LINK_PROBE
+    if found.is_empty() {
+        (LINK_PROBE, probes.to_vec())
     } else {
-        LINK_ANNOUNCE
-    });
-    let want = if found.is_empty() {
-        probes.to_vec()
-    } else {
-        found
-    };
-    if p.spdp_destinations() != want.as_slice() {
-        log::info!("router: link SPDP to {want:?}");
-        p.set_spdp_destinations(want);
+        (LINK_ANNOUNCE, found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::router::marker::router_user_data;
+    use crate::router::table::RouterId;
+    use crate::wire::GuidPrefix;
+
+    fn participant(n: u8, router: bool, locators: &[Locator]) -> ParticipantProxyData {
+        let mut p = ParticipantProxyData::new(GuidPrefix([n; 12]), 0);
+        if router {
+            p.user_data = router_user_data(RouterId(u64::from(n)));
+        }
+        p.metatraffic_unicast_locators = locators.to_vec();
+        p
+    }
+
+    #[test]
+    fn a_link_probes_until_a_peer_router_is_found_at_a_probed_address_then_announces_to_it() {
+        let probes = [
+            Locator::udpv4([198, 18, 2, 2], 7410),
+            Locator::udpv4([198, 18, 2, 2], 7412),
+        ];
+        assert_eq!(announcements(&[], &probes), (LINK_PROBE, probes.to_vec()));
+        // A non-router at the address, and a router elsewhere, change nothing.
+        let other = [
+            participant(1, false, &[Locator::udpv4([198, 18, 2, 2], 7414)]),
+            participant(2, true, &[Locator::udpv4([198, 18, 3, 3], 7410)]),
+        ];
+        assert_eq!(
+            announcements(&other, &probes),
+            (LINK_PROBE, probes.to_vec())
+        );
+        let found = Locator::udpv4([198, 18, 2, 2], 7416);
+        let mut with_peer = other.to_vec();
+        with_peer.push(participant(3, true, &[found, found]));
+        assert_eq!(
+            announcements(&with_peer, &probes),
+            (LINK_ANNOUNCE, vec![found])
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The reading side of the public API: the Subscriber and its DataReaders (creation with a
 //! content filter and representation checks, take/read, waits, listeners, status), the
-//! received [`Sample`], and the reader operations `observe.rs` shares for untyped readers.
+//! received [`Sample`], and the reader operations `untyped.rs` shares for untyped readers.
 //!
 //! Must not: hold protocol state; every operation is a command to the participant's event
 //! loop. DDS 1.4 §2.2.2.5.
@@ -9,12 +9,12 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{ListenerContext, Topic};
+use super::{ListenerContext, Topic, matched, wait_for_matched};
 use crate::api::{DomainParticipant, Error};
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::ReaderSpec;
 use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
-use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus};
+use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant};
 use crate::qos::{DataReaderQos, SubscriberQos};
 use crate::time::Timestamp;
 use crate::types::{TopicType, XcdrVersion};
@@ -263,33 +263,16 @@ impl<T: TopicType> DataReader<T> {
 
     /// [`DataReader::set_listener`] without decoding: the changes as received (see
     /// [`DataReader::wait_take_serialized`]).
-    pub fn set_listener_serialized<F>(&self, mut f: F) -> Result<(), Error>
+    pub fn set_listener_serialized<F>(&self, f: F) -> Result<(), Error>
     where
         F: FnMut(Vec<CacheChange>, &mut ListenerContext<'_>) -> bool + Send + 'static,
     {
-        let guid = self.guid;
-        self.participant.inner.handle.attach(move |p, now| {
-            let mut changes = Vec::new();
-            match p.take_all(now, guid, &mut changes) {
-                // The reader was deleted: the listener ends.
-                None => return true,
-                Some(0) => return false,
-                Some(_) => {}
-            }
-            !f(
-                changes,
-                &mut ListenerContext {
-                    participant: p,
-                    now,
-                },
-            )
-        })?;
-        Ok(())
+        attach_listener(&self.participant, self.guid, f)
     }
 
     /// Number of matched writers (SUBSCRIPTION_MATCHED current_count).
     pub fn matched_publications(&self) -> Result<usize, Error> {
-        matched_writers(&self.participant, self.guid)
+        matched(&self.participant, self.guid, Participant::matched_writers)
     }
 
     /// Each matched writer with the highest sequence number known to exist from it (its
@@ -307,17 +290,13 @@ impl<T: TopicType> DataReader<T> {
 
     /// Waits until at least `n` writers are matched.
     pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
-        let guid = self.guid;
-        match self
-            .participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, _| {
-                (p.matched_writers(guid) >= n).then_some(())
-            })? {
-            Some(()) => Ok(()),
-            None => Err(Error::Timeout),
-        }
+        wait_for_matched(
+            &self.participant,
+            self.guid,
+            n,
+            timeout,
+            Participant::matched_writers,
+        )
     }
 }
 
@@ -327,7 +306,37 @@ impl<T> Drop for DataReader<T> {
     }
 }
 
-/// Takes every change of the local reader `guid` (shared with `observe::UntypedDataReader`).
+/// Runs `f` on the loop with the changes of the local reader `guid` each time some arrived,
+/// until it returns `false` or the reader is deleted (the listeners of typed and untyped
+/// readers).
+pub(in crate::api) fn attach_listener<F>(
+    participant: &DomainParticipant,
+    guid: Guid,
+    mut f: F,
+) -> Result<(), Error>
+where
+    F: FnMut(Vec<CacheChange>, &mut ListenerContext<'_>) -> bool + Send + 'static,
+{
+    participant.inner.handle.attach(move |p, now| {
+        let mut changes = Vec::new();
+        match p.take_all(now, guid, &mut changes) {
+            // The reader was deleted: the listener ends.
+            None => return true,
+            Some(0) => return false,
+            Some(_) => {}
+        }
+        !f(
+            changes,
+            &mut ListenerContext {
+                participant: p,
+                now,
+            },
+        )
+    })?;
+    Ok(())
+}
+
+/// Takes every change of the local reader `guid` (shared with `untyped::UntypedDataReader`).
 pub(in crate::api) fn take_changes(
     participant: &DomainParticipant,
     guid: Guid,
@@ -351,17 +360,6 @@ pub(in crate::api) fn wait_take_changes(
         (!changes.is_empty()).then_some(changes)
     })?;
     Ok(changes.unwrap_or_default())
-}
-
-/// Number of writers matched with the reader `guid`.
-pub(in crate::api) fn matched_writers(
-    participant: &DomainParticipant,
-    guid: Guid,
-) -> Result<usize, Error> {
-    Ok(participant
-        .inner
-        .handle
-        .execute(move |p, _| p.matched_writers(guid))?)
 }
 
 /// Deletes (and unannounces) the reader `guid`; nothing to do when the participant stopped.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::Topic;
+use super::{Topic, matched, wait_for_matched};
 use crate::api::{DomainParticipant, Error};
 use crate::cdr::Endianness;
 use crate::core::participant::WriterSpec;
@@ -230,16 +230,7 @@ impl<T: TopicType> DataWriter<T> {
     /// Waits until every matched reliable reader acknowledged every sample.
     /// DDS 1.4 §2.2.2.4.2.15.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<(), Error> {
-        let guid = self.guid;
-        match self
-            .participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))?
-        {
-            Some(()) => Ok(()),
-            None => Err(Error::Timeout),
-        }
+        wait_for_acknowledgments(&self.participant, self.guid, timeout)
     }
 
     /// OFFERED_DEADLINE_MISSED status: instances not written within the DEADLINE period.
@@ -280,27 +271,18 @@ impl<T: TopicType> DataWriter<T> {
 
     /// Number of matched readers (PUBLICATION_MATCHED current_count).
     pub fn matched_subscriptions(&self) -> Result<usize, Error> {
-        let guid = self.guid;
-        Ok(self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, _| p.matched_readers(guid))?)
+        matched(&self.participant, self.guid, Participant::matched_readers)
     }
 
     /// Waits until at least `n` readers are matched.
     pub fn wait_for_matched(&self, n: usize, timeout: Duration) -> Result<(), Error> {
-        let guid = self.guid;
-        match self
-            .participant
-            .inner
-            .handle
-            .wait_for(timeout, move |p, _| {
-                (p.matched_readers(guid) >= n).then_some(())
-            })? {
-            Some(()) => Ok(()),
-            None => Err(Error::Timeout),
-        }
+        wait_for_matched(
+            &self.participant,
+            self.guid,
+            n,
+            timeout,
+            Participant::matched_readers,
+        )
     }
 
     /// Manually asserts this writer's liveliness (only needed when it does not write
@@ -318,13 +300,33 @@ impl<T: TopicType> DataWriter<T> {
 
 impl<T> Drop for DataWriter<T> {
     fn drop(&mut self) {
-        let guid = self.guid;
-        let _ = self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, now| p.delete_writer(now, guid));
+        delete_writer(&self.participant, self.guid);
     }
+}
+
+/// Waits up to `timeout` until every matched reliable reader acknowledged every sample of
+/// the local writer `guid` (shared with `untyped::UntypedDataWriter`).
+pub(in crate::api) fn wait_for_acknowledgments(
+    participant: &DomainParticipant,
+    guid: Guid,
+    timeout: Duration,
+) -> Result<(), Error> {
+    match participant
+        .inner
+        .handle
+        .wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))?
+    {
+        Some(()) => Ok(()),
+        None => Err(Error::Timeout),
+    }
+}
+
+/// Deletes (and unannounces) the writer `guid`; nothing to do when the participant stopped.
+pub(in crate::api) fn delete_writer(participant: &DomainParticipant, guid: Guid) {
+    let _ = participant
+        .inner
+        .handle
+        .execute(move |p, now| p.delete_writer(now, guid));
 }
 /// The XCDR version a writer with `qos` writes: its DATA_REPRESENTATION's first id (XCDR
 /// when empty), refused when `T` cannot write it. DDS-XTypes 1.3 §7.6.3.1.2.

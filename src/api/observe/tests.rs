@@ -5,7 +5,7 @@ use crate::qos::{
     Partition, PublisherQos, ReliabilityKind, Requested, check_compatibility,
 };
 use crate::time::Duration as RtpsDuration;
-use crate::wire::{EntityId, GuidPrefix, VendorId};
+use crate::wire::{EntityId, Guid, GuidPrefix, VendorId};
 
 fn writer(qos: DataWriterQos, partition: Partition) -> PublicationData {
     let prefix = GuidPrefix([7; 12]);

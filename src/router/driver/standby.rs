@@ -10,11 +10,10 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{Driver, lock, since};
-use crate::core::Participant;
-use crate::core::participant::ReaderSpec;
+use super::{Driver, lock, proxy_reader, since};
+use crate::api::UntypedReaderOptions;
 use crate::qos::{
-    DataReaderQos, DataRepresentation, Durability, History, Ownership, Partition, ReliabilityKind,
+    DataReaderQos, DataRepresentation, Durability, History, Ownership, ReliabilityKind,
 };
 use crate::router::table::RouteWriterSpec;
 use crate::router::{EndpointId, Forward};
@@ -47,65 +46,39 @@ impl Driver {
         qos.data_representation = DataRepresentation {
             value: vec![DataRepresentation::XCDR, DataRepresentation::XCDR2],
         };
-        let mut r = ReaderSpec::new(spec.key.topic, spec.key.type_name, spec.key.keyed, qos);
-        r.subscriber_qos.partition = Partition {
-            names: spec.key.partitions,
-        };
-        let handle = p.runtime_handle();
-        let Ok(guid) = handle.execute(move |p, now| p.create_reader(now, r)) else {
+        let options = UntypedReaderOptions::default();
+        let Ok(reader) = proxy_reader(p, spec.key, qos, options) else {
             return;
         };
         let (shared, epoch) = (Arc::clone(&self.shared), self.epoch);
-        let _ = handle.attach(move |p: &mut Participant, now| {
-            let mut changes = Vec::new();
-            match p.take_all(now, guid, &mut changes) {
-                None => return true,
-                Some(0) => return false,
-                Some(_) => {}
-            }
+        let _ = reader.set_listener(move |changes, _| {
             let mut s = lock(&shared);
             for c in &changes {
                 s.router.on_witness(since(epoch), id, c);
             }
-            false
+            true
         });
-        self.endpoints.insert(id, (spec.site, guid));
+        self.endpoints.insert(id, reader);
     }
 
     /// Leaves gracefully: deletes the proxy readers and witnesses (nothing more is taken),
     /// writes what the listeners handed over, and waits — all within [`LEAVE_FLUSH`] — for every
     /// downstream writer to be acknowledged by all its reliable readers — the standby's
     /// witnesses among them, so its repository then holds all we delivered. The caller
-    /// drops the participants next, which sends their SPDP goodbye (DATA(p[UD])): the
-    /// standby takes over without waiting for our lease.
+    /// drops the writers and then the participants next, which sends their SPDP goodbye
+    /// (DATA(p[UD])): the standby takes over without waiting for our lease.
     pub(super) fn leave(&mut self, rx: &mpsc::Receiver<Forward>) {
-        for (_, (site, guid)) in std::mem::take(&mut self.endpoints) {
-            if let Some(p) = self.participants.get(usize::from(site.0)) {
-                let _ = p
-                    .runtime_handle()
-                    .execute(move |p, now| p.delete_reader(now, guid));
-            }
-        }
+        // Deleted (and unannounced) as they drop.
+        self.endpoints.clear();
         let deadline = std::time::Instant::now() + LEAVE_FLUSH;
         while let Ok(f) = rx.try_recv() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             self.write(f, left);
         }
-        let writers: Vec<_> = lock(&self.shared)
-            .writers
-            .values()
-            .map(|w| (w.site, w.guid))
-            .collect();
         let mut unacked = 0;
-        for (site, guid) in writers {
-            let Some(p) = self.participants.get(usize::from(site.0)) else {
-                continue;
-            };
+        for (_, w) in self.writers.values() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let acked = p
-                .runtime_handle()
-                .wait_for(left, move |p, _| p.all_acked(guid).then_some(()));
-            if !matches!(acked, Ok(Some(()))) {
+            if w.wait_for_acknowledgments(left).is_err() {
                 unacked += 1;
             }
         }
