@@ -14,7 +14,7 @@ use siftdds::wire::submessage::{DataPayload, Submessage, SubmessageOutcome};
 use siftdds::wire::{Message, VendorId};
 
 fn capture_dir() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/data/captures")
+    PathBuf::from(repo_path!("tests/data/captures"))
 }
 
 /// The vendor captures (everything but the hand-made bad one).
@@ -296,8 +296,9 @@ fn inspect_command_exit_status_tells_clean_malformed_and_unreadable_apart() {
 /// §5.11.
 #[test]
 fn rti_capture_heartbeats_below_first_and_pings_inspect_clean() {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("tests/data/rti/connext-filtered-heartbeat.pcapng");
+    let path = PathBuf::from(repo_path!(
+        "tests/data/rti/connext-filtered-heartbeat.pcapng"
+    ));
     let mut low_heartbeats = 0;
     let mut pings = 0;
     let file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());

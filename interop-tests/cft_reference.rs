@@ -261,8 +261,7 @@ fn fastdds_and_siftdds_writers_serve_the_same_32_filtered_readers() {
         ours.traffic.row("siftdds", ours.delivered, written),
     );
     let _ = writeln!(std::io::stderr(), "{table}");
-    let out =
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("target/cft-reference.md");
+    let out = Path::new(repo_path!("target/cft-reference.md"));
     let _ = std::fs::write(out, &table);
     // Our writer: every reader got exactly its samples, and no DATA went to a reader that
     // does not pass it (one DATA per sample). The Fast DDS run is a reference: reported, not

@@ -161,10 +161,7 @@ fn nonsense_values_are_refused_with_the_reason() {
 
 #[test]
 fn inspect_prints_its_summary_for_a_cut_capture() {
-    let capture = concat!(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-        "/tests/data/captures/cyclone-ddsperf.pcapng"
-    );
+    let capture = repo_path!("tests/data/captures/cyclone-ddsperf.pcapng");
     let bytes = std::fs::read(capture).unwrap();
     let cut = std::env::temp_dir().join(format!("siftdds-cut-{}.pcapng", std::process::id()));
     // Cut inside the last record: the records before it are whole.

@@ -15,6 +15,14 @@
     clippy::arithmetic_side_effects
 )]
 
+/// A path inside the repository, given from its root, as a `&'static str`: these test targets
+/// belong to `crates/cli`, two levels below the root.
+macro_rules! repo_path {
+    ($rel:literal) => {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $rel)
+    };
+}
+
 mod captures;
 mod cft_reference;
 mod cli;
@@ -38,3 +46,9 @@ mod spoof;
 mod tshark;
 mod vendors;
 mod xcdr2;
+
+/// A vendor peer built by `scripts/build-peers` under `target/peers/` (`rel`, e.g.
+/// `cyclone/shapes_cyclone`).
+pub(crate) fn vendor_peer(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(repo_path!("target/peers")).join(rel)
+}

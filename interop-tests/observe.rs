@@ -33,12 +33,7 @@ fn siftdds(args: &[&str]) -> (i32, String, String) {
 }
 
 fn peer(vendor: Vendor, args: &[&str]) -> Peer {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("target/peers");
-    let bin = match vendor {
-        Vendor::Cyclone => root.join("cyclone/shapes_cyclone"),
-        Vendor::FastDds => root.join("fastdds/shapes_fastdds"),
-    };
-    let mut cmd = Command::new(bin);
+    let mut cmd = Command::new(vendor.binary());
     cmd.args(args);
     if let Vendor::Cyclone = vendor {
         cmd.env(
@@ -439,8 +434,7 @@ fn ls_and_spy_show_an_rti_connext_participant() {
     }
     let d = "164";
     let xml = std::env::temp_dir().join(format!("shapes-rti-{}.xml", std::process::id()));
-    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("interop-tests/peers/python/observe_rti.py");
+    let script = PathBuf::from(repo_path!("interop-tests/peers/python/observe_rti.py"));
     let mut cmd = Command::new("python3");
     cmd.arg(script).args([d, "20", xml.to_str().unwrap()]);
     let rti = Peer::spawn_command(cmd);

@@ -216,9 +216,7 @@ fn shape_main_ordered_access_follows_the_access_scope() {
 }
 
 fn peer(name: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("target/peers")
-        .join(name);
+    let path = crate::vendor_peer(name);
     path.exists().then_some(path)
 }
 

@@ -19,10 +19,7 @@ use siftdds::types::ShapeType;
 use crate::vendors::Peer;
 use crate::xcdr2::python_module_ready;
 
-const PEER: &str = concat!(
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-    "/interop-tests/peers/python/shapes_rti.py"
-);
+const PEER: &str = repo_path!("interop-tests/peers/python/shapes_rti.py");
 const WAIT: Duration = Duration::from_secs(40);
 
 /// True when the test may run: inside the sandbox, with the connector importable.

@@ -7,7 +7,6 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -372,10 +371,7 @@ fn shape_main_rejects_a_bad_content_filter() {
 /// `FILE:LINE:COL: what is wrong`; so does an unknown profile. Runs anywhere.
 #[test]
 fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
-    let data = concat!(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-        "/tests/data/qos"
-    );
+    let data = repo_path!("tests/data/qos");
     let broken = format!("{data}/broken.xml");
     let shapes = format!("{data}/shapes.xml");
     let cases: [(&[&str], String); 3] = [
@@ -408,10 +404,7 @@ fn shape_main_exits_2_naming_the_place_of_an_unusable_qos_file() {
 /// follows the participant's creation, never appears. Runs anywhere.
 #[test]
 fn shape_main_reports_entity_qos_errors_before_opening_a_socket() {
-    let file = concat!(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-        "/tests/data/qos/entity_errors.xml"
-    );
+    let file = repo_path!("tests/data/qos/entity_errors.xml");
     for (args, want) in [
         (["-P", "--qos-profile", "Bad::A"], "base_name"),
         (["-S", "--qos-profile", "Bad::Inconsistent"], "inconsistent"),
@@ -462,8 +455,7 @@ fn shape_main_bad_arguments_print_usage_and_exit_1() {
 /// disposal with the instance's color.
 #[test]
 fn cyclone_publisher_to_filtered_shape_main_subscriber() {
-    let cyclone = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("target/peers/cyclone/shapes_cyclone");
+    let cyclone = crate::vendor_peer("cyclone/shapes_cyclone");
     if !may_open_sockets("cyclone_publisher_to_filtered_shape_main_subscriber") {
         return;
     }

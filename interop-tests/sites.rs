@@ -53,20 +53,14 @@ pub(crate) enum Need {
 
 /// A vendor peer under `target/peers/` (built by `scripts/build-peers`).
 pub(crate) fn peer(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("target/peers")
-        .join(rel)
+    crate::vendor_peer(rel)
 }
 
-/// Where the topology tool lives inside the repository.
-const NETNS_SITES: &str = "scripts/netns-sites";
-
-/// `$SIFTDDS_NETNS_SITES` when set, else the repository's `scripts/netns-sites` (this test
-/// target belongs to `crates/cli`, two levels below the repository's root).
+/// `$SIFTDDS_NETNS_SITES` when set, else the repository's `scripts/netns-sites`.
 fn netns_sites() -> Option<PathBuf> {
     let path = match std::env::var_os("SIFTDDS_NETNS_SITES") {
         Some(path) => PathBuf::from(path),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(NETNS_SITES),
+        None => PathBuf::from(repo_path!("scripts/netns-sites")),
     };
     path.is_file().then_some(path)
 }

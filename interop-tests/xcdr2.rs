@@ -25,14 +25,8 @@ use crate::sandbox::may_open_sockets;
 use crate::skip::skip;
 use crate::vendors::Peer;
 
-const SHAPES_XML: &str = concat!(
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-    "/tests/data/qos/shapes.xml"
-);
-const PEER: &str = concat!(
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-    "/interop-tests/peers/python/shapes_xcdr.py"
-);
+const SHAPES_XML: &str = repo_path!("tests/data/qos/shapes.xml");
+const PEER: &str = repo_path!("interop-tests/peers/python/shapes_xcdr.py");
 const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -399,8 +393,7 @@ fn cyclone_x2(test: &str) -> Option<std::path::PathBuf> {
     if !may_open_sockets(test) {
         return None;
     }
-    let bin = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("target/peers/cyclone/shapes_cyclone_x2");
+    let bin = crate::vendor_peer("cyclone/shapes_cyclone_x2");
     if !bin.exists() {
         skip(
             test,

@@ -34,11 +34,9 @@ pub(crate) enum Vendor {
 
 impl Vendor {
     pub(crate) fn binary(self) -> PathBuf {
-        let root =
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("target/peers");
         match self {
-            Vendor::Cyclone => root.join("cyclone/shapes_cyclone"),
-            Vendor::FastDds => root.join("fastdds/shapes_fastdds"),
+            Vendor::Cyclone => crate::vendor_peer("cyclone/shapes_cyclone"),
+            Vendor::FastDds => crate::vendor_peer("fastdds/shapes_fastdds"),
         }
     }
 }
