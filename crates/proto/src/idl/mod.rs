@@ -40,6 +40,7 @@ pub mod parser;
 pub mod preprocess;
 pub mod resolve;
 mod to_descriptor;
+pub mod to_type_object;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,8 @@
 //! The type layer: how an application type becomes a serialized payload, a key hash and a
 //! type name that peers recognise. Types generated from IDL (`idl::codegen`) implement
 //! [`TopicType`] through [`codec`]; [`ShapeType`] is written by hand. [`TypeDescriptor`]
-//! describes a type's members for the filter compiler.
+//! describes a type's members for the filter compiler; [`xtypes`] is the DDS-XTypes type
+//! representation (TypeIdentifier, TypeObject, TypeInformation) announced to peers.
 //!
 //! Must not: know about RTPS or perform I/O; depends only on `cdr`.
 
@@ -10,6 +11,7 @@ mod descriptor;
 pub mod dynamic;
 mod shape;
 pub mod transcode;
+pub mod xtypes;
 
 pub use descriptor::{
     EnumDescriptor, Extensibility, Member, TypeDescriptor, TypeKind, UnionCase, UnionDescriptor,
@@ -86,6 +88,13 @@ pub trait TopicType: Sized + Send + 'static {
     /// remote readers, local filtering for our filtered readers). `None` (the default): the
     /// writer filters for nobody and filtered readers rely on the writer. RTPS 2.5 §8.7.3.
     fn descriptor() -> Option<&'static TypeDescriptor> {
+        None
+    }
+
+    /// The type's DDS-XTypes 1.3 representation: its TypeInformation (announced in SEDP as
+    /// PID_TYPE_INFORMATION) and the TypeObjects it names (served by the TypeLookup service).
+    /// `None` (the default): the type is announced by name only.
+    fn type_representation() -> Option<&'static xtypes::TypeRepresentation> {
         None
     }
 }
