@@ -458,6 +458,44 @@ pub fn idl(data: &[u8]) {
     if let Ok(spec) = crate::idl::parse_with(&loader, std::path::Path::new("fuzz.idl"), &[]) {
         let _ = crate::idl::descriptors(&spec);
         let _ = crate::idl::codegen::generate_model(&spec.model, "crate");
+        for st in spec.model.structs() {
+            let _ = crate::idl::to_type_object::type_representation(&spec.model, &st.name);
+        }
+    }
+}
+
+/// Target `xtypes`: selector byte (bit 0: byte order, big-endian when set; bits 1–2: a
+/// TypeIdentifier, a TypeObject or a TypeInformation) + its XCDR2 serialization; whatever
+/// decodes must re-encode (little-endian) to bytes that decode to the same value.
+pub fn xtypes(data: &[u8]) {
+    use crate::types::xtypes::{TypeIdentifier, TypeInformation, TypeObject};
+    let Some((selector, body)) = data.split_first() else {
+        return;
+    };
+    let endian = if selector & 1 == 1 {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
+    match (selector >> 1) % 3 {
+        0 => {
+            if let Ok(id) = TypeIdentifier::from_bytes(body, endian) {
+                let again = TypeIdentifier::from_bytes(&id.to_bytes(), Endianness::Little);
+                assert_eq!(again, Ok(id));
+            }
+        }
+        1 => {
+            if let Ok(o) = TypeObject::from_bytes(body, endian) {
+                let again = TypeObject::from_bytes(&o.to_bytes(), Endianness::Little);
+                assert_eq!(again, Ok(o));
+            }
+        }
+        _ => {
+            if let Ok(i) = TypeInformation::from_bytes(body, endian) {
+                let again = TypeInformation::from_bytes(&i.to_bytes(), Endianness::Little);
+                assert_eq!(again, Ok(i));
+            }
+        }
     }
 }
 

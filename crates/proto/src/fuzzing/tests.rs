@@ -54,3 +54,39 @@ fn sedp_vendor_id_is_the_senders_not_part_of_the_round_trip() {
         "00",
     )));
 }
+
+#[test]
+fn xtypes_harness_survives_mutated_cyclone_vectors() {
+    // Cyclone 0.10's TypeInformation of each golden type (tests/data/xtypes), selector 4,
+    // truncated at every offset and with every byte flipped.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/xtypes");
+    let mut seeds = 0;
+    for file in ["shape.vectors", "rich.vectors"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for line in text.lines().filter(|l| l.starts_with("TYPE_INFO")) {
+            let hex = line.split_whitespace().nth(2).unwrap();
+            let mut input = vec![4u8];
+            input.extend(
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()),
+            );
+            let info = &input[1..];
+            assert!(
+                crate::types::xtypes::TypeInformation::from_bytes(info, Endianness::Little).is_ok()
+            );
+            for n in 0..input.len() {
+                super::xtypes(&input[..n]);
+                let mut flipped = input.clone();
+                flipped[n] ^= 0xFF;
+                super::xtypes(&flipped);
+                flipped[0] = 2;
+                super::xtypes(&flipped);
+                flipped[0] = 0;
+                super::xtypes(&flipped);
+            }
+            seeds += 1;
+        }
+    }
+    assert_eq!(seeds, 4);
+}
