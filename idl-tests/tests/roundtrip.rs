@@ -373,3 +373,12 @@ fn appendable_types_read_an_older_shorter_version() {
     assert_eq!(AppInner::deserialize(&xcdr1), Ok(want.clone()));
     assert_eq!(AppInner::deserialize(&xcdr2), Ok(want));
 }
+
+#[test]
+fn generated_type_representation_matches_the_hand_written_one() {
+    // DDS-XTypes 1.3 TypeObjects: built from the IDL at generation time, decoded once.
+    let generated = <idl_tests::ShapeType as TopicType>::type_representation().unwrap();
+    let hand = <siftdds::types::ShapeType as TopicType>::type_representation().unwrap();
+    assert_eq!(generated, hand);
+    assert_eq!(generated.information_bytes.len(), 100);
+}

@@ -9,6 +9,11 @@ use std::sync::OnceLock;
 
 use super::codec::read_key_only;
 use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
+use super::xtypes::{
+    EquivalenceKind, IS_APPENDABLE, IS_KEY, IS_MUST_UNDERSTAND, StructMember, StructType, TK_INT32,
+    TK_UINT8, TRY_CONSTRUCT1, TypeIdentifier, TypeObject, TypeObjectBody, TypeRepresentation,
+    name_hash,
+};
 use super::{TopicType, XcdrVersion, key_hash_from_key_bytes};
 use crate::cdr::{
     CdrDecode, CdrEncode, CdrError, CdrReader, CdrWriter, EncapsulationHeader, EncapsulationKind,
@@ -63,6 +68,63 @@ impl ShapeType {
                     },
                 ),
             ],
+        })
+    }
+
+    /// The DDS-XTypes 1.3 representation of `idl/shape.idl`, built once: the struct's minimal
+    /// and complete TypeObjects (`@appendable`, member ids 0–4, `color` a key), which
+    /// `idl::to_type_object` builds from the IDL too (a test compares them).
+    pub fn type_representation() -> &'static TypeRepresentation {
+        static REPRESENTATION: OnceLock<TypeRepresentation> = OnceLock::new();
+        REPRESENTATION.get_or_init(|| {
+            let object = |kind| {
+                let members = [
+                    (
+                        "color",
+                        TypeIdentifier::string(false, COLOR_BOUND as u32),
+                        true,
+                    ),
+                    ("x", TypeIdentifier::Primitive(TK_INT32), false),
+                    ("y", TypeIdentifier::Primitive(TK_INT32), false),
+                    ("shapesize", TypeIdentifier::Primitive(TK_INT32), false),
+                    (
+                        "additional_payload_size",
+                        TypeIdentifier::sequence(
+                            TypeIdentifier::Primitive(TK_UINT8),
+                            TRY_CONSTRUCT1,
+                            0,
+                        ),
+                        false,
+                    ),
+                ];
+                let members = (0u32..)
+                    .zip(members)
+                    .map(|(id, (name, type_id, key))| StructMember {
+                        id,
+                        flags: match key {
+                            true => TRY_CONSTRUCT1 | IS_KEY | IS_MUST_UNDERSTAND,
+                            false => TRY_CONSTRUCT1,
+                        },
+                        type_id,
+                        name: name.to_owned(),
+                        name_hash: name_hash(name),
+                    })
+                    .collect();
+                TypeObject {
+                    kind,
+                    body: TypeObjectBody::Struct(StructType {
+                        flags: IS_APPENDABLE,
+                        base: TypeIdentifier::None,
+                        type_name: "ShapeType".to_owned(),
+                        members,
+                    }),
+                }
+            };
+            TypeRepresentation::new(
+                &object(EquivalenceKind::Minimal),
+                &object(EquivalenceKind::Complete),
+                &[],
+            )
         })
     }
 
@@ -146,6 +208,10 @@ impl TopicType for ShapeType {
 
     fn descriptor() -> Option<&'static TypeDescriptor> {
         Some(ShapeType::descriptor())
+    }
+
+    fn type_representation() -> Option<&'static TypeRepresentation> {
+        Some(ShapeType::type_representation())
     }
 
     fn is_keyed() -> bool {

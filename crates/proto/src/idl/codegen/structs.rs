@@ -1,7 +1,8 @@
 //! Structs → Rust: the struct (base members flattened first, as XCDR serializes them), its
 //! `Default`, its [`XcdrCodec`](crate::types::codec::XcdrCodec) impl for final, appendable
 //! and mutable extensibility in XCDR1 and XCDR2, its key holder, and for top-level types
-//! (`@topic`, or not `@nested`) the `TopicType` impl with key hash and descriptor.
+//! (`@topic`, or not `@nested`) the `TopicType` impl with key hash, descriptor and XTypes
+//! type representation.
 //!
 //! Must not: decide encodings itself — every wire rule lives in the runtime helpers
 //! (`types::codec`); this module only strings calls to them together.
@@ -389,7 +390,41 @@ fn topic_impl(
         );
         let _ = writeln!(out, "}}");
     }
+    if let Ok(rep) = crate::idl::to_type_object::type_representation(cx.model, &s.name) {
+        type_representation_fn(&rep, out);
+    }
     let _ = writeln!(out, "}}\n");
+}
+
+/// `type_representation()`: the TypeObjects built at generation time, kept serialized and
+/// turned into a `TypeRepresentation` once (DDS-XTypes 1.3 §7.3.4).
+fn type_representation_fn(rep: &crate::types::xtypes::TypeRepresentation, out: &mut String) {
+    let lit = |b: &[u8]| {
+        let mut s = String::from("b\"");
+        for x in b {
+            let _ = write!(s, "\\x{x:02x}");
+        }
+        s.push('"');
+        s
+    };
+    let (minimal, complete, deps) = rep.serialized();
+    let deps: Vec<String> = deps.iter().map(|d| lit(d)).collect();
+    let _ = writeln!(
+        out,
+        "fn type_representation() -> Option<&'static _rt::TypeRepresentation> {{"
+    );
+    let _ = writeln!(
+        out,
+        "static REPRESENTATION: std::sync::OnceLock<Option<_rt::TypeRepresentation>> = std::sync::OnceLock::new();"
+    );
+    let _ = writeln!(
+        out,
+        "REPRESENTATION.get_or_init(|| _rt::TypeRepresentation::from_serialized({}, {}, &[{}]).ok()).as_ref()",
+        lit(minimal),
+        lit(complete),
+        deps.join(", ")
+    );
+    let _ = writeln!(out, "}}");
 }
 
 /// `Default` with `@default` values and arrays of any length.

@@ -135,3 +135,10 @@ fn recursive_types_are_refused() {
         assert!(r.unwrap_err().message.contains("recursive"));
     }
 }
+
+#[test]
+fn shape_type_representation_is_built_from_the_idl() {
+    let spec = parse_file(&root().join("idl/shape.idl"), &[]).unwrap();
+    let ours = type_representation(&spec.model, "ShapeType").unwrap();
+    assert_eq!(&ours, crate::types::ShapeType::type_representation());
+}

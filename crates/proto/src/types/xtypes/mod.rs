@@ -138,6 +138,30 @@ impl TypeRepresentation {
         }
     }
 
+    /// [`TypeRepresentation::new`] from serialized TypeObjects (XCDR2 little-endian), as
+    /// generated code holds them.
+    pub fn from_serialized(
+        minimal: &[u8],
+        complete: &[u8],
+        dependencies: &[&[u8]],
+    ) -> Result<Self, CdrError> {
+        let decode = |b: &[u8]| TypeObject::from_bytes(b, Endianness::Little);
+        let deps = dependencies
+            .iter()
+            .map(|b| decode(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self::new(&decode(minimal)?, &decode(complete)?, &deps))
+    }
+
+    /// The type's own TypeObjects and its dependencies, serialized, in the order
+    /// [`TypeRepresentation::from_serialized`] takes them.
+    pub fn serialized(&self) -> (&[u8], &[u8], Vec<&[u8]>) {
+        let mut it = self.objects.iter().map(|(_, b)| b.as_slice());
+        let minimal = it.next().unwrap_or(&[]);
+        let complete = it.next().unwrap_or(&[]);
+        (minimal, complete, it.collect())
+    }
+
     /// The serialized TypeObject that `id` names, if this type has it.
     pub fn object(&self, id: &TypeIdentifier) -> Option<&[u8]> {
         self.objects
