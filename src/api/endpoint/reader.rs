@@ -68,6 +68,12 @@ impl Subscriber {
     ) -> Result<DataReader<T>, Error> {
         qos.check_consistency().map_err(Error::Qos)?;
         check_reader_representations::<T>(&qos)?;
+        if let Some(rep) = T::type_representation() {
+            // DDS-XTypes 1.3 §7.6.3: announced in SEDP, served by TypeLookup.
+            let name = T::type_name();
+            let handle = &self.participant.inner.handle;
+            handle.execute(move |p, _| p.register_type(name, rep))?;
+        }
         let spec = ReaderSpec {
             topic_name: topic.name.clone(),
             type_name: T::type_name().to_string(),

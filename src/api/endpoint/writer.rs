@@ -89,6 +89,12 @@ impl Publisher {
             .max_blocking_time
             .to_std()
             .unwrap_or(Duration::MAX);
+        if let Some(rep) = T::type_representation() {
+            // DDS-XTypes 1.3 §7.6.3: announced in SEDP, served by TypeLookup.
+            let name = T::type_name();
+            let handle = &self.participant.inner.handle;
+            handle.execute(move |p, _| p.register_type(name, rep))?;
+        }
         let spec = WriterSpec {
             topic_name: topic.name.clone(),
             type_name: T::type_name().to_string(),

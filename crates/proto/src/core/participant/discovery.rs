@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use super::locator_select::{on_this_host, select_unicast};
 use super::sedp::Builtin;
+use super::type_lookup::LocalTypes;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
 use super::{ParticipantConfig, ParticipantStats};
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
@@ -122,6 +123,8 @@ pub(super) struct Discovery {
     builtin: Builtin,
     remote_writers: BTreeMap<Guid, PublicationData>,
     remote_readers: BTreeMap<Guid, SubscriptionData>,
+    /// Our types' XTypes representations (`type_lookup.rs`).
+    types: LocalTypes,
 }
 
 impl Discovery {
@@ -135,7 +138,18 @@ impl Discovery {
             builtin: Builtin::new(config.guid_prefix),
             remote_writers: BTreeMap::new(),
             remote_readers: BTreeMap::new(),
+            types: LocalTypes::default(),
         }
+    }
+
+    /// Registers a local type's XTypes representation: endpoints of `type_name` announce its
+    /// TypeInformation from then on. DDS-XTypes 1.3 §7.6.3.2.
+    pub(super) fn register_type(
+        &mut self,
+        type_name: &str,
+        rep: &'static crate::types::xtypes::TypeRepresentation,
+    ) {
+        self.types.register(type_name, rep);
     }
 
     /// The first input: the first announcement is due at once.
@@ -590,12 +604,27 @@ impl Discovery {
 
     /// Announces (SEDP DATA(w)) one of our writers.
     pub(super) fn announce_writer(&mut self, now: Now, data: &PublicationData) {
-        self.builtin.announce_writer(now, data);
+        match self.types.information(&data.type_name) {
+            // PID_TYPE_INFORMATION, DDS-XTypes 1.3 §7.6.2.1.
+            Some(info) if data.type_information.is_none() => {
+                let mut data = data.clone();
+                data.type_information = Some(info.to_vec());
+                self.builtin.announce_writer(now, &data);
+            }
+            _ => self.builtin.announce_writer(now, data),
+        }
     }
 
     /// Announces (SEDP DATA(r)) one of our readers.
     pub(super) fn announce_reader(&mut self, now: Now, data: &SubscriptionData) {
-        self.builtin.announce_reader(now, data);
+        match self.types.information(&data.type_name) {
+            Some(info) if data.type_information.is_none() => {
+                let mut data = data.clone();
+                data.type_information = Some(info.to_vec());
+                self.builtin.announce_reader(now, &data);
+            }
+            _ => self.builtin.announce_reader(now, data),
+        }
     }
 
     /// Disposes (SEDP) one of our writers.

@@ -59,6 +59,7 @@ mod presentation;
 mod sedp;
 pub mod source_bind;
 mod spec;
+mod type_lookup;
 #[cfg(test)]
 mod tests;
 
@@ -716,6 +717,17 @@ impl Participant {
     /// Where the periodic SPDP announcements go (multicast group, initial peers).
     pub fn spdp_destinations(&self) -> &[Locator] {
         &self.config.spdp_destinations
+    }
+
+    /// Registers the XTypes representation of local type `type_name` (what
+    /// `TopicType::type_representation` gives): its endpoints announce PID_TYPE_INFORMATION
+    /// and the TypeLookup service serves its TypeObjects. DDS-XTypes 1.3 §7.6.3.
+    pub fn register_type(
+        &mut self,
+        type_name: &str,
+        rep: &'static crate::types::xtypes::TypeRepresentation,
+    ) {
+        self.discovery.register_type(type_name, rep);
     }
 
     /// Replaces where the periodic SPDP announcements go, e.g. a router narrowing the
