@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 
 use super::locator_select::{on_this_host, select_unicast};
 use super::sedp::Builtin;
-use super::type_lookup::LocalTypes;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
+use super::type_lookup::LocalTypes;
 use super::{ParticipantConfig, ParticipantStats};
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::core::discovery::{

@@ -59,9 +59,9 @@ mod presentation;
 mod sedp;
 pub mod source_bind;
 mod spec;
-mod type_lookup;
 #[cfg(test)]
 mod tests;
+mod type_lookup;
 
 use std::collections::{BTreeSet, VecDeque};
 

@@ -15,6 +15,7 @@
 
 mod type_identifier;
 mod type_information;
+pub mod type_lookup;
 mod type_object;
 
 pub use type_identifier::{

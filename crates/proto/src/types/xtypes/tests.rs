@@ -70,3 +70,76 @@ fn truncated_input_never_panics() {
         assert!(TypeObject::from_bytes(&bytes[..n], Endianness::Little).is_err());
     }
 }
+
+fn typelookup_vector(kind: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/xtypes/typelookup.vectors");
+    let text = std::fs::read_to_string(path).unwrap();
+    let hex = text
+        .lines()
+        .find_map(|l| l.strip_prefix(kind).map(str::trim))
+        .unwrap();
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn typelookup_request_from_cyclone_decodes_and_our_reply_matches_cyclones() {
+    use type_lookup::{TypeLookupCall, TypeLookupRequest, TypeLookupReturn, reply_payload};
+    let request = TypeLookupRequest::from_payload(&typelookup_vector("REQUEST ")).unwrap();
+    let reply = typelookup_vector("REPLY ");
+    // The reply's one pair: the identifier at 64, its TypeObject (DHEADER 128) at 80.
+    let id = TypeIdentifier::from_bytes(&reply[64..79], Endianness::Little).unwrap();
+    let object = &reply[80..212];
+    assert_eq!(request.call, TypeLookupCall::GetTypes(vec![id.clone()]));
+    assert_eq!(request.request_id.low, 1);
+    assert_eq!(
+        id,
+        TypeObject::from_bytes(object, Endianness::Little)
+            .unwrap()
+            .identifier()
+    );
+    let ours = reply_payload(
+        &request.request_id,
+        &TypeLookupReturn::Types(vec![(id, object)]),
+    );
+    assert_eq!(ours, reply);
+}
+
+#[test]
+fn typelookup_requests_never_panic_when_truncated_or_flipped() {
+    let request = typelookup_vector("REQUEST ");
+    for n in 0..request.len() {
+        let _ = type_lookup::TypeLookupRequest::from_payload(&request[..n]);
+        let mut flipped = request.clone();
+        flipped[n] ^= 0xFF;
+        let _ = type_lookup::TypeLookupRequest::from_payload(&flipped);
+    }
+}
+
+#[test]
+fn hashed_member_ids_are_the_md5_of_their_names() {
+    use md5::{Digest, Md5};
+    let id = |name: &str| {
+        let d = Md5::digest(name.as_bytes());
+        u32::from_le_bytes([d[0], d[1], d[2], d[3]]) & 0x0FFF_FFFF
+    };
+    assert_eq!(id("getTypes"), type_lookup::GET_TYPES_HASH_ID);
+    assert_eq!(id("getDependencies"), type_lookup::GET_DEPENDENCIES_HASH_ID);
+    assert_eq!(id("type_ids"), type_lookup::MEMBER_TYPE_IDS);
+    assert_eq!(id("types"), type_lookup::MEMBER_TYPES);
+    assert_eq!(
+        id("complete_to_minimal"),
+        type_lookup::MEMBER_COMPLETE_TO_MINIMAL
+    );
+    assert_eq!(
+        id("dependent_typeids"),
+        type_lookup::MEMBER_DEPENDENT_TYPEIDS
+    );
+    assert_eq!(
+        id("continuation_point"),
+        type_lookup::MEMBER_CONTINUATION_POINT
+    );
+}
