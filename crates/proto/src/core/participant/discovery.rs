@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use super::locator_select::{on_this_host, select_unicast};
 use super::sedp::Builtin;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
-use super::type_lookup::LocalTypes;
+use super::type_lookup::{LocalTypes, TypeLookupServer};
 use super::{ParticipantConfig, ParticipantStats};
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::core::discovery::{
@@ -58,7 +58,9 @@ impl RemoteParticipant {
 }
 
 /// Our own SPDP data from the configuration. We implement SPDP, both SEDP directions
-/// (bits 0-5) and the WLP participant-message writer and reader (bits 10, 11; `liveliness.rs`).
+/// (bits 0-5), the WLP participant-message writer and reader (bits 10, 11; `liveliness.rs`)
+/// and the TypeLookup server's request reader and reply writer (bits 13, 14;
+/// `type_lookup.rs`).
 /// RTPS 2.5 §8.5.3.2, §9.3.2 (BuiltinEndpointSet).
 pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantProxyData {
     let mut data = ParticipantProxyData::new(config.guid_prefix, config.domain_id);
@@ -74,7 +76,8 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
             | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
             | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
             | BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER
-            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER,
+            | BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER
+            | TypeLookupServer::ENDPOINTS,
     );
     data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
     data.entity_name = config.entity_name.clone();
@@ -125,6 +128,8 @@ pub(super) struct Discovery {
     remote_readers: BTreeMap<Guid, SubscriptionData>,
     /// Our types' XTypes representations (`type_lookup.rs`).
     types: LocalTypes,
+    /// The TypeLookup service serving them.
+    type_lookup: TypeLookupServer,
 }
 
 impl Discovery {
@@ -139,6 +144,7 @@ impl Discovery {
             remote_writers: BTreeMap::new(),
             remote_readers: BTreeMap::new(),
             types: LocalTypes::default(),
+            type_lookup: TypeLookupServer::new(config.guid_prefix),
         }
     }
 
@@ -391,6 +397,8 @@ impl Discovery {
                 != (data.peer_group, &data.peer_group_evicted);
             known.data = data;
             let locators = known.metatraffic_destination(interfaces);
+            self.type_lookup
+                .add_remote_participant(now, &known.data, &locators);
             self.builtin
                 .add_remote_participant(now, &known.data, locators);
             // An intermediary's new generation or eviction notices reach our writers.
@@ -408,6 +416,8 @@ impl Discovery {
             binding,
         };
         let reply_to = remote.metatraffic_destination(interfaces);
+        self.type_lookup
+            .add_remote_participant(now, &remote.data, &reply_to);
         self.builtin
             .add_remote_participant(now, &remote.data, reply_to.clone());
         self.remote_participants.insert(prefix, remote);
@@ -442,6 +452,7 @@ impl Discovery {
     ) -> Option<(Vec<Guid>, Vec<Guid>)> {
         self.remote_participants.remove(&prefix)?;
         self.builtin.remove_remote_participant(prefix);
+        self.type_lookup.remove_remote_participant(prefix);
         let of = |g: &&Guid| g.prefix == prefix;
         let writers = self.remote_writers.keys().filter(of).copied().collect();
         let readers = self.remote_readers.keys().filter(of).copied().collect();
@@ -661,23 +672,33 @@ impl Discovery {
         ts: Option<Timestamp>,
         sm: &Submessage<'_>,
     ) -> bool {
+        let types = &self.types;
+        if let Some(()) = self
+            .type_lookup
+            .handle_from_writer(now, writer, ts, sm, types)
+        {
+            return true;
+        }
         self.builtin.handle_from_writer(now, writer, ts, sm)
     }
 
     /// Routes an ACKNACK for one of our builtin writers. False when not ours.
     pub(super) fn handle_acknack(&mut self, now: Now, reader: Guid, a: &AckNack) -> bool {
-        self.builtin.handle_acknack(now, reader, a)
+        self.type_lookup.handle_acknack(now, reader, a)
+            || self.builtin.handle_acknack(now, reader, a)
     }
 
     /// Routes a NACK_FRAG for one of our builtin writers. False when not ours.
     pub(super) fn handle_nack_frag(&mut self, now: Now, reader: Guid, n: &NackFrag) -> bool {
-        self.builtin.handle_nack_frag(now, reader, n)
+        self.type_lookup.handle_nack_frag(now, reader, n)
+            || self.builtin.handle_nack_frag(now, reader, n)
     }
 
     /// The builtin endpoints' timers (announcements and leases are the participant's to
     /// drive: [`Self::announce_due`], [`Self::expired`]).
     pub(super) fn handle_timeout(&mut self, now: Now) {
         self.builtin.handle_timeout(now);
+        self.type_lookup.handle_timeout(now);
     }
 
     /// The earliest of the next announcement (at once before the first input), the leases,
@@ -694,11 +715,16 @@ impl Discovery {
         if let Some(b) = self.builtin.poll_timeout() {
             t = t.min(b);
         }
+        if let Some(b) = self.type_lookup.poll_timeout() {
+            t = t.min(b);
+        }
         t
     }
 
     pub(super) fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
-        self.builtin.poll_transmit(now)
+        self.builtin
+            .poll_transmit(now)
+            .or_else(|| self.type_lookup.poll_transmit(now))
     }
 }
 
