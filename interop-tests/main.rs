@@ -46,6 +46,7 @@ mod spoof;
 mod tshark;
 mod vendors;
 mod xcdr2;
+mod xtypes;
 
 /// A vendor peer built by `scripts/build-peers` under `target/peers/` (`rel`, e.g.
 /// `cyclone/shapes_cyclone`).

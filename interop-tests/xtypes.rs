@@ -1,0 +1,290 @@
+//! XTypes type representation on the wire (DDS-XTypes 1.3 §7.3.4, §7.6.3): a siftdds writer
+//! announces PID_TYPE_INFORMATION and its TypeLookup service serves the TypeObjects, so that
+//! PyPI `cyclonedds` 11's `cyclonedds typeof` prints the writer's type with its member names
+//! and `cyclonedds subscribe` decodes its samples with the type it fetched. Two types:
+//! `shape_main`'s ShapeType and a richer one (enum, nested struct, sequence of structs,
+//! string, key) written by a participant in this process. Domains 180-189. Skipped, with the
+//! reason recorded, when `python3` cannot import `cyclonedds`.
+
+// Real processes in real time: these tests read the clock and poll.
+#![allow(clippy::disallowed_methods)]
+
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use siftdds::api::DomainParticipant;
+use siftdds::cdr::{CdrError, CdrWriter, Endianness};
+use siftdds::idl::{MemLoader, parse_with, to_type_object};
+use siftdds::qos::{DataRepresentation, DataWriterQos, PublisherQos, TopicQos};
+use siftdds::types::xtypes::TypeRepresentation;
+use siftdds::types::{TopicType, XcdrVersion, key_hash_from_key_bytes};
+
+use crate::vendors::Peer;
+use crate::xcdr2::python_module_ready;
+
+const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
+const WAIT: Duration = Duration::from_secs(60);
+
+/// `cyclonedds ARGS` (PyPI cyclonedds 11's CLI) on the sandbox's loopback.
+fn cyclonedds(args: &[&str]) -> Peer {
+    let mut cmd = Command::new("cyclonedds");
+    cmd.args(args).env(
+        "CYCLONEDDS_URI",
+        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+    );
+    Peer::spawn_command(cmd)
+}
+
+/// What `cyclonedds typeof TOPIC` prints for `domain` (discovery scan of `secs`).
+fn typeof_output(domain: u32, topic: &str, secs: u32) -> String {
+    let d = domain.to_string();
+    let r = format!("{secs}s");
+    let args = [
+        "typeof",
+        topic,
+        "-i",
+        &d,
+        "-r",
+        &r,
+        "--suppress-progress-bar",
+    ];
+    let args = [&args[..], &["--color", "none"]].concat();
+    cyclonedds(&args).finish(WAIT)
+}
+
+/// What `cyclonedds subscribe TOPIC` prints for `domain` in `secs` (it runs until stopped).
+fn subscribe_output(domain: u32, topic: &str, secs: u64) -> String {
+    let d = domain.to_string();
+    let args = ["subscribe", topic, "-i", &d, "--suppress-progress-bar"];
+    let args = [&args[..], &["--color", "none"]].concat();
+    cyclonedds(&args).finish_any(Duration::from_secs(secs)).1
+}
+
+/// The words of each non-empty line (the CLI pads its lines with spaces).
+fn words(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn cyclonedds_typeof_and_subscribe_show_shape_mains_type_and_samples() {
+    let test = "cyclonedds_typeof_and_subscribe_show_shape_mains_type_and_samples";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let mut cmd = Command::new(SHAPE_MAIN);
+    cmd.args(["-P", "-t", "Square", "-c", "BLUE", "-x", "2", "-d", "180"]);
+    let publisher = Peer::spawn_command(cmd);
+    let out = typeof_output(180, "Square", 5);
+    let lines = words(&out);
+    for want in [
+        "@appendable",
+        "struct ShapeType {",
+        "@key string<128> color;",
+        "long x;",
+        "long y;",
+        "long shapesize;",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "no '{want}' in:\n{out}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("additional_payload_size;")),
+        "{out}"
+    );
+    let out = subscribe_output(180, "Square", 8);
+    assert!(
+        out.contains("color='BLUE'") && out.contains("shapesize="),
+        "no decoded ShapeType sample in:\n{out}"
+    );
+    drop(publisher);
+}
+
+/// A richer type, declared in IDL; its TypeObjects are built from that IDL by the same
+/// builder the code generator uses.
+const TRACK_IDL: &str = "module xt {
+  enum Shade { RED, GREEN, BLUE };
+  @final struct Point { long x; double y; };
+  @appendable struct Track {
+    @key long ident;
+    Shade shade;
+    Point origin;
+    sequence<Point> points;
+    string label;
+  };
+};
+";
+
+#[derive(Clone, Debug, PartialEq)]
+struct Track {
+    ident: i32,
+    shade: i32,
+    origin: (i32, f64),
+    points: Vec<(i32, f64)>,
+    label: String,
+}
+
+impl Track {
+    /// The members, aligned as `w`'s XCDR version says; XCDR2 puts a DHEADER before the
+    /// appendable struct and before the sequence of (non-primitive) structs (§7.4.3.5).
+    fn encode(&self, w: &mut CdrWriter<'_>, xcdr2: bool) {
+        let point = |w: &mut CdrWriter<'_>, (x, y): (i32, f64)| {
+            w.align_prim(4);
+            w.i32(x);
+            w.align_prim(8);
+            w.u64(y.to_bits());
+        };
+        let dheader = |w: &mut CdrWriter<'_>| {
+            w.align(4);
+            let at = w.offset();
+            w.u32(0);
+            at
+        };
+        let close = |w: &mut CdrWriter<'_>, at: usize| {
+            let len = w.offset() - at - 4;
+            w.patch_u32(at, len as u32);
+        };
+        let outer = xcdr2.then(|| dheader(w));
+        w.i32(self.ident);
+        w.i32(self.shade);
+        point(w, self.origin);
+        let seq = xcdr2.then(|| dheader(w));
+        w.align(4);
+        w.u32(self.points.len() as u32);
+        for p in &self.points {
+            point(w, *p);
+        }
+        if let Some(at) = seq {
+            close(w, at);
+        }
+        w.string(self.label.as_bytes());
+        if let Some(at) = outer {
+            close(w, at);
+        }
+    }
+
+    fn payload(&self, version: XcdrVersion, endian: Endianness) -> Vec<u8> {
+        let xcdr2 = version == XcdrVersion::Xcdr2;
+        // CDR_LE/BE (XCDR1) or D_CDR2_LE/BE (XCDR2 appendable).
+        let id: u16 = match (xcdr2, endian) {
+            (false, Endianness::Big) => 0x0000,
+            (false, Endianness::Little) => 0x0001,
+            (true, Endianness::Big) => 0x0008,
+            (true, Endianness::Little) => 0x0009,
+        };
+        let mut buf = id.to_be_bytes().to_vec();
+        buf.extend([0, 0]);
+        let mut w = CdrWriter::new(&mut buf, endian);
+        w.set_xcdr(version);
+        let mut w = w.nested();
+        self.encode(&mut w, xcdr2);
+        buf
+    }
+}
+
+impl TopicType for Track {
+    fn type_name() -> &'static str {
+        "xt::Track"
+    }
+
+    fn is_keyed() -> bool {
+        true
+    }
+
+    fn serialize(&self, endian: Endianness) -> Vec<u8> {
+        self.payload(XcdrVersion::Xcdr1, endian)
+    }
+
+    fn serialize_as(&self, version: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {
+        Some(self.payload(version, endian))
+    }
+
+    fn supports(_: XcdrVersion) -> bool {
+        true
+    }
+
+    fn deserialize(_: &[u8]) -> Result<Self, CdrError> {
+        Err(CdrError::Invalid("Track is only written in this test"))
+    }
+
+    fn key_hash(&self) -> Option<[u8; 16]> {
+        // RTPS 2.5 §9.6.4.8: the 4-byte key holder, zero-padded.
+        Some(key_hash_from_key_bytes(&self.ident.to_be_bytes(), 4))
+    }
+
+    fn type_representation() -> Option<&'static TypeRepresentation> {
+        static REPRESENTATION: OnceLock<TypeRepresentation> = OnceLock::new();
+        Some(REPRESENTATION.get_or_init(|| {
+            let loader = MemLoader::new().with("track.idl", TRACK_IDL);
+            let spec = parse_with(&loader, std::path::Path::new("track.idl"), &[]).unwrap();
+            to_type_object::type_representation(&spec.model, "xt::Track").unwrap()
+        }))
+    }
+}
+
+#[test]
+fn cyclonedds_typeof_and_subscribe_show_a_richer_siftdds_type() {
+    let test = "cyclonedds_typeof_and_subscribe_show_a_richer_siftdds_type";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let p = DomainParticipant::builder(181)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let topic = p.create_topic::<Track>("Tracks", TopicQos::default());
+    let publisher = p.create_publisher(PublisherQos::default());
+    let qos = DataWriterQos::default()
+        .data_representation(DataRepresentation::new([DataRepresentation::XCDR2]));
+    let w = publisher.create_datawriter(&topic, qos).unwrap();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let sample = Track {
+                    ident: 7,
+                    shade: 2,
+                    origin: (i, 0.5),
+                    points: vec![(1, 1.5), (2, 2.5)],
+                    label: "north".into(),
+                };
+                w.write(&sample).unwrap();
+                i += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let typeof_out = typeof_output(181, "Tracks", 5);
+        let subscribe_out = subscribe_output(181, "Tracks", 8);
+        stop.store(true, Ordering::Relaxed);
+        let lines = words(&typeof_out);
+        for want in [
+            "enum Shade {",
+            "struct Point {",
+            "long x;",
+            "double y;",
+            "struct Track {",
+            "@key long ident;",
+            "xt::Shade shade;",
+            "xt::Point origin;",
+            "sequence<xt::Point> points;",
+            "string label;",
+        ] {
+            assert!(
+                lines.iter().any(|l| l == want),
+                "no '{want}' in:\n{typeof_out}"
+            );
+        }
+        assert!(
+            subscribe_out.contains("ident=7")
+                && subscribe_out.contains("label='north'")
+                && subscribe_out.contains("y=2.5"),
+            "no decoded Track sample in:\n{subscribe_out}"
+        );
+    });
+}
