@@ -4,7 +4,9 @@
 //! writes (the golden vectors in tests/data/xtypes pin it): `TRY_CONSTRUCT1` on every member
 //! and collection element, `IS_KEY | IS_MUST_UNDERSTAND` on keys, `IS_MUST_UNDERSTAND` on a
 //! union's discriminator, `IS_DEFAULT` on its default case, an enum's extensibility flag
-//! (`IS_FINAL`) on the enum.
+//! (`IS_FINAL`) on the enum, and `uint8` described as `octet` (`TK_BYTE`: Cyclone 0.10
+//! cannot resolve a type with `TK_UINT8`; `int8` keeps `TK_INT8`, which it cannot resolve
+//! either).
 //!
 //! Must not: build TypeObjects for recursive types (refused with an error naming the type;
 //! strongly connected components are not implemented) or recurse deeper than
@@ -21,8 +23,8 @@ use crate::types::xtypes::{
     EnumLiteral, EnumType, EquivalenceKind, IS_APPENDABLE, IS_DEFAULT, IS_FINAL, IS_KEY,
     IS_MUST_UNDERSTAND, IS_MUTABLE, IS_OPTIONAL, StructMember, StructType, TK_BOOLEAN, TK_BYTE,
     TK_CHAR8, TK_CHAR16, TK_FLOAT32, TK_FLOAT64, TK_FLOAT128, TK_INT8, TK_INT16, TK_INT32,
-    TK_INT64, TK_UINT8, TK_UINT16, TK_UINT32, TK_UINT64, TRY_CONSTRUCT1, TypeIdentifier,
-    TypeObject, TypeObjectBody, TypeRepresentation, UnionMember, UnionType, name_hash,
+    TK_INT64, TK_UINT16, TK_UINT32, TK_UINT64, TRY_CONSTRUCT1, TypeIdentifier, TypeObject,
+    TypeObjectBody, TypeRepresentation, UnionMember, UnionType, name_hash,
 };
 
 /// The TypeObjects of `name` (a struct, union or enum of `model`) and of everything it
@@ -79,7 +81,10 @@ fn primitive(p: Primitive) -> u8 {
         Primitive::WChar => TK_CHAR16,
         Primitive::Octet => TK_BYTE,
         Primitive::I8 => TK_INT8,
-        Primitive::U8 => TK_UINT8,
+        // Cyclone DDS 0.10 knows no TK_UINT8 (a type holding one is "invalid" to it and never
+        // matches) and its idlc writes `uint8` as `octet`: so do we, for the same one-byte
+        // unsigned wire form.
+        Primitive::U8 => TK_BYTE,
         Primitive::I16 => TK_INT16,
         Primitive::U16 => TK_UINT16,
         Primitive::I32 => TK_INT32,

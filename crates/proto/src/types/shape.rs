@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 use super::codec::read_key_only;
 use super::descriptor::{Extensibility, Member, TypeDescriptor, TypeKind};
 use super::xtypes::{
-    EquivalenceKind, IS_APPENDABLE, IS_KEY, IS_MUST_UNDERSTAND, StructMember, StructType, TK_INT32,
-    TK_UINT8, TRY_CONSTRUCT1, TypeIdentifier, TypeObject, TypeObjectBody, TypeRepresentation,
+    EquivalenceKind, IS_APPENDABLE, IS_KEY, IS_MUST_UNDERSTAND, StructMember, StructType, TK_BYTE,
+    TK_INT32, TRY_CONSTRUCT1, TypeIdentifier, TypeObject, TypeObjectBody, TypeRepresentation,
     name_hash,
 };
 use super::{TopicType, XcdrVersion, key_hash_from_key_bytes};
@@ -90,7 +90,7 @@ impl ShapeType {
                     (
                         "additional_payload_size",
                         TypeIdentifier::sequence(
-                            TypeIdentifier::Primitive(TK_UINT8),
+                            TypeIdentifier::Primitive(TK_BYTE),
                             TRY_CONSTRUCT1,
                             0,
                         ),

@@ -615,9 +615,10 @@ impl Discovery {
 
     /// Announces (SEDP DATA(w)) one of our writers.
     pub(super) fn announce_writer(&mut self, now: Now, data: &PublicationData) {
+        let xcdr2 = announces_types(&data.qos.data_representation);
         match self.types.information(&data.type_name) {
             // PID_TYPE_INFORMATION, DDS-XTypes 1.3 §7.6.2.1.
-            Some(info) if data.type_information.is_none() => {
+            Some(info) if xcdr2 && data.type_information.is_none() => {
                 let mut data = data.clone();
                 data.type_information = Some(info.to_vec());
                 self.builtin.announce_writer(now, &data);
@@ -628,8 +629,9 @@ impl Discovery {
 
     /// Announces (SEDP DATA(r)) one of our readers.
     pub(super) fn announce_reader(&mut self, now: Now, data: &SubscriptionData) {
+        let xcdr2 = announces_types(&data.qos.data_representation);
         match self.types.information(&data.type_name) {
-            Some(info) if data.type_information.is_none() => {
+            Some(info) if xcdr2 && data.type_information.is_none() => {
                 let mut data = data.clone();
                 data.type_information = Some(info.to_vec());
                 self.builtin.announce_reader(now, &data);
@@ -726,6 +728,16 @@ impl Discovery {
             .poll_transmit(now)
             .or_else(|| self.type_lookup.poll_transmit(now))
     }
+}
+
+/// Whether an endpoint with `representation` announces its TypeInformation: only when it
+/// offers or accepts XCDR2. An XCDR1-only endpoint stays matched by type name alone, as
+/// before XTypes: Cyclone DDS compares announced types strictly (a `@final` copy of a type
+/// is not assignable to our `@appendable` one, though their XCDR1 bytes are the same), and
+/// XCDR1 peers are the ones that keep such copies. DDS-XTypes 1.3 §7.6.3.1.2, §7.6.3.4.2.
+fn announces_types(representation: &crate::qos::DataRepresentation) -> bool {
+    let xcdr2 = crate::cdr::XcdrVersion::Xcdr2.representation_id();
+    representation.value.contains(&xcdr2)
 }
 
 /// The lease `data` announces, at most [`ParticipantConfig::max_lease_duration`] (an

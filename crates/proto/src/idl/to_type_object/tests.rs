@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::type_representation;
 use crate::cdr::{CdrReader, Endianness};
-use crate::idl::{IdlSpec, MemLoader, parse_file, parse_with};
+use crate::idl::{IdlSpec, parse_file};
 use crate::types::xtypes::{
     EquivalenceKind, TypeIdentifier, TypeInformation, TypeObject, equivalence_hash,
 };
@@ -104,15 +104,12 @@ fn hex_of(b: &[u8]) -> String {
 
 #[test]
 fn shape_type_matches_cyclone() {
-    // Cyclone 0.10's idlc reads `uint8` as `octet` (TK_BYTE); XTypes 1.3 §7.3.4.2 and Cyclone
-    // 11 give it TK_UINT8, as we do. Everything else must be byte-identical, so the IDL is
-    // compared as 0.10 reads it.
-    let text = std::fs::read_to_string(root().join("idl/shape.idl")).unwrap();
-    let as_010 = text.replace("sequence<uint8>", "sequence<octet>");
-    assert_ne!(text, as_010);
-    let loader = MemLoader::new().with("shape.idl", &as_010);
-    let spec = parse_with(&loader, Path::new("shape.idl"), &[]).unwrap();
-    check_spec(&spec, "ShapeType", "shape.vectors", "ShapeType");
+    check(
+        &root().join("idl/shape.idl"),
+        "ShapeType",
+        "shape.vectors",
+        "ShapeType",
+    );
 }
 
 #[test]
