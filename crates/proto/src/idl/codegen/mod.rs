@@ -218,7 +218,7 @@ fn emit_module(
 ) {
     let _ = writeln!(
         out,
-        "#[allow(unused_imports)]\nuse {krate}::types::codec as _rt;\n"
+        "#[allow(unused_imports)]\nuse {krate}::types::codec as _rt;\n#[allow(unused_imports)]\nuse {krate}::types::xtypes as _xt;\n"
     );
     let cx = Ctx {
         model,

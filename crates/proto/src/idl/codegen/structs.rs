@@ -411,15 +411,15 @@ fn type_representation_fn(rep: &crate::types::xtypes::TypeRepresentation, out: &
     let deps: Vec<String> = deps.iter().map(|d| lit(d)).collect();
     let _ = writeln!(
         out,
-        "fn type_representation() -> Option<&'static _rt::TypeRepresentation> {{"
+        "fn type_representation() -> Option<&'static _xt::TypeRepresentation> {{"
     );
     let _ = writeln!(
         out,
-        "static REPRESENTATION: std::sync::OnceLock<Option<_rt::TypeRepresentation>> = std::sync::OnceLock::new();"
+        "static REPRESENTATION: std::sync::OnceLock<Option<_xt::TypeRepresentation>> = std::sync::OnceLock::new();"
     );
     let _ = writeln!(
         out,
-        "REPRESENTATION.get_or_init(|| _rt::TypeRepresentation::from_serialized({}, {}, &[{}]).ok()).as_ref()",
+        "REPRESENTATION.get_or_init(|| _xt::TypeRepresentation::from_serialized({}, {}, &[{}]).ok()).as_ref()",
         lit(minimal),
         lit(complete),
         deps.join(", ")

@@ -16,7 +16,6 @@
 //! when absent. The choices left open by the spec (which LC to use, must-understand on keys,
 //! extended vs short PIDs) follow what Cyclone DDS writes, so that payloads compare equal
 //! byte for byte (tests/data/xcdr).
-pub use super::xtypes::TypeRepresentation;
 pub use super::{
     EnumDescriptor, Extensibility, Member, TopicType, TypeDescriptor, TypeKind, UnionCase,
     UnionDescriptor, XcdrVersion, key_hash_from_key_bytes,
