@@ -15,9 +15,9 @@ fn root() -> PathBuf {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+    s.as_bytes()
+        .chunks(2)
+        .map(|c| u8::from_str_radix(std::str::from_utf8(c).unwrap(), 16).unwrap())
         .collect()
 }
 
@@ -48,7 +48,10 @@ fn type_mapping(bytes: &[u8]) -> Vec<(TypeIdentifier, Vec<u8>)> {
             let id = TypeIdentifier::parse(&mut r, 0).unwrap();
             r.align(4, "").unwrap();
             let len = u32::from_le_bytes(r.rest()[..4].try_into().unwrap()) as usize;
-            out.push((id, r.take(4 + len, "").unwrap().to_vec()));
+            out.push((
+                id,
+                r.take(len.checked_add(4).unwrap(), "").unwrap().to_vec(),
+            ));
         }
     }
     out

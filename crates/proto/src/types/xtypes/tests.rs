@@ -79,9 +79,9 @@ fn typelookup_vector(kind: &str) -> Vec<u8> {
         .lines()
         .find_map(|l| l.strip_prefix(kind).map(str::trim))
         .unwrap();
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+    hex.as_bytes()
+        .chunks(2)
+        .map(|c| u8::from_str_radix(std::str::from_utf8(c).unwrap(), 16).unwrap())
         .collect()
 }
 
