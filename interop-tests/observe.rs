@@ -214,6 +214,20 @@ fn ls_and_spy_show_cyclone_endpoints_and_samples() {
     );
     assert_eq!(square["writers"][0]["qos"]["history"]["depth"], 10);
     assert_eq!(square["readers"][0]["content_filter"], Value::Null);
+    // Cyclone 0.10's idlc-generated ShapeType announces PID_TYPE_INFORMATION (XTypes).
+    let info = &square["writers"][0]["type_information"];
+    assert!(
+        info["minimal"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("minimal ") && m.len() == 36),
+        "{stdout}"
+    );
+    assert!(
+        info["complete"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("complete ")),
+        "{stdout}"
+    );
 
     let (code, stdout, stderr) = siftdds(&["spy", "-d", d, "-s", "3", "-t", "Sq*", "--json"]);
     assert_eq!(code, 0, "{stderr}");

@@ -98,6 +98,9 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
                 vendor_of(w.guid.prefix),
                 observe::writer_qos_text(w)
             ));
+            if let Some(t) = observe::type_information_text(&w.type_information) {
+                out.push_str(&format!("         {t}\n"));
+            }
         }
         for r in readers {
             out.push_str(&format!(
@@ -106,6 +109,9 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
                 vendor_of(r.guid.prefix),
                 observe::reader_qos_text(r)
             ));
+            if let Some(t) = observe::type_information_text(&r.type_information) {
+                out.push_str(&format!("         {t}\n"));
+            }
             if let Some(f) = &r.content_filter {
                 out.push_str(&format!("         filter {}\n", observe::filter_text(f)));
             }

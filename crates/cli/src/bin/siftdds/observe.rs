@@ -11,6 +11,7 @@ use siftdds::core::discovery::{
     ContentFilter, ParticipantProxyData, PublicationData, SubscriptionData,
 };
 use siftdds::qos::{DataRepresentation, Durability, History, Ownership, ReliabilityKind};
+use siftdds::types::xtypes::{TypeIdentifier, TypeInformation};
 use siftdds::wire::{Guid, Locator, VendorId};
 
 /// The options every observing command takes.
@@ -274,6 +275,50 @@ fn filter_json(f: &ContentFilter) -> Value {
     })
 }
 
+/// An identifier of a TypeInformation: `minimal <hash>` / `complete <hash>` (28 hex digits),
+/// else its debug form.
+fn type_id_text(id: &TypeIdentifier) -> String {
+    let hex = |h: &[u8]| h.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    match id {
+        TypeIdentifier::Minimal(h) => format!("minimal {}", hex(h)),
+        TypeIdentifier::Complete(h) => format!("complete {}", hex(h)),
+        other => format!("{other:?}"),
+    }
+}
+
+/// What an endpoint's PID_TYPE_INFORMATION says (DDS-XTypes 1.3 §7.6.3.2.2): its minimal and
+/// complete type identifiers and their dependency counts; `Null` when it announced none.
+pub fn type_information_json(bytes: &Option<Vec<u8>>) -> Value {
+    let Some(bytes) = bytes else {
+        return Value::Null;
+    };
+    match TypeInformation::from_bytes(bytes, siftdds::cdr::Endianness::Little) {
+        Ok(t) => json!({
+            "minimal": type_id_text(&t.minimal.typeid_with_size.type_id),
+            "complete": type_id_text(&t.complete.typeid_with_size.type_id),
+            "dependencies": t.minimal.dependent_typeid_count,
+        }),
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+/// One line for the tree: `types minimal … complete … (N dependencies)`, `None` without
+/// PID_TYPE_INFORMATION.
+pub fn type_information_text(bytes: &Option<Vec<u8>>) -> Option<String> {
+    let bytes = bytes.as_ref()?;
+    Some(
+        match TypeInformation::from_bytes(bytes, siftdds::cdr::Endianness::Little) {
+            Ok(t) => format!(
+                "types {}, {} ({} dependencies)",
+                type_id_text(&t.minimal.typeid_with_size.type_id),
+                type_id_text(&t.complete.typeid_with_size.type_id),
+                t.minimal.dependent_typeid_count
+            ),
+            Err(e) => format!("types: undecodable TypeInformation ({e})"),
+        },
+    )
+}
+
 /// A writer as JSON.
 pub fn writer_json(w: &PublicationData) -> Value {
     json!({
@@ -283,6 +328,7 @@ pub fn writer_json(w: &PublicationData) -> Value {
         "type": w.type_name,
         "keyed": w.guid.entity_id.kind() == siftdds::wire::EntityId::KIND_WRITER_WITH_KEY,
         "qos": MainQos::of_writer(w).json(),
+        "type_information": type_information_json(&w.type_information),
         "unicast": w.unicast_locators.iter().map(Locator::to_string).collect::<Vec<_>>(),
         "multicast": w.multicast_locators.iter().map(Locator::to_string).collect::<Vec<_>>(),
     })
@@ -297,6 +343,7 @@ pub fn reader_json(r: &SubscriptionData) -> Value {
         "type": r.type_name,
         "keyed": r.guid.entity_id.kind() == siftdds::wire::EntityId::KIND_READER_WITH_KEY,
         "qos": MainQos::of_reader(r).json(),
+        "type_information": type_information_json(&r.type_information),
         "content_filter": r.content_filter.as_ref().map(filter_json),
         "unicast": r.unicast_locators.iter().map(Locator::to_string).collect::<Vec<_>>(),
         "multicast": r.multicast_locators.iter().map(Locator::to_string).collect::<Vec<_>>(),
