@@ -14,14 +14,17 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use siftdds::api::DomainParticipant;
+use siftdds::api::{DataReader, DomainParticipant};
 use siftdds::cdr::{CdrError, CdrWriter, Endianness};
 use siftdds::idl::{MemLoader, parse_with, to_type_object};
-use siftdds::qos::{DataRepresentation, DataWriterQos, PublisherQos, TopicQos};
+use siftdds::qos::{
+    DataReaderQos, DataRepresentation, DataWriterQos, History, PublisherQos, Reliability,
+    SubscriberQos, TopicQos,
+};
 use siftdds::types::xtypes::TypeRepresentation;
-use siftdds::types::{TopicType, XcdrVersion, key_hash_from_key_bytes};
+use siftdds::types::{ShapeType, TopicType, XcdrVersion, key_hash_from_key_bytes};
 
-use crate::vendors::Peer;
+use crate::vendors::{Peer, Vendor, argv, ready, spawn};
 use crate::xcdr2::python_module_ready;
 
 const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
@@ -287,4 +290,67 @@ fn cyclonedds_typeof_and_subscribe_show_a_richer_siftdds_type() {
             "no decoded Track sample in:\n{subscribe_out}"
         );
     });
+}
+
+/// Our reader accepts XCDR1 and XCDR2: it announces no PID_TYPE_INFORMATION (only XCDR2-only
+/// endpoints do), so an XCDR1 ShapeType writer of `vendor` still reaches it by type name —
+/// Cyclone 0.10's is an idlc-generated `@final` copy that announces its own TypeInformation
+/// and would call our `@appendable` type inconsistent (QoS policy 24); Fast DDS 2.9's
+/// announces none.
+fn vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(vendor: Vendor, domain: u32) {
+    const N: usize = 50;
+    let p = DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    }
+    .data_representation(DataRepresentation::new([
+        DataRepresentation::XCDR,
+        DataRepresentation::XCDR2,
+    ]));
+    let r: DataReader<ShapeType> = p
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, qos)
+        .unwrap();
+    let peer = spawn(
+        vendor,
+        &argv(&format!(
+            "pub -d {domain} -k 0 -n {N} -i 20 -c GREEN -t 20 -m 1 -l 500"
+        )),
+    );
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(25);
+    while got.len() < N && std::time::Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            got.extend(s.value);
+        }
+    }
+    let (_, out) = peer.finish_any(Duration::from_secs(5));
+    assert_eq!(
+        got.len(),
+        N,
+        "{vendor:?} writer: got {} of {N}\n{out}",
+        got.len()
+    );
+}
+
+#[test]
+fn cyclone_010_writer_reaches_an_xcdr1_and_xcdr2_reader() {
+    let test = "cyclone_010_writer_reaches_an_xcdr1_and_xcdr2_reader";
+    if ready(test, Vendor::Cyclone) {
+        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::Cyclone, 182);
+    }
+}
+
+#[test]
+fn fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader() {
+    let test = "fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader";
+    if ready(test, Vendor::FastDds) {
+        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::FastDds, 183);
+    }
 }

@@ -731,13 +731,16 @@ impl Discovery {
 }
 
 /// Whether an endpoint with `representation` announces its TypeInformation: only when it
-/// offers or accepts XCDR2. An XCDR1-only endpoint stays matched by type name alone, as
-/// before XTypes: Cyclone DDS compares announced types strictly (a `@final` copy of a type
-/// is not assignable to our `@appendable` one, though their XCDR1 bytes are the same), and
-/// XCDR1 peers are the ones that keep such copies. DDS-XTypes 1.3 §7.6.3.1.2, §7.6.3.4.2.
+/// speaks XCDR2 and not XCDR1. An endpoint that writes or accepts XCDR1 stays matched by type
+/// name alone, as before XTypes: Cyclone DDS compares announced types strictly (its `@final`
+/// copy of a type is "inconsistent" with our `@appendable` one, though their XCDR1 bytes are
+/// the same), and XCDR1 peers are the ones that keep such copies. DDS-XTypes 1.3 §7.6.3.1.2,
+/// §7.6.3.4.2.
 fn announces_types(representation: &crate::qos::DataRepresentation) -> bool {
-    let xcdr2 = crate::cdr::XcdrVersion::Xcdr2.representation_id();
-    representation.value.contains(&xcdr2)
+    let id = |v: crate::cdr::XcdrVersion| v.representation_id();
+    let ids = &representation.value;
+    ids.contains(&id(crate::cdr::XcdrVersion::Xcdr2))
+        && !ids.contains(&id(crate::cdr::XcdrVersion::Xcdr1))
 }
 
 /// The lease `data` announces, at most [`ParticipantConfig::max_lease_duration`] (an
