@@ -332,7 +332,8 @@ impl Shape {
         }
     }
 
-    /// The value a member takes when the sample does not carry it.
+    /// The value a member takes when the sample does not carry it (appendable and mutable
+    /// types, members outside a key holder): its `Default`.
     pub fn default_expr(&self) -> TokenStream {
         match self {
             Shape::Array { elem, dims } => {
@@ -341,6 +342,9 @@ impl Shape {
                     e = quote!(::core::array::from_fn(|_| #e));
                 }
                 e
+            }
+            Shape::Leaf(t) => {
+                quote_spanned!(t.span()=> <#t as ::core::default::Default>::default())
             }
             _ => quote!(::core::default::Default::default()),
         }
