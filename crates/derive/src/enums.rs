@@ -171,6 +171,7 @@ fn cases(data: &DataEnum, c: &Container) -> syn::Result<Vec<Case>> {
     let mut next = 1u32;
     let mut default_seen = false;
     let mut ids: Vec<(u32, Ident)> = Vec::new();
+    let mut seen_labels: Vec<String> = Vec::new();
     for v in &data.variants {
         let a = match attr::field(&v.attrs) {
             Ok(a) => a,
@@ -220,6 +221,17 @@ fn cases(data: &DataEnum, c: &Container) -> syn::Result<Vec<Case>> {
                 &mut errors,
                 syn::Error::new(v.ident.span(), "the default case takes no discriminant"),
             );
+        }
+        for l in &a.labels {
+            // Labels compare by their text: `1` and `0x1` are not caught here, the rest are.
+            let text = quote!(#l).to_string();
+            if seen_labels.contains(&text) {
+                push(
+                    &mut errors,
+                    syn::Error::new(l.span(), format!("duplicate case label {text}")),
+                );
+            }
+            seen_labels.push(text);
         }
         let carries = is_default || a.labels.len() > 1;
         let value_ty = match (carries, types.as_slice()) {

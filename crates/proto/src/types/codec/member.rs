@@ -223,3 +223,6 @@ pub const fn primitive_length_code(size: usize) -> LengthCode {
         _ => LengthCode::NextInt,
     }
 }
+
+#[cfg(test)]
+mod tests;
