@@ -75,6 +75,53 @@ fn load() -> (Vec<Vector>, Vec<KeyVector>) {
     (data, keys)
 }
 
+/// The `prims` vector's value, for the generated and the derived type.
+macro_rules! prims {
+    ($($t:ident)::+) => {
+        $($t)::+ {
+            id: -7,
+            b: true,
+            o: 0xAB,
+            c: 'z',
+            i8: -5,
+            u8: 250,
+            s: -300,
+            us: 60000,
+            l: -70000,
+            ul: 4_000_000_000,
+            ll: -(1 << 40),
+            ull: (1 << 63) + 5,
+            f: 1.5,
+            d: -2.25,
+            wc: 'é',
+        }
+    };
+}
+
+/// The `mut` vector's value, for the generated and the derived type.
+macro_rules! mutable {
+    ($($t:ident)::+, $inner:expr, $app:expr, $color:expr) => {
+        $($t)::+ {
+            id: 11,
+            name: "mutable".into(),
+            value: Some(3.25),
+            absent: None,
+            longs: vec![1, 2],
+            bytes: vec![7, 8, 9],
+            lls: vec![-1, 1 << 33],
+            shorts: vec![5, 6, 7],
+            inner: $inner,
+            app: $app,
+            color: $color,
+            flag: true,
+            big: 1 << 50,
+            grid: [[1, 2], [3, 4]],
+            words: vec!["w1".into(), "w2".into()],
+            letter: 'Q',
+        }
+    };
+}
+
 fn inner(a: i16, b: f64) -> Inner {
     Inner { a, b }
 }
@@ -212,23 +259,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
     let mut n = 0;
     n += check(
         "prims",
-        &Prims {
-            id: -7,
-            b: true,
-            o: 0xAB,
-            c: 'z',
-            i8: -5,
-            u8: 250,
-            s: -300,
-            us: 60000,
-            l: -70000,
-            ul: 4_000_000_000,
-            ll: -(1 << 40),
-            ull: (1 << 63) + 5,
-            f: 1.5,
-            d: -2.25,
-            wc: 'é',
-        },
+        &prims!(Prims),
         Prims::EXTENSIBILITY,
         &v,
         &k,
@@ -302,24 +333,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         &k,
         &mut ours,
     );
-    let m = Mut {
-        id: 11,
-        name: "mutable".into(),
-        value: Some(3.25),
-        absent: None,
-        longs: vec![1, 2],
-        bytes: vec![7, 8, 9],
-        lls: vec![-1, 1 << 33],
-        shorts: vec![5, 6, 7],
-        inner: inner(3, 4.5),
-        app: app(5, "app"),
-        color: Color::Blue,
-        flag: true,
-        big: 1 << 50,
-        grid: [[1, 2], [3, 4]],
-        words: vec!["w1".into(), "w2".into()],
-        letter: 'Q',
-    };
+    let m = mutable!(Mut, inner(3, 4.5), app(5, "app"), Color::Blue);
     n += check("mut", &m, Mut::EXTENSIBILITY, &v, &k, &mut ours);
     n += check(
         "hashed",
@@ -407,45 +421,17 @@ fn derived_types_match_cyclone_byte_for_byte() {
     use idl_tests::derived as d;
     let (v, k) = load();
     let mut ours = String::new();
-    let prims = d::Prims {
-        id: -7,
-        b: true,
-        o: 0xAB,
-        c: 'z',
-        i8: -5,
-        u8: 250,
-        s: -300,
-        us: 60000,
-        l: -70000,
-        ul: 4_000_000_000,
-        ll: -(1 << 40),
-        ull: (1 << 63) + 5,
-        f: 1.5,
-        d: -2.25,
-        wc: 'é',
-    };
+    let prims = prims!(d::Prims);
     let mut n = check("prims", &prims, Extensibility::Final, &v, &k, &mut ours);
-    let m = d::Mut {
-        id: 11,
-        name: "mutable".into(),
-        value: Some(3.25),
-        absent: None,
-        longs: vec![1, 2],
-        bytes: vec![7, 8, 9],
-        lls: vec![-1, 1 << 33],
-        shorts: vec![5, 6, 7],
-        inner: d::Inner { a: 3, b: 4.5 },
-        app: d::AppInner {
+    let m = mutable!(
+        d::Mut,
+        d::Inner { a: 3, b: 4.5 },
+        d::AppInner {
             tag: 5,
             name: "app".into(),
         },
-        color: d::Color::Blue,
-        flag: true,
-        big: 1 << 50,
-        grid: [[1, 2], [3, 4]],
-        words: vec!["w1".into(), "w2".into()],
-        letter: 'Q',
-    };
+        d::Color::Blue
+    );
     n += check("mut", &m, Extensibility::Mutable, &v, &k, &mut ours);
     let h = d::Hashed {
         alpha: 5,

@@ -5,8 +5,9 @@
 //! it does not know (a typo must not silently change the wire format).
 
 use md5::{Digest, Md5};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, LitInt, LitStr, Type};
+use syn::{Attribute, Expr, Ident, LitInt, LitStr, Type};
 
 /// Largest member id (DDS-XTypes 1.3 §7.3.1.2.1.1: ids fit 28 bits).
 pub const MAX_MEMBER_ID: u32 = 0x0FFF_FFFF;
@@ -37,6 +38,26 @@ pub struct Container {
     pub autoid_hash: bool,
     pub discriminator: Option<Type>,
     pub krate: Option<syn::Path>,
+}
+
+impl Container {
+    /// The type name announced in SEDP: `type_name`, else the Rust name.
+    pub fn name_of(&self, ident: &Ident) -> String {
+        self.type_name
+            .clone()
+            .unwrap_or_else(|| ident.unraw().to_string())
+    }
+
+    /// Refuses `discriminator` on anything but a union.
+    pub fn no_discriminator(&self, ident: &Ident) -> syn::Result<()> {
+        match self.discriminator {
+            Some(_) => Err(syn::Error::new(
+                ident.span(),
+                "`discriminator` belongs on a union (an enum with fields)",
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 /// How a member's id is chosen.

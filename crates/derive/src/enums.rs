@@ -58,16 +58,8 @@ fn idl_enum(
     rt: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let type_name = c
-        .type_name
-        .clone()
-        .unwrap_or_else(|| name.unraw().to_string());
-    if c.discriminator.is_some() {
-        return Err(syn::Error::new(
-            name.span(),
-            "`discriminator` belongs on a union (an enum with fields)",
-        ));
-    }
+    let type_name = c.name_of(name);
+    c.no_discriminator(name)?;
     for a in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
         let mut ok = true;
         a.parse_nested_meta(|meta| {
@@ -291,10 +283,7 @@ fn union(
     rt: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let type_name = c
-        .type_name
-        .clone()
-        .unwrap_or_else(|| name.unraw().to_string());
+    let type_name = c.name_of(name);
     let d_ty: Type = c
         .discriminator
         .clone()

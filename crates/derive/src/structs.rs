@@ -137,16 +137,8 @@ pub fn derive(
     rt: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let type_name = c
-        .type_name
-        .clone()
-        .unwrap_or_else(|| name.unraw().to_string());
-    if c.discriminator.is_some() {
-        return Err(syn::Error::new(
-            name.span(),
-            "`discriminator` belongs on a union (an enum with fields)",
-        ));
-    }
+    let type_name = c.name_of(name);
+    c.no_discriminator(name)?;
     let mut errors = None;
     let members = members(data, c, &type_name, &mut errors);
     if let Some(e) = errors {
