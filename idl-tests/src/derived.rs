@@ -144,6 +144,46 @@ pub struct Mut {
     pub letter: char,
 }
 
+/// `xv::Mut` again, with the generated `xv::Inner`, `xv::AppInner` and `xv::Color` as
+/// members: the generated types' length codes and bounds serve derived aggregates.
+#[derive(TopicType, Clone, Debug, Default, PartialEq)]
+#[dds(extensibility = "mutable", type_name = "xv::Mut")]
+pub struct MixedMut {
+    #[key]
+    #[dds(id = 5)]
+    pub id: i32,
+    #[dds(id = 2)]
+    pub name: String,
+    #[dds(id = 7)]
+    pub value: Option<f64>,
+    #[dds(id = 9)]
+    pub absent: Option<i16>,
+    #[dds(id = 20)]
+    pub longs: Vec<i32>,
+    #[dds(id = 21)]
+    pub bytes: Vec<u8>,
+    #[dds(id = 22)]
+    pub lls: Vec<i64>,
+    #[dds(id = 23)]
+    pub shorts: Vec<i16>,
+    #[dds(id = 30)]
+    pub inner: crate::xv::Inner,
+    #[dds(id = 31)]
+    pub app: crate::xv::AppInner,
+    #[dds(id = 32)]
+    pub color: crate::xv::Color,
+    #[dds(id = 33)]
+    pub flag: bool,
+    #[dds(id = 34)]
+    pub big: i64,
+    #[dds(id = 35)]
+    pub grid: [[i16; 2]; 2],
+    #[dds(id = 36)]
+    pub words: Vec<String>,
+    #[dds(id = 37)]
+    pub letter: char,
+}
+
 /// `xv::Hashed`.
 #[derive(TopicType, Clone, Debug, Default, PartialEq)]
 #[dds(extensibility = "mutable", autoid = "hash", type_name = "xv::Hashed")]

@@ -239,6 +239,23 @@ proptest! {
     }
 
     #[test]
+    fn derived_aggregates_of_generated_members(v in mutable()) {
+        let mixed = d::MixedMut {
+            id: v.id, name: v.name, value: v.value, absent: v.absent, longs: v.longs,
+            bytes: v.bytes, lls: v.lls, shorts: v.shorts,
+            inner: xv::Inner { a: v.inner.a, b: v.inner.b },
+            app: xv::AppInner { tag: v.app.tag, name: v.app.name },
+            color: match v.color {
+                d::Color::Red => xv::Color::Red,
+                d::Color::Green => xv::Color::Green,
+                d::Color::Blue => xv::Color::Blue,
+            },
+            flag: v.flag, big: v.big, grid: v.grid, words: v.words, letter: v.letter,
+        };
+        same::<_, xv::Mut>(&mixed)?;
+    }
+
+    #[test]
     fn mutable_with_hashed_ids(alpha in any::<i32>(), beta in text(8)) {
         same::<_, xv::Hashed>(&d::Hashed { alpha, beta })?;
     }
@@ -306,6 +323,7 @@ fn key_holder_bounds_match_the_generator() {
     same_end::<d::Enums, xv::Enums>();
     same_end::<d::AppDerived, xv::AppDerived>();
     same_end::<d::Mut, xv::Mut>();
+    same_end::<d::MixedMut, xv::Mut>();
     same_end::<d::Hashed, xv::Hashed>();
     same_end::<d::WithUnions, xv::WithUnions>();
     same_end::<d::KeyedFinal, xv::KeyedFinal>();
