@@ -186,7 +186,13 @@ pub struct MixedMut {
 
 /// `xv::Hashed`.
 #[derive(TopicType, Clone, Debug, Default, PartialEq)]
-#[dds(extensibility = "mutable", autoid = "hash", type_name = "xv::Hashed")]
+// `crate` names the library where it is not `::siftdds` (here it is, spelled out).
+#[dds(
+    extensibility = "mutable",
+    autoid = "hash",
+    type_name = "xv::Hashed",
+    crate = "::siftdds"
+)]
 pub struct Hashed {
     pub alpha: i32,
     pub beta: String,

@@ -1,7 +1,9 @@
-//! Runtime support for the types `src/idl/codegen` generates: the [`XcdrCodec`] trait (one
-//! value in XCDR1 or XCDR2, the version being the cursor's) and the helpers generated code
-//! calls for strings, sequences, arrays, optionals, DHEADERs, EMHEADERs and payloads.
-//! Generated code names this module `_rt`, so it re-exports what that code needs.
+//! Runtime support for the types `src/idl/codegen` generates and `#[derive(TopicType)]`
+//! (`siftdds-derive`) derives: the [`XcdrCodec`] trait (one value in XCDR1 or XCDR2, the
+//! version being the cursor's) and the helpers that code calls for strings, sequences,
+//! arrays, optionals, DHEADERs, EMHEADERs and payloads. Generated code names this module
+//! `_rt`, so it re-exports what that code needs; `member` holds the facts derived code reads
+//! from its members' types.
 //!
 //! Must not: panic or allocate from a wire length before checking the bytes are there; know
 //! about RTPS; hold state. Encoding fails only for values that break their IDL bounds.

@@ -1,3 +1,5 @@
+//! The key holder bounds and length codes, against the values the IDL generator computes.
+
 use super::*;
 
 #[test]
