@@ -23,6 +23,12 @@
 
 pub use siftdds_proto::{cdr, core, filter, idl, inspect, memo, qos, time, types, wire};
 
+/// The trait a topic's sample type implements, and its derive (`#[derive(TopicType)]`,
+/// the `siftdds-derive` crate; docs/library.md "Deriving a type"): one name for both, as
+/// serde's `Serialize`.
+pub use siftdds_derive::TopicType;
+pub use siftdds_proto::types::TopicType;
+
 #[doc(hidden)]
 pub use siftdds_proto::fuzzing;
 

@@ -4,3 +4,5 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 include!(concat!(env!("OUT_DIR"), "/idl_types.rs"));
+
+pub mod derived;

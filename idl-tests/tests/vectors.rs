@@ -75,6 +75,53 @@ fn load() -> (Vec<Vector>, Vec<KeyVector>) {
     (data, keys)
 }
 
+/// The `prims` vector's value, for the generated and the derived type.
+macro_rules! prims {
+    ($($t:ident)::+) => {
+        $($t)::+ {
+            id: -7,
+            b: true,
+            o: 0xAB,
+            c: 'z',
+            i8: -5,
+            u8: 250,
+            s: -300,
+            us: 60000,
+            l: -70000,
+            ul: 4_000_000_000,
+            ll: -(1 << 40),
+            ull: (1 << 63) + 5,
+            f: 1.5,
+            d: -2.25,
+            wc: 'é',
+        }
+    };
+}
+
+/// The `mut` vector's value, for the generated and the derived type.
+macro_rules! mutable {
+    ($($t:ident)::+, $inner:expr, $app:expr, $color:expr) => {
+        $($t)::+ {
+            id: 11,
+            name: "mutable".into(),
+            value: Some(3.25),
+            absent: None,
+            longs: vec![1, 2],
+            bytes: vec![7, 8, 9],
+            lls: vec![-1, 1 << 33],
+            shorts: vec![5, 6, 7],
+            inner: $inner,
+            app: $app,
+            color: $color,
+            flag: true,
+            big: 1 << 50,
+            grid: [[1, 2], [3, 4]],
+            words: vec!["w1".into(), "w2".into()],
+            letter: 'Q',
+        }
+    };
+}
+
 fn inner(a: i16, b: f64) -> Inner {
     Inner { a, b }
 }
@@ -212,23 +259,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
     let mut n = 0;
     n += check(
         "prims",
-        &Prims {
-            id: -7,
-            b: true,
-            o: 0xAB,
-            c: 'z',
-            i8: -5,
-            u8: 250,
-            s: -300,
-            us: 60000,
-            l: -70000,
-            ul: 4_000_000_000,
-            ll: -(1 << 40),
-            ull: (1 << 63) + 5,
-            f: 1.5,
-            d: -2.25,
-            wc: 'é',
-        },
+        &prims!(Prims),
         Prims::EXTENSIBILITY,
         &v,
         &k,
@@ -302,24 +333,7 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
         &k,
         &mut ours,
     );
-    let m = Mut {
-        id: 11,
-        name: "mutable".into(),
-        value: Some(3.25),
-        absent: None,
-        longs: vec![1, 2],
-        bytes: vec![7, 8, 9],
-        lls: vec![-1, 1 << 33],
-        shorts: vec![5, 6, 7],
-        inner: inner(3, 4.5),
-        app: app(5, "app"),
-        color: Color::Blue,
-        flag: true,
-        big: 1 << 50,
-        grid: [[1, 2], [3, 4]],
-        words: vec!["w1".into(), "w2".into()],
-        letter: 'Q',
-    };
+    let m = mutable!(Mut, inner(3, 4.5), app(5, "app"), Color::Blue);
     n += check("mut", &m, Mut::EXTENSIBILITY, &v, &k, &mut ours);
     n += check(
         "hashed",
@@ -397,4 +411,126 @@ fn every_vector_matches_cyclone_byte_for_byte_and_decodes() {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("xcdr-ours.txt");
     std::fs::write(path, ours).unwrap();
     let _ = AppBase::default();
+}
+
+/// The types written in Rust with `#[derive(TopicType)]` (`idl_tests::derived`) match
+/// Cyclone's vectors as the generated ones do: primitives with a key, a mutable type with
+/// member ids and optionals, hashed ids, and unions.
+#[test]
+fn derived_types_match_cyclone_byte_for_byte() {
+    use idl_tests::derived as d;
+    let (v, k) = load();
+    let mut ours = String::new();
+    let prims = prims!(d::Prims);
+    let mut n = check("prims", &prims, Extensibility::Final, &v, &k, &mut ours);
+    let m = mutable!(
+        d::Mut,
+        d::Inner { a: 3, b: 4.5 },
+        d::AppInner {
+            tag: 5,
+            name: "app".into(),
+        },
+        d::Color::Blue
+    );
+    n += check("mut", &m, Extensibility::Mutable, &v, &k, &mut ours);
+    let h = d::Hashed {
+        alpha: 5,
+        beta: "hash".into(),
+    };
+    n += check("hashed", &h, Extensibility::Mutable, &v, &k, &mut ours);
+    let u = d::WithUnions {
+        k: 3,
+        f: d::FinalU::Other(77, 6.5),
+        a: d::AppU::Other(d::Color::Blue, "blue".into()),
+        s: d::ShortU::NoMember(9),
+    };
+    n += check(
+        "with_unions_default",
+        &u,
+        Extensibility::Appendable,
+        &v,
+        &k,
+        &mut ours,
+    );
+    let nk = d::NestedKey {
+        r#where: d::Inner { a: 2, b: 3.5 },
+        v: 6,
+    };
+    n += check("nested_key", &nk, Extensibility::Final, &v, &k, &mut ours);
+    assert_eq!(n, 20);
+}
+
+/// The derived ShapeType against what Cyclone DDS writes: pip `cyclonedds` 11.0.1
+/// `ShapeType.serialize(use_version_2=True)` for the 5-member type (plus the trailing padding
+/// Cyclone's serdata adds, counted in the options), the vendors' 4-member XCDR1 and XCDR2
+/// forms, Cyclone 0.10's XCDR2 serialized key (no DHEADER, docs/interop-facts.md §5.10) and
+/// pip `cyclonedds`' (with one).
+#[test]
+fn derived_shape_type_reproduces_cyclone() {
+    use idl_tests::derived::ShapeType;
+    let red = ShapeType {
+        color: "RED".into(),
+        x: 10,
+        y: 20,
+        shapesize: 30,
+        additional_payload_size: vec![1, 2],
+    };
+    let le = [
+        0, 9, 0, 2, 26, 0, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0,
+        0, 0, 2, 0, 0, 0, 1, 2, 0, 0,
+    ];
+    let be = [
+        0, 8, 0, 2, 0, 0, 0, 26, 0, 0, 0, 4, b'R', b'E', b'D', 0, 0, 0, 0, 10, 0, 0, 0, 20, 0, 0,
+        0, 30, 0, 0, 0, 2, 1, 2, 0, 0,
+    ];
+    assert_eq!(
+        red.serialize_as(XcdrVersion::Xcdr2, Endianness::Little)
+            .unwrap(),
+        le
+    );
+    assert_eq!(
+        red.serialize_as(XcdrVersion::Xcdr2, Endianness::Big)
+            .unwrap(),
+        be
+    );
+    assert_eq!(ShapeType::deserialize(&le), Ok(red.clone()));
+    assert_eq!(ShapeType::deserialize(&be), Ok(red.clone()));
+    let four = ShapeType {
+        additional_payload_size: vec![],
+        ..red.clone()
+    };
+    let xcdr1 = [
+        0, 1, 0, 0, 4, 0, 0, 0, b'R', b'E', b'D', 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0,
+    ];
+    assert_eq!(ShapeType::deserialize(&xcdr1), Ok(four.clone()));
+    let blue = ShapeType {
+        color: "BLUE".into(),
+        x: 1,
+        y: 2,
+        shapesize: 3,
+        additional_payload_size: vec![],
+    };
+    let xcdr2_four = [
+        0, 9, 0, 0, 24, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0, 1, 0, 0, 0, 2, 0,
+        0, 0, 3, 0, 0, 0,
+    ];
+    assert_eq!(ShapeType::deserialize(&xcdr2_four), Ok(blue.clone()));
+    let c_key = [0, 9, 0, 3, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0];
+    assert_eq!(
+        blue.serialize_key_as(XcdrVersion::Xcdr2, Endianness::Little),
+        Some(c_key.to_vec())
+    );
+    let py_key = [
+        0, 9, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0,
+    ];
+    let hash = blue.key_hash().unwrap();
+    assert_eq!(ShapeType::key_hash_from_serialized_key(&c_key), Some(hash));
+    assert_eq!(ShapeType::key_hash_from_serialized_key(&py_key), Some(hash));
+    // The library's hand-written ShapeType hashes the same key.
+    let lib = siftdds::types::ShapeType {
+        color: "BLUE".into(),
+        ..Default::default()
+    };
+    assert_eq!(lib.key_hash(), Some(hash));
+    assert_eq!(ShapeType::type_name(), "ShapeType");
 }

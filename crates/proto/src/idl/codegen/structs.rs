@@ -79,6 +79,18 @@ pub(super) fn emit(cx: &Ctx<'_>, s: &StructType, desc: Option<&TypeDescriptor>, 
     };
     let _ = writeln!(out, "impl _rt::XcdrCodec for {name} {{");
     let _ = writeln!(out, "const MIN_SIZE: usize = {min};");
+    // The key holder's bound for the structs that hold this one as a key (derived ones too).
+    let ends: Vec<String> = (0..4)
+        .map(|pos| match key_max_end(cx.model, &s.name, pos, 0) {
+            Some(n) => format!("Some({n})"),
+            None => "None".to_owned(),
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "const KEY_END: _rt::KeyEnd = _rt::KeyEnd::from_ends([{}]);",
+        ends.join(", ")
+    );
     write_fn(s, &members, out);
     read_fn(cx, s, &members, out);
     key_fn(cx, &members, out);

@@ -53,6 +53,14 @@ pub(super) fn emit_enum(name: &str, enumerators: &[(String, i32)], out: &mut Str
     let _ = writeln!(out, "const MIN_SIZE: usize = 4;");
     let _ = writeln!(
         out,
+        "const LENGTH_CODE: _rt::LengthCode = _rt::LengthCode::Size4;"
+    );
+    let _ = writeln!(
+        out,
+        "const KEY_END: _rt::KeyEnd = _rt::KeyEnd::primitive(4);"
+    );
+    let _ = writeln!(
+        out,
         "fn xcdr_write(&self, w: &mut _rt::CdrWriter<'_>) -> Result<(), _rt::CdrError> {{ _rt::XcdrCodec::xcdr_write(&self.value(), w) }}"
     );
     let _ = writeln!(

@@ -1,7 +1,9 @@
-//! Runtime support for the types `src/idl/codegen` generates: the [`XcdrCodec`] trait (one
-//! value in XCDR1 or XCDR2, the version being the cursor's) and the helpers generated code
-//! calls for strings, sequences, arrays, optionals, DHEADERs, EMHEADERs and payloads.
-//! Generated code names this module `_rt`, so it re-exports what that code needs.
+//! Runtime support for the types `src/idl/codegen` generates and `#[derive(TopicType)]`
+//! (`siftdds-derive`) derives: the [`XcdrCodec`] trait (one value in XCDR1 or XCDR2, the
+//! version being the cursor's) and the helpers that code calls for strings, sequences,
+//! arrays, optionals, DHEADERs, EMHEADERs and payloads. Generated code names this module
+//! `_rt`, so it re-exports what that code needs; `member` holds the facts derived code reads
+//! from its members' types.
 //!
 //! Must not: panic or allocate from a wire length before checking the bytes are there; know
 //! about RTPS; hold state. Encoding fails only for values that break their IDL bounds.
@@ -27,10 +29,12 @@ use crate::cdr::{CdrDecode, CdrEncode, EncapsulationHeader, EncapsulationKind, M
 #[doc(hidden)]
 pub mod fuzz;
 mod key;
+mod member;
 mod mutable;
 
 pub use key::{key_hash_from_serialized_key, read_key_only, serialize_key, serialize_key_as};
 
+pub use member::{KeyEnd, array_length_code, primitive_length_code, sequence_length_code};
 pub(crate) use mutable::parameter_header;
 pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
 use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU};
@@ -39,6 +43,19 @@ use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU};
 pub trait XcdrCodec: Sized {
     /// The fewest bytes one encoded value occupies, used to bound sequence counts.
     const MIN_SIZE: usize;
+
+    /// The size of an XTypes primitive (DDS-XTypes 1.3 §7.2.2.2: boolean, byte, integers,
+    /// floats, chars), 0 for every other type. Collections of non-primitives carry a DHEADER
+    /// in XCDR2 (§7.4.3.5.3). Read by derived types (`member`); generated code knows it.
+    const PRIMITIVE_SIZE: usize = 0;
+
+    /// The EMHEADER length code of a member of this type in a mutable aggregate (§7.4.3.4.8;
+    /// the choice Cyclone makes). Read by derived types.
+    const LENGTH_CODE: LengthCode = LengthCode::NextInt;
+
+    /// Where this type's key holder ends at the latest (RTPS 2.5 §9.6.4.8), for the choice
+    /// between the bytes and their MD5. Read by derived types; unbounded unless said.
+    const KEY_END: KeyEnd = KeyEnd::UNBOUNDED;
 
     /// Appends the value (alignment padding first). Errs when a bound is exceeded.
     fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError>;
@@ -63,6 +80,9 @@ macro_rules! primitive {
     ($($t:ty),*) => {$(
         impl XcdrCodec for $t {
             const MIN_SIZE: usize = <$t as CdrDecode<'static>>::MIN_SIZE;
+            const PRIMITIVE_SIZE: usize = <$t as CdrDecode<'static>>::MIN_SIZE;
+            const LENGTH_CODE: LengthCode = primitive_length_code(Self::PRIMITIVE_SIZE);
+            const KEY_END: KeyEnd = KeyEnd::primitive(Self::PRIMITIVE_SIZE);
 
             fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
                 self.encode(w);
@@ -82,6 +102,9 @@ primitive!(bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 /// where the plain `CdrEncode` for `char` would write `?`.
 impl XcdrCodec for char {
     const MIN_SIZE: usize = 1;
+    const PRIMITIVE_SIZE: usize = 1;
+    const LENGTH_CODE: LengthCode = LengthCode::Size1;
+    const KEY_END: KeyEnd = KeyEnd::primitive(1);
 
     fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         let octet =
@@ -102,6 +125,8 @@ pub struct LongDouble(pub u128);
 
 impl XcdrCodec for LongDouble {
     const MIN_SIZE: usize = 16;
+    const PRIMITIVE_SIZE: usize = 16;
+    const KEY_END: KeyEnd = KeyEnd::primitive(16);
 
     fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         w.align_prim(8);

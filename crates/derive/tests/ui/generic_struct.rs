@@ -1,0 +1,8 @@
+use siftdds::TopicType;
+
+#[derive(TopicType)]
+struct Wrapper<T> {
+    value: T,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use siftdds::TopicType;
+
+#[derive(TopicType)]
+struct Keyed {
+    #[key]
+    id: Option<i32>,
+}
+
+fn main() {}

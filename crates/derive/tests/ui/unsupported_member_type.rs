@@ -1,0 +1,10 @@
+use siftdds::TopicType;
+
+#[derive(TopicType)]
+struct Pair {
+    ok: i32,
+    both: (i32, i32),
+    size: usize,
+}
+
+fn main() {}
