@@ -17,6 +17,7 @@ pub mod driver;
 pub mod keys;
 pub mod link;
 pub mod marker;
+pub mod paths;
 pub mod peer_group;
 pub mod repository;
 pub mod route_filter;
