@@ -31,6 +31,10 @@ pub const HEARTBEAT_INTERVAL: Duration = Duration::from_millis(500);
 /// detection time of 3 s (`LINK_LEASE` is 40 s); six in a row are lost on a 20 % loss link
 /// once in 15,625 intervals.
 pub const HEARTBEAT_MISSES: u32 = 6;
+/// Heartbeat intervals after the last change of the view before copies from off the reverse
+/// path are dropped (until then the routers may disagree; the repositories keep exactly
+/// once).
+pub const SETTLE_HEARTBEATS: u32 = 4;
 /// An advert of a router no longer reachable is forgotten after this long unheard.
 pub const ADVERT_MAX_AGE: Duration = Duration::from_secs(60);
 /// At most this many routers are kept (adverts of others are dropped and counted).
@@ -70,6 +74,12 @@ impl Detection {
     /// The detection time: how long a link's peer may stay unheard before the link is down.
     pub fn time(&self) -> Duration {
         self.interval.saturating_mul(self.misses.max(1))
+    }
+
+    /// How long the view must stay unchanged before the routers are taken to agree
+    /// ([`SETTLE_HEARTBEATS`] intervals: a change spreads one link per heartbeat).
+    pub fn settle(&self) -> Duration {
+        self.interval.saturating_mul(SETTLE_HEARTBEATS)
     }
 }
 
@@ -461,6 +471,11 @@ impl Paths {
         let t = shortest_paths(&self.adverts, origin);
         self.trees.insert(origin, t.clone());
         t
+    }
+
+    /// `origin`'s tree: every router it reaches and its parent there.
+    pub fn tree_of(&mut self, origin: RouterId) -> Vec<(RouterId, Option<RouterId>)> {
+        self.tree(origin).parent.into_iter().collect()
     }
 
     /// The parent of `router` in `origin`'s tree (`Some(None)` for the root).
