@@ -313,10 +313,12 @@ impl Router {
     /// reconciles the endpoints with the table.
     pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) {
         let rules = &self.rules;
-        view.readers
-            .retain(|r| rules.routes(&r.key.topic, &r.key.type_name));
-        view.writers
-            .retain(|w| rules.routes(&w.key.topic, &w.key.type_name));
+        // The routers' path heartbeats (`router::paths`) are never routed.
+        let routed = |k: &table::TopicKey| {
+            k.topic != paths::HEARTBEAT_TOPIC && rules.routes(&k.topic, &k.type_name)
+        };
+        view.readers.retain(|r| routed(&r.key));
+        view.writers.retain(|w| routed(&w.key));
         self.standby.note_site(now, site, &mut self.table);
         self.route_filters.table_changed();
         if self.table.site(site) == Some(&view) {

@@ -51,6 +51,11 @@ pub const MAX_TOPIC_LEN: usize = 255;
 
 const MAGIC: &[u8; 4] = b"SPT1";
 
+/// The topic the heartbeats travel on between routers (never routed).
+pub const HEARTBEAT_TOPIC: &str = "siftdds_router_paths";
+/// Its type name.
+pub const HEARTBEAT_TYPE: &str = "siftdds::RouterPaths";
+
 /// The heartbeat-based failure detection of a link: a heartbeat every `interval`, the link
 /// down after `misses` of them were not heard ([`Self::time`], the *detection time*).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
