@@ -519,9 +519,23 @@ impl Router {
         };
         // Shortest-path forwarding: the origin router of the sample (whose LAN has its
         // original writer), the reverse-path check, then only the tree's links below us.
-        let origin = match (&mut self.paths, identity) {
-            (Some(p), Some(id)) => p.paths.origin_of(id.writer_guid.prefix),
-            _ => None,
+        let me = self.table.me();
+        let from_app = self
+            .table
+            .site(key.0)
+            .is_none_or(|v| !v.router_participants.contains(&change.writer_guid.prefix));
+        let (origin, root) = match (&mut self.paths, identity) {
+            // Read on a LAN from an application writer: it originates here, whether or not
+            // the view lists the writer yet.
+            (Some(p), Some(_)) if !p.paths.is_link(key.0) && from_app => (Some(me), Some(me)),
+            // Read on a link: the router an advert names for its writer; until the adverts
+            // name it (a writer just discovered), the tree of the peer it came from (right
+            // when it originated there; the repositories keep exactly once if not).
+            (Some(p), Some(id)) => {
+                let origin = p.paths.origin_of(id.writer_guid.prefix);
+                (origin, origin.or_else(|| p.paths.peer(key.0)))
+            }
+            _ => (None, None),
         };
         if let (Some(p), Some(o)) = (&mut self.paths, origin) {
             let settled = p.settled(now);
@@ -553,7 +567,7 @@ impl Router {
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
                 continue;
             }
-            if let (Some(p), Some(o)) = (&mut self.paths, origin)
+            if let (Some(p), Some(o)) = (&mut self.paths, root)
                 && p.paths.onto(o, &key.1.topic, target.0) == Some(false)
             {
                 continue;

@@ -7,7 +7,8 @@
 //! serves — and the topics its LANs read) inside a heartbeat it sends on every link every
 //! [`Detection::interval`]; a heartbeat carries every advert the sender knows. A link whose
 //! peer was not heard for [`Detection::time`] (interval × misses) is down: the router's advert
-//! changes and every router recomputes. Per origin router O, every router computes the same
+//! changes and every router recomputes. A changed advert (ours, or one learnt) goes out at
+//! once, not at the next interval (a triggered update). Per origin router O, every router computes the same
 //! tree of shortest paths rooted at O (Dijkstra over the links both ends announce, cost the
 //! larger of the two; ties broken by the lower router id, so all routers agree) and decides:
 //! a sample from O read on the link to peer P is taken only if P is its parent in O's tree
@@ -273,6 +274,9 @@ impl Paths {
     }
 
     fn changed(&mut self) {
+        // A triggered update: the next heartbeat goes at once, so a change spreads in about
+        // a round trip per hop rather than a heartbeat interval.
+        self.next_heartbeat = None;
         self.generation = self.generation.wrapping_add(1);
         self.counters.recomputations = self.counters.recomputations.saturating_add(1);
         self.trees.clear();
