@@ -306,8 +306,9 @@ impl Paths {
         let mut new = Vec::new();
         for a in adverts {
             if a.router == self.me {
-                // Our own advert back from before a restart: outrun it.
-                if a.seq >= self.seq {
+                // Our own advert back from before a restart: outrun it. (The one we sent
+                // comes back with every heartbeat: equal is not newer.)
+                if a.seq > self.seq {
                     self.seq = a.seq;
                     ours_changed = true;
                 }

@@ -23,6 +23,8 @@ struct Net {
     loss: u64,
     rng: Rng,
     now: u64,
+    /// Heartbeats sent so far (all routers).
+    sent: u64,
 }
 
 fn site(j: usize) -> SiteId {
@@ -61,6 +63,7 @@ impl Net {
             loss,
             rng: Rng::new(seed),
             now: 0,
+            sent: 0,
         }
     }
 
@@ -85,6 +88,7 @@ impl Net {
                 let Some((sites, bytes)) = self.paths[i].poll_heartbeat(now) else {
                     continue;
                 };
+                self.sent += 1;
                 for s in sites {
                     let j = usize::from(s.0) - 1;
                     if !self.live(i, j) || self.rng.chance(self.loss) {
@@ -298,6 +302,15 @@ fn a_ring_of_four_forwards_along_the_tree_and_fails_over_within_the_detection_ti
     net.run(2_000);
     assert!(net.agrees());
     net.check_forwarding().unwrap();
+    // Quiet once converged: one heartbeat per router per interval, no triggered ones (a
+    // router's own advert coming back is no change).
+    let before = net.sent;
+    net.run(10_000);
+    assert_eq!(
+        net.sent - before,
+        4 * 20,
+        "heartbeats in 10 s of a quiet ring"
+    );
     // From A: B and D are its children, C hangs under B (tie to the lower id).
     assert_eq!(
         net.paths[2].parent_in(RouterId(1), RouterId(3)),
