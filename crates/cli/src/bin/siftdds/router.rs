@@ -173,6 +173,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
         "siftdds: router next hops by filter: lookups {}, memo hits {}, misses {}, evaluations {}, undecodable {}, (sample, route) pairs skipped {}",
         f.lookups, f.hits, f.misses, f.evaluations, f.undecodable, f.skipped
     );
+    let p = c.paths;
+    eprintln!(
+        "siftdds: router paths: heartbeats {}, bad {}, links down {}, recomputations {}, reverse-path rejected {}, link forwards pruned {}",
+        p.heartbeats, p.bad_heartbeats, p.links_down, p.recomputations, p.rpf_rejected, p.pruned
+    );
     let t = c.transcode;
     eprintln!(
         "siftdds: router transcoding: samples {}, keys transcoded {}, keys built {}, as is {}, key unknown {}",
