@@ -205,7 +205,7 @@ fn a_ring_of_four_routers_forwards_along_shortest_paths_and_fails_over() {
         links_of.len()
     ));
     let ideal_crossings = 2 * N as usize * 3;
-    let per_sample = if crossings > 0 { once / crossings } else { 0 };
+    let per_sample = once.checked_div(crossings).unwrap_or(0);
     let ideal = ideal_crossings * per_sample;
     report(&format!(
         "ring WAN: {crossings} sample crossings (ideal {ideal_crossings}), {once} B once (ideal {ideal} B, ratio {:.3}), {total} B with repairs (ratio {:.3}); {}",
