@@ -526,8 +526,11 @@ impl Router {
             .is_none_or(|v| !v.router_participants.contains(&change.writer_guid.prefix));
         let (origin, root) = match (&mut self.paths, identity) {
             // Read on a LAN from an application writer: it originates here, whether or not
-            // the view lists the writer yet.
-            (Some(p), Some(_)) if !p.paths.is_link(key.0) && from_app => (Some(me), Some(me)),
+            // the view lists the writer yet (announced at once if not).
+            (Some(p), Some(id)) if !p.paths.is_link(key.0) && from_app => {
+                p.paths.add_origin(now, id.writer_guid.prefix);
+                (Some(me), Some(me))
+            }
             // Read on a link: the router an advert names for its writer; until the adverts
             // name it (a writer just discovered), the tree of the peer it came from (right
             // when it originated there; the repositories keep exactly once if not).

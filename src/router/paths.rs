@@ -249,6 +249,18 @@ impl Paths {
         }
     }
 
+    /// Adds `prefix` to our origins at once (a sample of a writer on our LAN that the views
+    /// do not list yet): the changed advert goes out with the next heartbeat poll, so the
+    /// routers downstream learn its origin about as soon as its first samples arrive.
+    pub fn add_origin(&mut self, now: Instant, prefix: GuidPrefix) {
+        if let Err(at) = self.origins.binary_search(&prefix)
+            && self.origins.len() < MAX_ORIGINS
+        {
+            self.origins.insert(at, prefix);
+            self.readvertise(now);
+        }
+    }
+
     fn neighbours(&self) -> Vec<(RouterId, u32)> {
         let mut n: BTreeMap<RouterId, u32> = BTreeMap::new();
         for l in self.links.values() {
