@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use siftdds::wire::inline_qos::InlineQos;
-use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
+use siftdds::wire::submessage::{DataPayload, Submessage, SubmessageOutcome};
 
 use super::router::{exactly, received, router_case};
 use super::router_mesh::{config, start_router, udp_payloads, user_data};
@@ -31,9 +31,10 @@ const LINKS: [(&str, &str); 4] = [("RA", "RB"), ("RB", "RC"), ("RC", "RD"), ("RD
 
 /// Per original sample (PID_ORIGINAL_WRITER_INFO: writer GUID and sequence number, as text)
 /// in a capture of one link: how many distinct RTPS samples (sender, writer, sequence
-/// number) carried it, either way: more than one is a sample that crossed the link twice.
-fn copies_per_sample(file: &std::path::Path) -> Result<HashMap<String, usize>, String> {
-    let mut carriers: HashMap<String, HashSet<String>> = HashMap::new();
+/// number) carried it, either way (more than one is a sample that crossed the link twice),
+/// and its payload length.
+fn copies_per_sample(file: &std::path::Path) -> Result<HashMap<String, (usize, usize)>, String> {
+    let mut carriers: HashMap<String, (HashSet<String>, usize)> = HashMap::new();
     for bytes in udp_payloads(file)? {
         let Ok((header, submessages)) = siftdds::wire::Message::parse(&bytes) else {
             continue;
@@ -49,16 +50,24 @@ fn copies_per_sample(file: &std::path::Path) -> Result<HashMap<String, usize>, S
             else {
                 continue;
             };
-            carriers
+            let len = match d.payload {
+                DataPayload::Data(p) | DataPayload::Key(p) => p.len(),
+                DataPayload::None => 0,
+            };
+            let e = carriers
                 .entry(format!("{:?}/{}", id.writer_guid, id.sequence_number.0))
-                .or_default()
-                .insert(format!(
-                    "{:?}/{}/{}",
-                    header.guid_prefix, d.writer_id, d.writer_sn
-                ));
+                .or_default();
+            e.0.insert(format!(
+                "{:?}/{}/{}",
+                header.guid_prefix, d.writer_id, d.writer_sn
+            ));
+            e.1 = len;
         }
     }
-    Ok(carriers.into_iter().map(|(k, v)| (k, v.len())).collect())
+    Ok(carriers
+        .into_iter()
+        .map(|(k, (v, len))| (k, (v.len(), len)))
+        .collect())
 }
 
 #[test]
@@ -182,6 +191,7 @@ fn a_ring_of_four_routers_forwards_along_shortest_paths_and_fails_over() {
     let mut wan = Ok(());
     // Each original sample: the links it crossed, and the most copies on one link.
     let mut links_of: HashMap<String, usize> = HashMap::new();
+    let mut size_of: HashMap<String, usize> = HashMap::new();
     let mut twice = 0;
     for (x, y) in LINKS {
         let file = s.path(&format!("{x}-{y}.pcap"));
@@ -190,9 +200,10 @@ fn a_ring_of_four_routers_forwards_along_shortest_paths_and_fails_over() {
                 crossings += distinct;
                 once += b_once;
                 total += b_total;
-                twice += copies.values().filter(|c| **c > 1).count();
-                for k in copies.into_keys() {
-                    *links_of.entry(k).or_default() += 1;
+                twice += copies.values().filter(|(c, _)| *c > 1).count();
+                for (k, (_, len)) in copies {
+                    *links_of.entry(k.clone()).or_default() += 1;
+                    size_of.insert(k, len);
                 }
                 per_link.push(format!("{x}–{y} {distinct} samples {b_once} B"));
             }
@@ -205,8 +216,8 @@ fn a_ring_of_four_routers_forwards_along_shortest_paths_and_fails_over() {
         links_of.len()
     ));
     let ideal_crossings = 2 * N as usize * 3;
-    let per_sample = once.checked_div(crossings).unwrap_or(0);
-    let ideal = ideal_crossings * per_sample;
+    // The ideal from the topology: every sample on the 3 links of its tree, once.
+    let ideal: usize = size_of.values().map(|len| 3 * len).sum();
     report(&format!(
         "ring WAN: {crossings} sample crossings (ideal {ideal_crossings}), {once} B once (ideal {ideal} B, ratio {:.3}), {total} B with repairs (ratio {:.3}); {}",
         once as f64 / ideal.max(1) as f64,
