@@ -454,7 +454,7 @@ impl Router {
         }
     }
 
-    /// When [`Self::handle_timeout`] must run next.
+    /// When [`Self::handle_timeout`] (or, with paths, [`Self::poll_heartbeat`]) must run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
         let paths = self.paths.as_ref().and_then(|p| p.paths.poll_timeout());

@@ -402,8 +402,9 @@ impl Paths {
             })
             .min();
         match (expiry, self.next_heartbeat) {
+            // A heartbeat is due now (the first one, or a triggered update).
+            (_, None) => Some(Instant::ZERO),
             (Some(a), Some(b)) => Some(a.min(b)),
-            (a, None) => a.or(Some(Instant::ZERO)),
             (None, b) => b,
         }
     }
