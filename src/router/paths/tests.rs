@@ -438,3 +438,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Untrusted heartbeats: random bytes, and valid ones with bytes flipped, never panic;
+    /// whatever parses is within the bounds and re-encodes to what a decoder accepts.
+    #[test]
+    fn hostile_heartbeats_never_panic(
+        noise in proptest::collection::vec(any::<u8>(), 0..256),
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+    ) {
+        let _ = decode(&noise);
+        let a = Advert {
+            router: RouterId(3),
+            seq: 9,
+            neighbours: vec![(RouterId(1), 1), (RouterId(2), 7)],
+            origins: vec![GuidPrefix([4; 12]), GuidPrefix([5; 12])],
+            topics: Some(vec!["Sq".into()]),
+        };
+        let mut bytes = encode(RouterId(3), &[&a]);
+        for (at, b) in flips {
+            let i = at % bytes.len();
+            bytes[i] ^= b;
+        }
+        if let Some((_, adverts)) = decode(&bytes) {
+            prop_assert!(adverts.len() <= MAX_ROUTERS);
+            let refs: Vec<&Advert> = adverts.iter().collect();
+            prop_assert!(decode(&encode(RouterId(3), &refs)).is_some());
+            let mut p = Paths::new(RouterId(1), Detection::default(), 0);
+            p.add_link(SiteId(1), 1);
+            p.handle_heartbeat(at(0), SiteId(1), &bytes);
+            let _ = p.onto(RouterId(3), "Sq", SiteId(1));
+        }
+    }
+}
