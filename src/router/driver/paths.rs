@@ -24,7 +24,7 @@ use crate::router::table::SiteId;
 /// CDR_LE with no options: the samples are opaque octets to every other reader.
 const ENCAPSULATION: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
 
-/// The heartbeat endpoints of one link.
+/// The heartbeat endpoints of every link: a writer and a reader per link participant.
 pub(super) struct Heartbeats {
     writers: Vec<(SiteId, UntypedDataWriter)>,
     _readers: Vec<UntypedDataReader>,
