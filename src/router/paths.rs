@@ -130,7 +130,7 @@ pub struct PathCounters {
     pub links_down: u64,
     /// Shortest-path recomputations (changes of the view).
     pub recomputations: u64,
-    /// Samples dropped by the reverse-path check.
+    /// Samples from off the reverse path (dropped once the view has settled).
     pub rpf_rejected: u64,
     /// Link forwards left out because the link's peer is not a child in the origin's tree
     /// or no reader is below it.
@@ -164,6 +164,8 @@ pub struct Paths {
     next_heartbeat: Option<Instant>,
     generation: u64,
     trees: BTreeMap<RouterId, Tree>,
+    /// [`Self::onto`]'s answers per (origin, link) and topic, until the view changes.
+    decisions: BTreeMap<(RouterId, SiteId), BTreeMap<String, Option<bool>>>,
     counters: PathCounters,
 }
 
@@ -182,6 +184,7 @@ impl Paths {
             next_heartbeat: None,
             generation: 0,
             trees: BTreeMap::new(),
+            decisions: BTreeMap::new(),
             counters: PathCounters::default(),
         };
         p.readvertise(Instant::ZERO);
@@ -292,6 +295,7 @@ impl Paths {
         self.generation = self.generation.wrapping_add(1);
         self.counters.recomputations = self.counters.recomputations.saturating_add(1);
         self.trees.clear();
+        self.decisions.clear();
     }
 
     /// A heartbeat received on link `site`: the link is alive with its sender as peer, and
@@ -448,9 +452,9 @@ impl Paths {
         let Some(peer) = link.peer else {
             return Rpf::Unknown;
         };
-        let tree = self.tree(origin);
-        match tree.parent.get(&me) {
-            Some(Some(parent)) if *parent == peer => Rpf::Accept,
+        let parent = self.tree(origin).parent.get(&me).copied();
+        match parent {
+            Some(Some(parent)) if parent == peer => Rpf::Accept,
             Some(Some(_)) => {
                 self.counters.rpf_rejected = self.counters.rpf_rejected.saturating_add(1);
                 Rpf::Reject
@@ -469,36 +473,59 @@ impl Paths {
     /// `None`: no decision (not a link, peer not known, origin not reachable).
     pub fn onto(&mut self, origin: RouterId, topic: &str, site: SiteId) -> Option<bool> {
         let peer = self.links.get(&site)?.peer?;
-        let me = self.me;
-        let tree = self.tree(origin);
-        if !tree.parent.contains_key(&me) || !tree.parent.contains_key(&peer) {
-            return None;
-        }
-        let child = tree.parent.get(&peer).copied().flatten() == Some(me);
-        let wanted = child
-            && tree
-                .parent
-                .keys()
-                .any(|r| reads(&self.adverts, *r, topic) && below(&tree.parent, *r, peer));
+        let wanted = match self
+            .decisions
+            .get(&(origin, site))
+            .and_then(|d| d.get(topic))
+        {
+            Some(w) => *w,
+            None => {
+                let w = self.decide(origin, topic, peer);
+                self.decisions
+                    .entry((origin, site))
+                    .or_default()
+                    .insert(topic.to_owned(), w);
+                w
+            }
+        }?;
         if !wanted {
             self.counters.pruned = self.counters.pruned.saturating_add(1);
         }
         Some(wanted)
     }
 
-    /// The tree of shortest paths rooted at `origin`, computed once per view.
-    fn tree(&mut self, origin: RouterId) -> Tree {
-        if let Some(t) = self.trees.get(&origin) {
-            return t.clone();
+    /// [`Self::onto`] computed from the tree (remembered until the view changes).
+    fn decide(&mut self, origin: RouterId, topic: &str, peer: RouterId) -> Option<bool> {
+        let me = self.me;
+        let adverts = &self.adverts;
+        let tree = self
+            .trees
+            .entry(origin)
+            .or_insert_with(|| shortest_paths(adverts, origin));
+        if !tree.parent.contains_key(&me) || !tree.parent.contains_key(&peer) {
+            return None;
         }
-        let t = shortest_paths(&self.adverts, origin);
-        self.trees.insert(origin, t.clone());
-        t
+        let child = tree.parent.get(&peer).copied().flatten() == Some(me);
+        Some(
+            child
+                && tree
+                    .parent
+                    .keys()
+                    .any(|r| reads(adverts, *r, topic) && below(&tree.parent, *r, peer)),
+        )
+    }
+
+    /// The tree of shortest paths rooted at `origin`, computed once per view.
+    fn tree(&mut self, origin: RouterId) -> &Tree {
+        let adverts = &self.adverts;
+        self.trees
+            .entry(origin)
+            .or_insert_with(|| shortest_paths(adverts, origin))
     }
 
     /// `origin`'s tree: every router it reaches and its parent there.
     pub fn tree_of(&mut self, origin: RouterId) -> Vec<(RouterId, Option<RouterId>)> {
-        self.tree(origin).parent.into_iter().collect()
+        self.tree(origin).parent.clone().into_iter().collect()
     }
 
     /// The parent of `router` in `origin`'s tree (`Some(None)` for the root).

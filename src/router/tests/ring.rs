@@ -46,10 +46,15 @@ struct Ring {
 
 impl Ring {
     fn new(seed: u64) -> Self {
-        Self::with_links(N, (0..N).map(|i| (i, (i + 1) % N)).collect(), seed)
+        Self::with_links(
+            N,
+            (0..N).map(|i| (i, (i + 1) % N)).collect(),
+            seed,
+            Detection::default(),
+        )
     }
 
-    fn with_links(n: usize, links: Vec<(usize, usize)>, seed: u64) -> Self {
+    fn with_links(n: usize, links: Vec<(usize, usize)>, seed: u64, detection: Detection) -> Self {
         let links: BTreeSet<(usize, usize)> = links
             .into_iter()
             .filter(|(a, b)| a != b)
@@ -76,7 +81,7 @@ impl Ring {
                     TopicRules::all(),
                     RepositoryLimits::default(),
                 )
-                .with_paths(Detection::default(), 0);
+                .with_paths(detection, 0);
                 for j in ring.neighbours(i) {
                     r.add_link(link(j), 1);
                 }
@@ -387,6 +392,17 @@ proptest! {
     /// order throughout, and once settled again the same holds in each component left.
     #[test]
     fn random_topologies_forward_once_per_link_and_fail_over(seed in any::<u64>(), n in 3usize..=6) {
+        random_topology(seed, n)?;
+    }
+}
+
+#[test]
+fn random_topology_regressions() {
+    random_topology(3572431270185793705, 3).unwrap();
+}
+
+fn random_topology(seed: u64, n: usize) -> Result<(), TestCaseError> {
+    {
         let mut rng = Rng::new(seed);
         let mut links: Vec<(usize, usize)> = match rng.below(3) {
             0 => (0..n).map(|i| (i, (i + 1) % n)).collect(),
@@ -397,7 +413,15 @@ proptest! {
                 links.push((rng.below(n), rng.below(n)));
             }
         }
-        let mut ring = Ring::with_links(n, links, seed);
+        // 10 misses: at 20 % heartbeat loss the default 6 declare a live link down once in
+        // 15,625 intervals per direction, a few times in a case of this length; a spurious
+        // failover is a detour whose switch may drop a sample (forward iff newer), which is
+        // not what this test is about (the detection time: the ring test and the paths').
+        let detection = Detection {
+            misses: 10,
+            ..Detection::default()
+        };
+        let mut ring = Ring::with_links(n, links, seed, detection);
         for step in 0..100 {
             if step % 10 == 0 {
                 ring.discover();
@@ -405,8 +429,8 @@ proptest! {
             ring.tick();
         }
         let mut sn = 0;
-        // Steady, then after a cut, then after a kill: 150 samples per writer each, the last
-        // 30 of each phase checked as steady state.
+        // Steady, then after a cut, then after a kill: 200 samples per writer each (10 s), the
+        // last 30 of each phase checked as steady state.
         for phase in 0..3 {
             if phase == 1 {
                 let all: Vec<(usize, usize)> = ring.links.iter().copied().collect();
@@ -416,7 +440,7 @@ proptest! {
                 let victim = ring.rng.below(n);
                 ring.dead.insert(victim);
             }
-            for _ in 0..150 {
+            for _ in 0..200 {
                 sn += 1;
                 if sn % 10 == 0 {
                     ring.discover();
@@ -431,9 +455,17 @@ proptest! {
                 for from in (0..n).filter(|&f| f != lan && !ring.dead.contains(&f)) {
                     // At most once and in order (checked by `received`) whatever happened.
                     let got = ring.received(lan, from);
-                    let tail: Vec<i64> = got.iter().copied().filter(|s| steady.contains(s)).collect();
+                    let tail: Vec<i64> =
+                        got.iter().copied().filter(|s| steady.contains(s)).collect();
                     if reach.contains(&from) {
-                        prop_assert_eq!(tail, steady.clone().collect::<Vec<_>>(), "phase {} LAN {} from {}", phase, lan, from);
+                        prop_assert_eq!(
+                            tail,
+                            steady.clone().collect::<Vec<_>>(),
+                            "phase {} LAN {} from {}",
+                            phase,
+                            lan,
+                            from
+                        );
                     } else {
                         prop_assert!(tail.is_empty());
                     }
@@ -449,10 +481,23 @@ proptest! {
                         .filter(|((_, _, g, x), _)| *g == writer(from) && *x == s)
                         .map(|(_, c)| *c)
                         .collect();
-                    prop_assert!(hops.iter().all(|c| *c == 1), "sample {} of {} crossed a link twice", s, from);
-                    prop_assert_eq!(hops.len(), size - 1, "phase {} sample {} of {}", phase, s, from);
+                    prop_assert!(
+                        hops.iter().all(|c| *c == 1),
+                        "sample {} of {} crossed a link twice",
+                        s,
+                        from
+                    );
+                    prop_assert_eq!(
+                        hops.len(),
+                        size - 1,
+                        "phase {} sample {} of {}",
+                        phase,
+                        s,
+                        from
+                    );
                 }
             }
         }
     }
+    Ok(())
 }
