@@ -21,6 +21,7 @@ mod router;
 mod router_ha;
 mod router_late;
 mod router_mesh;
+mod router_ring;
 mod two_hosts;
 
 use std::collections::HashMap;

@@ -19,28 +19,15 @@ use super::{Need, Sites, check, conclude, report, run_sites, run_sites_impaired}
 /// Samples of the reliable cases.
 const N: i64 = 500;
 
-/// User (non-builtin) DATA / DATA_FRAG in a capture: (datagrams, distinct samples, their
-/// payload bytes counted once, payload bytes with every repair).
-fn user_data(file: &std::path::Path) -> Result<(usize, usize, usize, usize), String> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(file)
-        .args(["-Y", "udp", "-T", "fields", "-e", "udp.payload"])
-        .output()
-        .map_err(|e| format!("tshark: {e}"))?;
-    check(out.status.success(), || {
-        format!(
-            "tshark -r {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })?;
-    let text = String::from_utf8_lossy(&out.stdout);
+/// User (non-builtin) DATA / DATA_FRAG in a capture, the routers' path heartbeats
+/// (`router::paths`, payload `SPT1` after the encapsulation) left out: (datagrams, distinct
+/// samples, their payload bytes counted once, payload bytes with every repair).
+pub(super) fn user_data(file: &std::path::Path) -> Result<(usize, usize, usize, usize), String> {
+    let payloads = udp_payloads(file)?;
     let mut datagrams = 0;
     let mut distinct: HashMap<String, usize> = HashMap::new();
     let mut total = 0;
-    for line in text.lines() {
-        let Some(bytes) = unhex(line) else { continue };
+    for bytes in payloads {
         datagrams += 1;
         let Ok((header, submessages)) = Message::parse(&bytes) else {
             continue;
@@ -49,6 +36,9 @@ fn user_data(file: &std::path::Path) -> Result<(usize, usize, usize, usize), Str
             let (key, len) = match sm {
                 SubmessageOutcome::Accept(Submessage::Data(d)) if !d.writer_id.is_builtin() => {
                     let len = match d.payload {
+                        DataPayload::Data(p) if p.get(4..8) == Some(b"SPT1".as_slice()) => {
+                            continue;
+                        }
                         DataPayload::Data(p) | DataPayload::Key(p) => p.len(),
                         DataPayload::None => 0,
                     };
@@ -75,6 +65,27 @@ fn user_data(file: &std::path::Path) -> Result<(usize, usize, usize, usize), Str
     Ok((datagrams, distinct.len(), distinct.values().sum(), total))
 }
 
+/// The UDP payloads of a capture (tshark).
+pub(super) fn udp_payloads(file: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(file)
+        .args(["-Y", "udp", "-T", "fields", "-e", "udp.payload"])
+        .output()
+        .map_err(|e| format!("tshark: {e}"))?;
+    check(out.status.success(), || {
+        format!(
+            "tshark -r {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(unhex)
+        .collect())
+}
+
 fn unhex(s: &str) -> Option<Vec<u8>> {
     let s = s.trim().as_bytes();
     if s.is_empty() {
@@ -86,7 +97,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 /// A router config: `lan` interface (if any) and links `(interface, peer address)`.
-fn config(id: u64, lan: Option<&str>, links: &[(&str, &str)]) -> String {
+pub(super) fn config(id: u64, lan: Option<&str>, links: &[(&str, &str)]) -> String {
     // The filtered topic's siftdds writer is TRANSIENT_LOCAL: KEEP_ALL downstream so every
     // passing sample reaches the readers (the default for TRANSIENT_LOCAL is KEEP_LAST 1).
     let mut c = format!("router_id = {id}\n[[topic]]\nname = \"Filt\"\nhistory_depth = 0\n");

@@ -31,6 +31,8 @@ pub struct SiteConfig {
     pub peers: Vec<String>,
     /// The DDS domain (default: the file's `domain`).
     pub domain: Option<u32>,
+    /// A link's cost in the shortest paths between routers (`router::paths`; default 1).
+    pub cost: Option<u32>,
 }
 
 /// What a site is.
@@ -105,6 +107,50 @@ pub struct RouterConfig {
     /// Peer groups the router caches for (`router::peer_group`, docs/peer-group-cache.md).
     #[serde(default, rename = "peer_group")]
     pub peer_groups: Vec<super::peer_group::PeerGroupToml>,
+    /// Shortest-path forwarding between routers and its failure detection.
+    #[serde(default)]
+    pub paths: PathsConfig,
+}
+
+/// The `[paths]` table: shortest-path forwarding between routers (`router::paths`) and the
+/// heartbeat-based failure detection of the links; detection time = `heartbeat_ms` ×
+/// `misses` (default 500 ms × 6 = 3 s).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PathsConfig {
+    /// Forward along shortest paths (default); `false`: over every link, as path vectors
+    /// allow, the repositories keeping exactly once.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Heartbeat period on each link, in milliseconds.
+    pub heartbeat_ms: Option<u64>,
+    /// Heartbeats missed before a link counts as down.
+    pub misses: Option<u32>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for PathsConfig {
+    fn default() -> Self {
+        PathsConfig {
+            enabled: true,
+            heartbeat_ms: None,
+            misses: None,
+        }
+    }
+}
+
+impl PathsConfig {
+    /// The failure detection, or `None` when shortest-path forwarding is off.
+    pub fn detection(&self) -> Option<super::paths::Detection> {
+        let d = super::paths::Detection::default();
+        self.enabled.then(|| super::paths::Detection {
+            interval: self.heartbeat_ms.map_or(d.interval, Duration::from_millis),
+            misses: self.misses.unwrap_or(d.misses),
+        })
+    }
 }
 
 /// A configuration error, with its place in the file.
@@ -130,7 +176,18 @@ impl RouterConfig {
                 config.sites.len()
             )));
         }
+        if config.paths.heartbeat_ms == Some(0) || config.paths.misses == Some(0) {
+            return Err(ConfigError(
+                "paths: heartbeat_ms and misses must be at least 1".into(),
+            ));
+        }
         for s in &config.sites {
+            if s.cost == Some(0) {
+                return Err(ConfigError(format!(
+                    "site \"{}\": cost must be at least 1",
+                    s.name
+                )));
+            }
             if s.kind == SiteKind::Link && s.peers.is_empty() {
                 return Err(ConfigError(format!(
                     "site \"{}\": a link needs `peers` (unicast initial peers)",

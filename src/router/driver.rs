@@ -16,6 +16,7 @@
 //! threads, channels and the clock (hence the `allow` below).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod paths;
 mod site;
 mod standby;
 
@@ -88,8 +89,20 @@ impl Drop for RouterHandle {
     }
 }
 
-/// Opens the sites and starts routing between them.
+/// Opens the sites and starts routing between them, along shortest paths between routers
+/// with the default failure detection (`router::paths`).
 pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<RouterHandle, Error> {
+    start_with(sites, rules, id, Some(super::paths::Detection::default()))
+}
+
+/// [`start`] with the failure detection of the paths between routers (`None`: forward over
+/// every link, without paths).
+pub fn start_with(
+    sites: Vec<Site>,
+    rules: TopicRules,
+    id: Option<u64>,
+    detection: Option<super::paths::Detection>,
+) -> Result<RouterHandle, Error> {
     let me = RouterId(id.unwrap_or_else(random_id));
     let mut participants = Vec::new();
     let mut links = Vec::new();
@@ -140,11 +153,13 @@ pub fn start(sites: Vec<Site>, rules: TopicRules, id: Option<u64>) -> Result<Rou
         participants.push(p);
     }
     let handles = participants.clone();
+    // Shortest paths over the links (`router::paths`), with each link's cost.
+    let paths = detection.map(|d| (d, sites.iter().map(|s| s.cost).collect::<Vec<u32>>()));
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
         .name("siftdds-router".into())
-        .spawn(move || run(me, participants, links, rules, stop2))
+        .spawn(move || run(me, participants, links, rules, stop2, paths))
         .map_err(Error::Io)?;
     Ok(RouterHandle {
         stop,
@@ -238,10 +253,23 @@ fn run(
     links: Vec<Option<Vec<Locator>>>,
     rules: TopicRules,
     stop: Arc<AtomicBool>,
+    paths: Option<(super::paths::Detection, Vec<u32>)>,
 ) -> RouterCounters {
     let (tx, rx) = mpsc::channel::<super::Forward>();
+    let mut router = Router::new(me, rules, RepositoryLimits::default()).with_settle(ROUTER_LEASE);
+    let is_link: Vec<bool> = links.iter().map(Option::is_some).collect();
+    if let Some((detection, costs)) = paths.filter(|_| is_link.contains(&true)) {
+        // Wall-clock milliseconds: a restarted router's adverts replace its old ones.
+        let first_seq = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        router = router.with_paths(detection, first_seq);
+        for (i, cost) in costs.iter().enumerate().filter(|(i, _)| is_link[*i]) {
+            router.add_link(SiteId(i as u16), *cost);
+        }
+    }
     let shared = Arc::new(Mutex::new(Shared {
-        router: Router::new(me, rules, RepositoryLimits::default()).with_settle(ROUTER_LEASE),
+        router,
         writers: HashMap::default(),
         pending: HashMap::default(),
     }));
@@ -255,8 +283,10 @@ fn run(
         tx,
         epoch: std::time::Instant::now(),
     };
+    let heartbeats = paths::Heartbeats::open(&d.participants, &is_link, &d.shared, d.epoch);
     let mut next_view = std::time::Instant::now();
     while !stop.load(Ordering::SeqCst) {
+        heartbeats.send(&d.shared, d.epoch);
         if std::time::Instant::now() >= next_view {
             next_view = std::time::Instant::now() + VIEW_PERIOD;
             for i in 0..d.participants.len() {
@@ -282,6 +312,7 @@ fn run(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    drop(heartbeats);
     d.leave(&rx);
     lock(&d.shared).router.counters()
 }

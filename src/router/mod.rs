@@ -17,6 +17,7 @@ pub mod driver;
 pub mod keys;
 pub mod link;
 pub mod marker;
+pub mod paths;
 pub mod peer_group;
 pub mod repository;
 pub mod route_filter;
@@ -36,6 +37,7 @@ use crate::qos::History;
 use crate::time::Instant;
 use config::TopicRules;
 use keys::KeyType;
+use paths::{Detection, PathCounters, Paths, Rpf};
 use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
 use route_filter::{ROUTE_MEMO_CAPACITY, RouteFilterCounters, RouteFilters};
 use standby::{Standby, StandbyCounters};
@@ -133,6 +135,8 @@ pub struct RouterCounters {
     /// Payloads and keys re-serialized for the downstream writers' representation
     /// (`router::transcode`).
     pub transcode: TranscodeCounters,
+    /// The shortest-path forwarding between routers (`router::paths`).
+    pub paths: PathCounters,
 }
 
 struct Route {
@@ -165,6 +169,26 @@ pub struct Router {
     unknown_proxy: u64,
     standby: Standby,
     transcoder: Transcoder,
+    /// Shortest-path forwarding over the links (`None`: every link target, as without).
+    paths: Option<PathState>,
+}
+
+/// The router's use of `router::paths`: when the view last changed.
+struct PathState {
+    paths: Paths,
+    /// When the view last changed, and its generation then.
+    changed_at: Instant,
+    last_generation: u64,
+}
+
+impl PathState {
+    /// Whether the view has not changed for the settle time: only then are copies from off
+    /// the reverse path dropped (while the routers converge they may disagree, and a copy
+    /// from a router still on the old tree is the only one; the repositories keep exactly
+    /// once).
+    fn settled(&self, now: Instant) -> bool {
+        now.saturating_duration_since(self.changed_at) >= self.paths.detection().settle()
+    }
 }
 
 impl Router {
@@ -187,7 +211,81 @@ impl Router {
             unknown_proxy: 0,
             standby: Standby::new(core::time::Duration::ZERO),
             transcoder: Transcoder::new(),
+            paths: None,
         }
+    }
+
+    /// Forwards along shortest paths between routers (`router::paths`) with this failure
+    /// `detection`; our adverts start at sequence number `first_seq`. Links are then named
+    /// with [`Self::add_link`].
+    pub fn with_paths(mut self, detection: Detection, first_seq: u64) -> Self {
+        self.paths = Some(PathState {
+            paths: Paths::new(self.table.me(), detection, first_seq),
+            changed_at: Instant::ZERO,
+            last_generation: u64::MAX,
+        });
+        self
+    }
+
+    /// Names `site` a link to a peer router, of `cost` (with paths only).
+    pub fn add_link(&mut self, site: SiteId, cost: u32) {
+        if let Some(p) = &mut self.paths {
+            p.paths.add_link(site, cost);
+        }
+    }
+
+    /// A path heartbeat received on link `site` (`router::paths`).
+    pub fn handle_heartbeat(&mut self, now: Instant, site: SiteId, bytes: &[u8]) {
+        if let Some(p) = &mut self.paths {
+            p.paths.handle_heartbeat(now, site, bytes);
+        }
+        self.paths_changed(now);
+    }
+
+    /// The path heartbeat due now, if any: the links to send it on and its bytes.
+    pub fn poll_heartbeat(&mut self, now: Instant) -> Option<(Vec<SiteId>, Vec<u8>)> {
+        self.paths.as_mut()?.paths.poll_heartbeat(now)
+    }
+
+    /// The path computation, if enabled.
+    pub fn paths(&self) -> Option<&Paths> {
+        self.paths.as_ref().map(|p| &p.paths)
+    }
+
+    /// Notes when the view of the paths last changed ([`PathState::settled`]).
+    fn paths_changed(&mut self, now: Instant) {
+        let Some(p) = &mut self.paths else {
+            return;
+        };
+        let generation = p.paths.generation();
+        if p.last_generation != generation {
+            p.last_generation = generation;
+            p.changed_at = now;
+        }
+    }
+
+    /// Tells the paths what our LANs have: the participants of their writers (origins) and
+    /// the topics their readers read.
+    fn note_local(&mut self, now: Instant) {
+        let Some(p) = &mut self.paths else {
+            return;
+        };
+        let mut origins = Vec::new();
+        let mut topics = Vec::new();
+        for s in self.table.sites().filter(|s| !p.paths.is_link(*s)) {
+            let Some(v) = self.table.site(s) else {
+                continue;
+            };
+            origins.extend(
+                v.writers
+                    .iter()
+                    .map(|w| w.guid.prefix)
+                    .filter(|x| !v.router_participants.contains(x)),
+            );
+            topics.extend(v.readers.iter().map(|r| r.key.topic.clone()));
+        }
+        p.paths.set_local(now, origins, &topics);
+        self.paths_changed(now);
     }
 
     /// Elects this router into or from a site only once it has been on it for `settle`
@@ -215,16 +313,19 @@ impl Router {
     /// reconciles the endpoints with the table.
     pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) {
         let rules = &self.rules;
-        view.readers
-            .retain(|r| rules.routes(&r.key.topic, &r.key.type_name));
-        view.writers
-            .retain(|w| rules.routes(&w.key.topic, &w.key.type_name));
+        // The routers' path heartbeats (`router::paths`) are never routed.
+        let routed = |k: &table::TopicKey| {
+            k.topic != paths::HEARTBEAT_TOPIC && rules.routes(&k.topic, &k.type_name)
+        };
+        view.readers.retain(|r| routed(&r.key));
+        view.writers.retain(|w| routed(&w.key));
         self.standby.note_site(now, site, &mut self.table);
         self.route_filters.table_changed();
         if self.table.site(site) == Some(&view) {
             return;
         }
         self.table.set_site(site, view);
+        self.note_local(now);
         self.reconcile(now);
     }
 
@@ -338,6 +439,10 @@ impl Router {
         if self.standby.settle_due(now, &mut self.table) {
             self.reconcile(now);
         }
+        if let Some(p) = &mut self.paths {
+            p.paths.handle_timeout(now);
+        }
+        self.paths_changed(now);
         let (due, keep): (Vec<_>, Vec<_>) =
             self.retiring.drain(..).partition(|(t, _, _)| *t <= now);
         self.retiring = keep;
@@ -349,13 +454,14 @@ impl Router {
         }
     }
 
-    /// When [`Self::handle_timeout`] must run next.
+    /// When [`Self::handle_timeout`] (or, with paths, [`Self::poll_heartbeat`]) must run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
-        match (retiring, self.standby.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let paths = self.paths.as_ref().and_then(|p| p.paths.poll_timeout());
+        [retiring, self.standby.poll_timeout(), paths]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The next endpoint action.
@@ -411,6 +517,35 @@ impl Router {
             key_hash,
             data: &change.data,
         };
+        // Shortest-path forwarding: the origin router of the sample (whose LAN has its
+        // original writer), the reverse-path check, then only the tree's links below us.
+        let me = self.table.me();
+        let from_app = self
+            .table
+            .site(key.0)
+            .is_none_or(|v| !v.router_participants.contains(&change.writer_guid.prefix));
+        let (origin, root) = match (&mut self.paths, identity) {
+            // Read on a LAN from an application writer: it originates here, whether or not
+            // the view lists the writer yet (announced at once if not).
+            (Some(p), Some(id)) if !p.paths.is_link(key.0) && from_app => {
+                p.paths.add_origin(now, id.writer_guid.prefix);
+                (Some(me), Some(me))
+            }
+            // Read on a link: the router an advert names for its writer; until the adverts
+            // name it (a writer just discovered), the tree of the peer it came from (right
+            // when it originated there; the repositories keep exactly once if not).
+            (Some(p), Some(id)) => {
+                let origin = p.paths.origin_of(id.writer_guid.prefix);
+                (origin, origin.or_else(|| p.paths.peer(key.0)))
+            }
+            _ => (None, None),
+        };
+        if let (Some(p), Some(o)) = (&mut self.paths, origin) {
+            let settled = p.settled(now);
+            if p.paths.rpf(o, key.0) == Rpf::Reject && settled {
+                return Vec::new();
+            }
+        }
         let mut out = Vec::new();
         let generation = self.table.generation();
         if self.targets.0 != generation {
@@ -433,6 +568,11 @@ impl Router {
             // Never back to the site its original writer is on (that site has it: a loop
             // of routers would otherwise return it there).
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
+                continue;
+            }
+            if let (Some(p), Some(o)) = (&mut self.paths, root)
+                && p.paths.onto(o, &key.1.topic, target.0) == Some(false)
+            {
                 continue;
             }
             let Some(route) = self.writers.get_mut(target) else {
@@ -486,6 +626,11 @@ impl Router {
             standby: self.standby.counters(),
             route_filter: self.route_filters.counters(),
             transcode: self.transcoder.counters(),
+            paths: self
+                .paths
+                .as_ref()
+                .map(|p| p.paths.counters())
+                .unwrap_or_default(),
         }
     }
 

@@ -16,6 +16,7 @@ mod late;
 mod mesh;
 mod peer_group;
 mod representation;
+mod ring;
 mod standby;
 use crate::core::discovery::ContentFilter;
 use crate::test_rng::Rng;

@@ -89,3 +89,35 @@ fn errors_say_where() {
             .contains("topics.deny")
     );
 }
+
+#[test]
+fn paths_and_link_costs() {
+    let sites = "[[site]]\nname=\"a\"\nkind=\"lan\"\n[[site]]\nname=\"w\"\nkind=\"link\"\npeers=[\"1.2.3.4\"]\n";
+    // Default: shortest paths on, 500 ms × 6 = 3 s detection, cost 1.
+    let c = RouterConfig::from_toml(sites).unwrap();
+    let d = c.paths.detection().unwrap();
+    assert_eq!(d.time(), Duration::from_secs(3));
+    assert_eq!(c.sites[1].cost, None);
+    let c = RouterConfig::from_toml(&format!(
+        "{sites}cost = 5\n[paths]\nheartbeat_ms = 200\nmisses = 4\n"
+    ))
+    .unwrap();
+    assert_eq!(c.sites[1].cost, Some(5));
+    let d = c.paths.detection().unwrap();
+    assert_eq!(
+        (d.interval, d.misses, d.time()),
+        (Duration::from_millis(200), 4, Duration::from_millis(800))
+    );
+    let off = RouterConfig::from_toml(&format!("{sites}[paths]\nenabled = false\n")).unwrap();
+    assert_eq!(off.paths.detection(), None);
+    for bad in [
+        "cost = 0\n",
+        "[paths]\nmisses = 0\n",
+        "[paths]\nheartbeat_ms = 0\n",
+    ] {
+        assert!(
+            RouterConfig::from_toml(&format!("{sites}{bad}")).is_err(),
+            "{bad}"
+        );
+    }
+}

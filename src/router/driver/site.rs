@@ -20,6 +20,8 @@ pub struct Site {
     pub interfaces: Vec<String>,
     /// A link: these initial peers and no multicast; `None`: a LAN.
     pub peers: Option<Vec<Locator>>,
+    /// A link's cost in the shortest paths between routers (`router::paths`).
+    pub cost: u32,
 }
 
 /// Parses a link peer: `IP` (its first [`PEER_INDICES`] metatraffic ports in `domain`) or
@@ -60,6 +62,7 @@ impl Site {
                     domain,
                     interfaces: s.interfaces.clone(),
                     peers,
+                    cost: s.cost.unwrap_or(1),
                 })
             })
             .collect()

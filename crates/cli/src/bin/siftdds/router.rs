@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use siftdds::router::config::{ConfigError, RouterConfig, TopicRules};
 use siftdds::router::driver::{self, Site};
 use siftdds::router::keys::KeyTypes;
+use siftdds::router::paths::Detection;
 
 use crate::args;
 
@@ -63,7 +64,7 @@ fn key_types(rules: &TopicRules, config: &Path) -> Result<KeyTypes, ConfigError>
 pub fn run(a: RouterArgs) -> ExitCode {
     let (interfaces, config, domain) = (a.interfaces.as_deref(), a.config.as_deref(), a.domain);
     let mut id = a.router_id;
-    let (sites, rules) = match (interfaces, config) {
+    let (sites, rules, detection) = match (interfaces, config) {
         (Some(list), None) => {
             let sites: Vec<Site> = list
                 .split(',')
@@ -73,13 +74,14 @@ pub fn run(a: RouterArgs) -> ExitCode {
                     domain,
                     interfaces: vec![name.to_string()],
                     peers: None,
+                    cost: 1,
                 })
                 .collect();
             if sites.len() < 2 {
                 eprintln!("siftdds router: --interfaces needs at least two interfaces");
                 return ExitCode::from(2);
             }
-            (sites, TopicRules::all())
+            (sites, TopicRules::all(), Some(Detection::default()))
         }
         (None, Some(file)) => {
             let text = match std::fs::read_to_string(file) {
@@ -93,7 +95,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
                 Ok((
                     Site::from_config(&c).map_err(siftdds::router::config::ConfigError)?,
                     c.rules()?,
-                    c.router_id,
+                    (c.router_id, c.paths.detection()),
                 ))
             });
             let parsed = parsed.and_then(|(sites, rules, cid)| {
@@ -101,9 +103,9 @@ pub fn run(a: RouterArgs) -> ExitCode {
                 Ok((sites, rules.with_key_types(keys), cid))
             });
             match parsed {
-                Ok((sites, rules, cid)) => {
+                Ok((sites, rules, (cid, detection))) => {
                     id = id.or(cid);
-                    (sites, rules)
+                    (sites, rules, detection)
                 }
                 Err(e) => {
                     eprintln!("siftdds router: {file}: {e}");
@@ -118,7 +120,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
         }
     };
     let caching = !rules.peer_groups.is_empty();
-    let handle = match driver::start(sites, rules, id) {
+    let handle = match driver::start_with(sites, rules, id, detection) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("siftdds router: {e}");
@@ -170,6 +172,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
     eprintln!(
         "siftdds: router next hops by filter: lookups {}, memo hits {}, misses {}, evaluations {}, undecodable {}, (sample, route) pairs skipped {}",
         f.lookups, f.hits, f.misses, f.evaluations, f.undecodable, f.skipped
+    );
+    let p = c.paths;
+    eprintln!(
+        "siftdds: router paths: heartbeats {}, bad {}, links down {}, recomputations {}, reverse-path rejected {}, link forwards pruned {}",
+        p.heartbeats, p.bad_heartbeats, p.links_down, p.recomputations, p.rpf_rejected, p.pruned
     );
     let t = c.transcode;
     eprintln!(
