@@ -27,7 +27,7 @@
 mod handshake;
 mod identity;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use handshake::{
     Authenticated, Handshake, HandshakeRole, KeyAgreement, SharedSecretHandle, handshake_role,

@@ -44,7 +44,7 @@ fn key(ec: bool) -> PKey<Private> {
     }
 }
 
-struct Ca {
+pub(crate) struct Ca {
     cert: X509,
     key: PKey<Private>,
 }
@@ -74,14 +74,14 @@ fn cert(subject: &X509Name, key: &PKey<Private>, issuer: Option<&Ca>, from: i64,
     b.build()
 }
 
-fn ca(cn: &str, ec: bool) -> Ca {
+pub(crate) fn ca(cn: &str, ec: bool) -> Ca {
     let key = key(ec);
     let cert = cert(&name(cn), &key, None, 1_500_000_000, 2_200_000_000);
     Ca { cert, key }
 }
 
 /// A participant identity for `cn` signed by `issuer`, trusting `trust`.
-fn identity_between(
+pub(crate) fn identity_between(
     cn: &str,
     issuer: &Ca,
     trust: &Ca,
@@ -99,7 +99,7 @@ fn identity_between(
     }
 }
 
-fn identity(cn: &str, ca: &Ca, ec: bool) -> IdentityConfig {
+pub(crate) fn identity(cn: &str, ca: &Ca, ec: bool) -> IdentityConfig {
     identity_between(cn, ca, ca, ec, 1_500_000_000, 2_200_000_000)
 }
 
