@@ -25,7 +25,7 @@ use crate::time::{Instant, Now};
 use crate::wire::data_holder::{
     DataHolder, GMCLASSID_SECURITY_AUTH_HANDSHAKE, MessageIdentity, ParticipantGenericMessage,
 };
-use crate::wire::submessage::{Data, DataPayload, InfoDst, Submessage};
+use crate::wire::submessage::{Data, DataFrag, DataPayload, InfoDst, Submessage};
 use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator, SequenceNumber, emit_message};
 
 /// BuiltinParticipantStatelessMessageWriter (§7.4.3.3).
@@ -36,10 +36,25 @@ pub const STATELESS_MESSAGE_READER: EntityId = EntityId([0, 2, 1, 0xc4]);
 pub const BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER: u32 = 1 << 22;
 /// BuiltinEndpointSet bit of the stateless reader (§7.4.7.1).
 pub const BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER: u32 = 1 << 23;
+/// BuiltinEndpointSet bit of the secure SPDP writer (§7.4.7.1). We have none; we announce
+/// the bit because Cyclone DDS takes a participant for secure (and starts a handshake) only
+/// when it is set beside PID_IDENTITY_TOKEN (`ddsi_discovery.c`, `is_secure`).
+pub const SPDP_RELIABLE_BUILTIN_PARTICIPANT_SECURE_WRITER: u32 = 1 << 26;
 /// How often an unanswered handshake message is sent again (the topic is best effort).
 pub const RESEND_PERIOD: core::time::Duration = core::time::Duration::from_secs(1);
 /// How many times an unanswered message is resent before the handshake fails.
 pub const MAX_RESENDS: u32 = 30;
+/// Largest handshake message reassembled from DATA_FRAGs.
+pub const MAX_HANDSHAKE_MESSAGE: usize = 256 * 1024;
+/// Most sources with a handshake message under reassembly at once.
+pub const MAX_PARTIAL_SOURCES: usize = 16;
+
+/// A fragmented handshake message under reassembly.
+struct Partial {
+    sn: i64,
+    data: Vec<u8>,
+    have: Vec<bool>,
+}
 
 /// A participant's security configuration (the `dds.sec.*` properties, resolved).
 #[derive(Debug)]
@@ -91,6 +106,7 @@ pub(super) struct Authentication {
     pdata: Vec<u8>,
     sn: i64,
     peers: BTreeMap<GuidPrefix, Peer>,
+    partials: BTreeMap<GuidPrefix, Partial>,
     outbox: Vec<Transmit>,
 }
 
@@ -107,6 +123,7 @@ impl Authentication {
             pdata,
             sn: 0,
             peers: BTreeMap::new(),
+            partials: BTreeMap::new(),
             outbox: Vec::new(),
         }
     }
@@ -164,6 +181,7 @@ impl Authentication {
     /// Forgets a participant (lease expired or it left).
     pub(super) fn remove(&mut self, remote: GuidPrefix) {
         self.peers.remove(&remote);
+        self.partials.remove(&remote);
     }
 
     /// A DATA for the stateless reader. A message that does not decode, is not for us or is
@@ -177,16 +195,85 @@ impl Authentication {
         let DataPayload::Data(payload) = d.payload else {
             return (false, None);
         };
+        self.handle_payload(now, src, payload)
+    }
+
+    /// A DATA_FRAG for the stateless reader: Cyclone fragments its Reply (about 5 KB) at
+    /// 1344 bytes. One sample per source is reassembled at a time, at most
+    /// [`MAX_HANDSHAKE_MESSAGE`] bytes and [`MAX_PARTIAL_SOURCES`] sources.
+    pub(super) fn handle_frag(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        f: &DataFrag<'_>,
+    ) -> (bool, Option<AuthOutcome>) {
+        let size = usize::try_from(f.sample_size).unwrap_or(usize::MAX);
+        let frag = usize::from(f.fragment_size);
+        if size > MAX_HANDSHAKE_MESSAGE || frag == 0 || f.key {
+            return (false, None);
+        }
+        let sn = f.writer_sn.0;
+        if !self.partials.contains_key(&src) && self.partials.len() >= MAX_PARTIAL_SOURCES {
+            return (false, None);
+        }
+        let total = size.div_ceil(frag);
+        let fresh = || Partial {
+            sn,
+            data: vec![0; size],
+            have: vec![false; total],
+        };
+        let partial = self.partials.entry(src).or_insert_with(fresh);
+        if partial.sn != sn || partial.data.len() != size {
+            *partial = fresh();
+        }
+        let first = usize::try_from(f.fragment_starting_num.0)
+            .unwrap_or(0)
+            .saturating_sub(1);
+        for (i, chunk) in f
+            .fragments
+            .chunks(frag)
+            .take(usize::from(f.fragments_in_submessage))
+            .enumerate()
+        {
+            let n = first.saturating_add(i);
+            let Some(dst) = partial.data.get_mut(n.saturating_mul(frag)..) else {
+                return (false, None);
+            };
+            for (d, s) in dst.iter_mut().zip(chunk) {
+                *d = *s;
+            }
+            if let Some(h) = partial.have.get_mut(n) {
+                *h = true;
+            }
+        }
+        if !partial.have.iter().all(|h| *h) {
+            return (true, None);
+        }
+        let Some(done) = self.partials.remove(&src) else {
+            return (true, None);
+        };
+        self.handle_payload(now, src, &done.data)
+    }
+
+    fn handle_payload(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        payload: &[u8],
+    ) -> (bool, Option<AuthOutcome>) {
         let Ok((_, mut r)) = EncapsulationHeader::body(payload) else {
             return (false, None);
         };
         let Ok(msg) = ParticipantGenericMessage::parse(&mut r) else {
             return (false, None);
         };
-        if msg.message_class_id != GMCLASSID_SECURITY_AUTH_HANDSHAKE
-            || msg.message_identity.source_guid.prefix != src
-        {
+        if msg.message_identity.source_guid.prefix != src {
             return (false, None);
+        }
+        // Other classes (Cyclone's `dds.sec.auth_request`, §9.3.2.5.4) are for features we do
+        // not have: understood, ignored.
+        if msg.message_class_id != GMCLASSID_SECURITY_AUTH_HANDSHAKE {
+            return (true, None);
         }
         // A message for another participant (sent to a multicast or shared locator).
         let dest = msg.destination_participant_key.prefix;
@@ -321,6 +408,13 @@ impl Authentication {
         let mut w = CdrWriter::new(&mut payload, Endianness::Little);
         EncapsulationHeader::new(EncapsulationKind::Cdr, Endianness::Little).emit(&mut w);
         msg.emit(&mut w.nested());
+        // Pad the payload to 4 bytes and say so in the encapsulation options (DDS-XTypes
+        // 1.3 §7.6.3.1.2): Cyclone refuses a DATA whose length is not a multiple of 4.
+        let pad = payload.len().wrapping_neg() & 3;
+        payload.resize(payload.len().saturating_add(pad), 0);
+        if let Some(options) = payload.get_mut(3) {
+            *options = pad as u8;
+        }
         let data = Data {
             endian: Endianness::Little,
             extra_flags: 0,

@@ -90,7 +90,8 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
         data.security_info = Some(crate::core::discovery::ParticipantSecurityInfo::UNPROTECTED);
         data.available_builtin_endpoints.0 |=
             super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER
-                | super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER;
+                | super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER
+                | super::auth::SPDP_RELIABLE_BUILTIN_PARTICIPANT_SECURE_WRITER;
     }
     data
 }

@@ -543,13 +543,22 @@ impl Participant {
                     return;
                 };
                 let (understood, outcome) = a.handle_data(now, src, &d);
-                if !understood {
-                    self.stats.bad_handshake_messages =
-                        self.stats.bad_handshake_messages.saturating_add(1);
-                }
-                if let Some(outcome) = outcome {
-                    self.apply_auth(now, outcome);
-                }
+                self.after_handshake_message(now, understood, outcome);
+            }
+            #[cfg(feature = "security")]
+            Submessage::DataFrag(f) if f.writer_id == auth::STATELESS_MESSAGE_WRITER => {
+                let Some(a) = self.auth.as_mut() else {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
+                    return;
+                };
+                let (understood, outcome) = a.handle_frag(now, src, &f);
+                self.after_handshake_message(now, understood, outcome);
+            }
+            #[cfg(feature = "security")]
+            Submessage::Heartbeat(_) | Submessage::Gap(_)
+                if sm.writer_id() == Some(auth::STATELESS_MESSAGE_WRITER) =>
+            {
+                // Best effort: nothing to acknowledge or repair.
             }
             Submessage::Data(_)
             | Submessage::DataFrag(_)
@@ -670,6 +679,22 @@ impl Participant {
             return;
         }
         if let Some(outcome) = a.discovered(now, prefix, reply_to) {
+            self.apply_auth(now, outcome);
+        }
+    }
+
+    /// Counts a stateless message we could not use and applies a handshake's outcome.
+    #[cfg(feature = "security")]
+    fn after_handshake_message(
+        &mut self,
+        now: Now,
+        understood: bool,
+        outcome: Option<auth::AuthOutcome>,
+    ) {
+        if !understood {
+            self.stats.bad_handshake_messages = self.stats.bad_handshake_messages.saturating_add(1);
+        }
+        if let Some(outcome) = outcome {
             self.apply_auth(now, outcome);
         }
     }

@@ -61,6 +61,11 @@ fn secured_participants_authenticate_then_match_in_both_roles() {
         assert!(net.events(0).contains(&Event::ParticipantAuthenticated(p1)));
         assert!(net.events(1).contains(&Event::ParticipantAuthenticated(p0)));
         assert_eq!(net.nodes[0].p.stats().authenticated, 1);
+        let remote = net.nodes[1].p.remote_participants().next().unwrap();
+        assert!(remote.identity_token.is_some() && remote.security_info.is_some());
+        let stateless = BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER
+            | BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER;
+        assert_eq!(remote.available_builtin_endpoints.0 & stateless, stateless);
         assert_eq!(net.nodes[1].p.stats().authentication_failed, 0);
         assert_eq!(net.nodes[0].p.matched_readers(w), 1);
         assert_eq!(net.nodes[1].p.matched_writers(r), 1);
