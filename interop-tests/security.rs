@@ -8,11 +8,13 @@
 //! the peer.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use siftdds::api::DomainParticipant;
+use siftdds::api::{DataWriter, DomainParticipant};
 use siftdds::core::Event;
+use siftdds::qos::{DataWriterQos, PublisherQos, TopicQos};
+use siftdds::types::ShapeType;
 use siftdds::wire::GuidPrefix;
 
 use crate::sandbox::may_open_sockets;
@@ -23,12 +25,15 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The test PKI, made once per build tree by `scripts/test-pki`.
 fn pki() -> PathBuf {
+    static MADE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let dir = PathBuf::from(repo_path!("target/test-pki"));
-    let status = Command::new(repo_path!("scripts/test-pki"))
-        .arg(&dir)
-        .status()
-        .expect("scripts/test-pki runs");
-    assert!(status.success(), "scripts/test-pki failed");
+    let made = MADE.get_or_init(|| {
+        Command::new(repo_path!("scripts/test-pki"))
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    assert!(*made, "scripts/test-pki failed");
     dir
 }
 
@@ -141,31 +146,37 @@ impl Drop for Peer {
     }
 }
 
-fn ddsperf_ready(test: &str) -> bool {
+fn cyclone_ready(test: &str) -> Option<PathBuf> {
     if !may_open_sockets(test) {
-        return false;
+        return None;
     }
-    let found = Command::new("ddsperf")
-        .arg("-h")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if !found {
-        skip(test, "ddsperf not on PATH (apt install cyclonedds-tools)");
+    let bin = crate::vendor_peer("cyclone/shapes_cyclone");
+    if !bin.exists() {
+        skip(test, "shapes_cyclone not built (scripts/build-peers)");
+        return None;
     }
-    found
+    Some(bin)
 }
 
-fn cyclone_peer(pki: &Path, domain: u32, id: &Identity<'_>, log: &Path) -> Peer {
+/// `shapes_cyclone sub` with Cyclone's security configuration; its trace goes to `log`, its
+/// output to `out`.
+fn cyclone_peer(
+    bin: &Path,
+    pki: &Path,
+    domain: u32,
+    id: &Identity<'_>,
+    log: &Path,
+    out: &Path,
+) -> Peer {
     let _ = std::fs::remove_file(log);
-    let child = Command::new("ddsperf")
-        .args(["-i", &domain.to_string(), "-D", "12", "sub"])
+    let out = std::fs::File::create(out).unwrap();
+    let child = Command::new(bin)
+        .args(["sub", "-d", &domain.to_string(), "-t", "15"])
         .env("CYCLONEDDS_URI", cyclone_config(pki, id, log))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
         .spawn()
-        .expect("ddsperf starts");
+        .expect("shapes_cyclone starts");
     Peer(child)
 }
 
@@ -194,15 +205,18 @@ fn cyclone_failures(log: &str) -> Vec<&str> {
 }
 
 fn cyclone_case(test: &str, domain: u32, ours: Identity<'_>, theirs: Identity<'_>) {
-    if !ddsperf_ready(test) {
+    let Some(bin) = cyclone_ready(test) else {
         return;
-    }
+    };
     let pki = pki();
     let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
     let p = siftdds_participant(&pki, domain, &ours).unwrap();
-    let mut peer = cyclone_peer(&pki, domain, &theirs, &log);
+    let w = square_writer(&p);
+    let mut peer = cyclone_peer(&bin, &pki, domain, &theirs, &log, &out_file);
     let outcome = handshake_outcome(&p);
     eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+    let matched = write_samples(&w);
     // Let our Final (or Cyclone's) arrive, then have Cyclone flush its trace.
     std::thread::sleep(Duration::from_secs(1));
     peer.stop();
@@ -216,6 +230,15 @@ fn cyclone_case(test: &str, domain: u32, ours: Identity<'_>, theirs: Identity<'_
     assert!(
         cyclone_completed(&trace),
         "Cyclone's handshake did not complete (trace {log:?})"
+    );
+    // Governance NONE everywhere and allow_unauthenticated_participants false: Cyclone
+    // matches (it refuses an unauthenticated one) and takes plain data without the volatile
+    // secure key exchange.
+    let out = read_log(&out_file);
+    assert!(matched, "Cyclone did not match our writer: {out}");
+    assert!(
+        out.contains("sub: 1 BLUE"),
+        "Cyclone received nothing: {out}"
     );
 }
 
@@ -250,4 +273,235 @@ fn cyclone_handshake_with_cyclone_initiating() {
             cert: "ec/alice",
         },
     );
+}
+
+/// A writer of `Square` on our participant (default QoS), to see whether the vendor matches
+/// and receives plain data once authentication completed.
+fn square_writer(p: &DomainParticipant) -> DataWriter<ShapeType> {
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    p.create_publisher(PublisherQos::default())
+        .create_datawriter(&t, DataWriterQos::default())
+        .unwrap()
+}
+
+/// Waits for the vendor's reader to match, then writes 20 samples.
+fn write_samples(w: &DataWriter<ShapeType>) -> bool {
+    if w.wait_for_matched(1, Duration::from_secs(5)).is_err() {
+        return false;
+    }
+    for i in 0..20 {
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: i,
+            y: i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+fn fastdds_ready(test: &str) -> Option<PathBuf> {
+    if !may_open_sockets(test) {
+        return None;
+    }
+    let bin = crate::vendor_peer("fastdds/shapes_fastdds");
+    if !bin.exists() {
+        skip(test, "shapes_fastdds not built (scripts/build-peers)");
+        return None;
+    }
+    Some(bin)
+}
+
+/// `shapes_fastdds sub` with Fast DDS's security properties; its output goes to `log`.
+fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Path) -> Peer {
+    let out = std::fs::File::create(log).unwrap();
+    let props = [
+        ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
+        (
+            "dds.sec.auth.builtin.PKI-DH.identity_ca",
+            uri(&pki.join(id.ca)),
+        ),
+        (
+            "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+            uri(&pki.join(format!("{}.pem", id.cert))),
+        ),
+        (
+            "dds.sec.auth.builtin.PKI-DH.private_key",
+            uri(&pki.join(format!("{}.key", id.cert))),
+        ),
+        (
+            "dds.sec.access.plugin",
+            "builtin.Access-Permissions".to_owned(),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.permissions_ca",
+            uri(&pki.join("perm/ca.pem")),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.governance",
+            uri(&pki.join("perm/governance_none.p7s")),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.permissions",
+            uri(&pki.join("perm/permissions.p7s")),
+        ),
+        ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
+    ];
+    let mut cmd = Command::new(bin);
+    cmd.args(["sub", "-d", &domain.to_string(), "-t", "15"]);
+    for (n, v) in props {
+        cmd.args(["--property", &format!("{n}={v}")]);
+    }
+    let child = cmd
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .expect("shapes_fastdds starts");
+    Peer(child)
+}
+
+/// The lines of Fast DDS's output that report a security error.
+fn fastdds_failures(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("SECURITY") || l.to_ascii_lowercase().contains("handshake"))
+        .collect()
+}
+
+fn fastdds_case(test: &str, domain: u32, ours: Identity<'_>, theirs: Identity<'_>) {
+    let Some(bin) = fastdds_ready(test) else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let p = siftdds_participant(&pki, domain, &ours).unwrap();
+    let w = square_writer(&p);
+    let mut peer = fastdds_peer(&bin, &pki, domain, &theirs, &log);
+    let outcome = handshake_outcome(&p);
+    eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+    let matched = write_samples(&w);
+    std::thread::sleep(Duration::from_secs(1));
+    peer.stop();
+    let out = read_log(&log);
+    let failures = fastdds_failures(&out);
+    assert!(
+        outcome.is_ok(),
+        "handshake: {outcome:?}; Fast DDS: {failures:#?}"
+    );
+    assert!(failures.is_empty(), "Fast DDS logged: {failures:#?}");
+    // Governance NONE everywhere: Fast DDS 2.9 matches and takes plain data without the
+    // volatile secure key exchange.
+    assert!(matched, "Fast DDS did not match our writer");
+    assert!(
+        out.contains("sub: 1 BLUE"),
+        "Fast DDS received nothing: {out}"
+    );
+}
+
+#[test]
+fn fastdds_handshake_with_siftdds_initiating() {
+    fastdds_case(
+        "fastdds_handshake_with_siftdds_initiating",
+        173,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+    );
+}
+
+#[test]
+fn fastdds_handshake_with_fastdds_initiating() {
+    // Fast DDS 2.9 proposes DH+MODP-2048-256 with a raw public key: we answer in kind.
+    fastdds_case(
+        "fastdds_handshake_with_fastdds_initiating",
+        174,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+    );
+}
+
+/// Ours is bob's certificate from another CA, so the vendor (alice) initiates and we refuse
+/// its certificate, with OpenSSL's reason; nothing is matched.
+fn refuse_other_ca(test: &str, domain: u32, vendor: &str) {
+    let bin = match vendor {
+        "cyclone" => cyclone_ready(test),
+        _ => fastdds_ready(test),
+    };
+    let Some(bin) = bin else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let ours = Identity {
+        ca: "other/ca.pem",
+        cert: "other/bob",
+    };
+    let theirs = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let p = siftdds_participant(&pki, domain, &ours).unwrap();
+    let w = square_writer(&p);
+    let _peer = match vendor {
+        "cyclone" => cyclone_peer(&bin, &pki, domain, &theirs, &log, &out_file),
+        _ => fastdds_peer(&bin, &pki, domain, &theirs, &log),
+    };
+    let outcome = handshake_outcome(&p);
+    assert!(
+        matches!(&outcome, Err(reason) if reason.contains("unable to get local issuer certificate")),
+        "{outcome:?}"
+    );
+    assert!(
+        w.wait_for_matched(1, Duration::from_secs(2)).is_err(),
+        "matched anyway"
+    );
+}
+
+#[test]
+fn cyclone_certificate_of_another_ca_is_refused() {
+    refuse_other_ca(
+        "cyclone_certificate_of_another_ca_is_refused",
+        175,
+        "cyclone",
+    );
+}
+
+#[test]
+fn fastdds_certificate_of_another_ca_is_refused() {
+    refuse_other_ca(
+        "fastdds_certificate_of_another_ca_is_refused",
+        176,
+        "fastdds",
+    );
+}
+
+/// An expired certificate of ours: the participant does not start, and says why.
+#[test]
+fn expired_certificate_is_refused_when_the_participant_is_built() {
+    let pki = pki();
+    let ours = Identity {
+        ca: "ec/ca.pem",
+        cert: "expired/alice",
+    };
+    match siftdds_participant(&pki, 177, &ours) {
+        Err(siftdds::api::Error::Security(reason)) => {
+            assert!(reason.contains("certificate has expired"), "{reason}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("an expired certificate was accepted"),
+    }
 }
