@@ -505,3 +505,70 @@ fn expired_certificate_is_refused_when_the_participant_is_built() {
         Ok(_) => panic!("an expired certificate was accepted"),
     }
 }
+
+// RSA-2048 identities: RSASSA-PSS signatures (we sign with a 32-byte salt; Cyclone signs with
+// the maximum, which we verify).
+
+#[test]
+fn cyclone_rsa_handshake_with_siftdds_initiating() {
+    cyclone_case(
+        "cyclone_rsa_handshake_with_siftdds_initiating",
+        178,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+    );
+}
+
+#[test]
+fn cyclone_rsa_handshake_with_cyclone_initiating() {
+    cyclone_case(
+        "cyclone_rsa_handshake_with_cyclone_initiating",
+        179,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+    );
+}
+
+#[test]
+fn fastdds_rsa_handshake_with_siftdds_initiating() {
+    fastdds_case(
+        "fastdds_rsa_handshake_with_siftdds_initiating",
+        180,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+    );
+}
+
+#[test]
+fn fastdds_rsa_handshake_with_fastdds_initiating() {
+    fastdds_case(
+        "fastdds_rsa_handshake_with_fastdds_initiating",
+        181,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+    );
+}
