@@ -27,6 +27,7 @@
 //! | `Presentation` | `presentation.rs` (+ `group.rs`, `group_sets.rs`, `coherent.rs`) | PRESENTATION access scope GROUP: writer groups, group coherent sets under assembly, coherent changes |
 //! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
+//! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
 //! queue of datagrams to send first (`pending`) and the events for the application.
@@ -35,14 +36,15 @@
 //! `tests/`; the sans-IO pieces with no neighbours (`gate.rs`, `source_bind.rs`,
 //! `locator_select.rs`, `matching.rs`, `group.rs`) have their own unit tests.
 //!
-//! # Where security sits (hook points, not implemented)
-//! - Receive transform: between `receiver::receive_items` and routing, in
+//! # Where security sits
+//! - Handshake endpoints (built): the `Authentication` part (`auth.rs`), routed from `route`
+//!   beside the SEDP builtin endpoints; `Discovery` holds a peer with an identity token back
+//!   from SEDP until its handshake completes (`Discovery::admit`).
+//! - Receive transform (not yet): between `receiver::receive_items` and routing, in
 //!   [`Participant::handle_datagram`] (decode a protected message or submessage before
 //!   `route` sees it).
-//! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
-//!   gate.
-//! - Handshake endpoints: beside the SEDP builtin endpoints, in `Discovery` (`sedp.rs`'s
-//!   `Builtin`), routed like them from `route`.
+//! - Send transform (not yet): in [`Participant::poll_transmit`], on each datagram before the
+//!   outbound gate.
 
 #[cfg(feature = "security")]
 mod auth;
