@@ -39,6 +39,7 @@ mod presentation;
 mod reflection;
 mod rti;
 mod sandbox;
+mod security;
 mod shape_main;
 mod sites;
 mod skip;

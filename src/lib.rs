@@ -31,6 +31,8 @@ pub use siftdds_proto::types::TopicType;
 
 #[doc(hidden)]
 pub use siftdds_proto::fuzzing;
+#[cfg(feature = "security")]
+pub use siftdds_proto::security;
 
 #[cfg(test)]
 use siftdds_proto::test_rng;

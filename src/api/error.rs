@@ -53,6 +53,9 @@ pub enum Error {
     Store(crate::runtime::durability_store::StoreError),
     /// A peer-group configuration is invalid (docs/peer-group-cache.md §2).
     PeerGroup(crate::core::peer_group::config::PeerGroupError),
+    /// The DDS Security properties are incomplete, a file cannot be read, or the identity
+    /// does not validate (the reason says which; `api::security`).
+    Security(String),
 }
 
 impl core::fmt::Display for Error {
@@ -84,6 +87,7 @@ impl core::fmt::Display for Error {
             Error::Io(e) => write!(f, "I/O: {e}"),
             Error::Store(e) => e.fmt(f),
             Error::PeerGroup(e) => e.fmt(f),
+            Error::Security(e) => write!(f, "security: {e}"),
         }
     }
 }

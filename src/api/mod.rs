@@ -11,6 +11,8 @@ mod observe;
 mod participant;
 mod peer_group;
 mod profile;
+#[cfg(feature = "security")]
+pub mod security;
 
 pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,

@@ -198,6 +198,13 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Sets one PROPERTY QoS entry (e.g. the DDS Security `dds.sec.auth.identity_ca`;
+    /// `api::security`), keeping the others.
+    pub fn property(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.qos.property.set(name, value);
+        self
+    }
+
     /// Has the runtime open the sockets (in the network scope the configuration and the
     /// environment decide; see the module docs) and start the participant.
     pub fn build(self) -> Result<DomainParticipant, Error> {
@@ -220,8 +227,25 @@ impl ParticipantBuilder {
             user_multicast: self.user_multicast,
             initial_peers: self.initial_peers,
         };
-        let guid_prefix = crate::runtime::random_guid_prefix();
+        #[allow(unused_mut)]
+        let mut guid_prefix = crate::runtime::random_guid_prefix();
+        // DDS-Security 1.1 §9.3.3: with an identity, the GUID prefix is the certificate's.
+        #[cfg(feature = "security")]
+        let security = {
+            use crate::runtime::Clock;
+            let wall = crate::runtime::SystemClock::new().now().wall.seconds;
+            super::security::from_properties(&self.qos.property, &guid_prefix, i64::from(wall))
+                .map_err(Error::Security)?
+        };
+        #[cfg(feature = "security")]
+        if let Some(sec) = &security {
+            guid_prefix = sec.identity.guid_prefix();
+        }
         let mut config = ParticipantConfig::new(self.domain_id, guid_prefix);
+        #[cfg(feature = "security")]
+        {
+            config.security = security.map(Arc::new);
+        }
         config.lease_duration = self.lease_duration;
         config.announce_period = self.announce_period;
         config.entity_name = self.entity_name;

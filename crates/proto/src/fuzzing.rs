@@ -505,5 +505,31 @@ pub fn xcdr(data: &[u8]) {
     crate::types::codec::fuzz::round_trip(data);
 }
 
+/// Target `security_token`: selector byte (endianness in bit 0; bit 1: a
+/// ParticipantGenericMessage rather than one DataHolder) + a DDS Security token in CDR. What
+/// decodes must re-encode to bytes that decode to the same value.
+pub fn security_token(data: &[u8]) {
+    use crate::wire::data_holder::{DataHolder, ParticipantGenericMessage};
+    let Some((&sel, body)) = data.split_first() else {
+        return;
+    };
+    let endian = if sel & 1 == 0 {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
+    if sel & 2 == 0 {
+        if let Ok(h) = DataHolder::from_bytes(body, endian) {
+            let again = DataHolder::from_bytes(&h.to_bytes(endian), endian);
+            assert_eq!(again.as_ref(), Ok(&h));
+        }
+    } else if let Ok(m) = ParticipantGenericMessage::parse(&mut CdrReader::new(body, endian)) {
+        let mut out = Vec::new();
+        m.emit(&mut CdrWriter::new(&mut out, endian));
+        let again = ParticipantGenericMessage::parse(&mut CdrReader::new(&out, endian));
+        assert_eq!(again.as_ref(), Ok(&m));
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,8 @@
 //                 Cyclone DDS 0.10, which rejects Fast DDS 2.9's PID_TYPE_INFORMATION as invalid).
 //                 The TypeObject is still registered locally, so content filters keep working.
 //   -D v|t|T|P    durability VOLATILE (default), TRANSIENT_LOCAL, TRANSIENT, PERSISTENT
+//   --property NAME=VALUE  a participant PROPERTY QoS entry (repeatable), e.g. the DDS Security
+//                 dds.sec.* settings
 //   --persistence FILE  the SQLite persistence plugin in FILE, with a fixed persistence GUID
 //                 per endpoint (Fast DDS 2.9 creates TRANSIENT endpoints only with it)
 //   -z BYTES      pub: fill additional_payload_size with BYTES octets (default 0)
@@ -117,6 +119,7 @@ struct Options
     long payload = 0;            // -z
     std::string partition;       // -P
     std::string persistence;     // --persistence FILE: Fast DDS's SQLite persistence plugin
+    std::vector<std::pair<std::string, std::string>> properties; // --property NAME=VALUE
     std::string presentation;    // -A
     std::string dispose_color;   // -x
     std::string unregister_color; // -u
@@ -146,6 +149,7 @@ static void usage()
     std::fprintf(stderr,
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
             "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t|T|P] [--persistence FILE]\n"
+            "       [--property NAME=VALUE]...\n"
             "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-A i|t|g[c][o]] [-w N]\n"
             "       [-M MULTICAST_PORT,UNICAST_PORT]\n");
     std::exit(2);
@@ -253,6 +257,16 @@ static Options parse(int argc, char** argv)
         else if (a == "--persistence")
         {
             o.persistence = val();
+        }
+        else if (a == "--property")
+        {
+            std::string nv = val();
+            auto eq = nv.find('=');
+            if (eq == std::string::npos)
+            {
+                usage();
+            }
+            o.properties.emplace_back(nv.substr(0, eq), nv.substr(eq + 1));
         }
         else if (a == "-P")
         {
@@ -528,6 +542,10 @@ int main(
     {
         pqos.properties().properties().emplace_back("dds.persistence.plugin", "builtin.SQLITE3");
         pqos.properties().properties().emplace_back("dds.persistence.sqlite3.filename", o.persistence);
+    }
+    for (const auto& p : o.properties)
+    {
+        pqos.properties().properties().emplace_back(p.first, p.second);
     }
     pqos.name(o.mode == "pub" ? "shapes_fastdds_pub" : "shapes_fastdds_sub");
     pqos.transport().use_builtin_transports = false;

@@ -17,6 +17,16 @@ pub enum Event {
     ParticipantDiscovered(GuidPrefix),
     /// A remote participant's lease expired or it announced its removal.
     ParticipantLost(GuidPrefix),
+    /// A remote participant completed its DDS Security authentication handshake
+    /// (DDS-Security 1.1 §9.3.2.5); it is matched on SEDP from now on.
+    ParticipantAuthenticated(GuidPrefix),
+    /// Authentication with a remote participant failed: it is not matched.
+    AuthenticationFailed {
+        /// The remote participant.
+        participant: GuidPrefix,
+        /// Why (a certificate refused, a bad signature, no answer, ...).
+        reason: String,
+    },
     /// A local writer matched (or, with `matched = false`, unmatched) a remote reader.
     /// DDS 1.4 §2.2.4.1 PUBLICATION_MATCHED.
     PublicationMatched {

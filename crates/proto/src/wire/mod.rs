@@ -9,6 +9,7 @@
 //! RTPS 2.5 §8.3 (message module) and §9.4 (PSM mapping). A datagram is a [`Header`] followed
 //! by submessages; each submessage decodes to one of three outcomes (accept, not understood,
 //! malformed), see [`submessage`].
+pub mod data_holder;
 mod error;
 mod group;
 mod guid;

@@ -34,7 +34,9 @@ pub use endpoint_data::{
     EndpointData, MAX_DATA_REPRESENTATIONS, MAX_PARTITIONS, PublicationData, SubscriptionData,
 };
 pub use error::DiscoveryError;
-pub use participant_data::{DEFAULT_LEASE_DURATION, MAX_PROPERTIES, ParticipantProxyData};
+pub use participant_data::{
+    DEFAULT_LEASE_DURATION, MAX_PROPERTIES, ParticipantProxyData, ParticipantSecurityInfo,
+};
 pub use participant_message::{
     AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
     ParticipantMessageData,

@@ -12,8 +12,9 @@
 
 use super::payload::{decode, encode, guid_from_key_hash, known, locator_params, push_locator};
 use super::{BuiltinEndpointSet, DiscoveryError};
-use crate::cdr::Endianness;
+use crate::cdr::{CdrReader, Endianness};
 use crate::time::Duration;
+use crate::wire::data_holder::DataHolder;
 use crate::wire::plist::pid::*;
 use crate::wire::plist::{Parameter, Value};
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator, ProtocolVersion, VendorId};
@@ -72,6 +73,57 @@ pub struct ParticipantProxyData {
     /// an intermediary evicted most recently, at most `wire::MAX_EVICTION_NOTICES`
     /// (docs/peer-group-cache.md §4.3). Empty (and not sent) otherwise.
     pub peer_group_evicted: Vec<crate::wire::EvictionNotice>,
+    /// PID_IDENTITY_TOKEN (DDS-Security 1.1 §7.4.1.4): the participant authenticates with
+    /// this plugin before it is matched. `None`: not sent (no security).
+    pub identity_token: Option<DataHolder>,
+    /// PID_PERMISSIONS_TOKEN (DDS-Security 1.1 §7.4.1.4).
+    pub permissions_token: Option<DataHolder>,
+    /// PID_PARTICIPANT_SECURITY_INFO (DDS-Security 1.1 §7.4.1.6): participant and plugin
+    /// security attribute masks.
+    pub security_info: Option<ParticipantSecurityInfo>,
+}
+
+/// ParticipantSecurityInfo (DDS-Security 1.1 §7.4.1.6).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ParticipantSecurityInfo {
+    /// ParticipantSecurityAttributesMask (bit 31: valid; bits 0-2: RTPS, discovery and
+    /// liveliness protected).
+    pub participant_security_attributes: u32,
+    /// PluginParticipantSecurityAttributesMask (bit 31: valid).
+    pub plugin_participant_security_attributes: u32,
+}
+
+impl ParticipantSecurityInfo {
+    /// The masks of a participant whose governance protects nothing at the RTPS,
+    /// discovery or liveliness level: only the valid bits (§9.4.2.4, §9.5.2.1).
+    pub const UNPROTECTED: ParticipantSecurityInfo = ParticipantSecurityInfo {
+        participant_security_attributes: 0x8000_0000,
+        plugin_participant_security_attributes: 0x8000_0000,
+    };
+
+    fn to_bytes(self, endian: Endianness) -> [u8; 8] {
+        let (a, b) = (
+            self.participant_security_attributes,
+            self.plugin_participant_security_attributes,
+        );
+        let (a, b) = match endian {
+            Endianness::Big => (a.to_be_bytes(), b.to_be_bytes()),
+            Endianness::Little => (a.to_le_bytes(), b.to_le_bytes()),
+        };
+        let mut out = [0u8; 8];
+        for (o, v) in out.iter_mut().zip(a.iter().chain(b.iter())) {
+            *o = *v;
+        }
+        out
+    }
+
+    fn from_bytes(bytes: &[u8], endian: Endianness) -> Option<Self> {
+        let mut r = CdrReader::new(bytes, endian);
+        Some(ParticipantSecurityInfo {
+            participant_security_attributes: r.u32("security info").ok()?,
+            plugin_participant_security_attributes: r.u32("security info").ok()?,
+        })
+    }
 }
 
 impl ParticipantProxyData {
@@ -97,6 +149,9 @@ impl ParticipantProxyData {
             properties: Vec::new(),
             peer_group: None,
             peer_group_evicted: Vec::new(),
+            identity_token: None,
+            permissions_token: None,
+            security_info: None,
         }
     }
 
@@ -195,6 +250,19 @@ impl ParticipantProxyData {
         if let Some(e) = &evicted {
             p.push(known(PID_SIFTDDS_PEER_GROUP_EVICTED, Value::Octets(e)));
         }
+        // DDS-Security 1.1 §7.4.1.4-6: the tokens in the payload's byte order.
+        let identity = self.identity_token.as_ref().map(|t| t.to_bytes(endian));
+        if let Some(t) = &identity {
+            p.push(known(PID_IDENTITY_TOKEN, Value::Opaque(t)));
+        }
+        let permissions = self.permissions_token.as_ref().map(|t| t.to_bytes(endian));
+        if let Some(t) = &permissions {
+            p.push(known(PID_PERMISSIONS_TOKEN, Value::Opaque(t)));
+        }
+        let info = self.security_info.map(|i| i.to_bytes(endian));
+        if let Some(i) = &info {
+            p.push(known(PID_PARTICIPANT_SECURITY_INFO, Value::Opaque(i)));
+        }
         encode(&p, endian)
     }
 
@@ -205,6 +273,11 @@ impl ParticipantProxyData {
     /// a major version other than 2; no BUILTIN_ENDPOINT_SET.
     pub fn from_payload(payload: &[u8], vendor: VendorId) -> Result<Self, DiscoveryError> {
         let params = decode(payload, vendor)?;
+        // PL_CDR_LE is 0x0003, PL_CDR_BE 0x0002 (RTPS 2.5 §10.2): the tokens' byte order.
+        let endian = match payload.get(1) {
+            Some(3) => Endianness::Little,
+            _ => Endianness::Big,
+        };
         let mut out = ParticipantProxyData::new(GuidPrefix::UNKNOWN, 0);
         out.vendor_id = vendor;
         out.domain_id = None;
@@ -251,6 +324,17 @@ impl ParticipantProxyData {
                         crate::wire::EvictionNotice::list_from_octets(b).unwrap_or_default();
                 }
                 (PID_ENTITY_NAME, Value::String(s)) => out.entity_name = Some((*s).to_owned()),
+                // A token that does not decode is dropped: the participant then looks
+                // unauthenticated, which security refuses when it must.
+                (PID_IDENTITY_TOKEN, Value::Opaque(b)) => {
+                    out.identity_token = DataHolder::from_bytes(b, endian).ok();
+                }
+                (PID_PERMISSIONS_TOKEN, Value::Opaque(b)) => {
+                    out.permissions_token = DataHolder::from_bytes(b, endian).ok();
+                }
+                (PID_PARTICIPANT_SECURITY_INFO, Value::Opaque(b)) => {
+                    out.security_info = ParticipantSecurityInfo::from_bytes(b, endian);
+                }
                 (PID_PROPERTY_LIST, Value::PropertyList { properties, .. }) => {
                     out.properties = properties
                         .iter()

@@ -41,6 +41,9 @@ pub(super) struct RemoteParticipant {
     pub(super) on_this_host: bool,
     /// The hosts it may send HEARTBEAT, GAP, ACKNACK, ... and SPDP from (`source_bind.rs`).
     pub(super) binding: SourceBinding,
+    /// Not matched on SEDP (yet): it must authenticate first (DDS-Security 1.1 §8.8.2), or,
+    /// without an identity token, it may not take part at all.
+    pub(super) held: bool,
 }
 
 impl RemoteParticipant {
@@ -82,7 +85,36 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
     data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
     data.entity_name = config.entity_name.clone();
     data.user_data = config.user_data.clone();
+    // DDS-Security 1.1 §7.4.1.4-6, §7.4.7.1: tokens, security info and the stateless
+    // handshake endpoints.
+    #[cfg(feature = "security")]
+    if let Some(sec) = &config.security {
+        data.identity_token = Some(sec.identity.identity_token());
+        data.permissions_token = Some(crate::security::auth::permissions_token());
+        data.security_info = Some(crate::core::discovery::ParticipantSecurityInfo::UNPROTECTED);
+        data.available_builtin_endpoints.0 |=
+            super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER
+                | super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER
+                | super::auth::SPDP_RELIABLE_BUILTIN_PARTICIPANT_SECURE_WRITER;
+    }
     data
+}
+
+/// Whether a remote participant must wait for authentication before SEDP matches it: with
+/// security configured, one that announces an identity token waits for its handshake, and
+/// one that announces none waits forever unless the governance allows unauthenticated
+/// participants.
+#[cfg(feature = "security")]
+fn held_for_auth(config: &ParticipantConfig, data: &ParticipantProxyData) -> bool {
+    match &config.security {
+        None => false,
+        Some(sec) => data.identity_token.is_some() || !sec.allow_unauthenticated,
+    }
+}
+
+#[cfg(not(feature = "security"))]
+fn held_for_auth(_config: &ParticipantConfig, _data: &ParticipantProxyData) -> bool {
+    false
 }
 
 /// What a received SPDP DATA changed.
@@ -397,10 +429,12 @@ impl Discovery {
                 != (data.peer_group, &data.peer_group_evicted);
             known.data = data;
             let locators = known.metatraffic_destination(interfaces);
-            self.type_lookup
-                .add_remote_participant(now, &known.data, &locators);
-            self.builtin
-                .add_remote_participant(now, &known.data, locators);
+            if !known.held {
+                self.type_lookup
+                    .add_remote_participant(now, &known.data, &locators);
+                self.builtin
+                    .add_remote_participant(now, &known.data, locators);
+            }
             // An intermediary's new generation or eviction notices reach our writers.
             return SpdpOutcome::Updated { prefix, peer_group };
         }
@@ -410,18 +444,35 @@ impl Discovery {
         }
         let binding = SourceBinding::new(&source, sn, &announced, &local_for(&source));
         let remote = RemoteParticipant {
+            held: held_for_auth(config, &data),
             data,
             lease_expires,
             on_this_host: on_this_host(interfaces, &source),
             binding,
         };
         let reply_to = remote.metatraffic_destination(interfaces);
-        self.type_lookup
-            .add_remote_participant(now, &remote.data, &reply_to);
-        self.builtin
-            .add_remote_participant(now, &remote.data, reply_to.clone());
+        if !remote.held {
+            self.type_lookup
+                .add_remote_participant(now, &remote.data, &reply_to);
+            self.builtin
+                .add_remote_participant(now, &remote.data, reply_to.clone());
+        }
         self.remote_participants.insert(prefix, remote);
         SpdpOutcome::Discovered { prefix, reply_to }
+    }
+
+    /// Matches a held participant on SEDP: its authentication completed.
+    #[cfg(feature = "security")]
+    pub(super) fn admit(&mut self, now: Now, prefix: GuidPrefix, config: &ParticipantConfig) {
+        let Some(p) = self.remote_participants.get_mut(&prefix) else {
+            return;
+        };
+        if !p.held {
+            return;
+        }
+        p.held = false;
+        let locators = p.metatraffic_destination(&config.interfaces);
+        self.builtin.add_remote_participant(now, &p.data, locators);
     }
 
     /// Extends the lease of a known participant we just heard a submessage from. RTPS 2.5

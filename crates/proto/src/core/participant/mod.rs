@@ -27,6 +27,7 @@
 //! | `Presentation` | `presentation.rs` (+ `group.rs`, `group_sets.rs`, `coherent.rs`) | PRESENTATION access scope GROUP: writer groups, group coherent sets under assembly, coherent changes |
 //! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
+//! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
 //! queue of datagrams to send first (`pending`) and the events for the application.
@@ -35,15 +36,18 @@
 //! `tests/`; the sans-IO pieces with no neighbours (`gate.rs`, `source_bind.rs`,
 //! `locator_select.rs`, `matching.rs`, `group.rs`) have their own unit tests.
 //!
-//! # Where security sits (hook points, not implemented)
-//! - Receive transform: between `receiver::receive_items` and routing, in
+//! # Where security sits
+//! - Handshake endpoints (built): the `Authentication` part (`auth.rs`), routed from `route`
+//!   beside the SEDP builtin endpoints; `Discovery` holds a peer with an identity token back
+//!   from SEDP until its handshake completes (`Discovery::admit`).
+//! - Receive transform (not yet): between `receiver::receive_items` and routing, in
 //!   [`Participant::handle_datagram`] (decode a protected message or submessage before
 //!   `route` sees it).
-//! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
-//!   gate.
-//! - Handshake endpoints: beside the SEDP builtin endpoints, in `Discovery` (`sedp.rs`'s
-//!   `Builtin`), routed like them from `route`.
+//! - Send transform (not yet): in [`Participant::poll_transmit`], on each datagram before the
+//!   outbound gate.
 
+#[cfg(feature = "security")]
+mod auth;
 mod coherent;
 mod discovery;
 mod durability;
@@ -65,6 +69,11 @@ mod type_lookup;
 
 use std::collections::{BTreeSet, VecDeque};
 
+#[cfg(feature = "security")]
+pub use auth::{
+    BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER, BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER,
+    MAX_RESENDS, RESEND_PERIOD, STATELESS_MESSAGE_READER, STATELESS_MESSAGE_WRITER, SecurityConfig,
+};
 pub use gate::{
     GateConfig, GateStats, MAX_TRACKED_HOSTS, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET,
     UNVERIFIED_DATAGRAM_BUDGET,
@@ -153,6 +162,13 @@ pub struct ParticipantConfig {
     /// intermediary's SPDP announces evicted (PID 0x8103). Default true; false gives the
     /// plain LRU and NACK-driven behaviour (for measurements, `tests/peer_group_faults.rs`).
     pub peer_group_cooperation: bool,
+    /// DDS Security (docs/security.md §7): our identity and permissions. With it, SPDP
+    /// announces our identity and permissions tokens, and a remote participant that
+    /// announces an identity token is matched on SEDP only once its handshake completed
+    /// (`auth.rs`). `None` (the default): no security, nothing changes. The GUID prefix must
+    /// then be the identity's ([`crate::security::auth::LocalIdentity::guid_prefix`]).
+    #[cfg(feature = "security")]
+    pub security: Option<std::sync::Arc<SecurityConfig>>,
 }
 
 /// Default for [`ParticipantConfig::max_remote_participants`].
@@ -191,6 +207,8 @@ impl ParticipantConfig {
             only_interface_subnets: false,
             peer_groups: Vec::new(),
             peer_group_cooperation: true,
+            #[cfg(feature = "security")]
+            security: None,
         }
     }
 }
@@ -224,6 +242,12 @@ pub struct ParticipantStats {
     /// Datagrams ignored because their source is outside our interfaces' subnets
     /// ([`ParticipantConfig::only_interface_subnets`]).
     pub off_subnet: u64,
+    /// Remote participants authenticated (DDS Security handshakes completed).
+    pub authenticated: u64,
+    /// DDS Security handshakes that failed (each also an `Event::AuthenticationFailed`).
+    pub authentication_failed: u64,
+    /// Stateless-topic messages that did not decode or were not authentication messages.
+    pub bad_handshake_messages: u64,
 }
 
 /// The protocol state of one DomainParticipant: the configuration, the parts (see the
@@ -242,6 +266,8 @@ pub struct Participant {
     pending: VecDeque<Transmit>,
     events: EventQueue,
     stats: ParticipantStats,
+    #[cfg(feature = "security")]
+    auth: Option<auth::Authentication>,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -277,7 +303,8 @@ impl Participant {
     }
 
     fn without_groups(config: ParticipantConfig) -> Self {
-        Participant {
+        #[allow(unused_mut)]
+        let mut p = Participant {
             discovery: Discovery::new(&config),
             endpoints: Endpoints::default(),
             liveliness: Liveliness::default(),
@@ -288,8 +315,15 @@ impl Participant {
             pending: VecDeque::new(),
             events: EventQueue::default(),
             stats: ParticipantStats::default(),
+            #[cfg(feature = "security")]
+            auth: None,
             config,
+        };
+        #[cfg(feature = "security")]
+        if let Some(sec) = p.config.security.clone() {
+            p.auth = Some(auth::Authentication::new(sec, p.discovery.local_data()));
         }
+        p
     }
 
     /// Our GUID prefix.
@@ -419,6 +453,12 @@ impl Participant {
             self.discovery.write_wlp(now, m);
         }
         self.discovery.handle_timeout(now);
+        #[cfg(feature = "security")]
+        if let Some(a) = self.auth.as_mut() {
+            for outcome in a.handle_timeout(now) {
+                self.apply_auth(now, outcome);
+            }
+        }
         self.endpoints.handle_writers_timeout(now);
         let due = self
             .peer_group
@@ -443,6 +483,12 @@ impl Participant {
             self.endpoints.poll_timeout(),
         ];
         let discovery = self.discovery.poll_timeout();
+        #[cfg(feature = "security")]
+        let discovery = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.poll_timeout())
+            .map_or(discovery, |t| t.min(discovery));
         Some(parts.into_iter().flatten().fold(discovery, Instant::min))
     }
 
@@ -463,6 +509,10 @@ impl Participant {
     /// The next datagram any part wants sent, before the gate.
     fn next_transmit(&mut self, now: Now) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
+            return Some(t);
+        }
+        #[cfg(feature = "security")]
+        if let Some(t) = self.auth.as_mut().and_then(|a| a.poll_transmit()) {
             return Some(t);
         }
         if let Some(t) = self.discovery.poll_transmit(now) {
@@ -487,6 +537,31 @@ impl Participant {
         match sm {
             Submessage::Data(d) if d.writer_id == EntityId::SPDP_PARTICIPANT_ANNOUNCER => {
                 self.handle_spdp(now, source, state, &d);
+            }
+            // DDS-Security 1.1 §7.4.3: the handshake messages, beside SEDP.
+            #[cfg(feature = "security")]
+            Submessage::Data(d) if d.writer_id == auth::STATELESS_MESSAGE_WRITER => {
+                let Some(a) = self.auth.as_mut() else {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
+                    return;
+                };
+                let (understood, outcome) = a.handle_data(now, src, &d);
+                self.after_handshake_message(now, understood, outcome);
+            }
+            #[cfg(feature = "security")]
+            Submessage::DataFrag(f) if f.writer_id == auth::STATELESS_MESSAGE_WRITER => {
+                let Some(a) = self.auth.as_mut() else {
+                    self.stats.unroutable = self.stats.unroutable.saturating_add(1);
+                    return;
+                };
+                let (understood, outcome) = a.handle_frag(now, src, &f);
+                self.after_handshake_message(now, understood, outcome);
+            }
+            #[cfg(feature = "security")]
+            Submessage::Heartbeat(_) | Submessage::Gap(_)
+                if sm.writer_id() == Some(auth::STATELESS_MESSAGE_WRITER) =>
+            {
+                // Best effort: nothing to acknowledge or repair.
             }
             Submessage::Data(_)
             | Submessage::DataFrag(_)
@@ -550,6 +625,8 @@ impl Participant {
             }
             SpdpOutcome::Discovered { prefix, reply_to } => {
                 self.events.push(Event::ParticipantDiscovered(prefix));
+                #[cfg(feature = "security")]
+                self.start_auth(now, prefix, reply_to.clone());
                 // Answer a new participant at once so it need not wait a whole announce
                 // period.
                 let t = self.discovery.announce(now, &self.config, Some(reply_to));
@@ -590,8 +667,73 @@ impl Participant {
 
     // ---- discovery follow-ups ----
 
+    /// A new participant that announces an identity token: its handshake starts (or waits
+    /// for its Request). `Discovery` holds it back from SEDP until [`Self::apply_auth`].
+    #[cfg(feature = "security")]
+    fn start_auth(&mut self, now: Now, prefix: GuidPrefix, reply_to: Vec<Locator>) {
+        let Some(a) = self.auth.as_mut() else {
+            return;
+        };
+        let announces = self
+            .discovery
+            .remote_participant(prefix)
+            .is_some_and(|p| p.identity_token.is_some());
+        if !announces {
+            return;
+        }
+        if let Some(outcome) = a.discovered(now, prefix, reply_to) {
+            self.apply_auth(now, outcome);
+        }
+    }
+
+    /// Counts a stateless message we could not use and applies a handshake's outcome.
+    #[cfg(feature = "security")]
+    fn after_handshake_message(
+        &mut self,
+        now: Now,
+        understood: bool,
+        outcome: Option<auth::AuthOutcome>,
+    ) {
+        if !understood {
+            self.stats.bad_handshake_messages = self.stats.bad_handshake_messages.saturating_add(1);
+        }
+        if let Some(outcome) = outcome {
+            self.apply_auth(now, outcome);
+        }
+    }
+
+    /// A handshake ended: match the participant on SEDP, or report why not.
+    #[cfg(feature = "security")]
+    fn apply_auth(&mut self, now: Now, outcome: auth::AuthOutcome) {
+        match outcome {
+            auth::AuthOutcome::Authenticated(prefix, done) => {
+                log::info!(
+                    "authenticated participant {prefix} ({}, {:?})",
+                    done.remote.subject_text(),
+                    done.key_agreement
+                );
+                self.stats.authenticated = self.stats.authenticated.saturating_add(1);
+                self.discovery.admit(now, prefix, &self.config);
+                self.events.push(Event::ParticipantAuthenticated(prefix));
+            }
+            auth::AuthOutcome::Failed(prefix, e) => {
+                log::warn!("authentication of participant {prefix} failed: {e}");
+                self.stats.authentication_failed =
+                    self.stats.authentication_failed.saturating_add(1);
+                self.events.push(Event::AuthenticationFailed {
+                    participant: prefix,
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+
     /// Forgets a remote participant and its endpoints.
     fn remove_participant(&mut self, prefix: GuidPrefix) {
+        #[cfg(feature = "security")]
+        if let Some(a) = self.auth.as_mut() {
+            a.remove(prefix);
+        }
         let Some((writers, readers)) = self.discovery.remove_participant(prefix) else {
             return;
         };

@@ -386,6 +386,8 @@ mod group;
 mod liveliness;
 mod peer_group;
 mod peer_group_faults;
+#[cfg(feature = "security")]
+mod security;
 mod source;
 mod stuck_reader;
 mod writer_presence;

@@ -143,3 +143,21 @@ fn more_than_max_locators_are_dropped() {
         super::super::MAX_LOCATORS
     );
 }
+
+#[test]
+fn security_tokens_round_trip_in_both_byte_orders() {
+    for endian in [Endianness::Big, Endianness::Little] {
+        let mut p = sample();
+        let mut token = DataHolder::new("DDS:Auth:PKI-DH:1.0");
+        token.push_property("dds.cert.sn", "/C=NL/O=Siftdds Test/CN=alice");
+        token.push_property("dds.cert.algo", "EC-prime256v1");
+        p.identity_token = Some(token);
+        p.permissions_token = Some(DataHolder::new("DDS:Access:Permissions:1.0"));
+        p.security_info = Some(ParticipantSecurityInfo::UNPROTECTED);
+        let bytes = p.to_payload(endian).unwrap();
+        assert_eq!(
+            ParticipantProxyData::from_payload(&bytes, VendorId::UNKNOWN),
+            Ok(p)
+        );
+    }
+}

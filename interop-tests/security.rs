@@ -1,0 +1,574 @@
+//! DDS Security authentication (DDS:Auth:PKI-DH) against Cyclone DDS 0.10.2 (`ddsperf` with
+//! the Debian security plugins) and Fast DDS 2.9.1 (`shapes_fastdds` with security
+//! properties), with each side as the handshake initiator: the PKI from `scripts/test-pki`
+//! gives alice the smaller GUID prefix, so whoever holds alice's certificate initiates.
+//! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`) and the
+//! vendor's log shows no authentication failure; a certificate of another CA and an expired
+//! one are refused with the reason. Skipped, with the reason, outside the sandbox or without
+//! the peer.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use siftdds::api::{DataWriter, DomainParticipant};
+use siftdds::core::Event;
+use siftdds::qos::{DataWriterQos, PublisherQos, TopicQos};
+use siftdds::types::ShapeType;
+use siftdds::wire::GuidPrefix;
+
+use crate::sandbox::may_open_sockets;
+use crate::skip::skip;
+
+/// How long a handshake may take (both vendors resend every second or so).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The test PKI, made once per build tree by `scripts/test-pki`.
+fn pki() -> PathBuf {
+    static MADE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let dir = PathBuf::from(repo_path!("target/test-pki"));
+    let made = MADE.get_or_init(|| {
+        Command::new(repo_path!("scripts/test-pki"))
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    assert!(*made, "scripts/test-pki failed");
+    dir
+}
+
+fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+/// Our identity: `cert` is `ec/alice` etc. (a path under the PKI without extension).
+struct Identity<'a> {
+    ca: &'a str,
+    cert: &'a str,
+}
+
+fn siftdds_participant(
+    pki: &Path,
+    domain: u32,
+    id: &Identity<'_>,
+) -> Result<DomainParticipant, siftdds::api::Error> {
+    DomainParticipant::builder(domain)
+        .property("dds.sec.auth.identity_ca", uri(&pki.join(id.ca)))
+        .property(
+            "dds.sec.auth.identity_certificate",
+            uri(&pki.join(format!("{}.pem", id.cert))),
+        )
+        .property(
+            "dds.sec.auth.private_key",
+            uri(&pki.join(format!("{}.key", id.cert))),
+        )
+        .property(
+            "dds.sec.access.permissions_ca",
+            uri(&pki.join("perm/ca.pem")),
+        )
+        .property(
+            "dds.sec.access.governance",
+            uri(&pki.join("perm/governance_none.p7s")),
+        )
+        .property(
+            "dds.sec.access.permissions",
+            uri(&pki.join("perm/permissions.p7s")),
+        )
+        .build()
+}
+
+/// Waits for the outcome of the handshake with any peer: `Ok(prefix)` or `Err(reason)`.
+fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    while Instant::now() < deadline {
+        match p.wait_event(Duration::from_millis(200)).unwrap() {
+            Some(Event::ParticipantAuthenticated(prefix)) => return Ok(prefix),
+            Some(Event::AuthenticationFailed { reason, .. }) => return Err(reason),
+            _ => {}
+        }
+    }
+    Err("no handshake outcome".into())
+}
+
+fn cyclone_config(pki: &Path, id: &Identity<'_>, log: &Path) -> String {
+    format!(
+        r#"<CycloneDDS><Domain id="any">
+<General><Interfaces><NetworkInterface name="lo"/></Interfaces></General>
+<Tracing><Category>trace</Category><OutputFile>{log}</OutputFile></Tracing>
+<Security>
+<Authentication>
+<Library initFunction="init_authentication" finalizeFunction="finalize_authentication" path="dds_security_auth"/>
+<IdentityCA>{ca}</IdentityCA><IdentityCertificate>{cert}</IdentityCertificate><PrivateKey>{key}</PrivateKey>
+</Authentication>
+<AccessControl>
+<Library initFunction="init_access_control" finalizeFunction="finalize_access_control" path="dds_security_ac"/>
+<PermissionsCA>{pca}</PermissionsCA><Governance>{gov}</Governance><Permissions>{perm}</Permissions>
+</AccessControl>
+<Cryptographic>
+<Library initFunction="init_crypto" finalizeFunction="finalize_crypto" path="dds_security_crypto"/>
+</Cryptographic>
+</Security>
+</Domain></CycloneDDS>"#,
+        log = log.display(),
+        ca = uri(&pki.join(id.ca)),
+        cert = uri(&pki.join(format!("{}.pem", id.cert))),
+        key = uri(&pki.join(format!("{}.key", id.cert))),
+        pca = uri(&pki.join("perm/ca.pem")),
+        gov = uri(&pki.join("perm/governance_none.p7s")),
+        perm = uri(&pki.join("perm/permissions.p7s")),
+    )
+}
+
+/// A vendor process, killed (by its own handle) when dropped.
+struct Peer(Child);
+
+impl Peer {
+    /// Asks the process to end (SIGTERM to its own PID, so that it flushes its trace) and
+    /// waits up to 5 s for it.
+    fn stop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn cyclone_ready(test: &str) -> Option<PathBuf> {
+    if !may_open_sockets(test) {
+        return None;
+    }
+    let bin = crate::vendor_peer("cyclone/shapes_cyclone");
+    if !bin.exists() {
+        skip(test, "shapes_cyclone not built (scripts/build-peers)");
+        return None;
+    }
+    Some(bin)
+}
+
+/// `shapes_cyclone sub` with Cyclone's security configuration; its trace goes to `log`, its
+/// output to `out`.
+fn cyclone_peer(
+    bin: &Path,
+    pki: &Path,
+    domain: u32,
+    id: &Identity<'_>,
+    log: &Path,
+    out: &Path,
+) -> Peer {
+    let _ = std::fs::remove_file(log);
+    let out = std::fs::File::create(out).unwrap();
+    let child = Command::new(bin)
+        .args(["sub", "-d", &domain.to_string(), "-t", "15"])
+        .env("CYCLONEDDS_URI", cyclone_config(pki, id, log))
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .expect("shapes_cyclone starts");
+    Peer(child)
+}
+
+fn read_log(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+/// Whether Cyclone's handshake state machine completed: `process_handshake` returned
+/// VALIDATION_OK (0, the replier taking our Final) or VALIDATION_OK_FINAL_MESSAGE (5, the
+/// initiator taking our Reply).
+fn cyclone_completed(log: &str) -> bool {
+    log.lines().any(|l| {
+        l.contains("FSM: process_handshake") && (l.ends_with("ret=0") || l.ends_with("ret=5"))
+    })
+}
+
+/// The lines of a Cyclone trace that report an authentication failure.
+fn cyclone_failures(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            (l.contains("handshake") || l.contains("authenticat"))
+                && (l.contains("fail") || l.contains("error") || l.contains("invalid"))
+        })
+        .collect()
+}
+
+fn cyclone_case(test: &str, domain: u32, ours: Identity<'_>, theirs: Identity<'_>) {
+    let Some(bin) = cyclone_ready(test) else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let p = siftdds_participant(&pki, domain, &ours).unwrap();
+    let w = square_writer(&p);
+    let mut peer = cyclone_peer(&bin, &pki, domain, &theirs, &log, &out_file);
+    let outcome = handshake_outcome(&p);
+    eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+    let matched = write_samples(&w);
+    // Let our Final (or Cyclone's) arrive, then have Cyclone flush its trace.
+    std::thread::sleep(Duration::from_secs(1));
+    peer.stop();
+    let trace = read_log(&log);
+    let failures = cyclone_failures(&trace);
+    assert!(
+        outcome.is_ok(),
+        "handshake: {outcome:?}; Cyclone: {failures:#?}"
+    );
+    assert!(failures.is_empty(), "Cyclone logged: {failures:#?}");
+    assert!(
+        cyclone_completed(&trace),
+        "Cyclone's handshake did not complete (trace {log:?})"
+    );
+    // Governance NONE everywhere and allow_unauthenticated_participants false: Cyclone
+    // matches (it refuses an unauthenticated one) and takes plain data without the volatile
+    // secure key exchange.
+    let out = read_log(&out_file);
+    assert!(matched, "Cyclone did not match our writer: {out}");
+    assert!(
+        out.contains("sub: 1 BLUE"),
+        "Cyclone received nothing: {out}"
+    );
+}
+
+#[test]
+fn cyclone_handshake_with_siftdds_initiating() {
+    // alice (ours) has the smaller GUID prefix: we send the Request.
+    cyclone_case(
+        "cyclone_handshake_with_siftdds_initiating",
+        171,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+    );
+}
+
+#[test]
+fn cyclone_handshake_with_cyclone_initiating() {
+    cyclone_case(
+        "cyclone_handshake_with_cyclone_initiating",
+        172,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+    );
+}
+
+/// A writer of `Square` on our participant (default QoS), to see whether the vendor matches
+/// and receives plain data once authentication completed.
+fn square_writer(p: &DomainParticipant) -> DataWriter<ShapeType> {
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    p.create_publisher(PublisherQos::default())
+        .create_datawriter(&t, DataWriterQos::default())
+        .unwrap()
+}
+
+/// Waits for the vendor's reader to match, then writes 20 samples.
+fn write_samples(w: &DataWriter<ShapeType>) -> bool {
+    if w.wait_for_matched(1, Duration::from_secs(5)).is_err() {
+        return false;
+    }
+    for i in 0..20 {
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: i,
+            y: i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+fn fastdds_ready(test: &str) -> Option<PathBuf> {
+    if !may_open_sockets(test) {
+        return None;
+    }
+    let bin = crate::vendor_peer("fastdds/shapes_fastdds");
+    if !bin.exists() {
+        skip(test, "shapes_fastdds not built (scripts/build-peers)");
+        return None;
+    }
+    Some(bin)
+}
+
+/// `shapes_fastdds sub` with Fast DDS's security properties; its output goes to `log`.
+fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Path) -> Peer {
+    let out = std::fs::File::create(log).unwrap();
+    let props = [
+        ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
+        (
+            "dds.sec.auth.builtin.PKI-DH.identity_ca",
+            uri(&pki.join(id.ca)),
+        ),
+        (
+            "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+            uri(&pki.join(format!("{}.pem", id.cert))),
+        ),
+        (
+            "dds.sec.auth.builtin.PKI-DH.private_key",
+            uri(&pki.join(format!("{}.key", id.cert))),
+        ),
+        (
+            "dds.sec.access.plugin",
+            "builtin.Access-Permissions".to_owned(),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.permissions_ca",
+            uri(&pki.join("perm/ca.pem")),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.governance",
+            uri(&pki.join("perm/governance_none.p7s")),
+        ),
+        (
+            "dds.sec.access.builtin.Access-Permissions.permissions",
+            uri(&pki.join("perm/permissions.p7s")),
+        ),
+        ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
+    ];
+    let mut cmd = Command::new(bin);
+    cmd.args(["sub", "-d", &domain.to_string(), "-t", "15"]);
+    for (n, v) in props {
+        cmd.args(["--property", &format!("{n}={v}")]);
+    }
+    let child = cmd
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .expect("shapes_fastdds starts");
+    Peer(child)
+}
+
+/// The lines of Fast DDS's output that report a security error.
+fn fastdds_failures(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("SECURITY") || l.to_ascii_lowercase().contains("handshake"))
+        .collect()
+}
+
+fn fastdds_case(test: &str, domain: u32, ours: Identity<'_>, theirs: Identity<'_>) {
+    let Some(bin) = fastdds_ready(test) else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let p = siftdds_participant(&pki, domain, &ours).unwrap();
+    let w = square_writer(&p);
+    let mut peer = fastdds_peer(&bin, &pki, domain, &theirs, &log);
+    let outcome = handshake_outcome(&p);
+    eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+    let matched = write_samples(&w);
+    std::thread::sleep(Duration::from_secs(1));
+    peer.stop();
+    let out = read_log(&log);
+    let failures = fastdds_failures(&out);
+    assert!(
+        outcome.is_ok(),
+        "handshake: {outcome:?}; Fast DDS: {failures:#?}"
+    );
+    assert!(failures.is_empty(), "Fast DDS logged: {failures:#?}");
+    // Governance NONE everywhere: Fast DDS 2.9 matches and takes plain data without the
+    // volatile secure key exchange.
+    assert!(matched, "Fast DDS did not match our writer");
+    assert!(
+        out.contains("sub: 1 BLUE"),
+        "Fast DDS received nothing: {out}"
+    );
+}
+
+#[test]
+fn fastdds_handshake_with_siftdds_initiating() {
+    fastdds_case(
+        "fastdds_handshake_with_siftdds_initiating",
+        173,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+    );
+}
+
+#[test]
+fn fastdds_handshake_with_fastdds_initiating() {
+    // Fast DDS 2.9 proposes DH+MODP-2048-256 with a raw public key: we answer in kind.
+    fastdds_case(
+        "fastdds_handshake_with_fastdds_initiating",
+        174,
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/bob",
+        },
+        Identity {
+            ca: "ec/ca.pem",
+            cert: "ec/alice",
+        },
+    );
+}
+
+/// Ours is bob's certificate from another CA, so the vendor (alice) initiates and we refuse
+/// its certificate, with OpenSSL's reason; nothing is matched.
+fn refuse_other_ca(test: &str, domain: u32, vendor: &str) {
+    let bin = match vendor {
+        "cyclone" => cyclone_ready(test),
+        _ => fastdds_ready(test),
+    };
+    let Some(bin) = bin else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let ours = Identity {
+        ca: "other/ca.pem",
+        cert: "other/bob",
+    };
+    let theirs = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let p = siftdds_participant(&pki, domain, &ours).unwrap();
+    let w = square_writer(&p);
+    let _peer = match vendor {
+        "cyclone" => cyclone_peer(&bin, &pki, domain, &theirs, &log, &out_file),
+        _ => fastdds_peer(&bin, &pki, domain, &theirs, &log),
+    };
+    let outcome = handshake_outcome(&p);
+    assert!(
+        matches!(&outcome, Err(reason) if reason.contains("unable to get local issuer certificate")),
+        "{outcome:?}"
+    );
+    assert!(
+        w.wait_for_matched(1, Duration::from_secs(2)).is_err(),
+        "matched anyway"
+    );
+}
+
+#[test]
+fn cyclone_certificate_of_another_ca_is_refused() {
+    refuse_other_ca(
+        "cyclone_certificate_of_another_ca_is_refused",
+        175,
+        "cyclone",
+    );
+}
+
+#[test]
+fn fastdds_certificate_of_another_ca_is_refused() {
+    refuse_other_ca(
+        "fastdds_certificate_of_another_ca_is_refused",
+        176,
+        "fastdds",
+    );
+}
+
+/// An expired certificate of ours: the participant does not start, and says why.
+#[test]
+fn expired_certificate_is_refused_when_the_participant_is_built() {
+    let pki = pki();
+    let ours = Identity {
+        ca: "ec/ca.pem",
+        cert: "expired/alice",
+    };
+    match siftdds_participant(&pki, 177, &ours) {
+        Err(siftdds::api::Error::Security(reason)) => {
+            assert!(reason.contains("certificate has expired"), "{reason}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("an expired certificate was accepted"),
+    }
+}
+
+// RSA-2048 identities: RSASSA-PSS signatures (we sign with a 32-byte salt; Cyclone signs with
+// the maximum, which we verify).
+
+#[test]
+fn cyclone_rsa_handshake_with_siftdds_initiating() {
+    cyclone_case(
+        "cyclone_rsa_handshake_with_siftdds_initiating",
+        178,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+    );
+}
+
+#[test]
+fn cyclone_rsa_handshake_with_cyclone_initiating() {
+    cyclone_case(
+        "cyclone_rsa_handshake_with_cyclone_initiating",
+        179,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+    );
+}
+
+#[test]
+fn fastdds_rsa_handshake_with_siftdds_initiating() {
+    fastdds_case(
+        "fastdds_rsa_handshake_with_siftdds_initiating",
+        180,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+    );
+}
+
+#[test]
+fn fastdds_rsa_handshake_with_fastdds_initiating() {
+    fastdds_case(
+        "fastdds_rsa_handshake_with_fastdds_initiating",
+        181,
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/bob",
+        },
+        Identity {
+            ca: "rsa/ca.pem",
+            cert: "rsa/alice",
+        },
+    );
+}
