@@ -25,6 +25,8 @@ pub use siftdds_proto::{cdr, core, filter, idl, inspect, memo, qos, time, types,
 
 #[doc(hidden)]
 pub use siftdds_proto::fuzzing;
+#[cfg(feature = "security")]
+pub use siftdds_proto::security;
 
 #[cfg(test)]
 use siftdds_proto::test_rng;

@@ -20,6 +20,8 @@ pub mod idl;
 pub mod inspect;
 pub mod memo;
 pub mod qos;
+#[cfg(feature = "security")]
+pub mod security;
 #[cfg(any(test, feature = "sim"))]
 #[doc(hidden)]
 pub mod test_rng;
