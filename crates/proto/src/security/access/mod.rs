@@ -32,7 +32,7 @@ pub use governance::{
     BasicProtectionKind, DomainIdSet, DomainRule, Governance, ProtectionKind, TopicRule,
 };
 pub use permissions::{Criteria, Grant, Permissions, Rule, RuleKind, Validity};
-pub use smime::verify_smime;
+pub use smime::{verify_smime, verify_smime_with_ca_pem};
 
 /// Why a document could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -47,3 +47,17 @@ pub fn verify_smime(smime: &[u8], ca: &X509Ref, now: i64) -> Result<String, Acce
     .map_err(sig)?;
     String::from_utf8(out).map_err(|_| AccessError::Signature("content is not UTF-8".into()))
 }
+
+/// [`verify_smime`] with the CA given as PEM (the file a `permissions_ca` URI names).
+pub fn verify_smime_with_ca_pem(
+    smime: &[u8],
+    ca_pem: &[u8],
+    now: i64,
+) -> Result<String, AccessError> {
+    if ca_pem.len() > MAX_DOCUMENT_LEN {
+        return Err(AccessError::TooLarge("CA certificate"));
+    }
+    let ca = X509::from_pem(ca_pem)
+        .map_err(|e| AccessError::Signature(format!("CA certificate: {e}")))?;
+    verify_smime(smime, &ca, now)
+}
