@@ -17,6 +17,7 @@ use openssl::pkey::PKey;
 use openssl::sign::Signer;
 
 use super::CryptoError;
+use super::aead::KeyedCipher;
 use super::keymat::{KeyMaterial, RandomSource, TransformationKind};
 use crate::wire::security::{CryptoHeader, CryptoTransformIdentifier};
 
@@ -26,11 +27,11 @@ pub const BLOCK_LEN: usize = 16;
 /// incremented and the key derived anew (2^32 blocks, 64 GiB).
 pub const DEFAULT_MAX_BLOCKS_PER_SESSION: u64 = 1 << 32;
 
-/// A derived session key: 16 or 32 octets.
-#[derive(Clone, PartialEq, Eq)]
+/// A derived session key: 16 or 32 octets, and the cipher context keyed with it.
 pub struct SessionKey {
     bytes: [u8; 32],
     len: usize,
+    cipher: KeyedCipher,
 }
 
 impl core::fmt::Debug for SessionKey {
@@ -43,6 +44,11 @@ impl SessionKey {
     /// The key octets.
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.get(..self.len).unwrap_or_default()
+    }
+
+    /// The cipher context keyed with this key.
+    pub(crate) fn cipher(&mut self) -> &mut KeyedCipher {
+        &mut self.cipher
     }
 }
 
@@ -87,7 +93,12 @@ pub fn derive_session_key(
         .get_mut(..n)
         .ok_or(CryptoError::Invalid("key length"))?;
     out.copy_from_slice(mac.get(..n).ok_or(CryptoError::Invalid("HMAC length"))?);
-    Ok(SessionKey { bytes, len: n })
+    let cipher = KeyedCipher::new(bytes.get(..n).unwrap_or_default())?;
+    Ok(SessionKey {
+        bytes,
+        len: n,
+        cipher,
+    })
 }
 
 /// The sending side of one key material: the current session and the IV counter. Owned by the
@@ -148,7 +159,10 @@ impl SenderSession {
     /// session key to protect them with. Rotates to the next session id first when the blocks
     /// would exceed the session's budget (§9.5.3.3.3: "the session key is changed by
     /// incrementing the session_id"); every call takes a fresh IV suffix.
-    pub fn next(&mut self, plain_len: usize) -> Result<(CryptoHeader, &SessionKey), CryptoError> {
+    pub fn next(
+        &mut self,
+        plain_len: usize,
+    ) -> Result<(CryptoHeader, &mut SessionKey), CryptoError> {
         let blocks = u64::try_from(plain_len.div_ceil(BLOCK_LEN)).unwrap_or(u64::MAX);
         if self.blocks_used.saturating_add(blocks) > self.max_blocks_per_session
             && self.blocks_used > 0
@@ -167,13 +181,13 @@ impl SenderSession {
             session_id: self.session_id(),
             initialization_vector_suffix: self.iv_suffix.to_be_bytes(),
         };
-        Ok((header, &self.key))
+        Ok((header, &mut self.key))
     }
 }
 
 /// A cache of one derived key per session id: the receiving side keeps one per remote key
 /// material and use, so a run of messages in one session derives the key once.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct SessionKeyCache {
     last: Option<([u8; 4], SessionKey)>,
 }
@@ -185,12 +199,12 @@ impl SessionKeyCache {
         keymat: &KeyMaterial,
         key_use: KeyUse,
         session_id: [u8; 4],
-    ) -> Result<&SessionKey, CryptoError> {
+    ) -> Result<&mut SessionKey, CryptoError> {
         let hit = matches!(&self.last, Some((id, _)) if *id == session_id);
         if !hit {
             self.last = Some((session_id, derive_session_key(keymat, key_use, session_id)?));
         }
-        match &self.last {
+        match &mut self.last {
             Some((_, k)) => Ok(k),
             None => Err(CryptoError::Invalid("session key cache")),
         }

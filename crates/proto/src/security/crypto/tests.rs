@@ -3,7 +3,7 @@
 //! session rotation, and tampered and truncated input at every offset.
 #![allow(clippy::arithmetic_side_effects)]
 
-use super::aead::{gcm_decrypt, gcm_encrypt, gmac};
+use super::aead::KeyedCipher;
 use super::*;
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
 use crate::wire::security::{CryptoHeader, SEC_BODY, SEC_POSTFIX, SEC_PREFIX};
@@ -68,21 +68,30 @@ fn session_keys_match_the_hmac_computed_by_the_openssl_cli() {
 /// NIST GCM test case 2 (AES-128, zero key and IV, one zero block).
 #[test]
 fn gcm_matches_the_nist_vector_and_gmac_is_gcm_over_aad() {
+    let mut c = KeyedCipher::new(&[0; 16]).unwrap();
     let mut out = Vec::new();
-    let tag = gcm_encrypt(&[0; 16], &[0; 12], &[0; 16], &mut out).unwrap();
+    let tag = c.gcm_encrypt(&[0; 12], &[&[0; 16]], &mut out).unwrap();
     assert_eq!(out, unhex("0388dace60b6a392f328c2b971b2fe78"));
     assert_eq!(tag.to_vec(), unhex("ab6e47d42cec13bdf53a67b21257bddf"));
     let mut plain = Vec::new();
-    gcm_decrypt(&[0; 16], &[0; 12], &out, &tag, &mut plain).unwrap();
+    c.gcm_decrypt(&[0; 12], &out, &tag, &mut plain).unwrap();
     assert_eq!(plain, [0; 16]);
     let mut bad = tag;
     bad[0] ^= 1;
     assert_eq!(
-        gcm_decrypt(&[0; 16], &[0; 12], &out, &bad, &mut plain),
+        c.gcm_decrypt(&[0; 12], &out, &bad, &mut plain),
         Err(CryptoError::MacMismatch)
     );
     // NIST test case 1: no plaintext, no AAD.
-    let t = gmac(&[0; 16], &[0; 12], &[]).unwrap();
+    let t = c.gmac(&[0; 12], &[]).unwrap();
+    // The context keeps working after a failed decrypt and across operations.
+    let tag2 = c
+        .gcm_encrypt(&[0; 12], &[&[0; 8], &[0; 8]], &mut Vec::new())
+        .unwrap();
+    assert_eq!(
+        tag2, tag,
+        "the same plaintext in two parts gives the same tag"
+    );
     assert_eq!(t.to_vec(), unhex("58e2fccefa7e3061367f1d57a4e7455a"));
 }
 

@@ -21,9 +21,9 @@
 //! GMAC of the common MAC under the receiver's SessionReceiverKey with the same IV.
 
 use super::CryptoError;
-use super::aead::{gcm_decrypt, gcm_encrypt, gmac, mac_eq};
+use super::aead::mac_eq;
 use super::keymat::KeyMaterial;
-use super::session::{KeyUse, SenderSession, SessionKeyCache};
+use super::session::{KeyUse, SenderSession, SessionKey, SessionKeyCache};
 use crate::cdr::{CdrReader, Endianness};
 use crate::wire::security::{
     CryptoContent, CryptoFooter, CryptoHeader, MAC_LEN, ReceiverSpecificMac, SEC_BODY, SEC_POSTFIX,
@@ -41,7 +41,7 @@ const MAX_SEC_BODY: usize = u16::MAX as usize;
 /// One receiver the sender adds a receiver-specific MAC for: the key material the sender
 /// gave that receiver (its receiver_specific_key_id, master_receiver_specific_key and
 /// master_salt), and the derived key of the current session.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ReceiverSpecific {
     keymat: KeyMaterial,
     cache: SessionKeyCache,
@@ -72,11 +72,9 @@ impl ReceiverSpecific {
             .get(&self.keymat, KeyUse::ReceiverSpecific, header.session_id)?;
         Ok(ReceiverSpecificMac {
             receiver_mac_key_id: self.keymat.receiver_specific_key_id,
-            receiver_mac: gmac(
-                key.as_bytes(),
-                &header.initialization_vector(),
-                &[common_mac],
-            )?,
+            receiver_mac: key
+                .cipher()
+                .gmac(&header.initialization_vector(), &[common_mac])?,
         })
     }
 }
@@ -84,7 +82,7 @@ impl ReceiverSpecific {
 /// What a receiver knows of one remote sender: the key material the sender gave it (the
 /// sender's key and, with origin authentication, this receiver's specific key), and the
 /// derived keys of the sender's current session.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RemoteSender {
     keymat: KeyMaterial,
     sender: SessionKeyCache,
@@ -114,7 +112,7 @@ impl RemoteSender {
         &mut self,
         header: &CryptoHeader,
         footer: &CryptoFooter<'_>,
-    ) -> Result<([u8; 12], &[u8]), CryptoError> {
+    ) -> Result<([u8; 12], &mut SessionKey), CryptoError> {
         let id = &header.transform_identifier;
         if id.transformation_kind != self.keymat.transformation_kind.octets()
             || id.transformation_key_id != self.keymat.sender_key_id
@@ -130,7 +128,7 @@ impl RemoteSender {
             let key =
                 self.receiver
                     .get(&self.keymat, KeyUse::ReceiverSpecific, header.session_id)?;
-            let expect = gmac(key.as_bytes(), &iv, &[&footer.common_mac])?;
+            let expect = key.cipher().gmac(&iv, &[&footer.common_mac])?;
             if !mac_eq(&expect, &mine.receiver_mac) {
                 return Err(CryptoError::MacMismatch);
             }
@@ -138,7 +136,7 @@ impl RemoteSender {
         let key = self
             .sender
             .get(&self.keymat, KeyUse::Sender, header.session_id)?;
-        Ok((iv, key.as_bytes()))
+        Ok((iv, key))
     }
 
     /// Verifies (GMAC) or decrypts (GCM) `protected` and appends the plaintext to `out`.
@@ -152,9 +150,10 @@ impl RemoteSender {
         let encrypts = self.keymat.transformation_kind.encrypts();
         let (iv, key) = self.open(header, footer)?;
         if encrypts {
-            gcm_decrypt(key, &iv, protected, &footer.common_mac, out)
+            key.cipher()
+                .gcm_decrypt(&iv, protected, &footer.common_mac, out)
         } else {
-            let expect = gmac(key, &iv, &[protected])?;
+            let expect = key.cipher().gmac(&iv, &[protected])?;
             if !mac_eq(&expect, &footer.common_mac) {
                 return Err(CryptoError::MacMismatch);
             }
@@ -176,20 +175,12 @@ fn protect(
     let (header, key) = session.next(len)?;
     let iv = header.initialization_vector();
     let mac = if encrypts {
-        let joined;
-        let whole: &[u8] = match plain {
-            [one] => one,
-            parts => {
-                joined = parts.concat();
-                &joined
-            }
-        };
-        gcm_encrypt(key.as_bytes(), &iv, whole, out)?
+        key.cipher().gcm_encrypt(&iv, plain, out)?
     } else {
         for p in plain {
             out.extend_from_slice(p);
         }
-        gmac(key.as_bytes(), &iv, plain)?
+        key.cipher().gmac(&iv, plain)?
     };
     Ok((header, mac))
 }
