@@ -1,6 +1,7 @@
 //! The DDS Security 1.1 submessages (SEC_BODY, SEC_PREFIX, SEC_POSTFIX, SRTPS_PREFIX,
 //! SRTPS_POSTFIX) and the structures they carry: CryptoTransformIdentifier, CryptoHeader,
 //! CryptoContent and CryptoFooter, each as a bounded view for decoding and an infallible emit.
+//! (The security PIDs, 0x1001-0x1006, are in `wire::plist::pid`.)
 //!
 //! Must not: decrypt or verify anything (that is `security::crypto`), panic on any input, or
 //! allocate from a wire count before checking the bytes are there (docs/conventions.md §4).
@@ -32,19 +33,6 @@ pub const SEC_POSTFIX: u8 = 0x32;
 pub const SRTPS_PREFIX: u8 = 0x33;
 /// SRTPS_POSTFIX: the CryptoFooter of a protected RTPS message. §7.3.7.7.
 pub const SRTPS_POSTFIX: u8 = 0x34;
-
-/// PID_IDENTITY_TOKEN. DDS-Security 1.1 Table 10.
-pub const PID_IDENTITY_TOKEN: u16 = 0x1001;
-/// PID_PERMISSIONS_TOKEN.
-pub const PID_PERMISSIONS_TOKEN: u16 = 0x1002;
-/// PID_DATA_TAGS.
-pub const PID_DATA_TAGS: u16 = 0x1003;
-/// PID_ENDPOINT_SECURITY_INFO: the endpoint's security and plugin attribute masks.
-pub const PID_ENDPOINT_SECURITY_INFO: u16 = 0x1004;
-/// PID_PARTICIPANT_SECURITY_INFO: the participant's security and plugin attribute masks.
-pub const PID_PARTICIPANT_SECURITY_INFO: u16 = 0x1005;
-/// PID_IDENTITY_STATUS_TOKEN.
-pub const PID_IDENTITY_STATUS_TOKEN: u16 = 0x1006;
 
 /// The length of a common or receiver-specific MAC: an AES-GCM tag. §9.5.2.5.
 pub const MAC_LEN: usize = 16;

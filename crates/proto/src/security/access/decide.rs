@@ -227,44 +227,9 @@ pub fn check_create_datareader(
     )
 }
 
-/// check_remote_datawriter (§9.4.3.8): the remote's permissions and subject.
-pub fn check_remote_datawriter(
-    governance: &Governance,
-    remote_permissions: &Permissions,
-    remote_subject: &DistinguishedName,
-    domain_id: u32,
-    topic: &str,
-    partitions: &[&str],
-    now: i64,
-) -> Decision {
-    check_create_datawriter(
-        governance,
-        remote_permissions,
-        remote_subject,
-        domain_id,
-        topic,
-        partitions,
-        now,
-    )
-}
-
-/// check_remote_datareader (§9.4.3.7): the remote's permissions and subject.
-pub fn check_remote_datareader(
-    governance: &Governance,
-    remote_permissions: &Permissions,
-    remote_subject: &DistinguishedName,
-    domain_id: u32,
-    topic: &str,
-    partitions: &[&str],
-    now: i64,
-) -> Decision {
-    check_create_datareader(
-        governance,
-        remote_permissions,
-        remote_subject,
-        domain_id,
-        topic,
-        partitions,
-        now,
-    )
-}
+/// check_remote_datareader (§9.4.3.7): [`check_create_datareader`] with the remote's
+/// permissions and subject.
+pub use check_create_datareader as check_remote_datareader;
+/// check_remote_datawriter (§9.4.3.8): [`check_create_datawriter`] with the remote's
+/// permissions and subject.
+pub use check_create_datawriter as check_remote_datawriter;
