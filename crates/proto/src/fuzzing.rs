@@ -531,5 +531,135 @@ pub fn security_token(data: &[u8]) {
     }
 }
 
+/// Target `secure`: a selector byte (transformation kind in bits 0-1, what is protected in
+/// bits 2-3, origin authentication in bit 4) and bytes. The bytes are decoded as secure
+/// submessages (a parsed CryptoHeader or CryptoFooter must re-emit to the same bytes) and as
+/// an encoded payload, submessage and RTPS message under a fixed key (must fail or, rarely,
+/// give plaintext, never panic); then they are protected as plaintext under that key and must
+/// decode back to themselves, and with one byte flipped must not.
+#[cfg(feature = "security")]
+pub fn secure(data: &[u8]) {
+    use crate::security::crypto::{
+        KeyMaterial, ReceiverSpecific, RemoteSender, SenderSession, TransformationKind,
+        decode_rtps_message, decode_serialized_payload, decode_submessage, encode_rtps_message,
+        encode_serialized_payload, encode_submessage,
+    };
+    use crate::wire::security::{CryptoFooter, CryptoHeader, SecureSubmessage};
+
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    for id in 0x30..=0x34u8 {
+        match SecureSubmessage::parse(id, bytes) {
+            Ok(Some(SecureSubmessage::SecPrefix(h) | SecureSubmessage::SrtpsPrefix(h))) => {
+                let mut buf = Vec::new();
+                h.emit(&mut CdrWriter::new(&mut buf, Endianness::Big));
+                assert_eq!(&buf[..], &bytes[..20]);
+                let again = CryptoHeader::parse(&mut CdrReader::new(&buf, Endianness::Big));
+                assert_eq!(again, Ok(h));
+            }
+            Ok(Some(SecureSubmessage::SecPostfix(f) | SecureSubmessage::SrtpsPostfix(f))) => {
+                let mut buf = Vec::new();
+                f.emit(&[], &mut CdrWriter::new(&mut buf, Endianness::Big));
+                assert_eq!(buf.len(), f.buffer_len(0));
+                assert_eq!(&buf[..], &bytes[..buf.len()]);
+                let again = CryptoFooter::parse(&mut CdrReader::new(&buf, Endianness::Big));
+                assert_eq!(again, Ok(f));
+            }
+            _ => {}
+        }
+    }
+    let kind = [
+        TransformationKind::Aes128Gmac,
+        TransformationKind::Aes128Gcm,
+        TransformationKind::Aes256Gmac,
+        TransformationKind::Aes256Gcm,
+    ][usize::from(sel & 3)];
+    let n = kind.key_len();
+    let what = (sel >> 2) & 3;
+    // A payload never carries receiver-specific MACs (DDS-Security 1.1 §9.5.3.3.4.1).
+    let origin = sel & 0x10 != 0 && what != 0;
+    let keymat = KeyMaterial {
+        transformation_kind: kind,
+        master_salt: vec![1; n],
+        sender_key_id: [0, 0, 0, 1],
+        master_sender_key: vec![2; n],
+        receiver_specific_key_id: if origin { [0, 0, 0, 2] } else { [0; 4] },
+        master_receiver_specific_key: if origin { vec![3; n] } else { Vec::new() },
+    };
+    let mut remote = RemoteSender::new(keymat.clone()).unwrap();
+    let mut out = Vec::new();
+    let _ = match what {
+        0 => decode_serialized_payload(&mut remote, bytes, &mut out),
+        1 => decode_submessage(&mut remote, bytes, &mut out).map(|_| ()),
+        _ => decode_rtps_message(&mut remote, bytes, &mut out),
+    };
+    struct Fixed;
+    impl crate::security::crypto::RandomSource for Fixed {
+        fn fill(&mut self, buf: &mut [u8]) -> Result<(), crate::security::crypto::CryptoError> {
+            buf.fill(7);
+            Ok(())
+        }
+    }
+    let mut session = SenderSession::new(keymat.clone(), &mut Fixed).unwrap();
+    let mut receivers: Vec<ReceiverSpecific> = if origin {
+        vec![ReceiverSpecific::new(keymat).unwrap()]
+    } else {
+        Vec::new()
+    };
+    let mut enc = Vec::new();
+    let plain: Vec<u8> = match what {
+        0 => {
+            encode_serialized_payload(&mut session, bytes, &mut enc).unwrap();
+            bytes.to_vec()
+        }
+        1 => {
+            // A whole submessage: a header whose length is the rest.
+            let body = &bytes[..bytes.len().min(60_000)];
+            // PAD: a length of 0 is an empty body, not "to the end" (RTPS 2.5 §9.4.5.1.3).
+            let mut sm = vec![0x01, 0x01];
+            sm.extend_from_slice(&(body.len() as u16).to_le_bytes());
+            sm.extend_from_slice(body);
+            encode_submessage(
+                &mut session,
+                &sm,
+                &mut receivers,
+                Endianness::Little,
+                &mut enc,
+            )
+            .unwrap();
+            sm
+        }
+        _ => {
+            let body = &bytes[..bytes.len().min(60_000)];
+            let mut m = b"RTPS\x02\x05\x01\x10".to_vec();
+            m.extend_from_slice(&[9; 12]);
+            m.extend_from_slice(&[0x01, 0x01]);
+            m.extend_from_slice(&(body.len() as u16).to_le_bytes());
+            m.extend_from_slice(body);
+            encode_rtps_message(&mut session, &m, &mut receivers, Endianness::Big, &mut enc)
+                .unwrap();
+            m
+        }
+    };
+    let decode = |remote: &mut RemoteSender, b: &[u8], out: &mut Vec<u8>| match what {
+        0 => decode_serialized_payload(remote, b, out),
+        1 => decode_submessage(remote, b, out).map(|_| ()),
+        _ => decode_rtps_message(remote, b, out),
+    };
+    let mut dec = Vec::new();
+    decode(&mut remote, &enc, &mut dec).unwrap();
+    if what >= 2 {
+        // The decoded message holds the INFO_SRC made from the header after the header.
+        assert_eq!(&dec[..20], &plain[..20]);
+        assert_eq!(&dec[44..], &plain[20..]);
+    } else {
+        assert_eq!(dec, plain);
+    }
+    let at = usize::from(sel) * 7919 % enc.len();
+    enc[at] ^= 0x01;
+    assert!(decode(&mut remote, &enc, &mut Vec::new()).is_err());
+}
+
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,7 @@ mod message;
 mod peer_group;
 mod peer_group_coop;
 pub mod plist;
+pub mod security;
 mod sequence;
 mod sn_set;
 pub mod submessage;
