@@ -250,7 +250,7 @@ impl Reader {
     }
 
     /// Each matched writer with the highest sequence number known to exist from it (its
-    /// HEARTBEATs' greatest lastSN, or the greatest SN received): what a reader compares
+    /// latest HEARTBEAT's lastSN, or the greatest SN received): what a reader compares
     /// with what it got to see loss at the tail of a stream. RTPS 2.5 §8.4.10.4.4.
     pub fn writers_last_sn(&self) -> Vec<(Guid, SequenceNumber)> {
         self.writers
