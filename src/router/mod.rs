@@ -191,6 +191,7 @@ impl Router {
     }
 
     /// Elects this router into or from a site only once it has been on it for `settle`
+    /// where another router is present, else for at most `standby::UNCONTESTED_SETTLE`
     /// (`router::standby`; the driver uses the routers' SPDP lease). Zero (the default):
     /// at once.
     pub fn with_settle(mut self, settle: core::time::Duration) -> Self {
@@ -352,7 +353,7 @@ impl Router {
     /// When [`Self::handle_timeout`] must run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
-        match (retiring, self.standby.poll_timeout()) {
+        match (retiring, self.standby.poll_timeout(&self.table)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
