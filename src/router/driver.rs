@@ -263,7 +263,9 @@ fn run(
                 let site = SiteId(i as u16);
                 if let Some(view) = d.view(site) {
                     let now = d.now();
-                    lock(&d.shared).router.update_site(now, site, view);
+                    // The unregisters of upstream writers that left the site.
+                    let lost = lock(&d.shared).router.update_site(now, site, view);
+                    d.forward_all(lost);
                 }
             }
             let now = d.now();
@@ -521,6 +523,17 @@ impl Driver {
                 lock(&self.shared).writers.remove(&id);
                 // Deleted (and unannounced) as it drops, the shared lock released.
                 self.writers.remove(&id);
+            }
+        }
+    }
+
+    /// Hands `forwards` to their downstream loops, as the proxy readers' listeners do.
+    fn forward_all(&mut self, forwards: Vec<super::Forward>) {
+        for f in forwards {
+            let pending = lock(&self.shared).forward(f);
+            if let Some(f) = pending {
+                // Behind the forwards already queued for the same writer, in order.
+                let _ = self.tx.send(f);
             }
         }
     }
