@@ -367,6 +367,37 @@ fn start_at_match_takes_nothing_written_before_the_first_heartbeat() {
 }
 
 #[test]
+fn start_at_match_asks_for_data_that_overtook_the_writers_sedp() {
+    // A router's proxy reader: the writer matched us and sent 7..=9 before its SEDP reached
+    // us (dropped then: not matched). Its first HEARTBEAT says 1..=9; we start at 7, not 10,
+    // and ask for 7..=9.
+    let w = writer_guid();
+    let mut c = config(true);
+    c.start_at_match = true;
+    let mut r = Reader::new(c);
+    for sn in [8, 7, 9] {
+        r.note_unmatched_data(w, SequenceNumber(sn));
+    }
+    r.matched_writer_add(at(0), remote(true));
+    while r.poll_transmit(at(0)).is_some() {}
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
+    let (ack, _) = parse_ack(&r.poll_transmit(at(10)).unwrap());
+    assert_eq!(missing(&ack), [7, 8, 9]);
+    for sn in 7..=10 {
+        r.handle_data(at(11), w, None, &data(sn, b"x"));
+    }
+    assert_eq!(drain(&mut r), [7, 8, 9, 10]);
+    // A plain reader does not note them (the writer decides what it gets).
+    let mut plain = Reader::new(config(true));
+    plain.note_unmatched_data(w, SequenceNumber(7));
+    plain.matched_writer_add(at(0), remote(true));
+    while plain.poll_transmit(at(0)).is_some() {}
+    plain.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
+    let (ack, _) = parse_ack(&plain.poll_transmit(at(10)).unwrap());
+    assert_eq!(missing(&ack), (1..=9).collect::<Vec<_>>());
+}
+
+#[test]
 fn best_effort_counts_lost_samples_and_drops_older_ones() {
     let mut r = matched(config(false), true);
     let w = writer_guid();

@@ -127,6 +127,9 @@ pub(super) struct WriterProxy {
     /// Skip what the writer had written before its first HEARTBEAT to us
     /// (`ReaderConfig::start_at_match`).
     pub start_at_match: bool,
+    /// The lowest SN of its DATA that reached us before it matched
+    /// (`Reader::note_unmatched_data`): with `start_at_match`, we start there at the latest.
+    pub early_from: Option<SequenceNumber>,
 }
 
 impl WriterProxy {
@@ -173,6 +176,7 @@ impl WriterProxy {
             stalled: false,
             coherent: CoherentSets::new(coherent_access),
             start_at_match: false,
+            early_from: None,
         }
     }
 
@@ -461,10 +465,11 @@ impl WriterProxy {
             // writer's first HEARTBEAT as known). Later ones are held to what it sent.
             self.sent_max = self.sent_max.max(hb.last_sn);
             if self.start_at_match {
-                // Start after its lastSN, or at the first change it already sent us.
+                // Start after its lastSN, or at the first change it already sent us (also
+                // before the match: its DATA overtook its SEDP, and it is asked for again).
                 let after = hb.last_sn.checked_add(1).unwrap_or(hb.last_sn);
                 let first_held = self.buffered.keys().next().copied().unwrap_or(after);
-                let start = after.min(first_held);
+                let start = after.min(first_held).min(self.early_from.unwrap_or(after));
                 if start > self.next_expected && self.buffered.range(..start).next().is_none() {
                     self.next_expected = start;
                     self.reassembly.drop_below(start);
