@@ -22,6 +22,7 @@ mod standby;
 pub use site::{PEER_INDICES, Site, parse_peer};
 
 use foldhash::HashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -222,6 +223,8 @@ struct Driver {
     participants: Vec<DomainParticipant>,
     /// Per site: a link's SPDP probes of its peer (`None`: a LAN).
     links: Vec<Option<Vec<Locator>>>,
+    /// Per site: the peer routers last seen on a link, for `link::replaced`.
+    link_peers: Vec<BTreeMap<GuidPrefix, Vec<Locator>>>,
     /// Proxy readers and witnesses (deleted when dropped).
     endpoints: HashMap<EndpointId, UntypedDataReader>,
     /// Downstream writers and their sites (deleted when dropped; the listeners have their
@@ -247,6 +250,7 @@ fn run(
     }));
     let mut d = Driver {
         me,
+        link_peers: vec![BTreeMap::new(); participants.len()],
         participants,
         links,
         endpoints: HashMap::default(),
@@ -344,13 +348,20 @@ impl Driver {
     }
 
     /// The SEDP view of `site` (our own router's endpoints left out).
-    fn view(&self, site: SiteId) -> Option<SiteView> {
+    fn view(&mut self, site: SiteId) -> Option<SiteView> {
         let p = self.participants.get(usize::from(site.0))?;
         let snap = p.discovery_snapshot().ok()?;
         if let Some(Some(probes)) = self.links.get(usize::from(site.0)) {
             let (period, want) = link::announcements(&snap.participants, probes);
             if p.set_spdp_announcements(period, want.clone()).ok()? {
                 log::info!("router: link SPDP to {want:?}");
+            }
+            // A peer router restarted at the same locator: the old one is gone now, not
+            // when its lease ends (no more HEARTBEATs to its readers).
+            let last = self.link_peers.get_mut(usize::from(site.0))?;
+            for old in link::replaced(&snap.participants, last) {
+                log::info!("router: peer router {old:?} replaced on site {}", site.0);
+                let _ = p.forget_participant(old);
             }
         }
         let parts: Vec<(GuidPrefix, Option<RouterId>)> = snap
