@@ -44,9 +44,9 @@ fn a_router_restarted_at_the_same_locator_replaces_the_old_one() {
     let at = [Locator::udpv4([198, 18, 2, 2], 7410)];
     let mut last = BTreeMap::new();
     let old = participant(1, true, &at);
-    assert!(replaced(&[old.clone()], &mut last).is_empty());
+    assert!(replaced(std::slice::from_ref(&old), &mut last).is_empty());
     assert!(
-        replaced(&[old.clone()], &mut last).is_empty(),
+        replaced(std::slice::from_ref(&old), &mut last).is_empty(),
         "the same again"
     );
     // Restarted: a new GUID prefix at the same locator while the old lease still runs.
