@@ -3,8 +3,9 @@
 //! of a real writer and reader (`forge.rs`); a never-acknowledging reliable reader with a
 //! 100,000 s lease sits on a KEEP_ALL writer; the attacker moves its own participant from
 //! 127.0.0.3 to 127.0.0.4 with a higher SPDP sequence number. The real reader must keep
-//! getting every sample, the counters must show the drops, the writer must keep serving the
-//! real reader once the stuck one is unresponsive, and the move must re-bind. Domains 181-183.
+//! getting every sample (also when the forged HEARTBEAT and GAP come from the writer's own
+//! host, which the source check lets through), the counters must show the drops, the writer must keep serving the
+//! real reader once the stuck one is unresponsive, and the move must re-bind. Domains 181-184.
 
 // A real attacker: plain sockets and real time in this harness.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -180,6 +181,64 @@ fn forged_heartbeat_gap_acknack_and_dispose_from_a_foreign_address_are_dropped()
         r.matched_publications().unwrap(),
         1,
         "the dispose unmatched the writer"
+    );
+}
+
+#[test]
+fn forged_heartbeat_and_gap_from_the_writers_own_address_cost_no_later_samples() {
+    if !may_open_sockets(
+        "forged_heartbeat_and_gap_from_the_writers_own_address_cost_no_later_samples",
+    ) {
+        return;
+    }
+    const DOMAIN: u32 = 184;
+    let (p, q) = (participant(DOMAIN), participant(DOMAIN));
+    // A 100-sample KEEP_ALL history: without the reader's ACKNACKs the writer blocks.
+    let (w, r) = pair(&p, &q, 100);
+    let (wg, rg): (Guid, Guid) = (w.guid(), r.guid());
+    // 127.0.0.1 is the writer's own (bound) host: the source check lets these through.
+    let forger = attacker(1);
+    let to_reader = meta(DOMAIN, &q);
+    let (n, phase) = (900, 300);
+    let mut marks = Vec::new();
+    let xs = write_and_take(&w, &r, n, |i| {
+        if i % phase == 0 {
+            marks.push(Instant::now());
+        }
+        let datagram = match i {
+            300 => forge::heartbeat(wg, rg, 10_000_000, 10_000_000),
+            600 => forge::gap(wg, rg, 1, 10_000_000),
+            _ => return,
+        };
+        forger.send_to(&datagram, to_reader).unwrap();
+    });
+    marks.push(Instant::now());
+    // Samples of each phase delivered, per second of that phase.
+    let rate = |k: usize| {
+        let got = xs.iter().filter(|x| **x / phase == k as i32).count();
+        got as f64 / (marks[k + 1] - marks[k]).as_secs_f64()
+    };
+    let c = r.counters().unwrap();
+    eprintln!(
+        "forged from the writer's address: reader got {} of {n}; samples/s before {:.0}, \
+         after the HEARTBEAT {:.0}, after the GAP {:.0}; ranges clamped {}, foreign-source {}",
+        xs.len(),
+        rate(0),
+        rate(1),
+        rate(2),
+        c.ranges_clamped,
+        q.stats().unwrap().foreign_source
+    );
+    assert_eq!(
+        q.stats().unwrap().foreign_source,
+        0,
+        "not from a foreign host"
+    );
+    assert_eq!(c.ranges_clamped, 2, "{c:?}");
+    assert_eq!(xs, (0..n).collect::<Vec<_>>());
+    assert!(
+        rate(2) > rate(0) / 4.0 && rate(1) > rate(0) / 4.0,
+        "the stream keeps its pace"
     );
 }
 

@@ -18,6 +18,7 @@ mod multi_homed;
 mod peer_group;
 mod peer_group_faults;
 mod router;
+mod router_chain;
 mod router_ha;
 mod router_late;
 mod router_mesh;

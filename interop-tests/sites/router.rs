@@ -311,9 +311,12 @@ fn router_bridges_two_lans() {
 fn a_restarted_router_resumes_without_duplicates() {
     // The router is stopped mid-stream by SIGINT (it leaves with a goodbye) and started
     // again: the readers on B see the samples before and after, each at most once, in order.
-    // 3,000 samples (12 s at 4 ms): the restarted router forwards only after its settle
-    // time (`router::standby`, the 4 s lease), so a shorter stream could end before.
+    // Alone on both LANs, the restarted router forwards once it has heard them
+    // (`router::standby::UNCONTESTED_SETTLE`), not after the 4 s settle time of contested
+    // sites: what the readers miss is the 0.5 s outage plus rediscovery, at most 2 s here
+    // (500 samples at 4 ms; with the 4 s settle it was 1,142).
     let n = 3000;
+    let most_lost = 500;
     let script = format!(
         "run router1 60 R $SIFTDDS router --interfaces A,B
          sleep 1
@@ -341,17 +344,23 @@ fn a_restarted_router_resumes_without_duplicates() {
     let mut cases = Vec::new();
     for (sub, label) in [("Rst.cyc", "Cyclone"), ("Rst.sift", "siftdds")] {
         let (xs, _) = received(&s.out(sub), "Rst", "x");
+        let gap = (n as usize).saturating_sub(xs.len());
         let ok = xs.windows(2).all(|p| p[0] < p[1])
             && xs.first().is_some_and(|x| *x < 10 + 5 * 300)
-            && xs.last() == Some(&last);
-        let gap = (n as usize).saturating_sub(xs.len());
+            && xs.last() == Some(&last)
+            && gap <= most_lost;
+        report(&format!(
+            "restart ({label} reader on B): {} of {n} delivered, {gap} lost (≈ {} ms at 4 ms)",
+            xs.len(),
+            gap * 4
+        ));
         cases.push(router_case(
             "Cyclone",
             &format!("Cyclone(A)→R(restarted)→{label}(B)"),
             "restart",
             check(ok, || {
                 format!(
-                    "{} samples, in order {}, first {:?}, last {:?} (want {last})\n{}",
+                    "{} samples ({gap} lost, at most {most_lost}), in order {}, first {:?}, last {:?} (want {last})\n{}",
                     xs.len(),
                     xs.windows(2).all(|p| p[0] < p[1]),
                     xs.first(),

@@ -426,6 +426,15 @@ impl DomainParticipant {
         })?)
     }
 
+    /// Forgets remote participant `prefix` now, as if its lease had expired
+    /// ([`crate::core::Participant::forget_participant`]). False if it was not known.
+    pub fn forget_participant(&self, prefix: GuidPrefix) -> Result<bool, Error> {
+        Ok(self
+            .inner
+            .handle
+            .execute(move |p, _| p.forget_participant(prefix))?)
+    }
+
     /// Number of remote participants currently alive.
     pub fn discovered_participants(&self) -> Result<usize, Error> {
         Ok(self

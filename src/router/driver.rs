@@ -23,6 +23,7 @@ mod standby;
 pub use site::{PEER_INDICES, Site, parse_peer};
 
 use foldhash::HashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -237,6 +238,8 @@ struct Driver {
     participants: Vec<DomainParticipant>,
     /// Per site: a link's SPDP probes of its peer (`None`: a LAN).
     links: Vec<Option<Vec<Locator>>>,
+    /// Per site: the peer routers last seen on a link, for `link::replaced`.
+    link_peers: Vec<BTreeMap<GuidPrefix, Vec<Locator>>>,
     /// Proxy readers and witnesses (deleted when dropped).
     endpoints: HashMap<EndpointId, UntypedDataReader>,
     /// Downstream writers and their sites (deleted when dropped; the listeners have their
@@ -275,6 +278,7 @@ fn run(
     }));
     let mut d = Driver {
         me,
+        link_peers: vec![BTreeMap::new(); participants.len()],
         participants,
         links,
         endpoints: HashMap::default(),
@@ -293,7 +297,9 @@ fn run(
                 let site = SiteId(i as u16);
                 if let Some(view) = d.view(site) {
                     let now = d.now();
-                    lock(&d.shared).router.update_site(now, site, view);
+                    // The unregisters of upstream writers that left the site.
+                    let lost = lock(&d.shared).router.update_site(now, site, view);
+                    d.forward_all(lost);
                 }
             }
             let now = d.now();
@@ -373,13 +379,20 @@ impl Driver {
     }
 
     /// The SEDP view of `site` (our own router's endpoints left out).
-    fn view(&self, site: SiteId) -> Option<SiteView> {
+    fn view(&mut self, site: SiteId) -> Option<SiteView> {
         let p = self.participants.get(usize::from(site.0))?;
         let snap = p.discovery_snapshot().ok()?;
         if let Some(Some(probes)) = self.links.get(usize::from(site.0)) {
             let (period, want) = link::announcements(&snap.participants, probes);
             if p.set_spdp_announcements(period, want.clone()).ok()? {
                 log::info!("router: link SPDP to {want:?}");
+            }
+            // A peer router restarted at the same locator: the old one is gone now, not
+            // when its lease ends (no more HEARTBEATs to its readers).
+            let last = self.link_peers.get_mut(usize::from(site.0))?;
+            for old in link::replaced(&snap.participants, last) {
+                log::info!("router: peer router {old:?} replaced on site {}", site.0);
+                let _ = p.forget_participant(old);
             }
         }
         let parts: Vec<(GuidPrefix, Option<RouterId>)> = snap
@@ -552,6 +565,17 @@ impl Driver {
                 lock(&self.shared).writers.remove(&id);
                 // Deleted (and unannounced) as it drops, the shared lock released.
                 self.writers.remove(&id);
+            }
+        }
+    }
+
+    /// Hands `forwards` to their downstream loops, as the proxy readers' listeners do.
+    fn forward_all(&mut self, forwards: Vec<super::Forward>) {
+        for f in forwards {
+            let pending = lock(&self.shared).forward(f);
+            if let Some(f) = pending {
+                // Behind the forwards already queued for the same writer, in order.
+                let _ = self.tx.send(f);
             }
         }
     }

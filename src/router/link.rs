@@ -3,16 +3,19 @@
 //! bare IP is probed on the metatraffic ports of its first participant indices
 //! (`driver::PEER_INDICES`); once the peer router is found at that IP, the periodic
 //! announcements go to its own metatraffic unicast locators only, and back to every probe
-//! when no router is left there. Discovery bytes on the WAN: docs/router.md.
+//! when no router is left there. A peer router replaced at the same locator by a new one
+//! (restarted, new GUID prefix) is forgotten at once ([`replaced`]). Discovery bytes on the
+//! WAN: docs/router.md.
 //!
 //! Must not: decide routes, or touch a LAN site (its announcements serve the takeover of
 //! redundant routers, `driver::ROUTER_ANNOUNCE`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::marker::router_of;
 use crate::core::discovery::ParticipantProxyData;
-use crate::wire::Locator;
+use crate::wire::{GuidPrefix, Locator};
 
 /// SPDP announcement period of the router's participant on a link once its peer router is
 /// found: the idle cost of the link.
@@ -48,6 +51,47 @@ pub fn announcements(
     } else {
         (LINK_ANNOUNCE, found)
     }
+}
+
+/// The peer routers that another router has replaced at the same metatraffic unicast
+/// locator (address and port: two live processes cannot hold one unicast port, so the old
+/// one is gone, restarted with a new GUID prefix), given the remote `participants` known now
+/// and `last`, the router participants known at the previous call with their locators
+/// (updated here). Forgetting them at once stops the HEARTBEATs and DATA to their readers
+/// that would otherwise go on until their `LINK_LEASE` expired. Only a router first seen now
+/// replaces one seen before (two met at once cannot be told apart by age: the lease decides).
+pub fn replaced(
+    participants: &[ParticipantProxyData],
+    last: &mut BTreeMap<GuidPrefix, Vec<Locator>>,
+) -> Vec<GuidPrefix> {
+    let routers: Vec<&ParticipantProxyData> = participants
+        .iter()
+        .filter(|r| router_of(&r.user_data).is_some())
+        .collect();
+    let mut gone: Vec<GuidPrefix> = Vec::new();
+    for r in routers
+        .iter()
+        .filter(|r| !last.contains_key(&r.guid_prefix))
+    {
+        for (old, at) in last.iter() {
+            let still = routers.iter().any(|o| o.guid_prefix == *old);
+            if still
+                && at
+                    .iter()
+                    .any(|l| r.metatraffic_unicast_locators.contains(l))
+            {
+                gone.push(*old);
+            }
+        }
+    }
+    gone.sort();
+    gone.dedup();
+    *last = routers
+        .iter()
+        .filter(|r| !gone.contains(&r.guid_prefix))
+        .map(|r| (r.guid_prefix, r.metatraffic_unicast_locators.clone()))
+        .collect();
+    gone
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ use foldhash::HashMap;
 use crate::core::{CacheChange, ChangeKind, SampleIdentity, WriteRequest};
 use crate::qos::History;
 use crate::time::Instant;
+use crate::wire::SequenceNumber;
 use config::TopicRules;
 use keys::KeyType;
 use paths::{Detection, PathCounters, Paths, Rpf};
@@ -42,7 +43,8 @@ use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Ver
 use route_filter::{ROUTE_MEMO_CAPACITY, RouteFilterCounters, RouteFilters};
 use standby::{Standby, StandbyCounters};
 use table::{
-    ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId, SiteView, WriterKey,
+    DiscoveredWriter, ProxyKey, ProxyReaderSpec, RouteWriterSpec, RouterId, RoutingTable, SiteId,
+    SiteView, WriterKey,
 };
 use transcode::{TranscodeCounters, Transcoder};
 
@@ -289,6 +291,7 @@ impl Router {
     }
 
     /// Elects this router into or from a site only once it has been on it for `settle`
+    /// where another router is present, else for at most `standby::UNCONTESTED_SETTLE`
     /// (`router::standby`; the driver uses the routers' SPDP lease). Zero (the default):
     /// at once.
     pub fn with_settle(mut self, settle: core::time::Duration) -> Self {
@@ -310,8 +313,9 @@ impl Router {
     }
 
     /// Replaces the view of `site` (topics the rules do not route are dropped from it) and
-    /// reconciles the endpoints with the table.
-    pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) {
+    /// reconciles the endpoints with the table. Returns the unregisters owed downstream for
+    /// the upstream writers that left the site ([`Self::writers_lost`]).
+    pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) -> Vec<Forward> {
         let rules = &self.rules;
         // The routers' path heartbeats (`router::paths`) are never routed.
         let routed = |k: &table::TopicKey| {
@@ -322,11 +326,77 @@ impl Router {
         self.standby.note_site(now, site, &mut self.table);
         self.route_filters.table_changed();
         if self.table.site(site) == Some(&view) {
-            return;
+            return Vec::new();
         }
+        let lost: Vec<DiscoveredWriter> = self
+            .table
+            .site(site)
+            .map(|old| {
+                old.writers
+                    .iter()
+                    .filter(|w| !view.writers.iter().any(|n| n.guid == w.guid))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        // Before the table changes: the proxy readers of the lost writers may go with it.
+        let forwards = self.writers_lost(now, site, &lost);
         self.table.set_site(site, view);
         self.note_local(now);
         self.reconcile(now);
+        forwards
+    }
+
+    /// Upstream writers that left `site` (lease expired, deleted, their participant gone):
+    /// every instance a downstream route has from one of them and from no other source is
+    /// unregistered there, so its readers see NOT_ALIVE_NO_WRITERS (DDS 1.4 §2.2.2.5.1.4)
+    /// also across further routers. The proxy reader reports such instances itself
+    /// (`ChangeKind::NotAliveNoWriters`) only when it can attribute them: writers that send
+    /// no PID_KEY_HASH (Cyclone 0.10, Fast DDS 2.9) leave it nothing to attribute, whereas
+    /// the repositories know each instance's sources. A NOT_ALIVE_NO_WRITERS of the proxy
+    /// that reads it goes through [`Self::on_change`] per instance; an instance already
+    /// unregistered there is left alone (`Repository::decide`).
+    fn writers_lost(
+        &mut self,
+        now: Instant,
+        site: SiteId,
+        lost: &[DiscoveredWriter],
+    ) -> Vec<Forward> {
+        let mut out = Vec::new();
+        for w in lost {
+            let proxies: Vec<EndpointId> = self
+                .proxy_keys
+                .iter()
+                .filter(|(_, k)| {
+                    k.0 == site && k.1.topic == w.key.topic && k.1.type_name == w.key.type_name
+                })
+                .map(|(id, _)| *id)
+                .collect();
+            let mut keys: Vec<[u8; 16]> = self
+                .writers
+                .values()
+                .flat_map(|r| r.repository.instances_via(w.guid))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for proxy in proxies {
+                for key in &keys {
+                    let change = CacheChange {
+                        kind: ChangeKind::NotAliveNoWriters,
+                        writer_guid: w.guid,
+                        sequence_number: SequenceNumber(0),
+                        key_hash: Some(*key),
+                        source_timestamp: None,
+                        data: bytes::Bytes::new(),
+                        original_writer: None,
+                        coherent_set: None,
+                        group: None,
+                    };
+                    out.extend(self.on_change(now, proxy, &change));
+                }
+            }
+        }
+        out
     }
 
     fn fresh_id(&mut self) -> EndpointId {
@@ -458,7 +528,7 @@ impl Router {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
         let paths = self.paths.as_ref().and_then(|p| p.paths.poll_timeout());
-        [retiring, self.standby.poll_timeout(), paths]
+        [retiring, self.standby.poll_timeout(&self.table), paths]
             .into_iter()
             .flatten()
             .min()

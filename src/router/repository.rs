@@ -318,7 +318,12 @@ impl Repository {
             ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveDisposedUnregistered => {
                 let disposing = c.kind == ChangeKind::NotAliveDisposedUnregistered && !i.disposed;
                 let had = i.sources.len();
-                i.sources.retain(|(s, _)| *s != source);
+                // Every source that came through the writer we received it from goes too: a
+                // router forwards an unregister only once the instance has no source left
+                // there (its lost upstream writer's, in its own name, or the last original
+                // writer's), so nothing of the instance comes through it any more; the next
+                // router then forwards it on. An application writer's sources are its own.
+                i.sources.retain(|(s, v)| *s != source && *v != c.via);
                 let last_left = had > 0 && i.sources.is_empty();
                 i.last = c.identity;
                 if disposing {
@@ -342,6 +347,15 @@ impl Repository {
                 }
             }
         }
+    }
+
+    /// The instances that have a source which came through `via` (an upstream writer).
+    pub fn instances_via(&self, via: Guid) -> Vec<[u8; 16]> {
+        self.instances
+            .iter()
+            .filter(|(_, i)| i.sources.iter().any(|(_, v)| *v == via))
+            .map(|(k, _)| *k)
+            .collect()
     }
 
     /// Evicts one instance when `key` is new and the table is full: a not-alive one first,

@@ -8,7 +8,12 @@
 //!   announcements meanwhile, and then only the lowest id forwards. The driver settles for
 //!   the routers' SPDP lease: a router not heard from for a lease counts as gone (that is
 //!   what makes a standby take over), so one not heard during our first lease on a site is
-//!   absent by the same rule.
+//!   absent by the same rule. That wait applies only where another router is present on
+//!   the site (the router at the far end of a link does not count: it never competes): a
+//!   site with none settles [`UNCONTESTED_SETTLE`] after we joined it, the time within which
+//!   the participants already there answer our first SPDP announcement (they answer a new
+//!   participant at once), so a lone router that restarts loses only its outage and
+//!   rediscovery, not a lease more.
 //! - **Witnesses.** On every site whose routes are contested (another router there is also
 //!   on one of our other sites, [`RoutingTable::contested`]), one witness reader per
 //!   downstream route we would have if elected ([`RoutingTable::writers_ignoring_election`]),
@@ -32,6 +37,18 @@ use super::table::{RoutingTable, SiteId, WriterKey};
 use super::{Action, EndpointId};
 use crate::time::Instant;
 use core::time::Duration;
+
+/// How long a site without another router must be known before it settles: the routers
+/// already on it answer our first SPDP announcement within this, so one that is there is
+/// heard (and the site then waits the full settle time).
+pub const UNCONTESTED_SETTLE: Duration = Duration::from_millis(500);
+
+/// Whether a router other than the peer at the far end of a link is alive on `site`.
+fn other_router_on(table: &RoutingTable, site: SiteId) -> bool {
+    table
+        .site(site)
+        .is_some_and(|v| v.routers.iter().any(|r| Some(*r) != v.peer_router))
+}
 
 /// Counters of the standby machinery.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -92,7 +109,7 @@ impl Standby {
             .unsettled
             .iter()
             .copied()
-            .filter(|s| self.deadline(*s).is_some_and(|t| t <= now))
+            .filter(|s| self.deadline(*s, table).is_some_and(|t| t <= now))
             .collect();
         for s in &due {
             self.unsettled.remove(s);
@@ -101,17 +118,22 @@ impl Standby {
         !due.is_empty()
     }
 
-    fn deadline(&self, site: SiteId) -> Option<Instant> {
-        self.joined
-            .get(&site)
-            .map(|t| t.saturating_add(self.settle))
+    /// When `site` settles: the settle time after we joined it if another router is there,
+    /// else [`UNCONTESTED_SETTLE`] (at most the settle time).
+    fn deadline(&self, site: SiteId, table: &RoutingTable) -> Option<Instant> {
+        let wait = if other_router_on(table, site) {
+            self.settle
+        } else {
+            self.settle.min(UNCONTESTED_SETTLE)
+        };
+        self.joined.get(&site).map(|t| t.saturating_add(wait))
     }
 
     /// When the next site settles.
-    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+    pub(super) fn poll_timeout(&self, table: &RoutingTable) -> Option<Instant> {
         self.unsettled
             .iter()
-            .filter_map(|s| self.deadline(*s))
+            .filter_map(|s| self.deadline(*s, table))
             .min()
     }
 

@@ -487,3 +487,109 @@ fn redundant_routers_elect_the_lowest_id_and_the_other_takes_over_when_it_leaves
         matches!(took_over[1], Action::CreateWriter { ref spec, .. } if spec.site == SiteId(1))
     );
 }
+
+fn writer_on(p: u8, topic: &str) -> DiscoveredWriter {
+    DiscoveredWriter {
+        guid: guid(p, 2),
+        key: key(topic),
+        class: RELIABLE,
+        history: History::KeepAll,
+    }
+}
+
+#[test]
+fn an_upstream_writer_that_leaves_the_site_has_its_instances_unregistered_downstream() {
+    // A Cyclone or Fast DDS writer on LAN 0 (no PID_KEY_HASH: its proxy reader cannot report
+    // NOT_ALIVE_NO_WRITERS for its instances) writes instances 1 and 2, another writer
+    // instance 2 as well; the first one's lease expires (it leaves the view of LAN 0).
+    let mut r = two_lans_one_reader();
+    let (w, other) = (writer_on(5, "Sq"), writer_on(6, "Sq"));
+    let lan0 = |writers: Vec<DiscoveredWriter>| SiteView {
+        writers,
+        ..view(None, vec![])
+    };
+    assert!(
+        r.update_site(at(1), SiteId(0), lan0(vec![w.clone(), other.clone()]))
+            .is_empty()
+    );
+    let Some(Action::CreateReader { id: proxy, .. }) = drain(&mut r).into_iter().next() else {
+        panic!("no proxy reader")
+    };
+    for (g, sn, k) in [(w.guid, 1, 1), (w.guid, 2, 2), (other.guid, 1, 2)] {
+        assert_eq!(
+            r.on_change(at(2), proxy, &change(g, sn, ChangeKind::Alive, k))
+                .len(),
+            1
+        );
+    }
+    let f = r.update_site(at(3), SiteId(0), lan0(vec![other.clone()]));
+    let unregistered: Vec<_> = f
+        .iter()
+        .map(|f| (f.request.kind, f.request.key_hash))
+        .collect();
+    assert_eq!(
+        unregistered,
+        [(ChangeKind::NotAliveUnregistered, Some([1; 16]))],
+        "instance 2 still has a writer"
+    );
+    // Its proxy reader's own report of the same loss changes nothing more.
+    let mut lost = change(w.guid, 0, ChangeKind::NotAliveNoWriters, 1);
+    lost.data = Bytes::new();
+    assert!(r.on_change(at(4), proxy, &lost).is_empty());
+}
+
+#[test]
+fn an_upstream_routers_own_unregister_takes_the_sources_that_came_through_it() {
+    // Behind two routers: samples of writer W reach us through router 1's writer R with
+    // PID_ORIGINAL_WRITER_INFO; when W is lost, router 1 unregisters the instance in its own
+    // name (no original writer; the next router relays it naming R as the original): the
+    // instance loses every source that came through R and is unregistered here.
+    let mut repo = Repository::new(RepositoryLimits::default(), InstancePolicy::default());
+    let (w, relay) = (guid(5, 2), guid(7, 2));
+    let mut alive = Incoming {
+        kind: ChangeKind::Alive,
+        identity: Some(SampleIdentity {
+            writer_guid: w,
+            sequence_number: SequenceNumber(1),
+        }),
+        via: relay,
+        key_hash: Some([1; 16]),
+        data: &[0, 1, 0, 0, 1],
+    };
+    assert_eq!(
+        repo.decide(at(0), alive),
+        Verdict::Forward(ChangeKind::Alive)
+    );
+    alive.identity = Some(SampleIdentity {
+        writer_guid: relay,
+        sequence_number: SequenceNumber(2),
+    });
+    alive.kind = ChangeKind::NotAliveUnregistered;
+    assert_eq!(
+        repo.decide(at(1), alive),
+        Verdict::Forward(ChangeKind::NotAliveUnregistered)
+    );
+    // Behind three: router 2 relays router 1's unregister naming router 1's writer as the
+    // original; the sources that came through router 2's writer go all the same.
+    let mut repo = Repository::new(RepositoryLimits::default(), InstancePolicy::default());
+    let relay2 = guid(8, 2);
+    alive.kind = ChangeKind::Alive;
+    alive.via = relay2;
+    alive.identity = Some(SampleIdentity {
+        writer_guid: w,
+        sequence_number: SequenceNumber(1),
+    });
+    assert_eq!(
+        repo.decide(at(0), alive),
+        Verdict::Forward(ChangeKind::Alive)
+    );
+    alive.kind = ChangeKind::NotAliveUnregistered;
+    alive.identity = Some(SampleIdentity {
+        writer_guid: relay,
+        sequence_number: SequenceNumber(2),
+    });
+    assert_eq!(
+        repo.decide(at(1), alive),
+        Verdict::Forward(ChangeKind::NotAliveUnregistered)
+    );
+}

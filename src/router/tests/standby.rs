@@ -41,19 +41,23 @@ fn two_routers_starting_at_once_settle_and_then_only_the_lowest_forwards() {
         .with_settle(SETTLE);
     let mut high = Router::new(RouterId(2), TopicRules::all(), RepositoryLimits::default())
         .with_settle(SETTLE);
-    // t = 0: neither has heard the other yet: neither forwards.
+    // t = 0: neither has heard the other yet: neither forwards. Alone, each would settle
+    // after `UNCONTESTED_SETTLE`.
     for r in [&mut low, &mut high] {
         views(r, at(0), &[]);
         assert!(drain(r).is_empty());
-        assert_eq!(r.poll_timeout(), Some(at(4000)));
+        assert_eq!(r.poll_timeout(), Some(at(500)));
     }
-    // t = 1 s: they hear each other; the route into LAN 1 is contested: a witness each.
-    views(&mut low, at(1000), &[2]);
-    views(&mut high, at(1000), &[1]);
+    // t = 0.3 s: they hear each other (each answers the other's first SPDP at once); the
+    // route into LAN 1 is contested: a witness each, and the full settle time.
+    views(&mut low, at(300), &[2]);
+    views(&mut high, at(300), &[1]);
     for r in [&mut low, &mut high] {
         let a = drain(r);
         assert_eq!(a.len(), 1, "{a:?}");
         assert!(matches!(&a[0], Action::CreateWitness { spec, .. } if spec.site == SiteId(1)));
+        assert_eq!(r.poll_timeout(), Some(at(4000)));
+        r.handle_timeout(at(500));
         r.handle_timeout(at(3999));
         assert!(drain(r).is_empty(), "not settled before 4 s");
     }
@@ -72,6 +76,34 @@ fn two_routers_starting_at_once_settle_and_then_only_the_lowest_forwards() {
     ));
     assert!(drain(&mut high).is_empty(), "the other stands by");
     assert_eq!(low.poll_timeout(), None);
+}
+
+#[test]
+fn a_router_alone_on_its_sites_forwards_once_it_has_heard_them_not_a_lease_later() {
+    // A lone router (re)started: no other router answers on either LAN within
+    // `UNCONTESTED_SETTLE`, so it forwards then, not after the 4 s settle time.
+    let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default())
+        .with_settle(SETTLE);
+    views(&mut r, at(0), &[]);
+    assert!(drain(&mut r).is_empty());
+    r.handle_timeout(at(499));
+    assert!(
+        drain(&mut r).is_empty(),
+        "not before the SPDP answers could come"
+    );
+    r.handle_timeout(at(500));
+    assert_eq!(endpoints(&drain(&mut r)), 2);
+    // A router at the far end of a link never competes: it does not hold the site back.
+    let mut r = Router::new(RouterId(1), TopicRules::all(), RepositoryLimits::default())
+        .with_settle(SETTLE);
+    r.update_site(at(0), SiteId(0), lan_of(&[], vec![]));
+    let link = SiteView {
+        peer_router: Some(RouterId(7)),
+        ..lan_of(&[7], vec![reader(9, "Sq", None, &[])])
+    };
+    r.update_site(at(0), SiteId(1), link);
+    r.handle_timeout(at(500));
+    assert_eq!(endpoints(&drain(&mut r)), 2);
 }
 
 fn from_router(router: u8, original: Guid, sn: i64) -> CacheChange {

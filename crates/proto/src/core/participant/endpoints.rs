@@ -310,6 +310,18 @@ impl Endpoints {
             return false;
         };
         let Some(ids) = self.by_remote_writer.get(&writer) else {
+            // No reader matched with it yet: a reader that starts at the match may want to
+            // know its DATA came first (`Reader::note_unmatched_data`).
+            let sn = match sm {
+                Submessage::Data(d) => d.writer_sn,
+                Submessage::DataFrag(f) => f.writer_sn,
+                _ => return false,
+            };
+            for (id, r) in &mut self.readers {
+                if reader_id == EntityId::UNKNOWN || *id == reader_id {
+                    r.reader.note_unmatched_data(writer, sn);
+                }
+            }
             return false;
         };
         let mut taken = false;

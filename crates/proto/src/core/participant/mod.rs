@@ -344,6 +344,17 @@ impl Participant {
         }
     }
 
+    /// Forgets remote participant `prefix` now, as if its lease had expired: its endpoints
+    /// are unmatched (no more HEARTBEATs or DATA to its readers) and `ParticipantLost` is
+    /// queued. For a caller that knows it is gone before its lease says so (a router whose
+    /// peer restarted at the same locator with a new GUID prefix, `router::link`). A later
+    /// SPDP announcement of it discovers it again. False if it was not known.
+    pub fn forget_participant(&mut self, prefix: GuidPrefix) -> bool {
+        let known = self.remote_participants().any(|p| p.guid_prefix == prefix);
+        self.remove_participant(prefix);
+        known
+    }
+
     /// Remote participants currently alive.
     pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantProxyData> {
         self.discovery.remote_participants()

@@ -69,7 +69,7 @@ impl Key {
 pub(super) enum Verdict {
     /// Queue it; it expires at this wall time (Unix ns) if the writer has a lifespan.
     Deliver {
-        /// Source timestamp + lifespan, in Unix nanoseconds.
+        /// Source timestamp (or reception time) + lifespan, in Unix nanoseconds.
         expires_ns: Option<u64>,
     },
     /// Source timestamp + lifespan already passed.
@@ -172,11 +172,16 @@ impl InstanceTable {
     /// Decides whether a change from a matched writer is delivered, and updates the instance.
     pub(super) fn admit(&mut self, now: Now, c: &CacheChange) -> Verdict {
         let info = self.writers.get(&c.writer_guid).copied();
-        // DDS 1.4 §2.2.3.16: expiration time = source timestamp + the writer's lifespan.
-        let expires_ns = match (info.and_then(|i| i.lifespan_ns), c.source_timestamp) {
-            (Some(l), Some(ts)) => ts.to_unix_nanos().map(|t| t.saturating_add(l)),
-            _ => None,
-        };
+        // DDS 1.4 §2.2.3.16: expiration time = source timestamp + the writer's lifespan. A
+        // change without one (no INFO_TS: RustDDS 0.15.1 sends none) is stamped with its
+        // reception time, which is what DDS 1.4 §2.2.3.16 says the reader may use when the
+        // clocks are not synchronized; here `now`, when it leaves in-order delivery (the
+        // same as its reception unless it waited for a missing earlier change).
+        let stamp = c.source_timestamp.unwrap_or(now.wall);
+        let expires_ns = info
+            .and_then(|i| i.lifespan_ns)
+            .zip(stamp.to_unix_nanos())
+            .map(|(l, t)| t.saturating_add(l));
         let expired = expires_ns
             .zip(now.wall.to_unix_nanos())
             .is_some_and(|(e, n)| n >= e);

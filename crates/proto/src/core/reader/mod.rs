@@ -46,7 +46,7 @@ mod take;
 mod tests;
 mod writer_proxy;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 
@@ -175,7 +175,13 @@ pub struct Reader {
     last_now: Now,
     /// Queued changes counted at the last [`Reader::take_new_data`].
     delivered_mark: u64,
+    /// With `start_at_match`: the lowest SN of each not yet matched writer whose DATA reached
+    /// us before its SEDP did, at most [`MAX_EARLY_WRITERS`] (the oldest noted goes first).
+    early: VecDeque<(Guid, SequenceNumber)>,
 }
+
+/// Writers whose DATA before their match a `start_at_match` reader remembers.
+pub const MAX_EARLY_WRITERS: usize = 64;
 
 impl Reader {
     /// A reader with no matched writers.
@@ -199,6 +205,7 @@ impl Reader {
             instances,
             counters: ReaderCounters::default(),
             due: Vec::new(),
+            early: VecDeque::new(),
             last_now: Now {
                 mono: Instant::ZERO,
                 wall: Timestamp::ZERO,
@@ -250,7 +257,7 @@ impl Reader {
     }
 
     /// Each matched writer with the highest sequence number known to exist from it (its
-    /// HEARTBEATs' greatest lastSN, or the greatest SN received): what a reader compares
+    /// latest HEARTBEAT's lastSN, or the greatest SN received): what a reader compares
     /// with what it got to see loss at the tail of a stream. RTPS 2.5 §8.4.10.4.4.
     pub fn writers_last_sn(&self) -> Vec<(Guid, SequenceNumber)> {
         self.writers
@@ -293,8 +300,31 @@ impl Reader {
         let mut proxy =
             WriterProxy::new(writer.clone(), reliable, window, budget, now.mono, coherent);
         proxy.start_at_match = self.config.start_at_match;
+        if let Some(i) = self.early.iter().position(|(g, _)| *g == writer.guid) {
+            proxy.early_from = self.early.remove(i).map(|(_, sn)| sn);
+        }
         proxy.coherent_mut().set_group(self.group_coherent());
         self.writers.insert(writer.guid, proxy);
+    }
+
+    /// A DATA or DATA_FRAG `sn` of `writer`, not (yet) matched, reached the participant for
+    /// us: its DATA overtook its SEDP announcement. A `start_at_match` reader remembers the
+    /// lowest such SN and starts there rather than after the writer's first HEARTBEAT, so
+    /// what the writer sent since it matched us is asked for, not lost (a router's proxy
+    /// reader would otherwise drop the first samples of every writer that starts writing at
+    /// once). Bounded by [`MAX_EARLY_WRITERS`]; other readers ignore it.
+    pub fn note_unmatched_data(&mut self, writer: Guid, sn: SequenceNumber) {
+        if !self.config.start_at_match || self.writers.contains_key(&writer) {
+            return;
+        }
+        if let Some(e) = self.early.iter_mut().find(|(g, _)| *g == writer) {
+            e.1 = e.1.min(sn);
+            return;
+        }
+        if self.early.len() >= MAX_EARLY_WRITERS {
+            self.early.pop_front();
+        }
+        self.early.push_back((writer, sn));
     }
 
     /// Unmatches a writer, dropping its buffered and partial samples (already delivered ones

@@ -321,8 +321,9 @@ fn heartbeat_first_sn_skips_changes_the_writer_no_longer_has() {
 }
 
 #[test]
-fn writers_last_sn_is_the_greatest_announced_or_received() {
-    // What `siftdds perf sub` compares with what it took, to count loss at the tail.
+fn writers_last_sn_is_the_latest_announced_or_the_highest_received() {
+    // What `siftdds perf sub` compares with what it took, to count loss at the tail. A real
+    // writer's lastSN never goes back; a lower one replaces a claim no DATA bore out.
     let mut r = matched(config(true), true);
     let w = writer_guid();
     assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(0))]);
@@ -331,10 +332,12 @@ fn writers_last_sn_is_the_greatest_announced_or_received() {
     r.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, true));
     assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(9))]);
     r.handle_heartbeat(at(1), w, &heartbeat(1, 4, 2, true));
+    assert_eq!(r.writers_last_sn(), [(w, SequenceNumber(4))]);
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 0, 3, true));
     assert_eq!(
         r.writers_last_sn(),
-        [(w, SequenceNumber(9))],
-        "never goes back"
+        [(w, SequenceNumber(1))],
+        "not below what was received"
     );
 }
 
@@ -361,6 +364,37 @@ fn start_at_match_takes_nothing_written_before_the_first_heartbeat() {
     early.handle_data(at(1), w, None, &data(9, b"pushed"));
     early.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
     assert_eq!(drain(&mut early), [9]);
+}
+
+#[test]
+fn start_at_match_asks_for_data_that_overtook_the_writers_sedp() {
+    // A router's proxy reader: the writer matched us and sent 7..=9 before its SEDP reached
+    // us (dropped then: not matched). Its first HEARTBEAT says 1..=9; we start at 7, not 10,
+    // and ask for 7..=9.
+    let w = writer_guid();
+    let mut c = config(true);
+    c.start_at_match = true;
+    let mut r = Reader::new(c);
+    for sn in [8, 7, 9] {
+        r.note_unmatched_data(w, SequenceNumber(sn));
+    }
+    r.matched_writer_add(at(0), remote(true));
+    while r.poll_transmit(at(0)).is_some() {}
+    r.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
+    let (ack, _) = parse_ack(&r.poll_transmit(at(10)).unwrap());
+    assert_eq!(missing(&ack), [7, 8, 9]);
+    for sn in 7..=10 {
+        r.handle_data(at(11), w, None, &data(sn, b"x"));
+    }
+    assert_eq!(drain(&mut r), [7, 8, 9, 10]);
+    // A plain reader does not note them (the writer decides what it gets).
+    let mut plain = Reader::new(config(true));
+    plain.note_unmatched_data(w, SequenceNumber(7));
+    plain.matched_writer_add(at(0), remote(true));
+    while plain.poll_transmit(at(0)).is_some() {}
+    plain.handle_heartbeat(at(1), w, &heartbeat(1, 9, 1, false));
+    let (ack, _) = parse_ack(&plain.poll_transmit(at(10)).unwrap());
+    assert_eq!(missing(&ack), (1..=9).collect::<Vec<_>>());
 }
 
 #[test]
@@ -542,12 +576,21 @@ proptest! {
                 Event::Gap(start, end) => r.handle_gap(at(1), w, &gap(start, end, &[])),
             }
         }
+        // The writer's HEARTBEAT announces every SN; answering our ACKNACK it repeats the
+        // GAPs that ran ahead of anything it had shown (those are not taken on trust).
+        let n = written.len() as i64;
+        r.handle_heartbeat(at(2), w, &heartbeat(1, n, 1, true));
+        for e in &events {
+            if let Event::Gap(start, end) = *e {
+                r.handle_gap(at(2), w, &gap(start, end, &[]));
+            }
+        }
         let expected: Vec<i64> =
             (1..).zip(&written).filter(|(_, w)| **w).map(|(sn, _)| sn).collect();
         prop_assert_eq!(drain(&mut r), expected);
         // Nothing is missing any more: a HEARTBEAT gets a final ACKNACK past the last SN.
-        let n = written.len() as i64;
-        r.handle_heartbeat(at(2), w, &heartbeat(1, n, 1, false));
+        while r.poll_transmit(at(5)).is_some() {}
+        r.handle_heartbeat(at(6), w, &heartbeat(1, n, 2, false));
         let (ack, nacks) = parse_ack(&r.poll_transmit(at(10)).unwrap());
         prop_assert_eq!(ack.reader_sn_state.bitmap_base(), SequenceNumber(n + 1));
         prop_assert!(ack.final_flag && ack.reader_sn_state.is_empty() && nacks.is_empty());

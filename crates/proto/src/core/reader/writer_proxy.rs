@@ -51,10 +51,22 @@ fn span(a: SequenceNumber, b: SequenceNumber) -> u64 {
     u64::try_from(b.0.saturating_sub(a.0)).unwrap_or(0)
 }
 
-/// True if `count` is newer than `last` (serial-number comparison, so wrap-around is fine).
-/// RTPS 2.5 §8.4.15.7: a reader ignores heartbeats whose count is not greater than the last.
+/// How far behind the last accepted count a HEARTBEAT count may be and still be a stale
+/// copy of the writer's own: a writer sends a few HEARTBEATs a second, so a copy delayed on
+/// another path (multicast and unicast) is a handful behind, never this many.
+const MAX_STALE_COUNT: i32 = 1 << 16;
+
+/// True if a HEARTBEAT with `count` is taken after `last` (serial-number comparison, so
+/// wrap-around is fine). RTPS 2.5 §8.4.15.7: a reader ignores heartbeats whose count is not
+/// greater than the last. A count more than [`MAX_STALE_COUNT`] behind is taken too: the last
+/// one jumped where the writer's own counting cannot have gone (a forged HEARTBEAT with a count
+/// of 2^30 would otherwise silence the writer's real HEARTBEATs for 2^30 periods, so losses
+/// would never be repaired again).
 fn is_newer(count: i32, last: Option<i32>) -> bool {
-    last.is_none_or(|l| count.wrapping_sub(l) > 0)
+    last.is_none_or(|l| {
+        let d = count.wrapping_sub(l);
+        d > 0 || d < MAX_STALE_COUNT.wrapping_neg()
+    })
 }
 
 /// The first SN ≥ `from` that `gap` does not make irrelevant. RTPS 2.5 §8.3.7.4.
@@ -82,7 +94,8 @@ pub(super) struct WriterProxy {
     reliable: bool,
     /// First SN not yet delivered or skipped.
     next_expected: SequenceNumber,
-    /// Highest SN known to exist (HEARTBEAT lastSN or received). RTPS 2.5 §8.4.10.4.
+    /// Highest SN known to exist: the lastSN of the latest HEARTBEAT (a claim, replaced by the
+    /// next one rather than kept as a maximum) or the highest SN sent. RTPS 2.5 §8.4.10.4.
     available_max: SequenceNumber,
     /// Highest SN the writer has shown us it reached: a DATA or DATA_FRAG received (wanted or
     /// not), or the lastSN of its first HEARTBEAT. What a HEARTBEAT or GAP may make us give up
@@ -114,6 +127,9 @@ pub(super) struct WriterProxy {
     /// Skip what the writer had written before its first HEARTBEAT to us
     /// (`ReaderConfig::start_at_match`).
     pub start_at_match: bool,
+    /// The lowest SN of its DATA that reached us before it matched
+    /// (`Reader::note_unmatched_data`): with `start_at_match`, we start there at the latest.
+    pub early_from: Option<SequenceNumber>,
 }
 
 impl WriterProxy {
@@ -122,7 +138,7 @@ impl WriterProxy {
         &mut self.coherent
     }
 
-    /// The highest SN known to exist: the greatest HEARTBEAT lastSN heard or SN received.
+    /// The highest SN known to exist: the latest HEARTBEAT's lastSN or the highest SN sent.
     /// RTPS 2.5 §8.4.10.4.4 (missing_changes_update).
     pub(super) fn available_max(&self) -> SequenceNumber {
         self.available_max
@@ -160,6 +176,7 @@ impl WriterProxy {
             stalled: false,
             coherent: CoherentSets::new(coherent_access),
             start_at_match: false,
+            early_from: None,
         }
     }
 
@@ -203,9 +220,9 @@ impl WriterProxy {
         self.sent_max.checked_add(1).unwrap_or(self.sent_max)
     }
 
-    /// The highest SN a GAP may mark irrelevant ahead of what the writer has shown: one
-    /// out-of-order window beyond `sent_max` (a GAP for filtered SNs may precede the DATA it
-    /// leads up to in the same datagram). A forged GAP costs at most that window.
+    /// The highest SN a HEARTBEAT's lastSN may claim: one out-of-order window beyond
+    /// `sent_max`, so a forged claim makes the reader ask for at most that many SNs until the
+    /// writer's next HEARTBEAT replaces it.
     fn horizon(&self) -> SequenceNumber {
         self.sent_max
             .checked_add(self.window)
@@ -337,10 +354,19 @@ impl WriterProxy {
 
     /// GAP: the listed SNs not already received are irrelevant. RTPS 2.5 §8.3.7.4.5 and
     /// §8.4.10.4 (irrelevant_change_set).
+    ///
+    /// A GAP may only name SNs the writer has shown to exist before it: sent to us, or
+    /// announced by a HEARTBEAT's lastSN (a real writer announces what it filters out for us,
+    /// HEARTBEAT(1, 4) GAP(3..5), or leads up to the DATA it sends next, GAP(3..5) DATA(5),
+    /// taken when that DATA arrives, `pending_gap`). SNs beyond that are not marked: if they
+    /// later arrive as DATA they are delivered, so one forged GAP(1..10,000,000) costs at most
+    /// the SNs the writer had shown and we still lacked, never the stream after it. A real
+    /// writer whose GAP ran ahead of both repeats it when our ACKNACK asks for the SNs.
     pub(super) fn handle_gap(&mut self, gap: &Gap, sink: &mut Sink<'_>) {
         let base = gap.gap_list.bitmap_base();
-        // One past the highest SN this GAP may mark irrelevant (`horizon`).
-        let reach = self.horizon().checked_add(1).unwrap_or(base);
+        // One past the highest SN this GAP may mark irrelevant.
+        let shown = self.available_max.max(self.sent_max);
+        let reach = shown.checked_add(1).unwrap_or(shown);
         if base > reach || gap.gap_list.iter().any(|sn| sn >= reach) {
             sink.counters.ranges_clamped = sink.counters.ranges_clamped.saturating_add(1);
         }
@@ -392,6 +418,18 @@ impl WriterProxy {
         }
     }
 
+    /// The highest SN received or skipped (delivered, buffered or irrelevant).
+    fn received_max(&self) -> SequenceNumber {
+        let done = self
+            .next_expected
+            .checked_sub(1)
+            .unwrap_or(SequenceNumber(0));
+        self.buffered
+            .keys()
+            .next_back()
+            .map_or(done, |sn| done.max(*sn))
+    }
+
     /// True if some SN up to `available_max` is neither received nor irrelevant.
     fn has_missing(&self) -> bool {
         let expected = span(self.next_expected, self.available_max).saturating_add(1);
@@ -427,10 +465,11 @@ impl WriterProxy {
             // writer's first HEARTBEAT as known). Later ones are held to what it sent.
             self.sent_max = self.sent_max.max(hb.last_sn);
             if self.start_at_match {
-                // Start after its lastSN, or at the first change it already sent us.
+                // Start after its lastSN, or at the first change it already sent us (also
+                // before the match: its DATA overtook its SEDP, and it is asked for again).
                 let after = hb.last_sn.checked_add(1).unwrap_or(hb.last_sn);
                 let first_held = self.buffered.keys().next().copied().unwrap_or(after);
-                let start = after.min(first_held);
+                let start = after.min(first_held).min(self.early_from.unwrap_or(after));
                 if start > self.next_expected && self.buffered.range(..start).next().is_none() {
                     self.next_expected = start;
                     self.reassembly.drop_below(start);
@@ -444,8 +483,10 @@ impl WriterProxy {
         if first_sn < hb.first_sn || last_sn < hb.last_sn {
             sink.counters.ranges_clamped = sink.counters.ranges_clamped.saturating_add(1);
         }
-        // missing_changes_update(lastSN). RTPS 2.5 §8.4.10.4.4.
-        self.available_max = self.available_max.max(last_sn);
+        // missing_changes_update(lastSN). RTPS 2.5 §8.4.10.4.4. A real writer's lastSN never
+        // goes back (its HEARTBEATs are ordered by count), so the latest one replaces the
+        // previous claim: a forged lastSN lasts until the writer's next HEARTBEAT.
+        self.available_max = last_sn.max(self.received_max());
         // lost_changes_update(firstSN): SNs below firstSN that we lack are gone for good.
         // RTPS 2.5 §8.4.10.4.3.
         let lost = self.advance_to(first_sn, sink);

@@ -21,7 +21,10 @@ impl Writer {
     /// Handles an ACKNACK from `reader` (its GUID: the message's source prefix + readerId).
     /// RTPS 2.5 §8.4.9.2.8 (acked / requested changes), §8.4.15.7 (stale counts ignored).
     /// A pre-emptive ACKNACK (bitmapBase 0 / numBits 0, or an empty set while the reader
-    /// lacks changes) and any non-final ACKNACK get a HEARTBEAT so the reader learns the range.
+    /// lacks changes) and any non-final ACKNACK get a HEARTBEAT so the reader learns the range;
+    /// the same request-nothing ACKNACK repeated within a heartbeat period is answered once
+    /// (`ReaderProxy::answers_empty_acknack`), so a peer answering every HEARTBEAT cannot
+    /// start a loop.
     pub fn handle_acknack(&mut self, now: Now, reader: Guid, ack: &AckNack) {
         self.counters.acknacks_received = self.counters.acknacks_received.saturating_add(1);
         let last = self.history.last_sn();
@@ -53,7 +56,10 @@ impl Writer {
             let asked: Vec<SequenceNumber> = set.iter().collect();
             self.peer_group.on_acknack(reader, base, &asked);
         }
-        // Pre-emptive: "I have nothing" before any HEARTBEAT; always answered, F or not.
+        // Pre-emptive: "I have nothing" before any HEARTBEAT; answered, F or not, but once per
+        // heartbeat period while it repeats unchanged. To an empty writer (lastSN 0)
+        // ACKNACK(1, {}) also acknowledges everything (RTPS 2.5 §8.4.9.2.8), so a peer that
+        // sends it in answer to every HEARTBEAT gets one HEARTBEAT, not one per round trip.
         let preemptive = set.bitmap_base() <= SequenceNumber::ONE && set.is_empty();
         // A NACK for a change repaired moments ago crossed the repair: not answered again.
         let mut missing: Vec<SequenceNumber> = set.iter().collect();
@@ -83,7 +89,10 @@ impl Writer {
         let behind = r.acked() < pushed && r.heartbeat_stale(now.mono, period);
         if requested {
             r.schedule_repair(delay);
-        } else if preemptive || !ack.final_flag || behind {
+        } else if behind
+            || ((preemptive || !ack.final_flag)
+                && r.answers_empty_acknack(now.mono, self.config.heartbeat_period, base, last))
+        {
             r.schedule_heartbeat(delay);
         }
         self.collect_garbage();

@@ -137,3 +137,37 @@ fn an_announced_lease_is_capped() {
     net.run_for(2_000);
     assert_eq!(net.nodes[0].p.remote_participants().count(), 0);
 }
+
+#[test]
+fn a_forgotten_participant_gets_no_more_heartbeats() {
+    // Node 2 restarts (new GUID prefix, same locators): its old reader stays matched until
+    // its lease ends, never acknowledges, and gets the writer's HEARTBEATs meanwhile. A
+    // caller that knows it is gone (`router::link::replaced`) forgets it: none after that.
+    let (mut net, w, healthy, _stuck) = writer_and_two_readers();
+    let (taken, _) = write_all(&mut net, w, healthy, 20);
+    assert_eq!(taken, 20);
+    let old = net.nodes[2].p.guid_prefix();
+    net.restart(2);
+    let heartbeats = |net: &SimNet| {
+        net.nodes[0]
+            .p
+            .writer_counters(w)
+            .map_or(0, |c| c.heartbeats_sent)
+    };
+    // Written after the restart: the healthy reader acknowledges them, the old one cannot.
+    assert_eq!(write_all(&mut net, w, healthy, 5).0, 5);
+    let before = heartbeats(&net);
+    net.run_for(5_000);
+    let to_the_old = heartbeats(&net) - before;
+    eprintln!("HEARTBEATs in 5 s, the old reader matched: {to_the_old}");
+    assert!(to_the_old > 0, "the old reader is still served");
+    assert!(net.nodes[0].p.forget_participant(old));
+    assert!(!net.nodes[0].p.forget_participant(old), "known no more");
+    assert_eq!(net.nodes[0].p.matched_readers(w), 1);
+    assert_eq!(write_all(&mut net, w, healthy, 5).0, 5);
+    let before = heartbeats(&net);
+    net.run_for(5_000);
+    let after = heartbeats(&net) - before;
+    eprintln!("HEARTBEATs in 5 s after forgetting it: {after}");
+    assert_eq!(after, 0);
+}

@@ -110,6 +110,21 @@ fn samples_past_the_writers_lifespan_are_dropped_on_arrival_and_while_queued() {
 }
 
 #[test]
+fn samples_without_a_source_timestamp_expire_a_lifespan_after_reception() {
+    // RustDDS 0.15.1 writers send no INFO_TS: the lifespan runs from reception.
+    let life = Some(Duration::from_millis(100));
+    let mut r = reader(|_| {}, &[writer(1, 0, life)]);
+    send(&mut r, t(150), 1, 1, 1, 0, None); // expires at 250
+    send(&mut r, t(200), 1, 2, 2, 0, None); // expires at 300
+    assert_eq!(r.samples_queued(), 2);
+    assert_eq!(take_all(&mut r, t(260)), vec![(1, 2, 2, ChangeKind::Alive)]);
+    assert_eq!(r.counters().samples_expired, 1);
+    send(&mut r, t(400), 1, 3, 1, 0, None);
+    assert_eq!(take_all(&mut r, t(600)), vec![]);
+    assert_eq!(r.counters().samples_expired, 2);
+}
+
+#[test]
 fn time_based_filter_keeps_one_sample_per_instance_per_separation() {
     let mut r = reader(
         |c| c.time_based_filter = Some(Duration::from_millis(100)),

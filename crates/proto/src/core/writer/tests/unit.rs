@@ -594,3 +594,47 @@ fn fragment_size_is_clamped_to_fit_the_message() {
     assert_eq!(w.config().max_message_size, crate::core::MAX_DATAGRAM);
     assert!(w.config().fragment_size <= usize::from(u16::MAX));
 }
+
+/// A reader that answers every HEARTBEAT, 2 ms later, with an ACKNACK acknowledging it all
+/// (bitmapBase = lastSN + 1, no bits; `final_flag` as given), against a writer with nothing
+/// written (an empty builtin SEDP writer): the HEARTBEATs the writer sends in `secs`.
+fn heartbeats_to_an_echoing_reader(final_flag: bool, secs: u64) -> usize {
+    let mut w = Writer::new(config());
+    w.matched_reader_add(at(0), remote(2, true, false));
+    let (mut sent, mut count, mut now) = (0, 0, 0);
+    // The reader speaks first: its pre-emptive ACKNACK (hdds: bitmapBase 1, no bits).
+    let mut reply_at = Some(0);
+    while now <= secs * 1000 {
+        if reply_at.is_some_and(|t| t <= now) {
+            count += 1;
+            let mut a = acknack(1, &[], count);
+            a.final_flag = final_flag;
+            w.handle_acknack(at(now), reader_guid(2), &a);
+            reply_at = None;
+        }
+        w.handle_timeout(at(now));
+        let hbs = heartbeats(&parse_all(&drain(&mut w, at(now)))).len();
+        if hbs > 0 {
+            sent += hbs;
+            reply_at = Some(now + 2);
+        }
+        let next = w
+            .poll_timeout()
+            .map_or(u64::MAX, |t| t.as_nanos() / 1_000_000);
+        now = next.max(now + 1).min(reply_at.unwrap_or(u64::MAX));
+    }
+    sent
+}
+
+#[test]
+fn a_reader_answering_every_heartbeat_starts_no_loop() {
+    // An empty writer (lastSN 0) and ACKNACK(1, {}), which acknowledges everything (RTPS 2.5
+    // §8.4.9.2.8) and looks pre-emptive. Before: one HEARTBEAT per round trip, forever
+    // (~190 datagrams/s each way with hdds 1.1). Now the first is answered, the repeats
+    // within a heartbeat period are not, so the echo stops.
+    for final_flag in [true, false] {
+        let sent = heartbeats_to_an_echoing_reader(final_flag, 60);
+        eprintln!("HEARTBEATs in 60 s to an echoing reader (final {final_flag}): {sent}");
+        assert!(sent <= 3, "final {final_flag}: {sent}");
+    }
+}
