@@ -12,10 +12,13 @@ mod participant;
 mod peer_group;
 mod profile;
 
+pub use crate::core::reader::{
+    InstanceHandle, InstanceState, InstanceStateMask, SampleInfo, SampleState, SampleStateMask,
+    StateMasks, ViewState, ViewStateMask,
+};
 pub use endpoint::{
-    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,
-    Subscriber, Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
-    UntypedWriteSender,
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
+    Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender,
 };
 pub use error::Error;
 pub use observe::{DiscoverySnapshot, reader_qos_matching};

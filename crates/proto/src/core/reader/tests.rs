@@ -19,6 +19,7 @@ mod instance;
 mod key_only;
 mod presentation;
 mod range_jump;
+mod sample_info;
 
 const LE: Endianness = Endianness::Little;
 
