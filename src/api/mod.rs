@@ -5,16 +5,22 @@
 //! (waiting is delegated to `runtime`). DDS 1.4 §2.2.2 (platform-independent model).
 
 mod coherent;
+mod condition;
 mod endpoint;
 mod error;
 mod observe;
 mod participant;
 mod peer_group;
 mod profile;
+mod waitset;
 
 pub use crate::core::reader::{
     InstanceHandle, InstanceState, InstanceStateMask, SampleInfo, SampleState, SampleStateMask,
     StateMasks, ViewState, ViewStateMask,
+};
+pub use condition::{
+    Condition, ConditionId, GuardCondition, QueryCondition, ReadCondition, StatusCondition,
+    StatusMask,
 };
 pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
@@ -28,3 +34,4 @@ pub use participant::{
 pub use peer_group::{
     DEFAULT_PEER_GROUP_CAPACITY, ParticipantMatch, PeerGroup, PeerGroupError, PeerGroupStats,
 };
+pub use waitset::WaitSet;
