@@ -249,7 +249,7 @@ impl<T: TopicType> DataReader<T> {
             T::descriptor().ok_or(Error::ContentFilter(NotFiltering::NoTypeDescriptor))?;
         let compiled = ReaderFilter::compile(&filter, descriptor).map_err(Error::ContentFilter)?;
         let selection = ReadSelection {
-            query: Some(Arc::new(compiled)),
+            query: Some(Arc::clone(compiled.program())),
             ..ReadSelection::with_masks(masks)
         };
         Ok(QueryCondition {
@@ -367,9 +367,7 @@ impl StatusState {
     /// The current value of each counted status of `entity`.
     fn values(p: &Participant, entity: Guid) -> [u64; 4] {
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        let total = |s: Option<crate::core::DeadlineMissedStatus>| {
-            s.map_or(0, |s| u64::from(s.total_count))
-        };
+        let total = |s: Option<crate::core::DeadlineMissedStatus>| s.map_or(0, |s| s.total_count);
         [
             count(p.matched_writers(entity)),
             count(p.matched_readers(entity)),

@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use bitflags::bitflags;
 
-use super::content_filter::ReaderFilter;
 use crate::core::deadline::InstanceId;
 use crate::core::{CacheChange, ChangeKind};
+use crate::filter::Program;
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
@@ -281,9 +281,9 @@ pub struct ReadSelection {
     pub instance: InstanceSelector,
     /// At most this many samples (LENGTH_UNLIMITED: `usize::MAX`).
     pub max_samples: usize,
-    /// A QueryCondition's compiled filter: only samples with data that pass it.
-    /// DDS 1.4 §2.2.2.5.9.
-    pub query: Option<Arc<ReaderFilter>>,
+    /// A QueryCondition's compiled DDS-SQL program: only samples with data that pass it (a
+    /// sample it cannot decode does not). DDS 1.4 §2.2.2.5.9.
+    pub query: Option<Arc<Program>>,
 }
 
 impl ReadSelection {
@@ -307,7 +307,9 @@ impl ReadSelection {
     pub(super) fn passes_query(&self, change: &CacheChange) -> bool {
         match &self.query {
             None => true,
-            Some(f) => change.kind == ChangeKind::Alive && f.accepts(&change.data),
+            Some(p) => {
+                change.kind == ChangeKind::Alive && p.evaluate(&change.data).unwrap_or(false)
+            }
         }
     }
 }
