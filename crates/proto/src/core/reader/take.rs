@@ -10,6 +10,7 @@
 //! §2.2.2.5.4 (SampleInfo), §2.2.3.16 (LIFESPAN), §2.2.3.6 (PRESENTATION).
 
 use super::Reader;
+use super::history::Selected;
 use super::instance::InstanceTable;
 use super::presentation::{presentation_order, presentation_order_by};
 use super::sample_info::{
@@ -97,10 +98,25 @@ impl Reader {
         let Some(target) = self.target_instance(selection) else {
             return Vec::new();
         };
+        let max = selection.max_samples;
+        let mut picked = self.pick(selection, target, take, max);
+        if take {
+            // KEEP_ALL flow control: taking made room, so writers stalled on the full queue
+            // deliver again; take what they delivered as well (as `take_all` does).
+            while picked.len() < max {
+                let before = self.queue.len();
+                self.unstall(now);
+                if self.queue.len() <= before {
+                    break;
+                }
+                let more = self.pick(selection, target, take, max.saturating_sub(picked.len()));
+                if more.is_empty() {
+                    break;
+                }
+                picked.extend(more);
+            }
+        }
         let instances = &self.instances;
-        let picked = self.queue.select(take, selection.max_samples, |c, read| {
-            selected(instances, selection, target, c, read)
-        });
         let mut out: Vec<(CacheChange, SampleInfo)> = picked
             .into_iter()
             .map(|(c, read, stamp)| {
@@ -122,6 +138,20 @@ impl Reader {
             self.unstall(now);
         }
         out
+    }
+
+    /// One pass of [`Reader::select`] over the queue: up to `max` selected samples.
+    fn pick(
+        &mut self,
+        selection: &ReadSelection,
+        target: Option<InstanceHandle>,
+        take: bool,
+        max: usize,
+    ) -> Vec<Selected> {
+        let instances = &self.instances;
+        self.queue.select(take, max, |c, read| {
+            selected(instances, selection, target, c, read)
+        })
     }
 
     /// True if [`Reader::select`] would return a sample now (the trigger of a ReadCondition
