@@ -108,3 +108,6 @@ impl Signals {
         self.lock().iter().any(|w| w.strong_count() > 0)
     }
 }
+
+#[cfg(test)]
+mod tests;
