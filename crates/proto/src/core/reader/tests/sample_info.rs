@@ -3,6 +3,8 @@
 //! generation counts through dispose, unregister and writer loss, ranks, masks, per-instance
 //! reads. DDS 1.4 §2.2.2.5.1, §2.2.2.5.3.8-17, §2.2.2.5.4.
 
+use std::collections::BTreeMap;
+
 use super::instance::{reader, send, t, writer};
 use super::*;
 
@@ -258,6 +260,114 @@ proptest! {
             let sum = |j: &SampleInfo| j.disposed_generation_count + j.no_writers_generation_count;
             let mrsic = later.last().map_or(sum(i), |j| sum(j));
             prop_assert_eq!(i.generation_rank, mrsic - sum(i));
+        }
+    }
+}
+
+/// One step of the instance-state property test.
+#[derive(Clone, Debug)]
+enum Step {
+    Write(u8, u8),
+    Dispose(u8, u8),
+    Unregister(u8, u8),
+    /// The writer unmatches (its participant is lost) and matches again.
+    Rematch(u8),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let w = 1u8..=2;
+    let k = prop_oneof![Just(0xa_u8), Just(0xb_u8)];
+    prop_oneof![
+        3 => (w.clone(), k.clone()).prop_map(|(w, k)| Step::Write(w, k)),
+        1 => (w.clone(), k.clone()).prop_map(|(w, k)| Step::Dispose(w, k)),
+        1 => (w.clone(), k).prop_map(|(w, k)| Step::Unregister(w, k)),
+        1 => w.prop_map(Step::Rematch),
+    ]
+}
+
+/// The reference model of one instance: DDS 1.4 §2.2.2.5.1.3-5 (figure 2.11).
+#[derive(Clone, Debug)]
+struct Model {
+    state: InstanceState,
+    writers: std::collections::BTreeSet<u8>,
+    disposed: u32,
+    no_writers: u32,
+}
+
+impl Model {
+    fn new() -> Self {
+        Model {
+            state: InstanceState::Alive,
+            writers: Default::default(),
+            disposed: 0,
+            no_writers: 0,
+        }
+    }
+
+    fn write(&mut self, w: u8) {
+        match self.state {
+            InstanceState::NotAliveDisposed => self.disposed += 1,
+            InstanceState::NotAliveNoWriters => self.no_writers += 1,
+            InstanceState::Alive => {}
+        }
+        self.state = InstanceState::Alive;
+        self.writers.insert(w);
+    }
+
+    fn leave(&mut self, w: u8) {
+        self.writers.remove(&w);
+        if self.writers.is_empty() && self.state == InstanceState::Alive {
+            self.state = InstanceState::NotAliveNoWriters;
+        }
+    }
+}
+
+proptest! {
+    /// Over any sequence of writes, disposes, unregisters and writer losses, each returned
+    /// sample's instance state and generation counts are the reference model's.
+    #[test]
+    fn instance_states_and_generations_follow_the_model(steps in proptest::collection::vec(step(), 1..40)) {
+        let mut r = reader(|_| {}, &[writer(1, 0, None), writer(2, 0, None)]);
+        let mut models: BTreeMap<u8, Model> = BTreeMap::new();
+        let mut sn = [0i64; 3];
+        for (n, s) in steps.iter().enumerate() {
+            let now = t(n as u64 + 1);
+            match *s {
+                Step::Write(w, k) => {
+                    sn[usize::from(w)] += 1;
+                    send(&mut r, now, w, sn[usize::from(w)], k, 0, None);
+                    models.entry(k).or_insert_with(Model::new).write(w);
+                }
+                Step::Dispose(w, k) => {
+                    sn[usize::from(w)] += 1;
+                    send(&mut r, now, w, sn[usize::from(w)], k, DISPOSED, None);
+                    models.entry(k).or_insert_with(Model::new).state = InstanceState::NotAliveDisposed;
+                }
+                Step::Unregister(w, k) => {
+                    sn[usize::from(w)] += 1;
+                    send(&mut r, now, w, sn[usize::from(w)], k, UNREGISTERED, None);
+                    models.entry(k).or_insert_with(Model::new).leave(w);
+                }
+                Step::Rematch(w) => {
+                    r.matched_writer_remove(super::instance::wguid(w));
+                    r.matched_writer_add(now, writer(w, 0, None));
+                    for m in models.values_mut() {
+                        m.leave(w);
+                    }
+                }
+            }
+            let got = r.select(now, &ReadSelection::any(), true);
+            for (c, i) in &got {
+                let k = c.key_hash.map_or(0, |h| h[0]);
+                let m = &models[&k];
+                prop_assert_eq!(i.instance_state, m.state, "{:?} after {:?}", c.kind, s);
+                prop_assert_eq!(
+                    (i.disposed_generation_count, i.no_writers_generation_count),
+                    (m.disposed, m.no_writers),
+                    "{:?} after {:?}", c.kind, s
+                );
+                prop_assert_eq!(i.valid_data, c.kind == ChangeKind::Alive);
+            }
         }
     }
 }
