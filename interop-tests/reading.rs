@@ -94,7 +94,26 @@ fn generations_and_view_state_follow_dispose_rebirth_and_unregister() {
     if !may_open_sockets("generations_and_view_state_follow_dispose_rebirth_and_unregister") {
         return;
     }
-    let (_a, _b, w, r) = pair(91);
+    let (_a, b, w, r) = pair(91);
+    // An untyped reader of the same topic sees the same states (siftdds writers send
+    // PID_KEY_HASH, so it knows the instances).
+    let untyped = b
+        .create_subscriber(SubscriberQos::default())
+        .create_untyped_datareader(
+            "Square",
+            ShapeType::type_name(),
+            true,
+            DataReaderQos {
+                reliability: Reliability::reliable(),
+                history: History::KeepAll,
+                ..DataReaderQos::default()
+            },
+        )
+        .unwrap();
+    untyped
+        .wait_for_matched(1, Duration::from_secs(10))
+        .unwrap();
+    w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
     w.write(&shape("RED", 1)).unwrap();
     w.dispose(&shape("RED", 0)).unwrap();
     w.write(&shape("RED", 2)).unwrap();
@@ -137,6 +156,27 @@ fn generations_and_view_state_follow_dispose_rebirth_and_unregister() {
         all.iter().map(|s| s.info.valid_data).collect::<Vec<_>>(),
         [true, false, true, false, true]
     );
+    // Acknowledged by both readers: the untyped one holds all five too.
+    w.wait_for_acknowledgments(Duration::from_secs(10)).unwrap();
+    let raw = untyped.take_with(StateMasks::ANY, usize::MAX).unwrap();
+    let raw_generations: Vec<(bool, u32, u32)> = raw
+        .iter()
+        .map(|(_, i)| {
+            (
+                i.valid_data,
+                i.disposed_generation_count,
+                i.no_writers_generation_count,
+            )
+        })
+        .collect();
+    assert_eq!(
+        raw_generations,
+        got.iter()
+            .zip(&all)
+            .map(|(g, s)| (s.info.valid_data, g.1, g.2))
+            .collect::<Vec<_>>()
+    );
+    assert!(raw.iter().all(|(_, i)| i.view_state == ViewState::New));
     // The read above was the first access (wait_for_samples read them): NOT_NEW now.
     assert!(all.iter().all(|s| s.info.view_state == ViewState::NotNew));
     // Disposed again, then reborn: NEW until read.

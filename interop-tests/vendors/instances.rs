@@ -43,7 +43,7 @@ fn instances_from_vendor(vendor: Vendor, domain: u32) {
     let peer = spawn(
         vendor,
         &argv(&format!(
-            "pub -d {domain} -k 0 -n 3 -i 300 -c RED,BLUE,GREEN -x RED -u BLUE -a 0 -t 10 -l 300"
+            "pub -d {domain} -k 0 -n 3 -i 500 -c RED,BLUE,GREEN -x RED -u BLUE -a 0 -t 10 -l 300"
         )),
     );
     let colors = ["RED", "BLUE", "GREEN"];
@@ -125,7 +125,7 @@ fn instances_from_vendor(vendor: Vendor, domain: u32) {
     );
     // The state changes woke the WaitSet through the NOT_ALIVE condition: RED's dispose and
     // BLUE's unregister (sent back to back, they may share a wake), then GREEN's loss of its
-    // writer at the peer's exit; the three valid samples, 300 ms apart, each woke it too.
+    // writer at the peer's exit; the three valid samples, 500 ms apart, each woke it too.
     assert!(
         not_alive_wakes >= 2 && wakes >= 4,
         "wakes {wakes}/{not_alive_wakes}: {ctx}"
