@@ -60,7 +60,7 @@ pub trait Condition {
 /// What the loop side of a condition holds: the WaitSets' signals and whether the condition
 /// still exists. Owns no API handle, so dropping it on the loop thread is harmless.
 #[derive(Debug, Default)]
-pub struct LoopSide {
+struct LoopSide {
     signals: Signals,
     dropped: AtomicBool,
 }
