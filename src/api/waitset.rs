@@ -59,7 +59,8 @@ impl WaitSet {
 
     /// Blocks until at least one attached condition's trigger value is true, and returns
     /// the ids of every such condition (in attachment order); [`Error::Timeout`] when none
-    /// became true within `timeout`. DDS 1.4 §2.2.2.1.6.3.
+    /// became true within `timeout`. It asks the participants' loops for the trigger values,
+    /// so it must not be called from a listener (on a loop thread). DDS 1.4 §2.2.2.1.6.3.
     pub fn wait(&self, timeout: Duration) -> Result<Vec<ConditionId>, Error> {
         self.signal
             .wait_until(timeout, || {
