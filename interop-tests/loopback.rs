@@ -123,7 +123,7 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
     pings
         .set_listener(move |samples, ctx| {
             for s in samples {
-                let (v, ts) = (s.value.unwrap(), s.source_timestamp.unwrap());
+                let (v, ts) = (s.value.unwrap(), s.info.source_timestamp.unwrap());
                 ctx.write_w_timestamp(echo, &v, ts).unwrap();
             }
             true
@@ -151,7 +151,7 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
         got.extend(
             batch
                 .into_iter()
-                .map(|p| (p.value.unwrap().x, p.source_timestamp.unwrap())),
+                .map(|p| (p.value.unwrap().x, p.info.source_timestamp.unwrap())),
         );
     }
     assert_eq!(got[0], (7, stamp), "the ping's timestamp, echoed");

@@ -36,6 +36,7 @@ mod observe;
 mod perf;
 mod perf_ddsperf;
 mod presentation;
+mod reading;
 mod reflection;
 mod rti;
 mod sandbox;

@@ -303,7 +303,8 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
     let deadline = Instant::now() + WAIT;
     while (got.len() < n as usize || !disposed) && Instant::now() < deadline {
         for s in r.wait_take(Duration::from_millis(200)).unwrap() {
-            disposed |= s.kind == siftdds::core::ChangeKind::NotAliveDisposed && s.key_hash == red;
+            disposed |=
+                s.kind == siftdds::core::ChangeKind::NotAliveDisposed && s.key_hash() == red;
             got.extend(s.value);
         }
     }

@@ -376,7 +376,7 @@ fn dispose_from_vendor(vendor: Vendor, domain: u32) {
     let blue = shape(0, "BLUE").key_hash();
     let has = |s: &[Sample<ShapeType>], kinds: &[ChangeKind], key| {
         s.iter()
-            .any(|x| kinds.contains(&x.kind) && x.key_hash == key)
+            .any(|x| kinds.contains(&x.kind) && x.key_hash() == key)
     };
     // Both vendors' writers autodispose on unregister by default: BLUE may come as D|U.
     let disposed = [ChangeKind::NotAliveDisposed];
@@ -396,7 +396,7 @@ fn dispose_from_vendor(vendor: Vendor, domain: u32) {
                 "{:?} {:?} {:02x?}",
                 s.kind,
                 s.value.as_ref().map(|v| &v.color),
-                s.key_hash
+                s.key_hash()
             )
         })
         .collect();

@@ -547,4 +547,5 @@ pub(crate) fn argv(s: &str) -> Vec<String> {
 }
 
 mod delivery;
+mod instances;
 mod qos;

@@ -491,7 +491,7 @@ fn time_based_filter_from_vendor(vendor: Vendor, domain: u32) {
         let times: Vec<u64> = got
             .iter()
             .filter(|s| s.value.as_ref().is_some_and(|v| v.color == color))
-            .filter_map(|s| s.source_timestamp.and_then(|t| t.to_unix_nanos()))
+            .filter_map(|s| s.info.source_timestamp.and_then(|t| t.to_unix_nanos()))
             .collect();
         eprintln!(
             "{vendor:?} {color}: {} of {} samples passed the filter",

@@ -11,6 +11,7 @@
 use super::Error;
 use super::endpoint::{DataReader, Publisher, Sample, Subscriber};
 use crate::core::Participant;
+use crate::core::reader::ReadSelection;
 use crate::core::writer::WriteError;
 use crate::qos::PresentationAccessScope;
 use crate::time::Now;
@@ -89,14 +90,11 @@ impl Subscriber {
         readers: &[&DataReader<T>],
     ) -> Result<Vec<Vec<Sample<T>>>, Error> {
         let guids: Vec<Guid> = readers.iter().map(|r| r.guid).collect();
+        let any = ReadSelection::any();
         let taken = self.participant.inner.handle.execute(move |p, now| {
             guids
                 .iter()
-                .map(|g| {
-                    let mut changes = Vec::new();
-                    p.take_all(now, *g, &mut changes);
-                    (*g, changes)
-                })
+                .map(|g| (*g, p.select(now, *g, &any, true)))
                 .collect::<Vec<_>>()
         })?;
         Ok(taken

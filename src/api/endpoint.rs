@@ -11,7 +11,7 @@ mod reader;
 mod untyped;
 mod writer;
 
-pub use reader::{DataReader, Sample, SampleState, Subscriber};
+pub use reader::{DataReader, Sample, Subscriber};
 pub use untyped::{UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender};
 pub use writer::{DEFAULT_FRAGMENT_SIZE, DataWriter, Publisher};
 

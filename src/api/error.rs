@@ -45,6 +45,8 @@ pub enum Error {
     Deserialize(CdrError),
     /// The operation did not complete in time.
     Timeout,
+    /// The arguments do not fit the entity (a condition of another reader).
+    PreconditionNotMet(&'static str),
     /// The participant's event loop has stopped.
     Stopped,
     /// Local I/O (spawning the event loop thread).
@@ -83,6 +85,7 @@ impl core::fmt::Display for Error {
             Error::Write(e) => write!(f, "write: {e}"),
             Error::Deserialize(e) => write!(f, "cannot decode sample: {e}"),
             Error::Timeout => f.write_str("timed out"),
+            Error::PreconditionNotMet(why) => write!(f, "precondition not met: {why}"),
             Error::Stopped => f.write_str("participant stopped"),
             Error::Io(e) => write!(f, "I/O: {e}"),
             Error::Store(e) => e.fmt(f),

@@ -5,6 +5,7 @@
 //! (waiting is delegated to `runtime`). DDS 1.4 §2.2.2 (platform-independent model).
 
 mod coherent;
+mod condition;
 mod endpoint;
 mod error;
 mod observe;
@@ -13,11 +14,19 @@ mod peer_group;
 mod profile;
 #[cfg(feature = "security")]
 pub mod security;
+mod waitset;
 
+pub use crate::core::reader::{
+    InstanceHandle, InstanceState, InstanceStateMask, SampleInfo, SampleState, SampleStateMask,
+    StateMasks, ViewState, ViewStateMask,
+};
+pub use condition::{
+    Condition, ConditionId, GuardCondition, QueryCondition, ReadCondition, StatusCondition,
+    StatusMask,
+};
 pub use endpoint::{
-    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,
-    Subscriber, Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
-    UntypedWriteSender,
+    DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
+    Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender,
 };
 pub use error::Error;
 pub use observe::{DiscoverySnapshot, reader_qos_matching};
@@ -27,3 +36,4 @@ pub use participant::{
 pub use peer_group::{
     DEFAULT_PEER_GROUP_CAPACITY, ParticipantMatch, PeerGroup, PeerGroupError, PeerGroupStats,
 };
+pub use waitset::WaitSet;

@@ -32,6 +32,7 @@ mod participant;
 mod protocol;
 mod sender;
 mod shared;
+mod signal;
 mod start;
 mod stats;
 #[cfg(test)]
@@ -56,6 +57,7 @@ pub use guid::random_guid_prefix;
 pub use participant::Command;
 pub use protocol::Protocol;
 pub use sender::CommandSender;
+pub use signal::{Signal, Signals};
 pub use start::{
     DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
     start_participant_on,

@@ -19,6 +19,8 @@
  *   -P PARTITION publisher/subscriber partition (default: the default partition)
  *   -x COLOR     pub: after the last sample, dispose COLOR's instance
  *   -u COLOR     pub: after the last sample (and -x), unregister COLOR's instance
+ *   -a 0|1       pub: WRITER_DATA_LIFECYCLE autodispose_unregistered_instances (default 1; with
+ *                0 an unregister, -u or the writer's deletion, does not dispose)
  *   -w N         sub: also wait for N instance state changes (invalid samples) before exiting
  *   -A SPEC      PRESENTATION of the publisher/subscriber: access scope i|t|g, then c (coherent
  *                access) and/or o (ordered access), e.g. "tc" (Cyclone 0.10 announces and matches
@@ -119,6 +121,7 @@ int main (int argc, char **argv)
   const char *partition = NULL;
   const char *dispose_color = NULL;
   const char *unregister_color = NULL;
+  int autodispose = 1;     /* -a */
   long want_states = 0;
   long lease_ms = -1;      /* -L: AUTOMATIC liveliness lease, -1 = infinite */
   const char *presentation = NULL; /* -A */
@@ -145,6 +148,7 @@ int main (int argc, char **argv)
     else if (strcmp (a, "-P") == 0) partition = v;
     else if (strcmp (a, "-x") == 0) dispose_color = v;
     else if (strcmp (a, "-u") == 0) unregister_color = v;
+    else if (strcmp (a, "-a") == 0) autodispose = atoi (v) != 0;
     else if (strcmp (a, "-w") == 0) want_states = strtol (v, NULL, 10);
     else if (strcmp (a, "-L") == 0) lease_ms = strtol (v, NULL, 10);
     else if (strcmp (a, "-A") == 0) presentation = v;
@@ -180,6 +184,7 @@ int main (int argc, char **argv)
   dds_qos_t *qos = dds_create_qos ();
   dds_qset_reliability (qos, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (1));
   dds_qset_durability (qos, durability);
+  dds_qset_writer_data_lifecycle (qos, autodispose);
   if (lease_ms >= 0)
     dds_qset_liveliness (qos, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS (lease_ms));
   if (depth == 0)

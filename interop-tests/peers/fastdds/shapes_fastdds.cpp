@@ -32,6 +32,8 @@
 //                 by the filter parameters)
 //   -x COLOR      pub: after the last sample, dispose COLOR's instance
 //   -u COLOR      pub: after the last sample (and -x), unregister COLOR's instance
+//   -a 0|1        pub: WRITER_DATA_LIFECYCLE autodispose_unregistered_instances (default 1; with
+//                 0 an unregister, -u or the writer's deletion, does not dispose)
 //   -w N          sub: also wait for N instance state changes (invalid samples) before exiting
 //   -N COUNT      flow bench (scripts/bench-flow): sub hosts COUNT readers, each on its own
 //                 ContentFilteredTopic "color = %0" with parameter 'C<i>', quiet, printing
@@ -123,6 +125,7 @@ struct Options
     std::string presentation;    // -A
     std::string dispose_color;   // -x
     std::string unregister_color; // -u
+    bool autodispose = true;     // -a
     long want_states = 0;        // -w
     long multicast_port = 0;     // -M PORT,UNICAST_PORT: user data on 239.255.0.1:PORT
     long unicast_port = 0;       //   and 127.0.0.1:UNICAST_PORT (participant defaults)
@@ -283,6 +286,10 @@ static Options parse(int argc, char** argv)
         else if (a == "-u")
         {
             o.unregister_color = val();
+        }
+        else if (a == "-a")
+        {
+            o.autodispose = std::stol(val()) != 0;
         }
         else if (a == "-w")
         {
@@ -600,6 +607,7 @@ int main(
         DataWriterQos wqos = DATAWRITER_QOS_DEFAULT;
         wqos.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
         wqos.durability().kind = o.durability;
+        wqos.writer_data_lifecycle().autodispose_unregistered_instances = o.autodispose;
         wqos.history().kind = o.depth == 0 ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
         wqos.history().depth = o.depth == 0 ? 1 : o.depth;
         if (o.depth == 0)

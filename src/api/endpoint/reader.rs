@@ -1,6 +1,7 @@
 //! The reading side of the public API: the Subscriber and its DataReaders (creation with a
-//! content filter and representation checks, take/read, waits, listeners, status), the
-//! received [`Sample`], and the reader operations `untyped.rs` shares for untyped readers.
+//! content filter and representation checks; read and take with state masks, per instance and
+//! by condition; waits, listeners, status), the returned [`Sample`] with its
+//! [`SampleInfo`], and the reader operations `untyped.rs` shares for untyped readers.
 //!
 //! Must not: hold protocol state; every operation is a command to the participant's event
 //! loop. DDS 1.4 §2.2.2.5.
@@ -13,10 +14,12 @@ use super::{ListenerContext, Topic, matched, wait_for_matched};
 use crate::api::{DomainParticipant, Error};
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::ReaderSpec;
-use crate::core::reader::{KeyHasher, ReaderCounters, ReaderFilter};
+use crate::core::reader::{
+    InstanceHandle, InstanceSelector, KeyHasher, ReadSelection, ReaderCounters, ReaderFilter,
+    SampleInfo, StateMasks,
+};
 use crate::core::{CacheChange, ChangeKind, DeadlineMissedStatus, Participant};
 use crate::qos::{DataReaderQos, SubscriberQos};
-use crate::time::Timestamp;
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
 
@@ -98,29 +101,25 @@ impl Subscriber {
         })
     }
 }
-/// One received sample or instance change.
+/// One sample returned by a read or take: the value, when the sample carries data, and what
+/// the reader knows about it. DDS 1.4 §2.2.2.5.3.8, §2.2.2.5.4.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample<T> {
-    /// The value for ALIVE samples; `None` for dispose/unregister notifications.
+    /// The value when `info.valid_data`; `None` for an instance state change (dispose,
+    /// unregister, writers gone).
     pub value: Option<T>,
-    /// ALIVE, or how the instance stopped being alive.
+    /// What the writer did: wrote (ALIVE), disposed, unregistered, or went away
+    /// (NOT_ALIVE_NO_WRITERS).
     pub kind: ChangeKind,
-    /// The instance's key hash: as the writer sent it, else computed from the sample or the
-    /// serialized key (`None` for unkeyed types or when neither is available).
-    pub key_hash: Option<[u8; 16]>,
-    /// The writer's source timestamp.
-    pub source_timestamp: Option<Timestamp>,
-    /// The writer that produced it.
-    pub writer: Guid,
+    /// Sample, view and instance state, generation counts and ranks, timestamps, handles.
+    pub info: SampleInfo,
 }
 
-/// Whether a read had returned a sample before (DDS 1.4 §2.2.2.5.4 SampleInfo.sample_state).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SampleState {
-    /// Returned by an earlier read.
-    Read,
-    /// Not returned by any read yet.
-    NotRead,
+impl<T> Sample<T> {
+    /// The instance's key hash (`None` for a keyless topic or an unidentified instance).
+    pub fn key_hash(&self) -> Option<[u8; 16]> {
+        self.info.instance_handle.key_hash()
+    }
 }
 
 /// Reads samples of `T`. Deleted (and unannounced) when dropped.
@@ -136,49 +135,114 @@ impl<T: TopicType> DataReader<T> {
         self.guid
     }
 
-    /// Takes (removes) every available sample, including those already returned by
-    /// [`DataReader::read`]. A payload that does not decode as `T` is an error for that sample
-    /// only (it is dropped, the rest are returned). DDS 1.4 §2.2.2.5.3.9.
+    /// Takes (removes) every sample the reader holds, read or not. A payload that does not
+    /// decode as `T` is an error for that sample only (it is dropped, the rest are returned).
+    /// DDS 1.4 §2.2.2.5.3.9 (take with the ANY states).
     pub fn take(&self) -> Result<Vec<Sample<T>>, Error> {
-        let changes = take_changes(&self.participant, self.guid)?;
-        Ok(Self::samples(self.guid, changes))
+        self.select(ReadSelection::any(), true)
     }
 
-    /// Returns the samples not returned by an earlier `read` and leaves them in the reader
-    /// (marked READ): a later [`DataReader::take`] still returns them. A simplified sample
-    /// state: `read` never returns a sample twice. DDS 1.4 §2.2.2.5.3.8.
+    /// Returns every sample the reader holds and leaves them there, marked READ (a later
+    /// read returns them again, with `sample_state` READ, until a take or the history's
+    /// depth removes them); their instances become NOT_NEW. DDS 1.4 §2.2.2.5.3.8 (read with
+    /// the ANY states).
     pub fn read(&self) -> Result<Vec<Sample<T>>, Error> {
-        let guid = self.guid;
-        let changes = self
-            .participant
-            .inner
-            .handle
-            .execute(move |p, now| p.read(now, guid))?;
-        Ok(Self::samples(guid, changes))
+        self.select(ReadSelection::any(), false)
     }
 
-    /// Returns every sample the reader holds (read with ANY_SAMPLE_STATE), each with its
-    /// [`SampleState`] before this call, and marks them all READ; they stay in the reader, so
-    /// the next `read_all` returns them again (as READ) until a [`DataReader::take`] or the
-    /// history's depth removes them. DDS 1.4 §2.2.2.5.3.8, §2.2.2.5.4.
-    pub fn read_all(&self) -> Result<Vec<(SampleState, Sample<T>)>, Error> {
+    /// [`DataReader::read`] of at most `max_samples` samples in the states `masks` selects.
+    /// DDS 1.4 §2.2.2.5.3.8.
+    pub fn read_with(
+        &self,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.select(selection(masks, max_samples, InstanceSelector::Any), false)
+    }
+
+    /// [`DataReader::take`] of at most `max_samples` samples in the states `masks` selects.
+    /// DDS 1.4 §2.2.2.5.3.9.
+    pub fn take_with(
+        &self,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.select(selection(masks, max_samples, InstanceSelector::Any), true)
+    }
+
+    /// [`DataReader::read_with`] limited to the instance `handle`. DDS 1.4 §2.2.2.5.3.14.
+    pub fn read_instance(
+        &self,
+        handle: InstanceHandle,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        let instance = InstanceSelector::Instance(handle);
+        self.select(selection(masks, max_samples, instance), false)
+    }
+
+    /// [`DataReader::take_with`] limited to the instance `handle`. DDS 1.4 §2.2.2.5.3.15.
+    pub fn take_instance(
+        &self,
+        handle: InstanceHandle,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        let instance = InstanceSelector::Instance(handle);
+        self.select(selection(masks, max_samples, instance), true)
+    }
+
+    /// [`DataReader::read_with`] limited to the instance with the smallest handle greater
+    /// than `previous` that has samples in the states `masks` selects ([`InstanceHandle::NIL`]
+    /// starts from the first); empty when there is none. Iterate by passing the returned
+    /// samples' `instance_handle` back. DDS 1.4 §2.2.2.5.3.16.
+    pub fn read_next_instance(
+        &self,
+        previous: InstanceHandle,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        let instance = InstanceSelector::Next(previous);
+        self.select(selection(masks, max_samples, instance), false)
+    }
+
+    /// [`DataReader::read_next_instance`], taking. DDS 1.4 §2.2.2.5.3.17.
+    pub fn take_next_instance(
+        &self,
+        previous: InstanceHandle,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        let instance = InstanceSelector::Next(previous);
+        self.select(selection(masks, max_samples, instance), true)
+    }
+
+    /// The handle of the instance whose key `key_sample` holds (its other fields are
+    /// ignored), or [`InstanceHandle::NIL`] when the reader has no such instance.
+    /// DDS 1.4 §2.2.2.5.3.33 (lookup_instance).
+    pub fn lookup_instance(&self, key_sample: &T) -> Result<InstanceHandle, Error> {
+        let handle = match key_sample.key_hash() {
+            Some(k) => InstanceHandle::from_key_hash(k),
+            None if T::is_keyed() => return Ok(InstanceHandle::NIL),
+            None => InstanceHandle::KEYLESS,
+        };
         let guid = self.guid;
-        let changes = self
+        let known = self
             .participant
             .inner
             .handle
-            .execute(move |p, now| p.read_all(now, guid))?;
-        Ok(changes
-            .into_iter()
-            .filter_map(|(c, was_read)| {
-                let state = if was_read {
-                    SampleState::Read
-                } else {
-                    SampleState::NotRead
-                };
-                Self::samples(guid, vec![c]).pop().map(|s| (state, s))
-            })
-            .collect())
+            .execute(move |p, _| p.reader_has_instance(guid, handle))?;
+        Ok(if known { handle } else { InstanceHandle::NIL })
+    }
+
+    /// Reads or takes what `selection` asks for, decoded.
+    pub(in crate::api) fn select(
+        &self,
+        selection: ReadSelection,
+        take: bool,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        let changes = select_changes(&self.participant, self.guid, selection, take)?;
+        Ok(Self::samples(self.guid, changes))
     }
 
     /// REQUESTED_DEADLINE_MISSED status: instances that received no sample within the
@@ -193,11 +257,16 @@ impl<T: TopicType> DataReader<T> {
         Ok(status.unwrap_or_default())
     }
 
-    pub(in crate::api) fn samples(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
+    /// Decodes the valid data of `changes`; a sample whose payload does not decode as `T`
+    /// is logged and left out.
+    pub(in crate::api) fn samples(
+        guid: Guid,
+        changes: Vec<(CacheChange, SampleInfo)>,
+    ) -> Vec<Sample<T>> {
         let mut out = Vec::with_capacity(changes.len());
-        for c in changes {
-            let value = match c.kind {
-                ChangeKind::Alive => match T::deserialize(&c.data) {
+        for (c, info) in changes {
+            let value = if info.valid_data {
+                match T::deserialize(&c.data) {
                     Ok(v) => Some(v),
                     Err(e) => {
                         log::warn!(
@@ -206,20 +275,14 @@ impl<T: TopicType> DataReader<T> {
                         );
                         continue;
                     }
-                },
-                _ => None,
+                }
+            } else {
+                None
             };
-            // Writers need not send PID_KEY_HASH (Cyclone does not): compute it then.
-            let key_hash = c.key_hash.or_else(|| match &value {
-                Some(v) => v.key_hash(),
-                None => T::key_hash_from_serialized_key(&c.data),
-            });
             out.push(Sample {
                 value,
                 kind: c.kind,
-                key_hash,
-                source_timestamp: c.source_timestamp,
-                writer: c.writer_guid,
+                info,
             });
         }
         out
@@ -228,10 +291,17 @@ impl<T: TopicType> DataReader<T> {
     /// Waits up to `timeout` until a sample can be taken, then takes all available (in the
     /// same visit to the event loop that found them).
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<Sample<T>>, Error> {
-        Ok(Self::samples(
-            self.guid,
-            self.wait_take_serialized(timeout)?,
-        ))
+        let guid = self.guid;
+        let any = ReadSelection::any();
+        let changes = self
+            .participant
+            .inner
+            .handle
+            .wait_for(timeout, move |p, now| {
+                let changes = p.select(now, guid, &any, true);
+                (!changes.is_empty()).then_some(changes)
+            })?;
+        Ok(Self::samples(guid, changes.unwrap_or_default()))
     }
 
     /// [`DataReader::wait_take`] without decoding: the changes as received, each payload the
@@ -264,7 +334,23 @@ impl<T: TopicType> DataReader<T> {
         F: FnMut(Vec<Sample<T>>, &mut ListenerContext<'_>) -> bool + Send + 'static,
     {
         let guid = self.guid;
-        self.set_listener_serialized(move |changes, ctx| f(Self::samples(guid, changes), ctx))
+        let any = ReadSelection::any();
+        self.participant.inner.handle.attach(move |p, now| {
+            let changes = p.select(now, guid, &any, true);
+            if changes.is_empty() {
+                // Nothing new, or the reader was deleted: the listener ends then.
+                return !p.has_reader(guid);
+            }
+            let samples = Self::samples(guid, changes);
+            !f(
+                samples,
+                &mut ListenerContext {
+                    participant: p,
+                    now,
+                },
+            )
+        })?;
+        Ok(())
     }
 
     /// [`DataReader::set_listener`] without decoding: the changes as received (see
@@ -340,6 +426,30 @@ where
         )
     })?;
     Ok(())
+}
+
+/// The selection of `max_samples` samples in the states `masks` of the instances `instance`.
+fn selection(masks: StateMasks, max_samples: usize, instance: InstanceSelector) -> ReadSelection {
+    ReadSelection {
+        masks,
+        instance,
+        max_samples,
+        query: None,
+    }
+}
+
+/// Reads or takes what `selection` asks for from the local reader `guid`, with SampleInfo
+/// (shared with `untyped::UntypedDataReader`).
+pub(in crate::api) fn select_changes(
+    participant: &DomainParticipant,
+    guid: Guid,
+    selection: ReadSelection,
+    take: bool,
+) -> Result<Vec<(CacheChange, SampleInfo)>, Error> {
+    Ok(participant
+        .inner
+        .handle
+        .execute(move |p, now| p.select(now, guid, &selection, take))?)
 }
 
 /// Takes every change of the local reader `guid` (shared with `untyped::UntypedDataReader`).

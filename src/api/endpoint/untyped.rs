@@ -14,7 +14,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::reader::{attach_listener, delete_reader, take_changes, wait_take_changes};
+use super::reader::{
+    attach_listener, delete_reader, select_changes, take_changes, wait_take_changes,
+};
 use super::writer::{delete_writer, wait_for_acknowledgments};
 use super::{
     DEFAULT_FRAGMENT_SIZE, ListenerContext, Publisher, Subscriber, matched, wait_for_matched,
@@ -22,7 +24,7 @@ use super::{
 use crate::api::{DomainParticipant, Error};
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::{ReaderSpec, WriterSpec};
-use crate::core::reader::KeyHasher;
+use crate::core::reader::{KeyHasher, ReadSelection, SampleInfo, StateMasks};
 use crate::core::{CacheChange, Participant, WriteRequest};
 use crate::qos::{DataReaderQos, DataWriterQos};
 use crate::runtime::{CommandSender, WriteCredit};
@@ -125,6 +127,34 @@ impl UntypedDataReader {
     /// Waits up to `timeout` until a change can be taken, then takes all available.
     pub fn wait_take(&self, timeout: Duration) -> Result<Vec<CacheChange>, Error> {
         wait_take_changes(&self.participant, self.guid, timeout)
+    }
+
+    /// Reads (leaves them, marked READ) at most `max_samples` changes in the states `masks`
+    /// selects, each with its [`SampleInfo`] (as the typed [`super::DataReader::read_with`]).
+    pub fn read_with(
+        &self,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<(CacheChange, SampleInfo)>, Error> {
+        let selection = ReadSelection {
+            max_samples,
+            ..ReadSelection::with_masks(masks)
+        };
+        select_changes(&self.participant, self.guid, selection, false)
+    }
+
+    /// Takes at most `max_samples` changes in the states `masks` selects, each with its
+    /// [`SampleInfo`] (as the typed [`super::DataReader::take_with`]).
+    pub fn take_with(
+        &self,
+        masks: StateMasks,
+        max_samples: usize,
+    ) -> Result<Vec<(CacheChange, SampleInfo)>, Error> {
+        let selection = ReadSelection {
+            max_samples,
+            ..ReadSelection::with_masks(masks)
+        };
+        select_changes(&self.participant, self.guid, selection, true)
     }
 
     /// Number of matched writers.

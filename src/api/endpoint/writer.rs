@@ -134,7 +134,7 @@ impl Publisher {
 }
 /// Writes samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataWriter<T> {
-    participant: DomainParticipant,
+    pub(in crate::api) participant: DomainParticipant,
     guid: Guid,
     max_blocking: Duration,
     /// The XCDR version of every sample: the first id of its DATA_REPRESENTATION QoS.

@@ -566,23 +566,25 @@ impl App {
 
     fn on_sample(&mut self, topic: usize, s: Sample<ShapeType>) {
         let name = self.topic_names.get(topic).cloned().unwrap_or_default();
+        let key_hash = s.key_hash();
         if let Some(v) = s.value {
             out(&shape::sample_line(&name, &v));
-            if let Some(key) = s.key_hash.or_else(|| v.key_hash()) {
-                self.instances.alive(topic, key, &v.color, s.writer);
+            if let Some(key) = key_hash.or_else(|| v.key_hash()) {
+                self.instances
+                    .alive(topic, key, &v.color, s.info.publication_handle);
             }
             return;
         }
         match self
             .instances
-            .not_alive(topic, s.key_hash, s.writer, s.kind)
+            .not_alive(topic, key_hash, s.info.publication_handle, s.kind)
         {
             Transition::Now(color, state) => out(&shape::state_line(&name, &color, state)),
             Transition::Unchanged => {}
             Transition::Unknown => {
                 self.debug(&format!(
                     "{:?} for an unknown instance from {}",
-                    s.kind, s.writer
+                    s.kind, s.info.publication_handle
                 ));
             }
         }
@@ -592,7 +594,7 @@ impl App {
 /// The grouping key of take_next_instance emulation: the key hash (samples without one last).
 fn instance_key(s: &Sample<ShapeType>) -> (bool, [u8; 16]) {
     let key = s
-        .key_hash
+        .key_hash()
         .or_else(|| s.value.as_ref().and_then(TopicType::key_hash));
     (key.is_none(), key.unwrap_or_default())
 }

@@ -76,7 +76,7 @@ impl PresentationArgs {
     /// Subscriber: one read iteration, a batch per reader. With PRESENTATION the harness
     /// brackets its takes with `begin_access`/`end_access`: every reader is taken in one turn
     /// of the event loop ([`Subscriber::take_together`]); otherwise reader by reader, with
-    /// `read_all()` (read with ANY_SAMPLE_STATE) for `-R`.
+    /// `read()` (read with ANY_SAMPLE_STATE) for `-R`.
     pub fn take(
         &self,
         subscriber: &Subscriber,
@@ -92,7 +92,7 @@ impl PresentationArgs {
             .map(|r| {
                 if use_read {
                     // read() with ANY_SAMPLE_STATE, as the harness's C and C++ applications.
-                    Ok(r.read_all()?.into_iter().map(|(_, s)| s).collect())
+                    r.read()
                 } else {
                     r.take()
                 }

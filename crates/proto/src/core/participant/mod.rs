@@ -1137,22 +1137,47 @@ impl Participant {
         Some(self.endpoints.reader_mut(reader)?.reader.take_all(now, out))
     }
 
-    /// Returns the samples a local reader has not returned by an earlier `read`, marking
-    /// them READ; they stay available to [`Participant::take`]. DDS 1.4 §2.2.2.5.3.8
-    /// (read, simplified to NOT_READ samples).
-    pub fn read(&mut self, now: Now, reader: Guid) -> Vec<CacheChange> {
+    /// Reads (`take` false) or takes the samples of a local reader that `selection` asks
+    /// for, each with its SampleInfo; empty for an unknown reader. DDS 1.4 §2.2.2.5.3.8-17.
+    pub fn select(
+        &mut self,
+        now: Now,
+        reader: Guid,
+        selection: &crate::core::reader::ReadSelection,
+        take: bool,
+    ) -> Vec<(CacheChange, crate::core::reader::SampleInfo)> {
         self.endpoints
             .reader_mut(reader)
-            .map_or_else(Vec::new, |r| r.reader.read(now))
+            .map_or_else(Vec::new, |r| r.reader.select(now, selection, take))
     }
 
-    /// Every sample a local reader holds, each with whether an earlier read had returned it
-    /// (SampleState READ); all are marked READ and stay available to [`Participant::take`].
-    /// DDS 1.4 §2.2.2.5.3.8 (read with ANY_SAMPLE_STATE).
-    pub fn read_all(&mut self, now: Now, reader: Guid) -> Vec<(CacheChange, bool)> {
+    /// True if the local reader `reader` exists.
+    pub fn has_reader(&self, reader: Guid) -> bool {
+        self.endpoints.reader(reader).is_some()
+    }
+
+    /// True if a local reader knows the instance `handle` (DDS 1.4 §2.2.2.5.3.33).
+    pub fn reader_has_instance(
+        &self,
+        reader: Guid,
+        handle: crate::core::reader::InstanceHandle,
+    ) -> bool {
         self.endpoints
-            .reader_mut(reader)
-            .map_or_else(Vec::new, |r| r.reader.read_all(now))
+            .reader(reader)
+            .is_some_and(|r| r.reader.has_instance(handle))
+    }
+
+    /// True if a local reader holds a sample `selection` asks for (a ReadCondition's trigger
+    /// value, DDS 1.4 §2.2.2.5.8).
+    pub fn any_selected(
+        &self,
+        now: Now,
+        reader: Guid,
+        selection: &crate::core::reader::ReadSelection,
+    ) -> bool {
+        self.endpoints
+            .reader(reader)
+            .is_some_and(|r| r.reader.any_selected(now, selection))
     }
 
     /// True when a local reader has samples `read` has not returned yet.

@@ -87,6 +87,11 @@ impl ReaderFilter {
         }
     }
 
+    /// The compiled program (a QueryCondition evaluates it over the reader's samples).
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
     /// The filter signature writers list in PID_CONTENT_FILTER_INFO. RTPS 2.5 §9.6.4.1.
     pub fn signature(&self) -> [u8; 16] {
         self.signature

@@ -24,14 +24,17 @@
 //! needs the type layer), so it is not counted per instance and is bounded only by the total
 //! capacity.
 //!
-//! Each entry also has a sample state (DDS 1.4 §2.2.2.5.3.8: READ once returned by `read`) and
-//! an optional expiry (LIFESPAN, DDS 1.4 §2.2.3.16): expired entries are dropped when the
-//! application reads or takes.
+//! Each entry also has a sample state (DDS 1.4 §2.2.2.5.3.8: READ once returned by `read`), an
+//! optional expiry (LIFESPAN, DDS 1.4 §2.2.3.16: expired entries are dropped when the
+//! application reads or takes), and the [`Stamp`] its SampleInfo needs: the instance's
+//! generation counts and the wall time when it was received (DDS 1.4 §2.2.2.5.4).
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::sample_info::Generations;
 use crate::core::CacheChange;
 use crate::qos::{History, Length, ResourceLimits};
+use crate::time::Timestamp;
 
 /// Hard cap on queued samples when RESOURCE_LIMITS.max_samples is unlimited: a remote writer
 /// must not be able to grow the queue without bound while the application is not taking.
@@ -52,6 +55,21 @@ type InstanceKey = u128;
 /// The instance key of a keyless topic.
 const KEYLESS: InstanceKey = 0;
 
+/// What is kept with a queued sample besides the change.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Stamp {
+    /// Source timestamp + the writer's lifespan, in Unix nanoseconds.
+    pub expires_ns: Option<u64>,
+    /// The instance's generation counts when the sample was received.
+    pub generations: Generations,
+    /// When the sample was received (wall clock).
+    pub reception: Timestamp,
+}
+
+/// A sample a selection returned: the change, whether a read had returned it before (READ),
+/// and its stamp.
+pub(super) type Selected = (CacheChange, bool, Stamp);
+
 /// One queued sample.
 #[derive(Debug)]
 struct Entry {
@@ -59,15 +77,17 @@ struct Entry {
     change: CacheChange,
     /// Returned by `read` already (SampleState READ).
     read: bool,
-    /// Source timestamp + the writer's lifespan, in Unix nanoseconds.
-    expires_ns: Option<u64>,
+    stamp: Stamp,
     /// The order of the next queued entry of the same instance.
     next_same: Option<u64>,
 }
 
 impl Entry {
     fn expired(&self, now_ns: Option<u64>) -> bool {
-        self.expires_ns.zip(now_ns).is_some_and(|(e, n)| n >= e)
+        self.stamp
+            .expires_ns
+            .zip(now_ns)
+            .is_some_and(|(e, n)| n >= e)
     }
 }
 
@@ -166,14 +186,25 @@ impl DeliveryQueue {
         self.room_for(self.instance_of(key_hash))
     }
 
-    /// Queues `change`. Returns how many older samples KEEP_LAST replaced, or `Rejected` when
-    /// there is no room (see [`DeliveryQueue::has_room`]).
-    /// The sample expires at `expires_ns` (Unix ns) when its writer has a lifespan.
+    /// Queues `change` with only an expiry (generation counts zero, received at time zero).
+    #[cfg(test)]
     pub(super) fn push_expiring(
         &mut self,
         change: CacheChange,
         expires_ns: Option<u64>,
     ) -> Result<usize, Rejected> {
+        let stamp = Stamp {
+            expires_ns,
+            generations: Generations::default(),
+            reception: Timestamp::ZERO,
+        };
+        self.push(change, stamp)
+    }
+
+    /// Queues `change`. Returns how many older samples KEEP_LAST replaced, or `Rejected` when
+    /// there is no room (see [`DeliveryQueue::has_room`]).
+    /// The sample expires at `stamp.expires_ns` (Unix ns) when its writer has a lifespan.
+    pub(super) fn push(&mut self, change: CacheChange, stamp: Stamp) -> Result<usize, Rejected> {
         let key = self.instance_of(change.key_hash);
         if !self.room_for(key) {
             return Err(Rejected);
@@ -230,7 +261,7 @@ impl DeliveryQueue {
             key,
             change,
             read: false,
-            expires_ns,
+            stamp,
             next_same: None,
         }));
         self.live = self.live.saturating_add(1);
@@ -404,22 +435,61 @@ impl DeliveryQueue {
         (out, expired)
     }
 
-    /// Returns copies of every queued sample, oldest first, each with whether an earlier read
-    /// had returned it (SampleState READ) or not (NOT_READ), and marks them all READ; they stay
-    /// queued. Expired samples are dropped first (counted in the second value).
-    /// DDS 1.4 §2.2.2.5.3.8 (read, ANY_SAMPLE_STATE), §2.2.2.5.4 (SampleInfo.sample_state).
-    pub(super) fn read_all(&mut self, now_ns: Option<u64>) -> (Vec<(CacheChange, bool)>, u64) {
-        let expired = self.drop_expired(now_ns);
+    /// The queued samples, oldest first, each with whether a read returned it (READ).
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&CacheChange, bool)> {
+        self.ring.iter().flatten().map(|e| (&e.change, e.read))
+    }
+
+    /// [`DeliveryQueue::iter`] without the samples expired at `now_ns` (Unix ns).
+    pub(super) fn iter_live(
+        &self,
+        now_ns: Option<u64>,
+    ) -> impl Iterator<Item = (&CacheChange, bool)> {
+        self.ring
+            .iter()
+            .flatten()
+            .filter(move |e| !e.expired(now_ns))
+            .map(|e| (&e.change, e.read))
+    }
+
+    /// Returns up to `max` queued samples that `select` accepts (given the change and whether
+    /// a read returned it), oldest first, each with its sample state before this call and its
+    /// stamp. `take` removes them; otherwise they stay queued, marked READ. Expire samples
+    /// with [`DeliveryQueue::drop_expired`] first. DDS 1.4 §2.2.2.5.3.8-9.
+    pub(super) fn select(
+        &mut self,
+        take: bool,
+        max: usize,
+        mut select: impl FnMut(&CacheChange, bool) -> bool,
+    ) -> Vec<Selected> {
         let mut out = Vec::new();
-        for e in self.ring.iter_mut().flatten() {
-            out.push((e.change.clone(), e.read));
-            e.read = true;
+        let mut taken = Vec::new();
+        for (order, slot) in (self.base..).zip(self.ring.iter_mut()) {
+            if out.len().saturating_add(taken.len()) >= max {
+                break;
+            }
+            let Some(e) = slot.as_mut() else { continue };
+            if !select(&e.change, e.read) {
+                continue;
+            }
+            if take {
+                taken.push((order, e.read, e.stamp));
+            } else {
+                out.push((e.change.clone(), e.read, e.stamp));
+                e.read = true;
+            }
         }
-        (out, expired)
+        for (order, read, stamp) in taken {
+            if let Some(change) = self.remove(order) {
+                out.push((change, read, stamp));
+            }
+        }
+        self.maybe_compact();
+        out
     }
 
     /// Removes the samples expired at `now_ns` (Unix ns) wherever they are; their number.
-    fn drop_expired(&mut self, now_ns: Option<u64>) -> u64 {
+    pub(super) fn drop_expired(&mut self, now_ns: Option<u64>) -> u64 {
         let expired: Vec<u64> = (self.base..)
             .zip(self.ring.iter())
             .filter(|(_, e)| e.as_ref().is_some_and(|e| e.expired(now_ns)))

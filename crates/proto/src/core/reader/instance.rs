@@ -1,7 +1,8 @@
 //! The reader's instance-level QoS, applied to each change as it leaves in-order delivery and
 //! before it enters the delivery queue: LIFESPAN expiry, EXCLUSIVE ownership, instance
 //! liveliness (which writers still write an instance, for NOT_ALIVE_NO_WRITERS),
-//! TIME_BASED_FILTER and the REQUESTED_DEADLINE period.
+//! TIME_BASED_FILTER and the REQUESTED_DEADLINE period; and the DCPS instance states the
+//! application reads back (instance and view state, generation counts).
 //!
 //! Must not: read a clock (time arrives as `now`), know about sequence numbers, or grow past
 //! its caps: instances are bounded by RESOURCE_LIMITS max_instances and
@@ -19,9 +20,17 @@
 //! strength, ties to the lower GUID) takes it over; when the owner unregisters or unmatches,
 //! the strongest remaining writer of the instance inherits it. Samples of other writers are
 //! dropped. Ownership is not lost on a missed deadline (a simplification of §2.2.3.9).
+//!
+//! Instance states (DDS 1.4 §2.2.2.5.1.3-§2.2.2.5.1.5, figure 2.11): an ALIVE sample makes
+//! the instance ALIVE, and if it was not alive, NEW again with the matching generation count
+//! incremented (disposed_generation_count after NOT_ALIVE_DISPOSED, no_writers_generation_count
+//! after NOT_ALIVE_NO_WRITERS); a dispose makes it NOT_ALIVE_DISPOSED; the last writer's
+//! unregister, or its loss, makes an ALIVE instance NOT_ALIVE_NO_WRITERS. The view state turns
+//! NOT_NEW when a read or take returns one of its samples ([`InstanceTable::accessed`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::sample_info::{Generations, InstanceHandle, InstanceState, InstanceView, ViewState};
 use crate::core::deadline::{DeadlineTracker, InstanceId};
 use crate::core::{CacheChange, ChangeKind};
 use crate::time::{Instant, Now};
@@ -37,16 +46,60 @@ struct WriterInfo {
     lifespan_ns: Option<u64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Instance {
     /// Matched writers that wrote the instance and did not unregister it.
     writers: BTreeSet<Guid>,
     /// The exclusive owner (EXCLUSIVE ownership only).
     owner: Option<Guid>,
-    /// ALIVE (true) or NOT_ALIVE_*.
-    alive: bool,
+    /// ALIVE or NOT_ALIVE_*.
+    state: InstanceState,
+    /// NEW until a read or take returns one of its samples.
+    view: ViewState,
+    /// Times it came back to ALIVE.
+    generations: Generations,
     /// When a sample of the instance was last delivered (TIME_BASED_FILTER).
     last_delivered: Option<Instant>,
+}
+
+impl Default for Instance {
+    fn default() -> Self {
+        Instance {
+            writers: BTreeSet::new(),
+            owner: None,
+            state: InstanceState::Alive,
+            view: ViewState::New,
+            generations: Generations::default(),
+            last_delivered: None,
+        }
+    }
+}
+
+impl Instance {
+    fn alive(&self) -> bool {
+        self.state == InstanceState::Alive
+    }
+
+    /// DDS 1.4 §2.2.2.5.1.5: an ALIVE sample on a not-alive instance starts a new
+    /// generation, and the instance is NEW again (§2.2.2.5.1.8).
+    fn become_alive(&mut self) {
+        let g = &mut self.generations;
+        match self.state {
+            InstanceState::Alive => return,
+            InstanceState::NotAliveDisposed => g.disposed = g.disposed.saturating_add(1),
+            InstanceState::NotAliveNoWriters => g.no_writers = g.no_writers.saturating_add(1),
+        }
+        self.state = InstanceState::Alive;
+        self.view = ViewState::New;
+    }
+
+    fn view(&self) -> InstanceView {
+        InstanceView {
+            state: self.state,
+            view: self.view,
+            generations: self.generations,
+        }
+    }
 }
 
 /// An [`InstanceId`] as an integer map key: the key hash read big-endian orders exactly as
@@ -71,6 +124,8 @@ pub(super) enum Verdict {
     Deliver {
         /// Source timestamp (or reception time) + lifespan, in Unix nanoseconds.
         expires_ns: Option<u64>,
+        /// The instance's generation counts with this change applied (zero when untracked).
+        generations: Generations,
     },
     /// Source timestamp + lifespan already passed.
     Expired,
@@ -135,9 +190,9 @@ impl InstanceTable {
 
     /// A writer unmatched (or its participant was lost): it stops writing every instance,
     /// ownership passes to the strongest remaining writer, and the instances it was the last
-    /// writer of become NOT_ALIVE_NO_WRITERS. Returns those instances. DDS 1.4 §2.2.3.9,
-    /// §2.2.2.5.1.4.
-    pub(super) fn writer_removed(&mut self, writer: Guid) -> Vec<InstanceId> {
+    /// writer of become NOT_ALIVE_NO_WRITERS. Returns those instances with their generation
+    /// counts. DDS 1.4 §2.2.3.9, §2.2.2.5.1.4.
+    pub(super) fn writer_removed(&mut self, writer: Guid) -> Vec<(InstanceId, Generations)> {
         self.writers.remove(&writer);
         let mut no_writers = Vec::new();
         let writers = &self.writers;
@@ -148,20 +203,45 @@ impl InstanceTable {
             if inst.owner == Some(writer) {
                 inst.owner = strongest(writers, &inst.writers);
             }
-            if inst.writers.is_empty() && inst.alive {
-                inst.alive = false;
-                no_writers.push(key.id());
+            if inst.writers.is_empty() && inst.alive() {
+                inst.state = InstanceState::NotAliveNoWriters;
+                no_writers.push((key.id(), inst.generations));
             }
         }
-        for key in &no_writers {
+        for (key, _) in &no_writers {
             self.deadline.remove(*key);
         }
         no_writers
     }
 
+    /// The state of the instance `id` now ([`InstanceView::UNTRACKED`] when not tracked).
+    pub(super) fn view_of(&self, id: InstanceId) -> InstanceView {
+        self.instances
+            .get(&Key::of(id))
+            .map_or(InstanceView::UNTRACKED, Instance::view)
+    }
+
+    /// True if the instance of `handle` has tracked state.
+    pub(super) fn tracks(&self, handle: InstanceHandle) -> bool {
+        let id = match handle.key_hash() {
+            Some(k) => Some(k),
+            None if handle == InstanceHandle::KEYLESS => None,
+            None => return false,
+        };
+        self.instances.contains_key(&Key::of(id))
+    }
+
+    /// A read or take returned samples of the instance `id`: it is NOT_NEW.
+    /// DDS 1.4 §2.2.2.5.1.8.
+    pub(super) fn accessed(&mut self, id: InstanceId) {
+        if let Some(inst) = self.instances.get_mut(&Key::of(id)) {
+            inst.view = ViewState::NotNew;
+        }
+    }
+
     /// The instance of a change: `Some(None)` for a keyless topic, `None` when it cannot be
     /// attributed.
-    fn instance_of(&self, c: &CacheChange) -> Option<InstanceId> {
+    pub(super) fn instance_of(&self, c: &CacheChange) -> Option<InstanceId> {
         if self.keyed {
             c.key_hash.map(Some)
         } else {
@@ -188,14 +268,18 @@ impl InstanceTable {
         if c.kind == ChangeKind::Alive && expired {
             return Verdict::Expired;
         }
+        let untracked = Verdict::Deliver {
+            expires_ns,
+            generations: Generations::default(),
+        };
         let Some(key) = self.instance_of(c) else {
-            return Verdict::Deliver { expires_ns };
+            return untracked;
         };
         let id = key;
         let key = Key::of(id);
         if !self.instances.contains_key(&key) && !self.make_room() {
-            // Untracked: no ownership, filter or deadline for it (bounded state wins).
-            return Verdict::Deliver { expires_ns };
+            // Untracked: no ownership, filter, deadline or state for it (bounded state wins).
+            return untracked;
         }
         let writer = c.writer_guid;
         let exclusive = self.exclusive;
@@ -230,7 +314,7 @@ impl InstanceTable {
                 if inst.writers.first() != Some(&writer) {
                     inst.writers.insert(writer);
                 }
-                inst.alive = true;
+                inst.become_alive();
                 self.deadline.touch(id, now.mono);
                 // DDS 1.4 §2.2.3.12: at most one sample per minimum_separation.
                 if let Some(sep) = separation {
@@ -244,7 +328,7 @@ impl InstanceTable {
                 }
             }
             ChangeKind::NotAliveDisposed => {
-                inst.alive = false;
+                inst.state = InstanceState::NotAliveDisposed;
                 self.deadline.remove(id);
             }
             ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveDisposedUnregistered => {
@@ -252,14 +336,21 @@ impl InstanceTable {
                 if inst.owner == Some(writer) {
                     inst.owner = strongest(writers, &inst.writers);
                 }
-                if c.kind == ChangeKind::NotAliveDisposedUnregistered || inst.writers.is_empty() {
-                    inst.alive = false;
+                if c.kind == ChangeKind::NotAliveDisposedUnregistered {
+                    inst.state = InstanceState::NotAliveDisposed;
+                    self.deadline.remove(id);
+                } else if inst.writers.is_empty() && inst.alive() {
+                    // DDS 1.4 §2.2.2.5.1.3: the last writer's unregister.
+                    inst.state = InstanceState::NotAliveNoWriters;
                     self.deadline.remove(id);
                 }
             }
             ChangeKind::NotAliveNoWriters => {}
         }
-        Verdict::Deliver { expires_ns }
+        Verdict::Deliver {
+            expires_ns,
+            generations: inst.generations,
+        }
     }
 
     /// Makes room for one more instance by forgetting a not-alive one without writers.
@@ -270,7 +361,7 @@ impl InstanceTable {
         let victim = self
             .instances
             .iter()
-            .find(|(_, i)| !i.alive && i.writers.is_empty())
+            .find(|(_, i)| !i.alive() && i.writers.is_empty())
             .map(|(k, _)| *k);
         match victim {
             Some(k) => {

@@ -26,11 +26,15 @@
 //! - `history`: the delivery queue (KEEP_LAST per instance / KEEP_ALL with flow control).
 //! - `inline_qos`: PID_STATUS_INFO / PID_KEY_HASH → [`ChangeKind`] and key hash.
 //! - `instance`: instance-level QoS between in-order delivery and the queue: LIFESPAN,
-//!   EXCLUSIVE ownership, TIME_BASED_FILTER, DEADLINE, NOT_ALIVE_NO_WRITERS
-//!   (DDS 1.4 §2.2.3.7, §2.2.3.9, §2.2.3.12, §2.2.3.16, §2.2.2.5.1.4).
+//!   EXCLUSIVE ownership, TIME_BASED_FILTER, DEADLINE, and the DCPS instance states
+//!   (DDS 1.4 §2.2.3.7, §2.2.3.9, §2.2.3.12, §2.2.3.16, §2.2.2.5.1.3-§2.2.2.5.1.8).
+//! - `sample_info`: SampleInfo, the state masks, instance handles and ranks (DDS 1.4
+//!   §2.2.2.5.4).
 //!
 //! [`Reader::take`] removes samples; [`Reader::read`] returns the samples not returned by a
-//! previous `read` and leaves them queued (a simplified sample state: NOT_READ → READ).
+//! previous `read` and leaves them queued; [`Reader::select`] reads or takes the samples a
+//! [`ReadSelection`] asks for (state masks, instances, a query, max_samples), each with its
+//! [`SampleInfo`].
 mod coherent;
 mod content_filter;
 mod counters;
@@ -41,6 +45,7 @@ mod instance;
 mod key_hasher;
 mod presentation;
 mod reassembly;
+mod sample_info;
 mod take;
 #[cfg(test)]
 mod tests;
@@ -56,6 +61,11 @@ pub use counters::ReaderCounters;
 pub use history::MAX_QUEUED_SAMPLES;
 pub use instance::MAX_TRACKED_INSTANCES;
 pub use key_hasher::KeyHasher;
+pub use sample_info::{
+    Generations, InstanceHandle, InstanceSelector, InstanceState, InstanceStateMask, InstanceView,
+    ReadSelection, SampleInfo, SampleState, SampleStateMask, StateMasks, ViewState, ViewStateMask,
+    rank,
+};
 pub use writer_proxy::{MAX_OUT_OF_ORDER_BYTES, PREEMPTIVE_ACKNACK_PERIOD};
 
 use crate::core::deadline::InstanceId;
@@ -67,7 +77,7 @@ use crate::wire::submessage::{
 };
 use crate::wire::{Guid, SequenceNumber};
 use content_filter::Received;
-use history::DeliveryQueue;
+use history::{DeliveryQueue, Stamp};
 use inline_qos::{InlineInfo, PayloadKind};
 use instance::InstanceTable;
 use reassembly::{FragOutcome, FragRefusal};
@@ -337,7 +347,7 @@ impl Reader {
         if self.writers.remove(&writer).is_none() {
             return false;
         }
-        for key in self.instances.writer_removed(writer) {
+        for (key, generations) in self.instances.writer_removed(writer) {
             let change = CacheChange {
                 kind: ChangeKind::NotAliveNoWriters,
                 writer_guid: writer,
@@ -349,8 +359,13 @@ impl Reader {
                 group: None,
                 original_writer: None,
             };
+            let stamp = Stamp {
+                expires_ns: None,
+                generations,
+                reception: self.last_now.wall,
+            };
             let c = &mut self.counters;
-            if self.queue.push_expiring(change, None).is_ok() {
+            if self.queue.push(change, stamp).is_ok() {
                 c.no_writers_notifications = c.no_writers_notifications.saturating_add(1);
             } else {
                 c.samples_rejected = c.samples_rejected.saturating_add(1);

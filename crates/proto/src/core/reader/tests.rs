@@ -19,6 +19,7 @@ mod instance;
 mod key_only;
 mod presentation;
 mod range_jump;
+mod sample_info;
 
 const LE: Endianness = Endianness::Little;
 
@@ -514,6 +515,28 @@ fn take_all_drains_past_a_full_queue_the_stalled_writer_refills() {
     let sns: Vec<i64> = out.iter().map(|c| c.sequence_number.0).collect();
     assert_eq!(sns, [1, 2, 3, 4]);
     assert_eq!(r.take_all(at(2), &mut out), 0);
+    assert_eq!(r.counters().samples_rejected, 0);
+}
+
+#[test]
+fn select_take_drains_past_a_full_queue_the_stalled_writer_refills() {
+    let mut c = config(true);
+    c.resource_limits.max_samples = Length::Limited(2);
+    let mut r = matched(c, true);
+    let w = writer_guid();
+    for sn in [2, 1, 3, 4] {
+        r.handle_data(at(1), w, None, &data(sn, b"x"));
+    }
+    assert_eq!(r.samples_queued(), 2, "the writer is stalled");
+    let three = ReadSelection {
+        max_samples: 3,
+        ..ReadSelection::any()
+    };
+    let sns = |got: Vec<(CacheChange, SampleInfo)>| -> Vec<i64> {
+        got.iter().map(|(c, _)| c.sequence_number.0).collect()
+    };
+    assert_eq!(sns(r.select(at(2), &three, true)), [1, 2, 3]);
+    assert_eq!(sns(r.select(at(2), &ReadSelection::any(), true)), [4]);
     assert_eq!(r.counters().samples_rejected, 0);
 }
 

@@ -300,7 +300,7 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         reader.set_listener(move |samples, ctx| {
             for (v, ts) in samples
                 .into_iter()
-                .filter_map(|s| Some((s.value?, s.source_timestamp)))
+                .filter_map(|s| Some((s.value?, s.info.source_timestamp)))
             {
                 let written = match ts {
                     Some(ts) => ctx.write_w_timestamp(w, &v, ts),
@@ -322,7 +322,7 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             std::thread::sleep(Duration::from_millis(50));
         } else {
             for s in reader.wait_take(Duration::from_millis(100))? {
-                match (s.value, s.source_timestamp) {
+                match (s.value, s.info.source_timestamp) {
                     (Some(v), Some(ts)) => writer.write_w_timestamp(&v, ts)?,
                     (Some(v), None) => writer.write(&v)?,
                     (None, _) => continue,

@@ -90,24 +90,40 @@ fn keep_all_refuses_a_full_instance_and_an_instance_beyond_max_instances() {
 }
 
 #[test]
-fn read_all_returns_every_sample_with_its_previous_sample_state() {
+fn select_any_returns_every_sample_with_its_previous_sample_state() {
     let mut q = DeliveryQueue::new(History::KeepLast(5), ResourceLimits::default(), true);
     q.push_expiring(change(1, 1), None).unwrap();
     q.push_expiring(change(2, 2), None).unwrap();
     assert_eq!(q.read(None).0.len(), 2);
     q.push_expiring(change(1, 3), None).unwrap();
-    let (all, expired) = q.read_all(None);
-    assert_eq!(expired, 0);
+    let all = q.select(false, usize::MAX, |_, _| true);
     let states: Vec<(i64, bool)> = all
         .iter()
-        .map(|(c, was_read)| (c.sequence_number.0, *was_read))
+        .map(|(c, was_read, _)| (c.sequence_number.0, *was_read))
         .collect();
     assert_eq!(states, [(1, true), (2, true), (3, false)]);
     assert_eq!(q.unread_len(), 0);
     // Again: the same three, all READ now; nothing was removed.
-    let again: Vec<bool> = q.read_all(None).0.iter().map(|(_, r)| *r).collect();
+    let again: Vec<bool> = q
+        .select(false, usize::MAX, |_, _| true)
+        .iter()
+        .map(|(_, r, _)| *r)
+        .collect();
     assert_eq!(again, [true, true, true]);
     assert_eq!(sns(&mut q).len(), 3);
+}
+
+#[test]
+fn select_take_removes_from_the_middle_up_to_max_and_keeps_the_chains() {
+    let mut q = DeliveryQueue::new(History::KeepLast(3), ResourceLimits::default(), true);
+    for (key, sn) in [(1, 1), (2, 2), (1, 3), (2, 4), (2, 5)] {
+        q.push_expiring(change(key, sn), None).unwrap();
+    }
+    let key2 = |c: &CacheChange| c.key_hash == Some([2; 16]);
+    let taken = q.select(true, 2, |c, _| key2(c));
+    let sns_taken: Vec<i64> = taken.iter().map(|(c, _, _)| c.sequence_number.0).collect();
+    assert_eq!(sns_taken, [2, 4]);
+    assert_eq!(sns(&mut q), [(1, 1), (1, 3), (2, 5)]);
 }
 
 #[test]

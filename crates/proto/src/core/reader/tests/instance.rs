@@ -8,19 +8,19 @@ use super::*;
 
 const WALL0: u64 = 1_700_000_000_000_000_000;
 
-fn wguid(n: u8) -> Guid {
+pub(super) fn wguid(n: u8) -> Guid {
     Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 0x02]))
 }
 
 /// Monotonic and wall clocks both at `ms`.
-fn t(ms: u64) -> Now {
+pub(super) fn t(ms: u64) -> Now {
     Now {
         mono: Instant::from_nanos(ms * 1_000_000),
         wall: Timestamp::from_unix_nanos(WALL0 + ms * 1_000_000),
     }
 }
 
-fn writer(n: u8, strength: i32, lifespan: Option<Duration>) -> RemoteWriter {
+pub(super) fn writer(n: u8, strength: i32, lifespan: Option<Duration>) -> RemoteWriter {
     RemoteWriter {
         guid: wguid(n),
         unicast_locators: vec![Locator::udpv4([10, 0, 0, n], 7411)],
@@ -32,7 +32,7 @@ fn writer(n: u8, strength: i32, lifespan: Option<Duration>) -> RemoteWriter {
 }
 
 /// A best-effort keyed reader with these tweaks, matched with writers 1..=n (strength n*?).
-fn reader(tweak: impl FnOnce(&mut ReaderConfig), writers: &[RemoteWriter]) -> Reader {
+pub(super) fn reader(tweak: impl FnOnce(&mut ReaderConfig), writers: &[RemoteWriter]) -> Reader {
     let mut c = ReaderConfig::new(reader_guid(), false, true);
     c.history = History::KeepAll;
     tweak(&mut c);
@@ -44,7 +44,15 @@ fn reader(tweak: impl FnOnce(&mut ReaderConfig), writers: &[RemoteWriter]) -> Re
 }
 
 /// Writer `w` sends SN `sn` of instance `key` (status flags `status`), stamped `ts_ms`.
-fn send(r: &mut Reader, now: Now, w: u8, sn: i64, key: u8, status: u8, ts_ms: Option<u64>) {
+pub(super) fn send(
+    r: &mut Reader,
+    now: Now,
+    w: u8,
+    sn: i64,
+    key: u8,
+    status: u8,
+    ts_ms: Option<u64>,
+) {
     let qos = inline_qos_bytes(status, [key; 16]);
     let payload = [0, 1, 0, 0, key, sn as u8];
     let mut d = data(sn, &payload);

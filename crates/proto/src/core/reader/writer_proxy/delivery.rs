@@ -11,7 +11,7 @@
 use crate::core::CacheChange;
 use crate::core::reader::ReaderCounters;
 use crate::core::reader::coherent::CoherentSets;
-use crate::core::reader::history::DeliveryQueue;
+use crate::core::reader::history::{DeliveryQueue, Stamp};
 use crate::core::reader::instance::{InstanceTable, Verdict};
 use crate::time::Now;
 use crate::wire::SequenceNumber;
@@ -59,8 +59,15 @@ impl Sink<'_> {
             return;
         };
         let c = &mut *self.counters;
-        let expires_ns = match self.instances.admit(self.now, &change) {
-            Verdict::Deliver { expires_ns } => expires_ns,
+        let stamp = match self.instances.admit(self.now, &change) {
+            Verdict::Deliver {
+                expires_ns,
+                generations,
+            } => Stamp {
+                expires_ns,
+                generations,
+                reception: self.now.wall,
+            },
             Verdict::Expired => {
                 c.samples_expired = c.samples_expired.saturating_add(1);
                 return;
@@ -74,7 +81,7 @@ impl Sink<'_> {
                 return;
             }
         };
-        match self.queue.push_expiring(change, expires_ns) {
+        match self.queue.push(change, stamp) {
             Ok(replaced) => {
                 self.counters.samples_delivered = self.counters.samples_delivered.saturating_add(1);
                 self.counters.samples_replaced = self
