@@ -12,6 +12,7 @@ mod participant;
 mod peer_group;
 mod profile;
 
+pub use endpoint::SampleStream;
 pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, SampleState,
     Subscriber, Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
