@@ -144,6 +144,15 @@ impl DomainParticipant {
     pub async fn wait_event_async(&self) -> Result<Event, Error> {
         Ok(self.inner.handle.wait_async(|p, _| p.poll_event()).await?)
     }
+
+    /// Test hook (feature `test-hooks`): how many waits (blocking, async, stream takes) and
+    /// listeners this participant's event loop holds, after a round trip to the loop (so a
+    /// future or stream dropped before this call is counted out).
+    #[cfg(feature = "test-hooks")]
+    pub fn registered_waits_for_tests(&self) -> Result<usize, Error> {
+        self.inner.handle.execute(|_, _| ())?;
+        Ok(self.inner.handle.registered_waits_for_tests())
+    }
 }
 
 /// The stream of a reader's samples ([`DataReader::stream`]).
