@@ -31,7 +31,7 @@ const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 const WAIT: Duration = Duration::from_secs(30);
 
 /// True when the test may run: inside the sandbox, with pip `cyclonedds` importable.
-fn python_ready(test: &str) -> bool {
+pub(crate) fn python_ready(test: &str) -> bool {
     python_module_ready(test, "cyclonedds")
 }
 
@@ -64,7 +64,7 @@ fn on_loopback(mut cmd: Command) -> Command {
 }
 
 /// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
-fn python_peer(args: &[&str]) -> Peer {
+pub(crate) fn python_peer(args: &[&str]) -> Peer {
     let mut cmd = Command::new("python3");
     cmd.arg(PEER).args(args);
     Peer::spawn_command(on_loopback(cmd))
@@ -84,13 +84,13 @@ fn participant(domain: u32) -> DomainParticipant {
         .unwrap()
 }
 
-fn xcdr2() -> DataRepresentation {
+pub(crate) fn xcdr2() -> DataRepresentation {
     DataRepresentation::new([DataRepresentation::XCDR2])
 }
 
 /// What the Python peer writes, and what we write to it: `additional_payload_size` is not in
 /// the peer's 4-member type, so an appendable reader skips it (inside the DHEADER).
-fn sample(i: i32) -> ShapeType {
+pub(crate) fn sample(i: i32) -> ShapeType {
     ShapeType {
         color: "RED".into(),
         x: i,
@@ -101,7 +101,7 @@ fn sample(i: i32) -> ShapeType {
 }
 
 /// The peer's `SAMPLE color x y shapesize` lines.
-fn peer_samples(out: &str) -> Vec<(String, i32, i32, i32)> {
+pub(crate) fn peer_samples(out: &str) -> Vec<(String, i32, i32, i32)> {
     out.lines()
         .filter_map(|l| {
             let mut f = l.strip_prefix("SAMPLE ")?.split(' ');
