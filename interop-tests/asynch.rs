@@ -10,15 +10,15 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use siftdds::api::DataReader;
 use siftdds::qos::{
-    DataReaderQos, DataRepresentation, DataWriterQos, History, Length, PublisherQos, Reliability,
-    ResourceLimits, SubscriberQos, TopicQos,
+    DataWriterQos, History, Length, PublisherQos, Reliability, ResourceLimits, TopicQos,
 };
 use siftdds::types::ShapeType;
 
 use crate::vendors::participant;
-use crate::xcdr2::{peer_samples, python_peer, python_ready, sample, xcdr2};
+use crate::xcdr2::{
+    peer_samples, python_peer, python_ready, sample, square_reader_of_either_representation, xcdr2,
+};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -29,20 +29,7 @@ async fn python_cyclone_writer_to_siftdds_stream_under_tokio() {
     }
     let n = 200;
     let p = participant(166);
-    let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
-    let qos = DataReaderQos {
-        reliability: Reliability::reliable(),
-        history: History::KeepAll,
-        ..DataReaderQos::default()
-    }
-    .data_representation(DataRepresentation::new([
-        DataRepresentation::XCDR,
-        DataRepresentation::XCDR2,
-    ]));
-    let r: DataReader<ShapeType> = p
-        .create_subscriber(SubscriberQos::default())
-        .create_datareader(&topic, qos)
-        .unwrap();
+    let r = square_reader_of_either_representation(&p);
     let peer = python_peer(&["pub", "166", "Square", &n.to_string(), "--xcdr", "2"]);
     let mut stream = r.stream();
     let mut got = Vec::new();

@@ -265,13 +265,10 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     );
 }
 
-#[test]
-fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
-    if !python_ready("python_cyclone_xcdr2_writer_to_siftdds_reader") {
-        return;
-    }
-    let n = 200;
-    let p = participant(172);
+/// A reliable KEEP_ALL reader of "Square" on `p` that accepts XCDR and XCDR2.
+pub(crate) fn square_reader_of_either_representation(
+    p: &DomainParticipant,
+) -> DataReader<ShapeType> {
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let qos = DataReaderQos {
         reliability: Reliability::reliable(),
@@ -282,10 +279,19 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         DataRepresentation::XCDR,
         DataRepresentation::XCDR2,
     ]));
-    let r: DataReader<ShapeType> = p
-        .create_subscriber(SubscriberQos::default())
+    p.create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, qos)
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
+    if !python_ready("python_cyclone_xcdr2_writer_to_siftdds_reader") {
+        return;
+    }
+    let n = 200;
+    let p = participant(172);
+    let r = square_reader_of_either_representation(&p);
     let peer = python_peer(&[
         "pub",
         "172",
