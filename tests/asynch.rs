@@ -4,7 +4,8 @@
 //! acknowledgements, under a tokio multi-thread runtime, a tokio current-thread runtime (both
 //! tasks on one thread: the futures only wait, the loop threads do the protocol work) and
 //! smol; and a dropped `write_async` and a dropped stream leave no wait registered, the
-//! withdrawn write never happens, and the participants keep working.
+//! withdrawn write never happens, and the participants keep working; `wait_event_async` sees
+//! the PUBLICATION_MATCHED status; the untyped writer's `write_async` waits for room too.
 //!
 //! Must not: open a socket outside a private network namespace (each test skips, counted,
 //! when not inside `scripts/netns-run`), or sleep: every wait is bounded by an executor timer.
@@ -27,14 +28,17 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
 use siftdds::api::{DataReader, DataWriter, DomainParticipant};
+use siftdds::cdr::Endianness;
+use siftdds::core::{ChangeKind, Event, WriteRequest};
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, History, Length, PublisherQos, Reliability, ResourceLimits,
     SubscriberQos, TopicQos,
 };
 use siftdds::transport::scope;
-use siftdds::types::ShapeType;
+use siftdds::types::{ShapeType, TopicType};
 
 /// Samples each exchange sends.
 const N: i32 = 300;
@@ -291,4 +295,62 @@ async fn dropped_write_async_and_stream_leave_nothing_registered_and_never_write
     assert_eq!(rest, (written..more).collect::<Vec<_>>());
     assert_eq!(a.registered_waits_for_tests().unwrap(), a_base);
     assert_eq!(b.registered_waits_for_tests().unwrap(), b_base);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn wait_event_async_sees_the_publication_matched_status() {
+    if !may_open_sockets("wait_event_async_sees_the_publication_matched_status") {
+        return;
+    }
+    let (a, _writer, _b, _reader) = pair(95, None);
+    let base = a.registered_waits_for_tests().unwrap();
+    let matched = tokio::time::timeout(LIMIT, async {
+        loop {
+            if let Event::PublicationMatched { matched: true, .. } =
+                a.wait_event_async().await.unwrap()
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(matched.is_ok(), "no PUBLICATION_MATCHED event");
+    assert_eq!(a.registered_waits_for_tests().unwrap(), base);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn untyped_write_async_waits_for_room_and_delivers_in_order() {
+    if !may_open_sockets("untyped_write_async_waits_for_room_and_delivers_in_order") {
+        return;
+    }
+    let (a, _writer, _b, reader) = pair(96, None);
+    let qos = DataWriterQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        resource_limits: limits(4),
+        ..DataWriterQos::default()
+    };
+    let untyped = a
+        .create_publisher(PublisherQos::default())
+        .create_untyped_datawriter("AsyncSquare", ShapeType::type_name(), true, qos)
+        .unwrap();
+    let n = 100;
+    let write = async {
+        untyped.wait_for_matched_async(1).await.unwrap();
+        for x in 0..n {
+            let s = shape(x);
+            let data = Bytes::from(s.serialize(Endianness::Little));
+            let request = WriteRequest::new(ChangeKind::Alive, s.key_hash(), data);
+            untyped.write_async(request).await.unwrap();
+        }
+        untyped.wait_for_acknowledgments_async().await.unwrap();
+    };
+    // Both writers match the reader; only the untyped one writes.
+    let (_, xs) = tokio::time::timeout(
+        LIMIT,
+        futures::future::join(write, read_n(&reader, n as usize)),
+    )
+    .await
+    .expect("the exchange did not finish");
+    assert_eq!(xs, (0..n).collect::<Vec<_>>());
 }
