@@ -5,7 +5,8 @@
 //! tasks on one thread: the futures only wait, the loop threads do the protocol work) and
 //! smol; and a dropped `write_async` and a dropped stream leave no wait registered, the
 //! withdrawn write never happens, and the participants keep working; `wait_event_async` sees
-//! the PUBLICATION_MATCHED status; the untyped writer's `write_async` waits for room too.
+//! the PUBLICATION_MATCHED status; eight streams at once each get every sample; the untyped
+//! writer's `write_async` waits for room too. Domains 91-97.
 //!
 //! Must not: open a socket outside a private network namespace (each test skips, counted,
 //! when not inside `scripts/netns-run`), or sleep: every wait is bounded by an executor timer.
@@ -353,4 +354,49 @@ async fn untyped_write_async_waits_for_room_and_delivers_in_order() {
     .await
     .expect("the exchange did not finish");
     assert_eq!(xs, (0..n).collect::<Vec<_>>());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_streams_at_once_each_get_every_sample_in_order() {
+    if !may_open_sockets("many_streams_at_once_each_get_every_sample_in_order") {
+        return;
+    }
+    const READERS: usize = 8;
+    let (_a, writer, b, reader) = pair(97, None);
+    let base = b.registered_waits_for_tests().unwrap();
+    let topic = b.create_topic::<ShapeType>("AsyncSquare", TopicQos::default());
+    let subscriber = b.create_subscriber(SubscriberQos::default());
+    let mut readers = vec![reader];
+    for _ in 1..READERS {
+        let qos = DataReaderQos {
+            reliability: Reliability::reliable(),
+            history: History::KeepAll,
+            ..DataReaderQos::default()
+        };
+        readers.push(subscriber.create_datareader(&topic, qos).unwrap());
+    }
+    let n = 100;
+    let tasks: Vec<_> = readers
+        .into_iter()
+        .map(|r| tokio::spawn(async move { read_n(&r, n as usize).await }))
+        .collect();
+    writer
+        .wait_for_matched_async(READERS)
+        .await
+        .expect("every reader matched");
+    let all = tokio::time::timeout(LIMIT, async {
+        write_all(&writer, 0, n).await;
+        let mut all = Vec::new();
+        for t in tasks {
+            all.push(t.await.unwrap());
+        }
+        all
+    })
+    .await
+    .expect("the streams did not finish");
+    for xs in all {
+        assert_eq!(xs, (0..n).collect::<Vec<_>>());
+    }
+    // The readers (and their streams) are gone: nothing is left registered.
+    assert_eq!(b.registered_waits_for_tests().unwrap(), base);
 }
