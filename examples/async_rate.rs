@@ -9,8 +9,8 @@
 //! ```
 //!
 //! Prints one `summary:` line: mode, samples, seconds from the first write until the reader
-//! took the last sample (the writer's acknowledgements included), samples/s. Opens sockets: run it only
-//! inside the network sandbox:
+//! took the last sample (the writer's acknowledgements included), samples/s. Opens sockets:
+//! run it only inside the network sandbox:
 //! `scripts/netns-run target/release/examples/async_rate async 3`.
 
 // An example/benchmark/test: it indexes and counts what it built itself and unwraps what must
