@@ -3,7 +3,7 @@
 //! processes, `shape_main` the OMG Shapes app, `tshark` checks our bytes with Wireshark,
 //! `xcdr2` XCDR2 with QoS profiles and the pip `cyclonedds` Python peer, `rti` RTI Connext
 //! through the pip `rticonnextdds-connector`, `sites` cross-host
-//! interop in `netns-sites` topologies.
+//! interop in `netns-sites` topologies, `asynch` the async API (tokio) against the Python peer.
 
 // Test code over real sockets and processes: it indexes and counts what it built itself and
 // unwraps what must work; the parse-path lints of the workspace are siftdds-proto's.
@@ -23,6 +23,7 @@ macro_rules! repo_path {
     };
 }
 
+mod asynch;
 mod captures;
 mod cft_reference;
 mod cli;

@@ -31,7 +31,7 @@ const SHAPE_MAIN: &str = env!("CARGO_BIN_EXE_shape_main");
 const WAIT: Duration = Duration::from_secs(30);
 
 /// True when the test may run: inside the sandbox, with pip `cyclonedds` importable.
-fn python_ready(test: &str) -> bool {
+pub(crate) fn python_ready(test: &str) -> bool {
     python_module_ready(test, "cyclonedds")
 }
 
@@ -64,7 +64,7 @@ fn on_loopback(mut cmd: Command) -> Command {
 }
 
 /// Starts `shapes_xcdr.py ARGS` (Cyclone on the sandbox's loopback only).
-fn python_peer(args: &[&str]) -> Peer {
+pub(crate) fn python_peer(args: &[&str]) -> Peer {
     let mut cmd = Command::new("python3");
     cmd.arg(PEER).args(args);
     Peer::spawn_command(on_loopback(cmd))
@@ -84,13 +84,13 @@ fn participant(domain: u32) -> DomainParticipant {
         .unwrap()
 }
 
-fn xcdr2() -> DataRepresentation {
+pub(crate) fn xcdr2() -> DataRepresentation {
     DataRepresentation::new([DataRepresentation::XCDR2])
 }
 
 /// What the Python peer writes, and what we write to it: `additional_payload_size` is not in
 /// the peer's 4-member type, so an appendable reader skips it (inside the DHEADER).
-fn sample(i: i32) -> ShapeType {
+pub(crate) fn sample(i: i32) -> ShapeType {
     ShapeType {
         color: "RED".into(),
         x: i,
@@ -101,7 +101,7 @@ fn sample(i: i32) -> ShapeType {
 }
 
 /// The peer's `SAMPLE color x y shapesize` lines.
-fn peer_samples(out: &str) -> Vec<(String, i32, i32, i32)> {
+pub(crate) fn peer_samples(out: &str) -> Vec<(String, i32, i32, i32)> {
     out.lines()
         .filter_map(|l| {
             let mut f = l.strip_prefix("SAMPLE ")?.split(' ');
@@ -265,13 +265,10 @@ fn siftdds_xcdr2_writer_to_python_cyclone_xcdr2_reader() {
     );
 }
 
-#[test]
-fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
-    if !python_ready("python_cyclone_xcdr2_writer_to_siftdds_reader") {
-        return;
-    }
-    let n = 200;
-    let p = participant(172);
+/// A reliable KEEP_ALL reader of "Square" on `p` that accepts XCDR and XCDR2.
+pub(crate) fn square_reader_of_either_representation(
+    p: &DomainParticipant,
+) -> DataReader<ShapeType> {
     let topic = p.create_topic::<ShapeType>("Square", TopicQos::default());
     let qos = DataReaderQos {
         reliability: Reliability::reliable(),
@@ -282,10 +279,19 @@ fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
         DataRepresentation::XCDR,
         DataRepresentation::XCDR2,
     ]));
-    let r: DataReader<ShapeType> = p
-        .create_subscriber(SubscriberQos::default())
+    p.create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, qos)
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn python_cyclone_xcdr2_writer_to_siftdds_reader() {
+    if !python_ready("python_cyclone_xcdr2_writer_to_siftdds_reader") {
+        return;
+    }
+    let n = 200;
+    let p = participant(172);
+    let r = square_reader_of_either_representation(&p);
     let peer = python_peer(&[
         "pub",
         "172",

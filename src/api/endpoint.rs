@@ -2,15 +2,18 @@
 //! [`ListenerContext`] a reader's listener writes through, and the participant's factories of
 //! publishers, subscribers and topics. The writing side lives in `endpoint/writer.rs`
 //! (Publisher, DataWriter), the reading side in `endpoint/reader.rs` (Subscriber, DataReader,
-//! Sample), the endpoints of a type not known at compile time in `endpoint/untyped.rs`.
+//! Sample), the endpoints of a type not known at compile time in `endpoint/untyped.rs`, the
+//! async forms of writes and waits and the sample stream in `endpoint/asynch.rs`.
 //!
 //! Must not: hold protocol state; every operation is a command to the participant's event
 //! loop. DDS 1.4 §2.2.2.2.1, §2.2.2.3, §2.2.4.4.
 
+mod asynch;
 mod reader;
 mod untyped;
 mod writer;
 
+pub use asynch::SampleStream;
 pub use reader::{DataReader, Sample, Subscriber};
 pub use untyped::{UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender};
 pub use writer::{DEFAULT_FRAGMENT_SIZE, DataWriter, Publisher};
@@ -123,11 +126,21 @@ pub(in crate::api) fn wait_for_matched(
     match participant
         .inner
         .handle
-        .wait_for(timeout, move |p, _| (count(p, guid) >= n).then_some(()))?
+        .wait_for(timeout, matched_at_least(guid, n, count))?
     {
         Some(()) => Ok(()),
         None => Err(Error::Timeout),
     }
+}
+
+/// The check of a match wait (blocking or async): satisfied once `count` (the core's count
+/// of the endpoints matched with the local endpoint `guid`) reaches `n`.
+pub(in crate::api) fn matched_at_least(
+    guid: Guid,
+    n: usize,
+    count: fn(&Participant, Guid) -> usize,
+) -> impl FnMut(&mut Participant, Now) -> Option<()> + Send + 'static {
+    move |p, _| (count(p, guid) >= n).then_some(())
 }
 
 /// The factories of the entities above (DDS 1.4 §2.2.2.2.1: a participant creates publishers,

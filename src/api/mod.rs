@@ -24,6 +24,7 @@ pub use condition::{
     Condition, ConditionId, GuardCondition, QueryCondition, ReadCondition, StatusCondition,
     StatusMask,
 };
+pub use endpoint::SampleStream;
 pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
     Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender,

@@ -41,8 +41,8 @@ pub(crate) struct EventLoop<P: Protocol, C> {
 
 /// How a spin before parking ended.
 enum Spin {
-    /// Commands ran: do a round without blocking.
-    Work,
+    /// This many commands ran: do a round without blocking.
+    Work(usize),
     /// A socket became readable (already flagged): read it, no need to poll again.
     Readable,
     /// Nothing came within [`SPIN_BEFORE_PARK`]: park.
@@ -58,9 +58,11 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         while !self.members.is_empty() {
             let mut busy = self.members.iter().any(Member::busy);
             let mut polled = false;
+            // Commands run before the poll count as work of this wakeup: the waits see them.
+            let mut ran_early = 0;
             if !busy && worked {
                 match self.spin(&mut events) {
-                    Spin::Work => busy = true,
+                    Spin::Work(ran) => (busy, ran_early) = (true, ran),
                     Spin::Readable => (busy, polled) = (true, true),
                     Spin::Idle => {}
                 }
@@ -69,7 +71,8 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 // Park, then run what was sent before parking (its sender saw no need to wake
                 // us); anything sent from here on clears `parked` and wakes the poll.
                 self.parked.store(true, Ordering::SeqCst);
-                busy = self.run_commands() > 0;
+                ran_early = self.run_commands();
+                busy = ran_early > 0;
                 if self.members.is_empty() {
                     break;
                 }
@@ -93,7 +96,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 self.mark_readable(&events);
             }
             let now = self.clock.now();
-            let mut handled = 0;
+            let mut handled = ran_early;
             for m in &mut self.members {
                 m.receive(now, &mut buf, &mut handled);
             }
@@ -154,8 +157,9 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     fn spin(&mut self, events: &mut Events) -> Spin {
         let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
         loop {
-            if self.run_commands() > 0 || self.members.is_empty() {
-                return Spin::Work;
+            let ran = self.run_commands();
+            if ran > 0 || self.members.is_empty() {
+                return Spin::Work(ran);
             }
             // A failed poll is left to the blocking poll that follows, which reports it.
             if self.poll.poll(events, Some(Duration::ZERO)).is_ok() && !events.is_empty() {

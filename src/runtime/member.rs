@@ -38,6 +38,8 @@ pub(crate) enum Message<P: Protocol> {
     Drain,
     /// Check this now and after every wakeup that did something, until it is satisfied.
     Wait(Box<dyn Waiter<P>>),
+    /// A wait was withdrawn (its future dropped): drop the withdrawn waits (`future.rs`).
+    Withdraw,
     /// Serve this member too (its sockets are registered already).
     Adopt(Box<Member<P>>),
     /// Take this member off the loop and return its protocol.
@@ -157,8 +159,14 @@ impl<P: Protocol> Member<P> {
                 Ok(Message::Wait(mut w)) => {
                     if !w.poll(&mut self.protocol, clock.now()) {
                         self.waiters.push(w);
+                        self.counters.set_waits(self.waiters.len());
                     }
                     ran += 1;
+                }
+                // Not work: nothing changed that a check could see.
+                Ok(Message::Withdraw) => {
+                    self.waiters.retain(|w| !w.withdrawn());
+                    self.counters.set_waits(self.waiters.len());
                 }
                 Ok(Message::Adopt(member)) => {
                     adopted.push(*member);
@@ -183,6 +191,7 @@ impl<P: Protocol> Member<P> {
     pub(crate) fn poll_waiters(&mut self, now: Now) {
         let protocol = &mut self.protocol;
         self.waiters.retain_mut(|w| !w.poll(protocol, now));
+        self.counters.set_waits(self.waiters.len());
     }
 
     /// Sends what the protocol has queued, up to a bound per wakeup.
@@ -205,6 +214,7 @@ impl<P: Protocol> Member<P> {
     pub(crate) fn retire(mut self, now: Now, registry: &mio::Registry) {
         self.flush(now);
         self.transport.deregister(registry);
+        self.counters.set_waits(0);
         // Its handle may be gone (dropped without waiting); nothing to do then.
         let _ = self.done.try_send(self.protocol);
     }

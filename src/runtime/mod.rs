@@ -16,7 +16,9 @@
 //! batches (`batch.rs`). A DataWriter's write goes through [`RuntimeHandle::write`]
 //! (`participant.rs`): its [`WriteRequest`](crate::core::WriteRequest) is batched as a
 //! [`Command::Write`] while the writer's [`WriteCredit`] (`credit.rs`) covers it, and
-//! otherwise runs on the loop, waiting for history room.
+//! otherwise runs on the loop, waiting for history room. [`RuntimeHandle::wait_async`]
+//! (`future.rs`) is the async form of [`RuntimeHandle::wait_for`]: the loop wakes a task's
+//! `Waker` instead of a thread.
 
 // This layer owns the threads, the poll and the clocks (docs/conventions.md §1).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -26,6 +28,7 @@ mod clock;
 mod credit;
 pub mod durability_store;
 mod event_loop;
+mod future;
 mod guid;
 mod member;
 mod participant;
@@ -53,6 +56,7 @@ use shared::LoopThread;
 pub use crate::transport::{InterfaceError, InterfaceSelection, NetworkScope};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use credit::{MAX_PIPELINED_WRITES, WriteCredit};
+pub use future::WaitFuture;
 pub use guid::random_guid_prefix;
 pub use participant::Command;
 pub use protocol::Protocol;

@@ -77,11 +77,27 @@ impl RuntimeHandle<Participant> {
         let written = self.write_waiting(writer, request, max_blocking, move |p| {
             p.writer_room(writer)
         })?;
-        Ok(written.map(|room| {
-            if pipelined {
-                credit.refill(room);
-            }
-        }))
+        Ok(written.map(|room| refill(credit, pipelined, room)))
+    }
+
+    /// [`RuntimeHandle::write`] as a future: the same hand-off under `credit`, and the same
+    /// attempt on the loop, retried after every wakeup while the history is full; the task
+    /// waits (its `Waker` woken by the loop) instead of a thread. No max_blocking_time: the
+    /// caller bounds the wait with its executor's timer. Dropped before it is ready, the
+    /// write is withdrawn (it never runs after the drop; one that already ran stays written).
+    pub async fn write_async(
+        &self,
+        credit: &WriteCredit,
+        writer: Guid,
+        request: WriteRequest,
+    ) -> Result<Result<(), WriteError>, RuntimeStopped> {
+        let pipelined = credit.is_enabled();
+        if take_credit(credit, &request) {
+            self.submit_command(Command::Write(writer, request))?;
+            return Ok(Ok(()));
+        }
+        let attempt = write_attempt(writer, request, move |p| p.writer_room(writer));
+        Ok(written(self.wait_async(attempt).await?).map(|room| refill(credit, pipelined, room)))
     }
 
     /// The one waiting write: runs `request` on the loop, retried after every wakeup while the
@@ -100,19 +116,50 @@ impl RuntimeHandle<Participant> {
         T: Send + 'static,
         F: Fn(&mut Participant) -> T + Send + 'static,
     {
-        let attempt = move |p: &mut Participant, now| match p.write(now, writer, request.clone()) {
-            Err(WriteError::HistoryFull) => None,
-            Ok(_) => Some(Ok((then(p), p.take_released(writer)))),
-            Err(e) => Some(Err(e)),
-        };
+        let attempt = write_attempt(writer, request, then);
         Ok(match self.wait_for(max_blocking, attempt)? {
-            Some(Ok((out, released))) => {
-                drop(released);
-                Ok(out)
-            }
-            Some(Err(e)) => Err(e),
+            Some(outcome) => written(outcome),
             None => Err(WriteError::HistoryFull),
         })
+    }
+}
+
+/// What a write attempt on the loop gives: what `then` read, and the payloads the history
+/// released (freed by the caller, off the loop).
+type Attempted<T> = Result<(T, Vec<bytes::Bytes>), WriteError>;
+
+/// The write attempt a waiting write runs on the loop (blocking or async): `None` while the
+/// history is full (try again after the next wakeup), else the outcome, with what `then`
+/// read from the participant in the same turn.
+fn write_attempt<T, F>(
+    writer: Guid,
+    request: WriteRequest,
+    then: F,
+) -> impl FnMut(&mut Participant, Now) -> Option<Attempted<T>> + Send + 'static
+where
+    T: Send + 'static,
+    F: Fn(&mut Participant) -> T + Send + 'static,
+{
+    move |p: &mut Participant, now| match p.write(now, writer, request.clone()) {
+        Err(WriteError::HistoryFull) => None,
+        Ok(_) => Some(Ok((then(p), p.take_released(writer)))),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// The outcome of an attempt that ran; the released payloads are freed here.
+fn written<T>(outcome: Attempted<T>) -> Result<T, WriteError> {
+    outcome.map(|(out, released)| {
+        drop(released);
+        out
+    })
+}
+
+/// Refills `credit` with the history's `room` after a write that waited, if pipelining was
+/// on when it started.
+fn refill(credit: &WriteCredit, pipelined: bool, room: (usize, usize)) {
+    if pipelined {
+        credit.refill(room);
     }
 }
 

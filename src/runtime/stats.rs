@@ -2,7 +2,7 @@
 //!
 //! Must not: lock; counters are relaxed atomics (monotonic, approximate across counters).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::transport::SendReport;
 
@@ -38,6 +38,8 @@ pub(crate) struct Counters {
     bytes_sent: AtomicU64,
     destinations_skipped: AtomicU64,
     send_errors: AtomicU64,
+    /// Waits and listeners the member has registered (not a counter: set by the loop).
+    waits: AtomicUsize,
 }
 
 fn add(counter: &AtomicU64, n: u64) {
@@ -63,6 +65,17 @@ impl Counters {
         add(&self.bytes_sent, report.bytes);
         add(&self.destinations_skipped, report.skipped);
         add(&self.send_errors, report.errors);
+    }
+
+    /// Records how many waits and listeners the member has registered.
+    pub(crate) fn set_waits(&self, n: usize) {
+        self.waits.store(n, Ordering::Relaxed);
+    }
+
+    /// How many waits and listeners the member had registered when last recorded.
+    #[cfg(any(test, feature = "test-hooks"))]
+    pub(crate) fn waits(&self) -> usize {
+        self.waits.load(Ordering::Relaxed)
     }
 
     pub(crate) fn snapshot(&self) -> RuntimeStats {

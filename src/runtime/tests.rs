@@ -427,3 +427,98 @@ fn two_protocols_share_one_loop_and_shut_down_in_either_order() {
     let pa = a.shutdown().expect("its protocol back");
     assert!(pa.timeouts >= 1);
 }
+
+/// Polls `future` once with a waker that counts its wake-ups.
+fn poll_once<F: std::future::Future + Unpin>(
+    future: &mut F,
+    woken: &std::sync::Arc<WakeCount>,
+) -> std::task::Poll<F::Output> {
+    let waker = std::task::Waker::from(std::sync::Arc::clone(woken));
+    let mut cx = std::task::Context::from_waker(&waker);
+    std::pin::Pin::new(future).poll(&mut cx)
+}
+
+/// A waker that counts how often it was woken.
+#[derive(Default)]
+struct WakeCount(std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for WakeCount {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn an_async_wait_wakes_its_task_once_the_check_succeeds() {
+    let test = "an_async_wait_wakes_its_task_once_the_check_succeeds";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(147)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let woken = std::sync::Arc::new(WakeCount::default());
+    let mut wait = handle.wait_async(|p: &mut Pinger, _| (p.timeouts >= 3).then_some(p.timeouts));
+    assert!(poll_once(&mut wait, &woken).is_pending());
+    for _ in 0..3 {
+        // Each command is a wakeup after which the loop runs the check again.
+        handle.execute(|p: &mut Pinger, _| p.timeouts += 1).unwrap();
+    }
+    // Polled again from another task (its waker replaces the first), it completes.
+    assert_eq!(futures::executor::block_on(&mut wait), Ok(3));
+    assert!(woken.0.load(std::sync::atomic::Ordering::SeqCst) <= 1);
+    handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    assert_eq!(handle.registered_waits_for_tests(), 0);
+}
+
+#[test]
+fn a_dropped_async_wait_is_withdrawn_and_its_check_never_runs_again() {
+    let test = "a_dropped_async_wait_is_withdrawn_and_its_check_never_runs_again";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(148)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = std::sync::Arc::clone(&runs);
+    let mut wait = handle.wait_async(move |_: &mut Pinger, _| {
+        r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        None::<()>
+    });
+    // Nothing is registered before the first poll.
+    handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    assert_eq!(handle.registered_waits_for_tests(), 0);
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let woken = std::sync::Arc::new(WakeCount::default());
+    assert!(poll_once(&mut wait, &woken).is_pending());
+    handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    assert_eq!(handle.registered_waits_for_tests(), 1);
+    drop(wait);
+    // The withdrawal runs before the next command: the table is empty at once.
+    handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    assert_eq!(handle.registered_waits_for_tests(), 0);
+    let after = runs.load(std::sync::atomic::Ordering::SeqCst);
+    for _ in 0..20 {
+        handle.execute(|_: &mut Pinger, _| ()).unwrap();
+    }
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), after);
+}
+
+#[test]
+fn a_pending_async_wait_is_released_when_the_loop_stops() {
+    let test = "a_pending_async_wait_is_released_when_the_loop_stops";
+    if may_open_sockets(test, false).is_none() {
+        return;
+    }
+    let transport = UdpTransport::open(&TransportConfig::new(149)).unwrap();
+    let (pinger, _seen) = Pinger::new(Vec::new(), None);
+    let handle = Runtime::spawn(pinger, transport).unwrap();
+    let woken = std::sync::Arc::new(WakeCount::default());
+    let mut wait = handle.wait_async(|_: &mut Pinger, _| None::<()>);
+    assert!(poll_once(&mut wait, &woken).is_pending());
+    let r: Result<(), _> = handle.execute(|_: &mut Pinger, _| panic!("test panic stops the loop"));
+    assert_eq!(r, Err(RuntimeStopped));
+    // The loop drops the wait as it stops: the task is woken, with the news.
+    assert_eq!(futures::executor::block_on(wait), Err(RuntimeStopped));
+}

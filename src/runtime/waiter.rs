@@ -93,6 +93,12 @@ impl<R> Slot<R> {
 pub(crate) trait Waiter<P>: Send {
     /// Runs the check unless the waiter gave up; true when the wait is over (drop it).
     fn poll(&mut self, protocol: &mut P, now: Now) -> bool;
+
+    /// True when its waiter gave up and it only waits to be dropped (a dropped future,
+    /// `future.rs`): the loop drops such waits when told to, without running any check.
+    fn withdrawn(&self) -> bool {
+        false
+    }
 }
 
 /// A check and the slot its result goes to.

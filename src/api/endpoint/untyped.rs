@@ -53,8 +53,8 @@ pub struct UntypedReaderOptions {
 /// A DataReader that matches writers by announced topic and type name and returns their
 /// samples serialized. Deleted (and unannounced) when dropped.
 pub struct UntypedDataReader {
-    participant: DomainParticipant,
-    guid: Guid,
+    pub(super) participant: DomainParticipant,
+    pub(super) guid: Guid,
 }
 
 impl Subscriber {
@@ -201,8 +201,8 @@ impl Drop for UntypedDataReader {
 /// room (the room learnt at the last write that waited). Deleted (and unannounced) when
 /// dropped.
 pub struct UntypedDataWriter {
-    participant: DomainParticipant,
-    sender: UntypedWriteSender,
+    pub(super) participant: DomainParticipant,
+    pub(super) sender: UntypedWriteSender,
 }
 
 /// Hands writes to one untyped writer without ever waiting
@@ -212,8 +212,8 @@ pub struct UntypedDataWriter {
 #[derive(Clone)]
 pub struct UntypedWriteSender {
     commands: CommandSender<Participant>,
-    credit: Arc<WriteCredit>,
-    guid: Guid,
+    pub(super) credit: Arc<WriteCredit>,
+    pub(super) guid: Guid,
 }
 
 impl Publisher {

@@ -135,15 +135,15 @@ impl Publisher {
 /// Writes samples of `T`. Deleted (and unannounced) when dropped.
 pub struct DataWriter<T> {
     pub(in crate::api) participant: DomainParticipant,
-    guid: Guid,
+    pub(super) guid: Guid,
     max_blocking: Duration,
     /// The XCDR version of every sample: the first id of its DATA_REPRESENTATION QoS.
     representation: XcdrVersion,
     /// How many writes may be handed to the event loop without waiting
     /// ([`DataWriter::set_pipelined`]).
-    credit: WriteCredit,
+    pub(super) credit: WriteCredit,
     /// PERSISTENT: each write returns once stored (and is never pipelined).
-    persistent: bool,
+    pub(super) persistent: bool,
     _type: PhantomData<fn(T)>,
 }
 
@@ -166,6 +166,16 @@ impl<T: TopicType> DataWriter<T> {
     }
 
     fn write_stamped(&self, sample: &T, timestamp: Option<Timestamp>) -> Result<(), Error> {
+        self.write_change(self.alive_request(sample, timestamp)?)
+    }
+
+    /// The write request of `sample` (ALIVE), serialized in the writer's representation,
+    /// with `timestamp` (else the time of the write) as its source timestamp.
+    pub(super) fn alive_request(
+        &self,
+        sample: &T,
+        timestamp: Option<Timestamp>,
+    ) -> Result<WriteRequest, Error> {
         // The representation was checked at creation: `None` now means this sample breaks a
         // bound of its type (a string, sequence or array too long).
         let invalid = Error::InvalidSample {
@@ -174,7 +184,7 @@ impl<T: TopicType> DataWriter<T> {
         let data = sample
             .serialize_as(self.representation, Endianness::Little)
             .ok_or(invalid)?;
-        self.write_change(
+        Ok(
             WriteRequest::new(ChangeKind::Alive, sample.key_hash(), Bytes::from(data))
                 .with_source_timestamp(timestamp),
         )
@@ -218,7 +228,7 @@ impl<T: TopicType> DataWriter<T> {
     }
 
     /// Writes one change: pipelined or waiting, as the runtime's write hand-off decides.
-    fn write_change(&self, request: WriteRequest) -> Result<(), Error> {
+    pub(super) fn write_change(&self, request: WriteRequest) -> Result<(), Error> {
         let inner = &self.participant.inner;
         if self.persistent {
             let (guid, blocking) = (self.guid, self.max_blocking);
@@ -320,11 +330,19 @@ pub(in crate::api) fn wait_for_acknowledgments(
     match participant
         .inner
         .handle
-        .wait_for(timeout, move |p, _| p.all_acked(guid).then_some(()))?
+        .wait_for(timeout, all_acked(guid))?
     {
         Some(()) => Ok(()),
         None => Err(Error::Timeout),
     }
+}
+
+/// The check of an acknowledgement wait (blocking or async): satisfied once every matched
+/// reliable reader acknowledged every sample of the local writer `guid`.
+pub(super) fn all_acked(
+    guid: Guid,
+) -> impl FnMut(&mut Participant, Now) -> Option<()> + Send + 'static {
+    move |p, _| p.all_acked(guid).then_some(())
 }
 
 /// Deletes (and unannounces) the writer `guid`; nothing to do when the participant stopped.
