@@ -26,6 +26,7 @@ use super::untyped::{UntypedDataReader, UntypedDataWriter};
 use super::writer::{DataWriter, all_acked};
 use super::{Sample, matched_at_least};
 use crate::api::{DomainParticipant, Error};
+use crate::core::reader::{ReadSelection, SampleInfo};
 use crate::core::{CacheChange, Event, Participant, WriteRequest};
 use crate::runtime::WaitFuture;
 use crate::time::Timestamp;
@@ -168,7 +169,7 @@ pub struct SampleStream<'a, T> {
 }
 
 /// A take on the loop: `Some(changes)` once some arrived, `None` if the reader is gone.
-type Batch<'a> = WaitFuture<'a, Participant, Option<Vec<CacheChange>>>;
+type Batch<'a> = WaitFuture<'a, Participant, Option<Vec<(CacheChange, SampleInfo)>>>;
 
 // Nothing in a `SampleStream` is pinned: the pending take is a `WaitFuture`, which is `Unpin`
 // and polled through `Pin::new`.
@@ -203,20 +204,20 @@ impl<T: TopicType> Stream for SampleStream<'_, T> {
 
 /// The items a stream yields for the changes taken from the reader `guid`: the one place a
 /// stream item is made (undecodable samples are dropped and logged, as by `take`).
-fn stream_items<T: TopicType>(guid: Guid, changes: Vec<CacheChange>) -> Vec<Sample<T>> {
+fn stream_items<T: TopicType>(guid: Guid, changes: Vec<(CacheChange, SampleInfo)>) -> Vec<Sample<T>> {
     DataReader::<T>::samples(guid, changes)
 }
 
 /// Waits on the loop until `reader` has changes, then takes them all in the same visit.
 fn next_batch<T>(reader: &DataReader<T>) -> Batch<'_> {
     let guid = reader.guid;
+    let any = ReadSelection::any();
     reader.participant.inner.handle.wait_async(move |p, now| {
-        let mut changes = Vec::new();
-        match p.take_all(now, guid, &mut changes) {
-            None => Some(None),
-            Some(0) => None,
-            Some(_) => Some(Some(changes)),
+        if !p.has_reader(guid) {
+            return Some(None);
         }
+        let changes = p.select(now, guid, &any, true);
+        (!changes.is_empty()).then_some(Some(changes))
     })
 }
 
