@@ -8,9 +8,10 @@
 //! [`Detection::interval`]; a heartbeat carries every advert the sender knows. A link whose
 //! peer was not heard for [`Detection::time`] (interval × misses) is down: the router's advert
 //! changes and every router recomputes. A changed advert (ours, or one learnt) goes out at
-//! once, not at the next interval (a triggered update). Per origin router O, every router computes the same
-//! tree of shortest paths rooted at O (Dijkstra over the links both ends announce, cost the
-//! larger of the two; ties broken by the lower router id, so all routers agree) and decides:
+//! once, not at the next interval (a triggered update). Per origin router O, every router
+//! computes the same tree of shortest paths rooted at O (Dijkstra over the links both ends
+//! announce, cost the larger of the two; ties broken by the lower router id, so all routers
+//! agree) and decides:
 //! a sample from O read on the link to peer P is taken only if P is its parent in O's tree
 //! (reverse-path forwarding), and goes onto the link to peer C only if C is its child in O's
 //! tree and a router in C's subtree has a reader of the topic. In steady state a sample
