@@ -162,10 +162,14 @@ async fn write_all(writer: &DataWriter<ShapeType>, from: i32, to: i32) -> usize 
     waited
 }
 
+/// Compiles only for a `Send` value.
+fn assert_send<S: Send>(_: &S) {}
+
 /// Reads `count` samples from a new stream of `reader`; returns their `x`.
 async fn read_n(reader: &DataReader<ShapeType>, count: usize) -> Vec<i32> {
     reader.wait_for_matched_async(1).await.unwrap();
     let mut stream = reader.stream();
+    assert_send(&stream);
     let mut xs = Vec::with_capacity(count);
     while xs.len() < count {
         let sample = stream.next().await.expect("the stream ended early");
@@ -342,7 +346,10 @@ async fn untyped_write_async_waits_for_room_and_delivers_in_order() {
             let s = shape(x);
             let data = Bytes::from(s.serialize(Endianness::Little));
             let request = WriteRequest::new(ChangeKind::Alive, s.key_hash(), data);
-            untyped.write_async(request).await.unwrap();
+            let write = untyped.write_async(request);
+            // Any executor may move it between threads.
+            assert_send(&write);
+            write.await.unwrap();
         }
         untyped.wait_for_acknowledgments_async().await.unwrap();
     };
