@@ -235,6 +235,8 @@ impl Shape {
                 quote!(#rt::KeyEnd::string(#b))
             }
             Shape::Str { wide: true, .. } => quote!(#rt::KeyEnd::UNBOUNDED),
+            // Unbounded without asking the element (which may be the type itself).
+            Shape::Seq { bound: None, .. } => quote!(#rt::KeyEnd::UNBOUNDED),
             Shape::Seq { elem, bound } => {
                 let e = elem.key_end(rt);
                 let p = elem.primitive_size(rt);
@@ -246,6 +248,39 @@ impl Shape {
                 let p = elem.primitive_size(rt);
                 let n = Shape::count(dims);
                 quote!(#e.array(#p != 0, #n))
+            }
+        }
+    }
+
+    /// The member's `TypeKind` for the descriptor, an `Option<TypeKind>` expression used
+    /// inside a function of `depth` returning `Option` (wide types have none, as in
+    /// `idl::to_descriptor`).
+    pub fn kind(&self, rt: &TokenStream) -> TokenStream {
+        match self {
+            Shape::Leaf(t) => {
+                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::type_kind(depth.checked_add(1)?))
+            }
+            Shape::WChar | Shape::Str { wide: true, .. } => {
+                quote!(::core::option::Option::<#rt::TypeKind>::None)
+            }
+            Shape::Str { bound, wide: false } => {
+                let b = opt_u32(*bound);
+                quote!(::core::option::Option::Some(#rt::TypeKind::String { bound: #b }))
+            }
+            Shape::Seq { elem, bound } => {
+                let e = elem.kind(rt);
+                let b = opt_u32(*bound);
+                quote!(::core::option::Option::Some(#rt::TypeKind::Sequence {
+                    elem: ::std::boxed::Box::new(#e?),
+                    bound: #b,
+                }))
+            }
+            Shape::Array { elem, dims } => {
+                let e = elem.kind(rt);
+                quote!(::core::option::Option::Some(#rt::TypeKind::Array {
+                    elem: ::std::boxed::Box::new(#e?),
+                    dims: ::std::vec![#(u32::try_from(#dims).ok()?),*],
+                }))
             }
         }
     }
