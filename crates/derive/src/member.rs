@@ -8,6 +8,8 @@
 //!
 //! Must not: guess a fact the source text does not show: those come from the member type's
 //! `XcdrCodec` constants at compile time, so a type alias or a generated type is read right.
+//! Only the type path carries the member's span (for errors): the locals the expressions use
+//! (`w`, `r`, `depth`) keep the derive's, so a type from a `macro_rules!` resolves them too.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -258,7 +260,8 @@ impl Shape {
     pub fn kind(&self, rt: &TokenStream) -> TokenStream {
         match self {
             Shape::Leaf(t) => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::type_kind(depth.checked_add(1)?))
+                let f = quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::type_kind);
+                quote!(#f(depth.checked_add(1)?))
             }
             Shape::WChar | Shape::Str { wide: true, .. } => {
                 quote!(::core::option::Option::<#rt::TypeKind>::None)
@@ -290,11 +293,13 @@ impl Shape {
     /// their own key holders.
     pub fn enc(&self, rt: &TokenStream, place: &TokenStream, what: &str, key: bool) -> TokenStream {
         match self {
-            Shape::Leaf(t) if key => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write_key(#place, w))
-            }
             Shape::Leaf(t) => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write(#place, w))
+                let f = if key {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write_key)
+                } else {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write)
+                };
+                quote!(#f(#place, w))
             }
             Shape::WChar => quote!(#rt::write_wchar(w, *#place)),
             Shape::Str { bound, wide } => {
@@ -336,10 +341,14 @@ impl Shape {
     /// Decodes one value with reader `r`; a `Result<T, CdrError>` expression.
     pub fn dec(&self, rt: &TokenStream, what: &str, key: bool) -> TokenStream {
         match self {
-            Shape::Leaf(t) if key => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read_key(r))
+            Shape::Leaf(t) => {
+                let f = if key {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read_key)
+                } else {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read)
+                };
+                quote!(#f(r))
             }
-            Shape::Leaf(t) => quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read(r)),
             Shape::WChar => quote!(#rt::read_wchar(r)),
             Shape::Str { bound, wide } => {
                 let b = opt_u32(*bound);

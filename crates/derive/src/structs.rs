@@ -1,5 +1,5 @@
 //! Structs: the `XcdrCodec` impl (final, appendable and mutable, XCDR1 and XCDR2, the key
-//! holder) and the `TopicType` impl, the same calls into `types::codec` in the same order as
+//! holder, the descriptor) and the `TopicType` impl, the same calls into `types::codec` in the same order as
 //! `idl::codegen::structs` generates for the same IDL struct, so both produce the same bytes.
 //!
 //! Must not: write a wire rule of its own; accept duplicate member ids or a `#[key]` on an
