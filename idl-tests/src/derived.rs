@@ -105,84 +105,66 @@ pub struct AppDerived {
     pub inner: AppInner,
 }
 
-/// `xv::Mut`.
-#[derive(TopicType, Clone, Debug, Default, PartialEq)]
-#[dds(extensibility = "mutable", type_name = "xv::Mut")]
-pub struct Mut {
-    #[key]
-    #[dds(id = 5)]
-    pub id: i32,
-    #[dds(id = 2)]
-    pub name: String,
-    #[dds(id = 7)]
-    pub value: Option<f64>,
-    #[dds(id = 9)]
-    pub absent: Option<i16>,
-    #[dds(id = 20)]
-    pub longs: Vec<i32>,
-    #[dds(id = 21)]
-    pub bytes: Vec<u8>,
-    #[dds(id = 22)]
-    pub lls: Vec<i64>,
-    #[dds(id = 23)]
-    pub shorts: Vec<i16>,
-    #[dds(id = 30)]
-    pub inner: Inner,
-    #[dds(id = 31)]
-    pub app: AppInner,
-    #[dds(id = 32)]
-    pub color: Color,
-    #[dds(id = 33)]
-    pub flag: bool,
-    #[dds(id = 34)]
-    pub big: i64,
-    #[dds(id = 35)]
-    pub grid: [[i16; 2]; 2],
-    #[dds(id = 36)]
-    pub words: Vec<String>,
-    #[dds(id = 37)]
-    pub letter: char,
+/// `xv::Mut`, with the types of its struct and enum members as parameters.
+macro_rules! mut_type {
+    ($(#[$doc:meta])* $name:ident, $inner:ty, $app:ty, $color:ty) => {
+        $(#[$doc])*
+        #[derive(TopicType, Clone, Debug, Default, PartialEq)]
+        #[dds(extensibility = "mutable", type_name = "xv::Mut")]
+        pub struct $name {
+            #[key]
+            #[dds(id = 5)]
+            pub id: i32,
+            #[dds(id = 2)]
+            pub name: String,
+            #[dds(id = 7)]
+            pub value: Option<f64>,
+            #[dds(id = 9)]
+            pub absent: Option<i16>,
+            #[dds(id = 20)]
+            pub longs: Vec<i32>,
+            #[dds(id = 21)]
+            pub bytes: Vec<u8>,
+            #[dds(id = 22)]
+            pub lls: Vec<i64>,
+            #[dds(id = 23)]
+            pub shorts: Vec<i16>,
+            #[dds(id = 30)]
+            pub inner: $inner,
+            #[dds(id = 31)]
+            pub app: $app,
+            #[dds(id = 32)]
+            pub color: $color,
+            #[dds(id = 33)]
+            pub flag: bool,
+            #[dds(id = 34)]
+            pub big: i64,
+            #[dds(id = 35)]
+            pub grid: [[i16; 2]; 2],
+            #[dds(id = 36)]
+            pub words: Vec<String>,
+            #[dds(id = 37)]
+            pub letter: char,
+        }
+    };
 }
 
-/// `xv::Mut` again, with the generated `xv::Inner`, `xv::AppInner` and `xv::Color` as
-/// members: the generated types' length codes and bounds serve derived aggregates.
-#[derive(TopicType, Clone, Debug, Default, PartialEq)]
-#[dds(extensibility = "mutable", type_name = "xv::Mut")]
-pub struct MixedMut {
-    #[key]
-    #[dds(id = 5)]
-    pub id: i32,
-    #[dds(id = 2)]
-    pub name: String,
-    #[dds(id = 7)]
-    pub value: Option<f64>,
-    #[dds(id = 9)]
-    pub absent: Option<i16>,
-    #[dds(id = 20)]
-    pub longs: Vec<i32>,
-    #[dds(id = 21)]
-    pub bytes: Vec<u8>,
-    #[dds(id = 22)]
-    pub lls: Vec<i64>,
-    #[dds(id = 23)]
-    pub shorts: Vec<i16>,
-    #[dds(id = 30)]
-    pub inner: crate::xv::Inner,
-    #[dds(id = 31)]
-    pub app: crate::xv::AppInner,
-    #[dds(id = 32)]
-    pub color: crate::xv::Color,
-    #[dds(id = 33)]
-    pub flag: bool,
-    #[dds(id = 34)]
-    pub big: i64,
-    #[dds(id = 35)]
-    pub grid: [[i16; 2]; 2],
-    #[dds(id = 36)]
-    pub words: Vec<String>,
-    #[dds(id = 37)]
-    pub letter: char,
-}
+mut_type!(
+    /// `xv::Mut`.
+    Mut,
+    Inner,
+    AppInner,
+    Color
+);
+
+mut_type!(
+    /// `xv::Mut` again, with the generated `xv::Inner`, `xv::AppInner` and `xv::Color` as
+    /// members: the generated types' length codes and bounds serve derived aggregates.
+    MixedMut,
+    crate::xv::Inner,
+    crate::xv::AppInner,
+    crate::xv::Color
+);
 
 /// `xv::Hashed`.
 #[derive(TopicType, Clone, Debug, Default, PartialEq)]

@@ -8,6 +8,8 @@
 //!
 //! Must not: guess a fact the source text does not show: those come from the member type's
 //! `XcdrCodec` constants at compile time, so a type alias or a generated type is read right.
+//! Only the type path carries the member's span (for errors): the locals the expressions use
+//! (`w`, `r`, `depth`) keep the derive's, so a type from a `macro_rules!` resolves them too.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -235,6 +237,8 @@ impl Shape {
                 quote!(#rt::KeyEnd::string(#b))
             }
             Shape::Str { wide: true, .. } => quote!(#rt::KeyEnd::UNBOUNDED),
+            // Unbounded without asking the element (which may be the type itself).
+            Shape::Seq { bound: None, .. } => quote!(#rt::KeyEnd::UNBOUNDED),
             Shape::Seq { elem, bound } => {
                 let e = elem.key_end(rt);
                 let p = elem.primitive_size(rt);
@@ -250,16 +254,52 @@ impl Shape {
         }
     }
 
+    /// The member's `TypeKind` for the descriptor, an `Option<TypeKind>` expression used
+    /// inside a function of `depth` returning `Option` (wide types have none, as in
+    /// `idl::to_descriptor`).
+    pub fn kind(&self, rt: &TokenStream) -> TokenStream {
+        match self {
+            Shape::Leaf(t) => {
+                let f = quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::type_kind);
+                quote!(#f(depth.checked_add(1)?))
+            }
+            Shape::WChar | Shape::Str { wide: true, .. } => {
+                quote!(::core::option::Option::<#rt::TypeKind>::None)
+            }
+            Shape::Str { bound, wide: false } => {
+                let b = opt_u32(*bound);
+                quote!(::core::option::Option::Some(#rt::TypeKind::String { bound: #b }))
+            }
+            Shape::Seq { elem, bound } => {
+                let e = elem.kind(rt);
+                let b = opt_u32(*bound);
+                quote!(::core::option::Option::Some(#rt::TypeKind::Sequence {
+                    elem: ::std::boxed::Box::new(#e?),
+                    bound: #b,
+                }))
+            }
+            Shape::Array { elem, dims } => {
+                let e = elem.kind(rt);
+                quote!(::core::option::Option::Some(#rt::TypeKind::Array {
+                    elem: ::std::boxed::Box::new(#e?),
+                    dims: ::std::vec![#(u32::try_from(#dims).ok()?),*],
+                }))
+            }
+        }
+    }
+
     /// Encodes `*place` (`place` is a reference expression) with writer `w`; a
     /// `Result<(), CdrError>` expression. In a key holder (`key`), nested aggregates write
     /// their own key holders.
     pub fn enc(&self, rt: &TokenStream, place: &TokenStream, what: &str, key: bool) -> TokenStream {
         match self {
-            Shape::Leaf(t) if key => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write_key(#place, w))
-            }
             Shape::Leaf(t) => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write(#place, w))
+                let f = if key {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write_key)
+                } else {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_write)
+                };
+                quote!(#f(#place, w))
             }
             Shape::WChar => quote!(#rt::write_wchar(w, *#place)),
             Shape::Str { bound, wide } => {
@@ -301,10 +341,14 @@ impl Shape {
     /// Decodes one value with reader `r`; a `Result<T, CdrError>` expression.
     pub fn dec(&self, rt: &TokenStream, what: &str, key: bool) -> TokenStream {
         match self {
-            Shape::Leaf(t) if key => {
-                quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read_key(r))
+            Shape::Leaf(t) => {
+                let f = if key {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read_key)
+                } else {
+                    quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read)
+                };
+                quote!(#f(r))
             }
-            Shape::Leaf(t) => quote_spanned!(t.span()=> <#t as #rt::XcdrCodec>::xcdr_read(r)),
             Shape::WChar => quote!(#rt::read_wchar(r)),
             Shape::Str { bound, wide } => {
                 let b = opt_u32(*bound);

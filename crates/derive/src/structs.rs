@@ -1,5 +1,5 @@
 //! Structs: the `XcdrCodec` impl (final, appendable and mutable, XCDR1 and XCDR2, the key
-//! holder) and the `TopicType` impl, the same calls into `types::codec` in the same order as
+//! holder, the descriptor) and the `TopicType` impl, the same calls into `types::codec` in the same order as
 //! `idl::codegen::structs` generates for the same IDL struct, so both produce the same bytes.
 //!
 //! Must not: write a wire rule of its own; accept duplicate member ids or a `#[key]` on an
@@ -187,11 +187,36 @@ pub fn derive(
             fn key_hash(&self) -> ::core::option::Option<[u8; 16]> { ::core::option::Option::None }
         }
     };
+    let described = members.iter().map(|m| {
+        let member_name = m.ident.unraw().to_string();
+        let id = m.id;
+        let kind = m.shape.kind(rt);
+        let (key, optional) = (m.key, m.optional);
+        quote!(#rt::Member {
+            name: ::std::string::String::from(#member_name),
+            id: #id,
+            kind: #kind?,
+            key: #key,
+            optional: #optional,
+        })
+    });
     Ok(quote! {
         #[automatically_derived]
         impl #rt::XcdrCodec for #name {
             const MIN_SIZE: usize = 0usize #(+ #min)*;
             const KEY_END: #rt::KeyEnd = #key_end;
+            fn type_kind(depth: usize) -> ::core::option::Option<#rt::TypeKind> {
+                if depth > #rt::MAX_DESCRIBED_DEPTH {
+                    return ::core::option::Option::None;
+                }
+                ::core::option::Option::Some(#rt::TypeKind::Struct(::std::boxed::Box::new(
+                    #rt::TypeDescriptor {
+                        name: ::std::string::String::from(#type_name),
+                        extensibility: #ext,
+                        members: ::std::vec![#(#described),*],
+                    },
+                )))
+            }
             #write
             #read
             #key_write
@@ -217,6 +242,18 @@ pub fn derive(
                 #rt::deserialize(data)
             }
             #keyed_fns
+            fn descriptor() -> ::core::option::Option<&'static #rt::TypeDescriptor> {
+                static DESCRIPTOR: ::std::sync::OnceLock<::core::option::Option<#rt::TypeDescriptor>> =
+                    ::std::sync::OnceLock::new();
+                DESCRIPTOR
+                    .get_or_init(|| match <Self as #rt::XcdrCodec>::type_kind(0) {
+                        ::core::option::Option::Some(#rt::TypeKind::Struct(d)) => {
+                            ::core::option::Option::Some(*d)
+                        }
+                        _ => ::core::option::Option::None,
+                    })
+                    .as_ref()
+            }
         }
     })
 }

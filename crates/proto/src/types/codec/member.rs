@@ -15,6 +15,11 @@
 
 use super::LengthCode;
 
+/// How deep derived types describe their nested structs (`XcdrCodec::type_kind`), as the
+/// IDL front end's nesting limit: past it a type, such as one holding itself, has no
+/// descriptor.
+pub const MAX_DESCRIBED_DEPTH: usize = 64;
+
 /// RTPS 2.5 §9.6.4.8: a key holder up to this size is its own hash; past it only "larger"
 /// matters, so [`KeyEnd`] stops counting there.
 const KEY_HASH_INLINE: usize = 16;

@@ -34,7 +34,9 @@ mod mutable;
 
 pub use key::{key_hash_from_serialized_key, read_key_only, serialize_key, serialize_key_as};
 
-pub use member::{KeyEnd, array_length_code, primitive_length_code, sequence_length_code};
+pub use member::{
+    KeyEnd, MAX_DESCRIBED_DEPTH, array_length_code, primitive_length_code, sequence_length_code,
+};
 pub(crate) use mutable::parameter_header;
 pub use mutable::{LengthCode, MutableWriter, read_mutable, write_mutable};
 use mutable::{MEMBER_ID_MASK, PID_EXTENDED_MU};
@@ -57,6 +59,14 @@ pub trait XcdrCodec: Sized {
     /// between the bytes and their MD5. Read by derived types; unbounded unless said.
     const KEY_END: KeyEnd = KeyEnd::UNBOUNDED;
 
+    /// The type as a member of a [`TypeDescriptor`] (content filters compile against it), at
+    /// nesting `depth`, or `None` when it has no description: derived structs and the
+    /// primitives describe themselves; a struct with an undescribed member, or nested deeper
+    /// than [`MAX_DESCRIBED_DEPTH`] (a type that holds itself), has none.
+    fn type_kind(_depth: usize) -> Option<TypeKind> {
+        None
+    }
+
     /// Appends the value (alignment padding first). Errs when a bound is exceeded.
     fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError>;
 
@@ -77,12 +87,16 @@ pub trait XcdrCodec: Sized {
 }
 
 macro_rules! primitive {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $kind:ident),*) => {$(
         impl XcdrCodec for $t {
             const MIN_SIZE: usize = <$t as CdrDecode<'static>>::MIN_SIZE;
             const PRIMITIVE_SIZE: usize = <$t as CdrDecode<'static>>::MIN_SIZE;
             const LENGTH_CODE: LengthCode = primitive_length_code(Self::PRIMITIVE_SIZE);
             const KEY_END: KeyEnd = KeyEnd::primitive(Self::PRIMITIVE_SIZE);
+
+            fn type_kind(_depth: usize) -> Option<TypeKind> {
+                Some(TypeKind::$kind)
+            }
 
             fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
                 self.encode(w);
@@ -96,7 +110,11 @@ macro_rules! primitive {
     )*};
 }
 
-primitive!(bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+// `u8` is IDL `octet` or `uint8`: the filters read both alike.
+primitive!(
+    bool => Bool, i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32,
+    i64 => I64, u64 => U64, f32 => F32, f64 => F64
+);
 
 /// IDL `char` (char8): one octet, Latin-1. A character above U+00FF does not fit: an error,
 /// where the plain `CdrEncode` for `char` would write `?`.
@@ -105,6 +123,10 @@ impl XcdrCodec for char {
     const PRIMITIVE_SIZE: usize = 1;
     const LENGTH_CODE: LengthCode = LengthCode::Size1;
     const KEY_END: KeyEnd = KeyEnd::primitive(1);
+
+    fn type_kind(_depth: usize) -> Option<TypeKind> {
+        Some(TypeKind::Char)
+    }
 
     fn xcdr_write(&self, w: &mut CdrWriter<'_>) -> Result<(), CdrError> {
         let octet =
