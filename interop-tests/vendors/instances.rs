@@ -27,6 +27,9 @@ struct Seen {
     first_view: Option<ViewState>,
 }
 
+/// Why nothing may arrive at all: a peer built before it had `-a` exits at once.
+const STALE_PEER: &str = "peers built before their -a option exit at once: scripts/build-peers";
+
 fn instances_from_vendor(vendor: Vendor, domain: u32) {
     let p = participant(domain);
     let r = make_reader(&p, "Square", &[], reliable_reader_qos());
@@ -87,7 +90,7 @@ fn instances_from_vendor(vendor: Vendor, domain: u32) {
     for c in colors {
         let s = seen
             .get(c)
-            .unwrap_or_else(|| panic!("{c} never seen: {ctx}"));
+            .unwrap_or_else(|| panic!("{c} never seen ({STALE_PEER}): {ctx}"));
         assert_eq!(s.first_view, Some(ViewState::New), "{c}: {ctx}");
         assert_eq!(
             s.alive_reads.first(),

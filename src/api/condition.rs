@@ -378,7 +378,7 @@ impl StatusState {
 
     /// The enabled statuses that changed since acknowledged (DATA_AVAILABLE: unread
     /// samples now). Runs on the loop thread.
-    fn changed(&self, p: &Participant, _now: Now, entity: Guid) -> StatusMask {
+    fn changed(&self, p: &Participant, entity: Guid) -> StatusMask {
         let enabled = StatusMask::from_bits_truncate(self.enabled.load(Ordering::Acquire));
         let mut changed = StatusMask::empty();
         if enabled.contains(StatusMask::DATA_AVAILABLE) && p.has_unread(entity) {
@@ -418,13 +418,11 @@ impl StatusCondition {
         let (on, watched) = (participant.clone(), Arc::clone(&status));
         let core = Core::new(move || {
             let watched = Arc::clone(&watched);
-            on_loop(&on, move |p, now| {
-                !watched.changed(p, now, entity).is_empty()
-            })
+            on_loop(&on, move |p, _| !watched.changed(p, entity).is_empty())
         });
         let watched = Arc::clone(&status);
-        core.listen(participant, entity, move |p, now| {
-            !watched.changed(p, now, entity).is_empty()
+        core.listen(participant, entity, move |p, _| {
+            !watched.changed(p, entity).is_empty()
         })?;
         let condition = StatusCondition {
             core,
@@ -452,8 +450,8 @@ impl StatusCondition {
     /// unread samples are read or taken.
     pub fn take_changes(&self) -> Result<StatusMask, Error> {
         let (entity, status) = (self.entity, Arc::clone(&self.status));
-        Ok(self.participant.inner.handle.execute(move |p, now| {
-            let changed = status.changed(p, now, entity);
+        Ok(self.participant.inner.handle.execute(move |p, _| {
+            let changed = status.changed(p, entity);
             for (acked, value) in status
                 .acknowledged
                 .iter()
