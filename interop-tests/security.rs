@@ -7,6 +7,9 @@
 //! one are refused with the reason. Skipped, with the reason, outside the sandbox or without
 //! the peer.
 
+// Real processes over real sockets: wall-clock deadlines and short waits for the peers.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
