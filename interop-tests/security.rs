@@ -575,3 +575,35 @@ fn fastdds_rsa_handshake_with_fastdds_initiating() {
         },
     );
 }
+
+/// The security properties from a QoS XML participant profile, in Fast DDS's spellings: the
+/// participant takes alice's identity, and with it the GUID prefix her subject gives.
+#[test]
+fn qos_xml_profile_configures_security_with_fastdds_aliases() {
+    let test = "qos_xml_profile_configures_security_with_fastdds_aliases";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let element = |name: &str, path: &str| {
+        format!(
+            "<element><name>{name}</name><value>{}</value></element>",
+            uri(&pki.join(path))
+        )
+    };
+    let xml = format!(
+        r#"<dds><qos_library name="Sec"><qos_profile name="Alice"><domain_participant_qos>
+<property><value>{}{}{}</value></property>
+</domain_participant_qos></qos_profile></qos_library></dds>"#,
+        element("dds.sec.auth.builtin.PKI-DH.identity_ca", "ec/ca.pem"),
+        element(
+            "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+            "ec/alice.pem"
+        ),
+        element("dds.sec.auth.builtin.PKI-DH.private_key", "ec/alice.key"),
+    );
+    let mut provider = siftdds::qos::xml::QosProvider::new();
+    provider.load_str("security.xml", &xml).unwrap();
+    let p = DomainParticipant::with_profile(182, &provider, "Sec::Alice").unwrap();
+    assert_eq!(p.guid_prefix().0[..6], [0x86, 0x18, 0x5a, 0x8c, 0xd1, 0x51]);
+}
