@@ -1,11 +1,12 @@
-//! DDS Security authentication (DDS:Auth:PKI-DH) against Cyclone DDS 0.10.2 (`ddsperf` with
-//! the Debian security plugins) and Fast DDS 2.9.1 (`shapes_fastdds` with security
+//! DDS Security authentication (DDS:Auth:PKI-DH) against Cyclone DDS 0.10.2 (`shapes_cyclone`
+//! with the Debian security plugins) and Fast DDS 2.9.1 (`shapes_fastdds` with security
 //! properties), with each side as the handshake initiator: the PKI from `scripts/test-pki`
 //! gives alice the smaller GUID prefix, so whoever holds alice's certificate initiates.
-//! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`) and the
-//! vendor's log shows no authentication failure; a certificate of another CA and an expired
-//! one are refused with the reason. Skipped, with the reason, outside the sandbox or without
-//! the peer.
+//! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`), the
+//! vendor's log shows no authentication failure (and Cyclone's trace its handshake completing),
+//! and the vendor then matches our writer and receives plain samples (governance NONE); a
+//! certificate of another CA and an expired one are refused with the reason. Skipped, with the
+//! reason, outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
 #![allow(clippy::disallowed_methods)]
