@@ -1,11 +1,15 @@
-//! DDS Security authentication (DDS:Auth:PKI-DH) against Cyclone DDS 0.10.2 (`ddsperf` with
-//! the Debian security plugins) and Fast DDS 2.9.1 (`shapes_fastdds` with security
+//! DDS Security authentication (DDS:Auth:PKI-DH) against Cyclone DDS 0.10.2 (`shapes_cyclone`
+//! with the Debian security plugins) and Fast DDS 2.9.1 (`shapes_fastdds` with security
 //! properties), with each side as the handshake initiator: the PKI from `scripts/test-pki`
 //! gives alice the smaller GUID prefix, so whoever holds alice's certificate initiates.
-//! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`) and the
-//! vendor's log shows no authentication failure; a certificate of another CA and an expired
-//! one are refused with the reason. Skipped, with the reason, outside the sandbox or without
-//! the peer.
+//! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`), the
+//! vendor's log shows no authentication failure (and Cyclone's trace its handshake completing),
+//! and the vendor then matches our writer and receives plain samples (governance NONE); a
+//! certificate of another CA and an expired one are refused with the reason. Skipped, with the
+//! reason, outside the sandbox or without the peer.
+
+// Real processes over real sockets: wall-clock deadlines and short waits for the peers.
+#![allow(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -571,4 +575,36 @@ fn fastdds_rsa_handshake_with_fastdds_initiating() {
             cert: "rsa/alice",
         },
     );
+}
+
+/// The security properties from a QoS XML participant profile, in Fast DDS's spellings: the
+/// participant takes alice's identity, and with it the GUID prefix her subject gives.
+#[test]
+fn qos_xml_profile_configures_security_with_fastdds_aliases() {
+    let test = "qos_xml_profile_configures_security_with_fastdds_aliases";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let element = |name: &str, path: &str| {
+        format!(
+            "<element><name>{name}</name><value>{}</value></element>",
+            uri(&pki.join(path))
+        )
+    };
+    let xml = format!(
+        r#"<dds><qos_library name="Sec"><qos_profile name="Alice"><domain_participant_qos>
+<property><value>{}{}{}</value></property>
+</domain_participant_qos></qos_profile></qos_library></dds>"#,
+        element("dds.sec.auth.builtin.PKI-DH.identity_ca", "ec/ca.pem"),
+        element(
+            "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+            "ec/alice.pem"
+        ),
+        element("dds.sec.auth.builtin.PKI-DH.private_key", "ec/alice.key"),
+    );
+    let mut provider = siftdds::qos::xml::QosProvider::new();
+    provider.load_str("security.xml", &xml).unwrap();
+    let p = DomainParticipant::with_profile(182, &provider, "Sec::Alice").unwrap();
+    assert_eq!(p.guid_prefix().0[..6], [0x86, 0x18, 0x5a, 0x8c, 0xd1, 0x51]);
 }

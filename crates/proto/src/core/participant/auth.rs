@@ -297,8 +297,8 @@ impl Authentication {
         token: &DataHolder,
     ) -> Option<AuthOutcome> {
         let now_unix = Self::now_unix(now);
-        // A Request may come before its sender's SPDP reached us: we answer it anyway, to the
-        // locators we learn later (or now, if none: resends cover it).
+        // The participant routes only messages of participants discovery knows, so this
+        // map is as bounded as discovery's.
         let peer = self.peers.entry(src).or_insert_with(|| Peer {
             state: PeerState::AwaitRequest,
             destinations: Vec::new(),

@@ -552,7 +552,10 @@ impl Participant {
             // DDS-Security 1.1 §7.4.3: the handshake messages, beside SEDP.
             #[cfg(feature = "security")]
             Submessage::Data(d) if d.writer_id == auth::STATELESS_MESSAGE_WRITER => {
-                let Some(a) = self.auth.as_mut() else {
+                // Only participants discovery remembers (and so caps) get handshake state; an
+                // early Request is resent by its initiator.
+                let known = self.discovery.remote_participant(src).is_some();
+                let Some(a) = self.auth.as_mut().filter(|_| known) else {
                     self.stats.unroutable = self.stats.unroutable.saturating_add(1);
                     return;
                 };
@@ -561,7 +564,8 @@ impl Participant {
             }
             #[cfg(feature = "security")]
             Submessage::DataFrag(f) if f.writer_id == auth::STATELESS_MESSAGE_WRITER => {
-                let Some(a) = self.auth.as_mut() else {
+                let known = self.discovery.remote_participant(src).is_some();
+                let Some(a) = self.auth.as_mut().filter(|_| known) else {
                     self.stats.unroutable = self.stats.unroutable.saturating_add(1);
                     return;
                 };
