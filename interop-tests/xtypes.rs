@@ -3,7 +3,7 @@
 //! PyPI `cyclonedds` 11's `cyclonedds typeof` prints the writer's type with its member names
 //! and `cyclonedds subscribe` decodes its samples with the type it fetched. Two types:
 //! `shape_main`'s ShapeType and a richer one (enum, nested struct, sequence of structs,
-//! string, key) written by a participant in this process. Domains 180-189. Skipped, with the
+//! string, key) written by a participant in this process. Domains 190-193. Skipped, with the
 //! reason recorded, when `python3` cannot import `cyclonedds`.
 
 // Real processes in real time: these tests read the clock and poll.
@@ -80,9 +80,9 @@ fn cyclonedds_typeof_and_subscribe_show_shape_mains_type_and_samples() {
         return;
     }
     let mut cmd = Command::new(SHAPE_MAIN);
-    cmd.args(["-P", "-t", "Square", "-c", "BLUE", "-x", "2", "-d", "180"]);
+    cmd.args(["-P", "-t", "Square", "-c", "BLUE", "-x", "2", "-d", "190"]);
     let publisher = Peer::spawn_command(cmd);
-    let out = typeof_output(180, "Square", 5);
+    let out = typeof_output(190, "Square", 5);
     let lines = words(&out);
     for want in [
         "@appendable",
@@ -100,7 +100,7 @@ fn cyclonedds_typeof_and_subscribe_show_shape_mains_type_and_samples() {
             .any(|l| l.ends_with("additional_payload_size;")),
         "{out}"
     );
-    let out = subscribe_output(180, "Square", 8);
+    let out = subscribe_output(190, "Square", 8);
     assert!(
         out.contains("color='BLUE'") && out.contains("shapesize="),
         "no decoded ShapeType sample in:\n{out}"
@@ -236,7 +236,7 @@ fn cyclonedds_typeof_and_subscribe_show_a_richer_siftdds_type() {
     if !python_module_ready(test, "cyclonedds") {
         return;
     }
-    let p = DomainParticipant::builder(181)
+    let p = DomainParticipant::builder(191)
         .announce_period(Duration::from_millis(300))
         .build()
         .unwrap();
@@ -262,8 +262,8 @@ fn cyclonedds_typeof_and_subscribe_show_a_richer_siftdds_type() {
                 std::thread::sleep(Duration::from_millis(50));
             }
         });
-        let typeof_out = typeof_output(181, "Tracks", 5);
-        let subscribe_out = subscribe_output(181, "Tracks", 8);
+        let typeof_out = typeof_output(191, "Tracks", 5);
+        let subscribe_out = subscribe_output(191, "Tracks", 8);
         stop.store(true, Ordering::Relaxed);
         let lines = words(&typeof_out);
         for want in [
@@ -343,7 +343,7 @@ fn vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(vendor: Vendor, domain: u32) 
 fn cyclone_010_writer_reaches_an_xcdr1_and_xcdr2_reader() {
     let test = "cyclone_010_writer_reaches_an_xcdr1_and_xcdr2_reader";
     if ready(test, Vendor::Cyclone) {
-        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::Cyclone, 182);
+        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::Cyclone, 192);
     }
 }
 
@@ -351,6 +351,6 @@ fn cyclone_010_writer_reaches_an_xcdr1_and_xcdr2_reader() {
 fn fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader() {
     let test = "fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader";
     if ready(test, Vendor::FastDds) {
-        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::FastDds, 183);
+        vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::FastDds, 193);
     }
 }

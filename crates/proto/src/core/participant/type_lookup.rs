@@ -259,3 +259,6 @@ impl TypeLookupServer {
             .or_else(|| self.request_reader.poll_transmit(now))
     }
 }
+
+#[cfg(test)]
+mod tests;
