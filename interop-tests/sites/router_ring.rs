@@ -32,7 +32,7 @@ const LINKS: [(&str, &str); 4] = [("RA", "RB"), ("RB", "RC"), ("RC", "RD"), ("RD
 /// Per original sample (PID_ORIGINAL_WRITER_INFO: writer GUID and sequence number, as text)
 /// in a capture of one link: how many distinct RTPS samples (sender, writer, sequence
 /// number) carried it, either way (more than one is a sample that crossed the link twice),
-/// and its payload length.
+/// and its payload length. Instance state changes (key-only or empty DATA) are not counted.
 fn copies_per_sample(file: &std::path::Path) -> Result<HashMap<String, (usize, usize)>, String> {
     let mut carriers: HashMap<String, (HashSet<String>, usize)> = HashMap::new();
     for bytes in udp_payloads(file)? {
@@ -50,10 +50,12 @@ fn copies_per_sample(file: &std::path::Path) -> Result<HashMap<String, (usize, u
             else {
                 continue;
             };
-            let len = match d.payload {
-                DataPayload::Data(p) | DataPayload::Key(p) => p.len(),
-                DataPayload::None => 0,
+            // Samples only: an instance's state change (a dispose or unregister with a key or
+            // no payload, e.g. the unregisters a router sends when a writer leaves) is not one.
+            let DataPayload::Data(p) = d.payload else {
+                continue;
             };
+            let len = p.len();
             let e = carriers
                 .entry(format!("{:?}/{}", id.writer_guid, id.sequence_number.0))
                 .or_default();
