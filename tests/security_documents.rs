@@ -7,6 +7,7 @@
 //!
 //! Runs the `openssl` command in a temporary directory; without it the test is a counted skip.
 
+#![cfg(feature = "security")]
 // A test: it unwraps what must work; the parse-path lints of the workspace are siftdds-proto's.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -656,7 +656,22 @@ pub fn secure(data: &[u8]) {
     } else {
         assert_eq!(dec, plain);
     }
-    let at = usize::from(sel) * 7919 % enc.len();
+    let mut at = usize::from(sel) * 7919 % enc.len();
+    // The zeros that pad a SEC_BODY to 4 octets (RTPS 2.5 §9.4.1) are outside every MAC, in
+    // the vendors' transforms as here; flip the byte before them instead.
+    if kind.encrypts() && what != 0 {
+        let footer = 4 + 20 + 20 * receivers.len();
+        let protected = if what == 1 {
+            plain.len()
+        } else {
+            plain.len() + 4
+        };
+        let pad = (4 + protected).wrapping_neg() & 3;
+        let post = enc.len() - footer;
+        if (post - pad..post).contains(&at) {
+            at = post - pad - 1;
+        }
+    }
     enc[at] ^= 0x01;
     assert!(decode(&mut remote, &enc, &mut Vec::new()).is_err());
 }

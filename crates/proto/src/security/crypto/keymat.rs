@@ -7,8 +7,9 @@
 //! DDS-Security 1.1 §9.5.2.1 (KeyMaterial_AES_GCM_GMAC), §9.5.2.1.1 (transformation kinds),
 //! §9.5.2.2-§9.5.2.3 (CryptoTokens: class `DDS:Crypto:AES_GCM_GMAC`, binary property
 //! `dds.cryp.keymat`). The CDR of the key material is big-endian with `u32` sequence lengths,
-//! as Fast DDS 2.9 (`KeyMaterialCDRSerialize`) and Cyclone DDS 0.10 write it; a key of kind
-//! NONE is accepted in Fast DDS's form (kind then zeros).
+//! as Fast DDS 2.9 (`KeyMaterialCDRSerialize`) and Cyclone DDS 0.10
+//! (`serialize_master_key_material`) write it; key material of kind NONE is accepted in either
+//! vendor's form.
 
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
 
@@ -215,10 +216,8 @@ impl KeyMaterial {
         let mut r = CdrReader::new(bytes, Endianness::Big);
         let kind = TransformationKind::from_octets(r.take_array::<4>("transformation_kind")?)?;
         if kind == TransformationKind::None {
-            // Fast DDS sends the kind followed by zeros; nothing in it is a key.
-            if r.take_rest().iter().any(|b| *b != 0) {
-                return Err(CryptoError::Invalid("key material of kind NONE"));
-            }
+            // Nothing in it is a key: Fast DDS sends the kind and 40 zeros, Cyclone the kind,
+            // empty sequences and the key ids (`serialize_master_key_material`).
             return Ok(KeyMaterial {
                 transformation_kind: kind,
                 master_salt: Vec::new(),

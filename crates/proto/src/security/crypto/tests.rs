@@ -118,6 +118,12 @@ fn key_material_cdr_layout_and_token_round_trip() {
     // Fast DDS's key material of kind NONE: the kind and 40 zeros.
     let none = KeyMaterial::from_cdr(&[0; 44]).unwrap();
     assert_eq!(none.transformation_kind, TransformationKind::None);
+    // Cyclone's: the kind, empty salt, a key id, empty key, no receiver key id.
+    let cyclone = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let none = KeyMaterial::from_cdr(&cyclone).unwrap();
+    assert_eq!(none.transformation_kind, TransformationKind::None);
 
     for endian in [Endianness::Little, Endianness::Big] {
         let mut buf = Vec::new();
