@@ -204,7 +204,10 @@ impl<T: TopicType> Stream for SampleStream<'_, T> {
 
 /// The items a stream yields for the changes taken from the reader `guid`: the one place a
 /// stream item is made (undecodable samples are dropped and logged, as by `take`).
-fn stream_items<T: TopicType>(guid: Guid, changes: Vec<(CacheChange, SampleInfo)>) -> Vec<Sample<T>> {
+fn stream_items<T: TopicType>(
+    guid: Guid,
+    changes: Vec<(CacheChange, SampleInfo)>,
+) -> Vec<Sample<T>> {
     DataReader::<T>::samples(guid, changes)
 }
 
