@@ -240,3 +240,38 @@ fn missing_and_unsupported_references_are_errors() {
         Err(DescriptorError::NotAStruct)
     ));
 }
+
+#[test]
+fn a_mutable_sample_decodes_from_xcdr1_parameters_in_any_order() {
+    let rep = rich();
+    let desc = descriptor_of(&rep, true);
+    // PL_CDR_LE: text, then shade, then ident (member order does not matter); the rest
+    // absent.
+    let mut buf = vec![0x00, 0x03, 0x00, 0x00];
+    let mut outer = CdrWriter::new(&mut buf, Endianness::Little);
+    let mut w = outer.nested();
+    write_mutable(&mut w, |m| {
+        m.member(17, false, LengthCode::NextInt, |w| {
+            w.string(b"xcdr1");
+            Ok(())
+        })?;
+        m.member(10, false, LengthCode::Size4, |w| {
+            w.i32(1);
+            Ok(())
+        })?;
+        m.member(5, true, LengthCode::Size4, |w| {
+            w.i32(-2);
+            Ok(())
+        })?;
+        Ok(())
+    })
+    .unwrap();
+    let v = decode(&buf, &desc).unwrap();
+    assert_eq!(v.to_string(), "{ident: -2, shade: GREEN, text: \"xcdr1\"}");
+    // A final type in a parameter-list encapsulation is refused.
+    let point = match &desc.members[2].kind {
+        TypeKind::Struct(d) => (**d).clone(),
+        other => panic!("origin is {other:?}"),
+    };
+    assert!(decode(&buf, &point).is_err());
+}
