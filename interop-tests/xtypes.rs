@@ -3,8 +3,10 @@
 //! PyPI `cyclonedds` 11's `cyclonedds typeof` prints the writer's type with its member names
 //! and `cyclonedds subscribe` decodes its samples with the type it fetched. Two types:
 //! `shape_main`'s ShapeType and a richer one (enum, nested struct, sequence of structs,
-//! string, key) written by a participant in this process. Domains 190-193. Skipped, with the
-//! reason recorded, when `python3` cannot import `cyclonedds`.
+//! string, key) written by a participant in this process. The other way round, `siftdds spy`
+//! fetches a PyPI `cyclonedds` writer's type through TypeLookup and prints its samples with
+//! member names. Domains 190-194. Skipped, with the reason recorded, when `python3` cannot
+//! import `cyclonedds`.
 
 // Real processes in real time: these tests read the clock and poll.
 #![allow(clippy::disallowed_methods)]
@@ -352,5 +354,60 @@ fn fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader() {
     let test = "fastdds_writer_reaches_an_xcdr1_and_xcdr2_reader";
     if ready(test, Vendor::FastDds) {
         vendor_writer_reaches_an_xcdr1_and_xcdr2_reader(Vendor::FastDds, 193);
+    }
+}
+
+const PROBE: &str = repo_path!("interop-tests/peers/python/xtypes_probe.py");
+
+/// `siftdds spy` on a topic whose type it was never given: it asks the PyPI `cyclonedds`
+/// writer's participant for the type through TypeLookup (DDS-XTypes 1.3 §7.6.3.3) and prints
+/// each sample with member names: a nested struct, a sequence of structs, both union cases,
+/// the optional member present and absent, and the key hash from the key member.
+#[test]
+fn siftdds_spy_prints_a_python_writers_samples_of_a_type_fetched_by_type_lookup() {
+    let test =
+        "xtypes::siftdds_spy_prints_a_python_writers_samples_of_a_type_fetched_by_type_lookup";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let mut cmd = Command::new("python3");
+    cmd.args([PROBE, "194", "20"]).env(
+        "CYCLONEDDS_URI",
+        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+    );
+    let writer = Peer::spawn_command(cmd);
+    let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["spy", "-d", "194", "--seconds", "6", "-t", "ProbeTopic"])
+        .output()
+        .unwrap();
+    drop(writer);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "spy failed: {stdout}");
+    assert!(stdout.contains("\"ProbeTopic\" [probe::Probe]"), "{stdout}");
+    let decoded: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("\"ProbeTopic\" #") && l.contains("{ident: "))
+        .collect();
+    assert!(decoded.len() >= 10, "too few decoded samples:\n{stdout}");
+    // Sample i, as the writer makes it (xtypes_probe.py), with i from the printed ident.
+    for line in decoded {
+        let i: i64 = line
+            .split("{ident: ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        let points = "points: [{x: 1, y: 1.5}, {x: 2, y: 2.5}]";
+        let tail = if i % 2 == 0 {
+            "val: {s: \"hi\"}}".to_string()
+        } else {
+            format!("val: {{n: {}}}, note: \"odd\"}}", 10 * i)
+        };
+        let expect = format!("{{ident: {i}, origin: {{x: {i}, y: 0.5}}, {points}, {tail}");
+        assert!(line.ends_with(&expect), "{line}\nexpected …{expect}");
+        assert!(
+            line.contains(&format!("key {:08x}{}", i, "0".repeat(24))),
+            "{line}"
+        );
     }
 }

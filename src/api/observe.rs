@@ -4,13 +4,20 @@
 //! — and the reader QoS that matches a discovered writer, for an untyped DataReader
 //! (`endpoint/untyped.rs`) of its topic, which hands out the serialized payloads.
 //!
-//! Must not: decode samples or hold protocol logic (discovery is the core's).
+//! Also the types of remote writers learnt through the TypeLookup service, as the
+//! `TypeDescriptor` a tool decodes their samples with.
+//!
+//! Must not: decode samples or hold protocol logic (discovery and TypeLookup are the core's).
 
 use super::{DomainParticipant, Error};
+use crate::core::Participant;
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
 use crate::qos::{
     DataReaderQos, DataRepresentation, Durability, History, Reliability, SubscriberQos,
 };
+use crate::types::TypeDescriptor;
+use crate::types::xtypes::to_descriptor::type_descriptor;
+use crate::wire::Guid;
 
 /// What this participant's discovery knows at one moment, each list in GUID order.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +31,28 @@ pub struct DiscoverySnapshot {
 }
 
 impl DomainParticipant {
+    /// Asks the participant of remote writer `writer` for the type it announced in
+    /// PID_TYPE_INFORMATION (DDS-XTypes 1.3 §7.6.3.3, TypeLookup getTypes); the answer is
+    /// [`DomainParticipant::remote_type`]. False when the writer announced no type
+    /// information or too many types are being resolved.
+    pub fn request_writer_type(&self, writer: Guid) -> Result<bool, Error> {
+        Ok(self
+            .inner
+            .handle
+            .execute(move |p, now| p.request_writer_type(now, writer))?)
+    }
+
+    /// The descriptor of the type a remote endpoint announced (`type_information`, its
+    /// PID_TYPE_INFORMATION bytes), once it and every type it refers to were received;
+    /// `None` before, or when the type cannot be described (maps, wide strings).
+    pub fn remote_type(&self, type_information: Vec<u8>) -> Result<Option<TypeDescriptor>, Error> {
+        Ok(self.inner.handle.execute(move |p, _| {
+            let id = Participant::announced_type_id(&type_information)?;
+            let registry = p.remote_types();
+            type_descriptor(&|i| registry.get(i), &id).ok()
+        })?)
+    }
+
     /// A copy of what discovery knows now (taken on the event loop in one visit, so the
     /// three lists are consistent with each other).
     pub fn discovery_snapshot(&self) -> Result<DiscoverySnapshot, Error> {

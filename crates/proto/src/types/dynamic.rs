@@ -11,14 +11,19 @@
 //! Encodings (RTPS 2.5 §10.2, DDS-XTypes 1.3 §7.4.3): CDR_BE/LE (XCDR1 final and appendable),
 //! CDR2_BE/LE (XCDR2 plain), D_CDR2_BE/LE (XCDR2, DHEADER before the top-level struct; nested
 //! appendable structs and collections of non-primitive elements carry a DHEADER,
-//! §7.4.3.5). Parameter-list encodings (PL_CDR, PL_CDR2, i.e. mutable types), XCDR1 optional
-//! members and unions are reported as [`DynamicError::Unsupported`]. An appendable struct
+//! §7.4.3.5), PL_CDR and PL_CDR2 (mutable structs: XCDR1 parameter headers, XCDR2 DHEADER
+//! and EMHEADERs, §7.4.3.5.4 and §7.4.1.2; members found by id in any order, absent ones
+//! `None`). A union decodes as a struct of its one selected case (`{case: value}`; empty
+//! when no case is selected), after its DHEADER when appendable in XCDR2 (§7.4.3.5.3).
+//! XCDR1 optional members of non-mutable structs and mutable unions are reported as
+//! [`DynamicError::Unsupported`]. An appendable struct
 //! whose data ends at a member boundary (an older peer's type, like the vendors' 4-member
 //! ShapeType) has its remaining members absent (`None`).
 
 use core::fmt;
 
-use super::{Extensibility, TypeDescriptor, TypeKind};
+use super::codec::read_mutable;
+use super::{Extensibility, TypeDescriptor, TypeKind, UnionDescriptor};
 use crate::cdr::{CdrError, CdrReader, EncapsulationHeader, EncapsulationKind, Endianness};
 use crate::cdr::{MAX_STRING, XcdrVersion};
 
@@ -87,14 +92,19 @@ pub fn decode(payload: &[u8], desc: &TypeDescriptor) -> Result<DynamicValue, Dyn
         EncapsulationKind::Cdr | EncapsulationKind::Cdr2 => false,
         EncapsulationKind::DCdr2 => true,
         EncapsulationKind::PlCdr | EncapsulationKind::PlCdr2 => {
-            return Err(DynamicError::Unsupported("parameter-list encapsulation"));
+            if desc.extensibility != Extensibility::Mutable {
+                return Err(DynamicError::Unsupported(
+                    "parameter-list encapsulation of a non-mutable type",
+                ));
+            }
+            false
         }
         EncapsulationKind::Xml => return Err(DynamicError::Unsupported("XML encapsulation")),
     };
-    if desc.extensibility == Extensibility::Mutable {
-        return Err(DynamicError::Unsupported("mutable type"));
-    }
     let mut d = Decoder { budget: 0 };
+    if desc.extensibility == Extensibility::Mutable {
+        return d.mutable_members(&mut r, desc);
+    }
     if dheader {
         let mut sub = delimited(&mut r)?;
         d.members(&mut sub, desc, true)
@@ -210,9 +220,7 @@ impl Decoder {
                 }
             }
             TypeKind::Struct(d) => match d.extensibility {
-                Extensibility::Mutable => {
-                    return Err(DynamicError::Unsupported("mutable nested type"));
-                }
+                Extensibility::Mutable => self.mutable_members(r, d)?,
                 Extensibility::Appendable if r.xcdr() == XcdrVersion::Xcdr2 => {
                     let mut sub = delimited(r)?;
                     self.members(&mut sub, d, true)?
@@ -245,8 +253,84 @@ impl Decoder {
                     self.elems(r, elem, n)?
                 }
             }
-            TypeKind::Union(_) => return Err(DynamicError::Unsupported("union member")),
+            TypeKind::Union(u) => match u.extensibility {
+                Extensibility::Mutable => return Err(DynamicError::Unsupported("mutable union")),
+                Extensibility::Appendable if r.xcdr() == XcdrVersion::Xcdr2 => {
+                    let mut sub = delimited(r)?;
+                    self.union_body(&mut sub, u)?
+                }
+                _ => self.union_body(r, u)?,
+            },
         })
+    }
+
+    /// A mutable struct's members (DDS-XTypes 1.3 §7.4.3.5.4 XCDR2 EMHEADERs, §7.4.1.2.1
+    /// XCDR1 parameter headers), by member id in any order; members not sent are `None`.
+    fn mutable_members(
+        &mut self,
+        r: &mut CdrReader<'_>,
+        desc: &TypeDescriptor,
+    ) -> Result<DynamicValue, DynamicError> {
+        let mut values: Vec<Option<DynamicValue>> = desc.members.iter().map(|_| None).collect();
+        let mut failure = None;
+        let read = read_mutable(r, |id, v| {
+            let Some(i) = desc.members.iter().position(|m| m.id == id) else {
+                return Ok(false);
+            };
+            let (Some(member), Some(slot)) = (desc.members.get(i), values.get_mut(i)) else {
+                return Ok(false);
+            };
+            match self.count().and_then(|()| self.value(v, &member.kind)) {
+                Ok(x) => {
+                    *slot = Some(x);
+                    Ok(true)
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Err(CdrError::Invalid("mutable member"))
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        read?;
+        Ok(DynamicValue::Struct(
+            desc.members
+                .iter()
+                .zip(values)
+                .map(|(m, v)| (m.name.clone(), v))
+                .collect(),
+        ))
+    }
+
+    /// A union's discriminator and selected case (DDS-XTypes 1.3 §7.4.3.5.3): the case
+    /// whose labels hold the discriminator's value, else the default case, else none.
+    fn union_body(
+        &mut self,
+        r: &mut CdrReader<'_>,
+        u: &UnionDescriptor,
+    ) -> Result<DynamicValue, DynamicError> {
+        self.count()?;
+        let d = match self.value(r, &u.discriminator)? {
+            DynamicValue::Int(i) => i,
+            DynamicValue::UInt(v) => {
+                i64::try_from(v).map_err(|_| CdrError::Invalid("union discriminator"))?
+            }
+            DynamicValue::Bool(b) => i64::from(b),
+            DynamicValue::Char(c) => i64::from(u32::from(c)),
+            DynamicValue::Enum { value, .. } => i64::from(value),
+            _ => return Err(DynamicError::Unsupported("union discriminator type")),
+        };
+        let case = u
+            .cases
+            .iter()
+            .find(|c| c.labels.contains(&d))
+            .or_else(|| u.cases.iter().find(|c| c.default));
+        Ok(DynamicValue::Struct(match case {
+            Some(c) => vec![(c.member.name.clone(), Some(self.value(r, &c.member.kind)?))],
+            None => Vec::new(),
+        }))
     }
 
     fn elems(

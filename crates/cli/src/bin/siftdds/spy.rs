@@ -117,6 +117,8 @@ pub fn run(args: SpyArgs) -> ExitCode {
         participant,
         shown: DiscoverySnapshot::default(),
         readers: Vec::new(),
+        type_info: BTreeMap::new(),
+        remote: BTreeMap::new(),
         warned: BTreeSet::new(),
         stdout_closed: false,
         interrupted,
@@ -196,6 +198,11 @@ struct Spy<'a> {
     shown: DiscoverySnapshot,
     /// The spy's readers: one per topic, type and reader QoS that spied writers need.
     readers: Vec<SpyReader>,
+    /// The announced PID_TYPE_INFORMATION of followed writers whose type is not known
+    /// locally: their types are asked for through TypeLookup.
+    type_info: BTreeMap<Guid, Vec<u8>>,
+    /// The types resolved so far, by writer.
+    remote: BTreeMap<Guid, Known>,
     /// Topics whose "cannot decode / filter" notice was printed.
     warned: BTreeSet<String>,
     /// Stdout was closed: nothing more can be shown.
@@ -377,6 +384,16 @@ impl Spy<'_> {
     /// Shows `w`'s samples: with the reader already made for its topic, type and needs, else
     /// with a new one (QoS from `reader_qos_matching`).
     fn follow(&mut self, w: &PublicationData) -> Result<(), siftdds::api::Error> {
+        let known_locally = self
+            .known
+            .iter()
+            .any(|k| same_type(&w.type_name, &k.desc.name));
+        if let (false, Some(info)) = (known_locally, &w.type_information) {
+            // DDS-XTypes 1.3 §7.6.3.3: ask the writer's participant for its type.
+            if self.participant.request_writer_type(w.guid)? {
+                self.type_info.insert(w.guid, info.clone());
+            }
+        }
         let (qos, subscriber) = reader_qos_matching(w, READER_DEPTH);
         let keyed = w.guid.entity_id.kind() == EntityId::KIND_WRITER_WITH_KEY;
         let request = (
@@ -407,15 +424,19 @@ impl Spy<'_> {
         for r in &mut self.readers {
             r.writers.remove(&writer);
         }
+        self.type_info.remove(&writer);
+        self.remote.remove(&writer);
         self.readers.retain(|r| !r.writers.is_empty());
     }
 
     /// Prints one sample, decoded and filtered when its type is known.
     fn sample(&mut self, topic: &str, type_name: &str, c: &CacheChange) {
+        self.resolve_remote(c.writer_guid);
         let known = self
             .known
             .iter()
-            .find(|k| same_type(type_name, &k.desc.name));
+            .find(|k| same_type(type_name, &k.desc.name))
+            .or_else(|| self.remote.get(&c.writer_guid));
         let alive = c.kind == ChangeKind::Alive;
         let decoded = match known {
             Some(k) if alive => Some(dynamic::decode(&c.data, &k.desc)),
@@ -470,6 +491,21 @@ impl Spy<'_> {
                 "instance_state": state, "value": json_value, "decode_error": error,
             }),
         );
+    }
+}
+
+impl Spy<'_> {
+    /// Looks up the type of `writer` learnt through TypeLookup, once it is resolved.
+    fn resolve_remote(&mut self, writer: Guid) {
+        if self.remote.contains_key(&writer) {
+            return;
+        }
+        let Some(info) = self.type_info.get(&writer) else {
+            return;
+        };
+        if let Ok(Some(desc)) = self.participant.remote_type(info.clone()) {
+            self.remote.insert(writer, Known { desc, filter: None });
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use super::locator_select::{on_this_host, select_unicast};
 use super::sedp::Builtin;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
+use super::type_client::{TypeClientStats, TypeLookupClient, TypeRegistry};
 use super::type_lookup::{LocalTypes, TypeLookupServer};
 use super::{ParticipantConfig, ParticipantStats};
 use crate::cdr::{CdrReader, CdrWriter, Endianness};
@@ -28,6 +29,7 @@ use crate::core::discovery::{
 use crate::core::receiver::ReceiverState;
 use crate::core::{CacheChange, ChangeKind, Transmit};
 use crate::time::{Instant, Now, Timestamp};
+use crate::types::xtypes::{TypeIdentifier, TypeInformation};
 use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
 use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
 use crate::wire::submessage::{AckNack, Data, DataPayload, InfoTs, NackFrag, Submessage};
@@ -62,8 +64,9 @@ impl RemoteParticipant {
 
 /// Our own SPDP data from the configuration. We implement SPDP, both SEDP directions
 /// (bits 0-5), the WLP participant-message writer and reader (bits 10, 11; `liveliness.rs`)
-/// and the TypeLookup server's request reader and reply writer (bits 13, 14;
-/// `type_lookup.rs`).
+/// the TypeLookup server's request reader and reply writer (bits 13, 14;
+/// `type_lookup.rs`) and its client's request writer and reply reader (bits 12, 15;
+/// `type_client.rs`).
 /// RTPS 2.5 §8.5.3.2, §9.3.2 (BuiltinEndpointSet).
 pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantProxyData {
     let mut data = ParticipantProxyData::new(config.guid_prefix, config.domain_id);
@@ -80,7 +83,8 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
             | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
             | BuiltinEndpointSet::PARTICIPANT_MESSAGE_WRITER
             | BuiltinEndpointSet::PARTICIPANT_MESSAGE_READER
-            | TypeLookupServer::ENDPOINTS,
+            | TypeLookupServer::ENDPOINTS
+            | TypeLookupClient::ENDPOINTS,
     );
     data.lease_duration = crate::time::Duration::from_std(config.lease_duration);
     data.entity_name = config.entity_name.clone();
@@ -162,6 +166,8 @@ pub(super) struct Discovery {
     types: LocalTypes,
     /// The TypeLookup service serving them.
     type_lookup: TypeLookupServer,
+    /// The TypeLookup client asking for remote types.
+    type_client: TypeLookupClient,
 }
 
 impl Discovery {
@@ -177,6 +183,7 @@ impl Discovery {
             remote_readers: BTreeMap::new(),
             types: LocalTypes::default(),
             type_lookup: TypeLookupServer::new(config.guid_prefix),
+            type_client: TypeLookupClient::new(config.guid_prefix),
         }
     }
 
@@ -432,6 +439,8 @@ impl Discovery {
             if !known.held {
                 self.type_lookup
                     .add_remote_participant(now, &known.data, &locators);
+                self.type_client
+                    .add_remote_participant(now, &known.data, &locators);
                 self.builtin
                     .add_remote_participant(now, &known.data, locators);
             }
@@ -453,6 +462,8 @@ impl Discovery {
         let reply_to = remote.metatraffic_destination(interfaces);
         if !remote.held {
             self.type_lookup
+                .add_remote_participant(now, &remote.data, &reply_to);
+            self.type_client
                 .add_remote_participant(now, &remote.data, &reply_to);
             self.builtin
                 .add_remote_participant(now, &remote.data, reply_to.clone());
@@ -504,6 +515,7 @@ impl Discovery {
         self.remote_participants.remove(&prefix)?;
         self.builtin.remove_remote_participant(prefix);
         self.type_lookup.remove_remote_participant(prefix);
+        self.type_client.remove_remote_participant(prefix);
         let of = |g: &&Guid| g.prefix == prefix;
         let writers = self.remote_writers.keys().filter(of).copied().collect();
         let readers = self.remote_readers.keys().filter(of).copied().collect();
@@ -732,18 +744,23 @@ impl Discovery {
         {
             return true;
         }
+        if let Some(()) = self.type_client.handle_from_writer(now, writer, ts, sm) {
+            return true;
+        }
         self.builtin.handle_from_writer(now, writer, ts, sm)
     }
 
     /// Routes an ACKNACK for one of our builtin writers. False when not ours.
     pub(super) fn handle_acknack(&mut self, now: Now, reader: Guid, a: &AckNack) -> bool {
         self.type_lookup.handle_acknack(now, reader, a)
+            || self.type_client.handle_acknack(now, reader, a)
             || self.builtin.handle_acknack(now, reader, a)
     }
 
     /// Routes a NACK_FRAG for one of our builtin writers. False when not ours.
     pub(super) fn handle_nack_frag(&mut self, now: Now, reader: Guid, n: &NackFrag) -> bool {
         self.type_lookup.handle_nack_frag(now, reader, n)
+            || self.type_client.handle_nack_frag(now, reader, n)
             || self.builtin.handle_nack_frag(now, reader, n)
     }
 
@@ -752,6 +769,7 @@ impl Discovery {
     pub(super) fn handle_timeout(&mut self, now: Now) {
         self.builtin.handle_timeout(now);
         self.type_lookup.handle_timeout(now);
+        self.type_client.handle_timeout(now);
     }
 
     /// The earliest of the next announcement (at once before the first input), the leases,
@@ -771,6 +789,9 @@ impl Discovery {
         if let Some(b) = self.type_lookup.poll_timeout() {
             t = t.min(b);
         }
+        if let Some(b) = self.type_client.poll_timeout() {
+            t = t.min(b);
+        }
         t
     }
 
@@ -778,6 +799,40 @@ impl Discovery {
         self.builtin
             .poll_transmit(now)
             .or_else(|| self.type_lookup.poll_transmit(now))
+            .or_else(|| self.type_client.poll_transmit(now))
+    }
+
+    /// Asks the participant of remote writer `writer` for its type: the complete
+    /// TypeIdentifier of its PID_TYPE_INFORMATION, else the minimal one. False when the
+    /// writer is unknown, announced no (decodable) TypeInformation, or a bound was hit.
+    /// DDS-XTypes 1.3 §7.6.3.3.
+    pub(super) fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
+        let Some(bytes) = self
+            .remote_writers
+            .get(&writer)
+            .and_then(|w| w.type_information.as_deref())
+        else {
+            return false;
+        };
+        let Some(id) = wanted_type_id(bytes) else {
+            return false;
+        };
+        self.type_client.request(now, writer.prefix, id)
+    }
+
+    /// The next remote type that became resolved.
+    pub(super) fn poll_resolved_type(&mut self) -> Option<TypeIdentifier> {
+        self.type_client.poll_resolved()
+    }
+
+    /// The remote TypeObjects known.
+    pub(super) fn type_registry(&self) -> &TypeRegistry {
+        &self.type_client.registry
+    }
+
+    /// The TypeLookup client's counters.
+    pub(super) fn type_client_stats(&self) -> TypeClientStats {
+        self.type_client.stats
     }
 }
 
@@ -835,4 +890,18 @@ fn disposes(qos: Option<&ParameterListView<'_>>) -> bool {
     // PID_STATUS_INFO is big-endian whatever the submessage's byte order (docs/interop-facts.md
     // §5.7).
     ChangeKind::from_status_info(u32::from_be_bytes(b)) != ChangeKind::Alive
+}
+
+/// The identifier to ask for from a serialized TypeInformation: the complete one when it is a
+/// hash, else the minimal one. DDS-XTypes 1.3 §7.6.3.2.2.
+pub(super) fn wanted_type_id(type_information: &[u8]) -> Option<TypeIdentifier> {
+    use crate::cdr::Endianness;
+    // The value's byte order is its parameter list's; SEDP is little-endian in practice.
+    let info = TypeInformation::from_bytes(type_information, Endianness::Little)
+        .or_else(|_| TypeInformation::from_bytes(type_information, Endianness::Big))
+        .ok()?;
+    [info.complete, info.minimal]
+        .into_iter()
+        .map(|w| w.typeid_with_size.type_id)
+        .find(|id| matches!(id, TypeIdentifier::Complete(_) | TypeIdentifier::Minimal(_)))
 }

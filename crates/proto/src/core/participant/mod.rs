@@ -28,6 +28,7 @@
 //! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
+//! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
 //! queue of datagrams to send first (`pending`) and the events for the application.
@@ -65,6 +66,7 @@ pub mod source_bind;
 mod spec;
 #[cfg(test)]
 mod tests;
+pub mod type_client;
 mod type_lookup;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -446,6 +448,7 @@ impl Participant {
     /// Runs every timer that is due.
     pub fn handle_timeout(&mut self, now: Now) {
         self.discovery.start(now);
+        self.drain_resolved_types();
         if self
             .discovery
             .announce_due(now, self.config.announce_period)
@@ -771,6 +774,14 @@ impl Participant {
                 RemoteChange::ReaderGone(guid) => self.remove_remote_reader(guid),
             }
         }
+        self.drain_resolved_types();
+    }
+
+    /// Reports the remote types the TypeLookup client resolved.
+    fn drain_resolved_types(&mut self) {
+        while let Some(id) = self.discovery.poll_resolved_type() {
+            self.events.push(Event::RemoteTypeResolved(id));
+        }
     }
 
     fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
@@ -885,6 +896,35 @@ impl Participant {
         rep: &'static crate::types::xtypes::TypeRepresentation,
     ) {
         self.discovery.register_type(type_name, rep);
+    }
+
+    /// Asks the participant of remote writer `writer` for the type it announced in
+    /// PID_TYPE_INFORMATION (complete, else minimal) and every type it refers to, through
+    /// the TypeLookup service; [`Event::RemoteTypeResolved`] follows when all are known
+    /// ([`Participant::remote_types`]). False when the writer is unknown, announced no
+    /// TypeInformation, or the client is at a bound. DDS-XTypes 1.3 §7.6.3.3.
+    pub fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
+        let asked = self.discovery.request_writer_type(now, writer);
+        self.drain_resolved_types();
+        asked
+    }
+
+    /// The remote TypeObjects the TypeLookup client resolved, by identifier.
+    pub fn remote_types(&self) -> &type_client::TypeRegistry {
+        self.discovery.type_registry()
+    }
+
+    /// The TypeLookup client's counters.
+    pub fn type_client_stats(&self) -> type_client::TypeClientStats {
+        self.discovery.type_client_stats()
+    }
+
+    /// The TypeIdentifier to ask for from a writer's serialized PID_TYPE_INFORMATION: the
+    /// complete one, else the minimal one.
+    pub fn announced_type_id(
+        type_information: &[u8],
+    ) -> Option<crate::types::xtypes::TypeIdentifier> {
+        discovery::wanted_type_id(type_information)
     }
 
     /// Replaces where the periodic SPDP announcements go, e.g. a router narrowing the

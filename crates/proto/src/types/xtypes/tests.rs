@@ -143,3 +143,71 @@ fn hashed_member_ids_are_the_md5_of_their_names() {
         type_lookup::MEMBER_CONTINUATION_POINT
     );
 }
+
+#[test]
+fn our_request_encodes_as_cyclones_and_cyclones_reply_decodes_verified() {
+    use type_lookup::{ReplyReturn, TypeLookupReply, TypeLookupRequest, request_payload};
+    let cyclone_request = typelookup_vector("REQUEST ");
+    let request = TypeLookupRequest::from_payload(&cyclone_request).unwrap();
+    let ours = request_payload(&request.request_id, &request.call);
+    assert_eq!(TypeLookupRequest::from_payload(&ours).unwrap(), request);
+    assert_eq!(hex(&ours), hex(&cyclone_request));
+    let reply = TypeLookupReply::from_payload(&typelookup_vector("REPLY ")).unwrap();
+    assert_eq!(reply.request_id, request.request_id);
+    let ReplyReturn::Types(types) = reply.ret else {
+        panic!("not a getTypes reply: {:?}", reply.ret)
+    };
+    assert_eq!(types.len(), 1);
+    assert!(types[0].verified);
+    assert_eq!(
+        type_lookup::TypeLookupCall::GetTypes(vec![types[0].id.clone()]),
+        request.call
+    );
+}
+
+#[test]
+fn dependency_replies_round_trip_and_mismatched_objects_are_not_verified() {
+    use type_lookup::{ReplyReturn, RequestId, TypeLookupReply, TypeLookupReturn, reply_payload};
+    let rid = RequestId {
+        writer_guid: [7; 16],
+        high: 0,
+        low: 9,
+    };
+    let deps = vec![TypeIdentifierWithSize {
+        type_id: TypeIdentifier::Complete([3; 14]),
+        typeobject_serialized_size: 120,
+    }];
+    let bytes = reply_payload(
+        &rid,
+        &TypeLookupReturn::Dependencies(deps.clone(), vec![1, 2]),
+    );
+    let reply = TypeLookupReply::from_payload(&bytes).unwrap();
+    assert_eq!(reply.request_id, rid);
+    assert_eq!(reply.ret, ReplyReturn::Dependencies(deps, vec![1, 2]));
+    // A TypeObject paired with an identifier it does not hash to.
+    let cyclone = typelookup_vector("REPLY ");
+    let object = &cyclone[80..212];
+    let wrong = TypeIdentifier::Complete([0; 14]);
+    let bytes = reply_payload(&rid, &TypeLookupReturn::Types(vec![(wrong, object)]));
+    let ReplyReturn::Types(t) = TypeLookupReply::from_payload(&bytes).unwrap().ret else {
+        panic!("not a getTypes reply")
+    };
+    assert!(!t[0].verified);
+}
+
+#[test]
+fn typelookup_replies_never_panic_when_truncated_or_flipped() {
+    let reply = typelookup_vector("REPLY ");
+    for n in 0..reply.len() {
+        let _ = type_lookup::TypeLookupReply::from_payload(&reply[..n]);
+        for bit in [0x01u8, 0x80, 0xFF] {
+            let mut flipped = reply.clone();
+            flipped[n] ^= bit;
+            let _ = type_lookup::TypeLookupReply::from_payload(&flipped);
+        }
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

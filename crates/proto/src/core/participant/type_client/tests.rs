@@ -1,0 +1,226 @@
+//! The TypeLookup client against our own server in the simulated network, and its reply
+//! handling on its own (a reply captured from Cyclone DDS, bounds, retries).
+#![allow(clippy::arithmetic_side_effects)]
+
+use super::*;
+use crate::core::participant::WriterSpec;
+use crate::core::sim::{SimNet, sim_now};
+use crate::idl::{MemLoader, parse_with, to_type_object};
+use crate::qos::{DataRepresentation, DataWriterQos};
+use crate::types::xtypes::TypeRepresentation;
+use crate::types::xtypes::type_lookup::{TypeLookupReturn, reply_payload};
+
+fn nested() -> &'static TypeRepresentation {
+    let idl = "module m { enum E { A, B }; @final struct P { long x; E e; }; \
+               @appendable struct T { P a; sequence<P> b; string s; }; };";
+    let loader = MemLoader::new().with("t.idl", idl);
+    let spec = parse_with(&loader, std::path::Path::new("t.idl"), &[]).unwrap();
+    Box::leak(Box::new(
+        to_type_object::type_representation(&spec.model, "m::T").unwrap(),
+    ))
+}
+
+#[test]
+fn a_siftdds_client_resolves_a_nested_type_from_a_siftdds_server() {
+    let mut net = SimNet::new(2, 0x5eed, |_| {});
+    net.run_for(100);
+    let rep = nested();
+    net.nodes[0].p.register_type("m::T", rep);
+    let qos = DataWriterQos {
+        data_representation: DataRepresentation {
+            value: vec![DataRepresentation::XCDR2],
+        },
+        ..DataWriterQos::default()
+    };
+    let now = net.now();
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, WriterSpec::new("Topic", "m::T", false, qos));
+    net.run_for(200);
+    let complete = rep.information.complete.typeid_with_size.type_id.clone();
+    let announced = net.nodes[1]
+        .p
+        .remote_writers()
+        .find(|d| d.guid == w)
+        .and_then(|d| d.type_information.clone())
+        .expect("the writer announces PID_TYPE_INFORMATION");
+    assert_eq!(
+        crate::core::Participant::announced_type_id(&announced),
+        Some(complete.clone())
+    );
+    let now = net.now();
+    assert!(net.nodes[1].p.request_writer_type(now, w));
+    net.run_for(300);
+    assert!(
+        net.events(1)
+            .contains(&crate::core::Event::RemoteTypeResolved(complete.clone()))
+    );
+    let registry = net.nodes[1].p.remote_types();
+    assert_eq!(registry.first_missing(&complete), None);
+    // T, P and E, complete: three TypeObjects, each the server's own bytes.
+    assert_eq!(registry.len(), 3);
+    for (id, bytes) in &rep.objects {
+        if let Some(o) = registry.get(id) {
+            assert_eq!(&o.to_bytes(), bytes);
+        }
+    }
+    let stats = net.nodes[1].p.type_client_stats();
+    assert_eq!(stats.requests_sent, 3);
+    assert_eq!(stats.replies_matched, 3);
+    assert_eq!(stats.objects_refused, 0);
+    // Asking again is answered from the registry at once, without a request.
+    let now = net.now();
+    assert!(net.nodes[1].p.request_writer_type(now, w));
+    assert!(
+        net.events(1)
+            .contains(&crate::core::Event::RemoteTypeResolved(complete))
+    );
+    assert_eq!(net.nodes[1].p.type_client_stats().requests_sent, 3);
+}
+
+fn cyclone_reply() -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/xtypes/typelookup.vectors");
+    let text = std::fs::read_to_string(path).unwrap();
+    let hex = text
+        .lines()
+        .find_map(|l| l.strip_prefix("REPLY ").map(str::trim))
+        .unwrap();
+    hex.as_bytes()
+        .chunks(2)
+        .map(|c| u8::from_str_radix(std::str::from_utf8(c).unwrap(), 16).unwrap())
+        .collect()
+}
+
+/// The captured Cyclone reply, re-addressed to `request_id` (its body unchanged).
+fn cyclone_reply_to(request_id: &RequestId) -> (TypeIdentifier, Vec<u8>) {
+    let reply = cyclone_reply();
+    let TypeLookupReply {
+        ret: ReplyReturn::Types(types),
+        ..
+    } = TypeLookupReply::from_payload(&reply).unwrap()
+    else {
+        panic!("not a getTypes reply")
+    };
+    let id = types[0].id.clone();
+    let object = &reply[80..212];
+    let ours = reply_payload(
+        request_id,
+        &TypeLookupReturn::Types(vec![(id.clone(), object)]),
+    );
+    // Same bytes as Cyclone's but for the request id.
+    assert_eq!(ours[24..], reply[24..]);
+    (id, ours)
+}
+
+fn client() -> TypeLookupClient {
+    TypeLookupClient::new(GuidPrefix([9; 12]))
+}
+
+fn request_id(c: &TypeLookupClient, sn: u32) -> RequestId {
+    RequestId {
+        writer_guid: c.guid.to_bytes(),
+        high: 0,
+        low: sn,
+    }
+}
+
+#[test]
+fn a_reply_captured_from_cyclone_resolves_the_type_it_answers() {
+    let mut c = client();
+    let (id, reply) = cyclone_reply_to(&request_id(&client(), 1));
+    assert!(c.request(sim_now(0), GuidPrefix([2; 12]), id.clone()));
+    assert_eq!(c.outstanding.len(), 1);
+    // A reply to another client's request (same sequence number) is not ours.
+    let mut other = reply.clone();
+    other[4] ^= 0xFF;
+    c.take_reply(&other);
+    assert_eq!(c.outstanding.len(), 1);
+    c.take_reply(&reply);
+    assert!(c.outstanding.is_empty());
+    assert_eq!(c.poll_resolved(), Some(id.clone()));
+    assert!(c.registry.get(&id).is_some());
+    assert_eq!(c.stats.replies_matched, 1);
+}
+
+#[test]
+fn an_object_not_hashing_to_the_requested_identifier_is_refused() {
+    let mut c = client();
+    let (id, _) = cyclone_reply_to(&request_id(&client(), 1));
+    let TypeIdentifier::Complete(mut h) = id else {
+        panic!("complete identifier expected")
+    };
+    h[0] ^= 1;
+    let wrong = TypeIdentifier::Complete(h);
+    assert!(c.request(sim_now(0), GuidPrefix([2; 12]), wrong.clone()));
+    // The server answers with an object for a different identifier than asked.
+    let (_, reply) = cyclone_reply_to(&request_id(&c, 1));
+    c.take_reply(&reply);
+    assert!(c.registry.is_empty());
+    assert_eq!(c.stats.objects_refused, 1);
+    assert_eq!(c.poll_resolved(), None);
+    // Nothing usable came: the type is given up.
+    assert!(c.roots.is_empty());
+    assert_eq!(c.stats.given_up, 1);
+}
+
+#[test]
+fn requests_are_bounded_per_peer_and_retried_then_given_up() {
+    let mut c = client();
+    let peer = GuidPrefix([2; 12]);
+    for i in 0..10u8 {
+        assert!(c.request(sim_now(0), peer, TypeIdentifier::Complete([i; 14])));
+    }
+    assert_eq!(c.outstanding.len(), MAX_OUTSTANDING_PER_PEER);
+    assert_eq!(c.queue.len(), 10 - MAX_OUTSTANDING_PER_PEER);
+    // Another peer has its own share.
+    assert!(c.request(
+        sim_now(0),
+        GuidPrefix([3; 12]),
+        TypeIdentifier::Complete([99; 14])
+    ));
+    assert_eq!(c.outstanding.len(), MAX_OUTSTANDING_PER_PEER + 1);
+    let retry_at = c.poll_timeout().unwrap();
+    assert!(retry_at <= sim_now(0).mono.saturating_add(RETRY_AFTER));
+    // No answers: each request is sent MAX_ATTEMPTS times, then given up.
+    let mut t = 0u64;
+    for _ in 0..200 {
+        t += 500_000_000;
+        c.handle_timeout(sim_now(t));
+    }
+    assert!(c.outstanding.is_empty() && c.queue.is_empty() && c.roots.is_empty());
+    assert_eq!(c.stats.given_up, 11);
+    assert_eq!(c.stats.requests_sent, 11 * u64::from(MAX_ATTEMPTS));
+}
+
+#[test]
+fn requested_types_are_bounded() {
+    let mut c = client();
+    let mut refused = 0;
+    for i in 0..(MAX_ROOTS + 5) {
+        let mut h = [0u8; 14];
+        h[..8].copy_from_slice(&(i as u64).to_le_bytes());
+        if !c.request(sim_now(0), GuidPrefix([2; 12]), TypeIdentifier::Complete(h)) {
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 5);
+    assert!(!c.request(
+        sim_now(0),
+        GuidPrefix([2; 12]),
+        TypeIdentifier::Primitive(4)
+    ));
+}
+
+#[test]
+fn mutated_replies_never_panic() {
+    let mut c = client();
+    let (id, reply) = cyclone_reply_to(&request_id(&client(), 1));
+    c.request(sim_now(0), GuidPrefix([2; 12]), id);
+    for n in 0..reply.len() {
+        c.take_reply(&reply[..n]);
+        let mut flipped = reply.clone();
+        flipped[n] ^= 0x5A;
+        c.take_reply(&flipped);
+    }
+}
