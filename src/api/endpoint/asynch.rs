@@ -67,7 +67,7 @@ impl<T: TopicType> DataWriter<T> {
         handle
             .write_async(&self.credit, self.guid, request)
             .await?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// [`DataWriter::wait_for_acknowledgments`] as a future (no timeout).
@@ -94,7 +94,7 @@ impl UntypedDataWriter {
         handle
             .write_async(&s.credit, s.guid, request)
             .await?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// [`UntypedDataWriter::wait_for_acknowledgments`] as a future (no timeout).
@@ -204,7 +204,10 @@ impl<T: TopicType> Stream for SampleStream<'_, T> {
 
 /// The items a stream yields for the changes taken from the reader `guid`: the one place a
 /// stream item is made (undecodable samples are dropped and logged, as by `take`).
-fn stream_items<T: TopicType>(guid: Guid, changes: Vec<(CacheChange, SampleInfo)>) -> Vec<Sample<T>> {
+fn stream_items<T: TopicType>(
+    guid: Guid,
+    changes: Vec<(CacheChange, SampleInfo)>,
+) -> Vec<Sample<T>> {
     DataReader::<T>::samples(guid, changes)
 }
 
