@@ -159,7 +159,7 @@ impl ParticipantBuilder {
     }
 
     /// The SQLite file of this participant's PERSISTENT samples; wins over the QoS property
-    /// [`PERSISTENCE_FILE_PROPERTY`]. Default: `siftdds-persistence-d<domain>-p<index>.sqlite3`
+    /// `PERSISTENCE_FILE_PROPERTY`. Default: `siftdds-persistence-d<domain>-p<index>.sqlite3`
     /// in the current directory (docs/durability.md).
     pub fn persistence_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
         self.persistence_file = Some(path.into());
