@@ -207,9 +207,8 @@ impl Shared {
     /// Hands `f` to its downstream loop without waiting if its writer has credit and nothing
     /// of it is pending; otherwise gives it back, counted pending, for the router thread.
     fn forward(&mut self, mut f: super::Forward) -> Option<super::Forward> {
-        if self.pending.get(&f.writer).copied().unwrap_or(0) == 0
-            && let Some(w) = self.writers.get(&f.writer)
-        {
+        let idle = self.pending.get(&f.writer).copied().unwrap_or(0) == 0;
+        if let Some(w) = self.writers.get(&f.writer).filter(|_| idle) {
             match w.sender.try_write(f.request) {
                 Ok(None) => return None,
                 Ok(Some(request)) => f.request = request,
