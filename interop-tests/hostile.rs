@@ -13,7 +13,7 @@
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::{Duration, Instant};
 
-use siftdds::api::{DataReader, DataWriter, DomainParticipant, Error};
+use siftdds::api::{DataReader, DataWriter, DomainParticipant, Error, PeerError};
 use siftdds::core::discovery::{metatraffic_unicast_port, spdp_multicast_port};
 use siftdds::core::writer::WriteError;
 use siftdds::qos::{
@@ -99,7 +99,8 @@ fn write_and_take(
         loop {
             match w.write(&shape(i)) {
                 Ok(()) => break,
-                Err(Error::Timeout) | Err(Error::Write(WriteError::HistoryFull)) => {}
+                Err(Error::Timeout)
+                | Err(Error::Peer(PeerError::Unacknowledged(WriteError::HistoryFull))) => {}
                 Err(e) => panic!("write {i}: {e}"),
             }
             assert!(Instant::now() < deadline, "writer blocked at sample {i}");

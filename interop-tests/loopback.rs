@@ -170,7 +170,7 @@ fn write_w_timestamp_sets_the_source_timestamp_from_writer_and_listener() {
 /// HistoryFull, and once the reader takes, all 650 arrive in order and writing resumes.
 #[test]
 fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
-    use siftdds::api::Error;
+    use siftdds::api::{Error, PeerError};
     use siftdds::core::writer::WriteError;
     use siftdds::qos::{Length, ResourceLimits};
     if !may_open_sockets("pipelined_writes_keep_the_keep_all_limit_and_lose_nothing") {
@@ -235,7 +235,7 @@ fn pipelined_writes_keep_the_keep_all_limit_and_lose_nothing() {
             .unwrap_or_else(|e| panic!("write {x}: {e}"));
     }
     match writer.write(&shape(650)) {
-        Err(Error::Write(WriteError::HistoryFull)) => {}
+        Err(Error::Peer(PeerError::Unacknowledged(WriteError::HistoryFull))) => {}
         other => panic!("write 650 on a full history: {other:?}"),
     }
     let mut xs = Vec::new();

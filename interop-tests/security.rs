@@ -502,7 +502,7 @@ fn expired_certificate_is_refused_when_the_participant_is_built() {
         cert: "expired/alice",
     };
     match siftdds_participant(&pki, 177, &ours) {
-        Err(siftdds::api::Error::Security(reason)) => {
+        Err(siftdds::api::Error::Config(siftdds::api::ConfigError::Security(reason))) => {
             assert!(reason.contains("certificate has expired"), "{reason}");
         }
         Err(e) => panic!("wrong error: {e}"),

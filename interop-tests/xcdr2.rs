@@ -11,7 +11,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use siftdds::api::{DataReader, DomainParticipant, Error};
+use siftdds::api::{ConfigError, DataReader, DomainParticipant, Error};
 use siftdds::core::Event;
 use siftdds::qos::xml::QosProvider;
 use siftdds::qos::{
@@ -203,16 +203,16 @@ fn profiles_give_an_xcdr2_writer_and_reader_and_an_xcdr1_reader_is_incompatible(
     assert_eq!(r1.matched_publications().unwrap(), 0);
     // An unknown profile, and a representation ShapeType cannot write (XML).
     let nope = publisher.create_datawriter_with_profile(&topic_a, &provider, "Shapes::Nope");
-    assert!(matches!(nope, Err(Error::QosProfile(_))));
+    assert!(matches!(nope, Err(Error::Config(ConfigError::Profile(_)))));
     let xml = DataWriterQos::default()
         .data_representation(DataRepresentation::new([DataRepresentation::XML]));
     let refused = publisher.create_datawriter(&topic_a, xml);
     assert!(matches!(
         refused,
-        Err(Error::UnsupportedDataRepresentation {
+        Err(Error::Config(ConfigError::UnsupportedDataRepresentation {
             type_name: "ShapeType",
             id: 1
-        })
+        }))
     ));
 }
 

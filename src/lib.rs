@@ -6,6 +6,44 @@
 //! The protocol itself lives in the `siftdds-proto` crate, re-exported here module by module
 //! (`siftdds::wire`, `siftdds::core`, …), so one path names one item whichever crate holds it.
 //!
+//! # Quick start
+//!
+//! A type derived in Rust, a participant, a writer, and a reader consumed as an async stream
+//! (any executor; `docs/library.md` has the rest):
+//!
+//! ```no_run
+//! use futures::StreamExt;
+//! use siftdds::TopicType;
+//! use siftdds::api::DomainParticipant;
+//! use siftdds::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos, TopicQos};
+//!
+//! #[derive(TopicType, Clone, Debug, Default, PartialEq)]
+//! struct Temperature {
+//!     #[key]
+//!     sensor: u32,
+//!     celsius: f64,
+//! }
+//!
+//! fn main() -> Result<(), siftdds::api::Error> {
+//!     let participant = DomainParticipant::new(0)?;
+//!     let topic = participant.create_topic::<Temperature>("Temperature", TopicQos::default());
+//!     let writer = participant
+//!         .create_publisher(PublisherQos::default())
+//!         .create_datawriter(&topic, DataWriterQos::default())?;
+//!     let reader = participant
+//!         .create_subscriber(SubscriberQos::default())
+//!         .create_datareader(&topic, DataReaderQos::default())?;
+//!     writer.write(&Temperature { sensor: 7, celsius: 21.5 })?;
+//!     futures::executor::block_on(async {
+//!         let mut samples = reader.stream();
+//!         if let Some(sample) = samples.next().await {
+//!             println!("{:?}", sample.value);
+//!         }
+//!     });
+//!     Ok(())
+//! }
+//! ```
+//!
 //! Must not: let the protocol reach sockets, threads or clocks (it cannot: `siftdds-proto` has
 //! no such dependency), or pull command-line crates into applications (the tools live in
 //! `siftdds-cli`). Layers and their import direction: `docs/architecture.md`.

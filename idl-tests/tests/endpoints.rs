@@ -95,6 +95,8 @@ fn generated_type_in_xcdr2_is_filtered_by_the_writer_and_delivered_exactly() {
     };
     assert!(matches!(
         w.write(&too_long),
-        Err(siftdds::api::Error::InvalidSample { .. })
+        Err(siftdds::api::Error::Usage(
+            siftdds::api::UsageError::InvalidSample { .. }
+        ))
     ));
 }

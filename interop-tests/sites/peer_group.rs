@@ -154,10 +154,13 @@ pub(super) fn aliased(file: &std::path::Path) -> Result<(usize, usize), String> 
 fn xcdr2_data(file: &std::path::Path) -> Result<(usize, usize), String> {
     let (mut xcdr2, mut other) = (0, 0);
     each_submessage(file, |_, sm| {
-        if let SubmessageOutcome::Accept(Submessage::Data(d)) = sm
-            && !d.writer_id.is_builtin()
-            && let Some([hi, lo, ..]) = d.payload.bytes()
-        {
+        let SubmessageOutcome::Accept(Submessage::Data(d)) = sm else {
+            return;
+        };
+        if d.writer_id.is_builtin() {
+            return;
+        }
+        if let Some([hi, lo, ..]) = d.payload.bytes() {
             match u16::from_be_bytes([*hi, *lo]) {
                 0x0006..=0x000b => xcdr2 += 1,
                 _ => other += 1,

@@ -31,7 +31,8 @@ impl Publisher {
     }
 
     /// Ends the coherent set started by [`Publisher::begin_coherent_changes`]: each writer
-    /// sends its end-of-set marker. `Error::Write(NotInCoherentSet)` without a begin.
+    /// sends its end-of-set marker. `Error::Usage(UsageError::Write(NotInCoherentSet))`
+    /// without a begin.
     pub fn end_coherent_changes(&self) -> Result<(), Error> {
         self.on_writers(|p, now, writers| p.end_coherent_changes(now, writers))
     }
@@ -49,7 +50,7 @@ impl Publisher {
             .inner
             .handle
             .execute(move |p, now| f(p, now, &writers))?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// Records a new writer of this publisher; with PRESENTATION access scope GROUP and

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use bitflags::bitflags;
 
 use super::endpoint::DataReader;
-use super::{DataWriter, DomainParticipant, Error};
+use super::{DataWriter, DomainParticipant, Error, UsageError};
 use crate::core::Participant;
 use crate::core::discovery::ContentFilter;
 use crate::core::reader::{ReadSelection, ReaderFilter, StateMasks};
@@ -245,9 +245,8 @@ impl<T: TopicType> DataReader<T> {
             filter_expression: expression.to_string(),
             expression_parameters: parameters.iter().map(|s| s.to_string()).collect(),
         };
-        let descriptor =
-            T::descriptor().ok_or(Error::ContentFilter(NotFiltering::NoTypeDescriptor))?;
-        let compiled = ReaderFilter::compile(&filter, descriptor).map_err(Error::ContentFilter)?;
+        let descriptor = T::descriptor().ok_or(Error::from(NotFiltering::NoTypeDescriptor))?;
+        let compiled = ReaderFilter::compile(&filter, descriptor).map_err(Error::from)?;
         let selection = ReadSelection {
             query: Some(Arc::clone(compiled.program())),
             ..ReadSelection::with_masks(masks)
@@ -306,9 +305,9 @@ impl<T: TopicType> DataReader<T> {
         take: bool,
     ) -> Result<Vec<super::Sample<T>>, Error> {
         if condition.reader != self.guid {
-            return Err(Error::PreconditionNotMet(
+            return Err(Error::Usage(UsageError::PreconditionNotMet(
                 "the condition belongs to another reader",
-            ));
+            )));
         }
         let selection = ReadSelection {
             max_samples,

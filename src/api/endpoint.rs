@@ -96,7 +96,7 @@ impl ListenerContext<'_> {
             .with_source_timestamp(timestamp);
         self.participant
             .write(self.now, writer, request)
-            .map_err(Error::Write)?;
+            .map_err(Error::from)?;
         Ok(())
     }
 }

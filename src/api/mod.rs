@@ -29,7 +29,7 @@ pub use endpoint::{
     DEFAULT_FRAGMENT_SIZE, DataReader, DataWriter, ListenerContext, Publisher, Sample, Subscriber,
     Topic, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions, UntypedWriteSender,
 };
-pub use error::Error;
+pub use error::{ConfigError, Error, IoError, PeerError, UsageError};
 pub use observe::{DiscoverySnapshot, reader_qos_matching};
 pub use participant::{
     DEFAULT_LOCAL_PEERS, DomainParticipant, INTERFACES_PROPERTY, ParticipantBuilder,

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Error;
+use super::{ConfigError, Error};
 use crate::core::{Event, Participant, ParticipantConfig};
 use crate::qos::DomainParticipantQos;
 use crate::runtime::durability_store::{PersistentStore, StoreConfig, StoreError};
@@ -159,7 +159,7 @@ impl ParticipantBuilder {
     }
 
     /// The SQLite file of this participant's PERSISTENT samples; wins over the QoS property
-    /// [`PERSISTENCE_FILE_PROPERTY`]. Default: `siftdds-persistence-d<domain>-p<index>.sqlite3`
+    /// `PERSISTENCE_FILE_PROPERTY`. Default: `siftdds-persistence-d<domain>-p<index>.sqlite3`
     /// in the current directory (docs/durability.md).
     pub fn persistence_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
         self.persistence_file = Some(path.into());
@@ -218,7 +218,7 @@ impl ParticipantBuilder {
         };
         let interfaces = interfaces
             .transpose()
-            .map_err(|e| Error::Start(StartError::Interface(e)))?;
+            .map_err(|e| Error::from(StartError::Interface(e)))?;
         let network = NetworkConfig {
             participant_id: self.participant_id,
             interfaces,
@@ -235,7 +235,7 @@ impl ParticipantBuilder {
             use crate::runtime::Clock;
             let wall = crate::runtime::SystemClock::new().now().wall.seconds;
             super::security::from_properties(&self.qos.property, &guid_prefix, i64::from(wall))
-                .map_err(Error::Security)?
+                .map_err(|e| Error::Config(ConfigError::Security(e)))?
         };
         #[cfg(feature = "security")]
         if let Some(sec) = &security {
@@ -254,7 +254,7 @@ impl ParticipantBuilder {
         let mut store = StoreConfig::default_for(self.domain_id, 0);
         if let Some(max) = self.qos.property.get(PERSISTENCE_MAX_BYTES_PROPERTY) {
             store.max_bytes = max.trim().parse().map_err(|_| {
-                Error::Store(StoreError::BadProperty {
+                Error::from(StoreError::BadProperty {
                     name: PERSISTENCE_MAX_BYTES_PROPERTY,
                     value: max.to_string(),
                 })
@@ -274,7 +274,7 @@ impl ParticipantBuilder {
         }
         config.only_interface_subnets = self.only_interface_subnets;
         let on = self.same_loop.as_ref().map(|s| s.0.runtime_handle());
-        let (handle, network) = start_participant_on(on, network, config).map_err(Error::Start)?;
+        let (handle, network) = start_participant_on(on, network, config).map_err(Error::from)?;
         store.path = match configured {
             Some(path) => path,
             None => StoreConfig::default_for(self.domain_id, handle.participant_id()).path,

@@ -20,11 +20,12 @@ impl DomainParticipant {
     /// matches a group's intermediary rule it announces the capability and restores them.
     /// An empty list leaves every group.
     ///
-    /// Errors: [`Error::PeerGroup`] for an invalid group (nothing changes).
+    /// Errors: [`Error::Config`] ([`ConfigError::PeerGroup`](super::ConfigError::PeerGroup))
+    /// for an invalid group (nothing changes).
     pub fn set_peer_groups(&self, groups: Vec<PeerGroup>) -> Result<(), Error> {
         self.runtime_handle()
             .execute(move |p, _| p.set_peer_groups(groups))?
-            .map_err(Error::PeerGroup)
+            .map_err(Error::from)
     }
 
     /// The peer-group counters: the caches' (as intermediary) and the writers' (as member).

@@ -14,7 +14,7 @@
 //!   `topic_filter` entries apply. As in RTI Connext, a topic's QoS is not copied into the
 //!   writers and readers of that topic.
 //! * Errors: an unknown profile or a profile giving an inconsistent QoS is
-//!   [`Error::QosProfile`] (displayed `file:line:col: message` when it has a place in a file);
+//!   [`ConfigError::Profile`](super::ConfigError::Profile) (displayed `file:line:col: message` when it has a place in a file);
 //!   the rest is as for the plain `create_*` methods.
 
 use super::endpoint::{DataReader, DataWriter, Publisher, Subscriber, Topic};
@@ -25,9 +25,7 @@ use crate::types::TopicType;
 impl ParticipantBuilder {
     /// Uses the DomainParticipant QoS of `profile` (see [`ParticipantBuilder::qos`]).
     pub fn qos_profile(self, provider: &QosProvider, profile: &str) -> Result<Self, Error> {
-        let qos = provider
-            .participant_qos(profile)
-            .map_err(Error::QosProfile)?;
+        let qos = provider.participant_qos(profile).map_err(Error::from)?;
         Ok(self.qos(qos))
     }
 }
@@ -52,9 +50,7 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Topic<T>, Error> {
-        let qos = provider
-            .topic_qos(profile, name)
-            .map_err(Error::QosProfile)?;
+        let qos = provider.topic_qos(profile, name).map_err(Error::from)?;
         Ok(self.create_topic(name, qos))
     }
 
@@ -64,7 +60,7 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Publisher, Error> {
-        let qos = provider.publisher_qos(profile).map_err(Error::QosProfile)?;
+        let qos = provider.publisher_qos(profile).map_err(Error::from)?;
         Ok(self.create_publisher(qos))
     }
 
@@ -74,9 +70,7 @@ impl DomainParticipant {
         provider: &QosProvider,
         profile: &str,
     ) -> Result<Subscriber, Error> {
-        let qos = provider
-            .subscriber_qos(profile)
-            .map_err(Error::QosProfile)?;
+        let qos = provider.subscriber_qos(profile).map_err(Error::from)?;
         Ok(self.create_subscriber(qos))
     }
 }
@@ -92,7 +86,7 @@ impl Publisher {
     ) -> Result<DataWriter<T>, Error> {
         let qos = provider
             .datawriter_qos(profile, topic.name())
-            .map_err(Error::QosProfile)?;
+            .map_err(Error::from)?;
         self.create_datawriter(topic, qos)
     }
 }
@@ -108,7 +102,7 @@ impl Subscriber {
     ) -> Result<DataReader<T>, Error> {
         let qos = provider
             .datareader_qos(profile, topic.name())
-            .map_err(Error::QosProfile)?;
+            .map_err(Error::from)?;
         self.create_datareader(topic, qos)
     }
 }

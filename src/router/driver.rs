@@ -38,7 +38,7 @@ use super::table::{
 };
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{
-    DomainParticipant, Error, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
+    DomainParticipant, Error, IoError, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
     UntypedWriteSender,
 };
 use crate::core::discovery::EndpointData;
@@ -161,7 +161,7 @@ pub fn start_with(
     let thread = std::thread::Builder::new()
         .name("siftdds-router".into())
         .spawn(move || run(me, participants, links, rules, stop2, paths))
-        .map_err(Error::Io)?;
+        .map_err(|e| Error::Io(IoError::Thread(e)))?;
     Ok(RouterHandle {
         stop,
         thread: Some(thread),
@@ -207,9 +207,8 @@ impl Shared {
     /// Hands `f` to its downstream loop without waiting if its writer has credit and nothing
     /// of it is pending; otherwise gives it back, counted pending, for the router thread.
     fn forward(&mut self, mut f: super::Forward) -> Option<super::Forward> {
-        if self.pending.get(&f.writer).copied().unwrap_or(0) == 0
-            && let Some(w) = self.writers.get(&f.writer)
-        {
+        let idle = self.pending.get(&f.writer).copied().unwrap_or(0) == 0;
+        if let Some(w) = self.writers.get(&f.writer).filter(|_| idle) {
             match w.sender.try_write(f.request) {
                 Ok(None) => return None,
                 Ok(Some(request)) => f.request = request,
@@ -587,8 +586,8 @@ impl Driver {
         if let Some((site, w)) = self.writers.get(&writer) {
             match w.write(f.request, wait) {
                 Ok(()) => {}
-                Err(Error::Write(e)) => log::warn!("router: write on site {}: {e:?}", site.0),
-                Err(_) => log::warn!("router: site {} stopped", site.0),
+                Err(Error::Stopped) => log::warn!("router: site {} stopped", site.0),
+                Err(e) => log::warn!("router: write on site {}: {e}", site.0),
             }
         }
         let mut s = lock(&self.shared);

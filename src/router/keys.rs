@@ -124,10 +124,10 @@ impl KeyType {
     /// The key hash of a change whose writer sent none: from the decoded sample (ALIVE) or
     /// serialized key (dispose, unregister); `None` when the payload does not decode.
     pub fn key_hash(&self, kind: ChangeKind, data: &[u8]) -> Option<[u8; 16]> {
-        if kind != ChangeKind::Alive
-            && let Some(h) = key_payload_hash(self, data)
-        {
-            return Some(h);
+        if kind != ChangeKind::Alive {
+            if let Some(h) = key_payload_hash(self, data) {
+                return Some(h);
+            }
         }
         let v = dynamic::decode(data, &self.desc).ok()?;
         dynamic::key_hash(&v, &self.desc)

@@ -314,7 +314,7 @@ impl Router {
 
     /// Replaces the view of `site` (topics the rules do not route are dropped from it) and
     /// reconciles the endpoints with the table. Returns the unregisters owed downstream for
-    /// the upstream writers that left the site ([`Self::writers_lost`]).
+    /// the upstream writers that left the site (`writers_lost`).
     pub fn update_site(&mut self, now: Instant, site: SiteId, mut view: SiteView) -> Vec<Forward> {
         let rules = &self.rules;
         // The routers' path heartbeats (`router::paths`) are never routed.

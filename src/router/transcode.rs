@@ -129,10 +129,10 @@ impl Transcoder {
                 type_name: type_name.clone(),
                 ..KeyStore::default()
             });
-        if store.keys.len() >= MAX_STORED_KEYS
-            && let Some(old) = store.order.pop_front()
-        {
-            store.keys.remove(&old);
+        if store.keys.len() >= MAX_STORED_KEYS {
+            if let Some(old) = store.order.pop_front() {
+                store.keys.remove(&old);
+            }
         }
         store.keys.insert(h, key);
         store.order.push_back(h);

@@ -23,10 +23,10 @@ pub struct TransportConfig {
     pub multicast: bool,
     /// Also open the user-traffic multicast socket (PB + DG·domain + d2); needs `multicast`.
     pub user_multicast: bool,
-    /// `SO_RCVBUF` for every socket (default [`DEFAULT_RECV_BUFFER`]); `None` keeps the OS
+    /// `SO_RCVBUF` for every socket (default `DEFAULT_RECV_BUFFER`); `None` keeps the OS
     /// default.
     pub recv_buffer_size: Option<usize>,
-    /// `SO_SNDBUF` for every socket (default [`DEFAULT_SEND_BUFFER`]); `None` keeps the OS
+    /// `SO_SNDBUF` for every socket (default `DEFAULT_SEND_BUFFER`); `None` keeps the OS
     /// default.
     pub send_buffer_size: Option<usize>,
     /// Force [`NetworkScope::LoopbackOnly`](super::NetworkScope::LoopbackOnly): bind 127.0.0.1 only, no multicast, send only to

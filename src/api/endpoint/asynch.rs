@@ -67,7 +67,7 @@ impl<T: TopicType> DataWriter<T> {
         handle
             .write_async(&self.credit, self.guid, request)
             .await?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// [`DataWriter::wait_for_acknowledgments`] as a future (no timeout).
@@ -94,7 +94,7 @@ impl UntypedDataWriter {
         handle
             .write_async(&s.credit, s.guid, request)
             .await?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// [`UntypedDataWriter::wait_for_acknowledgments`] as a future (no timeout).

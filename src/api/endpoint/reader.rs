@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ListenerContext, Topic, matched, wait_for_matched};
-use crate::api::{DomainParticipant, Error};
+use crate::api::{ConfigError, DomainParticipant, Error};
 use crate::core::discovery::ContentFilter;
 use crate::core::participant::ReaderSpec;
 use crate::core::reader::{
@@ -59,7 +59,7 @@ impl Subscriber {
         };
         // A filter that does not parse or type-check fails the creation (as Cyclone, Fast
         // DDS and RTI do), instead of a reader that silently delivers everything.
-        ReaderFilter::check(&filter, T::descriptor()).map_err(Error::ContentFilter)?;
+        ReaderFilter::check(&filter, T::descriptor()).map_err(Error::from)?;
         self.create_reader(topic, qos, Some(filter))
     }
 
@@ -69,7 +69,7 @@ impl Subscriber {
         qos: DataReaderQos,
         content_filter: Option<ContentFilter>,
     ) -> Result<DataReader<T>, Error> {
-        qos.check_consistency().map_err(Error::Qos)?;
+        qos.check_consistency().map_err(Error::from)?;
         check_reader_representations::<T>(&qos)?;
         if let Some(rep) = T::type_representation() {
             // DDS-XTypes 1.3 §7.6.3: announced in SEDP, served by TypeLookup.
@@ -504,10 +504,10 @@ fn check_reader_representations<T: TopicType>(qos: &DataReaderQos) -> Result<(),
         .copied()
         .find(|id| !XcdrVersion::from_representation_id(*id).is_some_and(T::supports));
     match unsupported {
-        Some(id) => Err(Error::UnsupportedDataRepresentation {
+        Some(id) => Err(Error::Config(ConfigError::UnsupportedDataRepresentation {
             type_name: T::type_name(),
             id,
-        }),
+        })),
         None => Ok(()),
     }
 }

@@ -83,7 +83,7 @@ impl Subscriber {
         qos: DataReaderQos,
         options: UntypedReaderOptions,
     ) -> Result<UntypedDataReader, Error> {
-        qos.check_consistency().map_err(Error::Qos)?;
+        qos.check_consistency().map_err(Error::from)?;
         let UntypedReaderOptions {
             content_filter,
             descriptor,
@@ -229,7 +229,7 @@ impl Publisher {
         keyed: bool,
         qos: DataWriterQos,
     ) -> Result<UntypedDataWriter, Error> {
-        qos.check_consistency().map_err(Error::Qos)?;
+        qos.check_consistency().map_err(Error::from)?;
         let spec = WriterSpec {
             publisher_qos: self.qos.clone(),
             fragment_size: DEFAULT_FRAGMENT_SIZE,
@@ -284,14 +284,14 @@ impl UntypedDataWriter {
 
     /// Writes `request`: handed over at once while the history is known to have room, else
     /// written on the loop, waiting up to `timeout` while a KEEP_ALL history is full (then
-    /// [`Error::Write`] with `HistoryFull`). DDS 1.4 §2.2.2.4.2.11.
+    /// [`Error::Peer`] with `HistoryFull`). DDS 1.4 §2.2.2.4.2.11.
     pub fn write(&self, request: WriteRequest, timeout: Duration) -> Result<(), Error> {
         let s = &self.sender;
         self.participant
             .inner
             .handle
             .write(&s.credit, s.guid, request, timeout)?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// Waits until every matched reliable reader acknowledged every sample.

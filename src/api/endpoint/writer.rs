@@ -11,14 +11,13 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::{Topic, matched, wait_for_matched};
-use crate::api::{DomainParticipant, Error};
+use crate::api::{ConfigError, DomainParticipant, Error, UsageError};
 use crate::cdr::Endianness;
 use crate::core::participant::WriterSpec;
 use crate::core::writer::{WriterCounters, WriterFilterStats};
 use crate::core::{ChangeKind, DeadlineMissedStatus, Participant, WriteRequest};
 use crate::qos::{DataWriterQos, Durability, PublisherQos};
 use crate::runtime::WriteCredit;
-use crate::runtime::durability_store::PersistentWriteError;
 use crate::time::{Now, Timestamp};
 use crate::types::{TopicType, XcdrVersion};
 use crate::wire::Guid;
@@ -82,7 +81,7 @@ impl Publisher {
         fragment_size: usize,
         create: fn(&mut Participant, Now, WriterSpec) -> Guid,
     ) -> Result<DataWriter<T>, Error> {
-        qos.check_consistency().map_err(Error::Qos)?;
+        qos.check_consistency().map_err(Error::from)?;
         let representation = writer_representation::<T>(&qos)?;
         let max_blocking = qos
             .reliability
@@ -117,7 +116,7 @@ impl Publisher {
                     spec.qos.durability_service.clone(),
                     move |p, now| create(p, now, spec),
                 )
-                .map_err(|e| Error::from(PersistentWriteError::Store(e)))?,
+                .map_err(Error::from)?,
             false => inner.handle.execute(move |p, now| create(p, now, spec))?,
         };
         self.joined(guid)?;
@@ -178,9 +177,9 @@ impl<T: TopicType> DataWriter<T> {
     ) -> Result<WriteRequest, Error> {
         // The representation was checked at creation: `None` now means this sample breaks a
         // bound of its type (a string, sequence or array too long).
-        let invalid = Error::InvalidSample {
+        let invalid = Error::Usage(UsageError::InvalidSample {
             type_name: T::type_name(),
-        };
+        });
         let data = sample
             .serialize_as(self.representation, Endianness::Little)
             .ok_or(invalid)?;
@@ -240,7 +239,7 @@ impl<T: TopicType> DataWriter<T> {
             .inner
             .handle
             .write(&self.credit, self.guid, request, self.max_blocking)?
-            .map_err(Error::Write)
+            .map_err(Error::from)
     }
 
     /// Waits until every matched reliable reader acknowledged every sample.
@@ -358,8 +357,8 @@ fn writer_representation<T: TopicType>(qos: &DataWriterQos) -> Result<XcdrVersio
     let id = qos.data_representation.offered_id();
     XcdrVersion::from_representation_id(id)
         .filter(|v| T::supports(*v))
-        .ok_or(Error::UnsupportedDataRepresentation {
+        .ok_or(Error::Config(ConfigError::UnsupportedDataRepresentation {
             type_name: T::type_name(),
             id,
-        })
+        }))
 }

@@ -101,7 +101,7 @@ impl CacheChange {
     }
 }
 
-/// One write of the application: what [`DataWriter`](crate::api::DataWriter) asks for, handed
+/// One write of the application: what `siftdds::api::DataWriter` asks for, handed
 /// unchanged through the runtime and [`Participant::write`](crate::core::Participant::write)
 /// to [`Writer::write`](crate::core::writer::Writer::write), which makes it a
 /// [`CacheChange`]. DDS 1.4 §2.2.2.4.2.11 (write), §2.2.2.4.2.12 (write_w_timestamp),

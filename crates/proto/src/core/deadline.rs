@@ -9,8 +9,8 @@
 //! count and last instance handle).
 //!
 //! # Overview
-//! Each tracked instance has the instant its period ends. [`DeadlineTracker::touch`] (a write
-//! or a received sample) restarts it; [`DeadlineTracker::handle_timeout`] reports every
+//! Each tracked instance has the instant its period ends. `DeadlineTracker::touch` (a write
+//! or a received sample) restarts it; `DeadlineTracker::handle_timeout` reports every
 //! instance whose period ended, counts one miss per whole period elapsed, and restarts the
 //! period from the old end (so a silent instance misses once per period, not once per call).
 use std::collections::{BTreeMap, VecDeque};

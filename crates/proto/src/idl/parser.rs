@@ -1,7 +1,7 @@
 //! Recursive-descent parser for the IDL 4.2 "Core Data Types" and "Annotations" building
 //! blocks (OMG IDL 4.2 §7.4.1, §7.4.15): modules, structs, unions, enums, typedefs,
 //! constants and forward declarations, over the preprocessed token stream. Constant
-//! expressions are in [`expr`](self::expr).
+//! expressions are in `expr`.
 //!
 //! Must not: recurse deeper than [`MAX_NESTING`] (modules, type specs and parenthesised
 //! expressions all count) or build an expression larger than [`MAX_EXPR_NODES`], so no input

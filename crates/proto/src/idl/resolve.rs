@@ -1,7 +1,7 @@
 //! Semantic layer: turns the [`ast`](super::ast) into a [`Model`] — scoped names resolved
 //! (OMG IDL 4.2 §7.5.2), typedef chains flattened, constants evaluated, enumerator values,
 //! member ids (DDS-XTypes 1.3 §7.3.1.2.1.1), keys and extensibility fixed. Struct and union
-//! members are in [`aggregate`](self::aggregate).
+//! members are in `aggregate`.
 //!
 //! Must not: accept a name used before its declaration (IDL declares before use; forward
 //! declarations allow recursion through sequences only), or recurse deeper than the parser's

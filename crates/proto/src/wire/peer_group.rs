@@ -201,7 +201,7 @@ impl Capability {
         w.u32(self.capacity);
         w.u32(self.generation);
     }
-    /// The sequence<octet> carried in SPDP: capacity and generation, big-endian.
+    /// The `sequence<octet>` carried in SPDP: capacity and generation, big-endian.
     pub fn to_octets(&self) -> [u8; 8] {
         let mut o = [0u8; 8];
         for (d, s) in o.iter_mut().zip(

@@ -1,7 +1,7 @@
 //! Peer-group cooperation wire values (issue 18, docs/peer-group-cache.md §4.3): a member
 //! writer's announced projections (`PID_SIFTDDS_PEER_GROUP_PROJECTIONS`, 0x8102, in SEDP
 //! DATA(w)) and an intermediary's eviction notices (`PID_SIFTDDS_PEER_GROUP_EVICTED`, 0x8103, in
-//! SPDP DATA(p)). Both are sequence<octet> values of big-endian integers, so the parameter
+//! SPDP DATA(p)). Both are `sequence<octet>` values of big-endian integers, so the parameter
 //! table decodes them as octets whatever the list's byte order.
 //!
 //! Must not: interpret these unless the sender's vendor id is siftdds (the parameter table
@@ -26,7 +26,7 @@ pub struct ProjectionAnnouncement {
 }
 
 impl ProjectionAnnouncement {
-    /// The sequence<octet> value (at most [`MAX_ANNOUNCED_PROJECTIONS`] digests kept).
+    /// The `sequence<octet>` value (at most [`MAX_ANNOUNCED_PROJECTIONS`] digests kept).
     pub fn to_octets(&self) -> Vec<u8> {
         let mut o = self.group.to_be_bytes().to_vec();
         for d in self.digests.iter().take(MAX_ANNOUNCED_PROJECTIONS) {
@@ -68,7 +68,7 @@ impl EvictionNotice {
     /// Octets of one notice.
     pub const LEN: usize = 12;
 
-    /// The sequence<octet> value of a notice list (the first [`MAX_EVICTION_NOTICES`] kept).
+    /// The `sequence<octet>` value of a notice list (the first [`MAX_EVICTION_NOTICES`] kept).
     pub fn list_to_octets(notices: &[EvictionNotice]) -> Vec<u8> {
         notices
             .iter()

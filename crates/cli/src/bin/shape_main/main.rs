@@ -511,7 +511,9 @@ impl App {
                     self.endpoints.insert(r.guid(), i);
                     readers.push(r);
                 }
-                Err(siftdds::api::Error::ContentFilter(reason)) => {
+                Err(siftdds::api::Error::Usage(siftdds::api::UsageError::ContentFilter(
+                    reason,
+                ))) => {
                     // Does not type-check against ShapeType (e.g. `x = 'abc'`).
                     out("failed to create content filtered topic");
                     let expr = filter_spec.as_ref().map_or("", |(e, _)| e.as_str());

@@ -108,7 +108,12 @@ impl Durability {
         let topic = w.spec.topic_name.clone();
         let is_service = self.services.get(&topic) == Some(&guid.entity_id);
         let mut removed = None;
-        if !is_service && let Some(id) = self.services.remove(&topic) {
+        let replaced = if is_service {
+            None
+        } else {
+            self.services.remove(&topic)
+        };
+        if let Some(id) = replaced {
             // The readers the service writer served already have the history.
             let service_guid = Guid::new(guid.prefix, id);
             if let Some(service) = endpoints.remove_writer(service_guid) {

@@ -940,7 +940,7 @@ impl Participant {
         self.config.announce_period = period;
     }
 
-    /// Queues DATA(p[UD]): our participant is leaving, so that peers drop us and our
+    /// Queues DATA(p\[UD\]): our participant is leaving, so that peers drop us and our
     /// endpoints at once rather than when our lease expires (`Discovery::leave`). RTPS 2.5
     /// §8.5.3.2, §9.6.4.8, §9.6.4.9.
     pub fn leave(&mut self, now: Now) {
@@ -1317,7 +1317,7 @@ impl Participant {
     /// group, named by the first one, with or without group coherent sets: from now on each of
     /// their changes carries a group sequence number (RTPS 2.5 §8.7.6). Called by the API for a
     /// publisher with PRESENTATION access scope GROUP and coherent or ordered access, each time
-    /// it gains a writer. Unknown writers and those past [`group::MAX_GROUP_WRITERS`] are left
+    /// it gains a writer. Unknown writers and those past `group::MAX_GROUP_WRITERS` are left
     /// out.
     pub fn join_writer_group(&mut self, now: Now, writers: &[Guid], coherent: bool) {
         let joined = self

@@ -57,6 +57,8 @@ impl core::fmt::Display for NotFiltering {
     }
 }
 
+impl std::error::Error for NotFiltering {}
+
 /// Reader → slot index of a [`FilterSet`] at one point in time.
 type SlotMap = BTreeMap<Guid, usize>;
 

@@ -343,7 +343,7 @@ impl super::Writer {
         self.peer_group.announce_due()
     }
 
-    /// True (once per change, at most once per [`ANNOUNCE_INTERVAL`]) when the participant
+    /// True (once per change, at most once per `ANNOUNCE_INTERVAL`) when the participant
     /// should re-announce this writer's SEDP data at `now`.
     pub fn peer_group_take_announcement(&mut self, now: Instant) -> bool {
         self.peer_group.take_announcement(now)

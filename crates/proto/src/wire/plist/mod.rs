@@ -5,7 +5,7 @@
 //! Must not: allocate per parameter while walking, accept more than [`MAX_PARAMS`] parameters,
 //! or panic on any input.
 //!
-//! RTPS 2.5 §9.4.2.11: each parameter is {uint16 parameterId, uint16 length, octet[length]};
+//! RTPS 2.5 §9.4.2.11: each parameter is {uint16 parameterId, uint16 length, octet\[length\]};
 //! length is a multiple of 4 and counts the bytes after the header; PID_SENTINEL (0x0001)
 //! terminates the list and its length is ignored. PID_PAD (0x0000) is skipped.
 //!

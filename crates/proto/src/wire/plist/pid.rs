@@ -57,15 +57,15 @@ pub const PID_DEADLINE: u16 = 0x0023;
 pub const PID_DESTINATION_ORDER: u16 = 0x0025;
 /// PID_LATENCY_BUDGET: LatencyBudgetQosPolicy.
 pub const PID_LATENCY_BUDGET: u16 = 0x0027;
-/// PID_PARTITION: PartitionQosPolicy (sequence<string>).
+/// PID_PARTITION: PartitionQosPolicy (`sequence<string>`).
 pub const PID_PARTITION: u16 = 0x0029;
 /// PID_LIFESPAN: LifespanQosPolicy.
 pub const PID_LIFESPAN: u16 = 0x002b;
-/// PID_USER_DATA: sequence<octet>.
+/// PID_USER_DATA: `sequence<octet>`.
 pub const PID_USER_DATA: u16 = 0x002c;
-/// PID_GROUP_DATA: sequence<octet>.
+/// PID_GROUP_DATA: `sequence<octet>`.
 pub const PID_GROUP_DATA: u16 = 0x002d;
-/// PID_TOPIC_DATA: sequence<octet>.
+/// PID_TOPIC_DATA: `sequence<octet>`.
 pub const PID_TOPIC_DATA: u16 = 0x002e;
 /// PID_UNICAST_LOCATOR: Locator_t.
 pub const PID_UNICAST_LOCATOR: u16 = 0x002f;
@@ -135,7 +135,7 @@ pub const PID_KEY_HASH: u16 = 0x0070;
 pub const PID_STATUS_INFO: u16 = 0x0071;
 /// PID_TYPE_OBJECTV1: legacy XTypes 1.1 TypeObject (Fast DDS 2.x).
 pub const PID_TYPE_OBJECTV1: u16 = 0x0072;
-/// PID_DATA_REPRESENTATION: sequence<short>. DDS-XTypes 1.3 §7.6.2.1.
+/// PID_DATA_REPRESENTATION: `sequence<short>`. DDS-XTypes 1.3 §7.6.2.1.
 pub const PID_DATA_REPRESENTATION: u16 = 0x0073;
 /// PID_TYPE_CONSISTENCY_ENFORCEMENT. DDS-XTypes 1.3 §7.6.2.1.
 pub const PID_TYPE_CONSISTENCY_ENFORCEMENT: u16 = 0x0074;
@@ -231,21 +231,21 @@ pub const PID_FASTDDS_CUSTOM_RELATED_SAMPLE_IDENTITY: u16 = 0x800f;
 // ---- siftdds (vendor 01.f0, `VendorId::SIFTDDS`) ----------------------------------------------
 
 /// PID_SIFTDDS_ROUTER_PATH: the path vector of a siftdds router's proxy reader, the router
-/// ids (uint64) the subscription came through, oldest first, as a sequence<octet> of 8-byte
+/// ids (uint64) the subscription came through, oldest first, as a `sequence<octet>` of 8-byte
 /// big-endian ids (`plist::vendor`). Read only from siftdds senders (RTPS 2.5 §9.6.2.2.1).
 pub const PID_SIFTDDS_ROUTER_PATH: u16 = 0x8001;
 
 /// PID_SIFTDDS_PEER_GROUP_CAPABILITY (docs/peer-group-cache.md §4.1): in SPDP, the participant
-/// restores abbreviated peer-group samples; a sequence<octet> of 8 octets, capacity and
+/// restores abbreviated peer-group samples; a `sequence<octet>` of 8 octets, capacity and
 /// generation as big-endian uint32 (`Capability::to_octets`). Read only from siftdds.
 pub const PID_SIFTDDS_PEER_GROUP_CAPABILITY: u16 = 0x8101;
 
 /// PID_SIFTDDS_PEER_GROUP_PROJECTIONS (docs/peer-group-cache.md §4.3): in SEDP DATA(w) of a
-/// peer-group member writer, its group id and current projection digests, a sequence<octet>
+/// peer-group member writer, its group id and current projection digests, a `sequence<octet>`
 /// of big-endian integers (`wire::ProjectionAnnouncement`). Read only from siftdds.
 pub const PID_SIFTDDS_PEER_GROUP_PROJECTIONS: u16 = 0x8102;
 
 /// PID_SIFTDDS_PEER_GROUP_EVICTED (docs/peer-group-cache.md §4.3): in SPDP of an intermediary,
-/// the (group id, digest) entries it evicted most recently, a sequence<octet> of 12-octet
+/// the (group id, digest) entries it evicted most recently, a `sequence<octet>` of 12-octet
 /// big-endian entries (`wire::EvictionNotice`). Read only from siftdds.
 pub const PID_SIFTDDS_PEER_GROUP_EVICTED: u16 = 0x8103;

@@ -41,9 +41,9 @@ pub enum ValueKind {
     Opaque,
     /// CDR string.
     String,
-    /// sequence<string> (PARTITION).
+    /// `sequence<string>` (PARTITION).
     StringSeq,
-    /// sequence<octet> (USER/TOPIC/GROUP_DATA).
+    /// `sequence<octet>` (USER/TOPIC/GROUP_DATA).
     Octets,
     /// uint32.
     U32,
@@ -85,7 +85,7 @@ pub enum ValueKind {
     SequenceNumber,
     /// SampleIdentity (GUID_t + SequenceNumber_t).
     SampleIdentity,
-    /// sequence<short> (DATA_REPRESENTATION).
+    /// `sequence<short>` (DATA_REPRESENTATION).
     DataRepresentation,
     /// sequence<{string name, string value}> and any trailing binary properties.
     PropertyList,
@@ -103,9 +103,9 @@ pub enum Value<'a> {
     Opaque(&'a [u8]),
     /// A string (UTF-8 required).
     String(&'a str),
-    /// sequence<string>.
+    /// `sequence<string>`.
     StringSeq(Vec<&'a str>),
-    /// sequence<octet>.
+    /// `sequence<octet>`.
     Octets(&'a [u8]),
     /// uint32.
     U32(u32),

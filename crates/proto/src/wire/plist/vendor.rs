@@ -7,7 +7,7 @@
 /// Longest path vector encoded or decoded: more ids than this keep the newest.
 pub const MAX_ROUTER_PATH: usize = 32;
 
-/// The sequence<octet> value of PID_SIFTDDS_ROUTER_PATH for `path` (router ids, oldest
+/// The `sequence<octet>` value of PID_SIFTDDS_ROUTER_PATH for `path` (router ids, oldest
 /// first): 8 big-endian bytes per id, the newest [`MAX_ROUTER_PATH`] kept.
 pub fn router_path_octets(path: &[u64]) -> Vec<u8> {
     let skip = path.len().saturating_sub(MAX_ROUTER_PATH);
