@@ -1,6 +1,6 @@
 //! The TypeLookup service's client side (DDS-XTypes 1.3 §7.6.3.3): the builtin request
 //! writer (0x000300c3, BuiltinEndpointSet bit 12) and reply reader (0x000301c4, bit 15), as
-//! Cyclone DDS numbers them. [`TypeLookupClient::request`] asks a remote participant for a
+//! Cyclone DDS numbers them. `TypeLookupClient::request` asks a remote participant for a
 //! type by its TypeIdentifier (from PID_TYPE_INFORMATION); getTypes requests carry an RPC
 //! SampleIdentity (our request writer's GUID and the request sample's sequence number) that
 //! replies echo, and are matched to the outstanding request by it. Each returned TypeObject
