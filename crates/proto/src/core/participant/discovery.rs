@@ -104,6 +104,23 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
     data
 }
 
+/// Matches our builtin endpoints (SEDP, the TypeLookup server and client) with those of the
+/// remote participant `p`, reached at `locators`: the one place a remote participant is
+/// admitted to them, whether on discovery, on an SPDP update or once its authentication
+/// completed.
+fn match_builtin_endpoints(
+    builtin: &mut Builtin,
+    type_lookup: &mut TypeLookupServer,
+    type_client: &mut TypeLookupClient,
+    now: Now,
+    p: &ParticipantProxyData,
+    locators: Vec<Locator>,
+) {
+    type_lookup.add_remote_participant(now, p, &locators);
+    type_client.add_remote_participant(now, p, &locators);
+    builtin.add_remote_participant(now, p, locators);
+}
+
 /// Whether a remote participant must wait for authentication before SEDP matches it: with
 /// security configured, one that announces an identity token waits for its handshake, and
 /// one that announces none waits forever unless the governance allows unauthenticated
@@ -437,12 +454,14 @@ impl Discovery {
             known.data = data;
             let locators = known.metatraffic_destination(interfaces);
             if !known.held {
-                self.type_lookup
-                    .add_remote_participant(now, &known.data, &locators);
-                self.type_client
-                    .add_remote_participant(now, &known.data, &locators);
-                self.builtin
-                    .add_remote_participant(now, &known.data, locators);
+                match_builtin_endpoints(
+                    &mut self.builtin,
+                    &mut self.type_lookup,
+                    &mut self.type_client,
+                    now,
+                    &known.data,
+                    locators,
+                );
             }
             // An intermediary's new generation or eviction notices reach our writers.
             return SpdpOutcome::Updated { prefix, peer_group };
@@ -461,12 +480,14 @@ impl Discovery {
         };
         let reply_to = remote.metatraffic_destination(interfaces);
         if !remote.held {
-            self.type_lookup
-                .add_remote_participant(now, &remote.data, &reply_to);
-            self.type_client
-                .add_remote_participant(now, &remote.data, &reply_to);
-            self.builtin
-                .add_remote_participant(now, &remote.data, reply_to.clone());
+            match_builtin_endpoints(
+                &mut self.builtin,
+                &mut self.type_lookup,
+                &mut self.type_client,
+                now,
+                &remote.data,
+                reply_to.clone(),
+            );
         }
         self.remote_participants.insert(prefix, remote);
         SpdpOutcome::Discovered { prefix, reply_to }
@@ -483,7 +504,14 @@ impl Discovery {
         }
         p.held = false;
         let locators = p.metatraffic_destination(&config.interfaces);
-        self.builtin.add_remote_participant(now, &p.data, locators);
+        match_builtin_endpoints(
+            &mut self.builtin,
+            &mut self.type_lookup,
+            &mut self.type_client,
+            now,
+            &p.data,
+            locators,
+        );
     }
 
     /// Extends the lease of a known participant we just heard a submessage from. RTPS 2.5
