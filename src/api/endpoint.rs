@@ -169,3 +169,28 @@ impl DomainParticipant {
         Topic::new(name, qos)
     }
 }
+
+/// DDS-Security 1.1 §9.4.3.2-3 (check_create_datawriter / check_create_datareader): whether
+/// our permissions let `participant` create a writer (`writer`) or reader of `topic` in
+/// `partitions`. A refusal is [`super::ConfigError::Security`] with the rule that decided.
+fn check_access(
+    participant: &DomainParticipant,
+    writer: bool,
+    topic: &str,
+    partitions: &[String],
+) -> Result<(), Error> {
+    let (topic, partitions) = (topic.to_owned(), partitions.to_vec());
+    let checked = participant
+        .inner
+        .handle
+        .execute(move |p, now| match writer {
+            true => p.check_create_writer(now, &topic, &partitions),
+            false => p.check_create_reader(now, &topic, &partitions),
+        })?;
+    checked.map_err(|reason| {
+        let what = if writer { "DataWriter" } else { "DataReader" };
+        Error::Config(super::ConfigError::Security(format!(
+            "access control: creating a {what} is denied: {reason}"
+        )))
+    })
+}

@@ -234,7 +234,8 @@ impl ParticipantBuilder {
         let security = {
             use crate::runtime::Clock;
             let wall = crate::runtime::SystemClock::new().now().wall.seconds;
-            super::security::from_properties(&self.qos.property, &guid_prefix, i64::from(wall))
+            let property = &self.qos.property;
+            super::security::from_properties(property, &guid_prefix, self.domain_id, wall.into())
                 .map_err(|e| Error::Config(ConfigError::Security(e)))?
         };
         #[cfg(feature = "security")]

@@ -71,6 +71,12 @@ impl Subscriber {
     ) -> Result<DataReader<T>, Error> {
         qos.check_consistency().map_err(Error::from)?;
         check_reader_representations::<T>(&qos)?;
+        super::check_access(
+            &self.participant,
+            false,
+            &topic.name,
+            &self.qos.partition.names,
+        )?;
         if let Some(rep) = T::type_representation() {
             // DDS-XTypes 1.3 §7.6.3: announced in SEDP, served by TypeLookup.
             let name = T::type_name();

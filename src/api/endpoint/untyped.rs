@@ -84,6 +84,12 @@ impl Subscriber {
         options: UntypedReaderOptions,
     ) -> Result<UntypedDataReader, Error> {
         qos.check_consistency().map_err(Error::from)?;
+        super::check_access(
+            &self.participant,
+            false,
+            topic_name,
+            &self.qos.partition.names,
+        )?;
         let UntypedReaderOptions {
             content_filter,
             descriptor,
@@ -230,6 +236,12 @@ impl Publisher {
         qos: DataWriterQos,
     ) -> Result<UntypedDataWriter, Error> {
         qos.check_consistency().map_err(Error::from)?;
+        super::check_access(
+            &self.participant,
+            true,
+            topic_name,
+            &self.qos.partition.names,
+        )?;
         let spec = WriterSpec {
             publisher_qos: self.qos.clone(),
             fragment_size: DEFAULT_FRAGMENT_SIZE,

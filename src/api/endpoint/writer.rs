@@ -83,6 +83,12 @@ impl Publisher {
     ) -> Result<DataWriter<T>, Error> {
         qos.check_consistency().map_err(Error::from)?;
         let representation = writer_representation::<T>(&qos)?;
+        super::check_access(
+            &self.participant,
+            true,
+            &topic.name,
+            &self.qos.partition.names,
+        )?;
         let max_blocking = qos
             .reliability
             .max_blocking_time

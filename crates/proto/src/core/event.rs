@@ -21,8 +21,24 @@ pub enum Event {
     /// A remote participant's lease expired or it announced its removal.
     ParticipantLost(GuidPrefix),
     /// A remote participant completed its DDS Security authentication handshake
-    /// (DDS-Security 1.1 §9.3.2.5); it is matched on SEDP from now on.
+    /// (DDS-Security 1.1 §9.3.2.5); it is matched on SEDP from now on, unless access
+    /// control refuses it ([`Event::AccessDenied`] follows).
     ParticipantAuthenticated(GuidPrefix),
+    /// Access control (DDS-Security 1.1 §9.4.3) refused a remote participant (its
+    /// permissions do not verify, hold no grant for its subject, or do not let it join the
+    /// domain) or one of its endpoints (its grant does not allow the topic or partitions, or
+    /// the participant is unauthenticated and the topic is access controlled): it is not
+    /// matched. Reported once per participant, and once per endpoint and reason.
+    AccessDenied {
+        /// The remote participant.
+        participant: GuidPrefix,
+        /// The remote endpoint refused, or `None` when the participant itself is.
+        endpoint: Option<Guid>,
+        /// The endpoint's topic, or `None` when the participant itself is refused.
+        topic: Option<String>,
+        /// Why (the rule or condition that decided).
+        reason: String,
+    },
     /// Authentication with a remote participant failed: it is not matched.
     AuthenticationFailed {
         /// The remote participant.

@@ -61,11 +61,21 @@ struct Partial {
 pub struct SecurityConfig {
     /// Our validated identity (`dds.sec.auth.*`).
     pub identity: LocalIdentity,
-    /// Our signed permissions document (`dds.sec.access.permissions`), sent as `c.perm`.
-    pub permissions: Vec<u8>,
+    /// Our signed permissions document (`dds.sec.access.permissions`) as read from its file,
+    /// sent as `c.perm`.
+    pub permissions_document: Vec<u8>,
     /// Governance `allow_unauthenticated_participants`: match participants that announce no
     /// identity token. False by default.
     pub allow_unauthenticated: bool,
+    /// The verified governance document (`dds.sec.access.governance`). With it (and
+    /// [`Self::permissions_ca`] and [`Self::permissions`]) access control is enforced
+    /// (`access.rs`); `None`: no access control.
+    pub governance: Option<Arc<crate::security::access::governance::Governance>>,
+    /// The permissions CA certificate, PEM (`dds.sec.access.permissions_ca`): a remote
+    /// participant's permissions document (`c.perm`) must be signed by it.
+    pub permissions_ca: Option<Vec<u8>>,
+    /// Our verified permissions document (`dds.sec.access.permissions`).
+    pub permissions: Option<Arc<crate::security::access::permissions::Permissions>>,
 }
 
 /// What a handshake message changed.
@@ -157,7 +167,7 @@ impl Authentication {
         let mut request = None;
         if handshake_role(&self.ours, &remote) == HandshakeRole::Initiator {
             let identity = &self.config.identity;
-            let perm = &self.config.permissions;
+            let perm = &self.config.permissions_document;
             match Handshake::begin_request(identity, remote, &self.pdata, perm) {
                 Ok((hs, token)) => {
                     request = Some(token);
@@ -326,7 +336,7 @@ impl Authentication {
                     src,
                     token,
                     &self.pdata,
-                    &config.permissions,
+                    &config.permissions_document,
                     now_unix,
                 ) {
                     Ok((hs, reply)) => (Some(reply), None, Some(PeerState::Running(Box::new(hs)))),

@@ -28,6 +28,7 @@
 //! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
+//! | `AccessControl` | `access.rs` (feature `security`) | our governance, permissions and permissions CA; each admitted remote participant's grant; the remote endpoints refused |
 //! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
@@ -41,12 +42,18 @@
 //! - Handshake endpoints (built): the `Authentication` part (`auth.rs`), routed from `route`
 //!   beside the SEDP builtin endpoints; `Discovery` holds a peer with an identity token back
 //!   from SEDP until its handshake completes (`Discovery::admit`).
+//! - Access control (built): the `AccessControl` part (`access.rs`) admits an authenticated
+//!   participant only if its permissions let it join ([`Participant::apply_auth`]) and each
+//!   remote endpoint only if they let it use the topic and partitions (`add_remote_writer`,
+//!   `add_remote_reader`); a refusal is [`Event::AccessDenied`] and a warning.
 //! - Receive transform (not yet): between `receiver::receive_items` and routing, in
 //!   [`Participant::handle_datagram`] (decode a protected message or submessage before
 //!   `route` sees it).
 //! - Send transform (not yet): in [`Participant::poll_transmit`], on each datagram before the
 //!   outbound gate.
 
+#[cfg(feature = "security")]
+mod access;
 #[cfg(feature = "security")]
 mod auth;
 mod coherent;
@@ -250,6 +257,9 @@ pub struct ParticipantStats {
     pub authentication_failed: u64,
     /// Stateless-topic messages that did not decode or were not authentication messages.
     pub bad_handshake_messages: u64,
+    /// Remote participants and endpoints refused by access control (each also an
+    /// `Event::AccessDenied` the first time).
+    pub access_denied: u64,
 }
 
 /// The protocol state of one DomainParticipant: the configuration, the parts (see the
@@ -270,6 +280,8 @@ pub struct Participant {
     stats: ParticipantStats,
     #[cfg(feature = "security")]
     auth: Option<auth::Authentication>,
+    #[cfg(feature = "security")]
+    access: Option<access::AccessControl>,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -319,11 +331,17 @@ impl Participant {
             stats: ParticipantStats::default(),
             #[cfg(feature = "security")]
             auth: None,
+            #[cfg(feature = "security")]
+            access: None,
             config,
         };
         #[cfg(feature = "security")]
         if let Some(sec) = p.config.security.clone() {
-            p.auth = Some(auth::Authentication::new(sec, p.discovery.local_data()));
+            p.auth = Some(auth::Authentication::new(
+                sec.clone(),
+                p.discovery.local_data(),
+            ));
+            p.access = access::AccessControl::new(&sec, p.config.domain_id);
         }
         p
     }
@@ -731,8 +749,22 @@ impl Participant {
                     done.key_agreement
                 );
                 self.stats.authenticated = self.stats.authenticated.saturating_add(1);
-                self.discovery.admit(now, prefix, &self.config);
                 self.events.push(Event::ParticipantAuthenticated(prefix));
+                // DDS-Security 1.1 §8.8.2.1: validate_remote_permissions, then
+                // check_remote_participant, before the participant is matched.
+                if let Some(a) = self.access.as_mut() {
+                    let subject = done.remote.subject_text();
+                    if let Err(reason) =
+                        a.admit_remote(now, prefix, subject, &done.remote_permissions)
+                    {
+                        log::warn!(
+                            "access control refused participant {prefix} ({subject}): {reason}"
+                        );
+                        self.deny_access(prefix, None, reason);
+                        return;
+                    }
+                }
+                self.discovery.admit(now, prefix, &self.config);
             }
             auth::AuthOutcome::Failed(prefix, e) => {
                 log::warn!("authentication of participant {prefix} failed: {e}");
@@ -746,10 +778,69 @@ impl Participant {
         }
     }
 
+    /// Counts and reports an access-control refusal of a remote participant (`endpoint`
+    /// `None`) or of one of its endpoints (with its topic).
+    #[cfg(feature = "security")]
+    fn deny_access(
+        &mut self,
+        participant: GuidPrefix,
+        endpoint: Option<(Guid, &str)>,
+        reason: String,
+    ) {
+        self.stats.access_denied = self.stats.access_denied.saturating_add(1);
+        self.events.push(Event::AccessDenied {
+            participant,
+            endpoint: endpoint.map(|(g, _)| g),
+            topic: endpoint.map(|(_, t)| t.to_owned()),
+            reason,
+        });
+    }
+
+    /// Access control for a remote endpoint SEDP announced (check_remote_datawriter /
+    /// check_remote_datareader, DDS-Security 1.1 §8.8.5-6): true when it may be matched. A
+    /// refusal is logged and reported once per endpoint and reason.
+    #[cfg(feature = "security")]
+    fn remote_endpoint_allowed(
+        &mut self,
+        now: Now,
+        guid: Guid,
+        kind: crate::security::access::Endpoint,
+        topic: &str,
+        partitions: &[String],
+    ) -> bool {
+        let Some(a) = self.access.as_mut() else {
+            return true;
+        };
+        let Err(reason) = a.check_remote_endpoint(now, guid, kind, topic, partitions) else {
+            a.forget_endpoint(guid);
+            return true;
+        };
+        if a.refused(guid, &reason) {
+            log::warn!(
+                "access control refused remote endpoint {guid} on topic {topic:?}: {reason}"
+            );
+            self.deny_access(guid.prefix, Some((guid, topic)), reason);
+        }
+        false
+    }
+
+    /// A remote endpoint is gone: a refusal of it need not be remembered.
+    #[allow(unused_variables)]
+    fn forget_refusal(&mut self, guid: Guid) {
+        #[cfg(feature = "security")]
+        if let Some(a) = self.access.as_mut() {
+            a.forget_endpoint(guid);
+        }
+    }
+
     /// Forgets a remote participant and its endpoints.
     fn remove_participant(&mut self, prefix: GuidPrefix) {
         #[cfg(feature = "security")]
         if let Some(a) = self.auth.as_mut() {
+            a.remove(prefix);
+        }
+        #[cfg(feature = "security")]
+        if let Some(a) = self.access.as_mut() {
             a.remove(prefix);
         }
         let Some((writers, readers)) = self.discovery.remove_participant(prefix) else {
@@ -770,8 +861,14 @@ impl Participant {
             match change {
                 RemoteChange::Writer(data) => self.add_remote_writer(now, data),
                 RemoteChange::Reader(data) => self.add_remote_reader(now, data),
-                RemoteChange::WriterGone(guid) => self.remove_remote_writer(guid),
-                RemoteChange::ReaderGone(guid) => self.remove_remote_reader(guid),
+                RemoteChange::WriterGone(guid) => {
+                    self.forget_refusal(guid);
+                    self.remove_remote_writer(guid);
+                }
+                RemoteChange::ReaderGone(guid) => {
+                    self.forget_refusal(guid);
+                    self.remove_remote_reader(guid);
+                }
             }
         }
         self.drain_resolved_types();
@@ -786,6 +883,16 @@ impl Participant {
 
     fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
         let guid = data.guid;
+        #[cfg(feature = "security")]
+        {
+            let (topic, partitions) = (&data.topic_name, &data.partition.names);
+            let writer = crate::security::access::Endpoint::Writer;
+            if !self.remote_endpoint_allowed(now, guid, writer, topic, partitions) {
+                // A writer that was allowed and changed to something refused is unmatched.
+                self.remove_remote_writer(guid);
+                return;
+            }
+        }
         if !self
             .discovery
             .insert_remote_writer(data, &self.config, &mut self.stats)
@@ -801,6 +908,15 @@ impl Participant {
 
     fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
         let guid = data.guid;
+        #[cfg(feature = "security")]
+        {
+            let (topic, partitions) = (&data.topic_name, &data.partition.names);
+            let reader = crate::security::access::Endpoint::Reader;
+            if !self.remote_endpoint_allowed(now, guid, reader, topic, partitions) {
+                self.remove_remote_reader(guid);
+                return;
+            }
+        }
         if !self
             .discovery
             .insert_remote_reader(data, &self.config, &mut self.stats)
@@ -949,6 +1065,53 @@ impl Participant {
     }
 
     // ---- entity commands ----
+
+    /// DDS-Security 1.1 §9.4.3.1 check_create_participant: whether our permissions let us
+    /// join our domain under our governance. `Ok` without access control.
+    pub fn check_create_participant(&self, now: Now) -> Result<(), String> {
+        #[cfg(feature = "security")]
+        if let Some(a) = &self.access {
+            return a.check_local_participant(now);
+        }
+        let _ = now;
+        Ok(())
+    }
+
+    /// DDS-Security 1.1 §9.4.3.2 check_create_datawriter: whether our permissions let us
+    /// create a DataWriter of `topic` in `partitions` (none: the default partition). `Err`
+    /// holds the reason; `Ok` without access control. The API calls it before
+    /// [`Self::create_writer`].
+    pub fn check_create_writer(
+        &self,
+        now: Now,
+        topic: &str,
+        partitions: &[String],
+    ) -> Result<(), String> {
+        #[cfg(feature = "security")]
+        if let Some(a) = &self.access {
+            let kind = crate::security::access::Endpoint::Writer;
+            return a.check_local_endpoint(now, kind, topic, partitions);
+        }
+        let _ = (now, topic, partitions);
+        Ok(())
+    }
+
+    /// DDS-Security 1.1 §9.4.3.3 check_create_datareader: [`Self::check_create_writer`] for
+    /// a DataReader.
+    pub fn check_create_reader(
+        &self,
+        now: Now,
+        topic: &str,
+        partitions: &[String],
+    ) -> Result<(), String> {
+        #[cfg(feature = "security")]
+        if let Some(a) = &self.access {
+            let kind = crate::security::access::Endpoint::Reader;
+            return a.check_local_endpoint(now, kind, topic, partitions);
+        }
+        let _ = (now, topic, partitions);
+        Ok(())
+    }
 
     /// Creates a DataWriter and announces it through SEDP. Returns its GUID.
     pub fn create_writer(&mut self, now: Now, spec: WriterSpec) -> Guid {
