@@ -377,6 +377,8 @@ fn the_event_queue_keeps_the_newest_events_when_full() {
     assert_eq!(rest, MAX_QUEUED_EVENTS);
 }
 
+#[cfg(feature = "security")]
+mod access;
 mod coherent;
 mod content_filter;
 mod discovery;

@@ -20,7 +20,7 @@ pub mod governance;
 pub mod permissions;
 pub mod smime;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod xml;
 
 pub use decide::{

@@ -45,8 +45,8 @@ fn key(ec: bool) -> PKey<Private> {
 }
 
 pub(crate) struct Ca {
-    cert: X509,
-    key: PKey<Private>,
+    pub(crate) cert: X509,
+    pub(crate) key: PKey<Private>,
 }
 
 fn cert(subject: &X509Name, key: &PKey<Private>, issuer: Option<&Ca>, from: i64, to: i64) -> X509 {

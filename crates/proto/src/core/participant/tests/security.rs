@@ -20,8 +20,11 @@ fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
         config.guid_prefix = identity.guid_prefix();
         config.security = Some(Arc::new(SecurityConfig {
             identity,
-            permissions: b"signed permissions".to_vec(),
+            permissions_document: b"signed permissions".to_vec(),
             allow_unauthenticated: false,
+            governance: None,
+            permissions_ca: None,
+            permissions: None,
         }));
     }
     config.metatraffic_unicast_locators = vec![meta];
