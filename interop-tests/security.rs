@@ -51,10 +51,33 @@ struct Identity<'a> {
     cert: &'a str,
 }
 
+/// The access-control documents of one side: file names under the PKI's `perm/`.
+#[derive(Clone, Copy)]
+struct Docs<'a> {
+    governance: &'a str,
+    permissions: &'a str,
+}
+
+/// Governance NONE with join, read and write access control, and permissions granting alice
+/// and bob every topic.
+const GRANT_ALL: Docs<'static> = Docs {
+    governance: "governance_none.p7s",
+    permissions: "permissions.p7s",
+};
+
 fn siftdds_participant(
     pki: &Path,
     domain: u32,
     id: &Identity<'_>,
+) -> Result<DomainParticipant, siftdds::api::Error> {
+    siftdds_participant_with(pki, domain, id, GRANT_ALL)
+}
+
+fn siftdds_participant_with(
+    pki: &Path,
+    domain: u32,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
 ) -> Result<DomainParticipant, siftdds::api::Error> {
     DomainParticipant::builder(domain)
         .property("dds.sec.auth.identity_ca", uri(&pki.join(id.ca)))
@@ -72,11 +95,11 @@ fn siftdds_participant(
         )
         .property(
             "dds.sec.access.governance",
-            uri(&pki.join("perm/governance_none.p7s")),
+            uri(&pki.join("perm").join(docs.governance)),
         )
         .property(
             "dds.sec.access.permissions",
-            uri(&pki.join("perm/permissions.p7s")),
+            uri(&pki.join("perm").join(docs.permissions)),
         )
         .build()
 }
@@ -94,7 +117,7 @@ fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
     Err("no handshake outcome".into())
 }
 
-fn cyclone_config(pki: &Path, id: &Identity<'_>, log: &Path) -> String {
+fn cyclone_config(pki: &Path, id: &Identity<'_>, docs: Docs<'_>, log: &Path) -> String {
     format!(
         r#"<CycloneDDS><Domain id="any">
 <General><Interfaces><NetworkInterface name="lo"/></Interfaces></General>
@@ -118,8 +141,8 @@ fn cyclone_config(pki: &Path, id: &Identity<'_>, log: &Path) -> String {
         cert = uri(&pki.join(format!("{}.pem", id.cert))),
         key = uri(&pki.join(format!("{}.key", id.cert))),
         pca = uri(&pki.join("perm/ca.pem")),
-        gov = uri(&pki.join("perm/governance_none.p7s")),
-        perm = uri(&pki.join("perm/permissions.p7s")),
+        gov = uri(&pki.join("perm").join(docs.governance)),
+        perm = uri(&pki.join("perm").join(docs.permissions)),
     )
 }
 
@@ -172,11 +195,26 @@ fn cyclone_peer(
     log: &Path,
     out: &Path,
 ) -> Peer {
+    let args = ["sub", "-d", &domain.to_string(), "-t", "15"].map(String::from);
+    cyclone_peer_with(bin, pki, id, GRANT_ALL, &args, (log, out))
+}
+
+/// `shapes_cyclone ARGS` with `docs` for access control; trace to `files.0`, output to
+/// `files.1`.
+fn cyclone_peer_with(
+    bin: &Path,
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    args: &[String],
+    files: (&Path, &Path),
+) -> Peer {
+    let (log, out) = files;
     let _ = std::fs::remove_file(log);
     let out = std::fs::File::create(out).unwrap();
     let child = Command::new(bin)
-        .args(["sub", "-d", &domain.to_string(), "-t", "15"])
-        .env("CYCLONEDDS_URI", cyclone_config(pki, id, log))
+        .args(args)
+        .env("CYCLONEDDS_URI", cyclone_config(pki, id, docs, log))
         .stdout(out.try_clone().unwrap())
         .stderr(out)
         .spawn()
@@ -321,6 +359,19 @@ fn fastdds_ready(test: &str) -> Option<PathBuf> {
 
 /// `shapes_fastdds sub` with Fast DDS's security properties; its output goes to `log`.
 fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Path) -> Peer {
+    let args = ["sub", "-d", &domain.to_string(), "-t", "15"].map(String::from);
+    fastdds_peer_with(bin, pki, id, GRANT_ALL, &args, log)
+}
+
+/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
+fn fastdds_peer_with(
+    bin: &Path,
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    args: &[String],
+    log: &Path,
+) -> Peer {
     let out = std::fs::File::create(log).unwrap();
     let props = [
         ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
@@ -346,16 +397,16 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
         ),
         (
             "dds.sec.access.builtin.Access-Permissions.governance",
-            uri(&pki.join("perm/governance_none.p7s")),
+            uri(&pki.join("perm").join(docs.governance)),
         ),
         (
             "dds.sec.access.builtin.Access-Permissions.permissions",
-            uri(&pki.join("perm/permissions.p7s")),
+            uri(&pki.join("perm").join(docs.permissions)),
         ),
         ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
     ];
     let mut cmd = Command::new(bin);
-    cmd.args(["sub", "-d", &domain.to_string(), "-t", "15"]);
+    cmd.args(args);
     for (n, v) in props {
         cmd.args(["--property", &format!("{n}={v}")]);
     }
@@ -607,4 +658,588 @@ fn qos_xml_profile_configures_security_with_fastdds_aliases() {
     provider.load_str("security.xml", &xml).unwrap();
     let p = DomainParticipant::with_profile(182, &provider, "Sec::Alice").unwrap();
     assert_eq!(p.guid_prefix().0[..6], [0x86, 0x18, 0x5a, 0x8c, 0xd1, 0x51]);
+}
+
+// ---- Access control (DDS:Access:Permissions): the negative cases, both vendors, both ways.
+// Governance protection NONE with join, read and write access control (both vendors match
+// without the secure key exchange then). A side whose own documents would forbid what the
+// case needs uses a governance that leaves it uncontrolled (`governance_nojoin`,
+// `governance_opencircle`), so only the other side's check can refuse it.
+
+const ALICE: Identity<'static> = Identity {
+    ca: "ec/ca.pem",
+    cert: "ec/alice",
+};
+const BOB: Identity<'static> = Identity {
+    ca: "ec/ca.pem",
+    cert: "ec/bob",
+};
+/// No join, read or write access control; permissions for domains 0-9 only.
+const NO_JOIN: Docs<'static> = Docs {
+    governance: "governance_nojoin.p7s",
+    permissions: "permissions_otherdomain.p7s",
+};
+/// Circle not access controlled here; permissions that deny Circle.
+const CIRCLE_DENIED: Docs<'static> = Docs {
+    governance: "governance_opencircle.p7s",
+    permissions: "permissions_nocircle.p7s",
+};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Vendor {
+    Cyclone,
+    FastDds,
+}
+
+/// A running vendor process and where its trace and output go.
+struct VendorRun {
+    peer: Peer,
+    vendor: Vendor,
+    trace: PathBuf,
+    out: PathBuf,
+}
+
+impl VendorRun {
+    fn start(
+        test: &str,
+        vendor: Vendor,
+        id: &Identity<'_>,
+        docs: Docs<'_>,
+        args: Vec<String>,
+    ) -> Option<Self> {
+        let bin = match vendor {
+            Vendor::Cyclone => cyclone_ready(test),
+            Vendor::FastDds => fastdds_ready(test),
+        }?;
+        let pki = pki();
+        let trace = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+        let out = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+        let peer = match vendor {
+            Vendor::Cyclone => cyclone_peer_with(&bin, &pki, id, docs, &args, (&trace, &out)),
+            Vendor::FastDds => fastdds_peer_with(&bin, &pki, id, docs, &args, &out),
+        };
+        Some(VendorRun {
+            peer,
+            vendor,
+            trace,
+            out,
+        })
+    }
+
+    /// Stops the process and returns its output and (Cyclone) trace.
+    fn finish(mut self) -> (String, String) {
+        self.peer.stop();
+        let trace = match self.vendor {
+            Vendor::Cyclone => read_log(&self.trace),
+            Vendor::FastDds => String::new(),
+        };
+        (read_log(&self.out), trace)
+    }
+
+    /// Waits up to 10 s for the process to exit by itself; its exit status, output and trace.
+    fn exit(mut self) -> (Option<std::process::ExitStatus>, String, String) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut status = None;
+        while Instant::now() < deadline && status.is_none() {
+            status = self.peer.0.try_wait().ok().flatten();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let (out, trace) = self.finish();
+        (status, out, trace)
+    }
+}
+
+fn args(role: &str, domain: u32, topic: &str) -> Vec<String> {
+    ["-d", &domain.to_string(), "-T", topic, "-t", "15"]
+        .iter()
+        .fold(vec![role.to_string()], |mut v, a| {
+            v.push(a.to_string());
+            v
+        })
+}
+
+/// The lines of a vendor's output or trace that report an access-control refusal.
+fn refusals(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            (l.contains("permission")
+                || l.contains("access")
+                || l.contains("not allowed")
+                || l.contains("does not allow"))
+                && (l.contains("fail")
+                    || l.contains("denied")
+                    || l.contains("not allowed")
+                    || l.contains("error")
+                    || l.contains("invalid"))
+        })
+        .collect()
+}
+
+/// Waits for our first `Event::AccessDenied`: its topic and reason.
+fn access_denied(p: &DomainParticipant) -> Result<(Option<String>, String), String> {
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        match p.wait_event(Duration::from_millis(200)).unwrap() {
+            Some(Event::AccessDenied { topic, reason, .. }) => return Ok((topic, reason)),
+            Some(Event::AuthenticationFailed { reason, .. }) => seen.push(reason),
+            _ => {}
+        }
+    }
+    Err(format!(
+        "no AccessDenied (authentication failures: {seen:?})"
+    ))
+}
+
+fn shape_reader(p: &DomainParticipant, topic: &str) -> siftdds::api::DataReader<ShapeType> {
+    let t = p.create_topic::<ShapeType>(topic, TopicQos::default());
+    p.create_subscriber(siftdds::qos::SubscriberQos::default())
+        .create_datareader(&t, siftdds::qos::DataReaderQos::default())
+        .unwrap()
+}
+
+fn shape_writer(
+    p: &DomainParticipant,
+    topic: &str,
+) -> Result<DataWriter<ShapeType>, siftdds::api::Error> {
+    let t = p.create_topic::<ShapeType>(topic, TopicQos::default());
+    p.create_publisher(PublisherQos::default())
+        .create_datawriter(&t, DataWriterQos::default())
+}
+
+/// Writes 20 samples whether matched or not (a vendor that refused us must not take them).
+fn write_anyway(w: &DataWriter<ShapeType>) {
+    let _ = w.wait_for_matched(1, Duration::from_secs(3));
+    for i in 0..20 {
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: i,
+            y: i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a vendor subscriber printed a received sample.
+fn received(out: &str) -> bool {
+    out.lines()
+        .any(|l| l.starts_with("sub: ") && l.contains(" BLUE"))
+}
+
+/// (a) The vendor's permissions do not let it join our domain (its own governance does not
+/// control joining, so it starts): we refuse it after authentication, with the reason.
+fn siftdds_refuses_vendor_join(test: &str, domain: u32, vendor: Vendor) {
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let p = siftdds_participant(&pki, domain, &ALICE).unwrap();
+    let w = square_writer(&p);
+    let Some(run) = VendorRun::start(test, vendor, &BOB, NO_JOIN, args("sub", domain, "Square"))
+    else {
+        return;
+    };
+    let denied = access_denied(&p);
+    let matched = w.wait_for_matched(1, Duration::from_secs(3)).is_ok();
+    let (out, _) = run.finish();
+    eprintln!("{test}: {denied:?}, matched {matched}, {:?}", p.stats());
+    assert!(
+        matches!(&denied, Ok((None, reason)) if reason.contains("allows nothing in domain")),
+        "{denied:?}; vendor: {out}"
+    );
+    assert!(!matched, "matched a refused participant");
+}
+
+/// (a) Our permissions do not let us join (our governance does not control joining, so we
+/// start): the vendor's access control refuses us, and its log says why. Fast DDS then
+/// matches nothing of ours; Cyclone 0.10.2 logs the refusal but, with protection NONE,
+/// still matches and takes plain data (it checks a remote endpoint's permissions only when
+/// its PID_ENDPOINT_SECURITY_INFO marks it protected, which we do not announce yet), so
+/// for Cyclone the refusal in its trace is what is checked.
+fn vendor_refuses_siftdds_join(test: &str, domain: u32, vendor: Vendor) {
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let p = siftdds_participant_with(&pki, domain, &ALICE, NO_JOIN).unwrap();
+    let w = square_writer(&p);
+    let Some(run) = VendorRun::start(test, vendor, &BOB, GRANT_ALL, args("sub", domain, "Square"))
+    else {
+        return;
+    };
+    let outcome = handshake_outcome(&p);
+    write_anyway(&w);
+    let matched = w.wait_for_matched(1, Duration::from_millis(100)).is_ok();
+    std::thread::sleep(Duration::from_secs(1));
+    let (out, trace) = run.finish();
+    let why = [refusals(&out), refusals(&trace)].concat();
+    let took = received(&out);
+    eprintln!("{test}: {outcome:?}, matched {matched}, took samples {took}; vendor: {why:#?}");
+    assert!(outcome.is_ok(), "handshake: {outcome:?}");
+    let ours = p.guid_prefix().0;
+    match vendor {
+        Vendor::FastDds => {
+            assert!(!took, "the vendor took our samples: {out}");
+            assert!(!matched, "the vendor's reader matched our writer");
+            assert!(
+                why.iter().any(
+                    |l| l.contains("Not found a rule allowing to use the domain_id")
+                        && l.contains("check_remote_participant")
+                ),
+                "Fast DDS logged no refusal: {out}"
+            );
+        }
+        Vendor::Cyclone => {
+            let prefix = format!(
+                "{:02x}{:02x}{:02x}{:02x}:",
+                ours[0], ours[1], ours[2], ours[3]
+            );
+            assert!(
+                why.iter()
+                    .any(|l| l.contains("does not allow remote participant")
+                        && l.contains(&prefix)
+                        && l.contains("participant denied by default rule")),
+                "Cyclone logged no refusal of {prefix}: {why:#?}"
+            );
+        }
+    }
+}
+
+/// (b) The vendor writes Circle, which its permissions deny (its governance leaves Circle
+/// uncontrolled, so it may create the writer): we refuse that writer, with the rule.
+fn siftdds_refuses_vendor_topic(test: &str, domain: u32, vendor: Vendor) {
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let p = siftdds_participant(&pki, domain, &ALICE).unwrap();
+    let r = shape_reader(&p, "Circle");
+    let Some(run) = VendorRun::start(
+        test,
+        vendor,
+        &BOB,
+        CIRCLE_DENIED,
+        args("pub", domain, "Circle"),
+    ) else {
+        return;
+    };
+    let denied = access_denied(&p);
+    let matched = r.wait_for_matched(1, Duration::from_secs(3)).is_ok();
+    let (out, _) = run.finish();
+    eprintln!("{test}: {denied:?}, matched {matched}, {:?}", p.stats());
+    assert!(
+        matches!(&denied, Ok((Some(topic), reason)) if topic == "Circle"
+            && reason == "grant \"bob\" deny_rule #1 applies"),
+        "{denied:?}; vendor: {out}"
+    );
+    assert!(!matched, "our reader matched a refused writer");
+}
+
+/// (b) We write Circle, which our permissions deny (our governance leaves Circle
+/// uncontrolled): Fast DDS's reader refuses our writer, with the rule, and takes none of its
+/// samples. (Cyclone 0.10.2 does not check: see `vendor_refuses_siftdds_join`.)
+fn vendor_refuses_siftdds_topic(test: &str, domain: u32, vendor: Vendor) {
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let p = siftdds_participant_with(&pki, domain, &ALICE, CIRCLE_DENIED).unwrap();
+    let w = shape_writer(&p, "Circle").unwrap();
+    let Some(run) = VendorRun::start(test, vendor, &BOB, GRANT_ALL, args("sub", domain, "Circle"))
+    else {
+        return;
+    };
+    let outcome = handshake_outcome(&p);
+    write_anyway(&w);
+    std::thread::sleep(Duration::from_secs(1));
+    let (out, trace) = run.finish();
+    let why = [refusals(&out), refusals(&trace)].concat();
+    eprintln!("{test}: {outcome:?}; vendor refusals: {why:#?}");
+    assert!(outcome.is_ok(), "handshake: {outcome:?}");
+    assert!(
+        !received(&out),
+        "the vendor took samples of a denied topic: {out}"
+    );
+    assert!(
+        why.iter()
+            .any(|l| l.contains("Circle topic denied by deny rule")
+                && l.contains("check_remote_datawriter")),
+        "the vendor logged no refusal: {out}"
+    );
+}
+
+/// (a, c, d) The vendor with `docs` does not start: its participant is not created. Cyclone
+/// says why (`cyclone_reason`); Fast DDS 2.9.1 logs only "Cannot create participant due to
+/// initialization error".
+fn vendor_does_not_start(
+    test: &str,
+    domain: u32,
+    vendor: Vendor,
+    docs: Docs<'_>,
+    cyclone_reason: &str,
+) {
+    if !may_open_sockets(test) {
+        return;
+    }
+    let Some(run) = VendorRun::start(test, vendor, &BOB, docs, args("sub", domain, "Square"))
+    else {
+        return;
+    };
+    let (status, out, trace) = run.exit();
+    let why = [refusals(&out), refusals(&trace)].concat();
+    eprintln!("{test}: exit {status:?}; {out}; trace refusals: {why:#?}");
+    assert!(
+        status.is_some_and(|s| !s.success()),
+        "the vendor started: {out}"
+    );
+    let failed = match vendor {
+        Vendor::Cyclone => "dds_create_participant",
+        Vendor::FastDds => "create_participant failed",
+    };
+    assert!(out.contains(failed), "{out}");
+    if vendor == Vendor::Cyclone {
+        assert!(
+            why.iter()
+                .any(|l| l.contains("validating local permissions") && l.contains(cyclone_reason)),
+            "{why:#?}"
+        );
+    }
+}
+
+/// (a, c, d) Our participant with `docs` is not built, and says why.
+fn siftdds_not_built(docs: Docs<'_>, domain: u32, expected: &str) {
+    let pki = pki();
+    match siftdds_participant_with(&pki, domain, &ALICE, docs) {
+        Err(siftdds::api::Error::Config(siftdds::api::ConfigError::Security(reason))) => {
+            eprintln!("not built: {reason}");
+            assert!(reason.contains(expected), "{reason}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("built with {}/{}", docs.governance, docs.permissions),
+    }
+}
+
+#[test]
+fn siftdds_refuses_cyclone_permissions_that_do_not_let_it_join() {
+    let test = "siftdds_refuses_cyclone_permissions_that_do_not_let_it_join";
+    siftdds_refuses_vendor_join(test, 190, Vendor::Cyclone);
+}
+
+#[test]
+fn siftdds_refuses_fastdds_permissions_that_do_not_let_it_join() {
+    let test = "siftdds_refuses_fastdds_permissions_that_do_not_let_it_join";
+    siftdds_refuses_vendor_join(test, 191, Vendor::FastDds);
+}
+
+#[test]
+fn cyclone_refuses_siftdds_permissions_that_do_not_let_it_join() {
+    let test = "cyclone_refuses_siftdds_permissions_that_do_not_let_it_join";
+    vendor_refuses_siftdds_join(test, 192, Vendor::Cyclone);
+}
+
+#[test]
+fn fastdds_refuses_siftdds_permissions_that_do_not_let_it_join() {
+    let test = "fastdds_refuses_siftdds_permissions_that_do_not_let_it_join";
+    vendor_refuses_siftdds_join(test, 193, Vendor::FastDds);
+}
+
+#[test]
+fn siftdds_refuses_a_cyclone_writer_on_a_denied_topic() {
+    let test = "siftdds_refuses_a_cyclone_writer_on_a_denied_topic";
+    siftdds_refuses_vendor_topic(test, 194, Vendor::Cyclone);
+}
+
+#[test]
+fn siftdds_refuses_a_fastdds_writer_on_a_denied_topic() {
+    let test = "siftdds_refuses_a_fastdds_writer_on_a_denied_topic";
+    siftdds_refuses_vendor_topic(test, 195, Vendor::FastDds);
+}
+
+#[test]
+fn fastdds_refuses_a_siftdds_writer_on_a_denied_topic() {
+    let test = "fastdds_refuses_a_siftdds_writer_on_a_denied_topic";
+    vendor_refuses_siftdds_topic(test, 197, Vendor::FastDds);
+}
+
+const NO_GRANT: Docs<'static> = Docs {
+    governance: "governance_none.p7s",
+    permissions: "permissions_nogrant.p7s",
+};
+const GOVERNANCE_OTHER_CA: Docs<'static> = Docs {
+    governance: "governance_otherca.p7s",
+    permissions: "permissions.p7s",
+};
+const GOVERNANCE_NO_TEXT: Docs<'static> = Docs {
+    governance: "governance_notext.p7s",
+    permissions: "permissions.p7s",
+};
+const PERMISSIONS_NO_TEXT: Docs<'static> = Docs {
+    governance: "governance_none.p7s",
+    permissions: "permissions_notext.p7s",
+};
+
+#[test]
+fn cyclone_does_not_start_without_a_grant_for_its_subject() {
+    let test = "cyclone_does_not_start_without_a_grant_for_its_subject";
+    vendor_does_not_start(
+        test,
+        198,
+        Vendor::Cyclone,
+        NO_GRANT,
+        "Subject name is invalid",
+    );
+}
+
+#[test]
+fn fastdds_does_not_start_without_a_grant_for_its_subject() {
+    let test = "fastdds_does_not_start_without_a_grant_for_its_subject";
+    vendor_does_not_start(
+        test,
+        199,
+        Vendor::FastDds,
+        NO_GRANT,
+        "Subject name is invalid",
+    );
+}
+
+#[test]
+fn cyclone_does_not_start_with_a_governance_of_another_ca() {
+    let test = "cyclone_does_not_start_with_a_governance_of_another_ca";
+    vendor_does_not_start(
+        test,
+        200,
+        Vendor::Cyclone,
+        GOVERNANCE_OTHER_CA,
+        "certificate verify error",
+    );
+}
+
+#[test]
+fn fastdds_does_not_start_with_a_governance_of_another_ca() {
+    let test = "fastdds_does_not_start_with_a_governance_of_another_ca";
+    vendor_does_not_start(
+        test,
+        201,
+        Vendor::FastDds,
+        GOVERNANCE_OTHER_CA,
+        "certificate verify error",
+    );
+}
+
+#[test]
+fn cyclone_does_not_start_with_documents_signed_without_text() {
+    let test = "cyclone_does_not_start_with_documents_signed_without_text";
+    vendor_does_not_start(
+        test,
+        202,
+        Vendor::Cyclone,
+        GOVERNANCE_NO_TEXT,
+        "mime no content type",
+    );
+    vendor_does_not_start(
+        test,
+        202,
+        Vendor::Cyclone,
+        PERMISSIONS_NO_TEXT,
+        "mime no content type",
+    );
+}
+
+#[test]
+fn fastdds_does_not_start_with_documents_signed_without_text() {
+    let test = "fastdds_does_not_start_with_documents_signed_without_text";
+    vendor_does_not_start(
+        test,
+        203,
+        Vendor::FastDds,
+        GOVERNANCE_NO_TEXT,
+        "mime no content type",
+    );
+    vendor_does_not_start(
+        test,
+        203,
+        Vendor::FastDds,
+        PERMISSIONS_NO_TEXT,
+        "mime no content type",
+    );
+}
+
+#[test]
+fn siftdds_is_not_built_without_a_grant_for_its_subject() {
+    siftdds_not_built(NO_GRANT, 204, "no grant for our subject name");
+}
+
+#[test]
+fn siftdds_is_not_built_with_a_governance_of_another_ca() {
+    siftdds_not_built(
+        GOVERNANCE_OTHER_CA,
+        204,
+        "dds.sec.access.governance: signature:",
+    );
+}
+
+#[test]
+fn siftdds_is_not_built_with_documents_signed_without_text() {
+    siftdds_not_built(
+        GOVERNANCE_NO_TEXT,
+        204,
+        "dds.sec.access.governance: signature:",
+    );
+    siftdds_not_built(
+        PERMISSIONS_NO_TEXT,
+        204,
+        "dds.sec.access.permissions: signature:",
+    );
+}
+
+#[test]
+fn siftdds_is_not_built_when_its_permissions_do_not_let_it_join() {
+    let docs = Docs {
+        governance: "governance_none.p7s",
+        permissions: "permissions_otherdomain.p7s",
+    };
+    siftdds_not_built(
+        docs,
+        204,
+        "joining domain 204 is denied: grant \"alice\" allows nothing",
+    );
+}
+
+/// check_create_datawriter / datareader: our own permissions deny Circle, so creating a
+/// writer or reader of it fails with the rule; Square is allowed.
+#[test]
+fn siftdds_refuses_to_create_endpoints_on_a_denied_topic() {
+    let test = "siftdds_refuses_to_create_endpoints_on_a_denied_topic";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let docs = Docs {
+        governance: "governance_none.p7s",
+        permissions: "permissions_nocircle.p7s",
+    };
+    let p = siftdds_participant_with(&pki, 205, &ALICE, docs).unwrap();
+    match shape_writer(&p, "Circle") {
+        Err(siftdds::api::Error::Config(siftdds::api::ConfigError::Security(reason))) => {
+            assert_eq!(
+                reason,
+                "access control: creating a DataWriter is denied: grant \"alice\" deny_rule #1 applies"
+            );
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a writer of a denied topic was created"),
+    }
+    let t = p.create_topic::<ShapeType>("Circle", TopicQos::default());
+    let r = p
+        .create_subscriber(siftdds::qos::SubscriberQos::default())
+        .create_datareader(&t, siftdds::qos::DataReaderQos::default());
+    assert!(
+        matches!(r, Err(siftdds::api::Error::Config(_))),
+        "a reader of a denied topic was created"
+    );
+    assert!(shape_writer(&p, "Square").is_ok());
 }
