@@ -5,8 +5,12 @@
 //! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`), the
 //! vendor's log shows no authentication failure (and Cyclone's trace its handshake completing),
 //! and the vendor then matches our writer and receives plain samples (governance NONE); a
-//! certificate of another CA and an expired one are refused with the reason. Skipped, with the
-//! reason, outside the sandbox or without the peer.
+//! certificate of another CA and an expired one are refused with the reason. Access control
+//! (DDS:Access:Permissions) with the same vendors, both ways: permissions that do not let a
+//! side join, a writer on a topic its permissions deny, a governance of another CA, documents
+//! signed without `-text` and permissions without a grant for the subject (the side holding
+//! them does not start); the matrix is in `docs/security.md` §8.3. Skipped, with the reason,
+//! outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
 #![allow(clippy::disallowed_methods)]
