@@ -79,6 +79,8 @@ mod type_lookup;
 use std::collections::{BTreeSet, VecDeque};
 
 #[cfg(feature = "security")]
+pub use access::MAX_REMEMBERED_REFUSALS;
+#[cfg(feature = "security")]
 pub use auth::{
     BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER, BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER,
     MAX_RESENDS, RESEND_PERIOD, STATELESS_MESSAGE_READER, STATELESS_MESSAGE_WRITER, SecurityConfig,
@@ -1087,13 +1089,7 @@ impl Participant {
         topic: &str,
         partitions: &[String],
     ) -> Result<(), String> {
-        #[cfg(feature = "security")]
-        if let Some(a) = &self.access {
-            let kind = crate::security::access::Endpoint::Writer;
-            return a.check_local_endpoint(now, kind, topic, partitions);
-        }
-        let _ = (now, topic, partitions);
-        Ok(())
+        self.check_create_endpoint(now, true, topic, partitions)
     }
 
     /// DDS-Security 1.1 §9.4.3.3 check_create_datareader: [`Self::check_create_writer`] for
@@ -1104,12 +1100,27 @@ impl Participant {
         topic: &str,
         partitions: &[String],
     ) -> Result<(), String> {
+        self.check_create_endpoint(now, false, topic, partitions)
+    }
+
+    fn check_create_endpoint(
+        &self,
+        now: Now,
+        writer: bool,
+        topic: &str,
+        partitions: &[String],
+    ) -> Result<(), String> {
         #[cfg(feature = "security")]
         if let Some(a) = &self.access {
-            let kind = crate::security::access::Endpoint::Reader;
+            use crate::security::access::Endpoint;
+            let kind = if writer {
+                Endpoint::Writer
+            } else {
+                Endpoint::Reader
+            };
             return a.check_local_endpoint(now, kind, topic, partitions);
         }
-        let _ = (now, topic, partitions);
+        let _ = (now, writer, topic, partitions);
         Ok(())
     }
 

@@ -6,12 +6,13 @@
 
 use std::sync::Arc;
 
+use super::security::secure_node_with;
 use super::*;
-use crate::core::sim::{Node, SPDP_GROUP};
+use crate::core::sim::Node;
 use crate::security::access::tests::sign;
 use crate::security::access::{Governance, Permissions};
+use crate::security::auth::IdentityConfig;
 use crate::security::auth::tests::{Ca, ca, identity};
-use crate::security::auth::{IdentityConfig, LocalIdentity};
 
 /// Join, read and write access control on every topic, nothing protected; with
 /// `unauthenticated`, unauthenticated participants allowed and topic `Open*` free of access
@@ -85,35 +86,26 @@ struct Documents<'a> {
 }
 
 fn node(i: usize, id: Option<&IdentityConfig>, docs: &Documents<'_>) -> Node {
-    let candidate = GuidPrefix([1, 0x5e, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
-    let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
-    let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
-    let mut config = ParticipantConfig::new(0, candidate);
-    if let Some(id) = id {
-        let wall = crate::core::sim::sim_now(0).wall.seconds;
-        let identity = LocalIdentity::validate(id, &candidate, i64::from(wall)).unwrap();
-        config.guid_prefix = identity.guid_prefix();
+    secure_node_with(i, id, |identity| {
         let perm = permissions(docs.grants);
-        let document = sign(&perm, &docs.signer.cert, &docs.signer.key, true);
-        config.security = Some(Arc::new(SecurityConfig {
+        let governance = Governance::parse(&governance(docs.unauthenticated)).unwrap();
+        SecurityConfig {
             identity,
-            permissions_document: document,
+            permissions_document: sign(&perm, &docs.signer.cert, &docs.signer.key, true),
             allow_unauthenticated: docs.unauthenticated,
-            governance: Some(Arc::new(
-                Governance::parse(&governance(docs.unauthenticated)).unwrap(),
-            )),
+            governance: Some(Arc::new(governance)),
             permissions_ca: Some(docs.trust.cert.to_pem().unwrap()),
             permissions: Some(Arc::new(Permissions::parse(&perm).unwrap())),
-        }));
-    }
-    config.metatraffic_unicast_locators = vec![meta];
-    config.default_unicast_locators = vec![user];
-    config.metatraffic_multicast_locators = vec![SPDP_GROUP];
-    config.spdp_destinations = vec![SPDP_GROUP];
-    Node {
-        p: Participant::new(config),
-        locators: vec![meta, user],
-    }
+        }
+    })
+}
+
+/// A permissions CA, and alice's and bob's identities from an identity CA.
+fn pki() -> (Ca, IdentityConfig, IdentityConfig) {
+    let id_ca = ca("Test CA", true);
+    let alice = identity("alice", &id_ca, true);
+    let bob = identity("bob", &id_ca, true);
+    (ca("Permissions CA", true), alice, bob)
 }
 
 fn spec_on(topic: &str) -> (WriterSpec, ReaderSpec) {
@@ -153,10 +145,7 @@ fn denials(net: &mut SimNet, i: usize) -> Vec<(Option<String>, String)> {
 
 #[test]
 fn permissions_without_a_grant_for_the_remote_subject_are_refused_with_the_reason() {
-    let id_ca = ca("Test CA", true);
-    let perm_ca = ca("Permissions CA", true);
-    let alice = identity("alice", &id_ca, true);
-    let bob = identity("bob", &id_ca, true);
+    let (perm_ca, alice, bob) = pki();
     let good = Documents {
         trust: &perm_ca,
         signer: &perm_ca,
@@ -195,11 +184,8 @@ fn permissions_without_a_grant_for_the_remote_subject_are_refused_with_the_reaso
 
 #[test]
 fn permissions_signed_by_another_ca_are_refused_with_the_reason() {
-    let id_ca = ca("Test CA", true);
-    let perm_ca = ca("Permissions CA", true);
+    let (perm_ca, alice, bob) = pki();
     let other = ca("Permissions CA", true);
-    let alice = identity("alice", &id_ca, true);
-    let bob = identity("bob", &id_ca, true);
     let good = Documents {
         trust: &perm_ca,
         signer: &perm_ca,
@@ -229,10 +215,7 @@ fn permissions_signed_by_another_ca_are_refused_with_the_reason() {
 
 #[test]
 fn a_denied_topic_is_not_matched_while_another_topic_is() {
-    let id_ca = ca("Test CA", true);
-    let perm_ca = ca("Permissions CA", true);
-    let alice = identity("alice", &id_ca, true);
-    let bob = identity("bob", &id_ca, true);
+    let (perm_ca, alice, bob) = pki();
     let docs = Documents {
         trust: &perm_ca,
         signer: &perm_ca,
@@ -278,9 +261,7 @@ fn a_denied_topic_is_not_matched_while_another_topic_is() {
 
 #[test]
 fn an_unauthenticated_participant_matches_only_topics_without_access_control() {
-    let id_ca = ca("Test CA", true);
-    let perm_ca = ca("Permissions CA", true);
-    let alice = identity("alice", &id_ca, true);
+    let (perm_ca, alice, _) = pki();
     let docs = Documents {
         trust: &perm_ca,
         signer: &perm_ca,

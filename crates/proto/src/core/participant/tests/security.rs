@@ -10,6 +10,23 @@ use crate::security::auth::tests::{Ca, ca, identity, identity_between};
 use crate::security::auth::{IdentityConfig, LocalIdentity};
 
 fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
+    secure_node_with(i, id, |identity| SecurityConfig {
+        identity,
+        permissions_document: b"signed permissions".to_vec(),
+        allow_unauthenticated: false,
+        governance: None,
+        permissions_ca: None,
+        permissions: None,
+    })
+}
+
+/// Node `i` on the simulated LAN; with `id`, secured by the configuration `security` makes
+/// from the validated identity.
+pub(super) fn secure_node_with(
+    i: usize,
+    id: Option<&IdentityConfig>,
+    security: impl FnOnce(LocalIdentity) -> SecurityConfig,
+) -> Node {
     let candidate = GuidPrefix([1, 0x5e, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
     let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
     let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
@@ -18,14 +35,7 @@ fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
         let wall = crate::core::sim::sim_now(0).wall.seconds;
         let identity = LocalIdentity::validate(id, &candidate, i64::from(wall)).unwrap();
         config.guid_prefix = identity.guid_prefix();
-        config.security = Some(Arc::new(SecurityConfig {
-            identity,
-            permissions_document: b"signed permissions".to_vec(),
-            allow_unauthenticated: false,
-            governance: None,
-            permissions_ca: None,
-            permissions: None,
-        }));
+        config.security = Some(Arc::new(security(identity)));
     }
     config.metatraffic_unicast_locators = vec![meta];
     config.default_unicast_locators = vec![user];
