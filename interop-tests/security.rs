@@ -1027,47 +1027,50 @@ fn siftdds_not_built(docs: Docs<'_>, domain: u32, expected: &str) {
     }
 }
 
-#[test]
-fn siftdds_refuses_cyclone_permissions_that_do_not_let_it_join() {
-    let test = "siftdds_refuses_cyclone_permissions_that_do_not_let_it_join";
-    siftdds_refuses_vendor_join(test, 190, Vendor::Cyclone);
+/// One `#[test]` named NAME that runs CASE(NAME, ARGS...).
+macro_rules! access_test {
+    ($name:ident, $case:ident($($arg:expr),*)) => {
+        #[test]
+        fn $name() {
+            $case(stringify!($name), $($arg),*);
+        }
+    };
 }
 
-#[test]
-fn siftdds_refuses_fastdds_permissions_that_do_not_let_it_join() {
-    let test = "siftdds_refuses_fastdds_permissions_that_do_not_let_it_join";
-    siftdds_refuses_vendor_join(test, 191, Vendor::FastDds);
-}
+access_test!(
+    siftdds_refuses_cyclone_permissions_that_do_not_let_it_join,
+    siftdds_refuses_vendor_join(190, Vendor::Cyclone)
+);
 
-#[test]
-fn cyclone_refuses_siftdds_permissions_that_do_not_let_it_join() {
-    let test = "cyclone_refuses_siftdds_permissions_that_do_not_let_it_join";
-    vendor_refuses_siftdds_join(test, 192, Vendor::Cyclone);
-}
+access_test!(
+    siftdds_refuses_fastdds_permissions_that_do_not_let_it_join,
+    siftdds_refuses_vendor_join(191, Vendor::FastDds)
+);
 
-#[test]
-fn fastdds_refuses_siftdds_permissions_that_do_not_let_it_join() {
-    let test = "fastdds_refuses_siftdds_permissions_that_do_not_let_it_join";
-    vendor_refuses_siftdds_join(test, 193, Vendor::FastDds);
-}
+access_test!(
+    cyclone_refuses_siftdds_permissions_that_do_not_let_it_join,
+    vendor_refuses_siftdds_join(192, Vendor::Cyclone)
+);
 
-#[test]
-fn siftdds_refuses_a_cyclone_writer_on_a_denied_topic() {
-    let test = "siftdds_refuses_a_cyclone_writer_on_a_denied_topic";
-    siftdds_refuses_vendor_topic(test, 194, Vendor::Cyclone);
-}
+access_test!(
+    fastdds_refuses_siftdds_permissions_that_do_not_let_it_join,
+    vendor_refuses_siftdds_join(193, Vendor::FastDds)
+);
 
-#[test]
-fn siftdds_refuses_a_fastdds_writer_on_a_denied_topic() {
-    let test = "siftdds_refuses_a_fastdds_writer_on_a_denied_topic";
-    siftdds_refuses_vendor_topic(test, 195, Vendor::FastDds);
-}
+access_test!(
+    siftdds_refuses_a_cyclone_writer_on_a_denied_topic,
+    siftdds_refuses_vendor_topic(194, Vendor::Cyclone)
+);
 
-#[test]
-fn fastdds_refuses_a_siftdds_writer_on_a_denied_topic() {
-    let test = "fastdds_refuses_a_siftdds_writer_on_a_denied_topic";
-    vendor_refuses_siftdds_topic(test, 197, Vendor::FastDds);
-}
+access_test!(
+    siftdds_refuses_a_fastdds_writer_on_a_denied_topic,
+    siftdds_refuses_vendor_topic(195, Vendor::FastDds)
+);
+
+access_test!(
+    fastdds_refuses_a_siftdds_writer_on_a_denied_topic,
+    vendor_refuses_siftdds_topic(197, Vendor::FastDds)
+);
 
 const NO_GRANT: Docs<'static> = Docs {
     governance: "governance_none.p7s",
@@ -1086,53 +1089,35 @@ const PERMISSIONS_NO_TEXT: Docs<'static> = Docs {
     permissions: "permissions_notext.p7s",
 };
 
-#[test]
-fn cyclone_does_not_start_without_a_grant_for_its_subject() {
-    let test = "cyclone_does_not_start_without_a_grant_for_its_subject";
-    vendor_does_not_start(
-        test,
-        198,
-        Vendor::Cyclone,
-        NO_GRANT,
-        "Subject name is invalid",
-    );
-}
+access_test!(
+    cyclone_does_not_start_without_a_grant_for_its_subject,
+    vendor_does_not_start(198, Vendor::Cyclone, NO_GRANT, "Subject name is invalid")
+);
 
-#[test]
-fn fastdds_does_not_start_without_a_grant_for_its_subject() {
-    let test = "fastdds_does_not_start_without_a_grant_for_its_subject";
-    vendor_does_not_start(
-        test,
-        199,
-        Vendor::FastDds,
-        NO_GRANT,
-        "Subject name is invalid",
-    );
-}
+access_test!(
+    fastdds_does_not_start_without_a_grant_for_its_subject,
+    vendor_does_not_start(199, Vendor::FastDds, NO_GRANT, "Subject name is invalid")
+);
 
-#[test]
-fn cyclone_does_not_start_with_a_governance_of_another_ca() {
-    let test = "cyclone_does_not_start_with_a_governance_of_another_ca";
+access_test!(
+    cyclone_does_not_start_with_a_governance_of_another_ca,
     vendor_does_not_start(
-        test,
         200,
         Vendor::Cyclone,
         GOVERNANCE_OTHER_CA,
-        "certificate verify error",
-    );
-}
+        "certificate verify error"
+    )
+);
 
-#[test]
-fn fastdds_does_not_start_with_a_governance_of_another_ca() {
-    let test = "fastdds_does_not_start_with_a_governance_of_another_ca";
+access_test!(
+    fastdds_does_not_start_with_a_governance_of_another_ca,
     vendor_does_not_start(
-        test,
         201,
         Vendor::FastDds,
         GOVERNANCE_OTHER_CA,
-        "certificate verify error",
-    );
-}
+        "certificate verify error"
+    )
+);
 
 #[test]
 fn cyclone_does_not_start_with_documents_signed_without_text() {

@@ -43,7 +43,7 @@
 //!   beside the SEDP builtin endpoints; `Discovery` holds a peer with an identity token back
 //!   from SEDP until its handshake completes (`Discovery::admit`).
 //! - Access control (built): the `AccessControl` part (`access.rs`) admits an authenticated
-//!   participant only if its permissions let it join ([`Participant::apply_auth`]) and each
+//!   participant only if its permissions let it join (`Participant::apply_auth`) and each
 //!   remote endpoint only if they let it use the topic and partitions (`add_remote_writer`,
 //!   `add_remote_reader`); a refusal is [`Event::AccessDenied`] and a warning.
 //! - Receive transform (not yet): between `receiver::receive_items` and routing, in
