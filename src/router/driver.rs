@@ -518,11 +518,12 @@ impl Driver {
                 let options = UntypedReaderOptions {
                     router_path: spec.path.iter().map(|r| r.0).collect(),
                     content_filter: spec.filter,
-                    // A VOLATILE route takes only what is written after the match: a
-                    // restarted router must not forward again what its predecessor had not
+                    // Where a reader starts, by its durability (docs/durability.md): a
+                    // VOLATILE route takes only what is written after the match, so a
+                    // restarted router does not forward again what its predecessor had not
                     // had acked. Unless its routes are watched: their repositories know what
-                    // the sites had.
-                    start_at_match: !spec.class.transient_local && !from_history,
+                    // the sites had, and it takes the writers' history.
+                    start_at_match: from_history.then_some(false),
                     ..UntypedReaderOptions::default()
                 };
                 let Ok(reader) = proxy_reader(p, spec.key, qos, options) else {
