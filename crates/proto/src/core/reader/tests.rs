@@ -408,8 +408,10 @@ fn a_volatile_reader_starts_where_the_writer_stood_a_transient_local_one_takes_i
     use crate::core::participant::ReaderSpec;
     use crate::qos::{DataReaderQos, Durability};
     let spec = |durability| {
-        let mut q = DataReaderQos::default();
-        q.durability = durability;
+        let q = DataReaderQos {
+            durability,
+            ..DataReaderQos::default()
+        };
         ReaderSpec::new("T", "T", false, q)
     };
     assert!(spec(Durability::Volatile).starts_at_match());
