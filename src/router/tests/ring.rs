@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::*;
 use crate::router::paths::Detection;
 use crate::test_rng::Rng;
-use crate::wire::SequenceNumber;
 
 const N: usize = 4;
 
@@ -261,17 +260,7 @@ impl Ring {
             .entry((i, j, id.writer_guid, id.sequence_number.0))
             .or_default() += 1;
         self.relayed += 1;
-        let relayed = CacheChange {
-            kind: f.request.kind,
-            writer_guid: guid(100 + i as u8, f.writer as u8),
-            sequence_number: SequenceNumber(self.relayed),
-            key_hash: f.request.key_hash,
-            source_timestamp: None,
-            data: f.request.data.clone(),
-            original_writer: f.request.original_writer,
-            coherent_set: None,
-            group: None,
-        };
+        let relayed = relayed(i, &f, self.relayed);
         self.wire
             .entry((j, link(i)))
             .or_default()
@@ -284,6 +273,20 @@ impl Ring {
         while let Some(f) = self.routers[i].poll_forward() {
             self.replayed += 1;
             self.send(i, f);
+        }
+    }
+
+    /// `n` more samples from every live LAN (after `*sn`), one per 50 ms step, discovery
+    /// every 10 samples.
+    fn stream(&mut self, sn: &mut i64, n: i64) {
+        for _ in 0..n {
+            *sn += 1;
+            if *sn % 10 == 0 {
+                self.discover();
+            }
+            self.write(*sn);
+            self.flush();
+            self.tick();
         }
     }
 
@@ -435,24 +438,13 @@ fn lossless_failover(seed: u64, reads: [bool; N]) {
         ring.tick();
     }
     let mut sn = 0;
-    let mut stream = |ring: &mut Ring, n: i64| {
-        for _ in 0..n {
-            sn += 1;
-            if sn % 10 == 0 {
-                ring.discover();
-            }
-            ring.write(sn);
-            ring.flush();
-            ring.tick();
-        }
-    };
-    stream(&mut ring, 50);
+    ring.stream(&mut sn, 50);
     ring.cut.insert((1, 2));
-    stream(&mut ring, 200);
+    ring.stream(&mut sn, 200);
     ring.cut.remove(&(1, 2));
-    stream(&mut ring, 200);
+    ring.stream(&mut sn, 200);
     ring.dead.insert(1);
-    stream(&mut ring, 200);
+    ring.stream(&mut sn, 200);
     let all: Vec<i64> = (1..=650).collect();
     for lan in (0..N).filter(|l| *l != 1 && reads[*l]) {
         for from in (0..N).filter(|f| *f != lan) {
@@ -543,15 +535,7 @@ fn random_topology(seed: u64, n: usize) -> Result<(), TestCaseError> {
                 let victim = ring.rng.below(n);
                 ring.dead.insert(victim);
             }
-            for _ in 0..200 {
-                sn += 1;
-                if sn % 10 == 0 {
-                    ring.discover();
-                }
-                ring.write(sn);
-                ring.flush();
-                ring.tick();
-            }
+            ring.stream(&mut sn, 200);
             let steady = (sn - 29)..=sn;
             for lan in (0..n).filter(|l| !ring.dead.contains(l)) {
                 let reach = ring.component(lan);
