@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::*;
 use crate::router::paths::Detection;
 use crate::test_rng::Rng;
+use crate::wire::SequenceNumber;
 
 const N: usize = 4;
 
@@ -475,6 +476,52 @@ fn lossless_failover(seed: u64, reads: [bool; N]) {
         "lossless failover, seed {seed}, readers {reads:?}: {} changes written again",
         ring.replayed
     );
+}
+
+/// Once the view has settled, a copy from off the reverse path (the sender takes us for
+/// its child: it heard of a failure first, or replays to us) goes to our LAN, never onto a
+/// link — not even to our children; the copy the tree brings later is a duplicate there.
+#[test]
+fn a_settled_router_gives_an_off_tree_copy_to_its_lan_only() {
+    let mut ring = Ring::new(3);
+    for step in 0..100 {
+        if step % 10 == 0 {
+            ring.discover();
+        }
+        ring.tick();
+    }
+    let mut sn = 0;
+    ring.stream(&mut sn, 20);
+    // In A's tree B's parent is A and C is B's child: C's copy of A's next sample is off
+    // B's tree, and B would pass a sample it took to C.
+    let mut copy = change(writer(0), 21, ChangeKind::Alive, 1);
+    copy.writer_guid = guid(100 + 2, 99);
+    copy.original_writer = Some(SampleIdentity {
+        writer_guid: writer(0),
+        sequence_number: SequenceNumber(21),
+    });
+    let rejected = ring.routers[1].counters().paths.rpf_rejected;
+    ring.wire.entry((1, link(2))).or_default().push_back(copy);
+    ring.flush();
+    assert_eq!(ring.routers[1].counters().paths.rpf_rejected, rejected + 1);
+    assert_eq!(ring.received(1, 0).last(), Some(&21), "B's LAN has it");
+    assert!(
+        !ring
+            .crossings
+            .keys()
+            .any(|(i, _, g, x)| *i == 1 && *g == writer(0) && *x == 21),
+        "B sent it onto no link"
+    );
+    // The stream goes on: 21 from A is a duplicate at B and goes on to C from A's copy;
+    // nothing twice or out of order anywhere.
+    ring.stream(&mut sn, 20);
+    for lan in [1, 2, 3] {
+        assert_eq!(
+            ring.received(lan, 0),
+            (1..=40).collect::<Vec<_>>(),
+            "LAN {lan}"
+        );
+    }
 }
 
 proptest! {
