@@ -215,7 +215,7 @@ impl Sim {
                 content_filter: None,
                 descriptor: None,
                 key_hasher: None,
-                start_at_match: false,
+                start_at_match: None,
                 router_path: Vec::new(),
             },
         );

@@ -221,6 +221,26 @@ impl Shared {
         *self.pending.entry(f.writer).or_default() += 1;
         Some(f)
     }
+
+    /// Hands `forwards`, then the forwards a change of the paths caused
+    /// (`Router::poll_forward`), to their writers, the ones that must wait to the router
+    /// thread; under the caller's lock, so no listener's later forward overtakes them.
+    /// False once the router thread is gone.
+    fn forward_all(
+        &mut self,
+        forwards: Vec<super::Forward>,
+        tx: &mpsc::Sender<super::Forward>,
+    ) -> bool {
+        let replayed = std::iter::from_fn(|| self.router.poll_forward()).collect::<Vec<_>>();
+        for f in forwards.into_iter().chain(replayed) {
+            if let Some(f) = self.forward(f)
+                && tx.send(f).is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -286,7 +306,7 @@ fn run(
         tx,
         epoch: std::time::Instant::now(),
     };
-    let heartbeats = paths::Heartbeats::open(&d.participants, &is_link, &d.shared, d.epoch);
+    let heartbeats = paths::Heartbeats::open(&d.participants, &is_link, &d.shared, &d.tx, d.epoch);
     let mut next_view = std::time::Instant::now();
     while !stop.load(Ordering::SeqCst) {
         heartbeats.send(&d.shared, d.epoch);
@@ -297,12 +317,16 @@ fn run(
                 if let Some(view) = d.view(site) {
                     let now = d.now();
                     // The unregisters of upstream writers that left the site.
-                    let lost = lock(&d.shared).router.update_site(now, site, view);
-                    d.forward_all(lost);
+                    let mut s = lock(&d.shared);
+                    let lost = s.router.update_site(now, site, view);
+                    s.forward_all(lost, &d.tx);
                 }
             }
             let now = d.now();
-            lock(&d.shared).router.handle_timeout(now);
+            let mut s = lock(&d.shared);
+            s.router.handle_timeout(now);
+            s.forward_all(Vec::new(), &d.tx);
+            drop(s);
         }
         loop {
             let action = lock(&d.shared).router.poll_action();
@@ -494,11 +518,12 @@ impl Driver {
                 let options = UntypedReaderOptions {
                     router_path: spec.path.iter().map(|r| r.0).collect(),
                     content_filter: spec.filter,
-                    // A VOLATILE route takes only what is written after the match: a
-                    // restarted router must not forward again what its predecessor had not
+                    // Where a reader starts, by its durability (docs/durability.md): a
+                    // VOLATILE route takes only what is written after the match, so a
+                    // restarted router does not forward again what its predecessor had not
                     // had acked. Unless its routes are watched: their repositories know what
-                    // the sites had.
-                    start_at_match: !spec.class.transient_local && !from_history,
+                    // the sites had, and it takes the writers' history.
+                    start_at_match: from_history.then_some(false),
                     ..UntypedReaderOptions::default()
                 };
                 let Ok(reader) = proxy_reader(p, spec.key, qos, options) else {
@@ -564,17 +589,6 @@ impl Driver {
                 lock(&self.shared).writers.remove(&id);
                 // Deleted (and unannounced) as it drops, the shared lock released.
                 self.writers.remove(&id);
-            }
-        }
-    }
-
-    /// Hands `forwards` to their downstream loops, as the proxy readers' listeners do.
-    fn forward_all(&mut self, forwards: Vec<super::Forward>) {
-        for f in forwards {
-            let pending = lock(&self.shared).forward(f);
-            if let Some(f) = pending {
-                // Behind the forwards already queued for the same writer, in order.
-                let _ = self.tx.send(f);
             }
         }
     }

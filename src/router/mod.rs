@@ -19,6 +19,7 @@ pub mod link;
 pub mod marker;
 pub mod paths;
 pub mod peer_group;
+pub mod replay;
 pub mod repository;
 pub mod route_filter;
 pub mod standby;
@@ -39,6 +40,7 @@ use crate::wire::SequenceNumber;
 use config::TopicRules;
 use keys::KeyType;
 use paths::{Detection, PathCounters, Paths, Rpf};
+use replay::{Replay, ReplayCounters};
 use repository::{Incoming, Repository, RepositoryCounters, RepositoryLimits, Verdict};
 use route_filter::{ROUTE_MEMO_CAPACITY, RouteFilterCounters, RouteFilters};
 use standby::{Standby, StandbyCounters};
@@ -139,6 +141,17 @@ pub struct RouterCounters {
     pub transcode: TranscodeCounters,
     /// The shortest-path forwarding between routers (`router::paths`).
     pub paths: PathCounters,
+    /// What new children in the paths' trees were sent again (`router::replay`).
+    pub replay: ReplayCounters,
+}
+
+/// How [`Router::route`] takes a change.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Pass {
+    /// As a proxy reader read it.
+    Live,
+    /// Again, from the replay buffer, after the paths changed.
+    Replay,
 }
 
 struct Route {
@@ -175,12 +188,17 @@ pub struct Router {
     paths: Option<PathState>,
 }
 
-/// The router's use of `router::paths`: when the view last changed.
+/// The router's use of `router::paths`: when the view last changed, and what a new child
+/// in a tree may have lost on its old path (`router::replay`).
 struct PathState {
     paths: Paths,
     /// When the view last changed, and its generation then.
     changed_at: Instant,
     last_generation: u64,
+    /// The reliable changes accepted within the last two detection times.
+    replay: Replay,
+    /// Forwards decided by a replay, not yet polled ([`Router::poll_forward`]).
+    replayed: VecDeque<Forward>,
 }
 
 impl PathState {
@@ -225,6 +243,8 @@ impl Router {
             paths: Paths::new(self.table.me(), detection, first_seq),
             changed_at: Instant::ZERO,
             last_generation: u64::MAX,
+            replay: Replay::new(detection.time().saturating_mul(2)),
+            replayed: VecDeque::new(),
         });
         self
     }
@@ -254,16 +274,52 @@ impl Router {
         self.paths.as_ref().map(|p| &p.paths)
     }
 
-    /// Notes when the view of the paths last changed ([`PathState::settled`]).
+    /// Notes when the view of the paths last changed ([`PathState::settled`]); when it did,
+    /// replays the recent changes to the links whose peers are now children in their
+    /// origins' trees (`router::replay`).
     fn paths_changed(&mut self, now: Instant) {
         let Some(p) = &mut self.paths else {
             return;
         };
         let generation = p.paths.generation();
-        if p.last_generation != generation {
-            p.last_generation = generation;
-            p.changed_at = now;
+        if p.last_generation == generation {
+            return;
         }
+        p.last_generation = generation;
+        p.changed_at = now;
+        self.replay(now);
+    }
+
+    /// Writes the recent changes again to the links whose peers are children below which
+    /// their topics are read, as far as those routes have not had them (`router::replay`).
+    fn replay(&mut self, now: Instant) {
+        let Some(p) = &mut self.paths else {
+            return;
+        };
+        p.replay.expire(now);
+        if p.replay.is_empty() {
+            return;
+        }
+        let recent = p.replay.recent();
+        let mut written = 0;
+        for (proxy, change) in recent {
+            let forwards = self.route(now, proxy, &change, Pass::Replay);
+            written += forwards.len();
+            if let Some(p) = &mut self.paths {
+                p.replayed.extend(forwards);
+            }
+        }
+        if let Some(p) = &mut self.paths {
+            p.replay.replayed(written);
+        }
+    }
+
+    /// The next forward a change of the paths caused (a replay to a new child,
+    /// `router::replay`), after [`Self::handle_heartbeat`], [`Self::handle_timeout`] and
+    /// [`Self::update_site`]. The driver must hand these to their writers before any later
+    /// forward of [`Self::on_change`] (the same lock), so each route stays in order.
+    pub fn poll_forward(&mut self) -> Option<Forward> {
+        self.paths.as_mut()?.replayed.pop_front()
     }
 
     /// Tells the paths what our LANs have: the participants of their writers (origins) and
@@ -343,8 +399,26 @@ impl Router {
         let forwards = self.writers_lost(now, site, &lost);
         self.table.set_site(site, view);
         self.note_local(now);
+        let before = self.link_writers();
         self.reconcile(now);
+        // A new route onto a link (its peer's proxy reader just appeared, e.g. the link is
+        // back and the paths switched before discovery): it gets what its tree owes it.
+        if self.link_writers().iter().any(|id| !before.contains(id)) {
+            self.replay(now);
+        }
         forwards
+    }
+
+    /// The downstream writers on links (with paths).
+    fn link_writers(&self) -> Vec<EndpointId> {
+        let Some(p) = &self.paths else {
+            return Vec::new();
+        };
+        self.writers
+            .iter()
+            .filter(|(k, _)| p.paths.is_link(k.0))
+            .map(|(_, r)| r.id)
+            .collect()
     }
 
     /// Upstream writers that left `site` (lease expired, deleted, their participant gone):
@@ -433,6 +507,9 @@ impl Router {
             if let Some((old, old_spec)) = self.proxies.remove(&k) {
                 self.retiring
                     .push((now.saturating_add(PROXY_GRACE), old, old_spec.site));
+                if let Some(p) = &mut self.paths {
+                    p.replay.rename(old, id);
+                }
             }
             self.proxy_keys.insert(id, k.clone());
             let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
@@ -548,8 +625,25 @@ impl Router {
         change: &CacheChange,
     ) -> Vec<Forward> {
         self.received = self.received.saturating_add(1);
-        let Some(key) = self.proxy_keys.get(&proxy) else {
+        if !self.proxy_keys.contains_key(&proxy) {
             self.unknown_proxy = self.unknown_proxy.saturating_add(1);
+            return Vec::new();
+        }
+        self.route(now, proxy, change, Pass::Live)
+    }
+
+    /// Where `change`, read by `proxy`, goes: as read ([`Pass::Live`]), or again from the
+    /// replay buffer after the paths changed ([`Pass::Replay`]: only onto the links whose
+    /// peers are children below which the topic is read, and only what their routes have
+    /// not had).
+    fn route(
+        &mut self,
+        now: Instant,
+        proxy: EndpointId,
+        change: &CacheChange,
+        pass: Pass,
+    ) -> Vec<Forward> {
+        let Some(key) = self.proxy_keys.get(&proxy) else {
             return Vec::new();
         };
         let identity = (change.kind != ChangeKind::NotAliveNoWriters).then(|| {
@@ -575,7 +669,9 @@ impl Router {
             key_hash,
             data: &change.data,
         };
-        self.transcoder.learn(shaped);
+        if pass == Pass::Live {
+            self.transcoder.learn(shaped);
+        }
         // Per (representation, kind): the payload, re-serialized at most once per change.
         // Only payloads that took work are kept, so a change forwarded as received
         // allocates nothing here (`Vec::new` does not allocate).
@@ -610,11 +706,22 @@ impl Router {
             }
             _ => (None, None),
         };
-        if let (Some(p), Some(o)) = (&mut self.paths, origin) {
+        // Off the reverse path once the view has settled: the sender takes us for its child
+        // while we do not take it for our parent (it heard of a failure first and replays
+        // what we may have lost, or it is behind). Our LANs may lack the sample: it goes
+        // there (their repositories keep exactly once and in order), never onto a link.
+        let mut lans_only = false;
+        if let (Some(p), Some(o), Pass::Live) = (&mut self.paths, origin, pass) {
             let settled = p.settled(now);
-            if p.paths.rpf(o, key.0) == Rpf::Reject && settled {
-                return Vec::new();
-            }
+            lans_only = p.paths.rpf(o, key.0) == Rpf::Reject && settled;
+        }
+        // Kept for a replay (`router::replay`): every reliable change, also from off the
+        // reverse path (the sender may be right and our view behind: once it catches up,
+        // the peers that became our children get what they lack from us).
+        if let (Some(p), Some(_), Pass::Live, true) =
+            (&mut self.paths, identity, pass, key.2.reliable)
+        {
+            p.replay.keep(now, proxy, change);
         }
         let mut out = Vec::new();
         let generation = self.table.generation();
@@ -640,14 +747,27 @@ impl Router {
             if identity.is_some_and(|id| self.table.writer_on(target.0, id.writer_guid)) {
                 continue;
             }
-            if let (Some(p), Some(o)) = (&mut self.paths, root)
-                && p.paths.onto(o, &key.1.topic, target.0) == Some(false)
-            {
+            let link = self
+                .paths
+                .as_ref()
+                .is_some_and(|p| p.paths.is_link(target.0));
+            if link && lans_only || !link && pass == Pass::Replay {
                 continue;
+            }
+            if let (Some(p), Some(o)) = (&mut self.paths, root) {
+                let onto = p.paths.onto(o, &key.1.topic, target.0);
+                if onto == Some(false) || pass == Pass::Replay && onto != Some(true) {
+                    continue;
+                }
             }
             let Some(route) = self.writers.get_mut(target) else {
                 continue;
             };
+            // A replay writes only what this link has not had, silently (not a duplicate
+            // that arrived: the buffer holds what the link's peer mostly has already).
+            if pass == Pass::Replay && identity.is_none_or(|id| route.repository.has(id)) {
+                continue;
+            }
             if let Verdict::Forward(kind) = route.repository.decide(now, incoming) {
                 // A NOT_ALIVE change carries the serialized key or nothing; the key hash
                 // identifies the instance either way.
@@ -700,6 +820,11 @@ impl Router {
                 .paths
                 .as_ref()
                 .map(|p| p.paths.counters())
+                .unwrap_or_default(),
+            replay: self
+                .paths
+                .as_ref()
+                .map(|p| p.replay.counters())
                 .unwrap_or_default(),
         }
     }

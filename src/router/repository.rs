@@ -201,6 +201,14 @@ impl Repository {
         self.mark_writer(id);
     }
 
+    /// Whether this route has had the sample `id` or a later one of its writer (forwarded,
+    /// or learnt from the site).
+    pub fn has(&self, id: SampleIdentity) -> bool {
+        self.writers
+            .get(&id.writer_guid)
+            .is_some_and(|m| m.highest >= id.sequence_number)
+    }
+
     /// Decides whether `c` goes on to this route and records it if so. The one forwarding
     /// decision of the router.
     pub fn decide(&mut self, now: Instant, c: Incoming<'_>) -> Verdict {

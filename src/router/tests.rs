@@ -68,6 +68,22 @@ fn view(peer: Option<u64>, readers: Vec<DiscoveredReader>) -> SiteView {
     }
 }
 
+/// What router `i`'s forward `f` becomes at the router across the link: a change of that
+/// downstream writer, with sequence number `sn`, carrying the original identity.
+fn relayed(i: usize, f: &Forward, sn: i64) -> CacheChange {
+    CacheChange {
+        kind: f.request.kind,
+        writer_guid: guid(100 + i as u8, f.writer as u8),
+        sequence_number: SequenceNumber(sn),
+        key_hash: f.request.key_hash,
+        source_timestamp: None,
+        data: f.request.data.clone(),
+        original_writer: f.request.original_writer,
+        coherent_set: None,
+        group: None,
+    }
+}
+
 fn drain(r: &mut Router) -> Vec<Action> {
     std::iter::from_fn(|| r.poll_action()).collect()
 }

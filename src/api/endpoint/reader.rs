@@ -92,7 +92,7 @@ impl Subscriber {
             content_filter,
             descriptor: T::descriptor().map(|d| Arc::new(d.clone())),
             key_hasher: T::is_keyed().then_some(KeyHasher(key_hash_of::<T>)),
-            start_at_match: false,
+            start_at_match: None,
             router_path: Vec::new(),
         };
         let guid = self

@@ -42,9 +42,11 @@ pub struct UntypedReaderOptions {
     pub descriptor: Option<Arc<TypeDescriptor>>,
     /// Computes the key hash of samples that arrive without PID_KEY_HASH.
     pub key_hasher: Option<KeyHasher>,
-    /// Take nothing a writer had written before it matched this reader (its first
-    /// HEARTBEAT), whatever the durability.
-    pub start_at_match: bool,
+    /// Where the reader starts each matched writer: `None` by its durability (a VOLATILE
+    /// reader where the writer stood at the match, its first HEARTBEAT; a TRANSIENT_LOCAL
+    /// one with the writer's history; `ReaderSpec::starts_at_match`), `Some(true)` at the
+    /// match whatever the durability, `Some(false)` with the writer's history.
+    pub start_at_match: Option<bool>,
     /// The path vector of router ids to announce (PID_SIFTDDS_ROUTER_PATH, docs/router.md);
     /// empty for an application reader.
     pub router_path: Vec<u64>,

@@ -2,12 +2,13 @@
 //! one best-effort writer and one best-effort reader of the topic
 //! [`HEARTBEAT_TOPIC`](crate::router::paths::HEARTBEAT_TOPIC), whose samples are a heartbeat's
 //! bytes after a CDR encapsulation header. Received heartbeats go to the core under the
-//! shared lock (on the loop, in the reader's listener); due ones are written from the router
-//! thread, which never holds the lock while writing.
+//! shared lock (on the loop, in the reader's listener), and the replays a changed tree
+//! causes (`router::replay`) are handed to their writers under that same lock; due
+//! heartbeats are written from the router thread, which never holds the lock while writing.
 //!
 //! Must not: decide anything about paths (the core does), or create endpoints on a LAN.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,6 +19,7 @@ use crate::core::{ChangeKind, WriteRequest};
 use crate::qos::{
     DataReaderQos, DataWriterQos, Durability, History, PublisherQos, ReliabilityKind, SubscriberQos,
 };
+use crate::router::Forward;
 use crate::router::paths::{HEARTBEAT_TOPIC, HEARTBEAT_TYPE};
 use crate::router::table::SiteId;
 
@@ -38,6 +40,7 @@ impl Heartbeats {
         participants: &[DomainParticipant],
         links: &[bool],
         shared: &Arc<Mutex<Shared>>,
+        tx: &mpsc::Sender<Forward>,
         epoch: std::time::Instant,
     ) -> Self {
         let mut writers = Vec::new();
@@ -71,7 +74,7 @@ impl Heartbeats {
                 log::warn!("router: no path heartbeats on site {}", site.0);
                 continue;
             };
-            let shared = Arc::clone(shared);
+            let (shared, tx) = (Arc::clone(shared), tx.clone());
             let _ = r.set_listener(move |changes, _| {
                 let mut s = lock(&shared);
                 for c in changes {
@@ -79,7 +82,9 @@ impl Heartbeats {
                         s.router.handle_heartbeat(since(epoch), site, bytes);
                     }
                 }
-                true
+                // A changed tree replays to its new children (`router::replay`), before
+                // any later sample of theirs.
+                s.forward_all(Vec::new(), &tx)
             });
             writers.push((site, w));
             readers.push(r);

@@ -158,17 +158,7 @@ fn a_cycle_of_three_routers_converges_delivers_exactly_once_and_unwinds() {
                 }
                 let copies = if rng.chance(20) { 2 } else { 1 };
                 let j = (0..3).find(|&j| j != i && link(i, j) == f.site).unwrap();
-                let relayed = CacheChange {
-                    kind: f.request.kind,
-                    writer_guid: guid(100 + i as u8, f.writer as u8),
-                    sequence_number: SequenceNumber(steps),
-                    key_hash: f.request.key_hash,
-                    source_timestamp: None,
-                    data: f.request.data.clone(),
-                    original_writer: f.request.original_writer,
-                    coherent_set: None,
-                    group: None,
-                };
+                let relayed = relayed(i, &f, steps);
                 for _ in 0..copies {
                     wire.push((j, link(j, i), relayed.clone()));
                 }

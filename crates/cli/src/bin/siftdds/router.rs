@@ -175,8 +175,16 @@ pub fn run(a: RouterArgs) -> ExitCode {
     );
     let p = c.paths;
     eprintln!(
-        "siftdds: router paths: heartbeats {}, bad {}, links down {}, recomputations {}, reverse-path rejected {}, link forwards pruned {}",
-        p.heartbeats, p.bad_heartbeats, p.links_down, p.recomputations, p.rpf_rejected, p.pruned
+        "siftdds: router paths: heartbeats {}, bad {}, links down {}, recomputations {}, reverse-path rejected {}, link forwards pruned {}, replays {}, written again {}, replay evicted {}",
+        p.heartbeats,
+        p.bad_heartbeats,
+        p.links_down,
+        p.recomputations,
+        p.rpf_rejected,
+        p.pruned,
+        c.replay.replays,
+        c.replay.replayed,
+        c.replay.evicted
     );
     let t = c.transcode;
     eprintln!(

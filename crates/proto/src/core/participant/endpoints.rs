@@ -250,7 +250,7 @@ impl Endpoints {
         config.exclusive_ownership = spec.qos.ownership == Ownership::Exclusive;
         config.key_hasher = spec.key_hasher;
         config.presentation = spec.subscriber_qos.presentation;
-        config.start_at_match = spec.start_at_match;
+        config.start_at_match = spec.starts_at_match();
         config.content_filter = spec.content_filter.as_ref().and_then(|f| {
             let d = spec.descriptor.as_ref()?;
             match ReaderFilter::compile(f, d) {

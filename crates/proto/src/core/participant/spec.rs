@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::core::discovery::ContentFilter;
 use crate::core::reader::KeyHasher;
-use crate::qos::{DataReaderQos, DataWriterQos, PublisherQos, SubscriberQos};
+use crate::qos::{DataReaderQos, DataWriterQos, Durability, PublisherQos, SubscriberQos};
 use crate::types::TypeDescriptor;
 
 /// What the application asks for when it creates a DataWriter.
@@ -52,8 +52,11 @@ pub struct ReaderSpec {
     /// Computes key hashes of samples that arrive without PID_KEY_HASH, so that instance QoS
     /// (ownership, deadline, time-based filter, instance states) works with every writer.
     pub key_hasher: Option<KeyHasher>,
-    /// Take nothing written before the match (`ReaderConfig::start_at_match`).
-    pub start_at_match: bool,
+    /// Where the reader starts a matched writer (`ReaderConfig::start_at_match`): `None`
+    /// by its durability — a VOLATILE reader where the writer stood at the match, a
+    /// TRANSIENT_LOCAL one with what the writer holds ([`ReaderSpec::starts_at_match`]);
+    /// `Some` overrides it (a router's standby proxy takes the history of VOLATILE writers).
+    pub start_at_match: Option<bool>,
     /// The path vector a router's proxy reader announces (PID_SIFTDDS_ROUTER_PATH,
     /// `router`); empty for application readers.
     pub router_path: Vec<u64>,
@@ -102,8 +105,19 @@ impl ReaderSpec {
             content_filter: None,
             descriptor: None,
             key_hasher: None,
-            start_at_match: false,
+            start_at_match: None,
             router_path: Vec::new(),
         }
+    }
+
+    /// Whether the reader starts each matched writer where it stood at the match: the
+    /// override if set, else for a VOLATILE reader only. One rule for application and
+    /// router proxy readers alike, as Cyclone DDS starts a volatile reader of a
+    /// non-Cyclone writer at its first HEARTBEAT's lastSN + 1 (docs/durability.md, "Where
+    /// a VOLATILE reader starts"). DDS 1.4 §2.2.3.4: a VOLATILE reader gets no sample
+    /// written before it matched; a TRANSIENT_LOCAL one gets what the writer still holds.
+    pub fn starts_at_match(&self) -> bool {
+        self.start_at_match
+            .unwrap_or(self.qos.durability == Durability::Volatile)
     }
 }

@@ -142,8 +142,10 @@ pub struct ReaderConfig {
     /// return the samples instance by instance (`presentation`). DDS 1.4 §2.2.3.6.
     pub presentation: Presentation,
     /// Take nothing a matched writer wrote before our first HEARTBEAT from it (its lastSN
-    /// then): a VOLATILE reader that must not get old unacknowledged samples again (a
-    /// restarted router's proxy reader; docs/router.md). Default false.
+    /// then), but what it sent us before that HEARTBEAT or before its SEDP: start where the
+    /// writer stood at the match. The participant sets it for every VOLATILE reader,
+    /// application or router proxy alike (`ReaderSpec::starts_at_match`,
+    /// docs/durability.md); default false here.
     pub start_at_match: bool,
 }
 

@@ -398,6 +398,55 @@ fn start_at_match_asks_for_data_that_overtook_the_writers_sedp() {
     assert_eq!(missing(&ack), (1..=9).collect::<Vec<_>>());
 }
 
+/// One rule for where a reader starts (`ReaderSpec::starts_at_match`, docs/durability.md):
+/// by durability unless overridden. A writer that answers a new VOLATILE reader with its
+/// whole history (hdds 1.1 in OMG Test_Durability_16): its first HEARTBEAT says 1..=10, then
+/// it sends 1..=10 again and the new 11. A VOLATILE reader asks for none of the old ones and
+/// delivers only 11; a TRANSIENT_LOCAL one asks for and delivers 1..=11.
+#[test]
+fn a_volatile_reader_starts_where_the_writer_stood_a_transient_local_one_takes_its_history() {
+    use crate::core::participant::ReaderSpec;
+    use crate::qos::{DataReaderQos, Durability};
+    let spec = |durability| {
+        let q = DataReaderQos {
+            durability,
+            ..DataReaderQos::default()
+        };
+        ReaderSpec::new("T", "T", false, q)
+    };
+    assert!(spec(Durability::Volatile).starts_at_match());
+    assert!(!spec(Durability::TransientLocal).starts_at_match());
+    let mut s = spec(Durability::Volatile);
+    s.start_at_match = Some(false);
+    assert!(
+        !s.starts_at_match(),
+        "a router's standby proxy takes the history"
+    );
+    let mut s = spec(Durability::TransientLocal);
+    s.start_at_match = Some(true);
+    assert!(s.starts_at_match());
+    let w = writer_guid();
+    for (durability, asked, delivered) in [
+        (Durability::Volatile, vec![], vec![11]),
+        (
+            Durability::TransientLocal,
+            (1..=10).collect(),
+            (1..=11).collect::<Vec<i64>>(),
+        ),
+    ] {
+        let mut c = config(true);
+        c.start_at_match = spec(durability).starts_at_match();
+        let mut r = matched(c, true);
+        r.handle_heartbeat(at(1), w, &heartbeat(1, 10, 1, false));
+        let (ack, _) = parse_ack(&r.poll_transmit(at(10)).unwrap());
+        assert_eq!(missing(&ack), asked, "{durability:?}");
+        for sn in 1..=11 {
+            r.handle_data(at(11), w, None, &data(sn, b"x"));
+        }
+        assert_eq!(drain(&mut r), delivered, "{durability:?}");
+    }
+}
+
 #[test]
 fn best_effort_counts_lost_samples_and_drops_older_ones() {
     let mut r = matched(config(false), true);
