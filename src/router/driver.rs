@@ -36,6 +36,7 @@ use super::repository::RepositoryLimits;
 use super::table::{
     DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
 };
+use super::wire_type::Announced;
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{
     DomainParticipant, Error, IoError, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
@@ -294,13 +295,17 @@ fn run(
             next_view = std::time::Instant::now() + VIEW_PERIOD;
             for i in 0..d.participants.len() {
                 let site = SiteId(i as u16);
-                if let Some(view) = d.view(site) {
+                if let Some((view, announced)) = d.view(site) {
                     let now = d.now();
                     // The unregisters of upstream writers that left the site.
-                    let lost = lock(&d.shared).router.update_site(now, site, view);
+                    let mut s = lock(&d.shared);
+                    let lost = s.router.update_site(now, site, view);
+                    s.router.note_announced_types(now, site, &announced);
+                    drop(s);
                     d.forward_all(lost);
                 }
             }
+            d.learn_types();
             let now = d.now();
             lock(&d.shared).router.handle_timeout(now);
         }
@@ -377,8 +382,67 @@ impl Driver {
         since(self.epoch)
     }
 
-    /// The SEDP view of `site` (our own router's endpoints left out).
-    fn view(&mut self, site: SiteId) -> Option<SiteView> {
+    /// Asks for the types the core wants learnt from the wire (`router::wire_type`) and
+    /// hands it those resolved since (`DomainParticipant::remote_type`).
+    fn learn_types(&mut self) {
+        loop {
+            let now = self.now();
+            let Some(request) = lock(&self.shared).router.poll_type_request(now) else {
+                break;
+            };
+            let asked = self
+                .participants
+                .get(usize::from(request.site.0))
+                .and_then(|p| p.request_endpoint_type(request.endpoint).ok())
+                .unwrap_or(false);
+            if !asked {
+                log::info!(
+                    "router: type of topic {:?} ({}) not requested from {:?}",
+                    request.key.0,
+                    request.key.1,
+                    request.endpoint
+                );
+                lock(&self.shared).router.type_refused(&request.key);
+            }
+        }
+        let asked = lock(&self.shared).router.types_asked();
+        for request in asked {
+            let Some(p) = self.participants.get(usize::from(request.site.0)) else {
+                continue;
+            };
+            let Ok(Some(desc)) = p.remote_type(request.type_information.clone()) else {
+                continue;
+            };
+            let members = desc.members.len();
+            let now = self.now();
+            let after = lock(&self.shared)
+                .router
+                .type_learnt(now, &request.key, desc);
+            if let Some(after) = after {
+                log::info!(
+                    "router: type of topic {:?} ({}) learnt from the wire, {members} members, \
+                     from {:?} on site {}, {} ms after its first announcement",
+                    request.key.0,
+                    request.key.1,
+                    request.endpoint,
+                    request.site.0,
+                    after.as_millis()
+                );
+            }
+        }
+        while let Some(key) = lock(&self.shared).router.poll_type_failed() {
+            log::warn!(
+                "router: type of topic {:?} ({}) not learnt from the wire: its samples are \
+                 forwarded as they come",
+                key.0,
+                key.1
+            );
+        }
+    }
+
+    /// The SEDP view of `site` (our own router's endpoints left out), and its endpoints that
+    /// announced their type.
+    fn view(&mut self, site: SiteId) -> Option<(SiteView, Vec<Announced>)> {
         let p = self.participants.get(usize::from(site.0))?;
         let snap = p.discovery_snapshot().ok()?;
         if let Some(Some(probes)) = self.links.get(usize::from(site.0)) {
@@ -411,6 +475,21 @@ impl Driver {
             .iter()
             .filter(|(_, r)| *r == Some(self.me))
             .map(|(g, _)| *g)
+            .collect();
+        let announced = writers
+            .iter()
+            .map(|w| (&w.endpoint, true))
+            .chain(readers.iter().map(|r| (&r.endpoint, false)))
+            .filter(|(e, _)| !ours.contains(&e.guid.prefix))
+            .filter_map(|(e, writer)| {
+                Some(Announced {
+                    guid: e.guid,
+                    topic: e.topic_name.clone(),
+                    type_name: e.type_name.clone(),
+                    writer,
+                    type_information: e.type_information.clone()?,
+                })
+            })
             .collect();
         let router_participants = parts
             .iter()
@@ -464,13 +543,16 @@ impl Driver {
                 history: w.qos.history,
             })
             .collect();
-        Some(SiteView {
-            peer_router,
-            routers,
-            router_participants,
-            readers,
-            writers,
-        })
+        Some((
+            SiteView {
+                peer_router,
+                routers,
+                router_participants,
+                readers,
+                writers,
+            },
+            announced,
+        ))
     }
 
     fn apply(&mut self, action: Action) {
