@@ -415,15 +415,14 @@ impl Driver {
             };
             let members = desc.members.len();
             let now = self.now();
-            let after = lock(&self.shared)
-                .router
-                .type_learnt(now, &request.key, desc);
+            let after = lock(&self.shared).router.type_learnt(now, &request, desc);
             if let Some(after) = after {
                 log::info!(
                     "router: type of topic {:?} ({}) learnt from the wire, {members} members, \
-                     from {:?} on site {}, {} ms after its first announcement",
+                     from {} {:?} on site {}, {} ms after its first announcement",
                     request.key.0,
                     request.key.1,
+                    if request.writer { "writer" } else { "reader" },
                     request.endpoint,
                     request.site.0,
                     after.as_millis()

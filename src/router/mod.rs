@@ -520,7 +520,6 @@ impl Router {
                 topic != paths::HEARTBEAT_TOPIC
                     && rules.routes(topic, type_name)
                     && !rules.key_types().configured(topic)
-                    && !rules.key_types().learnt(topic, type_name)
             });
     }
 
@@ -546,20 +545,22 @@ impl Router {
         self.wire_types.poll_failed()
     }
 
-    /// `desc` is the type of `key` (topic, type name), resolved from the wire: from now on
-    /// every proxy reader of it computes key hashes, transcodes and picks next hops by
-    /// filter with it. Returns how long after the first announcement of it was seen, or
-    /// `None` when it was not taken (an IDL file overrides it, or it was known already).
+    /// `desc` is the type `request` asked for, resolved from the wire: from now on every
+    /// proxy reader of its (topic, type name) computes key hashes, transcodes and picks next
+    /// hops by filter with it (`keys::KeyTypes::descriptor` ranks a reader's type below the
+    /// built-in ShapeType). Returns how long after the first announcement of it was seen, or
+    /// `None` when it was not taken (it was known already).
     pub fn type_learnt(
         &mut self,
         now: Instant,
-        key: &TypeKey,
+        request: &TypeRequest,
         desc: crate::types::TypeDescriptor,
     ) -> Option<core::time::Duration> {
-        let after = self.wire_types.learnt(now, key)?;
-        if !self.rules.key_types_mut().learn(&key.0, &key.1, desc) {
-            return None;
-        }
+        let key = &request.key;
+        let after = self.wire_types.learnt(now, key, request.writer)?;
+        self.rules
+            .key_types_mut()
+            .learn(&key.0, &key.1, desc, request.writer);
         let proxies: Vec<EndpointId> = self
             .proxy_keys
             .iter()

@@ -7,7 +7,9 @@
 //! [`MAX_ATTEMPTS_PER_TYPE`] endpoints were tried (then it stays unknown: reported once,
 //! counted). A Cyclone DDS 0.10 writer announces its type, and so does any endpoint that
 //! speaks XCDR2 only; a topic whose writers announce none (Fast DDS 2.9 without
-//! `-typeobject`, XCDR1 siftdds writers) learns it from one of its readers that does.
+//! `-typeobject`, XCDR1 siftdds writers) learns it from one of its readers that does, and
+//! learns it again from a writer that announces one later (a reader's type may differ from
+//! the writers' payloads: `router::keys` ranks it below the built-in ShapeType).
 //!
 //! Must not: perform I/O, read a clock (`now` is passed in), or grow without bound: at most
 //! [`MAX_TRACKED_TYPES`] (topic, type) pairs and [`MAX_CANDIDATES`] endpoints each.
@@ -57,6 +59,8 @@ pub struct TypeRequest {
     pub endpoint: Guid,
     /// Its PID_TYPE_INFORMATION (what the resolved type is looked up by).
     pub type_information: Vec<u8>,
+    /// The endpoint is a writer (else a reader).
+    pub writer: bool,
 }
 
 /// Counters of the types learnt from the wire.
@@ -81,7 +85,8 @@ enum State {
     Waiting,
     /// This request is out since then.
     Asking(TypeRequest, Instant),
-    Known,
+    /// Learnt, from a writer (else from a reader: a writer's type is still asked for).
+    Known(bool),
     /// Given up (reported once).
     Failed,
 }
@@ -96,6 +101,8 @@ struct Entry {
     tried: Vec<Guid>,
     attempts: u32,
     state: State,
+    /// A reader's type is known (what remains when a writer's cannot be learnt).
+    from_reader: bool,
 }
 
 /// The types being learnt from the wire.
@@ -136,8 +143,11 @@ impl WireTypes {
                 tried: Vec::new(),
                 attempts: 0,
                 state: State::Waiting,
+                from_reader: false,
             });
-            if matches!(e.state, State::Known | State::Failed)
+            // Only a writer's type replaces a reader's.
+            let upgrade = e.state == State::Known(false) && a.writer;
+            if matches!(e.state, State::Known(_) | State::Failed) && !upgrade
                 || e.tried.contains(&a.guid)
                 || e.candidates.iter().any(|(_, c)| c.guid == a.guid)
                 || e.candidates.len() >= MAX_CANDIDATES
@@ -151,6 +161,9 @@ impl WireTypes {
                 e.candidates.len()
             };
             e.candidates.insert(at, (site, a.clone()));
+            if upgrade {
+                e.state = State::Waiting;
+            }
         }
     }
 
@@ -169,8 +182,10 @@ impl WireTypes {
             }
             if e.attempts >= MAX_ATTEMPTS_PER_TYPE || e.candidates.is_empty() {
                 // Nothing left to ask: unknown until another endpoint announces it (not
-                // after the attempts are spent).
-                if e.attempts > 0 {
+                // after the attempts are spent), or the reader's type it had.
+                if e.from_reader {
+                    e.state = State::Known(false);
+                } else if e.attempts > 0 {
                     e.state = State::Failed;
                     self.counters.failed = self.counters.failed.saturating_add(1);
                     self.failed.push(key.clone());
@@ -185,6 +200,7 @@ impl WireTypes {
                 site,
                 endpoint: a.guid,
                 type_information: a.type_information,
+                writer: a.writer,
             };
             e.state = State::Asking(request.clone(), now);
             self.counters.requests = self.counters.requests.saturating_add(1);
@@ -212,14 +228,32 @@ impl WireTypes {
         })
     }
 
-    /// `key`'s type is known now; how long after its first announcement was seen.
-    pub fn learnt(&mut self, now: Instant, key: &TypeKey) -> Option<core::time::Duration> {
+    /// `key`'s type is known now, from a writer or a reader; how long after its first
+    /// announcement was seen. `None` when it was known already (a reader's type counts only
+    /// when none was).
+    pub fn learnt(
+        &mut self,
+        now: Instant,
+        key: &TypeKey,
+        writer: bool,
+    ) -> Option<core::time::Duration> {
         let e = self.entries.get_mut(key)?;
-        if e.state == State::Known {
+        if e.state == State::Known(true)
+            || !writer && (e.from_reader || e.state == State::Known(false))
+        {
             return None;
         }
-        e.state = State::Known;
-        e.candidates = Vec::new();
+        e.state = State::Known(writer);
+        if writer {
+            e.candidates = Vec::new();
+        } else {
+            // Only writers are asked from now on.
+            e.from_reader = true;
+            e.candidates.retain(|(_, c)| c.writer);
+            if !e.candidates.is_empty() {
+                e.state = State::Waiting;
+            }
+        }
         self.counters.learnt = self.counters.learnt.saturating_add(1);
         Some(now.saturating_duration_since(e.first_seen))
     }

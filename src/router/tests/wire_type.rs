@@ -107,12 +107,13 @@ fn a_type_learnt_from_the_wire_filters_and_keys_the_samples_from_then_on() {
             site: SiteId(0),
             endpoint: guid(5, 2),
             type_information: announced.type_information.clone(),
+            writer: true,
         }
     );
     assert_eq!(r.types_asked(), vec![request.clone()]);
     let (desc, _) = learnt_descriptor();
     assert_eq!(
-        r.type_learnt(at(30), &request.key, desc.clone()),
+        r.type_learnt(at(30), &request, desc.clone()),
         Some(core::time::Duration::from_millis(28))
     );
     assert!(r.types_asked().is_empty());
@@ -150,10 +151,14 @@ fn an_idl_file_overrides_the_type_on_the_wire() {
     r.note_announced_types(at(1), SiteId(0), &[announced]);
     assert_eq!(r.poll_type_request(at(1)), None, "not even asked");
     let (desc, _) = learnt_descriptor();
-    assert_eq!(
-        r.type_learnt(at(2), &("Rd".into(), "m::Reading".into()), desc),
-        None
-    );
+    let request = TypeRequest {
+        key: ("Rd".into(), "m::Reading".into()),
+        site: SiteId(0),
+        endpoint: guid(5, 2),
+        type_information: Vec::new(),
+        writer: true,
+    };
+    assert_eq!(r.type_learnt(at(2), &request, desc), None);
     // The configured type reads v = 7 from (7, 50): passes `v < 10`.
     assert_eq!(r.on_change(at(3), proxy, &sample(1, 7, 50)).len(), 1);
     assert_eq!(r.counters().wire_type.requests, 0);

@@ -38,11 +38,12 @@ fn a_writer_is_asked_before_a_reader_seen_earlier() {
     assert_eq!(w.poll_request(at(6)), None);
     assert_eq!(w.asking().count(), 1);
     // Learnt 40 ms after the first announcement (the reader's); never asked again.
+    assert!(r.writer);
     assert_eq!(
-        w.learnt(at(40), &key("Sq")),
+        w.learnt(at(40), &key("Sq"), true),
         Some(core::time::Duration::from_millis(40))
     );
-    assert_eq!(w.learnt(at(41), &key("Sq")), None);
+    assert_eq!(w.learnt(at(41), &key("Sq"), true), None);
     w.note(at(50), SiteId(0), &[announced(3, "Sq", true)], all);
     assert_eq!(w.poll_request(at(50)), None);
     assert_eq!(w.counters().learnt, 1);
@@ -102,4 +103,31 @@ fn only_wanted_types_are_followed_and_their_number_is_bounded() {
     }
     assert_eq!(asked, MAX_ATTEMPTS_PER_TYPE);
     assert!(MAX_ATTEMPTS_PER_TYPE as usize <= MAX_CANDIDATES);
+}
+
+#[test]
+fn a_type_learnt_from_a_reader_is_learnt_again_from_a_writer_that_announces_later() {
+    let mut w = WireTypes::new();
+    w.note(at(0), SiteId(1), &[announced(1, "Sq", false)], all);
+    let r = w.poll_request(at(0)).unwrap();
+    assert!(!r.writer);
+    assert_eq!(
+        w.learnt(at(10), &key("Sq"), false),
+        Some(core::time::Duration::from_millis(10))
+    );
+    // Another reader does not make it asked again; a writer does.
+    w.note(at(20), SiteId(1), &[announced(2, "Sq", false)], all);
+    assert_eq!(w.poll_request(at(20)), None);
+    w.note(at(30), SiteId(0), &[announced(3, "Sq", true)], all);
+    let r = w.poll_request(at(30)).unwrap();
+    assert!(r.writer);
+    // The writer does not answer: the reader's type stays, nothing is reported failed.
+    assert_eq!(w.poll_request(at(30 + 8_000)), None);
+    assert_eq!(w.poll_failed(), None);
+    // A later writer is asked and its type learnt.
+    w.note(at(9_000), SiteId(0), &[announced(4, "Sq", true)], all);
+    let r = w.poll_request(at(9_000)).unwrap();
+    assert_eq!(r.endpoint, announced(4, "Sq", true).guid);
+    assert!(w.learnt(at(9_100), &key("Sq"), true).is_some());
+    assert_eq!(w.counters().learnt, 2);
 }
