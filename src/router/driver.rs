@@ -419,7 +419,7 @@ impl Driver {
             if let Some(after) = after {
                 log::info!(
                     "router: type of topic {:?} ({}) learnt from the wire, {members} members, \
-                     from {} {:?} on site {}, {} ms after its first announcement",
+                     from {} {:?} on site {}, {} ms after the router first saw it",
                     request.key.0,
                     request.key.1,
                     if request.writer { "writer" } else { "reader" },

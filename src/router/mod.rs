@@ -548,7 +548,7 @@ impl Router {
     /// `desc` is the type `request` asked for, resolved from the wire: from now on every
     /// proxy reader of its (topic, type name) computes key hashes, transcodes and picks next
     /// hops by filter with it (`keys::KeyTypes::descriptor` ranks a reader's type below the
-    /// built-in ShapeType). Returns how long after the first announcement of it was seen, or
+    /// built-in ShapeType). Returns how long after the endpoint asked was first seen, or
     /// `None` when it was not taken (it was known already).
     pub fn type_learnt(
         &mut self,

@@ -83,8 +83,8 @@ pub struct WireTypeCounters {
 enum State {
     /// An endpoint to ask next, if any.
     Waiting,
-    /// This request is out since then.
-    Asking(TypeRequest, Instant),
+    /// This request is out since `.1`; its endpoint was first seen at `.2`.
+    Asking(TypeRequest, Instant, Instant),
     /// Learnt, from a writer (else from a reader: a writer's type is still asked for).
     Known(bool),
     /// Given up (reported once).
@@ -93,10 +93,8 @@ enum State {
 
 #[derive(Clone, Debug)]
 struct Entry {
-    /// When the first endpoint announcing it was seen.
-    first_seen: Instant,
     /// Endpoints not asked yet: writers first.
-    candidates: Vec<(SiteId, Announced)>,
+    candidates: Vec<(SiteId, Announced, Instant)>,
     /// Endpoints asked.
     tried: Vec<Guid>,
     attempts: u32,
@@ -138,7 +136,6 @@ impl WireTypes {
                 continue;
             }
             let e = self.entries.entry(key).or_insert_with(|| Entry {
-                first_seen: now,
                 candidates: Vec::new(),
                 tried: Vec::new(),
                 attempts: 0,
@@ -149,18 +146,18 @@ impl WireTypes {
             let upgrade = e.state == State::Known(false) && a.writer;
             if matches!(e.state, State::Known(_) | State::Failed) && !upgrade
                 || e.tried.contains(&a.guid)
-                || e.candidates.iter().any(|(_, c)| c.guid == a.guid)
+                || e.candidates.iter().any(|(_, c, _)| c.guid == a.guid)
                 || e.candidates.len() >= MAX_CANDIDATES
             {
                 continue;
             }
             // Writers before readers, each in the order seen.
             let at = if a.writer {
-                e.candidates.iter().take_while(|(_, c)| c.writer).count()
+                e.candidates.iter().take_while(|(_, c, _)| c.writer).count()
             } else {
                 e.candidates.len()
             };
-            e.candidates.insert(at, (site, a.clone()));
+            e.candidates.insert(at, (site, a.clone(), now));
             if upgrade {
                 e.state = State::Waiting;
             }
@@ -171,7 +168,7 @@ impl WireTypes {
     /// [`ASK_TIMEOUT`]).
     pub fn poll_request(&mut self, now: Instant) -> Option<TypeRequest> {
         for (key, e) in &mut self.entries {
-            if let State::Asking(_, since) = &e.state
+            if let State::Asking(_, since, _) = &e.state
                 && now.saturating_duration_since(*since) >= ASK_TIMEOUT
             {
                 self.counters.unanswered = self.counters.unanswered.saturating_add(1);
@@ -192,7 +189,7 @@ impl WireTypes {
                 }
                 continue;
             }
-            let (site, a) = e.candidates.remove(0);
+            let (site, a, seen) = e.candidates.remove(0);
             e.tried.push(a.guid);
             e.attempts = e.attempts.saturating_add(1);
             let request = TypeRequest {
@@ -202,7 +199,7 @@ impl WireTypes {
                 type_information: a.type_information,
                 writer: a.writer,
             };
-            e.state = State::Asking(request.clone(), now);
+            e.state = State::Asking(request.clone(), now, seen);
             self.counters.requests = self.counters.requests.saturating_add(1);
             return Some(request);
         }
@@ -223,13 +220,13 @@ impl WireTypes {
     /// The requests out now (the driver looks their answers up).
     pub fn asking(&self) -> impl Iterator<Item = &TypeRequest> {
         self.entries.values().filter_map(|e| match &e.state {
-            State::Asking(r, _) => Some(r),
+            State::Asking(r, _, _) => Some(r),
             _ => None,
         })
     }
 
-    /// `key`'s type is known now, from a writer or a reader; how long after its first
-    /// announcement was seen. `None` when it was known already (a reader's type counts only
+    /// `key`'s type is known now, from a writer or a reader; how long after the endpoint
+    /// asked was first seen. `None` when it was known already (a reader's type counts only
     /// when none was).
     pub fn learnt(
         &mut self,
@@ -238,6 +235,10 @@ impl WireTypes {
         writer: bool,
     ) -> Option<core::time::Duration> {
         let e = self.entries.get_mut(key)?;
+        let seen = match e.state {
+            State::Asking(_, _, seen) => seen,
+            _ => now,
+        };
         if e.state == State::Known(true)
             || !writer && (e.from_reader || e.state == State::Known(false))
         {
@@ -249,13 +250,13 @@ impl WireTypes {
         } else {
             // Only writers are asked from now on.
             e.from_reader = true;
-            e.candidates.retain(|(_, c)| c.writer);
+            e.candidates.retain(|(_, c, _)| c.writer);
             if !e.candidates.is_empty() {
                 e.state = State::Waiting;
             }
         }
         self.counters.learnt = self.counters.learnt.saturating_add(1);
-        Some(now.saturating_duration_since(e.first_seen))
+        Some(now.saturating_duration_since(seen))
     }
 
     /// The next type given up (each reported once).
@@ -268,7 +269,7 @@ impl WireTypes {
         self.entries
             .values()
             .filter_map(|e| match &e.state {
-                State::Asking(_, since) => Some(since.saturating_add(ASK_TIMEOUT)),
+                State::Asking(_, since, _) => Some(since.saturating_add(ASK_TIMEOUT)),
                 _ => None,
             })
             .min()
