@@ -305,10 +305,12 @@ fn run(
                     d.forward_all(lost);
                 }
             }
-            d.learn_types();
             let now = d.now();
             lock(&d.shared).router.handle_timeout(now);
         }
+        // Every pass (at most 20 ms apart), not every view: a type is used as soon as its
+        // TypeObjects are in.
+        d.learn_types();
         loop {
             let action = lock(&d.shared).router.poll_action();
             match action {
