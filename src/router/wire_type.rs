@@ -12,7 +12,8 @@
 //! the writers' payloads: `router::keys` ranks it below the built-in ShapeType).
 //!
 //! Must not: perform I/O, read a clock (`now` is passed in), or grow without bound: at most
-//! [`MAX_TRACKED_TYPES`] (topic, type) pairs and [`MAX_CANDIDATES`] endpoints each.
+//! [`MAX_TRACKED_TYPES`] (topic, type) pairs, [`MAX_CANDIDATES`] endpoints each and
+//! [`MAX_ASKING`] requests out.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +30,8 @@ pub const MAX_ATTEMPTS_PER_TYPE: u32 = 8;
 pub const MAX_TRACKED_TYPES: usize = 1024;
 /// Endpoints remembered per pair, to ask in turn.
 pub const MAX_CANDIDATES: usize = 16;
+/// Requests out at a time (the driver looks for each one's answer on every pass).
+pub const MAX_ASKING: usize = 16;
 
 /// A topic's type as routes are keyed by it: (topic name, announced type name).
 pub type TypeKey = (String, String);
@@ -165,16 +168,18 @@ impl WireTypes {
     }
 
     /// The next endpoint to ask for its type (after giving up on requests older than
-    /// [`ASK_TIMEOUT`]).
+    /// [`ASK_TIMEOUT`]), while fewer than [`MAX_ASKING`] are out.
     pub fn poll_request(&mut self, now: Instant) -> Option<TypeRequest> {
+        let mut asking = self.asking().count();
         for (key, e) in &mut self.entries {
             if let State::Asking(_, since, _) = &e.state
                 && now.saturating_duration_since(*since) >= ASK_TIMEOUT
             {
                 self.counters.unanswered = self.counters.unanswered.saturating_add(1);
                 e.state = State::Waiting;
+                asking = asking.saturating_sub(1);
             }
-            if e.state != State::Waiting {
+            if e.state != State::Waiting || asking >= MAX_ASKING {
                 continue;
             }
             if e.attempts >= MAX_ATTEMPTS_PER_TYPE || e.candidates.is_empty() {

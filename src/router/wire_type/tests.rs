@@ -131,3 +131,21 @@ fn a_type_learnt_from_a_reader_is_learnt_again_from_a_writer_that_announces_late
     assert!(w.learnt(at(9_100), &key("Sq"), true).is_some());
     assert_eq!(w.counters().learnt, 2);
 }
+
+#[test]
+fn at_most_max_asking_requests_are_out_at_a_time() {
+    let mut w = WireTypes::new();
+    let many: Vec<Announced> = (0..MAX_ASKING + 4)
+        .map(|i| announced(1, &format!("T{i}"), true))
+        .collect();
+    w.note(at(0), SiteId(0), &many, all);
+    let out: Vec<TypeRequest> = std::iter::from_fn(|| w.poll_request(at(0))).collect();
+    assert_eq!(out.len(), MAX_ASKING);
+    // One answered: one more goes out; the others time out and the rest go out.
+    w.learnt(at(1), &out[0].key, true);
+    assert!(w.poll_request(at(1)).is_some());
+    assert_eq!(w.poll_request(at(1)), None);
+    let rest: Vec<TypeRequest> =
+        std::iter::from_fn(|| w.poll_request(at(1).saturating_add(ASK_TIMEOUT))).collect();
+    assert_eq!(rest.len(), 3);
+}
