@@ -10,8 +10,9 @@
 //!   counters), each re-serialized as XCDR1 for the reader, which gets exactly those.
 //! - `the_router_keys_a_cyclone_010_dispose_with_a_type_learnt_from_the_wire`: a Cyclone 0.10
 //!   writer (no PID_KEY_HASH) writes RED, BLUE and GREEN and disposes RED; the Cyclone 0.10
-//!   and siftdds readers on B see RED, and only RED, disposed (the router built the key hash
-//!   and the serialized key from the learnt type).
+//!   and siftdds readers on B see RED, and only RED, disposed (the router computed the key
+//!   hashes of the samples and of the dispose's serialized key with the type it learnt from
+//!   the writer).
 //!
 //! Both print how long after the router first saw the writer it knew the writer's type.
 //!
