@@ -3,7 +3,8 @@
 //! Cyclone DDS numbers them. `TypeLookupClient::request` asks a remote participant for a
 //! type by its TypeIdentifier (from PID_TYPE_INFORMATION); getTypes requests carry an RPC
 //! SampleIdentity (our request writer's GUID and the request sample's sequence number) that
-//! replies echo, and are matched to the outstanding request by it. Each returned TypeObject
+//! replies echo, and are matched to the outstanding request by it (Cyclone DDS 0.10's, which
+//! echo none, by the type they answer). Each returned TypeObject
 //! whose bytes hash to its identifier (§7.3.4.4) is kept in the [`TypeRegistry`]; the hash
 //! identifiers it refers to are fetched in turn, to [`MAX_DEPENDENCY_DEPTH`]. When a
 //! requested type and everything it reaches are known, it is reported resolved.
