@@ -42,6 +42,15 @@ impl DomainParticipant {
             .execute(move |p, now| p.request_writer_type(now, writer))?)
     }
 
+    /// [`DomainParticipant::request_writer_type`] for a remote writer or reader (either may
+    /// announce PID_TYPE_INFORMATION; the router learns a topic's type from any of them).
+    pub fn request_endpoint_type(&self, endpoint: Guid) -> Result<bool, Error> {
+        Ok(self
+            .inner
+            .handle
+            .execute(move |p, now| p.request_endpoint_type(now, endpoint))?)
+    }
+
     /// The descriptor of the type a remote endpoint announced (`type_information`, its
     /// PID_TYPE_INFORMATION bytes), once it and every type it refers to were received;
     /// `None` before, or when the type cannot be described (maps, wide strings).

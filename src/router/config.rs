@@ -260,6 +260,11 @@ impl TopicRules {
         &self.keys
     }
 
+    /// The known topic types, to add those learnt from the wire.
+    pub fn key_types_mut(&mut self) -> &mut KeyTypes {
+        &mut self.keys
+    }
+
     /// The overrides that name an IDL file: (topic pattern, file, type name).
     pub fn idl_files(&self) -> impl Iterator<Item = (&glob::Pattern, &str, Option<&str>)> {
         self.overrides

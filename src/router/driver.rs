@@ -36,6 +36,7 @@ use super::repository::RepositoryLimits;
 use super::table::{
     DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
 };
+use super::wire_type::Announced;
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{
     DomainParticipant, Error, IoError, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
@@ -314,11 +315,12 @@ fn run(
             next_view = std::time::Instant::now() + VIEW_PERIOD;
             for i in 0..d.participants.len() {
                 let site = SiteId(i as u16);
-                if let Some(view) = d.view(site) {
+                if let Some((view, announced)) = d.view(site) {
                     let now = d.now();
                     // The unregisters of upstream writers that left the site.
                     let mut s = lock(&d.shared);
                     let lost = s.router.update_site(now, site, view);
+                    s.router.note_announced_types(now, site, &announced);
                     s.forward_all(lost, &d.tx);
                 }
             }
@@ -328,6 +330,9 @@ fn run(
             s.forward_all(Vec::new(), &d.tx);
             drop(s);
         }
+        // Every pass (at most 20 ms apart), not every view: a type is used as soon as its
+        // TypeObjects are in.
+        d.learn_types();
         loop {
             let action = lock(&d.shared).router.poll_action();
             match action {
@@ -401,8 +406,66 @@ impl Driver {
         since(self.epoch)
     }
 
-    /// The SEDP view of `site` (our own router's endpoints left out).
-    fn view(&mut self, site: SiteId) -> Option<SiteView> {
+    /// Asks for the types the core wants learnt from the wire (`router::wire_type`) and
+    /// hands it those resolved since (`DomainParticipant::remote_type`).
+    fn learn_types(&mut self) {
+        loop {
+            let now = self.now();
+            let Some(request) = lock(&self.shared).router.poll_type_request(now) else {
+                break;
+            };
+            let asked = self
+                .participants
+                .get(usize::from(request.site.0))
+                .and_then(|p| p.request_endpoint_type(request.endpoint).ok())
+                .unwrap_or(false);
+            if !asked {
+                log::info!(
+                    "router: type of topic {:?} ({}) not requested from {:?}",
+                    request.key.0,
+                    request.key.1,
+                    request.endpoint
+                );
+                lock(&self.shared).router.type_refused(&request.key);
+            }
+        }
+        let asked = lock(&self.shared).router.types_asked();
+        for request in asked {
+            let Some(p) = self.participants.get(usize::from(request.site.0)) else {
+                continue;
+            };
+            let Ok(Some(desc)) = p.remote_type(request.type_information.clone()) else {
+                continue;
+            };
+            let members = desc.members.len();
+            let now = self.now();
+            let after = lock(&self.shared).router.type_learnt(now, &request, desc);
+            if let Some(after) = after {
+                log::info!(
+                    "router: type of topic {:?} ({}) learnt from the wire, {members} members, \
+                     from {} {:?} on site {}, {} ms after the router first saw it",
+                    request.key.0,
+                    request.key.1,
+                    if request.writer { "writer" } else { "reader" },
+                    request.endpoint,
+                    request.site.0,
+                    after.as_millis()
+                );
+            }
+        }
+        while let Some(key) = lock(&self.shared).router.poll_type_failed() {
+            log::warn!(
+                "router: type of topic {:?} ({}) not learnt from the wire: its samples are \
+                 forwarded as they come",
+                key.0,
+                key.1
+            );
+        }
+    }
+
+    /// The SEDP view of `site` (our own router's endpoints left out), and its endpoints that
+    /// announced their type.
+    fn view(&mut self, site: SiteId) -> Option<(SiteView, Vec<Announced>)> {
         let p = self.participants.get(usize::from(site.0))?;
         let snap = p.discovery_snapshot().ok()?;
         if let Some(Some(probes)) = self.links.get(usize::from(site.0)) {
@@ -435,6 +498,21 @@ impl Driver {
             .iter()
             .filter(|(_, r)| *r == Some(self.me))
             .map(|(g, _)| *g)
+            .collect();
+        let announced = writers
+            .iter()
+            .map(|w| (&w.endpoint, true))
+            .chain(readers.iter().map(|r| (&r.endpoint, false)))
+            .filter(|(e, _)| !ours.contains(&e.guid.prefix))
+            .filter_map(|(e, writer)| {
+                Some(Announced {
+                    guid: e.guid,
+                    topic: e.topic_name.clone(),
+                    type_name: e.type_name.clone(),
+                    writer,
+                    type_information: e.type_information.clone()?,
+                })
+            })
             .collect();
         let router_participants = parts
             .iter()
@@ -488,13 +566,16 @@ impl Driver {
                 history: w.qos.history,
             })
             .collect();
-        Some(SiteView {
-            peer_router,
-            routers,
-            router_participants,
-            readers,
-            writers,
-        })
+        Some((
+            SiteView {
+                peer_router,
+                routers,
+                router_participants,
+                readers,
+                writers,
+            },
+            announced,
+        ))
     }
 
     fn apply(&mut self, action: Action) {

@@ -1,7 +1,9 @@
 //! How the router tells the instances of a keyed topic apart when the writer sends no
 //! PID_KEY_HASH (Cyclone DDS 0.10 and Fast DDS 2.9 writers, docs/interop-facts.md §5.12):
 //! the type of each topic is known from an IDL file named per topic in the configuration
-//! (`[[topic]] idl = …`, optionally `type = …`) or is the built-in ShapeType, and the key
+//! (`[[topic]] idl = …`, optionally `type = …`), else from the wire (the TypeObject a writer
+//! of the topic announced, `router::wire_type`), else it is the built-in ShapeType when that
+//! is the announced name, else the TypeObject a reader announced, and the key
 //! hash is computed from the decoded sample exactly as a siftdds writer computes the
 //! PID_KEY_HASH it sends (RTPS 2.5 §9.6.4.8, `types::dynamic::key_hash`). Also the HISTORY
 //! a TRANSIENT_LOCAL downstream writer keeps, taken from the upstream writers' QoS.
@@ -10,6 +12,7 @@
 //! go through `types::dynamic`, which is bounded). A payload it cannot decode has no key
 //! hash: the router then sees one instance per writer, as before.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::table::{RoutingTable, SiteId, TopicKey};
@@ -24,7 +27,13 @@ use crate::types::{Extensibility, ShapeType, TypeDescriptor, dynamic};
 #[derive(Clone, Debug, Default)]
 pub struct KeyTypes {
     topics: Vec<(glob::Pattern, Option<String>, Arc<Vec<TypeDescriptor>>)>,
+    /// Types learnt from the wire, per (topic, announced type name) (`router::wire_type`),
+    /// and whether a writer announced it (else a reader); at most [`MAX_LEARNT_TYPES`].
+    learnt: BTreeMap<(String, String), (Arc<TypeDescriptor>, bool)>,
 }
+
+/// Topics whose type learnt from the wire is kept; later ones stay unknown.
+pub const MAX_LEARNT_TYPES: usize = 1024;
 
 /// The type of one topic, as the router decodes keys with it.
 #[derive(Debug)]
@@ -61,20 +70,49 @@ impl KeyTypes {
         self.topics.push((pattern, type_name, Arc::new(descs)));
     }
 
-    /// The whole type of `topic` whose endpoints announce `type_name` (what content filters
-    /// compile against, `router::route_filter`): the configured one, else the built-in
-    /// ShapeType if that is the name; `None` when unknown.
-    pub fn descriptor(&self, topic: &str, type_name: &str) -> Option<&TypeDescriptor> {
-        match self.topics.iter().find(|(p, _, _)| p.matches(topic)) {
-            Some((_, named, descs)) => {
-                let want = named.as_deref().unwrap_or(type_name);
-                descs.iter().find(|d| same_type(&d.name, want))
-            }
-            None => {
-                let shape = ShapeType::descriptor();
-                same_type(type_name, &shape.name).then_some(shape)
-            }
+    /// Whether an IDL file of the configuration gives `topic`'s type: then the type the
+    /// wire announces is neither fetched nor used (the file overrides it).
+    pub fn configured(&self, topic: &str) -> bool {
+        self.topics.iter().any(|(p, _, _)| p.matches(topic))
+    }
+
+    /// Takes `desc`, learnt from the wire from a writer (`writer`) or a reader, as the type
+    /// of `topic` announced as `type_name` (ignored for a configured topic, beyond
+    /// [`MAX_LEARNT_TYPES`], or from a reader when a writer's is known).
+    pub fn learn(&mut self, topic: &str, type_name: &str, desc: TypeDescriptor, writer: bool) {
+        if self.configured(topic) {
+            return;
         }
+        let key = (topic.to_string(), type_name.to_string());
+        match self.learnt.get(&key) {
+            Some((_, true)) if !writer => return,
+            None if self.learnt.len() >= MAX_LEARNT_TYPES => return,
+            _ => {}
+        }
+        self.learnt.insert(key, (Arc::new(desc), writer));
+    }
+
+    /// The whole type of `topic` whose endpoints announce `type_name` (what content filters
+    /// compile against, `router::route_filter`), by precedence: the configured one (an IDL
+    /// file); else one a writer announced; else the built-in ShapeType if that is the name;
+    /// else one a reader announced; `None` when unknown. A writer's type describes the
+    /// payloads the router decodes; a reader's may not (its extensibility, e.g. Cyclone's
+    /// `@final` ShapeType and siftdds' `@appendable` one, changes XCDR2 bytes), so it is the
+    /// last resort.
+    pub fn descriptor(&self, topic: &str, type_name: &str) -> Option<&TypeDescriptor> {
+        if let Some((_, named, descs)) = self.topics.iter().find(|(p, _, _)| p.matches(topic)) {
+            let want = named.as_deref().unwrap_or(type_name);
+            return descs.iter().find(|d| same_type(&d.name, want));
+        }
+        let learnt = self.learnt.get(&(topic.to_string(), type_name.to_string()));
+        if let Some((desc, true)) = learnt {
+            return Some(desc);
+        }
+        let shape = ShapeType::descriptor();
+        if same_type(type_name, &shape.name) {
+            return Some(shape);
+        }
+        learnt.map(|(desc, _)| &**desc)
     }
 
     /// The type of `topic` whose endpoints announce `type_name`, as keys are decoded with it

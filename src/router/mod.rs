@@ -25,6 +25,7 @@ pub mod route_filter;
 pub mod standby;
 pub mod table;
 pub mod transcode;
+pub mod wire_type;
 
 #[cfg(test)]
 mod tests;
@@ -49,6 +50,7 @@ use table::{
     SiteView, WriterKey,
 };
 use transcode::{TranscodeCounters, Transcoder};
+use wire_type::{Announced, TypeKey, TypeRequest, WireTypeCounters, WireTypes};
 
 /// How long a replaced proxy reader (its composed filter or path changed) keeps reading
 /// after its successor was created: make before break; the repository drops the overlap.
@@ -143,6 +145,8 @@ pub struct RouterCounters {
     pub paths: PathCounters,
     /// What new children in the paths' trees were sent again (`router::replay`).
     pub replay: ReplayCounters,
+    /// The topic types learnt from the wire (`router::wire_type`).
+    pub wire_type: WireTypeCounters,
 }
 
 /// How [`Router::route`] takes a change.
@@ -186,6 +190,8 @@ pub struct Router {
     transcoder: Transcoder,
     /// Shortest-path forwarding over the links (`None`: every link target, as without).
     paths: Option<PathState>,
+    /// The topic types being learnt from the endpoints that announce them.
+    wire_types: WireTypes,
 }
 
 /// The router's use of `router::paths`: when the view last changed, and what a new child
@@ -232,6 +238,7 @@ impl Router {
             standby: Standby::new(core::time::Duration::ZERO),
             transcoder: Transcoder::new(),
             paths: None,
+            wire_types: WireTypes::new(),
         }
     }
 
@@ -513,20 +520,7 @@ impl Router {
             }
             self.proxy_keys.insert(id, k.clone());
             let from_history = self.table.targets(&k).iter().any(|t| self.standby.knows(t));
-            if let Some(t) = self
-                .rules
-                .key_types()
-                .resolve(&spec.key.topic, &spec.key.type_name)
-            {
-                self.proxy_types.insert(id, t);
-            }
-            if let Some(desc) = self
-                .rules
-                .key_types()
-                .descriptor(&spec.key.topic, &spec.key.type_name)
-            {
-                self.route_filters.add_proxy(id, &spec.key.topic, desc);
-            }
+            self.type_proxy(id, &spec.key.topic, &spec.key.type_name);
             self.actions.push_back(Action::CreateReader {
                 id,
                 spec: spec.clone(),
@@ -581,6 +575,82 @@ impl Router {
         self.next_id = next_id;
     }
 
+    /// Gives proxy reader `id` of `topic` and `type_name` the topic's type as now known
+    /// (key hashes, transcoding, next hops by filter); none while it is unknown.
+    fn type_proxy(&mut self, id: EndpointId, topic: &str, type_name: &str) {
+        let keys = self.rules.key_types();
+        if let Some(t) = keys.resolve(topic, type_name) {
+            self.proxy_types.insert(id, t);
+        }
+        if let Some(desc) = keys.descriptor(topic, type_name) {
+            self.route_filters.add_proxy(id, topic, desc);
+        }
+    }
+
+    /// The endpoints of `site` that announce their type (PID_TYPE_INFORMATION): those of a
+    /// routed topic whose type no IDL file gives and none was learnt for are asked in turn
+    /// ([`Self::poll_type_request`], `router::wire_type`).
+    pub fn note_announced_types(&mut self, now: Instant, site: SiteId, announced: &[Announced]) {
+        let rules = &self.rules;
+        self.wire_types
+            .note(now, site, announced, |topic, type_name| {
+                topic != paths::HEARTBEAT_TOPIC
+                    && rules.routes(topic, type_name)
+                    && !rules.key_types().configured(topic)
+            });
+    }
+
+    /// The next endpoint whose participant the driver asks for its type (TypeLookup).
+    pub fn poll_type_request(&mut self, now: Instant) -> Option<TypeRequest> {
+        self.wire_types.poll_request(now)
+    }
+
+    /// The participant did not send the request for `key` (its TypeLookup client at a
+    /// bound, or unusable TypeInformation): the next endpoint will be asked.
+    pub fn type_refused(&mut self, key: &TypeKey) {
+        self.wire_types.refused(key);
+    }
+
+    /// The requests whose answers the driver looks for.
+    pub fn types_asked(&self) -> Vec<TypeRequest> {
+        self.wire_types.asking().cloned().collect()
+    }
+
+    /// A type given up on (every endpoint asked, or none answered in time), once each: it
+    /// stays unknown, so its samples are forwarded as they came.
+    pub fn poll_type_failed(&mut self) -> Option<TypeKey> {
+        self.wire_types.poll_failed()
+    }
+
+    /// `desc` is the type `request` asked for, resolved from the wire: from now on every
+    /// proxy reader of its (topic, type name) computes key hashes, transcodes and picks next
+    /// hops by filter with it (`keys::KeyTypes::descriptor` ranks a reader's type below the
+    /// built-in ShapeType). Returns how long after the endpoint asked was first seen, or
+    /// `None` when it was not taken (it was known already).
+    pub fn type_learnt(
+        &mut self,
+        now: Instant,
+        request: &TypeRequest,
+        desc: crate::types::TypeDescriptor,
+    ) -> Option<core::time::Duration> {
+        let key = &request.key;
+        let after = self.wire_types.learnt(now, key, request.writer)?;
+        self.rules
+            .key_types_mut()
+            .learn(&key.0, &key.1, desc, request.writer);
+        let proxies: Vec<EndpointId> = self
+            .proxy_keys
+            .iter()
+            .filter(|(_, k)| k.1.topic == key.0 && k.1.type_name == key.1)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in proxies {
+            self.type_proxy(id, &key.0, &key.1);
+        }
+        self.route_filters.table_changed();
+        Some(after)
+    }
+
     /// Deletes the proxy readers whose grace period ended.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.standby.settle_due(now, &mut self.table) {
@@ -605,10 +675,15 @@ impl Router {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let retiring = self.retiring.iter().map(|(t, _, _)| *t).min();
         let paths = self.paths.as_ref().and_then(|p| p.paths.poll_timeout());
-        [retiring, self.standby.poll_timeout(&self.table), paths]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            retiring,
+            self.standby.poll_timeout(&self.table),
+            paths,
+            self.wire_types.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next endpoint action.
@@ -826,6 +901,7 @@ impl Router {
                 .as_ref()
                 .map(|p| p.replay.counters())
                 .unwrap_or_default(),
+            wire_type: self.wire_types.counters(),
         }
     }
 

@@ -18,6 +18,7 @@ mod peer_group;
 mod representation;
 mod ring;
 mod standby;
+mod wire_type;
 use crate::core::discovery::ContentFilter;
 use crate::test_rng::Rng;
 use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber};

@@ -11,9 +11,10 @@ on the reader: `Policy.DataRepresentation(use_xcdrv2_representation=True)` makes
 serialize XCDR2 and the reader accept only XCDR2 (cyclonedds/pub.py `_use_version_2`,
 qos.py `_set_p_datarepresentation`).
 
-  shapes_xcdr.py pub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose]   waits for a reader, writes
-      COUNT samples color RED, x = i, y = 2 i, shapesize = 30 + i % 7 (with --dispose then
-      disposes RED), waits for acks, exits 0.
+  shapes_xcdr.py pub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose] [--final] [--delay S]
+      waits for a reader (then S seconds more), writes COUNT samples color RED, x = i,
+      y = 2 i, shapesize = 30 + i % 7 (with --dispose then disposes RED), waits for acks,
+      exits 0. --final: the same members as a @final ShapeType (XCDR2 without DHEADER).
   shapes_xcdr.py sub DOMAIN TOPIC COUNT [--xcdr 1|2] [--dispose]   prints `SAMPLE color x y
       shapesize` per sample until COUNT arrived (exit 0) or 30 s passed (exit 1); with
       --dispose it also waits for an instance to be disposed and prints `DISPOSED`.
@@ -32,7 +33,7 @@ from cyclonedds.core import InstanceState, Qos, Policy
 from cyclonedds.internal import InvalidSample
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.annotations import appendable, key
+from cyclonedds.idl.annotations import appendable, final, key
 from cyclonedds.idl.types import bounded_str, int32
 from cyclonedds.pub import DataWriter, Publisher
 from cyclonedds.sub import DataReader, Subscriber
@@ -45,6 +46,16 @@ TIMEOUT_S = 30
 @dataclass
 @appendable
 class ShapeType(IdlStruct, typename="ShapeType"):
+    color: bounded_str[128]
+    key("color")
+    x: int32
+    y: int32
+    shapesize: int32
+
+
+@dataclass
+@final
+class FinalShapeType(IdlStruct, typename="ShapeType"):
     color: bounded_str[128]
     key("color")
     x: int32
@@ -80,7 +91,8 @@ def qos(xcdr):
     )
 
 
-def publish(participant, topic, count, xcdr, dispose):
+def publish(participant, topic, count, xcdr, dispose, cls=None, delay=0.0):
+    cls = cls or ShapeType
     writer = DataWriter(Publisher(participant), topic, qos=qos(xcdr))
     deadline = time.monotonic() + TIMEOUT_S
     while not writer.get_matched_subscriptions():
@@ -89,10 +101,11 @@ def publish(participant, topic, count, xcdr, dispose):
             return 1
         time.sleep(0.05)
     say("matched")
+    time.sleep(delay)
     for i in range(count):
-        writer.write(ShapeType(color="RED", x=i, y=2 * i, shapesize=30 + i % 7))
+        writer.write(cls(color="RED", x=i, y=2 * i, shapesize=30 + i % 7))
     if dispose:
-        writer.dispose(ShapeType(color="RED", x=0, y=0, shapesize=0))
+        writer.dispose(cls(color="RED", x=0, y=0, shapesize=0))
         say("disposed")
     if not writer.wait_for_acks(duration(seconds=TIMEOUT_S)):
         say("not acknowledged")
@@ -138,12 +151,15 @@ def main():
     ap.add_argument("count", type=int)
     ap.add_argument("--xcdr", type=int, choices=[1, 2], default=2)
     ap.add_argument("--dispose", action="store_true")
+    ap.add_argument("--final", action="store_true")
+    ap.add_argument("--delay", type=float, default=0.0)
     a = ap.parse_args()
     participant = DomainParticipant(a.domain)
     say(f"libddsc: {loaded_ddsc()}")
-    topic = Topic(participant, a.topic, ShapeType)
+    cls = FinalShapeType if a.final else ShapeType
+    topic = Topic(participant, a.topic, cls)
     if a.role == "pub":
-        return publish(participant, topic, a.count, a.xcdr, a.dispose)
+        return publish(participant, topic, a.count, a.xcdr, a.dispose, cls, a.delay)
     return subscribe(participant, topic, a.count, a.xcdr, a.dispose)
 
 

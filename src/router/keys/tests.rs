@@ -114,3 +114,32 @@ fn a_named_type_wins_over_the_announced_name() {
     assert!(idl_types().resolve("Reads", "ShapeType").is_none());
     assert!(idl_types().resolve("Square", "ShapeType").is_some());
 }
+
+#[test]
+fn a_type_a_writer_announced_comes_before_shape_type_and_a_readers_after_it() {
+    let final_shape = TypeDescriptor {
+        extensibility: Extensibility::Final,
+        ..ShapeType::descriptor().clone()
+    };
+    let mut k = KeyTypes::new();
+    // A reader's type: the built-in ShapeType is kept for that name; for another name it is
+    // all there is.
+    k.learn("Sq", "ShapeType", final_shape.clone(), false);
+    k.learn("Other", "O", final_shape.clone(), false);
+    assert_eq!(
+        k.descriptor("Sq", "ShapeType").unwrap().extensibility,
+        ShapeType::descriptor().extensibility
+    );
+    assert_eq!(k.descriptor("Other", "O"), Some(&final_shape));
+    // A writer's type wins, and a reader's does not replace it.
+    k.learn("Sq", "ShapeType", final_shape.clone(), true);
+    k.learn("Sq", "ShapeType", ShapeType::descriptor().clone(), false);
+    assert_eq!(k.descriptor("Sq", "ShapeType"), Some(&final_shape));
+    // A configured IDL file overrides the wire.
+    let mut k = idl_types();
+    k.learn("Reading", "m::Reading", final_shape.clone(), true);
+    assert_eq!(
+        k.descriptor("Reading", "m::Reading").unwrap().name,
+        "m::Reading"
+    );
+}

@@ -191,6 +191,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
         "siftdds: router transcoding: samples {}, keys transcoded {}, keys built {}, as is {}, key unknown {}",
         t.transcoded, t.keys_transcoded, t.keys_built, t.as_is, t.key_unknown
     );
+    let w = c.wire_type;
+    eprintln!(
+        "siftdds: router types from the wire: requests {}, learnt {}, unanswered {}, failed {}, untracked {}",
+        w.requests, w.learnt, w.unanswered, w.failed, w.untracked
+    );
     ExitCode::SUCCESS
 }
 

@@ -835,17 +835,26 @@ impl Discovery {
     /// writer is unknown, announced no (decodable) TypeInformation, or a bound was hit.
     /// DDS-XTypes 1.3 §7.6.3.3.
     pub(super) fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
-        let Some(bytes) = self
+        let id = self
             .remote_writers
             .get(&writer)
             .and_then(|w| w.type_information.as_deref())
-        else {
-            return false;
+            .and_then(wanted_type_id);
+        id.is_some_and(|id| self.type_client.request(now, writer.prefix, id))
+    }
+
+    /// [`Self::request_writer_type`] for a remote writer or reader (both announce
+    /// PID_TYPE_INFORMATION, DDS-XTypes 1.3 §7.6.2.1).
+    pub(super) fn request_endpoint_type(&mut self, now: Now, endpoint: Guid) -> bool {
+        let info = match self.remote_writers.get(&endpoint) {
+            Some(w) => w.type_information.as_deref(),
+            None => self
+                .remote_readers
+                .get(&endpoint)
+                .and_then(|r| r.type_information.as_deref()),
         };
-        let Some(id) = wanted_type_id(bytes) else {
-            return false;
-        };
-        self.type_client.request(now, writer.prefix, id)
+        let id = info.and_then(wanted_type_id);
+        id.is_some_and(|id| self.type_client.request(now, endpoint.prefix, id))
     }
 
     /// The next remote type that became resolved.

@@ -1027,6 +1027,15 @@ impl Participant {
         asked
     }
 
+    /// [`Participant::request_writer_type`] for a remote writer or reader: both may announce
+    /// PID_TYPE_INFORMATION (DDS-XTypes 1.3 §7.6.2.1), e.g. a router learning a topic's type
+    /// from whichever endpoint of it announces one.
+    pub fn request_endpoint_type(&mut self, now: Now, endpoint: Guid) -> bool {
+        let asked = self.discovery.request_endpoint_type(now, endpoint);
+        self.drain_resolved_types();
+        asked
+    }
+
     /// The remote TypeObjects the TypeLookup client resolved, by identifier.
     pub fn remote_types(&self) -> &type_client::TypeRegistry {
         self.discovery.type_registry()

@@ -3,7 +3,8 @@
 //! Cyclone DDS numbers them. `TypeLookupClient::request` asks a remote participant for a
 //! type by its TypeIdentifier (from PID_TYPE_INFORMATION); getTypes requests carry an RPC
 //! SampleIdentity (our request writer's GUID and the request sample's sequence number) that
-//! replies echo, and are matched to the outstanding request by it. Each returned TypeObject
+//! replies echo, and are matched to the outstanding request by it (Cyclone DDS 0.10's, which
+//! echo none, by the type they answer). Each returned TypeObject
 //! whose bytes hash to its identifier (§7.3.4.4) is kept in the [`TypeRegistry`]; the hash
 //! identifiers it refers to are fetched in turn, to [`MAX_DEPENDENCY_DEPTH`]. When a
 //! requested type and everything it reaches are known, it is reported resolved.
@@ -369,23 +370,26 @@ impl TypeLookupClient {
             if change.kind != ChangeKind::Alive {
                 continue;
             }
-            self.take_reply(&change.data);
+            self.take_reply(change.writer_guid.prefix, &change.data);
         }
         self.pump(now);
         Some(())
     }
 
-    /// Handles one reply payload.
-    fn take_reply(&mut self, payload: &[u8]) {
+    /// Handles one reply payload from participant `from`.
+    fn take_reply(&mut self, from: GuidPrefix, payload: &[u8]) {
         let Ok(reply) = TypeLookupReply::from_payload(payload) else {
             self.stats.bad_replies = self.stats.bad_replies.saturating_add(1);
             return;
         };
-        // Replies go to every matched reply reader: those to other clients are not ours.
-        if reply.request_id.writer_guid != self.guid.to_bytes() {
+        let sn = if reply.request_id.writer_guid == self.guid.to_bytes() {
+            (i64::from(reply.request_id.high) << 32) | i64::from(reply.request_id.low)
+        } else if let Some(sn) = self.unechoed_reply(from, &reply) {
+            sn
+        } else {
+            // Replies go to every matched reply reader: those to other clients are not ours.
             return;
-        }
-        let sn = (i64::from(reply.request_id.high) << 32) | i64::from(reply.request_id.low);
+        };
         let Some(o) = self.outstanding.remove(&sn) else {
             return;
         };
@@ -418,6 +422,29 @@ impl TypeLookupClient {
             self.give_up(&o.id);
         }
         self.check_roots();
+    }
+
+    /// The outstanding request a reply that echoes no request identity answers. Cyclone DDS
+    /// 0.10 puts its own reply writer's GUID in `relatedRequestId` (each 4-byte word in
+    /// little-endian order) and its reply's sequence number (`ddsi_typelookup.c`; Cyclone 11
+    /// echoes the request): such a reply from `from` is taken for the request to `from` whose
+    /// identifier one of its verified TypeObjects answers (the hash check, §7.3.4.4, makes
+    /// the object right whoever asked for it).
+    fn unechoed_reply(&self, from: GuidPrefix, reply: &TypeLookupReply) -> Option<i64> {
+        let mut own = Guid::new(from, TL_SVC_REPLY_WRITER).to_bytes();
+        for word in own.chunks_exact_mut(4) {
+            word.reverse();
+        }
+        if reply.request_id.writer_guid != own {
+            return None;
+        }
+        let ReplyReturn::Types(types) = &reply.ret else {
+            return None;
+        };
+        self.outstanding
+            .iter()
+            .find(|(_, o)| o.peer == from && types.iter().any(|t| t.verified && t.id == o.id))
+            .map(|(sn, _)| *sn)
     }
 
     /// Moves roots whose whole closure is known to the resolved queue.

@@ -134,12 +134,37 @@ fn a_reply_captured_from_cyclone_resolves_the_type_it_answers() {
     // A reply to another client's request (same sequence number) is not ours.
     let mut other = reply.clone();
     other[4] ^= 0xFF;
-    c.take_reply(&other);
+    c.take_reply(GuidPrefix([2; 12]), &other);
     assert_eq!(c.outstanding.len(), 1);
-    c.take_reply(&reply);
+    c.take_reply(GuidPrefix([2; 12]), &reply);
     assert!(c.outstanding.is_empty());
     assert_eq!(c.poll_resolved(), Some(id.clone()));
     assert!(c.registry.get(&id).is_some());
+    assert_eq!(c.stats.replies_matched, 1);
+}
+
+#[test]
+fn a_cyclone_010_reply_that_echoes_no_request_identity_answers_the_request_it_resolves() {
+    let server = GuidPrefix([2; 12]);
+    // Cyclone 0.10: its own reply writer's GUID, word by word little-endian, and its own
+    // reply sequence number.
+    let mut own = Guid::new(server, TL_SVC_REPLY_WRITER).to_bytes();
+    for word in own.chunks_exact_mut(4) {
+        word.reverse();
+    }
+    let (id, reply) = cyclone_reply_to(&RequestId {
+        writer_guid: own,
+        high: 0,
+        low: 1,
+    });
+    let mut c = client();
+    assert!(c.request(sim_now(0), server, id.clone()));
+    // From another participant it is not taken.
+    c.take_reply(GuidPrefix([3; 12]), &reply);
+    assert_eq!(c.outstanding.len(), 1);
+    c.take_reply(server, &reply);
+    assert!(c.outstanding.is_empty());
+    assert_eq!(c.poll_resolved(), Some(id));
     assert_eq!(c.stats.replies_matched, 1);
 }
 
@@ -155,7 +180,7 @@ fn an_object_not_hashing_to_the_requested_identifier_is_refused() {
     assert!(c.request(sim_now(0), GuidPrefix([2; 12]), wrong.clone()));
     // The server answers with an object for a different identifier than asked.
     let (_, reply) = cyclone_reply_to(&request_id(&c, 1));
-    c.take_reply(&reply);
+    c.take_reply(GuidPrefix([2; 12]), &reply);
     assert!(c.registry.is_empty());
     assert_eq!(c.stats.objects_refused, 1);
     assert_eq!(c.poll_resolved(), None);
@@ -218,9 +243,9 @@ fn mutated_replies_never_panic() {
     let (id, reply) = cyclone_reply_to(&request_id(&client(), 1));
     c.request(sim_now(0), GuidPrefix([2; 12]), id);
     for n in 0..reply.len() {
-        c.take_reply(&reply[..n]);
+        c.take_reply(GuidPrefix([2; 12]), &reply[..n]);
         let mut flipped = reply.clone();
         flipped[n] ^= 0x5A;
-        c.take_reply(&flipped);
+        c.take_reply(GuidPrefix([2; 12]), &flipped);
     }
 }
