@@ -21,8 +21,17 @@ fn reader(topic: &str, qos: DataReaderQos) -> Side<DataReaderQos, SubscriberQos>
 #[test]
 fn other_topics_are_not_decided_and_equal_ones_match() {
     let (w, r) = (DataWriterQos::default(), DataReaderQos::default());
-    assert!(decide(W, R, &writer("A", w.clone()), &reader("B", r.clone())).is_none());
-    let v = decide(W, R, &writer("A", w), &reader("A", r)).unwrap();
+    assert!(
+        decide(
+            W,
+            R,
+            &writer("A", w.clone()),
+            &reader("B", r.clone()),
+            TypeMatch::ByName
+        )
+        .is_none()
+    );
+    let v = decide(W, R, &writer("A", w), &reader("A", r), TypeMatch::ByName).unwrap();
     assert!(v.compatible());
 }
 
@@ -36,7 +45,7 @@ fn an_rxo_failure_is_an_incompatibility_not_a_match() {
         reliability: Reliability::reliable(),
         ..DataReaderQos::default()
     };
-    let v = decide(W, R, &writer("A", w), &reader("A", r)).unwrap();
+    let v = decide(W, R, &writer("A", w), &reader("A", r), TypeMatch::ByName).unwrap();
     assert!(v.same_type_and_partitions);
     assert!(v.rxo.is_err());
     assert!(!v.compatible());
