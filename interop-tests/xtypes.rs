@@ -5,7 +5,9 @@
 //! `shape_main`'s ShapeType and a richer one (enum, nested struct, sequence of structs,
 //! string, key) written by a participant in this process. The other way round, `siftdds spy`
 //! fetches a PyPI `cyclonedds` writer's type through TypeLookup and prints its samples with
-//! member names. Domains 190-194. Skipped, with the reason recorded, when `python3` cannot
+//! member names. Matching by type assignability (§7.2.4.4, §7.6.3.4): a siftdds reader does
+//! not match a PyPI `cyclonedds` writer of another type under its type name, and matches one
+//! whose appendable type adds a member. Domains 186, 187, 190-194. Skipped, with the reason recorded, when `python3` cannot
 //! import `cyclonedds`.
 
 // Real processes in real time: these tests read the clock and poll.
@@ -18,10 +20,11 @@ use std::time::Duration;
 
 use siftdds::api::{DataReader, DomainParticipant};
 use siftdds::cdr::{CdrError, CdrWriter, Endianness};
+use siftdds::core::Event;
 use siftdds::idl::{MemLoader, parse_with, to_type_object};
 use siftdds::qos::{
-    DataReaderQos, DataRepresentation, DataWriterQos, History, PublisherQos, Reliability,
-    SubscriberQos, TopicQos,
+    DataReaderQos, DataRepresentation, DataWriterQos, History, PublisherQos, QosPolicyId,
+    Reliability, SubscriberQos, TopicQos,
 };
 use siftdds::types::xtypes::TypeRepresentation;
 use siftdds::types::{ShapeType, TopicType, XcdrVersion, key_hash_from_key_bytes};
@@ -409,5 +412,206 @@ fn siftdds_spy_prints_a_python_writers_samples_of_a_type_fetched_by_type_lookup(
             line.contains(&format!("key {:08x}{}", i, "0".repeat(24))),
             "{line}"
         );
+    }
+}
+
+const MATCH_PEER: &str = repo_path!("interop-tests/peers/python/xtypes_match.py");
+
+/// The siftdds reader's `mt::Probe`: `@appendable struct Probe { @key long ident; long x; }`,
+/// XCDR2 only (the reader then announces its TypeInformation).
+#[derive(Clone, Debug, PartialEq)]
+struct MatchProbe {
+    ident: i32,
+    x: i32,
+}
+
+const MATCH_PROBE_IDL: &str =
+    "module mt { @appendable struct Probe { @key long ident; long x; }; };";
+
+impl TopicType for MatchProbe {
+    fn type_name() -> &'static str {
+        "mt::Probe"
+    }
+
+    fn is_keyed() -> bool {
+        true
+    }
+
+    fn serialize(&self, endian: Endianness) -> Vec<u8> {
+        self.serialize_as(XcdrVersion::Xcdr2, endian).unwrap()
+    }
+
+    fn serialize_as(&self, _: XcdrVersion, endian: Endianness) -> Option<Vec<u8>> {
+        // D_CDR2 (XCDR2 appendable): encapsulation header, DHEADER, the members.
+        let id: u16 = if endian == Endianness::Little {
+            0x0009
+        } else {
+            0x0008
+        };
+        let mut buf = id.to_be_bytes().to_vec();
+        buf.extend([0, 0]);
+        let mut w = CdrWriter::new(&mut buf, endian);
+        w.u32(8);
+        w.i32(self.ident);
+        w.i32(self.x);
+        Some(buf)
+    }
+
+    fn supports(version: XcdrVersion) -> bool {
+        version == XcdrVersion::Xcdr2
+    }
+
+    fn deserialize(data: &[u8]) -> Result<Self, CdrError> {
+        // D_CDR2_BE/LE: a DHEADER, then ident and x; members the writer's type adds after
+        // them are skipped (the DHEADER covers them).
+        let word = |at: usize| -> Result<[u8; 4], CdrError> {
+            data.get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or(CdrError::Invalid("MatchProbe too short"))
+        };
+        let little = match data.get(..2) {
+            Some([0x00, 0x09]) => true,
+            Some([0x00, 0x08]) => false,
+            _ => return Err(CdrError::Invalid("MatchProbe: not D_CDR2")),
+        };
+        let int = |at| {
+            word(at).map(|b| {
+                if little {
+                    i32::from_le_bytes(b)
+                } else {
+                    i32::from_be_bytes(b)
+                }
+            })
+        };
+        Ok(MatchProbe {
+            ident: int(8)?,
+            x: int(12)?,
+        })
+    }
+
+    fn key_hash(&self) -> Option<[u8; 16]> {
+        Some(key_hash_from_key_bytes(&self.ident.to_be_bytes(), 4))
+    }
+
+    fn type_representation() -> Option<&'static TypeRepresentation> {
+        static REPRESENTATION: OnceLock<TypeRepresentation> = OnceLock::new();
+        Some(REPRESENTATION.get_or_init(|| {
+            let loader = MemLoader::new().with("mt.idl", MATCH_PROBE_IDL);
+            let spec = parse_with(&loader, std::path::Path::new("mt.idl"), &[]).unwrap();
+            to_type_object::type_representation(&spec.model, "mt::Probe").unwrap()
+        }))
+    }
+}
+
+/// What a siftdds `mt::Probe` reader on `domain` sees in `secs` of a PyPI `cyclonedds` writer
+/// of `variant` (xtypes_match.py): its samples, and whether it reported the writer's type as
+/// inconsistent (REQUESTED_INCOMPATIBLE_QOS, TYPE_CONSISTENCY_ENFORCEMENT) or matched it.
+struct MatchRun {
+    samples: Vec<MatchProbe>,
+    inconsistent: bool,
+    matched: bool,
+    peer_out: String,
+}
+
+fn run_match_peer(domain: u32, variant: &str, secs: u64) -> MatchRun {
+    let p = DomainParticipant::builder(domain)
+        .announce_period(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let topic = p.create_topic::<MatchProbe>("MatchProbe", TopicQos::default());
+    let qos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        history: History::KeepAll,
+        ..DataReaderQos::default()
+    }
+    .data_representation(DataRepresentation::new([DataRepresentation::XCDR2]));
+    let r: DataReader<MatchProbe> = p
+        .create_subscriber(SubscriberQos::default())
+        .create_datareader(&topic, qos)
+        .unwrap();
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        MATCH_PEER,
+        &domain.to_string(),
+        &(secs + 5).to_string(),
+        variant,
+    ])
+    .env(
+        "CYCLONEDDS_URI",
+        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+    );
+    let peer = Peer::spawn_command(cmd);
+    let mut run = MatchRun {
+        samples: Vec::new(),
+        inconsistent: false,
+        matched: false,
+        peer_out: String::new(),
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            run.samples.extend(s.value);
+        }
+        while let Some(e) = p.poll_event().unwrap() {
+            match e {
+                Event::RequestedIncompatibleQos { policies, .. }
+                    if policies.contains(QosPolicyId::TypeConsistencyEnforcement) =>
+                {
+                    run.inconsistent = true;
+                }
+                Event::SubscriptionMatched { matched: true, .. } => run.matched = true,
+                _ => {}
+            }
+        }
+    }
+    run.peer_out = peer.finish_any(Duration::from_secs(1)).1;
+    run
+}
+
+/// A PyPI `cyclonedds` 11 writer of `mt::Probe` whose `x` is a string, where our reader's is
+/// a long: both announce TypeInformation, our TypeLookup client fetches the writer's type,
+/// finds it not assignable (DDS-XTypes 1.3 §7.2.4.4) and reports it as
+/// TYPE_CONSISTENCY_ENFORCEMENT; no sample arrives.
+#[test]
+fn a_python_writer_of_another_type_under_the_same_name_is_not_matched() {
+    let test = "xtypes::a_python_writer_of_another_type_under_the_same_name_is_not_matched";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let run = run_match_peer(186, "other", 8);
+    assert!(
+        run.peer_out.contains("ready"),
+        "the writer did not start:\n{}",
+        run.peer_out
+    );
+    assert!(run.inconsistent, "no TYPE_CONSISTENCY_ENFORCEMENT report");
+    assert!(!run.matched, "matched a writer of another type");
+    assert!(run.samples.is_empty(), "got {:?}", run.samples);
+}
+
+/// A PyPI `cyclonedds` 11 writer of `mt::Probe` with a member added at the end of the
+/// appendable type: assignable under the default TYPE_CONSISTENCY_ENFORCEMENT, so matched
+/// (both ways: Cyclone fetches our type too) and its samples decode as our type.
+#[test]
+fn a_python_writer_of_an_appendable_type_with_an_added_member_is_matched() {
+    let test = "xtypes::a_python_writer_of_an_appendable_type_with_an_added_member_is_matched";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let run = run_match_peer(187, "added", 8);
+    assert!(
+        !run.inconsistent,
+        "reported as inconsistent\n{}",
+        run.peer_out
+    );
+    assert!(run.matched, "not matched\n{}", run.peer_out);
+    assert!(
+        run.samples.len() >= 10,
+        "got {} samples\n{}",
+        run.samples.len(),
+        run.peer_out
+    );
+    for s in &run.samples {
+        assert_eq!(s.x, s.ident, "{s:?}");
     }
 }
