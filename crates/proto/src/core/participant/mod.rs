@@ -966,7 +966,8 @@ impl Participant {
     /// PID_TYPE_INFORMATION (complete, else minimal) and every type it refers to, through
     /// the TypeLookup service; [`Event::RemoteTypeResolved`] follows when all are known
     /// ([`Participant::remote_types`]). False when the writer is unknown, announced no
-    /// TypeInformation, or the client is at a bound. DDS-XTypes 1.3 §7.6.3.3.
+    /// TypeInformation, the client is at a bound, or it gave up on that type before (no
+    /// answer after its retries). DDS-XTypes 1.3 §7.6.3.3.
     pub fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
         let asked = self.discovery.request_writer_type(now, writer);
         self.drain_resolved_types(now);
