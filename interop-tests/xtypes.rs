@@ -7,7 +7,8 @@
 //! fetches a PyPI `cyclonedds` writer's type through TypeLookup and prints its samples with
 //! member names. Matching by type assignability (§7.2.4.4, §7.6.3.4): a siftdds reader does
 //! not match a PyPI `cyclonedds` writer of another type under its type name, and matches one
-//! whose appendable type adds a member. Domains 186, 187, 190-194. Skipped, with the reason recorded, when `python3` cannot
+//! whose appendable type adds a member. `siftdds ls` prints a fetched type as IDL. Domains
+//! 186, 187, 190-194, 197. Skipped, with the reason recorded, when `python3` cannot
 //! import `cyclonedds`.
 
 // Real processes in real time: these tests read the clock and poll.
@@ -613,5 +614,44 @@ fn a_python_writer_of_an_appendable_type_with_an_added_member_is_matched() {
     );
     for s in &run.samples {
         assert_eq!(s.x, s.ident, "{s:?}");
+    }
+}
+
+/// `siftdds ls` fetches a PyPI `cyclonedds` writer's type through TypeLookup and prints it as
+/// IDL under the writer: its struct with the key, the nested struct, the sequence of structs,
+/// the union and the optional member, each type declared in its module.
+#[test]
+fn siftdds_ls_prints_a_python_writers_type_as_idl() {
+    let test = "xtypes::siftdds_ls_prints_a_python_writers_type_as_idl";
+    if !python_module_ready(test, "cyclonedds") {
+        return;
+    }
+    let mut cmd = Command::new("python3");
+    cmd.args([PROBE, "197", "15"]).env(
+        "CYCLONEDDS_URI",
+        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+    );
+    let writer = Peer::spawn_command(cmd);
+    let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["ls", "-d", "197", "-w", "4"])
+        .output()
+        .unwrap();
+    drop(writer);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "ls failed: {stdout}");
+    let lines = words(&stdout);
+    for want in [
+        "module probe {",
+        "struct Point {",
+        "union Value switch (long) {",
+        "@appendable",
+        "struct Probe {",
+        "@key long ident;",
+        "probe::Point origin;",
+        "sequence<probe::Point> points;",
+        "probe::Value val;",
+        "@optional string note;",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "no '{want}' in:\n{stdout}");
     }
 }

@@ -129,7 +129,7 @@ impl Printer {
     }
 
     fn structure(&mut self, d: &TypeDescriptor) {
-        if self.declared.iter().any(|n| *n == d.name) {
+        if self.declared.contains(&d.name) {
             return;
         }
         let mutable = d.extensibility == Extensibility::Mutable;
@@ -144,7 +144,7 @@ impl Printer {
     }
 
     fn union(&mut self, u: &UnionDescriptor) {
-        if self.declared.iter().any(|n| *n == u.name) {
+        if self.declared.contains(&u.name) {
             return;
         }
         let discriminator = self.kind(&u.discriminator);
