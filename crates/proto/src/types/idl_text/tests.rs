@@ -1,29 +1,19 @@
 use super::*;
-use crate::cdr::Endianness;
-use crate::idl::{MemLoader, parse_with, to_type_object};
+use crate::idl::to_type_object;
 use crate::types::xtypes::to_descriptor::type_descriptor;
-use crate::types::xtypes::{TypeIdentifier, TypeObject, TypeRepresentation};
+use crate::types::xtypes::{TypeIdentifier, TypeRepresentation};
 
 fn representation(idl: &str, name: &str) -> TypeRepresentation {
-    let loader = MemLoader::new().with("t.idl", idl);
-    let spec = parse_with(&loader, std::path::Path::new("t.idl"), &[]).unwrap();
-    to_type_object::type_representation(&spec.model, name).unwrap()
+    to_type_object::of_idl_text(idl, name).0
 }
 
-/// The descriptor a TypeLookup client builds from `rep`'s complete TypeObjects.
-fn fetched(rep: &TypeRepresentation) -> TypeDescriptor {
-    let objects: Vec<(TypeIdentifier, TypeObject)> = rep
-        .objects
-        .iter()
-        .map(|(id, b)| {
-            (
-                id.clone(),
-                TypeObject::from_bytes(b, Endianness::Little).unwrap(),
-            )
-        })
-        .collect();
+/// The descriptor a TypeLookup client builds from the complete TypeObjects of `name` in
+/// `idl`.
+fn fetched(idl: &str, name: &str) -> (TypeRepresentation, TypeDescriptor) {
+    let (rep, objects) = to_type_object::of_idl_text(idl, name);
     let lookup = |id: &TypeIdentifier| objects.iter().find(|(i, _)| i == id).map(|(_, o)| o);
-    type_descriptor(&lookup, &rep.information.complete.typeid_with_size.type_id).unwrap()
+    let d = type_descriptor(&lookup, &rep.information.complete.typeid_with_size.type_id).unwrap();
+    (rep, d)
 }
 
 #[test]
@@ -31,8 +21,8 @@ fn the_idl_of_a_fetched_type_describes_the_same_type() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/xtypes/rich.idl");
     let rich = std::fs::read_to_string(path).unwrap();
-    let rep = representation(&rich, "rich::Sample");
-    let idl = to_idl(&fetched(&rep));
+    let (rep, d) = fetched(&rich, "rich::Sample");
+    let idl = to_idl(&d);
     for want in [
         "module rich {",
         "  enum Color {",
@@ -61,8 +51,8 @@ fn the_idl_of_a_fetched_type_describes_the_same_type() {
 fn enum_discriminators_are_labelled_by_enumerator() {
     let idl = "module m { enum E { A, B }; union U switch (E) { case A: long a; case B: string b; }; \
                @appendable struct S { U u; }; };";
-    let rep = representation(idl, "m::S");
-    let text = to_idl(&fetched(&rep));
+    let (rep, d) = fetched(idl, "m::S");
+    let text = to_idl(&d);
     assert!(text.contains("case m::B:"), "{text}");
     assert_eq!(
         representation(&text, "m::S").information,

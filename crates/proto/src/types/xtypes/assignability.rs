@@ -431,17 +431,7 @@ impl<'a> Walk<'a> {
         path: &str,
         depth: usize,
     ) -> Result<(), NotAssignable> {
-        let name = if path.is_empty() {
-            type_name(&r.type_name).to_owned()
-        } else {
-            path.to_owned()
-        };
-        let (re, we) = (extensibility(r.flags), extensibility(w.flags));
-        if re != we {
-            return fail(format!(
-                "{name}: the reader's type is {re}, the writer's {we}"
-            ));
-        }
+        let (name, re) = same_extensibility(path, &r.type_name, (r.flags, w.flags), "type")?;
         let rm = self.flat_members(self.reader_types, r, &name)?;
         let wm = self.flat_members(self.writer_types, w, &name)?;
         let names = !self.rules.ignore_member_names;
@@ -579,17 +569,7 @@ impl<'a> Walk<'a> {
         path: &str,
         depth: usize,
     ) -> Result<(), NotAssignable> {
-        let name = if path.is_empty() {
-            type_name(&r.type_name).to_owned()
-        } else {
-            path.to_owned()
-        };
-        let (re, we) = (extensibility(r.flags), extensibility(w.flags));
-        if re != we {
-            return fail(format!(
-                "{name}: the reader's union is {re}, the writer's {we}"
-            ));
-        }
+        let (name, re) = same_extensibility(path, &r.type_name, (r.flags, w.flags), "union")?;
         self.check(
             &r.discriminator,
             &w.discriminator,
@@ -620,6 +600,29 @@ impl<'a> Walk<'a> {
         }
         Ok(())
     }
+}
+
+/// The name a constructed type is reported under (`path`, or its own name at the top) and
+/// its extensibility, which the reader's (`flags.0`) and the writer's (`flags.1`) type must
+/// share (§7.2.4.4.6, §7.2.4.4.7).
+fn same_extensibility(
+    path: &str,
+    reader_type_name: &str,
+    (reader, writer): (u16, u16),
+    what: &str,
+) -> Result<(String, &'static str), NotAssignable> {
+    let name = if path.is_empty() {
+        type_name(reader_type_name).to_owned()
+    } else {
+        path.to_owned()
+    };
+    let (re, we) = (extensibility(reader), extensibility(writer));
+    if re != we {
+        return fail(format!(
+            "{name}: the reader's {what} is {re}, the writer's {we}"
+        ));
+    }
+    Ok((name, re))
 }
 
 fn is_hash(id: &TypeIdentifier) -> bool {

@@ -53,10 +53,7 @@ fn an_rxo_failure_is_an_incompatibility_not_a_match() {
 }
 
 fn representation(idl: &str) -> TypeRepresentation {
-    use crate::idl::{MemLoader, parse_with, to_type_object};
-    let loader = MemLoader::new().with("t.idl", idl);
-    let spec = parse_with(&loader, std::path::Path::new("t.idl"), &[]).unwrap();
-    to_type_object::type_representation(&spec.model, "P").unwrap()
+    crate::idl::to_type_object::of_idl_text(idl, "P").0
 }
 
 /// Fast DDS 2.9.1's PID_TYPE_INFORMATION value for its ShapeType, as captured

@@ -7,7 +7,7 @@
 use crate::core::Event;
 use crate::core::participant::*;
 use crate::core::sim::SimNet;
-use crate::idl::{MemLoader, parse_with, to_type_object};
+use crate::idl::to_type_object;
 use crate::qos::{
     DataReaderQos, DataRepresentation, DataWriterQos, QosPolicyId, Reliability,
     TypeConsistencyEnforcement,
@@ -16,11 +16,7 @@ use crate::types::xtypes::TypeRepresentation;
 use crate::wire::Guid;
 
 fn probe(idl: &str) -> &'static TypeRepresentation {
-    let loader = MemLoader::new().with("t.idl", idl);
-    let spec = parse_with(&loader, std::path::Path::new("t.idl"), &[]).unwrap();
-    Box::leak(Box::new(
-        to_type_object::type_representation(&spec.model, "Probe").unwrap(),
-    ))
+    Box::leak(Box::new(to_type_object::of_idl_text(idl, "Probe").0))
 }
 
 const READER_TYPE: &str = "@appendable struct Probe { @key long id; long x; };";

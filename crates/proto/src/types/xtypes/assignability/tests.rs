@@ -1,6 +1,5 @@
 use super::*;
-use crate::cdr::Endianness;
-use crate::idl::{MemLoader, parse_with, to_type_object};
+use crate::idl::to_type_object;
 use crate::types::xtypes::TypeRepresentation;
 
 /// One type, given as IDL, with its decoded TypeObjects.
@@ -10,19 +9,7 @@ struct Ty {
 }
 
 fn ty(idl: &str, name: &str) -> Ty {
-    let loader = MemLoader::new().with("t.idl", idl);
-    let spec = parse_with(&loader, std::path::Path::new("t.idl"), &[]).unwrap();
-    let rep = to_type_object::type_representation(&spec.model, name).unwrap();
-    let objects = rep
-        .objects
-        .iter()
-        .map(|(id, b)| {
-            (
-                id.clone(),
-                TypeObject::from_bytes(b, Endianness::Little).unwrap(),
-            )
-        })
-        .collect();
+    let (rep, objects) = to_type_object::of_idl_text(idl, name);
     Ty { rep, objects }
 }
 
