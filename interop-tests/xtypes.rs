@@ -46,6 +46,16 @@ fn cyclonedds(args: &[&str]) -> Peer {
     Peer::spawn_command(cmd)
 }
 
+/// `python3 ARGS` (a PyPI `cyclonedds` peer script) on the sandbox's loopback.
+fn python_peer(args: &[&str]) -> Peer {
+    let mut cmd = Command::new("python3");
+    cmd.args(args).env(
+        "CYCLONEDDS_URI",
+        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
+    );
+    Peer::spawn_command(cmd)
+}
+
 /// What `cyclonedds typeof TOPIC` prints for `domain` (discovery scan of `secs`).
 fn typeof_output(domain: u32, topic: &str, secs: u32) -> String {
     let d = domain.to_string();
@@ -374,12 +384,7 @@ fn siftdds_spy_prints_a_python_writers_samples_of_a_type_fetched_by_type_lookup(
     if !python_module_ready(test, "cyclonedds") {
         return;
     }
-    let mut cmd = Command::new("python3");
-    cmd.args([PROBE, "194", "20"]).env(
-        "CYCLONEDDS_URI",
-        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
-    );
-    let writer = Peer::spawn_command(cmd);
+    let writer = python_peer(&[PROBE, "194", "20"]);
     let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
         .args(["spy", "-d", "194", "--seconds", "6", "-t", "ProbeTopic"])
         .output()
@@ -530,18 +535,8 @@ fn run_match_peer(domain: u32, variant: &str, secs: u64) -> MatchRun {
         .create_subscriber(SubscriberQos::default())
         .create_datareader(&topic, qos)
         .unwrap();
-    let mut cmd = Command::new("python3");
-    cmd.args([
-        MATCH_PEER,
-        &domain.to_string(),
-        &(secs + 5).to_string(),
-        variant,
-    ])
-    .env(
-        "CYCLONEDDS_URI",
-        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
-    );
-    let peer = Peer::spawn_command(cmd);
+    let (domain_arg, secs_arg) = (domain.to_string(), (secs + 5).to_string());
+    let peer = python_peer(&[MATCH_PEER, &domain_arg, &secs_arg, variant]);
     let mut run = MatchRun {
         samples: Vec::new(),
         inconsistent: false,
@@ -626,12 +621,8 @@ fn siftdds_ls_prints_a_python_writers_type_as_idl() {
     if !python_module_ready(test, "cyclonedds") {
         return;
     }
-    let mut cmd = Command::new("python3");
-    cmd.args([PROBE, "197", "15"]).env(
-        "CYCLONEDDS_URI",
-        "<General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces></General>",
-    );
-    let writer = Peer::spawn_command(cmd);
+    let writer = python_peer(&[PROBE, "197", "20"]);
+    assert!(writer.wait_line("ready", WAIT), "the writer did not start");
     let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
         .args(["ls", "-d", "197", "-w", "4"])
         .output()
