@@ -173,3 +173,46 @@ fn a_writer_without_type_information_matches_by_type_name() {
     assert!(!reader_matched(&events, w, r));
     assert!(type_inconsistent(&events));
 }
+
+#[test]
+fn a_remote_type_that_cannot_be_fetched_falls_back_to_the_type_name() {
+    let mut net = SimNet::new(2, 0x7e58, |_| {});
+    net.run_for(100);
+    net.nodes[0].p.register_type(
+        "Probe",
+        probe("@appendable struct Probe { @key long id; string x; };"),
+    );
+    net.nodes[1].p.register_type("Probe", probe(READER_TYPE));
+    let now = net.now();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        data_representation: xcdr2(),
+        ..DataReaderQos::default()
+    };
+    let r = net.nodes[1]
+        .p
+        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos));
+    net.run_for(500);
+    let wqos = DataWriterQos {
+        reliability: Reliability::reliable(),
+        data_representation: xcdr2(),
+        ..DataWriterQos::default()
+    };
+    let now = net.now();
+    let w = net.nodes[0]
+        .p
+        .create_writer(now, WriterSpec::new("Probe", "Probe", true, wqos));
+    // The reader's participant asks for the writer's type; the writer's participant falls
+    // silent before it can answer, past every retry.
+    assert!(net.run_until(2000, |n| n.nodes[1].p.type_client_stats().requests_sent > 0));
+    net.silenced = vec![0];
+    net.run_for(10_000);
+    let stats = net.nodes[1].p.type_client_stats();
+    assert!(stats.given_up >= 1, "{stats:?}");
+    net.silenced.clear();
+    net.run_for(2000);
+    // Given up: the type name decides, and the reader matches.
+    let events = net.events(1);
+    assert!(reader_matched(&events, w, r), "{events:?}");
+    assert!(!type_inconsistent(&events));
+}
