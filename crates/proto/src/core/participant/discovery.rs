@@ -872,21 +872,30 @@ impl Discovery {
         serves && self.type_client.request(now, peer, id)
     }
 
-    /// Decides the types of a local endpoint of `type_name` with `representation` and the
-    /// remote endpoint `remote` under the reader's `enforcement` (`matching::decide_types`).
-    /// Our endpoint takes part with the TypeInformation it announces: only an endpoint that
-    /// speaks XCDR2 and not XCDR1 announces one ([`announces_types`]).
+    /// Decides the types of a local endpoint of `topic` and `type_name` with
+    /// `representation` and the remote endpoint `remote` under the reader's `enforcement`
+    /// (`matching::decide_types`). Our endpoint takes part with the TypeInformation it
+    /// announces: only an endpoint that speaks XCDR2 and not XCDR1 announces one
+    /// ([`announces_types`]). Endpoints of another topic or type name are left to the names
+    /// (nothing is fetched for them).
     pub(super) fn type_match(
         &self,
-        (type_name, representation): (&str, &crate::qos::DataRepresentation),
+        (topic, type_name, representation): (&str, &str, &crate::qos::DataRepresentation),
         local_is_reader: bool,
         remote: Guid,
         enforcement: &crate::qos::TypeConsistencyEnforcement,
     ) -> TypeMatch {
-        let information = match local_is_reader {
-            true => self.remote_writer(remote).map(|w| &w.type_information),
-            false => self.remote_reader(remote).map(|r| &r.type_information),
+        let remote_endpoint = match local_is_reader {
+            true => self.remote_writer(remote).map(|w| &w.endpoint),
+            false => self.remote_reader(remote).map(|r| &r.endpoint),
         };
+        let Some(endpoint) = remote_endpoint else {
+            return TypeMatch::ByName;
+        };
+        if endpoint.topic_name != topic || endpoint.type_name != type_name {
+            return TypeMatch::ByName;
+        }
+        let information = Some(&endpoint.type_information);
         let local = LocalType {
             representation: announces_types(representation)
                 .then(|| self.types.representation(type_name))

@@ -821,7 +821,11 @@ impl Participant {
                 .map(|r| r.qos.type_consistency)
                 .unwrap_or_default();
             let spec = &w.spec;
-            let local = (spec.type_name.as_str(), &spec.qos.data_representation);
+            let local = (
+                spec.topic_name.as_str(),
+                spec.type_name.as_str(),
+                &spec.qos.data_representation,
+            );
             self.discovery
                 .type_match(local, false, reader, &enforcement)
         } else {
@@ -829,7 +833,11 @@ impl Participant {
                 return TypeMatch::ByName;
             };
             let spec = &r.spec;
-            let local = (spec.type_name.as_str(), &spec.qos.data_representation);
+            let local = (
+                spec.topic_name.as_str(),
+                spec.type_name.as_str(),
+                &spec.qos.data_representation,
+            );
             self.discovery
                 .type_match(local, true, writer, &spec.qos.type_consistency)
         }

@@ -216,3 +216,32 @@ fn a_remote_type_that_cannot_be_fetched_falls_back_to_the_type_name() {
     assert!(reader_matched(&events, w, r), "{events:?}");
     assert!(!type_inconsistent(&events));
 }
+
+#[test]
+fn nothing_is_fetched_for_endpoints_of_another_topic() {
+    let mut net = SimNet::new(2, 0x7e59, |_| {});
+    net.run_for(100);
+    net.nodes[0].p.register_type(
+        "Probe",
+        probe("@appendable struct Probe { @key long id; string x; };"),
+    );
+    net.nodes[1].p.register_type("Probe", probe(READER_TYPE));
+    let now = net.now();
+    let wqos = DataWriterQos {
+        data_representation: xcdr2(),
+        ..DataWriterQos::default()
+    };
+    net.nodes[0]
+        .p
+        .create_writer(now, WriterSpec::new("Other", "Probe", true, wqos));
+    let rqos = DataReaderQos {
+        data_representation: xcdr2(),
+        ..DataReaderQos::default()
+    };
+    net.nodes[1]
+        .p
+        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos));
+    net.run_for(1000);
+    assert_eq!(net.nodes[0].p.type_client_stats().requests_sent, 0);
+    assert_eq!(net.nodes[1].p.type_client_stats().requests_sent, 0);
+}
