@@ -268,7 +268,7 @@ impl<'a> Walk<'a> {
                     bound: wb,
                 },
             ) if rw == ww => {
-                // §7.2.4.4.3; ignore_string_bounds, §7.6.3.4.1.
+                // §7.2.4.4 (strings); ignore_string_bounds, §7.6.3.4.1.
                 if rules.ignore_string_bounds || bound_covers(*rb, *wb) {
                     Ok(())
                 } else {
@@ -288,7 +288,7 @@ impl<'a> Walk<'a> {
                     element: we,
                 },
             ) => {
-                // §7.2.4.4.4; ignore_sequence_bounds, §7.6.3.4.1.
+                // §7.2.4.4 (sequences); ignore_sequence_bounds, §7.6.3.4.1.
                 if !rules.ignore_sequence_bounds && !bound_covers(*rb, *wb) {
                     return fail(format!(
                         "{}: sequence bound {rb} is smaller than the writer's {wb}",
@@ -307,7 +307,7 @@ impl<'a> Walk<'a> {
                     element: we,
                 },
             ) => {
-                // §7.2.4.4.4: arrays need the same dimensions.
+                // §7.2.4.4 (arrays): the same dimensions.
                 if rd != wd {
                     return fail(format!(
                         "{}: array dimensions {rd:?} differ from the writer's {wd:?}",
@@ -333,6 +333,8 @@ impl<'a> Walk<'a> {
         path: &str,
     ) -> Result<Shape<'a>, NotAssignable> {
         let mut id = id;
+        // Each pass returns the shape, or follows one alias (`continue`), at most MAX_DEPTH
+        // aliases deep (§7.2.4.4: an alias is assignable as the type it names).
         for _ in 0..MAX_DEPTH {
             return Ok(match id {
                 TypeIdentifier::Primitive(tk) => Shape::Primitive(*tk),
@@ -421,7 +423,7 @@ impl<'a> Walk<'a> {
         Ok(chain.iter().rev().flat_map(|s| s.members.iter()).collect())
     }
 
-    /// §7.2.4.4.7: same extensibility; members matched by id, and by name unless
+    /// §7.2.4.4 (structures): same extensibility; members matched by id, and by name unless
     /// ignore_member_names; the same key members; final types the same members, appendable
     /// ones the common members first in the same order; at least one member in common.
     fn check_struct(
@@ -519,7 +521,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// §7.2.4.4.5: the same bit bound; enumerators of the same name have the same value (by
+    /// §7.2.4.4 (enumerations): the same bit bound; enumerators of the same name have the same value (by
     /// value only with ignore_member_names); final enums the same enumerators.
     fn check_enum(&self, r: &EnumType, w: &EnumType, path: &str) -> Result<(), NotAssignable> {
         let path = at(path);
@@ -560,7 +562,7 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
-    /// §7.2.4.4.6: same extensibility, assignable discriminators, cases sharing a label
+    /// §7.2.4.4 (unions): same extensibility, assignable discriminators, cases sharing a label
     /// assignable; final unions the same labels.
     fn check_union(
         &mut self,
@@ -604,7 +606,7 @@ impl<'a> Walk<'a> {
 
 /// The name a constructed type is reported under (`path`, or its own name at the top) and
 /// its extensibility, which the reader's (`flags.0`) and the writer's (`flags.1`) type must
-/// share (§7.2.4.4.6, §7.2.4.4.7).
+/// share (§7.2.4.4, structures and unions).
 fn same_extensibility(
     path: &str,
     reader_type_name: &str,
