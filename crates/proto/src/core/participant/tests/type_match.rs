@@ -25,6 +25,43 @@ fn xcdr2() -> DataRepresentation {
     DataRepresentation::new([DataRepresentation::XCDR2])
 }
 
+/// Two participants: node 0 with `Probe` typed `writer_idl`, node 1 with `reader_idl`.
+fn nodes(seed: u64, writer_idl: &str, reader_idl: &str) -> SimNet {
+    let mut net = SimNet::new(2, seed, |_| {});
+    net.run_for(100);
+    net.nodes[0].p.register_type("Probe", probe(writer_idl));
+    net.nodes[1].p.register_type("Probe", probe(reader_idl));
+    net
+}
+
+/// Creates a reliable writer of `Probe` on `topic` at node 0 (`repr` its
+/// DATA_REPRESENTATION).
+fn writer(net: &mut SimNet, topic: &str, repr: DataRepresentation) -> Guid {
+    let now = net.now();
+    let wqos = DataWriterQos {
+        reliability: Reliability::reliable(),
+        data_representation: repr,
+        ..DataWriterQos::default()
+    };
+    net.nodes[0]
+        .p
+        .create_writer(now, WriterSpec::new(topic, "Probe", true, wqos))
+}
+
+/// Creates a reliable XCDR2 reader of `Probe` on topic `Probe` at node 1.
+fn reader(net: &mut SimNet, enforcement: TypeConsistencyEnforcement) -> Guid {
+    let now = net.now();
+    let rqos = DataReaderQos {
+        reliability: Reliability::reliable(),
+        data_representation: xcdr2(),
+        type_consistency: enforcement,
+        ..DataReaderQos::default()
+    };
+    net.nodes[1]
+        .p
+        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos))
+}
+
 /// A writer of `Probe` typed `writer_idl` on node 0 and a reader typed `reader_idl` on node
 /// 1 (`writer_repr` is the writer's DATA_REPRESENTATION), after discovery and type lookup.
 fn pair(
@@ -33,28 +70,9 @@ fn pair(
     reader_idl: &str,
     enforcement: TypeConsistencyEnforcement,
 ) -> (SimNet, Guid, Guid) {
-    let mut net = SimNet::new(2, 0x7e57, |_| {});
-    net.run_for(100);
-    net.nodes[0].p.register_type("Probe", probe(writer_idl));
-    net.nodes[1].p.register_type("Probe", probe(reader_idl));
-    let now = net.now();
-    let wqos = DataWriterQos {
-        reliability: Reliability::reliable(),
-        data_representation: writer_repr,
-        ..DataWriterQos::default()
-    };
-    let w = net.nodes[0]
-        .p
-        .create_writer(now, WriterSpec::new("Probe", "Probe", true, wqos));
-    let rqos = DataReaderQos {
-        reliability: Reliability::reliable(),
-        data_representation: xcdr2(),
-        type_consistency: enforcement,
-        ..DataReaderQos::default()
-    };
-    let r = net.nodes[1]
-        .p
-        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos));
+    let mut net = nodes(0x7e57, writer_idl, reader_idl);
+    let w = writer(&mut net, "Probe", writer_repr);
+    let r = reader(&mut net, enforcement);
     net.run_for(1000);
     (net, w, r)
 }
@@ -176,32 +194,11 @@ fn a_writer_without_type_information_matches_by_type_name() {
 
 #[test]
 fn a_remote_type_that_cannot_be_fetched_falls_back_to_the_type_name() {
-    let mut net = SimNet::new(2, 0x7e58, |_| {});
-    net.run_for(100);
-    net.nodes[0].p.register_type(
-        "Probe",
-        probe("@appendable struct Probe { @key long id; string x; };"),
-    );
-    net.nodes[1].p.register_type("Probe", probe(READER_TYPE));
-    let now = net.now();
-    let rqos = DataReaderQos {
-        reliability: Reliability::reliable(),
-        data_representation: xcdr2(),
-        ..DataReaderQos::default()
-    };
-    let r = net.nodes[1]
-        .p
-        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos));
+    let other = "@appendable struct Probe { @key long id; string x; };";
+    let mut net = nodes(0x7e58, other, READER_TYPE);
+    let r = reader(&mut net, TypeConsistencyEnforcement::default());
     net.run_for(500);
-    let wqos = DataWriterQos {
-        reliability: Reliability::reliable(),
-        data_representation: xcdr2(),
-        ..DataWriterQos::default()
-    };
-    let now = net.now();
-    let w = net.nodes[0]
-        .p
-        .create_writer(now, WriterSpec::new("Probe", "Probe", true, wqos));
+    let w = writer(&mut net, "Probe", xcdr2());
     // The reader's participant asks for the writer's type; the writer's participant falls
     // silent before it can answer, past every retry.
     assert!(net.run_until(2000, |n| n.nodes[1].p.type_client_stats().requests_sent > 0));
@@ -219,28 +216,10 @@ fn a_remote_type_that_cannot_be_fetched_falls_back_to_the_type_name() {
 
 #[test]
 fn nothing_is_fetched_for_endpoints_of_another_topic() {
-    let mut net = SimNet::new(2, 0x7e59, |_| {});
-    net.run_for(100);
-    net.nodes[0].p.register_type(
-        "Probe",
-        probe("@appendable struct Probe { @key long id; string x; };"),
-    );
-    net.nodes[1].p.register_type("Probe", probe(READER_TYPE));
-    let now = net.now();
-    let wqos = DataWriterQos {
-        data_representation: xcdr2(),
-        ..DataWriterQos::default()
-    };
-    net.nodes[0]
-        .p
-        .create_writer(now, WriterSpec::new("Other", "Probe", true, wqos));
-    let rqos = DataReaderQos {
-        data_representation: xcdr2(),
-        ..DataReaderQos::default()
-    };
-    net.nodes[1]
-        .p
-        .create_reader(now, ReaderSpec::new("Probe", "Probe", true, rqos));
+    let other = "@appendable struct Probe { @key long id; string x; };";
+    let mut net = nodes(0x7e59, other, READER_TYPE);
+    writer(&mut net, "Other", xcdr2());
+    reader(&mut net, TypeConsistencyEnforcement::default());
     net.run_for(1000);
     assert_eq!(net.nodes[0].p.type_client_stats().requests_sent, 0);
     assert_eq!(net.nodes[1].p.type_client_stats().requests_sent, 0);
