@@ -19,6 +19,7 @@
 //   --no-typeinfo do not announce PID_TYPE_INFORMATION / TypeObject v1 in SEDP (needed to match
 //                 Cyclone DDS 0.10, which rejects Fast DDS 2.9's PID_TYPE_INFORMATION as invalid).
 //                 The TypeObject is still registered locally, so content filters keep working.
+//   --type-lookup run Fast DDS's TypeLookup service (server and client; off by default in 2.9)
 //   -D v|t|T|P    durability VOLATILE (default), TRANSIENT_LOCAL, TRANSIENT, PERSISTENT
 //   --property NAME=VALUE  a participant PROPERTY QoS entry (repeatable), e.g. the DDS Security
 //                 dds.sec.* settings
@@ -118,6 +119,7 @@ struct Options
     // -D v|t|T|P: VOLATILE, TRANSIENT_LOCAL, TRANSIENT, PERSISTENT
     DurabilityQosPolicyKind durability = VOLATILE_DURABILITY_QOS;
     bool typeinfo = true;
+    bool type_lookup = false;    // --type-lookup
     long payload = 0;            // -z
     std::string partition;       // -P
     std::string persistence;     // --persistence FILE: Fast DDS's SQLite persistence plugin
@@ -153,7 +155,7 @@ static void usage()
             "usage: shapes_fastdds pub|sub [-d DOMAIN] [-T TOPIC] [-c RED,BLUE] [-n N] [-t SECONDS]\n"
             "       [-i MS] [-m MATCHED] [-l MS] [--cft] [-f EXPR] [-p PARAM]... [-b] [-k DEPTH] [-D v|t|T|P] [--persistence FILE]\n"
             "       [--property NAME=VALUE]...\n"
-            "       [--no-typeinfo] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-A i|t|g[c][o]] [-w N]\n"
+            "       [--no-typeinfo] [--type-lookup] [-z BYTES] [-P PARTITION] [-x COLOR] [-u COLOR] [-A i|t|g[c][o]] [-w N]\n"
             "       [-M MULTICAST_PORT,UNICAST_PORT]\n");
     std::exit(2);
 }
@@ -321,6 +323,10 @@ static Options parse(int argc, char** argv)
         else if (a == "--no-typeinfo")
         {
             o.typeinfo = false;
+        }
+        else if (a == "--type-lookup")
+        {
+            o.type_lookup = true;
         }
         else
         {
@@ -555,6 +561,9 @@ int main(
         pqos.properties().properties().emplace_back(p.first, p.second);
     }
     pqos.name(o.mode == "pub" ? "shapes_fastdds_pub" : "shapes_fastdds_sub");
+    // The TypeLookup builtin endpoints (BuiltinEndpointSet bits 12-15), off by default.
+    pqos.wire_protocol().builtin.typelookup_config.use_server = o.type_lookup;
+    pqos.wire_protocol().builtin.typelookup_config.use_client = o.type_lookup;
     pqos.transport().use_builtin_transports = false;
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
     pqos.transport().user_transports.push_back(udp);

@@ -13,8 +13,9 @@ pub type EndpointGuid = Guid;
 /// Something the application may want to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A remote type asked for with `Participant::request_writer_type` is known, with
-    /// every type it refers to (`Participant::remote_types`). DDS-XTypes 1.3 §7.6.3.3.
+    /// A remote type asked for with `Participant::request_writer_type`, or fetched because a
+    /// match waited for it (docs/types.md, matching by type), is known, with every type it
+    /// refers to (`Participant::remote_types`). DDS-XTypes 1.3 §7.6.3.3.
     RemoteTypeResolved(crate::types::xtypes::TypeIdentifier),
     /// A remote participant was discovered (first SPDP announcement).
     ParticipantDiscovered(GuidPrefix),

@@ -27,6 +27,29 @@ use crate::types::xtypes::{
     TypeObjectBody, TypeRepresentation, UnionMember, UnionType, name_hash,
 };
 
+/// Test support: the representation of `name` declared in the IDL text `idl`, and its
+/// TypeObjects decoded by identifier (what a TypeLookup client holds once it resolved them).
+#[cfg(test)]
+pub(crate) fn of_idl_text(
+    idl: &str,
+    name: &str,
+) -> (TypeRepresentation, Vec<(TypeIdentifier, TypeObject)>) {
+    use crate::cdr::Endianness;
+    let loader = super::MemLoader::new().with("t.idl", idl);
+    let spec = super::parse_with(&loader, std::path::Path::new("t.idl"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rep = type_representation(&spec.model, name).unwrap_or_else(|e| panic!("{e}"));
+    let objects = rep
+        .objects
+        .iter()
+        .map(|(id, b)| {
+            let o = TypeObject::from_bytes(b, Endianness::Little).unwrap_or_else(|e| panic!("{e}"));
+            (id.clone(), o)
+        })
+        .collect();
+    (rep, objects)
+}
+
 /// The TypeObjects of `name` (a struct, union or enum of `model`) and of everything it
 /// reaches, with its TypeInformation.
 pub fn type_representation(model: &Model, name: &str) -> Result<TypeRepresentation, IdlError> {

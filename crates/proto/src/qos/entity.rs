@@ -6,13 +6,14 @@
 //!
 //! DDS 1.4 §2.2.3 (QoS table: which policy applies to which entity, defaults) and §2.2.2.4.1.x
 //! (`copy_from_topic_qos`); DDS-XTypes 1.3 §7.6.3.1 adds DataRepresentation to topic, writer
-//! and reader QoS.
+//! and reader QoS, §7.6.3.4 TypeConsistencyEnforcement to reader QoS.
 
 use crate::qos::policy::{
     DataRepresentation, Deadline, DestinationOrder, Durability, DurabilityService, EntityFactory,
     GroupData, History, LatencyBudget, Lifespan, Liveliness, Ownership, OwnershipStrength,
     Partition, Presentation, Property, ReaderDataLifecycle, Reliability, ResourceLimits,
-    TimeBasedFilter, TopicData, TransportPriority, UserData, WriterDataLifecycle,
+    TimeBasedFilter, TopicData, TransportPriority, TypeConsistencyEnforcement, UserData,
+    WriterDataLifecycle,
 };
 
 /// Generates one `fn field(self, value) -> Self` setter per listed field.
@@ -215,6 +216,9 @@ pub struct DataReaderQos {
     pub reader_data_lifecycle: ReaderDataLifecycle,
     /// DATA_REPRESENTATION; the ids this reader accepts (empty = XCDR only).
     pub data_representation: DataRepresentation,
+    /// TYPE_CONSISTENCY_ENFORCEMENT: how a writer's announced type is compared with ours
+    /// (DDS-XTypes 1.3 §7.6.3.4).
+    pub type_consistency: TypeConsistencyEnforcement,
 }
 
 setters!(DataReaderQos {
@@ -231,6 +235,7 @@ setters!(DataReaderQos {
     time_based_filter: TimeBasedFilter,
     reader_data_lifecycle: ReaderDataLifecycle,
     data_representation: DataRepresentation,
+    type_consistency: TypeConsistencyEnforcement,
 });
 
 impl DataReaderQos {

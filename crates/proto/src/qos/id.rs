@@ -4,7 +4,8 @@
 //! Must not: know anything about policy values; this is a name table only.
 //!
 //! DDS 1.4 §2.2.3 and its IDL (`*_QOS_POLICY_ID`, `*_QOS_POLICY_NAME`); DDS-XTypes 1.3 §7.6.3.1
-//! adds `DATA_REPRESENTATION_QOS_POLICY_ID = 23`.
+//! adds `DATA_REPRESENTATION_QOS_POLICY_ID = 23` and §7.6.3.4
+//! `TYPE_CONSISTENCY_ENFORCEMENT_QOS_POLICY_ID = 24`.
 
 /// The DDS `QosPolicyId_t` of a policy. Values are the IDL constants (DDS 1.4 §2.2.3 IDL).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -57,11 +58,13 @@ pub enum QosPolicyId {
     DurabilityService = 22,
     /// `DATA_REPRESENTATION_QOS_POLICY_ID` (DDS-XTypes 1.3 §7.6.3.1).
     DataRepresentation = 23,
+    /// `TYPE_CONSISTENCY_ENFORCEMENT_QOS_POLICY_ID` (DDS-XTypes 1.3 §7.6.3.4).
+    TypeConsistencyEnforcement = 24,
 }
 
 impl QosPolicyId {
     /// Every id, in ascending numeric order.
-    pub const ALL: [QosPolicyId; 23] = [
+    pub const ALL: [QosPolicyId; 24] = [
         QosPolicyId::UserData,
         QosPolicyId::Durability,
         QosPolicyId::Presentation,
@@ -85,6 +88,7 @@ impl QosPolicyId {
         QosPolicyId::Lifespan,
         QosPolicyId::DurabilityService,
         QosPolicyId::DataRepresentation,
+        QosPolicyId::TypeConsistencyEnforcement,
     ];
 
     /// The numeric `QosPolicyId_t` value.
@@ -123,6 +127,7 @@ impl QosPolicyId {
             QosPolicyId::Lifespan => "Lifespan",
             QosPolicyId::DurabilityService => "DurabilityService",
             QosPolicyId::DataRepresentation => "DataRepresentation",
+            QosPolicyId::TypeConsistencyEnforcement => "TypeConsistencyEnforcement",
         }
     }
 }

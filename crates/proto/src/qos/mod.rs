@@ -37,5 +37,6 @@ pub use policy::{
     GroupData, History, LatencyBudget, Length, Lifespan, Liveliness, LivelinessKind, Ownership,
     OwnershipStrength, Partition, Presentation, PresentationAccessScope, Property,
     ReaderDataLifecycle, Reliability, ReliabilityKind, ResourceLimits, TimeBasedFilter, TopicData,
-    TransportPriority, UserData, WriterDataLifecycle,
+    TransportPriority, TypeConsistencyEnforcement, TypeConsistencyKind, UserData,
+    WriterDataLifecycle,
 };

@@ -4,7 +4,7 @@
 //! `wire`) or matching; policies here are data plus their own ordering rules.
 //!
 //! DDS 1.4 §2.2.3 (supported QoS table, defaults) and §2.2.3.1–§2.2.3.23; DDS-XTypes 1.3
-//! §7.6.3.1 for DataRepresentation. Kind enums derive `Ord` in the spec's RxO order
+//! §7.6.3.1 for DataRepresentation, §7.6.3.4 for TypeConsistencyEnforcement. Kind enums derive `Ord` in the spec's RxO order
 //! (e.g. `BestEffort < Reliable`), so "offered ≥ requested" is a plain comparison.
 
 use core::cmp::Ordering;
@@ -429,6 +429,51 @@ pub struct TopicData {
 pub struct GroupData {
     /// The bytes.
     pub value: Vec<u8>,
+}
+
+/// `TypeConsistencyKind` (DDS-XTypes 1.3 §7.6.3.4.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TypeConsistencyKind {
+    /// `DISALLOW_TYPE_COERCION`: the writer's and the reader's types must be the same (each
+    /// assignable to the other, no type widening).
+    DisallowTypeCoercion,
+    /// `ALLOW_TYPE_COERCION` (the default): the writer's type must be assignable to the
+    /// reader's (§7.2.4.4).
+    #[default]
+    AllowTypeCoercion,
+}
+
+/// TYPE_CONSISTENCY_ENFORCEMENT (DDS-XTypes 1.3 §7.6.3.4): how a DataReader compares its type
+/// with a DataWriter's when both announce TypeInformation. `Default` gives the specification's
+/// defaults.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeConsistencyEnforcement {
+    /// `kind` (default ALLOW_TYPE_COERCION).
+    pub kind: TypeConsistencyKind,
+    /// `ignore_sequence_bounds` (default true).
+    pub ignore_sequence_bounds: bool,
+    /// `ignore_string_bounds` (default true).
+    pub ignore_string_bounds: bool,
+    /// `ignore_member_names` (default false).
+    pub ignore_member_names: bool,
+    /// `prevent_type_widening` (default false).
+    pub prevent_type_widening: bool,
+    /// `force_type_validation` (default false): match only once the writer's type is known,
+    /// even when the reader's type name and TypeInformation would do.
+    pub force_type_validation: bool,
+}
+
+impl Default for TypeConsistencyEnforcement {
+    fn default() -> Self {
+        TypeConsistencyEnforcement {
+            kind: TypeConsistencyKind::AllowTypeCoercion,
+            ignore_sequence_bounds: true,
+            ignore_string_bounds: true,
+            ignore_member_names: false,
+            prevent_type_widening: false,
+            force_type_validation: false,
+        }
+    }
 }
 
 /// DATA_REPRESENTATION (DDS-XTypes 1.3 §7.6.3.1): representation ids in preference order.

@@ -9,6 +9,7 @@
 pub mod codec;
 mod descriptor;
 pub mod dynamic;
+pub mod idl_text;
 mod shape;
 pub mod transcode;
 pub mod xtypes;

@@ -1,19 +1,22 @@
 //! `siftdds ls`: joins a domain for a few seconds and lists what discovery found —
 //! participants (vendor, name, GUID prefix, addresses), then per topic its types, writers and
 //! readers with their main QoS and each reader's content filter — as a tree a person reads,
-//! or as one JSON document (`--json`). Exit 0 (also when the domain is empty), 2 on a set-up
-//! error.
+//! or as one JSON document (`--json`). A writer that announces TypeInformation gets its type
+//! fetched through the TypeLookup service (DDS-XTypes 1.3 §7.6.3.3) and printed as IDL.
+//! Exit 0 (also when the domain is empty), 2 on a set-up error.
 //!
-//! Must not: create writers or readers (it only listens to SPDP/SEDP), or format QoS itself
-//! (`observe.rs` does, for `spy` too).
+//! Must not: create writers or readers (it only listens to SPDP/SEDP and asks TypeLookup
+//! servers), or format QoS itself (`observe.rs` does, for `spy` too).
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
-use siftdds::api::DiscoverySnapshot;
+use siftdds::api::{DiscoverySnapshot, DomainParticipant};
 use siftdds::core::discovery::{PublicationData, SubscriptionData};
+use siftdds::types::idl_text::to_idl;
+use siftdds::wire::Guid;
 
 use crate::observe::{self, NetworkArgs};
 
@@ -47,18 +50,49 @@ pub fn run(args: LsArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let idl = fetched_types(&participant, &snapshot);
     let out = if args.json {
-        json_document(&args, &snapshot)
+        json_document(&args, &snapshot, &idl)
     } else {
-        tree(&args, &snapshot)
+        tree(&args, &snapshot, &idl)
     };
     // A closed stdout (`ls | head`) is not an error worth a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS
 }
 
-/// The tree: a participants table, then topics with their writers and readers.
-pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
+/// How long `ls` waits for the types it asked TypeLookup servers for.
+const TYPE_WAIT: Duration = Duration::from_secs(2);
+
+/// The IDL of each writer's type that its participant's TypeLookup service gave within
+/// [`TYPE_WAIT`], by writer.
+fn fetched_types(p: &DomainParticipant, s: &DiscoverySnapshot) -> BTreeMap<Guid, String> {
+    let mut asked = Vec::new();
+    for w in &s.writers {
+        if let Some(info) = &w.type_information {
+            if p.request_writer_type(w.guid).unwrap_or(false) {
+                asked.push((w.guid, info.clone()));
+            }
+        }
+    }
+    let mut idl = BTreeMap::new();
+    let start = std::time::Instant::now();
+    while !asked.is_empty() && start.elapsed() < TYPE_WAIT {
+        asked.retain(|(guid, info)| match p.remote_type(info.clone()) {
+            Ok(Some(d)) => {
+                idl.insert(*guid, to_idl(&d));
+                false
+            }
+            _ => true,
+        });
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    idl
+}
+
+/// The tree: a participants table, then topics with their writers (and the IDL of the types
+/// fetched, `idl`) and readers.
+pub fn tree(args: &LsArgs, s: &DiscoverySnapshot, idl: &BTreeMap<Guid, String>) -> String {
     let topics = by_topic(s);
     let mut out = format!(
         "domain {}: {} participant(s), {} topic(s), {} writer(s), {} reader(s) after {} s\n",
@@ -100,6 +134,9 @@ pub fn tree(args: &LsArgs, s: &DiscoverySnapshot) -> String {
             ));
             if let Some(t) = observe::type_information_text(&w.type_information) {
                 out.push_str(&format!("         {t}\n"));
+            }
+            for line in idl.get(&w.guid).into_iter().flat_map(|t| t.lines()) {
+                out.push_str(&format!("           {line}\n"));
             }
         }
         for r in readers {
@@ -146,8 +183,9 @@ fn by_topic(s: &DiscoverySnapshot) -> BTreeMap<&str, TopicEntry<'_>> {
     topics
 }
 
-/// `{"domain", "participants": [...], "topics": [{"name", "types", "writers", "readers"}]}`.
-pub fn json_document(args: &LsArgs, s: &DiscoverySnapshot) -> String {
+/// `{"domain", "participants": [...], "topics": [{"name", "types", "writers", "readers"}]}`;
+/// a writer whose type was fetched has it as IDL in `type_idl`.
+pub fn json_document(args: &LsArgs, s: &DiscoverySnapshot, idl: &BTreeMap<Guid, String>) -> String {
     let topics: Vec<_> = by_topic(s)
         .into_iter()
         .map(|(name, (writers, readers))| {
@@ -155,7 +193,13 @@ pub fn json_document(args: &LsArgs, s: &DiscoverySnapshot) -> String {
             json!({
                 "name": name,
                 "types": types,
-                "writers": writers.iter().map(|w| observe::writer_json(w)).collect::<Vec<_>>(),
+                "writers": writers.iter().map(|w| {
+                    let mut j = observe::writer_json(w);
+                    if let (Some(t), Some(o)) = (idl.get(&w.guid), j.as_object_mut()) {
+                        o.insert("type_idl".into(), t.clone().into());
+                    }
+                    j
+                }).collect::<Vec<_>>(),
                 "readers": readers.iter().map(|r| observe::reader_json(r)).collect::<Vec<_>>(),
             })
         })

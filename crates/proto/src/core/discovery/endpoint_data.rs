@@ -550,6 +550,9 @@ impl SubscriptionData {
             time_based_filter: d.time_based_filter,
             reader_data_lifecycle: Default::default(),
             data_representation: w.data_representation,
+            // PID_TYPE_CONSISTENCY (0x0074) is not read: a remote reader is taken to enforce
+            // the DDS-XTypes 1.3 §7.6.3.4.1 defaults.
+            type_consistency: Default::default(),
         };
         Ok(SubscriptionData {
             endpoint: d.endpoint,

@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::locator_select::{on_this_host, select_unicast};
+use super::matching::{LocalType, RemoteType, TypeMatch, decide_types};
 use super::sedp::Builtin;
 use super::source_bind::{SourceBinding, SourceVerdict, local_hosts};
 use super::type_client::{TypeClientStats, TypeLookupClient, TypeRegistry};
@@ -860,6 +861,84 @@ impl Discovery {
     /// The next remote type that became resolved.
     pub(super) fn poll_resolved_type(&mut self) -> Option<TypeIdentifier> {
         self.type_client.poll_resolved()
+    }
+
+    /// The next remote type the TypeLookup client gave up on.
+    pub(super) fn poll_failed_type(&mut self) -> Option<TypeIdentifier> {
+        self.type_client.poll_failed()
+    }
+
+    /// Asks the participant `peer` for the type `id` (a match waits for it). False when the
+    /// peer announces no TypeLookup server (its type cannot be fetched), or the client is at
+    /// a bound or gave up on `id` before.
+    pub(super) fn request_type(&mut self, now: Now, peer: GuidPrefix, id: TypeIdentifier) -> bool {
+        let server = BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_READER
+            | BuiltinEndpointSet::TYPE_LOOKUP_REPLY_WRITER;
+        let serves = self
+            .remote_participants
+            .get(&peer)
+            .is_some_and(|p| p.data.available_builtin_endpoints.contains(server));
+        serves && self.type_client.request(now, peer, id)
+    }
+
+    /// Decides the types of a local endpoint of `topic` and `type_name` with
+    /// `representation` and the remote endpoint `remote` under the reader's `enforcement`
+    /// (`matching::decide_types`). Our endpoint takes part with the TypeInformation it
+    /// announces: only an endpoint that speaks XCDR2 and not XCDR1 announces one
+    /// ([`announces_types`]). Endpoints of another topic or type name are left to the names
+    /// (nothing is fetched for them).
+    pub(super) fn type_match(
+        &self,
+        (topic, type_name, representation): (&str, &str, &crate::qos::DataRepresentation),
+        local_is_reader: bool,
+        remote: Guid,
+        enforcement: &crate::qos::TypeConsistencyEnforcement,
+    ) -> TypeMatch {
+        let remote_endpoint = match local_is_reader {
+            true => self.remote_writer(remote).map(|w| &w.endpoint),
+            false => self.remote_reader(remote).map(|r| &r.endpoint),
+        };
+        let Some(endpoint) = remote_endpoint else {
+            return TypeMatch::ByName;
+        };
+        if endpoint.topic_name != topic || endpoint.type_name != type_name {
+            return TypeMatch::ByName;
+        }
+        let information = Some(&endpoint.type_information);
+        let local = LocalType {
+            representation: announces_types(representation)
+                .then(|| self.types.representation(type_name))
+                .flatten(),
+            is_reader: local_is_reader,
+        };
+        let client = &self.type_client;
+        let given_up = |id: &TypeIdentifier| client.has_given_up(id);
+        let remote = RemoteType {
+            information: information.and_then(|i| i.as_deref()),
+            registry: &client.registry,
+            given_up: &given_up,
+        };
+        decide_types(&local, &remote, enforcement)
+    }
+
+    /// The remote writers and readers whose announced TypeInformation names `id` (as the
+    /// type to fetch, [`wanted_type_id`]).
+    pub(super) fn endpoints_announcing(&self, id: &TypeIdentifier) -> (Vec<Guid>, Vec<Guid>) {
+        let names =
+            |info: &Option<Vec<u8>>| info.as_deref().and_then(wanted_type_id).as_ref() == Some(id);
+        let writers = self
+            .remote_writers
+            .iter()
+            .filter(|(_, w)| names(&w.type_information))
+            .map(|(g, _)| *g)
+            .collect();
+        let readers = self
+            .remote_readers
+            .iter()
+            .filter(|(_, r)| names(&r.type_information))
+            .map(|(g, _)| *g)
+            .collect();
+        (writers, readers)
     }
 
     /// The remote TypeObjects known.

@@ -16,7 +16,7 @@
 //! DDS 1.4 §2.2.2.4 (Publisher/DataWriter), §2.2.2.5 (Subscriber/DataReader).
 
 use super::discovery::Discovery;
-use super::matching::{self, Side};
+use super::matching::{self, Side, TypeMatch};
 use super::spec::{ReaderSpec, WriterSpec};
 use super::{EventQueue, ParticipantConfig};
 use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
@@ -24,7 +24,7 @@ use crate::core::reader::{Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::NotFiltering;
 use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig};
 use crate::core::{Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
-use crate::qos::{Durability, Ownership, ReliabilityKind};
+use crate::qos::{Durability, Ownership, QosPolicyId, ReliabilityKind};
 use crate::time::{Instant, Now, Timestamp};
 use crate::wire::submessage::{AckNack, NackFrag, Submessage};
 use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber, VendorId};
@@ -492,14 +492,17 @@ impl Endpoints {
         })
     }
 
-    /// Decides whether `writer` and `reader` (one local, one remote) communicate, and makes
-    /// the local side match, unmatch or report incompatible QoS. DDS 1.4 §2.2.3; RTPS 2.5
-    /// §8.5.5 (topic and type names, keyed-ness, RxO, partitions). Returns what other parts
-    /// follow up on.
+    /// Decides whether `writer` and `reader` (one local, one remote) communicate, their
+    /// `types` already decided (`matching::decide_types`), and makes the local side match,
+    /// unmatch or report incompatible QoS. DDS 1.4 §2.2.3; RTPS 2.5 §8.5.5 (topic and type
+    /// names, keyed-ness, RxO, partitions); DDS-XTypes 1.3 §7.6.3.4 (a writer's type not
+    /// assignable to the reader's is reported as TYPE_CONSISTENCY_ENFORCEMENT, with one log
+    /// line giving the reason). Returns what other parts follow up on.
     pub(super) fn evaluate_match(
         &mut self,
         now: Now,
         (writer, reader): (Guid, Guid),
+        types: TypeMatch,
         config: &ParticipantConfig,
         discovery: &Discovery,
         events: &mut EventQueue,
@@ -517,24 +520,33 @@ impl Endpoints {
         } else {
             Side::remote_reader(discovery.remote_reader(reader)?)
         };
-        let verdict = matching::decide(writer, reader, &offered, &requested)?;
-        if let Err(policies) = verdict.rxo {
+        let verdict = matching::decide(writer, reader, &offered, &requested, types)?;
+        let mut failed = verdict.rxo.err().unwrap_or_default();
+        if let TypeMatch::NotAssignable(why) = &verdict.types {
             if verdict.same_type_and_partitions {
-                let event = if writer.prefix == ours {
-                    Event::OfferedIncompatibleQos {
-                        writer,
-                        reader,
-                        policies,
-                    }
-                } else {
-                    Event::RequestedIncompatibleQos {
-                        reader,
-                        writer,
-                        policies,
-                    }
-                };
-                events.push(event);
+                log::warn!(
+                    "writer {writer} and reader {reader}: not matched, the writer's type is \
+                     not assignable to the reader's: {why}"
+                );
+                failed.insert(QosPolicyId::TypeConsistencyEnforcement);
             }
+        }
+        if !failed.is_empty() && verdict.same_type_and_partitions {
+            let policies = failed;
+            let event = if writer.prefix == ours {
+                Event::OfferedIncompatibleQos {
+                    writer,
+                    reader,
+                    policies,
+                }
+            } else {
+                Event::RequestedIncompatibleQos {
+                    reader,
+                    writer,
+                    policies,
+                }
+            };
+            events.push(event);
         }
         let compatible = verdict.compatible();
         if writer.prefix == ours {

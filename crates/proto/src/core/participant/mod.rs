@@ -113,6 +113,7 @@ use durability::Durability;
 use endpoints::{Endpoints, MatchOutcome};
 use gate::OutboundGate;
 use liveliness::Liveliness;
+use matching::TypeMatch;
 use peer_group::PeerGroup;
 use presentation::Presentation;
 
@@ -468,7 +469,7 @@ impl Participant {
     /// Runs every timer that is due.
     pub fn handle_timeout(&mut self, now: Now) {
         self.discovery.start(now);
-        self.drain_resolved_types();
+        self.drain_resolved_types(now);
         if self
             .discovery
             .announce_due(now, self.config.announce_period)
@@ -873,13 +874,71 @@ impl Participant {
                 }
             }
         }
-        self.drain_resolved_types();
+        self.drain_resolved_types(now);
     }
 
-    /// Reports the remote types the TypeLookup client resolved.
-    fn drain_resolved_types(&mut self) {
+    /// Reports the remote types the TypeLookup client resolved, and decides again the matches
+    /// that waited for them or for a fetch it gave up on (those then match by type name).
+    fn drain_resolved_types(&mut self, now: Now) {
         while let Some(id) = self.discovery.poll_resolved_type() {
-            self.events.push(Event::RemoteTypeResolved(id));
+            self.events.push(Event::RemoteTypeResolved(id.clone()));
+            self.reevaluate_type(now, &id);
+        }
+        while let Some(id) = self.discovery.poll_failed_type() {
+            log::warn!("remote type {id:?} could not be fetched: its endpoints match by type name");
+            self.reevaluate_type(now, &id);
+        }
+    }
+
+    /// Decides again every pair of a local endpoint and a remote one announcing `id`.
+    fn reevaluate_type(&mut self, now: Now, id: &crate::types::xtypes::TypeIdentifier) {
+        let (writers, readers) = self.discovery.endpoints_announcing(id);
+        let ours = self.config.guid_prefix;
+        for writer in writers {
+            for reader in self.endpoints.reader_guids(ours) {
+                self.evaluate_match(now, writer, reader);
+            }
+        }
+        for reader in readers {
+            for writer in self.endpoints.writer_guids(ours) {
+                self.evaluate_match(now, writer, reader);
+            }
+        }
+    }
+
+    /// Decides the types of `writer` and `reader`, one local and one remote
+    /// (`matching::decide_types`), under the reader's TYPE_CONSISTENCY_ENFORCEMENT.
+    fn type_match(&self, writer: Guid, reader: Guid) -> TypeMatch {
+        if writer.prefix == self.config.guid_prefix {
+            let Some(w) = self.endpoints.writer(writer) else {
+                return TypeMatch::ByName;
+            };
+            // A remote reader's PID_TYPE_CONSISTENCY is not read: its QoS has the defaults.
+            let enforcement = self
+                .discovery
+                .remote_reader(reader)
+                .map(|r| r.qos.type_consistency)
+                .unwrap_or_default();
+            let spec = &w.spec;
+            let local = (
+                spec.topic_name.as_str(),
+                spec.type_name.as_str(),
+                &spec.qos.data_representation,
+            );
+            self.discovery
+                .type_match(local, false, reader, &enforcement)
+        } else {
+            let Some(r) = self.endpoints.reader(reader) else {
+                return TypeMatch::ByName;
+            };
+            let spec = &r.spec;
+            let local = (
+                spec.topic_name.as_str(),
+                spec.type_name.as_str(),
+                &spec.qos.data_representation,
+            );
+            self.discovery
+                .type_match(local, true, writer, &spec.qos.type_consistency)
         }
     }
 
@@ -963,10 +1022,23 @@ impl Participant {
     /// Matches (or unmatches) `writer` and `reader`, one local and one remote
     /// (`Endpoints::evaluate_match`), and lets the other parts follow.
     fn evaluate_match(&mut self, now: Now, writer: Guid, reader: Guid) {
+        let mut types = self.type_match(writer, reader);
+        if let TypeMatch::Pending(id) = &types {
+            // The match waits for the remote type (DDS-XTypes 1.3 §7.6.3.3); a request the
+            // client cannot take leaves the type names to decide.
+            let remote = match writer.prefix == self.config.guid_prefix {
+                true => reader,
+                false => writer,
+            };
+            if !self.discovery.request_type(now, remote.prefix, id.clone()) {
+                log::debug!("remote type {id:?} cannot be fetched: {remote} matches by type name");
+                types = TypeMatch::ByNameAfterLookupFailed;
+            }
+        }
         let (config, discovery, events) = (&self.config, &self.discovery, &mut self.events);
         let outcome =
             self.endpoints
-                .evaluate_match(now, (writer, reader), config, discovery, events);
+                .evaluate_match(now, (writer, reader), types, config, discovery, events);
         match outcome {
             None => {}
             Some(MatchOutcome::WriterMatched) => {
@@ -1020,10 +1092,11 @@ impl Participant {
     /// PID_TYPE_INFORMATION (complete, else minimal) and every type it refers to, through
     /// the TypeLookup service; [`Event::RemoteTypeResolved`] follows when all are known
     /// ([`Participant::remote_types`]). False when the writer is unknown, announced no
-    /// TypeInformation, or the client is at a bound. DDS-XTypes 1.3 §7.6.3.3.
+    /// TypeInformation, the client is at a bound, or it gave up on that type before (no
+    /// answer after its retries). DDS-XTypes 1.3 §7.6.3.3.
     pub fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
         let asked = self.discovery.request_writer_type(now, writer);
-        self.drain_resolved_types();
+        self.drain_resolved_types(now);
         asked
     }
 
@@ -1032,7 +1105,7 @@ impl Participant {
     /// from whichever endpoint of it announces one.
     pub fn request_endpoint_type(&mut self, now: Now, endpoint: Guid) -> bool {
         let asked = self.discovery.request_endpoint_type(now, endpoint);
-        self.drain_resolved_types();
+        self.drain_resolved_types(now);
         asked
     }
 

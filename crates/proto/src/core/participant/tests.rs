@@ -392,4 +392,5 @@ mod peer_group_faults;
 mod security;
 mod source;
 mod stuck_reader;
+mod type_match;
 mod writer_presence;

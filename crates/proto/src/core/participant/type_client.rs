@@ -7,11 +7,13 @@
 //! echo none, by the type they answer). Each returned TypeObject
 //! whose bytes hash to its identifier (§7.3.4.4) is kept in the [`TypeRegistry`]; the hash
 //! identifiers it refers to are fetched in turn, to [`MAX_DEPENDENCY_DEPTH`]. When a
-//! requested type and everything it reaches are known, it is reported resolved.
+//! requested type and everything it reaches are known, it is reported resolved; when a fetch
+//! it needs is given up, it is reported failed and not asked for again.
 //!
 //! Must not: keep more than [`MAX_OUTSTANDING_PER_PEER`] outstanding requests per peer or
 //! [`MAX_OUTSTANDING`] in all (more wait in a queue of [`MAX_QUEUED_FETCHES`]), more than
-//! [`MAX_REGISTRY_TYPES`] TypeObjects or [`MAX_ROOTS`] unresolved requested types; accept a
+//! [`MAX_REGISTRY_TYPES`] TypeObjects, [`MAX_ROOTS`] unresolved or [`MAX_GIVEN_UP`] failed
+//! requested types; accept a
 //! TypeObject that does not hash to the identifier it answers, or a reply to a request it
 //! did not send; read clocks or perform I/O (the retry timer is driven through
 //! `handle_timeout`/`poll_timeout`).
@@ -37,6 +39,9 @@ use crate::wire::{Guid, GuidPrefix, Locator};
 use super::type_lookup::{
     TL_SVC_REPLY_READER, TL_SVC_REPLY_WRITER, TL_SVC_REQUEST_READER, TL_SVC_REQUEST_WRITER,
 };
+
+/// Requested types given up on that are remembered (and not asked for again).
+pub const MAX_GIVEN_UP: usize = 256;
 
 /// Outstanding (sent, unanswered) requests per peer.
 pub const MAX_OUTSTANDING_PER_PEER: usize = 4;
@@ -174,6 +179,10 @@ pub(super) struct TypeLookupClient {
     /// Requested types not resolved yet, and the peer asked.
     roots: Vec<(TypeIdentifier, GuidPrefix)>,
     resolved: VecDeque<TypeIdentifier>,
+    /// Requested types given up on, not yet reported.
+    failed: VecDeque<TypeIdentifier>,
+    /// The last [`MAX_GIVEN_UP`] requested types given up on: not asked for again.
+    given_up: VecDeque<TypeIdentifier>,
     pub(super) registry: TypeRegistry,
     pub(super) stats: TypeClientStats,
 }
@@ -204,6 +213,8 @@ impl TypeLookupClient {
             queue: VecDeque::new(),
             roots: Vec::new(),
             resolved: VecDeque::new(),
+            failed: VecDeque::new(),
+            given_up: VecDeque::new(),
             registry: TypeRegistry::default(),
             stats: TypeClientStats::default(),
         }
@@ -270,6 +281,9 @@ impl TypeLookupClient {
         if self.roots.iter().any(|(r, _)| *r == id) {
             return true;
         }
+        if self.given_up.contains(&id) {
+            return false;
+        }
         if self.roots.len() >= MAX_ROOTS {
             self.stats.dropped = self.stats.dropped.saturating_add(1);
             return false;
@@ -283,6 +297,17 @@ impl TypeLookupClient {
     /// The next requested type that became resolved.
     pub(super) fn poll_resolved(&mut self) -> Option<TypeIdentifier> {
         self.resolved.pop_front()
+    }
+
+    /// The next requested type given up on (no answer after [`MAX_ATTEMPTS`], or no usable
+    /// one).
+    pub(super) fn poll_failed(&mut self) -> Option<TypeIdentifier> {
+        self.failed.pop_front()
+    }
+
+    /// True when the requested type `id` was given up on (and is not asked for again).
+    pub(super) fn has_given_up(&self, id: &TypeIdentifier) -> bool {
+        self.given_up.contains(id)
     }
 
     fn enqueue(&mut self, peer: GuidPrefix, id: TypeIdentifier, depth: usize, attempts: u32) {
@@ -477,8 +502,20 @@ impl TypeLookupClient {
     fn give_up(&mut self, missing: &TypeIdentifier) {
         self.stats.given_up = self.stats.given_up.saturating_add(1);
         let registry = &self.registry;
-        self.roots
-            .retain(|(id, _)| !registry.missing(id).contains(missing));
+        let (failed, given_up) = (&mut self.failed, &mut self.given_up);
+        self.roots.retain(|(id, _)| {
+            let keep = !registry.missing(id).contains(missing);
+            if !keep {
+                if given_up.len() >= MAX_GIVEN_UP {
+                    given_up.pop_front();
+                }
+                given_up.push_back(id.clone());
+                if failed.len() < MAX_GIVEN_UP {
+                    failed.push_back(id.clone());
+                }
+            }
+            keep
+        });
     }
 
     /// Routes an ACKNACK for the request writer. False when not ours.

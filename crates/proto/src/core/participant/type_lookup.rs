@@ -60,6 +60,11 @@ impl LocalTypes {
         }
     }
 
+    /// The representation of `type_name`, if registered.
+    pub(super) fn representation(&self, type_name: &str) -> Option<&'static TypeRepresentation> {
+        self.by_name.get(type_name).copied()
+    }
+
     /// The serialized TypeInformation of `type_name`, if registered.
     pub(super) fn information(&self, type_name: &str) -> Option<&'static [u8]> {
         self.by_name

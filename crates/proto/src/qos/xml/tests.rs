@@ -216,6 +216,7 @@ fn every_writer_and_reader_policy_is_read() {
             autopurge_disposed_samples_delay: dur(0, 250_000_000),
         },
         data_representation: DataRepresentation::new([DataRepresentation::XML]),
+        type_consistency: Default::default(),
     };
     assert_eq!(r, expected);
 }

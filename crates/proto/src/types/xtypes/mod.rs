@@ -13,6 +13,7 @@
 //!
 //! Must not: know about RTPS, SEDP or the TypeLookup service, or perform I/O.
 
+pub mod assignability;
 pub mod to_descriptor;
 mod type_identifier;
 mod type_information;

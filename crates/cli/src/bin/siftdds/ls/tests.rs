@@ -78,7 +78,12 @@ fn args(json: bool) -> LsArgs {
 
 #[test]
 fn the_tree_shows_vendor_name_qos_and_filter() {
-    let text = tree(&args(false), &snapshot());
+    let s = snapshot();
+    let idl = BTreeMap::from([(
+        s.writers[0].guid,
+        "@appendable\nstruct ShapeType {\n  long x;\n};\n".to_string(),
+    )]);
+    let text = tree(&args(false), &s, &idl);
     let want = [
         "domain 3: 1 participant(s), 1 topic(s), 1 writer(s), 1 reader(s) after 1.5 s",
         "0101aabb.00000001.00000002      RTI Connext   \"shapes\"",
@@ -88,6 +93,7 @@ fn the_tree_shows_vendor_name_qos_and_filter() {
         "reliable transient-local keep-last(5) exclusive(7) xcdr2 partitions [\"A*\"]",
         "best-effort volatile keep-all shared xcdr1 partitions [\"A*\"]",
         "filter DDSSQL \"shapesize > %0\" [%0=20] (content-filtered topic \"Big\" on \"Square\")",
+        "           struct ShapeType {\n             long x;\n           };",
     ];
     for line in want {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
@@ -97,7 +103,7 @@ fn the_tree_shows_vendor_name_qos_and_filter() {
 #[test]
 fn the_json_document_parses_and_has_every_field() {
     let doc: serde_json::Value =
-        serde_json::from_str(&json_document(&args(true), &snapshot())).unwrap();
+        serde_json::from_str(&json_document(&args(true), &snapshot(), &BTreeMap::new())).unwrap();
     assert_eq!(doc["domain"], 3);
     assert_eq!(doc["participants"][0]["vendor"], "RTI Connext");
     assert_eq!(doc["participants"][0]["vendor_id"], "01.01");
@@ -116,4 +122,5 @@ fn the_json_document_parses_and_has_every_field() {
     assert_eq!(r["content_filter"]["content_filtered_topic"], "Big");
     assert_eq!(r["content_filter"]["parameters"], serde_json::json!(["20"]));
     assert_eq!(r["keyed"], true);
+    assert_eq!(topic["writers"][0]["type_idl"], serde_json::Value::Null);
 }
