@@ -10,30 +10,105 @@
 //! reader of each topic must report the same. A Cyclone and a Fast DDS writer of two more
 //! topics unregister RED explicitly (autodispose off) and keep BLUE: every reader must have
 //! reported RED NOT_ALIVE_NO_WRITERS (never disposed), and not BLUE, before any writer is
-//! killed.
+//! killed. A second run does the same with RTI Connext 6.1 writers (`shapes_rti.py life`:
+//! XCDR1, a 3 s participant lease): one disposes RED, one unregisters it, and one is killed
+//! with RED and BLUE registered (both must then be NOT_ALIVE_NO_WRITERS).
 //!
 //! Must not: pass a case on a line it did not read from the readers' own output.
 
+use std::process::Command;
 use std::time::Duration;
 
 use super::router::router_case;
 use super::router_mesh::start_router;
-use super::{Need, Sites, check, conclude, run_sites};
+use super::{Case, Need, Sites, check, conclude, run_sites};
+use crate::skip::skip;
 
 /// The type of the vendors' shapes peers, named per topic in the routers' config (they send
 /// no PID_KEY_HASH: the routers compute it, `router::keys`).
 const IDL: &str = "@final struct ShapeType { @key string<128> color; long x; long y; \
                    long shapesize; sequence<octet> additional_payload_size; };";
 
-/// (topic, writer label, whether the writer disposes RED).
-const WRITERS: [(&str, &str, bool); 3] = [
-    ("DepS", "siftdds", false),
-    ("DepC", "Cyclone", true),
-    ("DepF", "FastDDS", true),
-];
+/// What a writer on A does to RED before it is killed (BLUE it only writes).
+#[derive(Clone, Copy, PartialEq)]
+enum Life {
+    /// It writes BLUE only.
+    BlueOnly,
+    /// Nothing: it is killed with RED registered too.
+    Kept,
+    /// It disposes RED after its last sample.
+    Disposed,
+    /// It unregisters RED explicitly, autodispose off.
+    Unregistered,
+}
 
-/// (topic, writer label): writers that unregister RED explicitly (`-u RED -a 0`).
-const UNREGISTERS: [(&str, &str); 2] = [("DepCU", "Cyclone"), ("DepFU", "FastDDS")];
+/// A writer on A: its topic, its label in the matrix, what it does to RED, and its command
+/// (run in node A).
+struct Writer {
+    topic: &'static str,
+    label: &'static str,
+    life: Life,
+    cmd: String,
+}
+
+/// The RTI peer (`life` mode: RED and BLUE, then ACTION on RED, a 3 s participant lease).
+const RTI_PEER: &str = repo_path!("interop-tests/peers/python/shapes_rti.py");
+
+/// The siftdds, Cyclone and Fast DDS writers.
+fn native_writers() -> Vec<Writer> {
+    let vendor = |bin: &str, topic: &str, action: &str| {
+        format!("{bin} pub -T {topic} -c RED,BLUE -m 1 -k 0 -i 50 -n 20 {action} -l 80000 -t 85")
+    };
+    vec![
+        Writer {
+            topic: "DepS",
+            label: "siftdds",
+            life: Life::BlueOnly,
+            cmd: "$SHAPE_MAIN -P -t DepS -c BLUE -r -k 0 --write-period 50 --num-iterations 1000"
+                .into(),
+        },
+        Writer {
+            topic: "DepC",
+            label: "Cyclone",
+            life: Life::Disposed,
+            cmd: vendor("$CYCLONE", "DepC", "-x RED"),
+        },
+        Writer {
+            topic: "DepF",
+            label: "FastDDS",
+            life: Life::Disposed,
+            cmd: vendor("$FASTDDS", "DepF", "-x RED"),
+        },
+        Writer {
+            topic: "DepCU",
+            label: "Cyclone",
+            life: Life::Unregistered,
+            cmd: vendor("$CYCLONE", "DepCU", "-u RED -a 0"),
+        },
+        Writer {
+            topic: "DepFU",
+            label: "FastDDS",
+            life: Life::Unregistered,
+            cmd: vendor("$FASTDDS", "DepFU", "-u RED -a 0"),
+        },
+    ]
+}
+
+/// The RTI writers (on A's interface `L1`): one disposes RED, one unregisters it, one only
+/// writes.
+fn rti_writers() -> Vec<Writer> {
+    let rti = |topic: &'static str, life: Life, action: &str| Writer {
+        topic,
+        label: "RTI",
+        life,
+        cmd: format!("env SHAPES_RTI_INTERFACES=L1 python3 {RTI_PEER} life 0 {topic} {action}"),
+    };
+    vec![
+        rti("DepR", Life::Disposed, "dispose"),
+        rti("DepRU", Life::Unregistered, "unregister"),
+        rti("DepRK", Life::Kept, "none"),
+    ]
+}
 
 /// (reader node, routers in front of it).
 const READERS: [(&str, usize); 3] = [("B1", 1), ("B2", 2), ("D", 3)];
@@ -92,9 +167,8 @@ fn readers_of(topic: &str) -> Vec<(String, String, usize)> {
     all
 }
 
-#[test]
-fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() {
-    let test = "a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers";
+/// Runs the chain with `writers` on A and returns its outputs (`None`: skipped).
+fn run_chain(test: &str, writers: &[Writer]) -> Option<Sites> {
     let mut script = format!("cat >$OUT/shape.idl <<'EOF'\n{IDL}\nEOF\n");
     for (id, (name, up, down)) in [("R1", "L1", "L2"), ("R2", "L2", "L3"), ("R3", "L3", "L4")]
         .into_iter()
@@ -108,12 +182,7 @@ fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() 
         ));
     }
     script.push_str("sleep 1\n");
-    let topics: Vec<&str> = WRITERS
-        .iter()
-        .map(|w| w.0)
-        .chain(UNREGISTERS.iter().map(|w| w.0))
-        .collect();
-    for topic in &topics {
+    for Writer { topic, .. } in writers {
         for (node, _) in READERS {
             script.push_str(&format!(
                 "run {topic}.{node} 100 {node} $SHAPE_MAIN -S -t {topic} -r -k 0 --read-period 5\n"
@@ -126,36 +195,46 @@ fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() 
         }
     }
     // The routers on L2 and L3 see each other there: those sites settle for the 4 s lease.
-    script.push_str(
-        "sleep 6
-         run DepS.pub 90 A $SHAPE_MAIN -P -t DepS -c BLUE -r -k 0 --write-period 50 --num-iterations 1000
-         run DepC.pub 90 A $CYCLONE pub -T DepC -c RED,BLUE -m 1 -k 0 -i 50 -n 20 -x RED -l 80000 -t 85
-         run DepF.pub 90 A $FASTDDS pub -T DepF -c RED,BLUE -m 1 -k 0 -i 50 -n 20 -x RED -l 80000 -t 85
-         run DepCU.pub 90 A $CYCLONE pub -T DepCU -c RED,BLUE -m 1 -k 0 -i 50 -n 20 -u RED -a 0 -l 80000 -t 85
-         run DepFU.pub 90 A $FASTDDS pub -T DepFU -c RED,BLUE -m 1 -k 0 -i 50 -n 20 -u RED -a 0 -l 80000 -t 85
-         for t in DepS DepC DepF DepCU DepFU; do until_lines $t.D \"^$t +BLUE \" 10 30; done
+    script.push_str("sleep 6\n");
+    for w in writers {
+        script.push_str(&format!("run {}.pub 90 A {}\n", w.topic, w.cmd));
+    }
+    let all = writers
+        .iter()
+        .map(|w| w.topic)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let unregisters = writers
+        .iter()
+        .filter(|w| w.life == Life::Unregistered)
+        .map(|w| w.topic)
+        .collect::<Vec<_>>()
+        .join(" ");
+    script.push_str(&format!(
+        "for t in {all}; do until_lines $t.D \"^$t +BLUE \" 10 30; done
          # The explicit unregisters, at every reader, kept as each reader had them before
          # any writer is killed.
-         for t in DepCU DepFU; do for n in B1 B2 D D.cyc D.fast; do
+         for t in {unregisters}; do for n in B1 B2 D D.cyc D.fast; do
            until_lines $t.$n \"RED +NOT_ALIVE_NO_WRITERS\" 1 20
          done; done
          sleep 2
-         for t in DepCU DepFU; do for n in B1 B2 D D.cyc D.fast; do
+         for t in {unregisters}; do for n in B1 B2 D D.cyc D.fast; do
            cp $OUT/$t.$n.out $OUT/$t.$n.before-kill
          done; done
-         for t in DepS DepC DepF DepCU DepFU; do kill9 $t.pub; done
-         # Their leases (Cyclone 10 s, Fast DDS and siftdds 20 s at most) expire at R1.
-         for t in DepS DepC DepF DepCU DepFU; do until_lines $t.D \"^$t +BLUE +NOT_ALIVE_NO_WRITERS\" 1 40; done
+         for t in {all}; do kill9 $t.pub; done
+         # Their leases (RTI 3 s, Cyclone 10 s, Fast DDS and siftdds 20 s at most) expire
+         # at R1.
+         for t in {all}; do until_lines $t.D \"^$t +BLUE +NOT_ALIVE_NO_WRITERS\" 1 40; done
          sleep 3
-         for t in DepS DepC DepF DepCU DepFU; do for n in B1 B2 D D.cyc D.fast; do stop $t.$n; done; done
+         for t in {all}; do for n in B1 B2 D D.cyc D.fast; do stop $t.$n; done; done
          for r in R1 R2 R3; do stop $r; done
         ",
-    );
+    ));
     let needs = [
         Need::Peer("cyclone/shapes_cyclone"),
         Need::Peer("fastdds/shapes_fastdds"),
     ];
-    let Some(s) = run_sites(
+    run_sites(
         test,
         &needs,
         &[
@@ -166,21 +245,59 @@ fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() 
         ],
         &script,
         Duration::from_secs(150),
-    ) else {
-        return;
-    };
+    )
+}
+
+/// The cases of one run: per writer and reader, BLUE NOT_ALIVE_NO_WRITERS after the kill, RED
+/// disposed where the writer disposed it and NOT_ALIVE_NO_WRITERS where it kept it; for an
+/// explicit unregister, RED
+/// NOT_ALIVE_NO_WRITERS (not disposed: autodispose off) in what each reader had printed before
+/// any writer was killed, BLUE not yet.
+fn chain_cases(s: &Sites, writers: &[Writer]) -> Vec<Case> {
     let mut cases = Vec::new();
-    for (topic, writer, disposes) in WRITERS {
+    for w in writers {
+        let (topic, writer) = (w.topic, w.label);
         for (sub, reader, hops) in readers_of(topic) {
-            let no_writers = reported(&s, &sub, topic, "BLUE", "NOT_ALIVE_NO_WRITERS");
-            let disposed = !disposes || reported(&s, &sub, topic, "RED", "NOT_ALIVE_DISPOSED");
+            let direction = format!("{writer}(A)→{hops} router(s)→{reader}");
+            if w.life == Life::Unregistered {
+                let before = std::fs::read_to_string(s.path(&format!("{sub}.before-kill")))
+                    .unwrap_or_default();
+                let red = reports(&before, topic, "RED", "NOT_ALIVE_NO_WRITERS");
+                let blue = reports(&before, topic, "BLUE", "NOT_ALIVE_NO_WRITERS");
+                let disposed = reported(s, &sub, topic, "RED", "NOT_ALIVE_DISPOSED");
+                cases.push(router_case(
+                    writer,
+                    &direction,
+                    "explicit unregister",
+                    check(red && !blue && !disposed, || {
+                        format!(
+                            "before the kill: RED NOT_ALIVE_NO_WRITERS {red}, BLUE {blue}; RED disposed {disposed}\n{}",
+                            s.dump(&sub)
+                        )
+                    })
+                    .map(|()| "unregister crossed, before the departure".to_string()),
+                ));
+                continue;
+            }
+            let no_writers = reported(s, &sub, topic, "BLUE", "NOT_ALIVE_NO_WRITERS");
+            let (red, scenario) = match w.life {
+                Life::Disposed => (
+                    reported(s, &sub, topic, "RED", "NOT_ALIVE_DISPOSED"),
+                    "dispose, exit",
+                ),
+                Life::Kept => (
+                    reported(s, &sub, topic, "RED", "NOT_ALIVE_NO_WRITERS"),
+                    "writer exit",
+                ),
+                _ => (true, "writer exit"),
+            };
             cases.push(router_case(
                 writer,
-                &format!("{writer}(A)→{hops} router(s)→{reader}"),
-                "writer departure",
-                check(no_writers && disposed, || {
+                &direction,
+                scenario,
+                check(no_writers && red, || {
                     format!(
-                        "BLUE NOT_ALIVE_NO_WRITERS {no_writers}, RED disposed {disposed}\n{}",
+                        "BLUE NOT_ALIVE_NO_WRITERS {no_writers}, RED as expected {red}\n{}",
                         s.dump(&sub)
                     )
                 })
@@ -188,28 +305,38 @@ fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() 
             ));
         }
     }
-    // The explicit unregister: RED NOT_ALIVE_NO_WRITERS (not disposed: autodispose off)
-    // in what each reader had printed before any writer was killed, BLUE not yet.
-    for (topic, writer) in UNREGISTERS {
-        for (sub, reader, hops) in readers_of(topic) {
-            let before =
-                std::fs::read_to_string(s.path(&format!("{sub}.before-kill"))).unwrap_or_default();
-            let red = reports(&before, topic, "RED", "NOT_ALIVE_NO_WRITERS");
-            let blue = reports(&before, topic, "BLUE", "NOT_ALIVE_NO_WRITERS");
-            let disposed = reported(&s, &sub, topic, "RED", "NOT_ALIVE_DISPOSED");
-            cases.push(router_case(
-                writer,
-                &format!("{writer}(A)→{hops} router(s)→{reader}"),
-                "explicit unregister",
-                check(red && !blue && !disposed, || {
-                    format!(
-                        "before the kill: RED NOT_ALIVE_NO_WRITERS {red}, BLUE {blue}; RED disposed {disposed}\n{}",
-                        s.dump(&sub)
-                    )
-                })
-                .map(|()| "unregister crossed, before the departure".to_string()),
-            ));
-        }
+    cases
+}
+
+#[test]
+fn a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers() {
+    let test = "a_departed_writer_is_not_alive_no_writers_behind_one_two_and_three_routers";
+    let writers = native_writers();
+    let Some(s) = run_chain(test, &writers) else {
+        return;
+    };
+    conclude(test, &chain_cases(&s, &writers), &s);
+}
+
+/// The same chain with RTI Connext 6.1 writers (`shapes_rti.py life`, XCDR1, a 3 s lease):
+/// RED disposed, RED unregistered (autodispose off), and each killed with BLUE registered.
+#[test]
+fn an_rti_writers_instance_states_cross_one_two_and_three_routers() {
+    let test = "an_rti_writers_instance_states_cross_one_two_and_three_routers";
+    let importable = Command::new("python3")
+        .args(["-c", "import rticonnextdds_connector"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !importable {
+        skip(
+            test,
+            "python3 cannot import rticonnextdds_connector (scripts/setup installs it)",
+        );
+        return;
     }
-    conclude(test, &cases, &s);
+    let writers = rti_writers();
+    let Some(s) = run_chain(test, &writers) else {
+        return;
+    };
+    conclude(test, &chain_cases(&s, &writers), &s);
 }

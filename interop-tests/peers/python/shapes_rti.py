@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """ShapeType peer on PyPI `rticonnextdds-connector` (RTI Connext DDS 6.1.2 core libraries
-bundled in the wheel) for siftdds's interop tests (interop-tests/rti.rs). Run it inside the
-network sandbox only: the participant is restricted to UDPv4 on the loopback interface
-(shared memory off, so that it talks UDP to siftdds).
+bundled in the wheel) for siftdds's interop tests (interop-tests/rti.rs,
+interop-tests/sites/router_chain.rs). Run it inside the network sandbox only: the participant
+is restricted to UDPv4 (shared memory off, so that it talks UDP to siftdds) on the interfaces
+named in `SHAPES_RTI_INTERFACES` (comma separated; the loopback `lo` when unset).
 
 The type is the OMG Shapes demo's ShapeType (key `color`, then x, y, shapesize) declared
 @final in the connector's XML, so RTI writes XCDR1 (CDR_LE), the same bytes as siftdds's
@@ -15,7 +16,16 @@ ShapeType without its trailing sequence, which a reader of the shorter type does
   shapes_rti.py sub DOMAIN TOPIC COUNT   prints `SAMPLE color x y shapesize` per valid sample
       until COUNT arrived (exit 0) or 30 s passed (exit 1).
 
-Both print `connext: VERSION` (the bundled core's build string) and `matched` once matched.
+  shapes_rti.py life DOMAIN TOPIC ACTION   the instance life cycle: declares ShapeType with
+      its `additional_payload_size` (sequence<octet>, written empty), as the vendors' Shapes
+      peers do; reliable, KEEP_ALL, a participant lease of 3 s (asserted every second, so that
+      a killed writer is noticed within seconds), autodispose_unregistered_instances off.
+      Waits for a reader, writes 20 rounds of RED and BLUE 50 ms apart (x = i, y = 2 i), then
+      ACTION on RED: `dispose` (prints `disposed RED`), `unregister` (prints `unregistered
+      RED`) or `none`; then keeps BLUE registered, idle, until ended (SIGKILL in the tests:
+      no goodbye, the lease decides) or 85 s passed (exit 0).
+
+All print `connext: VERSION` (the bundled core's build string) and `matched` once matched.
 """
 
 import os
@@ -36,13 +46,13 @@ CONFIG = """<?xml version="1.0"?>
         <property><value>
           <element>
             <name>dds.transport.UDPv4.builtin.parent.allow_interfaces</name>
-            <value>lo</value>
+            <value>{interfaces}</value>
           </element>
-        </value></property>
+        </value></property>{discovery}
       </participant_qos>
       <datawriter_qos>
         <reliability><kind>RELIABLE_RELIABILITY_QOS</kind></reliability>
-        <history>{writer_history}</history>
+        <history>{writer_history}</history>{lifecycle}
       </datawriter_qos>
       <datareader_qos>
         <reliability><kind>RELIABLE_RELIABILITY_QOS</kind></reliability>
@@ -57,10 +67,17 @@ CONFIG = """<?xml version="1.0"?>
       <member name="y" type="int32"/>
       <member name="shapesize" type="int32"/>
     </struct>
+    <struct name="ShapeTypeFull" extensibility="final">
+      <member name="color" type="string" stringMaxLength="128" key="true"/>
+      <member name="x" type="int32"/>
+      <member name="y" type="int32"/>
+      <member name="shapesize" type="int32"/>
+      <member name="additional_payload_size" type="byte" sequenceMaxLength="1024"/>
+    </struct>
   </types>
   <domain_library name="Domains">
     <domain name="Shapes" domain_id="{domain}">
-      <register_type name="ShapeType" type_ref="ShapeType"/>
+      <register_type name="ShapeType" type_ref="{type}"/>
       <topic name="{topic}" register_type_ref="ShapeType"/>
     </domain>
   </domain_library>
@@ -147,20 +164,77 @@ def subscribe(connector, count):
     return 0 if got >= count else 1
 
 
+# The life mode's additions to the profile: a short participant lease, and unregister
+# without dispose.
+LIFE_DISCOVERY = """
+        <discovery_config>
+          <participant_liveliness_lease_duration><sec>3</sec><nanosec>0</nanosec>
+          </participant_liveliness_lease_duration>
+          <participant_liveliness_assert_period><sec>1</sec><nanosec>0</nanosec>
+          </participant_liveliness_assert_period>
+        </discovery_config>"""
+LIFE_LIFECYCLE = """
+        <writer_data_lifecycle>
+          <autodispose_unregistered_instances>false</autodispose_unregistered_instances>
+        </writer_data_lifecycle>"""
+LIFE_ROUNDS = 20
+LIFE_PERIOD_S = 0.05
+LIFE_LINGER_S = 85
+
+
+def life(connector, action):
+    writer = connector.get_output("Pub::W")
+    try:
+        writer.wait_for_subscriptions(TIMEOUT_S * 1000)
+    except rti.TimeoutError:
+        say("no reader matched")
+        return 1
+    say("matched")
+    for i in range(LIFE_ROUNDS):
+        for color in ("RED", "BLUE"):
+            writer.instance.set_dictionary(
+                {"color": color, "x": i, "y": 2 * i, "shapesize": 30})
+            writer.write()
+        time.sleep(LIFE_PERIOD_S)
+    if action != "none":
+        writer.instance.set_dictionary({"color": "RED", "x": 0, "y": 0, "shapesize": 0})
+        writer.write(action=action)
+        say(f"{'disposed' if action == 'dispose' else 'unregistered'} RED")
+    deadline = time.monotonic() + LIFE_LINGER_S
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+    return 0
+
+
 def main():
-    role, domain, topic, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    keep_last = int(sys.argv[5]) if len(sys.argv) > 5 else 0
-    period_ms = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+    role, domain, topic = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    is_life = role == "life"
+    action, count, keep_last, period_ms = "none", 0, 0, 0
+    if is_life:
+        action = sys.argv[4]
+        if action not in ("none", "dispose", "unregister"):
+            say(f"unknown action {action}")
+            return 2
+    else:
+        count = int(sys.argv[4])
+        keep_last = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+        period_ms = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     say(f"connext: {connext_version()}")
     with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
         history = "<kind>KEEP_ALL_HISTORY_QOS</kind>" if keep_last == 0 else \
             f"<kind>KEEP_LAST_HISTORY_QOS</kind><depth>{keep_last}</depth>"
         f.write(CONFIG.replace("{domain}", str(domain)).replace("{topic}", topic)
-                .replace("{writer_history}", history))
+                .replace("{writer_history}", history)
+                .replace("{interfaces}", os.environ.get("SHAPES_RTI_INTERFACES", "lo"))
+                .replace("{discovery}", LIFE_DISCOVERY if is_life else "")
+                .replace("{lifecycle}", LIFE_LIFECYCLE if is_life else "")
+                .replace("{type}", "ShapeTypeFull" if is_life else "ShapeType"))
         path = f.name
     try:
-        name = "Participants::Writer" if role == "pub" else "Participants::Reader"
+        name = "Participants::Reader" if role == "sub" else "Participants::Writer"
         with rti.open_connector(config_name=name, url=path) as connector:
+            if is_life:
+                return life(connector, action)
             if role == "pub":
                 return publish(connector, count, period_ms)
             return subscribe(connector, count)
