@@ -8,8 +8,12 @@
 //! Must not: accept a partial configuration silently: with any `dds.sec.auth` property set,
 //! every identity property must be there and valid, or the participant does not start.
 
+use std::sync::Arc;
+
 use crate::core::participant::SecurityConfig;
 use crate::qos::Property;
+use crate::security::access::governance::Governance;
+use crate::security::access::smime::verify_smime_with_ca_pem;
 use crate::security::auth::{IdentityConfig, IdentityUri, LocalIdentity};
 use crate::wire::GuidPrefix;
 
@@ -97,15 +101,34 @@ pub fn from_properties(
     };
     let identity =
         LocalIdentity::validate(&identity, candidate, now_unix).map_err(|e| e.to_string())?;
-    // The permissions document is sent as c.perm; validating it (and the governance) against
-    // the permissions CA is the access-control plugin's.
+    // The permissions document is sent as c.perm; validating it against the permissions CA
+    // is the access-control plugin's.
     let permissions = match get(property, PERMISSIONS) {
         Some(_) => read(property, PERMISSIONS)?,
         None => Vec::new(),
     };
+    let governance = governance(property, now_unix)?.map(Arc::new);
     Ok(Some(SecurityConfig {
         identity,
         permissions,
         allow_unauthenticated: false,
+        governance,
     }))
+}
+
+/// The governance document `dds.sec.access.governance` names, its S/MIME signature verified
+/// against `dds.sec.access.permissions_ca` at `now_unix` (DDS-Security 1.1 §9.4.1.2), or
+/// `None` when it is not set. A governance without a permissions CA, with a signature that
+/// does not verify or with XML that does not parse is an error: the participant does not
+/// start rather than run with less protection than the document asks for.
+fn governance(property: &Property, now_unix: i64) -> Result<Option<Governance>, String> {
+    if get(property, GOVERNANCE).is_none() {
+        return Ok(None);
+    }
+    let signed = read(property, GOVERNANCE)?;
+    let ca = read(property, PERMISSIONS_CA)?;
+    let text = verify_smime_with_ca_pem(&signed, &ca, now_unix)
+        .map_err(|e| format!("{GOVERNANCE}: {e}"))?;
+    let governance = Governance::parse(&text).map_err(|e| format!("{GOVERNANCE}: {e}"))?;
+    Ok(Some(governance))
 }

@@ -28,6 +28,7 @@
 //! | `PeerGroup` | `peer_group.rs` | the peer-group caches of an intermediary (docs/peer-group-cache.md) |
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
+//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's; the send and receive transforms of RTPS messages |
 //! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
@@ -41,15 +42,21 @@
 //! - Handshake endpoints (built): the `Authentication` part (`auth.rs`), routed from `route`
 //!   beside the SEDP builtin endpoints; `Discovery` holds a peer with an identity token back
 //!   from SEDP until its handshake completes (`Discovery::admit`).
-//! - Receive transform (not yet): between `receiver::receive_items` and routing, in
-//!   [`Participant::handle_datagram`] (decode a protected message or submessage before
-//!   `route` sees it).
-//! - Send transform (not yet): in [`Participant::poll_transmit`], on each datagram before the
-//!   outbound gate.
+//! - Key exchange: the `Cryptography` part (`crypto.rs`), started for a peer once its
+//!   handshake completed (`apply_auth`); its volatile secure datagrams leave through
+//!   `next_transmit` like the other parts'.
+//! - Receive transform: at the start of [`Participant::handle_datagram`], before
+//!   `receiver::receive_items`: an SRTPS-protected message is decoded and the volatile secure
+//!   submessages are taken out; under RTPS protection a user-endpoint submessage from an
+//!   authenticated peer that did not come protected is dropped (`stats().unprotected`).
+//! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
+//!   gate (`Cryptography::protect`).
 
 #[cfg(feature = "security")]
 mod auth;
 mod coherent;
+#[cfg(feature = "security")]
+mod crypto;
 mod discovery;
 mod durability;
 mod endpoints;
@@ -75,6 +82,14 @@ use std::collections::{BTreeSet, VecDeque};
 pub use auth::{
     BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER, BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER,
     MAX_RESENDS, RESEND_PERIOD, STATELESS_MESSAGE_READER, STATELESS_MESSAGE_WRITER, SecurityConfig,
+};
+#[cfg(feature = "security")]
+pub use crypto::{
+    BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_READER,
+    BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_WRITER,
+    GMCLASSID_SECURITY_DATAREADER_CRYPTO_TOKENS, GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS,
+    GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS, MAX_VOLATILE_RESENDS,
+    VOLATILE_MESSAGE_SECURE_READER, VOLATILE_MESSAGE_SECURE_WRITER, VOLATILE_RESEND_PERIOD,
 };
 pub use gate::{
     GateConfig, GateStats, MAX_TRACKED_HOSTS, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET,
@@ -250,6 +265,13 @@ pub struct ParticipantStats {
     pub authentication_failed: u64,
     /// Stateless-topic messages that did not decode or were not authentication messages.
     pub bad_handshake_messages: u64,
+    /// Protected datagrams or submessages refused by the receive transform: from a
+    /// participant we hold no key of, or whose MAC did not verify (DDS-Security 1.1
+    /// §8.5.1.9).
+    pub crypto_rejected: u64,
+    /// Submessages of user endpoints dropped because they came in clear from an
+    /// authenticated participant while the governance asks for RTPS protection.
+    pub unprotected: u64,
 }
 
 /// The protocol state of one DomainParticipant: the configuration, the parts (see the
@@ -270,6 +292,8 @@ pub struct Participant {
     stats: ParticipantStats,
     #[cfg(feature = "security")]
     auth: Option<auth::Authentication>,
+    #[cfg(feature = "security")]
+    crypto: Option<crypto::Cryptography>,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -319,11 +343,25 @@ impl Participant {
             stats: ParticipantStats::default(),
             #[cfg(feature = "security")]
             auth: None,
+            #[cfg(feature = "security")]
+            crypto: None,
             config,
         };
         #[cfg(feature = "security")]
         if let Some(sec) = p.config.security.clone() {
-            p.auth = Some(auth::Authentication::new(sec, p.discovery.local_data()));
+            p.auth = Some(auth::Authentication::new(
+                sec.clone(),
+                p.discovery.local_data(),
+            ));
+            let rule = sec
+                .governance
+                .as_ref()
+                .and_then(|g| g.domain_rule(p.config.domain_id));
+            let protection = crypto::Protection::of(rule);
+            match crypto::Cryptography::new(p.config.guid_prefix, protection) {
+                Ok(c) => p.crypto = c,
+                Err(e) => log::error!("no key material, nothing will be protected: {e}"),
+            }
         }
         p
     }
@@ -344,6 +382,15 @@ impl Participant {
             gate: self.gate.stats(),
             ..self.stats
         }
+    }
+
+    /// True when remote participant `prefix` sent us its participant CryptoTokens over the
+    /// volatile secure topic (DDS-Security 1.1 §7.4.4), so its protected messages decode.
+    #[cfg(feature = "security")]
+    pub fn has_participant_keys(&self, prefix: GuidPrefix) -> bool {
+        self.crypto
+            .as_ref()
+            .is_some_and(|c| c.has_remote_keys(prefix))
     }
 
     /// Forgets remote participant `prefix` now, as if its lease had expired: its endpoints
@@ -390,6 +437,18 @@ impl Participant {
             }
         }
         let our_prefix = self.config.guid_prefix;
+        // The receive transform (`crypto.rs`): what is protected is decoded before routing.
+        #[cfg(feature = "security")]
+        let decoded;
+        #[cfg(feature = "security")]
+        let (datagram, rtps_encoded) = match self.receive_transform(now, datagram) {
+            None => return,
+            Some(crypto::Received::Decoded { bytes, rtps }) => {
+                decoded = bytes;
+                (decoded.as_slice(), rtps)
+            }
+            Some(_) => (datagram, false),
+        };
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
         let mut renewed: Option<GuidPrefix> = None;
@@ -398,8 +457,19 @@ impl Participant {
             if src == our_prefix {
                 return;
             }
-            // Security hook (receive transform): a protected submessage would be decoded
-            // here, between the receiver and routing.
+            // DDS-Security 1.1 §8.5.1.9: under RTPS protection, what an authenticated peer's
+            // user endpoints send must have come protected.
+            #[cfg(feature = "security")]
+            if !rtps_encoded && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
+                let user = match &item {
+                    receiver::Item::Entity(sm) => crypto::concerns_user_endpoint(sm),
+                    receiver::Item::Vendor { .. } => true,
+                };
+                if user {
+                    self.stats.unprotected = self.stats.unprotected.saturating_add(1);
+                    return;
+                }
+            }
             let sm = match item {
                 receiver::Item::Entity(sm) => sm,
                 // docs/peer-group-cache.md §4.2: an abbreviated sample (siftdds only).
@@ -445,6 +515,21 @@ impl Participant {
         self.collect_data_available();
     }
 
+    /// The receive transform: `None` when the datagram is dropped, else what to route
+    /// (`Plain` with no cryptography part).
+    #[cfg(feature = "security")]
+    fn receive_transform(&mut self, now: Now, datagram: &[u8]) -> Option<crypto::Received> {
+        let Some(c) = self.crypto.as_mut() else {
+            return Some(crypto::Received::Plain);
+        };
+        let (received, rejected) = c.receive(now, datagram);
+        self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(rejected);
+        match received {
+            crypto::Received::Dropped => None,
+            r => Some(r),
+        }
+    }
+
     /// Runs every timer that is due.
     pub fn handle_timeout(&mut self, now: Now) {
         self.discovery.start(now);
@@ -472,6 +557,10 @@ impl Participant {
             for outcome in a.handle_timeout(now) {
                 self.apply_auth(now, outcome);
             }
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.handle_timeout(now);
         }
         self.endpoints.handle_writers_timeout(now);
         let due = self
@@ -503,6 +592,12 @@ impl Participant {
             .as_ref()
             .and_then(|a| a.poll_timeout())
             .map_or(discovery, |t| t.min(discovery));
+        #[cfg(feature = "security")]
+        let discovery = self
+            .crypto
+            .as_ref()
+            .and_then(|c| c.poll_timeout())
+            .map_or(discovery, |t| t.min(discovery));
         Some(parts.into_iter().flatten().fold(discovery, Instant::min))
     }
 
@@ -512,8 +607,11 @@ impl Participant {
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
         loop {
             let mut t = self.next_transmit(now)?;
-            // Security hook (send transform): the datagram would be protected here, before
-            // the gate.
+            // The send transform (`crypto.rs`), before the gate.
+            #[cfg(feature = "security")]
+            if !self.crypto.as_mut().is_none_or(|c| c.protect(&mut t)) {
+                continue;
+            }
             if self.gate.admit(now.mono, &mut t) {
                 return Some(t);
             }
@@ -527,6 +625,10 @@ impl Participant {
         }
         #[cfg(feature = "security")]
         if let Some(t) = self.auth.as_mut().and_then(|a| a.poll_transmit()) {
+            return Some(t);
+        }
+        #[cfg(feature = "security")]
+        if let Some(t) = self.crypto.as_mut().and_then(|c| c.poll_transmit()) {
             return Some(t);
         }
         if let Some(t) = self.discovery.poll_transmit(now) {
@@ -731,6 +833,14 @@ impl Participant {
                     done.key_agreement
                 );
                 self.stats.authenticated = self.stats.authenticated.saturating_add(1);
+                // DDS-Security 1.1 §8.8.4: the key exchange follows the handshake.
+                if let Some(c) = self.crypto.as_mut() {
+                    let to = self.auth.as_ref().map(|a| a.destinations(prefix));
+                    let to = to.unwrap_or_default();
+                    if let Err(e) = c.authenticated(now, prefix, &done.secret, to) {
+                        log::warn!("no key exchange with participant {prefix}: {e}");
+                    }
+                }
                 self.discovery.admit(now, prefix, &self.config);
                 self.events.push(Event::ParticipantAuthenticated(prefix));
             }
@@ -751,6 +861,10 @@ impl Participant {
         #[cfg(feature = "security")]
         if let Some(a) = self.auth.as_mut() {
             a.remove(prefix);
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.remove(prefix);
         }
         let Some((writers, readers)) = self.discovery.remove_participant(prefix) else {
             return;

@@ -379,6 +379,8 @@ fn the_event_queue_keeps_the_newest_events_when_full() {
 
 mod coherent;
 mod content_filter;
+#[cfg(feature = "security")]
+mod crypto;
 mod discovery;
 mod durability;
 mod filter_event;

@@ -10,6 +10,15 @@ use crate::security::auth::tests::{Ca, ca, identity, identity_between};
 use crate::security::auth::{IdentityConfig, LocalIdentity};
 
 fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
+    secure_node_with(i, id, None)
+}
+
+/// Node `i` of the simulated LAN, with identity `id` (none: no security) under `governance`.
+pub(super) fn secure_node_with(
+    i: usize,
+    id: Option<&IdentityConfig>,
+    governance: Option<Arc<crate::security::access::governance::Governance>>,
+) -> Node {
     let candidate = GuidPrefix([1, 0x5e, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
     let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
     let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
@@ -22,6 +31,7 @@ fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
             identity,
             permissions: b"signed permissions".to_vec(),
             allow_unauthenticated: false,
+            governance,
         }));
     }
     config.metatraffic_unicast_locators = vec![meta];
