@@ -233,6 +233,25 @@ struct Peer {
     seen_base: i64,
 }
 
+impl Peer {
+    /// Records `sn` of the remote volatile writer as received (or irrelevant); false when it
+    /// was already.
+    fn mark_seen(&mut self, sn: i64) -> bool {
+        if sn < self.seen_base || !self.seen.insert(sn) {
+            return false;
+        }
+        if self.seen.len() > MAX_SEEN {
+            if let Some(first) = self.seen.pop_first() {
+                self.seen_base = self.seen_base.max(first.saturating_add(1));
+            }
+        }
+        while self.seen.remove(&self.seen_base) {
+            self.seen_base = self.seen_base.saturating_add(1);
+        }
+        true
+    }
+}
+
 /// The participant's cryptography part (see the module overview).
 pub(super) struct Cryptography {
     ours: GuidPrefix,
@@ -576,18 +595,16 @@ impl Cryptography {
         };
         match item {
             VolatileItem::Data(sn, payload) => {
-                if sn < peer.seen_base || !peer.seen.insert(sn) {
-                    return;
+                if peer.mark_seen(sn) {
+                    Self::handle_tokens(ours, src, peer, &payload);
                 }
-                if peer.seen.len() > MAX_SEEN {
-                    if let Some(first) = peer.seen.pop_first() {
-                        peer.seen_base = peer.seen_base.max(first.saturating_add(1));
-                    }
+            }
+            VolatileItem::Gap(irrelevant) => {
+                // The writer's sequence numbers are shared by all its readers (Cyclone DDS
+                // writes to each participant from one counter): the others' are GAPs here.
+                for sn in irrelevant {
+                    peer.mark_seen(sn);
                 }
-                while peer.seen.remove(&peer.seen_base) {
-                    peer.seen_base = peer.seen_base.saturating_add(1);
-                }
-                Self::handle_tokens(ours, src, peer, &payload);
             }
             VolatileItem::Heartbeat { first, last } => {
                 // Volatile: what the writer no longer has is not waited for.
@@ -673,8 +690,16 @@ impl Cryptography {
 /// A volatile secure submessage, owned (it is handled after the decode's borrows end).
 enum VolatileItem {
     Data(i64, Vec<u8>),
-    Heartbeat { first: i64, last: i64 },
-    AckNack { base: i64, requested: bool },
+    /// The sequence numbers a GAP says are not for us (at most 256 past the range start).
+    Gap(Vec<i64>),
+    Heartbeat {
+        first: i64,
+        last: i64,
+    },
+    AckNack {
+        base: i64,
+        requested: bool,
+    },
 }
 
 impl VolatileItem {
@@ -685,6 +710,12 @@ impl VolatileItem {
                     return None;
                 };
                 Some(VolatileItem::Data(d.writer_sn.0, p.to_vec()))
+            }
+            Submessage::Gap(g) if g.writer_id == VOLATILE_MESSAGE_SECURE_WRITER => {
+                let (start, base) = (g.gap_start.0, g.gap_list.bitmap_base().0);
+                let range = (start..base).take(crate::wire::MAX_SET_BITS as usize);
+                let listed = g.gap_list.iter().map(|s| s.0);
+                Some(VolatileItem::Gap(range.chain(listed).collect()))
             }
             Submessage::Heartbeat(h) if h.writer_id == VOLATILE_MESSAGE_SECURE_WRITER => {
                 Some(VolatileItem::Heartbeat {
