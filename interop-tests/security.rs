@@ -56,6 +56,16 @@ fn siftdds_participant(
     domain: u32,
     id: &Identity<'_>,
 ) -> Result<DomainParticipant, siftdds::api::Error> {
+    siftdds_participant_under(pki, domain, id, "none")
+}
+
+/// [`siftdds_participant`] under `perm/governance_<governance>.p7s`.
+fn siftdds_participant_under(
+    pki: &Path,
+    domain: u32,
+    id: &Identity<'_>,
+    governance: &str,
+) -> Result<DomainParticipant, siftdds::api::Error> {
     DomainParticipant::builder(domain)
         .property("dds.sec.auth.identity_ca", uri(&pki.join(id.ca)))
         .property(
@@ -72,7 +82,7 @@ fn siftdds_participant(
         )
         .property(
             "dds.sec.access.governance",
-            uri(&pki.join("perm/governance_none.p7s")),
+            uri(&pki.join(format!("perm/governance_{governance}.p7s"))),
         )
         .property(
             "dds.sec.access.permissions",
@@ -95,6 +105,11 @@ fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
 }
 
 fn cyclone_config(pki: &Path, id: &Identity<'_>, log: &Path) -> String {
+    cyclone_config_under(pki, id, log, "none")
+}
+
+/// [`cyclone_config`] under `perm/governance_<governance>.p7s`.
+fn cyclone_config_under(pki: &Path, id: &Identity<'_>, log: &Path, governance: &str) -> String {
     format!(
         r#"<CycloneDDS><Domain id="any">
 <General><Interfaces><NetworkInterface name="lo"/></Interfaces></General>
@@ -118,7 +133,7 @@ fn cyclone_config(pki: &Path, id: &Identity<'_>, log: &Path) -> String {
         cert = uri(&pki.join(format!("{}.pem", id.cert))),
         key = uri(&pki.join(format!("{}.key", id.cert))),
         pca = uri(&pki.join("perm/ca.pem")),
-        gov = uri(&pki.join("perm/governance_none.p7s")),
+        gov = uri(&pki.join(format!("perm/governance_{governance}.p7s"))),
         perm = uri(&pki.join("perm/permissions.p7s")),
     )
 }
@@ -172,11 +187,18 @@ fn cyclone_peer(
     log: &Path,
     out: &Path,
 ) -> Peer {
+    let d = domain.to_string();
+    let config = cyclone_config(pki, id, log);
+    cyclone_process(bin, &["sub", "-d", &d, "-t", "15"], &config, log, out)
+}
+
+/// `shapes_cyclone` with `args` and the configuration `config`.
+fn cyclone_process(bin: &Path, args: &[&str], config: &str, log: &Path, out: &Path) -> Peer {
     let _ = std::fs::remove_file(log);
     let out = std::fs::File::create(out).unwrap();
     let child = Command::new(bin)
-        .args(["sub", "-d", &domain.to_string(), "-t", "15"])
-        .env("CYCLONEDDS_URI", cyclone_config(pki, id, log))
+        .args(args)
+        .env("CYCLONEDDS_URI", config)
         .stdout(out.try_clone().unwrap())
         .stderr(out)
         .spawn()
@@ -607,4 +629,293 @@ fn qos_xml_profile_configures_security_with_fastdds_aliases() {
     provider.load_str("security.xml", &xml).unwrap();
     let p = DomainParticipant::with_profile(182, &provider, "Sec::Alice").unwrap();
     assert_eq!(p.guid_prefix().0[..6], [0x86, 0x18, 0x5a, 0x8c, 0xd1, 0x51]);
+}
+
+// ---- DDS Security cryptography: governance with RTPS protection ----
+
+/// A marker in every sample's color: it must never be seen in clear on the wire.
+const MARKER: &str = "MARKER-e2c1-plaintext";
+
+/// A reliable KEEP_ALL reader of `Square` on our participant.
+fn square_reader(p: &DomainParticipant) -> siftdds::api::DataReader<ShapeType> {
+    use siftdds::qos::{DataReaderQos, History, Reliability, SubscriberQos};
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let qos = DataReaderQos {
+        history: History::KeepAll,
+        reliability: Reliability::reliable(),
+        ..DataReaderQos::default()
+    };
+    p.create_subscriber(SubscriberQos::default())
+        .create_datareader(&t, qos)
+        .unwrap()
+}
+
+/// Takes samples from `r` for up to `timeout` until `n` arrived; returns their colors.
+fn take_colors(
+    r: &siftdds::api::DataReader<ShapeType>,
+    n: usize,
+    timeout: Duration,
+) -> Vec<String> {
+    let mut colors = Vec::new();
+    let deadline = Instant::now() + timeout;
+    while colors.len() < n && Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            if let Some(v) = s.value {
+                colors.push(v.color);
+            }
+        }
+    }
+    colors
+}
+
+/// `dumpcap` on the namespace's loopback into `file` (UDP only), or `None` when it cannot
+/// run here.
+fn start_capture(file: &Path) -> Option<Peer> {
+    let _ = std::fs::remove_file(file);
+    let child = Command::new("dumpcap")
+        .args(["-q", "-i", "lo", "-f", "udp", "-w"])
+        .arg(file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut peer = Peer(child);
+    // dumpcap creates the file once it captures.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if file.exists() {
+            return Some(peer);
+        }
+        if matches!(peer.0.try_wait(), Ok(Some(_))) {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    peer.stop();
+    None
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Two siftdds participants under governance rtps (RTPS protection ENCRYPT): they
+/// authenticate, exchange keys and deliver every sample, and a capture of the loopback holds
+/// the marker of the samples nowhere, but the SRTPS_PREFIX of protected messages.
+#[test]
+fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
+    let test = "siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pcap = PathBuf::from(repo_path!("target")).join(format!("security-{test}.pcapng"));
+    let Some(mut capture) = start_capture(&pcap) else {
+        skip(test, "dumpcap cannot capture here");
+        return;
+    };
+    let pki = pki();
+    let alice = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let bob = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/bob",
+    };
+    let a = siftdds_participant_under(&pki, 173, &alice, "rtps").unwrap();
+    let b = siftdds_participant_under(&pki, 173, &bob, "rtps").unwrap();
+    let w = square_writer(&a);
+    let r = square_reader(&b);
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    let n = 50;
+    for i in 0..n {
+        let s = ShapeType {
+            color: format!("{MARKER}-{i}"),
+            x: i,
+            y: i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let colors = take_colors(&r, n as usize, Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(500));
+    capture.stop();
+    let bytes = std::fs::read(&pcap).unwrap();
+    eprintln!(
+        "{test}: {} samples, capture {} bytes, {:?} / {:?}",
+        colors.len(),
+        bytes.len(),
+        a.stats(),
+        b.stats()
+    );
+    assert_eq!(colors.len(), n as usize, "received {colors:?}");
+    assert!(colors.iter().all(|c| c.starts_with(MARKER)));
+    assert!(
+        !contains(&bytes, MARKER.as_bytes()),
+        "the marker is in the capture {pcap:?}"
+    );
+    // An SRTPS_PREFIX (0x33) with the AES256_GCM kind {0,0,0,4} right behind its header.
+    assert!(
+        bytes
+            .windows(8)
+            .any(|x| x[0] == 0x33 && x[4..8] == [0, 0, 0, 4]),
+        "no protected message in the capture {pcap:?}"
+    );
+    assert_eq!(b.stats().unwrap().unprotected, 0);
+}
+
+/// siftdds and Cyclone under governance `governance`: authenticated, keys exchanged, and
+/// `samples` flow from `writer` ("siftdds" or "cyclone") to the other.
+fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &str) {
+    let Some(bin) = cyclone_ready(test) else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let ours = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let theirs = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/bob",
+    };
+    let p = siftdds_participant_under(&pki, domain, &ours, governance).unwrap();
+    let config = cyclone_config_under(&pki, &theirs, &log, governance);
+    let d = domain.to_string();
+    let n = 20;
+    if writer == "siftdds" {
+        // Reliable KEEP_ALL: what Cyclone could not decode before it registered our tokens is
+        // repaired.
+        let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+        let qos = DataWriterQos {
+            history: siftdds::qos::History::KeepAll,
+            reliability: siftdds::qos::Reliability::reliable(),
+            ..DataWriterQos::default()
+        };
+        let w = p
+            .create_publisher(PublisherQos::default())
+            .create_datawriter(&t, qos)
+            .unwrap();
+        let args = ["sub", "-d", &d, "-t", "20"];
+        let mut peer = cyclone_process(&bin, &args, &config, &log, &out_file);
+        let outcome = handshake_outcome(&p);
+        let matched = write_samples(&w);
+        let all = format!("sub: {n} BLUE");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !read_log(&out_file).contains(&all) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        peer.stop();
+        let out = read_log(&out_file);
+        let trace = read_log(&log);
+        eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert!(matched, "Cyclone did not match our writer: {out}");
+        assert!(
+            out.contains(&all),
+            "Cyclone did not receive all {n}: {out}\n{}",
+            security_lines(&trace)
+        );
+    } else {
+        let r = square_reader(&p);
+        let count = n.to_string();
+        let args = [
+            "pub", "-d", &d, "-n", &count, "-i", "50", "-c", "GREEN", "-t", "30", "-k", "0",
+        ];
+        let mut peer = cyclone_process(&bin, &args, &config, &log, &out_file);
+        let outcome = handshake_outcome(&p);
+        let colors = take_colors(&r, n, Duration::from_secs(25));
+        peer.stop();
+        let trace = read_log(&log);
+        eprintln!(
+            "{test}: {outcome:?}, {} samples, {:?}",
+            colors.len(),
+            p.stats()
+        );
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert!(
+            !colors.is_empty(),
+            "nothing received from Cyclone; {:?}\n{}",
+            p.stats(),
+            security_lines(&trace)
+        );
+        assert!(colors.iter().all(|c| c == "GREEN"));
+    }
+    // What we took came SRTPS-protected: user data in clear from an authenticated peer is
+    // dropped and counted under RTPS protection.
+    let stats = p.stats().unwrap();
+    assert_eq!(stats.unprotected, 0, "Cyclone sent user data in clear");
+    // And Cyclone decoded our protected messages (its trace names each attempt, and each
+    // failure; one sent before it registered our tokens fails and is repaired).
+    let trace = read_log(&log);
+    let attempts = trace.matches("decode_rtps_message from").count();
+    let failures = trace
+        .matches("decoding rtps message from remote participant")
+        .count();
+    eprintln!("{test}: Cyclone decoded {attempts} protected messages of ours, {failures} failed");
+    assert!(
+        attempts > failures,
+        "Cyclone decoded none of our protected messages"
+    );
+}
+
+/// The lines of a Cyclone trace about crypto and key exchange (for a failure message).
+fn security_lines(trace: &str) -> String {
+    trace
+        .lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("crypto")
+                || l.contains("token")
+                || l.contains("decode")
+                || l.contains("encode")
+        })
+        .take(40)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn cyclone_under_rtps_encrypt_receives_from_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_encrypt_receives_from_siftdds",
+        174,
+        "rtps",
+        "siftdds",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_encrypt_sends_to_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_encrypt_sends_to_siftdds",
+        175,
+        "rtps",
+        "cyclone",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_sign_receives_from_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_sign_receives_from_siftdds",
+        176,
+        "rtps_sign",
+        "siftdds",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_sign_sends_to_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_sign_sends_to_siftdds",
+        177,
+        "rtps_sign",
+        "cyclone",
+    );
 }

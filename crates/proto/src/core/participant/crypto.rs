@@ -72,6 +72,9 @@ pub const VOLATILE_RESEND_PERIOD: core::time::Duration = core::time::Duration::f
 /// How many times the volatile secure writer resends to one participant before it gives up
 /// on what is unacknowledged.
 pub const MAX_VOLATILE_RESENDS: u32 = 60;
+/// The least time between two sends of the volatile secure writer to one participant when an
+/// ACKNACK asks for a resend.
+const MIN_RESEND_INTERVAL: core::time::Duration = core::time::Duration::from_millis(100);
 /// Most volatile secure messages kept unacknowledged per remote participant.
 const MAX_UNACKED: usize = 64;
 /// Most sequence numbers of a remote volatile writer remembered as received above the
@@ -225,6 +228,9 @@ struct Peer {
     unacked: BTreeMap<i64, Vec<u8>>,
     next_resend: Option<Instant>,
     resends: u32,
+    /// When the volatile writer last sent to it (an ACKNACK-driven resend waits
+    /// [`MIN_RESEND_INTERVAL`] after it).
+    last_sent: Option<Instant>,
     heartbeat_count: i32,
     acknack_count: i32,
     /// Its volatile writer's sequence numbers we received (bounded).
@@ -234,6 +240,19 @@ struct Peer {
 }
 
 impl Peer {
+    /// Our unacknowledged volatile secure messages again, unless there are none or the last
+    /// send was less than [`MIN_RESEND_INTERVAL`] ago.
+    fn resend_now(&mut self, now: Now, ours: GuidPrefix, remote: GuidPrefix) -> Option<Transmit> {
+        let recent = self
+            .last_sent
+            .is_some_and(|t| now.mono < t.saturating_add(MIN_RESEND_INTERVAL));
+        if self.unacked.is_empty() || recent {
+            return None;
+        }
+        self.last_sent = Some(now.mono);
+        Cryptography::writer_datagram(ours, remote, self)
+    }
+
     /// Records `sn` of the remote volatile writer as received (or irrelevant); false when it
     /// was already.
     fn mark_seen(&mut self, sn: i64) -> bool {
@@ -318,6 +337,7 @@ impl Cryptography {
             unacked: BTreeMap::new(),
             next_resend: None,
             resends: 0,
+            last_sent: None,
             heartbeat_count: 0,
             acknack_count: 0,
             seen: BTreeSet::new(),
@@ -379,6 +399,7 @@ impl Cryptography {
         peer.unacked.insert(peer.sn, generic_message_payload(&msg));
         peer.resends = 0;
         peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
+        peer.last_sent = Some(now.mono);
         let t = Self::writer_datagram(ours, remote, peer);
         self.outbox.extend(t);
     }
@@ -431,6 +452,7 @@ impl Cryptography {
                 continue;
             }
             peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
+            peer.last_sent = Some(now.mono);
             let t = Self::writer_datagram(ours, *remote, peer);
             self.outbox.extend(t);
         }
@@ -607,6 +629,11 @@ impl Cryptography {
                 }
             }
             VolatileItem::Heartbeat { first, last } => {
+                // The peer's volatile writer speaks: it completed its side of the handshake
+                // and matched our endpoints, so what we sent before that (and it could not
+                // decode then) can be decoded now.
+                let resend = peer.resend_now(now, ours, src);
+                self.outbox.extend(resend);
                 // Volatile: what the writer no longer has is not waited for.
                 if first > peer.seen_base {
                     peer.seen_base = first;
@@ -635,15 +662,15 @@ impl Cryptography {
                 let t = secure_datagram(ours, src, peer, &[ack]);
                 self.outbox.extend(t);
             }
-            VolatileItem::AckNack { base, requested } => {
+            VolatileItem::AckNack { base } => {
                 peer.unacked.retain(|sn, _| *sn >= base);
                 if peer.unacked.is_empty() {
                     peer.next_resend = None;
-                } else if requested {
-                    let t = Self::writer_datagram(ours, src, peer);
-                    self.outbox.extend(t);
+                    return;
                 }
-                let _ = now;
+                // Not everything acknowledged: a NACK.
+                let t = peer.resend_now(now, ours, src);
+                self.outbox.extend(t);
             }
         }
     }
@@ -698,7 +725,6 @@ enum VolatileItem {
     },
     AckNack {
         base: i64,
-        requested: bool,
     },
 }
 
@@ -726,7 +752,6 @@ impl VolatileItem {
             Submessage::AckNack(a) if a.reader_id == VOLATILE_MESSAGE_SECURE_READER => {
                 Some(VolatileItem::AckNack {
                     base: a.reader_sn_state.bitmap_base().0,
-                    requested: a.reader_sn_state.iter().next().is_some(),
                 })
             }
             _ => None,
