@@ -343,6 +343,18 @@ fn fastdds_ready(test: &str) -> Option<PathBuf> {
 
 /// `shapes_fastdds sub` with Fast DDS's security properties; its output goes to `log`.
 fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Path) -> Peer {
+    let d = domain.to_string();
+    fastdds_process(bin, &["sub", "-d", &d, "-t", "15"], (pki, id, "none"), log)
+}
+
+/// `shapes_fastdds` with `args` and the security properties of `id` under
+/// `perm/governance_<governance>.p7s`; its output goes to `log`.
+fn fastdds_process(
+    bin: &Path,
+    args: &[&str],
+    (pki, id, governance): (&Path, &Identity<'_>, &str),
+    log: &Path,
+) -> Peer {
     let out = std::fs::File::create(log).unwrap();
     let props = [
         ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
@@ -368,7 +380,7 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
         ),
         (
             "dds.sec.access.builtin.Access-Permissions.governance",
-            uri(&pki.join("perm/governance_none.p7s")),
+            uri(&pki.join(format!("perm/governance_{governance}.p7s"))),
         ),
         (
             "dds.sec.access.builtin.Access-Permissions.permissions",
@@ -377,7 +389,7 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
         ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
     ];
     let mut cmd = Command::new(bin);
-    cmd.args(["sub", "-d", &domain.to_string(), "-t", "15"]);
+    cmd.args(args);
     for (n, v) in props {
         cmd.args(["--property", &format!("{n}={v}")]);
     }
@@ -767,10 +779,26 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
     assert_eq!(b.stats().unwrap().unprotected, 0);
 }
 
-/// siftdds and Cyclone under governance `governance`: authenticated, keys exchanged, and
-/// `samples` flow from `writer` ("siftdds" or "cyclone") to the other.
+/// The vendor of a protected case.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Vendor {
+    Cyclone,
+    FastDds,
+}
+
+/// siftdds and a vendor under governance `governance`: authenticated, keys exchanged, and
+/// samples flow from `writer` ("siftdds" or the vendor's name) to the other.
 fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &str) {
-    let Some(bin) = cyclone_ready(test) else {
+    protected_case(test, domain, governance, writer, Vendor::Cyclone);
+}
+
+/// [`cyclone_protected_case`] with `vendor`.
+fn protected_case(test: &str, domain: u32, governance: &str, writer: &str, vendor: Vendor) {
+    let ready = match vendor {
+        Vendor::Cyclone => cyclone_ready(test),
+        Vendor::FastDds => fastdds_ready(test),
+    };
+    let Some(bin) = ready else {
         return;
     };
     let pki = pki();
@@ -786,6 +814,10 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
     };
     let p = siftdds_participant_under(&pki, domain, &ours, governance).unwrap();
     let config = cyclone_config_under(&pki, &theirs, &log, governance);
+    let spawn = |args: &[&str]| match vendor {
+        Vendor::Cyclone => cyclone_process(&bin, args, &config, &log, &out_file),
+        Vendor::FastDds => fastdds_process(&bin, args, (&pki, &theirs, governance), &out_file),
+    };
     let d = domain.to_string();
     let n = 20;
     if writer == "siftdds" {
@@ -801,8 +833,7 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
             .create_publisher(PublisherQos::default())
             .create_datawriter(&t, qos)
             .unwrap();
-        let args = ["sub", "-d", &d, "-t", "20"];
-        let mut peer = cyclone_process(&bin, &args, &config, &log, &out_file);
+        let mut peer = spawn(&["sub", "-d", &d, "-t", "20"]);
         let outcome = handshake_outcome(&p);
         let matched = write_samples(&w);
         let all = format!("sub: {n} BLUE");
@@ -815,10 +846,10 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
         let trace = read_log(&log);
         eprintln!("{test}: {outcome:?}, {:?}", p.stats());
         assert!(outcome.is_ok(), "handshake: {outcome:?}");
-        assert!(matched, "Cyclone did not match our writer: {out}");
+        assert!(matched, "the vendor did not match our writer: {out}");
         assert!(
             out.contains(&all),
-            "Cyclone did not receive all {n}: {out}\n{}",
+            "the vendor did not receive all {n}: {out}\n{}",
             security_lines(&trace)
         );
     } else {
@@ -827,7 +858,7 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
         let args = [
             "pub", "-d", &d, "-n", &count, "-i", "50", "-c", "GREEN", "-t", "30", "-k", "0",
         ];
-        let mut peer = cyclone_process(&bin, &args, &config, &log, &out_file);
+        let mut peer = spawn(&args);
         let outcome = handshake_outcome(&p);
         let colors = take_colors(&r, n, Duration::from_secs(25));
         peer.stop();
@@ -840,7 +871,7 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
         assert!(outcome.is_ok(), "handshake: {outcome:?}");
         assert!(
             !colors.is_empty(),
-            "nothing received from Cyclone; {:?}\n{}",
+            "nothing received from the vendor; {:?}\n{}",
             p.stats(),
             security_lines(&trace)
         );
@@ -849,7 +880,10 @@ fn cyclone_protected_case(test: &str, domain: u32, governance: &str, writer: &st
     // What we took came SRTPS-protected: user data in clear from an authenticated peer is
     // dropped and counted under RTPS protection.
     let stats = p.stats().unwrap();
-    assert_eq!(stats.unprotected, 0, "Cyclone sent user data in clear");
+    assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
+    if vendor != Vendor::Cyclone {
+        return;
+    }
     // And Cyclone decoded our protected messages (its trace names each attempt, and each
     // failure; one sent before it registered our tokens fails and is repaired).
     let trace = read_log(&log);
@@ -917,5 +951,49 @@ fn cyclone_under_rtps_sign_sends_to_siftdds() {
         177,
         "rtps_sign",
         "cyclone",
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_encrypt_receives_from_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_encrypt_receives_from_siftdds",
+        178,
+        "rtps",
+        "siftdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_encrypt_sends_to_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_encrypt_sends_to_siftdds",
+        179,
+        "rtps",
+        "fastdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_sign_receives_from_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_sign_receives_from_siftdds",
+        180,
+        "rtps_sign",
+        "siftdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_sign_sends_to_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_sign_sends_to_siftdds",
+        181,
+        "rtps_sign",
+        "fastdds",
+        Vendor::FastDds,
     );
 }

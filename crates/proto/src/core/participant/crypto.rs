@@ -132,23 +132,29 @@ impl Protection {
             rule.discovery_protection_kind,
             rule.liveliness_protection_kind,
         ];
-        for (bit, kind) in kinds.into_iter().enumerate() {
+        // (protected, encrypted, origin-authenticated) bits of RTPS, discovery, liveliness.
+        let bits: [(u32, u32, u32); 3] = [
+            (1, 1, 1 << 3),
+            (1 << 1, 1 << 1, 1 << 4),
+            (1 << 2, 1 << 2, 1 << 5),
+        ];
+        for (kind, (protected, encrypted, origin)) in kinds.into_iter().zip(bits) {
             if kind == ProtectionKind::None {
                 continue;
             }
-            info.participant_security_attributes |= 1 << bit;
+            info.participant_security_attributes |= protected;
             if matches!(
                 kind,
                 ProtectionKind::Encrypt | ProtectionKind::EncryptWithOriginAuthentication
             ) {
-                info.plugin_participant_security_attributes |= 1 << bit;
+                info.plugin_participant_security_attributes |= encrypted;
             }
             if matches!(
                 kind,
                 ProtectionKind::SignWithOriginAuthentication
                     | ProtectionKind::EncryptWithOriginAuthentication
             ) {
-                info.plugin_participant_security_attributes |= 1 << (bit + 3);
+                info.plugin_participant_security_attributes |= origin;
             }
         }
         info
@@ -439,7 +445,7 @@ impl Cryptography {
     pub(super) fn handle_timeout(&mut self, now: Now) {
         let ours = self.ours;
         for (remote, peer) in &mut self.peers {
-            if !peer.next_resend.is_some_and(|t| t <= now.mono) {
+            if peer.next_resend.is_none_or(|t| t > now.mono) {
                 continue;
             }
             peer.resends = peer.resends.saturating_add(1);
@@ -518,7 +524,8 @@ impl Cryptography {
                 return (Received::Dropped, 1);
             };
             let mut out = Vec::with_capacity(datagram.len());
-            if let Err(e) = decode_rtps_message(remote, datagram, &mut out) {
+            let protected = without_trailer(datagram);
+            if let Err(e) = decode_rtps_message(remote, protected, &mut out) {
                 log::debug!("dropped a protected message from {src}: {e}");
                 return (Received::Dropped, 1);
             }
@@ -790,6 +797,33 @@ fn secure_datagram(
         }
     }
     Some(Transmit::new(peer.destinations.clone(), buf))
+}
+
+/// The most submessages walked to find the end of a protected message.
+const MAX_WALKED: usize = 4096;
+
+/// `datagram` up to the end of its SRTPS_POSTFIX. Fast DDS 2.9 built with statistics appends a
+/// vendor submessage after the protected message (`RTPSMessageGroup::send`,
+/// `add_statistics_submessage`): from a Fast DDS sender it is cut off here, unread (nothing
+/// vouches for it). From any other sender, and when no SRTPS_POSTFIX is found, the datagram is
+/// decoded whole (and bytes after the postfix refuse it).
+fn without_trailer(datagram: &[u8]) -> &[u8] {
+    if datagram.get(6..8) != Some(&crate::wire::VendorId::FAST_DDS.0[..]) {
+        return datagram;
+    }
+    let mut at = Header::LEN;
+    for _ in 0..MAX_WALKED {
+        let rest = datagram.get(at..).unwrap_or_default();
+        let Some(len) = submessage_len(rest) else {
+            break;
+        };
+        let id = rest.first().copied();
+        at = at.saturating_add(len);
+        if id == Some(crate::wire::security::SRTPS_POSTFIX) {
+            return datagram.get(..at).unwrap_or(datagram);
+        }
+    }
+    datagram
 }
 
 /// The length (header included) of the submessage at the start of `rest`; `None` when its

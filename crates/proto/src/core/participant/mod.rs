@@ -461,9 +461,11 @@ impl Participant {
             // user endpoints send must have come protected.
             #[cfg(feature = "security")]
             if !rtps_encoded && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
+                // A vendor submessage is user data only from siftdds (its abbreviated samples);
+                // another vendor's (Fast DDS's statistics) is not routed anyway.
                 let user = match &item {
                     receiver::Item::Entity(sm) => crypto::concerns_user_endpoint(sm),
-                    receiver::Item::Vendor { .. } => true,
+                    receiver::Item::Vendor { .. } => state.source_vendor_id == VendorId::SIFTDDS,
                 };
                 if user {
                     self.stats.unprotected = self.stats.unprotected.saturating_add(1);
