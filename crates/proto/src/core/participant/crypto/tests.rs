@@ -1,4 +1,6 @@
-//! The key-exchange key and the protection the governance asks for.
+//! The key-exchange key, the protection the governance asks for, and the Fast DDS trailer.
+// Offsets into test datagrams.
+#![allow(clippy::arithmetic_side_effects)]
 
 use super::*;
 use crate::security::access::governance::Governance;
@@ -85,4 +87,47 @@ fn kx_key_is_aes256_gcm_with_key_id_zero_and_depends_on_every_input() {
         kx_key_material(&other).unwrap().master_sender_key,
         k.master_sender_key
     );
+}
+
+#[test]
+fn a_fast_dds_trailer_after_the_srtps_postfix_is_cut_off_and_nothing_else() {
+    use crate::wire::security::{SRTPS_POSTFIX, SRTPS_PREFIX};
+    let mut message = Vec::new();
+    Header::new(GuidPrefix([7; 12])).emit(&mut message);
+    let fast = {
+        let mut m = message.clone();
+        m[6..8].copy_from_slice(&crate::wire::VendorId::FAST_DDS.0);
+        m
+    };
+    // SRTPS_PREFIX (4 octets of body), SRTPS_POSTFIX (4), then a vendor submessage (8).
+    let body = [
+        SRTPS_PREFIX,
+        1,
+        4,
+        0,
+        0,
+        0,
+        0,
+        0,
+        SRTPS_POSTFIX,
+        1,
+        4,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ];
+    let trailer = [0x80, 1, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    let whole = |head: &[u8]| [head, &body[..], &trailer[..]].concat();
+    let from_fast = whole(&fast);
+    assert_eq!(
+        without_trailer(&from_fast),
+        &from_fast[..from_fast.len() - 12]
+    );
+    let from_other = whole(&message);
+    assert_eq!(without_trailer(&from_other), &from_other[..]);
+    // No postfix: the datagram as it is.
+    let cut = &from_fast[..Header::LEN + 8];
+    assert_eq!(without_trailer(cut), cut);
 }
