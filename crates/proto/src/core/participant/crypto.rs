@@ -880,4 +880,4 @@ pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -5,8 +5,15 @@
 use super::*;
 use crate::security::access::governance::Governance;
 
-fn rule(rtps: &str, discovery: &str, meta: &str, data: &str) -> DomainRule {
-    let xml = format!(
+/// A governance document with one domain rule for domain 0 and one topic rule for every topic,
+/// access control off, with these protection kinds (also used by the participant's tests).
+pub(in crate::core::participant) fn governance_xml(
+    rtps: &str,
+    discovery: &str,
+    meta: &str,
+    data: &str,
+) -> String {
+    format!(
         r#"<dds><domain_access_rules><domain_rule>
 <domains><id>0</id></domains>
 <allow_unauthenticated_participants>false</allow_unauthenticated_participants>
@@ -23,7 +30,11 @@ fn rule(rtps: &str, discovery: &str, meta: &str, data: &str) -> DomainRule {
 <data_protection_kind>{data}</data_protection_kind>
 </topic_rule></topic_access_rules>
 </domain_rule></domain_access_rules></dds>"#
-    );
+    )
+}
+
+fn rule(rtps: &str, discovery: &str, meta: &str, data: &str) -> DomainRule {
+    let xml = governance_xml(rtps, discovery, meta, data);
     Governance::parse(&xml).unwrap().domain_rules.remove(0)
 }
 

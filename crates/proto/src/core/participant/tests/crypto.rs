@@ -11,8 +11,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::security::secure_node_with;
+use super::source::{forged, gap, heartbeat};
 use super::*;
 use crate::cdr::Endianness;
+use crate::core::participant::crypto::tests::governance_xml;
 use crate::core::sim::Node;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::security::access::governance::Governance;
@@ -21,37 +23,19 @@ use crate::security::crypto::{
     KeyMaterial, OsRandom, Protected, SenderSession, TransformationKind, encode_rtps_message,
     peek_crypto_header,
 };
+use crate::wire::Header;
 use crate::wire::security::SRTPS_PREFIX;
-use crate::wire::submessage::{Gap, Heartbeat, InfoDst};
-use crate::wire::{Header, SequenceNumberSet, emit_message};
 
 const MARKER: &[u8] = b"MARKER-7f3a-plaintext";
 
 fn governance(rtps: &str) -> Arc<Governance> {
-    let xml = format!(
-        r#"<dds><domain_access_rules><domain_rule>
-<domains><id>0</id></domains>
-<allow_unauthenticated_participants>false</allow_unauthenticated_participants>
-<enable_join_access_control>false</enable_join_access_control>
-<discovery_protection_kind>NONE</discovery_protection_kind>
-<liveliness_protection_kind>NONE</liveliness_protection_kind>
-<rtps_protection_kind>{rtps}</rtps_protection_kind>
-<topic_access_rules><topic_rule><topic_expression>*</topic_expression>
-<enable_discovery_protection>false</enable_discovery_protection>
-<enable_liveliness_protection>false</enable_liveliness_protection>
-<enable_read_access_control>false</enable_read_access_control>
-<enable_write_access_control>false</enable_write_access_control>
-<metadata_protection_kind>NONE</metadata_protection_kind>
-<data_protection_kind>NONE</data_protection_kind>
-</topic_rule></topic_access_rules>
-</domain_rule></domain_access_rules></dds>"#
-    );
+    let xml = governance_xml(rtps, "NONE", "NONE", "NONE");
     Arc::new(Governance::parse(&xml).unwrap())
 }
 
-/// Two secured participants under RTPS protection `rtps`, authenticated, keys exchanged, a
-/// reliable KEEP_ALL writer on node 0 matched with a reader on node 1.
-fn secured_pair(rtps: &str) -> (SimNet, Guid, Guid) {
+/// Two secured participants (alice, bob) under RTPS protection `rtps`, a reliable KEEP_ALL
+/// writer on node 0 and a reader on node 1, before anything ran.
+fn pair_under(rtps: &str) -> (SimNet, Guid, Guid) {
     let ca = ca("Test CA", true);
     let alice = identity("alice", &ca, true);
     let bob = identity("bob", &ca, true);
@@ -64,6 +48,12 @@ fn secured_pair(rtps: &str) -> (SimNet, Guid, Guid) {
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
     let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    (net, w, r)
+}
+
+/// [`pair_under`], authenticated, keys exchanged, the writer and reader matched.
+fn secured_pair(rtps: &str) -> (SimNet, Guid, Guid) {
+    let (mut net, w, r) = pair_under(rtps);
     let (p0, p1) = (net.nodes[0].p.guid_prefix(), net.nodes[1].p.guid_prefix());
     let ready = net.run_until(5_000, |net| {
         net.nodes[0].p.has_participant_keys(p1)
@@ -197,42 +187,6 @@ fn a_protected_datagram_with_one_bit_flipped_is_dropped_and_counted() {
     }
 }
 
-/// One message in `from`'s name to `to`, holding `sm` after an INFO_DST.
-fn forged(from: GuidPrefix, to: GuidPrefix, sm: Submessage<'_>) -> Vec<u8> {
-    let dst = Submessage::InfoDst(InfoDst {
-        endian: Endianness::Little,
-        guid_prefix: to,
-    });
-    let mut buf = Vec::new();
-    emit_message(&Header::new(from), &[dst, sm], &mut buf);
-    buf
-}
-
-fn forged_heartbeat(w: Guid, r: Guid) -> Submessage<'static> {
-    Submessage::Heartbeat(Heartbeat {
-        endian: Endianness::Little,
-        final_flag: false,
-        liveliness: false,
-        reader_id: r.entity_id,
-        writer_id: w.entity_id,
-        first_sn: SequenceNumber(10_000_000),
-        last_sn: SequenceNumber(10_000_000),
-        count: 1_000_000,
-        group_info: None,
-    })
-}
-
-fn forged_gap(w: Guid, r: Guid) -> Submessage<'static> {
-    Submessage::Gap(Gap {
-        endian: Endianness::Little,
-        reader_id: r.entity_id,
-        writer_id: w.entity_id,
-        gap_start: SequenceNumber(1),
-        gap_list: SequenceNumberSet::new(SequenceNumber(10_000_000), 0).unwrap(),
-        group: None,
-    })
-}
-
 #[test]
 fn forged_heartbeat_and_gap_from_the_writers_address_are_dropped_and_the_reader_keeps_delivering() {
     let (mut net, w, r) = secured_pair("ENCRYPT");
@@ -248,7 +202,11 @@ fn forged_heartbeat_and_gap_from_the_writers_address_are_dropped_and_the_reader_
     let mut session = SenderSession::new(fake, &mut OsRandom).unwrap();
     let now = net.now();
     let mut attacks = 0;
-    for sm in [forged_heartbeat(w, r), forged_gap(w, r)] {
+    let attack = [
+        heartbeat(w, r, 10_000_000, 10_000_000),
+        gap(w, r, 1, 10_000_000),
+    ];
+    for sm in attack {
         let plain = forged(w.prefix, r.prefix, sm);
         // In clear.
         net.nodes[1].p.handle_datagram(now, src, &plain);
@@ -272,22 +230,8 @@ fn forged_heartbeat_and_gap_from_the_writers_address_are_dropped_and_the_reader_
 
 #[test]
 fn a_participant_under_governance_none_exchanges_no_keys_and_sends_in_clear() {
-    let (mut net, w, _r) = {
-        let ca = ca("Test CA", true);
-        let alice = identity("alice", &ca, true);
-        let bob = identity("bob", &ca, true);
-        let g = governance("NONE");
-        let nodes: Vec<Node> = vec![
-            secure_node_with(0, Some(&alice), Some(g.clone())),
-            secure_node_with(1, Some(&bob), Some(g)),
-        ];
-        let mut net = SimNet::with_nodes(nodes, SEED);
-        let now = net.now();
-        let w = net.nodes[0].p.create_writer(now, writer_spec(true));
-        let r = net.nodes[1].p.create_reader(now, reader_spec(true));
-        net.run_for(500);
-        (net, w, r)
-    };
+    let (mut net, w, _r) = pair_under("NONE");
+    net.run_for(500);
     assert_eq!(net.nodes[0].p.matched_readers(w), 1);
     let p1 = net.nodes[1].p.guid_prefix();
     assert!(!net.nodes[0].p.has_participant_keys(p1));
