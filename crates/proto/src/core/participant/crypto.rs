@@ -510,11 +510,7 @@ impl Cryptography {
     /// the KxKey and handled here). Returns what to route and how many protected parts were
     /// refused (unknown sender, no key yet, or a MAC that did not verify).
     pub(super) fn receive(&mut self, now: Now, datagram: &[u8]) -> (Received, u64) {
-        let Some(src) = datagram
-            .get(8..Header::LEN)
-            .and_then(|b| <[u8; 12]>::try_from(b).ok())
-            .map(GuidPrefix)
-        else {
+        let Some(src) = header_prefix(datagram) else {
             return (Received::Plain, 0);
         };
         let mut rtps = false;
@@ -764,6 +760,14 @@ impl VolatileItem {
             _ => None,
         }
     }
+}
+
+/// The GUID prefix of a message's RTPS header.
+pub(super) fn header_prefix(message: &[u8]) -> Option<GuidPrefix> {
+    message
+        .get(8..Header::LEN)
+        .and_then(|b| <[u8; 12]>::try_from(b).ok())
+        .map(GuidPrefix)
 }
 
 /// One submessage, header included.

@@ -441,13 +441,16 @@ impl Participant {
         #[cfg(feature = "security")]
         let decoded;
         #[cfg(feature = "security")]
-        let (datagram, rtps_encoded) = match self.receive_transform(now, datagram) {
+        let (datagram, rtps_source) = match self.receive_transform(now, datagram) {
             None => return,
             Some(crypto::Received::Decoded { bytes, rtps }) => {
                 decoded = bytes;
-                (decoded.as_slice(), rtps)
+                // The protection vouches for the participant whose key verified it, the
+                // header's: not for another one an INFO_SRC inside may name.
+                let source = crypto::header_prefix(&decoded).filter(|_| rtps);
+                (decoded.as_slice(), source)
             }
-            Some(_) => (datagram, false),
+            Some(_) => (datagram, None),
         };
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
@@ -460,7 +463,8 @@ impl Participant {
             // DDS-Security 1.1 §8.5.1.9: under RTPS protection, what an authenticated peer's
             // user endpoints send must have come protected.
             #[cfg(feature = "security")]
-            if !rtps_encoded && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
+            let protected = rtps_source == Some(src);
+            if !protected && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
                 // A vendor submessage is user data only from siftdds (its abbreviated samples);
                 // another vendor's (Fast DDS's statistics) is not routed anyway.
                 let user = match &item {
