@@ -835,6 +835,12 @@ fn protected_case(test: &str, domain: u32, governance: &str, writer: &str, vendo
             .unwrap();
         let mut peer = spawn(&["sub", "-d", &d, "-t", "20"]);
         let outcome = handshake_outcome(&p);
+        // Cyclone matches our writer before it registered our tokens, and its reader starts
+        // at the first sample it could decode (volatile): give the key exchange its few
+        // milliseconds before the first write.
+        if w.wait_for_matched(1, Duration::from_secs(10)).is_ok() {
+            std::thread::sleep(Duration::from_millis(500));
+        }
         let matched = write_samples(&w);
         let all = format!("sub: {n} BLUE");
         let deadline = Instant::now() + Duration::from_secs(10);

@@ -234,9 +234,10 @@ struct Peer {
     unacked: BTreeMap<i64, Vec<u8>>,
     next_resend: Option<Instant>,
     resends: u32,
-    /// When the volatile writer last sent to it (an ACKNACK-driven resend waits
-    /// [`MIN_RESEND_INTERVAL`] after it).
-    last_sent: Option<Instant>,
+    /// When the peer last made the volatile writer resend (its HEARTBEAT or NACK): the next
+    /// such resend waits [`MIN_RESEND_INTERVAL`]. The first send and the timer's resends do
+    /// not count: the peer's first HEARTBEAT, just after them, must not be held back.
+    last_triggered: Option<Instant>,
     heartbeat_count: i32,
     acknack_count: i32,
     /// Its volatile writer's sequence numbers we received (bounded).
@@ -246,16 +247,16 @@ struct Peer {
 }
 
 impl Peer {
-    /// Our unacknowledged volatile secure messages again, unless there are none or the last
-    /// send was less than [`MIN_RESEND_INTERVAL`] ago.
+    /// Our unacknowledged volatile secure messages again, at the peer's prompt, unless there
+    /// are none or the last prompted resend was less than [`MIN_RESEND_INTERVAL`] ago.
     fn resend_now(&mut self, now: Now, ours: GuidPrefix, remote: GuidPrefix) -> Option<Transmit> {
         let recent = self
-            .last_sent
+            .last_triggered
             .is_some_and(|t| now.mono < t.saturating_add(MIN_RESEND_INTERVAL));
         if self.unacked.is_empty() || recent {
             return None;
         }
-        self.last_sent = Some(now.mono);
+        self.last_triggered = Some(now.mono);
         Cryptography::writer_datagram(ours, remote, self)
     }
 
@@ -343,7 +344,7 @@ impl Cryptography {
             unacked: BTreeMap::new(),
             next_resend: None,
             resends: 0,
-            last_sent: None,
+            last_triggered: None,
             heartbeat_count: 0,
             acknack_count: 0,
             seen: BTreeSet::new(),
@@ -405,7 +406,6 @@ impl Cryptography {
         peer.unacked.insert(peer.sn, generic_message_payload(&msg));
         peer.resends = 0;
         peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
-        peer.last_sent = Some(now.mono);
         let t = Self::writer_datagram(ours, remote, peer);
         self.outbox.extend(t);
     }
@@ -458,7 +458,6 @@ impl Cryptography {
                 continue;
             }
             peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
-            peer.last_sent = Some(now.mono);
             let t = Self::writer_datagram(ours, *remote, peer);
             self.outbox.extend(t);
         }
