@@ -5,7 +5,10 @@
 //! Checks: the handshake completes on our side (`Event::ParticipantAuthenticated`), the
 //! vendor's log shows no authentication failure (and Cyclone's trace its handshake completing),
 //! and the vendor then matches our writer and receives plain samples (governance NONE); a
-//! certificate of another CA and an expired one are refused with the reason. Skipped, with the
+//! certificate of another CA and an expired one are refused with the reason. Under governance
+//! with RTPS protection ENCRYPT or SIGN (`docs/security.md` §8.5): the key exchange runs,
+//! samples flow both ways with each vendor protected end to end, and between two siftdds
+//! participants a capture of the loopback never shows a sample in clear. Skipped, with the
 //! reason, outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
