@@ -9,8 +9,11 @@
 //! (DDS:Access:Permissions) with the same vendors, both ways: permissions that do not let a
 //! side join, a writer on a topic its permissions deny, a governance of another CA, documents
 //! signed without `-text` and permissions without a grant for the subject (the side holding
-//! them does not start); the matrix is in `docs/security.md` §8.3. Skipped, with the reason,
-//! outside the sandbox or without the peer.
+//! them does not start); the matrix is in `docs/security.md` §8.3. Under governance with
+//! RTPS protection ENCRYPT or SIGN (`docs/security.md` §8.5): the key exchange runs, samples
+//! flow both ways with each vendor protected end to end, and between two siftdds
+//! participants a capture of the loopback never shows a sample in clear. Skipped, with the
+//! reason, outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
 #![allow(clippy::disallowed_methods)]
@@ -1231,4 +1234,371 @@ fn siftdds_refuses_to_create_endpoints_on_a_denied_topic() {
         "a reader of a denied topic was created"
     );
     assert!(shape_writer(&p, "Square").is_ok());
+}
+
+/// Governance with RTPS protection ENCRYPT, permissions granting every topic.
+const RTPS_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_rtps.p7s",
+    permissions: "permissions.p7s",
+};
+/// Governance with RTPS protection SIGN, permissions granting every topic.
+const RTPS_SIGN: Docs<'static> = Docs {
+    governance: "governance_rtps_sign.p7s",
+    permissions: "permissions.p7s",
+};
+
+/// A marker in every sample's color: it must never be seen in clear on the wire.
+const MARKER: &str = "MARKER-e2c1-plaintext";
+
+/// A reliable KEEP_ALL reader of `Square` on our participant.
+fn square_reader(p: &DomainParticipant) -> siftdds::api::DataReader<ShapeType> {
+    use siftdds::qos::{DataReaderQos, History, Reliability, SubscriberQos};
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let qos = DataReaderQos {
+        history: History::KeepAll,
+        reliability: Reliability::reliable(),
+        ..DataReaderQos::default()
+    };
+    p.create_subscriber(SubscriberQos::default())
+        .create_datareader(&t, qos)
+        .unwrap()
+}
+
+/// Takes samples from `r` for up to `timeout` until `n` arrived; returns their colors.
+fn take_colors(
+    r: &siftdds::api::DataReader<ShapeType>,
+    n: usize,
+    timeout: Duration,
+) -> Vec<String> {
+    let mut colors = Vec::new();
+    let deadline = Instant::now() + timeout;
+    while colors.len() < n && Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            if let Some(v) = s.value {
+                colors.push(v.color);
+            }
+        }
+    }
+    colors
+}
+
+/// `dumpcap` on the namespace's loopback into `file` (UDP only), or `None` when it cannot
+/// run here.
+fn start_capture(file: &Path) -> Option<Peer> {
+    let _ = std::fs::remove_file(file);
+    let child = Command::new("dumpcap")
+        .args(["-q", "-i", "lo", "-f", "udp", "-w"])
+        .arg(file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut peer = Peer(child);
+    // dumpcap creates the file once it captures.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if file.exists() {
+            return Some(peer);
+        }
+        if matches!(peer.0.try_wait(), Ok(Some(_))) {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    peer.stop();
+    None
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Two siftdds participants under governance rtps (RTPS protection ENCRYPT): they
+/// authenticate, exchange keys and deliver every sample, and a capture of the loopback holds
+/// the marker of the samples nowhere, but the SRTPS_PREFIX of protected messages.
+#[test]
+fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
+    let test = "siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pcap = PathBuf::from(repo_path!("target")).join(format!("security-{test}.pcapng"));
+    let Some(mut capture) = start_capture(&pcap) else {
+        skip(test, "dumpcap cannot capture here");
+        return;
+    };
+    let pki = pki();
+    let alice = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let bob = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/bob",
+    };
+    let a = siftdds_participant_with(&pki, 221, &alice, RTPS_ENCRYPT).unwrap();
+    let b = siftdds_participant_with(&pki, 221, &bob, RTPS_ENCRYPT).unwrap();
+    let w = square_writer(&a);
+    let r = square_reader(&b);
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    let n = 50;
+    for i in 0..n {
+        let s = ShapeType {
+            color: format!("{MARKER}-{i}"),
+            x: i,
+            y: i,
+            shapesize: 30,
+            additional_payload_size: vec![],
+        };
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let colors = take_colors(&r, n as usize, Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(500));
+    capture.stop();
+    let bytes = std::fs::read(&pcap).unwrap();
+    eprintln!(
+        "{test}: {} samples, capture {} bytes, {:?} / {:?}",
+        colors.len(),
+        bytes.len(),
+        a.stats(),
+        b.stats()
+    );
+    assert_eq!(colors.len(), n as usize, "received {colors:?}");
+    assert!(colors.iter().all(|c| c.starts_with(MARKER)));
+    assert!(
+        !contains(&bytes, MARKER.as_bytes()),
+        "the marker is in the capture {pcap:?}"
+    );
+    // An SRTPS_PREFIX (0x33) with the AES256_GCM kind {0,0,0,4} right behind its header.
+    assert!(
+        bytes
+            .windows(8)
+            .any(|x| x[0] == 0x33 && x[4..8] == [0, 0, 0, 4]),
+        "no protected message in the capture {pcap:?}"
+    );
+    assert_eq!(b.stats().unwrap().unprotected, 0);
+}
+
+/// siftdds and a vendor under governance `governance`: authenticated, keys exchanged, and
+/// samples flow from `writer` ("siftdds" or the vendor's name) to the other.
+fn cyclone_protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str) {
+    protected_case(test, domain, docs, writer, Vendor::Cyclone);
+}
+
+/// [`cyclone_protected_case`] with `vendor`.
+fn protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, vendor: Vendor) {
+    let ready = match vendor {
+        Vendor::Cyclone => cyclone_ready(test),
+        Vendor::FastDds => fastdds_ready(test),
+    };
+    let Some(bin) = ready else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let ours = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/alice",
+    };
+    let theirs = Identity {
+        ca: "ec/ca.pem",
+        cert: "ec/bob",
+    };
+    let p = siftdds_participant_with(&pki, domain, &ours, docs).unwrap();
+    let spawn = |args: &[&str]| {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        match vendor {
+            Vendor::Cyclone => {
+                cyclone_peer_with(&bin, &pki, &theirs, docs, &args, (&log, &out_file))
+            }
+            Vendor::FastDds => fastdds_peer_with(&bin, &pki, &theirs, docs, &args, &out_file),
+        }
+    };
+    let d = domain.to_string();
+    let n = 20;
+    if writer == "siftdds" {
+        // Reliable KEEP_ALL: what Cyclone could not decode before it registered our tokens is
+        // repaired.
+        let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+        let qos = DataWriterQos {
+            history: siftdds::qos::History::KeepAll,
+            reliability: siftdds::qos::Reliability::reliable(),
+            ..DataWriterQos::default()
+        };
+        let w = p
+            .create_publisher(PublisherQos::default())
+            .create_datawriter(&t, qos)
+            .unwrap();
+        let mut peer = spawn(&["sub", "-d", &d, "-t", "20"]);
+        let outcome = handshake_outcome(&p);
+        // Cyclone matches our writer before it registered our tokens, and its reader starts
+        // at the first sample it could decode (volatile): give the key exchange its few
+        // milliseconds before the first write.
+        if w.wait_for_matched(1, Duration::from_secs(10)).is_ok() {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let matched = write_samples(&w);
+        let all = format!("sub: {n} BLUE");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !read_log(&out_file).contains(&all) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        peer.stop();
+        let out = read_log(&out_file);
+        let trace = read_log(&log);
+        eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert!(matched, "the vendor did not match our writer: {out}");
+        assert!(
+            out.contains(&all),
+            "the vendor did not receive all {n}: {out}\n{}",
+            security_lines(&trace)
+        );
+    } else {
+        let r = square_reader(&p);
+        let count = n.to_string();
+        let args = [
+            "pub", "-d", &d, "-n", &count, "-i", "50", "-c", "GREEN", "-t", "30", "-k", "0",
+        ];
+        let mut peer = spawn(&args);
+        let outcome = handshake_outcome(&p);
+        let colors = take_colors(&r, n, Duration::from_secs(25));
+        peer.stop();
+        let trace = read_log(&log);
+        eprintln!(
+            "{test}: {outcome:?}, {} samples, {:?}",
+            colors.len(),
+            p.stats()
+        );
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert!(
+            !colors.is_empty(),
+            "nothing received from the vendor; {:?}\n{}",
+            p.stats(),
+            security_lines(&trace)
+        );
+        assert!(colors.iter().all(|c| c == "GREEN"));
+    }
+    // What we took came SRTPS-protected: user data in clear from an authenticated peer is
+    // dropped and counted under RTPS protection.
+    let stats = p.stats().unwrap();
+    assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
+    if vendor != Vendor::Cyclone {
+        return;
+    }
+    // And Cyclone decoded our protected messages (its trace names each attempt, and each
+    // failure; one sent before it registered our tokens fails and is repaired).
+    let trace = read_log(&log);
+    let attempts = trace.matches("decode_rtps_message from").count();
+    let failures = trace
+        .matches("decoding rtps message from remote participant")
+        .count();
+    eprintln!("{test}: Cyclone decoded {attempts} protected messages of ours, {failures} failed");
+    assert!(
+        attempts > failures,
+        "Cyclone decoded none of our protected messages"
+    );
+}
+
+/// The lines of a Cyclone trace about crypto and key exchange (for a failure message).
+fn security_lines(trace: &str) -> String {
+    trace
+        .lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("crypto")
+                || l.contains("token")
+                || l.contains("decode")
+                || l.contains("encode")
+        })
+        .take(40)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn cyclone_under_rtps_encrypt_receives_from_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_encrypt_receives_from_siftdds",
+        222,
+        RTPS_ENCRYPT,
+        "siftdds",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_encrypt_sends_to_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_encrypt_sends_to_siftdds",
+        223,
+        RTPS_ENCRYPT,
+        "cyclone",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_sign_receives_from_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_sign_receives_from_siftdds",
+        224,
+        RTPS_SIGN,
+        "siftdds",
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_sign_sends_to_siftdds() {
+    cyclone_protected_case(
+        "cyclone_under_rtps_sign_sends_to_siftdds",
+        225,
+        RTPS_SIGN,
+        "cyclone",
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_encrypt_receives_from_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_encrypt_receives_from_siftdds",
+        226,
+        RTPS_ENCRYPT,
+        "siftdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_encrypt_sends_to_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_encrypt_sends_to_siftdds",
+        227,
+        RTPS_ENCRYPT,
+        "fastdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_sign_receives_from_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_sign_receives_from_siftdds",
+        228,
+        RTPS_SIGN,
+        "siftdds",
+        Vendor::FastDds,
+    );
+}
+
+#[test]
+fn fastdds_under_rtps_sign_sends_to_siftdds() {
+    protected_case(
+        "fastdds_under_rtps_sign_sends_to_siftdds",
+        229,
+        RTPS_SIGN,
+        "fastdds",
+        Vendor::FastDds,
+    );
 }

@@ -67,9 +67,12 @@ pub struct SecurityConfig {
     /// Governance `allow_unauthenticated_participants`: match participants that announce no
     /// identity token. False by default.
     pub allow_unauthenticated: bool,
-    /// The verified governance document (`dds.sec.access.governance`). With it (and
-    /// [`Self::permissions_ca`] and [`Self::permissions`]) access control is enforced
-    /// (`access.rs`); `None`: no access control.
+    /// The verified governance document (`dds.sec.access.governance`, signed by the
+    /// permissions CA). The participant applies the domain rule of its domain id: the RTPS,
+    /// discovery and liveliness protection kinds and the per-topic metadata and data
+    /// protection kinds. With it (and [`Self::permissions_ca`] and [`Self::permissions`])
+    /// access control is enforced (`access.rs`). `None`: every protection kind is NONE and
+    /// there is no access control.
     pub governance: Option<Arc<crate::security::access::governance::Governance>>,
     /// The permissions CA certificate, PEM (`dds.sec.access.permissions_ca`): a remote
     /// participant's permissions document (`c.perm`) must be signed by it.
@@ -413,18 +416,7 @@ impl Authentication {
             message_class_id: GMCLASSID_SECURITY_AUTH_HANDSHAKE.to_owned(),
             message_data: vec![token],
         };
-        // CDR_LE encapsulation, then the message (alignment from the body's start).
-        let mut payload = Vec::new();
-        let mut w = CdrWriter::new(&mut payload, Endianness::Little);
-        EncapsulationHeader::new(EncapsulationKind::Cdr, Endianness::Little).emit(&mut w);
-        msg.emit(&mut w.nested());
-        // Pad the payload to 4 bytes and say so in the encapsulation options (DDS-XTypes
-        // 1.3 §7.6.3.1.2): Cyclone refuses a DATA whose length is not a multiple of 4.
-        let pad = payload.len().wrapping_neg() & 3;
-        payload.resize(payload.len().saturating_add(pad), 0);
-        if let Some(options) = payload.get_mut(3) {
-            *options = pad as u8;
-        }
+        let payload = generic_message_payload(&msg);
         let data = Data {
             endian: Endianness::Little,
             extra_flags: 0,
@@ -445,6 +437,14 @@ impl Authentication {
             &mut buf,
         );
         Some(Transmit::new(peer.destinations.clone(), buf))
+    }
+
+    /// Where handshake messages to `remote` go (its metatraffic unicast locators, as
+    /// discovery selected them); empty for a participant without a handshake.
+    pub(super) fn destinations(&self, remote: GuidPrefix) -> Vec<Locator> {
+        self.peers
+            .get(&remote)
+            .map_or_else(Vec::new, |p| p.destinations.clone())
     }
 
     /// Resends what is unanswered; fails handshakes that stay unanswered.
@@ -494,4 +494,22 @@ impl Authentication {
             Some(self.outbox.remove(0))
         }
     }
+}
+
+/// The serialized payload of a ParticipantGenericMessage (the stateless and the volatile
+/// secure topics): CDR_LE encapsulation, then the message (alignment from the body's start),
+/// padded to 4 octets.
+pub(super) fn generic_message_payload(msg: &ParticipantGenericMessage) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let mut w = CdrWriter::new(&mut payload, Endianness::Little);
+    EncapsulationHeader::new(EncapsulationKind::Cdr, Endianness::Little).emit(&mut w);
+    msg.emit(&mut w.nested());
+    // Pad the payload to 4 bytes and say so in the encapsulation options (DDS-XTypes
+    // 1.3 §7.6.3.1.2): Cyclone refuses a DATA whose length is not a multiple of 4.
+    let pad = payload.len().wrapping_neg() & 3;
+    payload.resize(payload.len().saturating_add(pad), 0);
+    if let Some(options) = payload.get_mut(3) {
+        *options = pad as u8;
+    }
+    payload
 }

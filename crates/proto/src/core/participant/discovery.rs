@@ -96,11 +96,21 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
     if let Some(sec) = &config.security {
         data.identity_token = Some(sec.identity.identity_token());
         data.permissions_token = Some(crate::security::auth::permissions_token());
-        data.security_info = Some(crate::core::discovery::ParticipantSecurityInfo::UNPROTECTED);
+        let rule = sec
+            .governance
+            .as_ref()
+            .and_then(|g| g.domain_rule(config.domain_id));
+        data.security_info = Some(super::crypto::Protection::security_info(rule));
         data.available_builtin_endpoints.0 |=
             super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER
                 | super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER
                 | super::auth::SPDP_RELIABLE_BUILTIN_PARTICIPANT_SECURE_WRITER;
+        // §7.4.7.1: the volatile secure endpoints of the key exchange, when it is needed.
+        if super::crypto::Protection::of(rule).key_exchange {
+            data.available_builtin_endpoints.0 |=
+                super::crypto::BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_WRITER
+                    | super::crypto::BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_READER;
+        }
     }
     data
 }

@@ -29,6 +29,7 @@
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
 //! | `AccessControl` | `access.rs` (feature `security`) | our governance, permissions and permissions CA; each admitted remote participant's grant; the remote endpoints refused |
+//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's; the send and receive transforms of RTPS messages |
 //! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
@@ -46,17 +47,23 @@
 //!   participant only if its permissions let it join (`Participant::apply_auth`) and each
 //!   remote endpoint only if they let it use the topic and partitions (`add_remote_writer`,
 //!   `add_remote_reader`); a refusal is [`Event::AccessDenied`] and a warning.
-//! - Receive transform (not yet): between `receiver::receive_items` and routing, in
-//!   [`Participant::handle_datagram`] (decode a protected message or submessage before
-//!   `route` sees it).
-//! - Send transform (not yet): in [`Participant::poll_transmit`], on each datagram before the
-//!   outbound gate.
+//! - Key exchange: the `Cryptography` part (`crypto.rs`), started for a peer once its
+//!   handshake completed (`apply_auth`); its volatile secure datagrams leave through
+//!   `next_transmit` like the other parts'.
+//! - Receive transform: at the start of [`Participant::handle_datagram`], before
+//!   `receiver::receive_items`: an SRTPS-protected message is decoded and the volatile secure
+//!   submessages are taken out; under RTPS protection a user-endpoint submessage from an
+//!   authenticated peer that did not come protected is dropped (`stats().unprotected`).
+//! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
+//!   gate (`Cryptography::protect`).
 
 #[cfg(feature = "security")]
 mod access;
 #[cfg(feature = "security")]
 mod auth;
 mod coherent;
+#[cfg(feature = "security")]
+mod crypto;
 mod discovery;
 mod durability;
 mod endpoints;
@@ -84,6 +91,14 @@ pub use access::MAX_REMEMBERED_REFUSALS;
 pub use auth::{
     BUILTIN_PARTICIPANT_STATELESS_MESSAGE_READER, BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER,
     MAX_RESENDS, RESEND_PERIOD, STATELESS_MESSAGE_READER, STATELESS_MESSAGE_WRITER, SecurityConfig,
+};
+#[cfg(feature = "security")]
+pub use crypto::{
+    BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_READER,
+    BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_WRITER,
+    GMCLASSID_SECURITY_DATAREADER_CRYPTO_TOKENS, GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS,
+    GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS, MAX_VOLATILE_RESENDS,
+    VOLATILE_MESSAGE_SECURE_READER, VOLATILE_MESSAGE_SECURE_WRITER, VOLATILE_RESEND_PERIOD,
 };
 pub use gate::{
     GateConfig, GateStats, MAX_TRACKED_HOSTS, UNVERIFIED_BUDGET_WINDOW, UNVERIFIED_BYTE_BUDGET,
@@ -263,6 +278,13 @@ pub struct ParticipantStats {
     /// Remote participants and endpoints refused by access control (each also an
     /// `Event::AccessDenied` the first time).
     pub access_denied: u64,
+    /// Protected datagrams or submessages refused by the receive transform: from a
+    /// participant we hold no key of, or whose MAC did not verify (DDS-Security 1.1
+    /// §8.5.1.9).
+    pub crypto_rejected: u64,
+    /// Submessages of user endpoints dropped because they came in clear from an
+    /// authenticated participant while the governance asks for RTPS protection.
+    pub unprotected: u64,
 }
 
 /// The protocol state of one DomainParticipant: the configuration, the parts (see the
@@ -285,6 +307,8 @@ pub struct Participant {
     auth: Option<auth::Authentication>,
     #[cfg(feature = "security")]
     access: Option<access::AccessControl>,
+    #[cfg(feature = "security")]
+    crypto: Option<crypto::Cryptography>,
 }
 
 /// Most events queued before the oldest are dropped (an application that never polls).
@@ -336,6 +360,8 @@ impl Participant {
             auth: None,
             #[cfg(feature = "security")]
             access: None,
+            #[cfg(feature = "security")]
+            crypto: None,
             config,
         };
         #[cfg(feature = "security")]
@@ -345,6 +371,15 @@ impl Participant {
                 p.discovery.local_data(),
             ));
             p.access = access::AccessControl::new(&sec, p.config.domain_id);
+            let rule = sec
+                .governance
+                .as_ref()
+                .and_then(|g| g.domain_rule(p.config.domain_id));
+            let protection = crypto::Protection::of(rule);
+            match crypto::Cryptography::new(p.config.guid_prefix, protection) {
+                Ok(c) => p.crypto = c,
+                Err(e) => log::error!("no key material, nothing will be protected: {e}"),
+            }
         }
         p
     }
@@ -365,6 +400,15 @@ impl Participant {
             gate: self.gate.stats(),
             ..self.stats
         }
+    }
+
+    /// True when remote participant `prefix` sent us its participant CryptoTokens over the
+    /// volatile secure topic (DDS-Security 1.1 §7.4.4), so its protected messages decode.
+    #[cfg(feature = "security")]
+    pub fn has_participant_keys(&self, prefix: GuidPrefix) -> bool {
+        self.crypto
+            .as_ref()
+            .is_some_and(|c| c.has_remote_keys(prefix))
     }
 
     /// Forgets remote participant `prefix` now, as if its lease had expired: its endpoints
@@ -411,6 +455,21 @@ impl Participant {
             }
         }
         let our_prefix = self.config.guid_prefix;
+        // The receive transform (`crypto.rs`): what is protected is decoded before routing.
+        #[cfg(feature = "security")]
+        let decoded;
+        #[cfg(feature = "security")]
+        let (datagram, rtps_source) = match self.receive_transform(now, datagram) {
+            None => return,
+            Some(crypto::Received::Decoded { bytes, rtps }) => {
+                decoded = bytes;
+                // The protection vouches for the participant whose key verified it, the
+                // header's: not for another one an INFO_SRC inside may name.
+                let source = crypto::header_prefix(&decoded).filter(|_| rtps);
+                (decoded.as_slice(), source)
+            }
+            Some(_) => (datagram, None),
+        };
         // The source participant whose lease was renewed for this datagram (it changes only
         // with INFO_SRC): once per datagram and source, not per submessage.
         let mut renewed: Option<GuidPrefix> = None;
@@ -419,8 +478,22 @@ impl Participant {
             if src == our_prefix {
                 return;
             }
-            // Security hook (receive transform): a protected submessage would be decoded
-            // here, between the receiver and routing.
+            // DDS-Security 1.1 §8.5.1.9: under RTPS protection, what an authenticated peer's
+            // user endpoints send must have come protected.
+            #[cfg(feature = "security")]
+            let protected = rtps_source == Some(src);
+            if !protected && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
+                // A vendor submessage is user data only from siftdds (its abbreviated samples);
+                // another vendor's (Fast DDS's statistics) is not routed anyway.
+                let user = match &item {
+                    receiver::Item::Entity(sm) => crypto::concerns_user_endpoint(sm),
+                    receiver::Item::Vendor { .. } => state.source_vendor_id == VendorId::SIFTDDS,
+                };
+                if user {
+                    self.stats.unprotected = self.stats.unprotected.saturating_add(1);
+                    return;
+                }
+            }
             let sm = match item {
                 receiver::Item::Entity(sm) => sm,
                 // docs/peer-group-cache.md §4.2: an abbreviated sample (siftdds only).
@@ -466,6 +539,21 @@ impl Participant {
         self.collect_data_available();
     }
 
+    /// The receive transform: `None` when the datagram is dropped, else what to route
+    /// (`Plain` with no cryptography part).
+    #[cfg(feature = "security")]
+    fn receive_transform(&mut self, now: Now, datagram: &[u8]) -> Option<crypto::Received> {
+        let Some(c) = self.crypto.as_mut() else {
+            return Some(crypto::Received::Plain);
+        };
+        let (received, rejected) = c.receive(now, datagram);
+        self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(rejected);
+        match received {
+            crypto::Received::Dropped => None,
+            r => Some(r),
+        }
+    }
+
     /// Runs every timer that is due.
     pub fn handle_timeout(&mut self, now: Now) {
         self.discovery.start(now);
@@ -493,6 +581,10 @@ impl Participant {
             for outcome in a.handle_timeout(now) {
                 self.apply_auth(now, outcome);
             }
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.handle_timeout(now);
         }
         self.endpoints.handle_writers_timeout(now);
         let due = self
@@ -524,6 +616,12 @@ impl Participant {
             .as_ref()
             .and_then(|a| a.poll_timeout())
             .map_or(discovery, |t| t.min(discovery));
+        #[cfg(feature = "security")]
+        let discovery = self
+            .crypto
+            .as_ref()
+            .and_then(|c| c.poll_timeout())
+            .map_or(discovery, |t| t.min(discovery));
         Some(parts.into_iter().flatten().fold(discovery, Instant::min))
     }
 
@@ -533,8 +631,11 @@ impl Participant {
     pub fn poll_transmit(&mut self, now: Now) -> Option<Transmit> {
         loop {
             let mut t = self.next_transmit(now)?;
-            // Security hook (send transform): the datagram would be protected here, before
-            // the gate.
+            // The send transform (`crypto.rs`), before the gate.
+            #[cfg(feature = "security")]
+            if !self.crypto.as_mut().is_none_or(|c| c.protect(&mut t)) {
+                continue;
+            }
             if self.gate.admit(now.mono, &mut t) {
                 return Some(t);
             }
@@ -548,6 +649,10 @@ impl Participant {
         }
         #[cfg(feature = "security")]
         if let Some(t) = self.auth.as_mut().and_then(|a| a.poll_transmit()) {
+            return Some(t);
+        }
+        #[cfg(feature = "security")]
+        if let Some(t) = self.crypto.as_mut().and_then(|c| c.poll_transmit()) {
             return Some(t);
         }
         if let Some(t) = self.discovery.poll_transmit(now) {
@@ -767,6 +872,14 @@ impl Participant {
                         return;
                     }
                 }
+                // DDS-Security 1.1 §8.8.4: the key exchange follows the handshake.
+                if let Some(c) = self.crypto.as_mut() {
+                    let to = self.auth.as_ref().map(|a| a.destinations(prefix));
+                    let to = to.unwrap_or_default();
+                    if let Err(e) = c.authenticated(now, prefix, &done.secret, to) {
+                        log::warn!("no key exchange with participant {prefix}: {e}");
+                    }
+                }
                 self.discovery.admit(now, prefix, &self.config);
             }
             auth::AuthOutcome::Failed(prefix, e) => {
@@ -845,6 +958,10 @@ impl Participant {
         #[cfg(feature = "security")]
         if let Some(a) = self.access.as_mut() {
             a.remove(prefix);
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.remove(prefix);
         }
         let Some((writers, readers)) = self.discovery.remove_participant(prefix) else {
             return;

@@ -381,6 +381,8 @@ fn the_event_queue_keeps_the_newest_events_when_full() {
 mod access;
 mod coherent;
 mod content_filter;
+#[cfg(feature = "security")]
+mod crypto;
 mod discovery;
 mod durability;
 mod filter_event;

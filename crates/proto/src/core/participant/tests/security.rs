@@ -10,11 +10,20 @@ use crate::security::auth::tests::{Ca, ca, identity, identity_between};
 use crate::security::auth::{IdentityConfig, LocalIdentity};
 
 fn secure_node(i: usize, id: Option<&IdentityConfig>) -> Node {
+    secure_node_governed(i, id, None)
+}
+
+/// Node `i` on the simulated LAN with identity `id` under `governance`, without access control.
+pub(super) fn secure_node_governed(
+    i: usize,
+    id: Option<&IdentityConfig>,
+    governance: Option<Arc<crate::security::access::governance::Governance>>,
+) -> Node {
     secure_node_with(i, id, |identity| SecurityConfig {
         identity,
         permissions_document: b"signed permissions".to_vec(),
         allow_unauthenticated: false,
-        governance: None,
+        governance,
         permissions_ca: None,
         permissions: None,
     })

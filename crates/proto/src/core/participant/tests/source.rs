@@ -70,7 +70,7 @@ fn write_and_take(net: &mut SimNet, w: Guid, r: Guid, n: u32) -> usize {
 }
 
 /// One message from `from` (its header's prefix) to `to` holding `sm` after an INFO_DST.
-fn forged(from: GuidPrefix, to: GuidPrefix, sm: Submessage<'_>) -> Vec<u8> {
+pub(super) fn forged(from: GuidPrefix, to: GuidPrefix, sm: Submessage<'_>) -> Vec<u8> {
     let dst = Submessage::InfoDst(InfoDst {
         endian: Endianness::Little,
         guid_prefix: to,
@@ -80,7 +80,7 @@ fn forged(from: GuidPrefix, to: GuidPrefix, sm: Submessage<'_>) -> Vec<u8> {
     buf
 }
 
-fn heartbeat(w: Guid, r: Guid, first: i64, last: i64) -> Submessage<'static> {
+pub(super) fn heartbeat(w: Guid, r: Guid, first: i64, last: i64) -> Submessage<'static> {
     Submessage::Heartbeat(Heartbeat {
         endian: Endianness::Little,
         final_flag: false,
@@ -94,7 +94,7 @@ fn heartbeat(w: Guid, r: Guid, first: i64, last: i64) -> Submessage<'static> {
     })
 }
 
-fn gap(w: Guid, r: Guid, start: i64, base: i64) -> Submessage<'static> {
+pub(super) fn gap(w: Guid, r: Guid, start: i64, base: i64) -> Submessage<'static> {
     Submessage::Gap(Gap {
         endian: Endianness::Little,
         reader_id: r.entity_id,

@@ -1,0 +1,886 @@
+//! Cryptography (`Cryptography`): the key exchange over the BuiltinParticipantVolatileMessageSecure
+//! writer and reader (DDS-Security 1.1 §7.4.4, entity ids 0xff0202c3 / 0xff0202c4, reliable,
+//! volatile) and the RTPS-message transforms of the participant (§8.5.1.9, §9.5.3.3.4.4,
+//! §9.5.3.3.5.4): the send transform protects each outgoing datagram that carries a
+//! user-endpoint submessage, the receive transform decodes SRTPS-protected datagrams and the
+//! SEC_PREFIX … SEC_POSTFIX submessages of the volatile secure endpoints.
+//!
+//! Owns: our participant key material and its sender session (governance
+//! `rtps_protection_kind`), and per authenticated remote participant the key-exchange key
+//! (KxKey, derived from the handshake's SharedSecret, §9.5.2.1.2), the remote's participant
+//! key material once its CryptoTokens arrived, and the volatile secure writer's queue and the
+//! reader's record of what it received from that participant.
+//!
+//! Must not: decide who is authenticated (the `Authentication` part does), keep state for a
+//! participant that did not authenticate, deliver anything whose MAC did not verify, panic or
+//! allocate unboundedly on what a peer sends (a datagram that does not decode is dropped and
+//! counted by the participant), or resend without bound ([`MAX_VOLATILE_RESENDS`]).
+//!
+//! What is protected where (as Cyclone DDS 0.10 does, `ddsi_security_omg.c`,
+//! `maybe_rtps_protected`): under RTPS protection a datagram is protected when it carries a
+//! submessage of a user endpoint; SPDP, SEDP, WLP, TypeLookup and the stateless handshake
+//! messages stay in clear, and the volatile secure messages are protected submessage by
+//! submessage with the KxKey instead. Per-endpoint submessage and payload protection
+//! (`metadata_protection_kind`, `data_protection_kind`) are not applied yet.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use openssl::hash::MessageDigest;
+use openssl::pkey::PKey;
+use openssl::sign::Signer;
+
+use super::auth::generic_message_payload;
+use crate::cdr::{CdrReader, EncapsulationHeader, Endianness};
+use crate::core::Transmit;
+use crate::core::discovery::ParticipantSecurityInfo;
+use crate::core::receiver::{self, Item};
+use crate::security::access::governance::{DomainRule, ProtectionKind};
+use crate::security::auth::SharedSecretHandle;
+use crate::security::crypto::{
+    CRYPTO_TOKEN_CLASS_ID, CRYPTO_TOKEN_KEYMAT, CryptoError, KeyMaterial, OsRandom, Protected,
+    RemoteSender, SenderSession, TransformationKind, decode_rtps_message, decode_submessage,
+    encode_rtps_message, encode_submessage, peek_crypto_header,
+};
+use crate::time::{Instant, Now};
+use crate::wire::data_holder::{DataHolder, MessageIdentity, ParticipantGenericMessage};
+use crate::wire::security::{SEC_PREFIX, SRTPS_PREFIX};
+use crate::wire::submessage::{
+    AckNack, Data, DataPayload, Heartbeat, INFO_TS, InfoDst, PAD, Submessage, SubmessageHeader,
+    SubmessageOutcome,
+};
+use crate::wire::{
+    EntityId, Guid, GuidPrefix, Header, Locator, Message, SequenceNumber, SequenceNumberSet,
+    emit_message,
+};
+
+/// BuiltinParticipantVolatileMessageSecureWriter (§7.4.4.3).
+pub const VOLATILE_MESSAGE_SECURE_WRITER: EntityId = EntityId([0xff, 2, 2, 0xc3]);
+/// BuiltinParticipantVolatileMessageSecureReader (§7.4.4.3).
+pub const VOLATILE_MESSAGE_SECURE_READER: EntityId = EntityId([0xff, 2, 2, 0xc4]);
+/// BuiltinEndpointSet bit of the volatile secure writer (§7.4.7.1).
+pub const BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_WRITER: u32 = 1 << 24;
+/// BuiltinEndpointSet bit of the volatile secure reader (§7.4.7.1).
+pub const BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_READER: u32 = 1 << 25;
+/// GenericMessageClassId of a participant's CryptoTokens (§7.4.4.5).
+pub const GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS: &str = "dds.sec.participant_crypto_tokens";
+/// GenericMessageClassId of a datawriter's CryptoTokens (§7.4.4.5).
+pub const GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS: &str = "dds.sec.datawriter_crypto_tokens";
+/// GenericMessageClassId of a datareader's CryptoTokens (§7.4.4.5).
+pub const GMCLASSID_SECURITY_DATAREADER_CRYPTO_TOKENS: &str = "dds.sec.datareader_crypto_tokens";
+/// How often an unacknowledged volatile secure message is sent again.
+pub const VOLATILE_RESEND_PERIOD: core::time::Duration = core::time::Duration::from_secs(1);
+/// How many times the volatile secure writer resends to one participant before it gives up
+/// on what is unacknowledged.
+pub const MAX_VOLATILE_RESENDS: u32 = 60;
+/// The least time between two sends of the volatile secure writer to one participant when an
+/// ACKNACK asks for a resend.
+const MIN_RESEND_INTERVAL: core::time::Duration = core::time::Duration::from_millis(100);
+/// Most volatile secure messages kept unacknowledged per remote participant.
+const MAX_UNACKED: usize = 64;
+/// Most sequence numbers of a remote volatile writer remembered as received above the
+/// acknowledged base.
+const MAX_SEEN: usize = 256;
+
+/// `KXSALTCOOKIE` and `KXKEYCOOKIE` of §9.5.2.1.2 (Table 67-68), as Cyclone DDS 0.10 spells
+/// them (`crypto_key_factory.c`).
+const KX_SALT_COOKIE: &[u8] = b"keyexchange salt";
+const KX_KEY_COOKIE: &[u8] = b"key exchange key";
+
+/// The participant's RTPS-level protection: what the governance domain rule asks for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Protection {
+    /// `rtps_protection_kind`.
+    pub(super) rtps: ProtectionKind,
+    /// True when anything is protected, so the volatile secure endpoints and the key exchange
+    /// are needed.
+    pub(super) key_exchange: bool,
+}
+
+impl Protection {
+    /// The protection of domain rule `rule` (none without one).
+    pub(super) fn of(rule: Option<&DomainRule>) -> Self {
+        let Some(rule) = rule else {
+            return Protection {
+                rtps: ProtectionKind::None,
+                key_exchange: false,
+            };
+        };
+        let topics = rule.topic_rules.iter().any(|t| {
+            t.metadata_protection_kind != ProtectionKind::None
+                || t.data_protection_kind
+                    != crate::security::access::governance::BasicProtectionKind::None
+        });
+        Protection {
+            rtps: rule.rtps_protection_kind,
+            key_exchange: topics
+                || rule.rtps_protection_kind != ProtectionKind::None
+                || rule.discovery_protection_kind != ProtectionKind::None
+                || rule.liveliness_protection_kind != ProtectionKind::None,
+        }
+    }
+
+    /// PID_PARTICIPANT_SECURITY_INFO for this protection (§7.4.1.6, §9.4.2.4): the
+    /// participant mask says RTPS, discovery and liveliness protected (bits 0-2), the plugin
+    /// mask encrypted (bits 0-2) and origin-authenticated (bits 3-5); bit 31 is valid.
+    pub(super) fn security_info(rule: Option<&DomainRule>) -> ParticipantSecurityInfo {
+        let Some(rule) = rule else {
+            return ParticipantSecurityInfo::UNPROTECTED;
+        };
+        let mut info = ParticipantSecurityInfo::UNPROTECTED;
+        let kinds = [
+            rule.rtps_protection_kind,
+            rule.discovery_protection_kind,
+            rule.liveliness_protection_kind,
+        ];
+        // (protected, encrypted, origin-authenticated) bits of RTPS, discovery, liveliness.
+        let bits: [(u32, u32, u32); 3] = [
+            (1, 1, 1 << 3),
+            (1 << 1, 1 << 1, 1 << 4),
+            (1 << 2, 1 << 2, 1 << 5),
+        ];
+        for (kind, (protected, encrypted, origin)) in kinds.into_iter().zip(bits) {
+            if kind == ProtectionKind::None {
+                continue;
+            }
+            info.participant_security_attributes |= protected;
+            if matches!(
+                kind,
+                ProtectionKind::Encrypt | ProtectionKind::EncryptWithOriginAuthentication
+            ) {
+                info.plugin_participant_security_attributes |= encrypted;
+            }
+            if matches!(
+                kind,
+                ProtectionKind::SignWithOriginAuthentication
+                    | ProtectionKind::EncryptWithOriginAuthentication
+            ) {
+                info.plugin_participant_security_attributes |= origin;
+            }
+        }
+        info
+    }
+}
+
+/// The transformation kind of a protection kind: AES-256 as both vendors default to
+/// (Cyclone's `dds.sec.crypto.keysize` 256). Origin authentication is not applied (no
+/// receiver-specific MACs are added): the kind is taken without it.
+fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
+    match kind {
+        ProtectionKind::None => TransformationKind::None,
+        ProtectionKind::Sign | ProtectionKind::SignWithOriginAuthentication => {
+            TransformationKind::Aes256Gmac
+        }
+        ProtectionKind::Encrypt | ProtectionKind::EncryptWithOriginAuthentication => {
+            TransformationKind::Aes256Gcm
+        }
+    }
+}
+
+/// The KxKey of §9.5.2.1.2 from a completed handshake: AES256_GCM with key ids 0,
+/// `master_salt = HMAC-SHA256(SHA256(challenge1 ‖ "keyexchange salt" ‖ challenge2),
+/// SharedSecret)` and `master_sender_key = HMAC-SHA256(SHA256(challenge2 ‖ "key exchange key"
+/// ‖ challenge1), SharedSecret)` (the hash is the HMAC key, as in Cyclone DDS 0.10
+/// `calculate_kx_keys`). Both participants derive the same material.
+pub(super) fn kx_key_material(secret: &SharedSecretHandle) -> Result<KeyMaterial, CryptoError> {
+    let derive = |a: &[u8], cookie: &[u8], b: &[u8]| -> Result<Vec<u8>, CryptoError> {
+        let mut h = openssl::sha::Sha256::new();
+        h.update(a);
+        h.update(cookie);
+        h.update(b);
+        let key = PKey::hmac(&h.finish())?;
+        let mut signer = Signer::new(MessageDigest::sha256(), &key)?;
+        signer.update(&secret.shared_secret)?;
+        Ok(signer.sign_to_vec()?)
+    };
+    let (c1, c2) = (&secret.challenge1, &secret.challenge2);
+    Ok(KeyMaterial {
+        transformation_kind: TransformationKind::Aes256Gcm,
+        master_salt: derive(c1, KX_SALT_COOKIE, c2)?,
+        sender_key_id: [0; 4],
+        master_sender_key: derive(c2, KX_KEY_COOKIE, c1)?,
+        receiver_specific_key_id: [0; 4],
+        master_receiver_specific_key: Vec::new(),
+    })
+}
+
+/// What the receive transform made of a datagram.
+#[derive(Debug)]
+pub(super) enum Received {
+    /// Nothing was protected: route the datagram as it is.
+    Plain,
+    /// The plain form to route instead; `rtps` when the whole message was protected.
+    Decoded {
+        /// The plain message.
+        bytes: Vec<u8>,
+        /// The message came SRTPS-protected.
+        rtps: bool,
+    },
+    /// Nothing of it may be routed.
+    Dropped,
+}
+
+/// One authenticated remote participant.
+struct Peer {
+    /// Our volatile secure messages to it, protected with the KxKey.
+    kx: SenderSession,
+    /// Its volatile secure messages, protected with the same KxKey.
+    kx_remote: RemoteSender,
+    /// Its participant key material (from its CryptoTokens): decodes its protected messages.
+    remote: Option<RemoteSender>,
+    destinations: Vec<Locator>,
+    /// The volatile writer's last sequence number to this participant.
+    sn: i64,
+    /// Sent and not acknowledged: sequence number → serialized payload.
+    unacked: BTreeMap<i64, Vec<u8>>,
+    next_resend: Option<Instant>,
+    resends: u32,
+    /// When the peer last made the volatile writer resend (its HEARTBEAT or NACK): the next
+    /// such resend waits [`MIN_RESEND_INTERVAL`]. The first send and the timer's resends do
+    /// not count: the peer's first HEARTBEAT, just after them, must not be held back.
+    last_triggered: Option<Instant>,
+    heartbeat_count: i32,
+    acknack_count: i32,
+    /// Its volatile writer's sequence numbers we received (bounded).
+    seen: BTreeSet<i64>,
+    /// Every sequence number below this was received or given up.
+    seen_base: i64,
+}
+
+impl Peer {
+    /// Our unacknowledged volatile secure messages again, at the peer's prompt, unless there
+    /// are none or the last prompted resend was less than [`MIN_RESEND_INTERVAL`] ago.
+    fn resend_now(&mut self, now: Now, ours: GuidPrefix, remote: GuidPrefix) -> Option<Transmit> {
+        let recent = self
+            .last_triggered
+            .is_some_and(|t| now.mono < t.saturating_add(MIN_RESEND_INTERVAL));
+        if self.unacked.is_empty() || recent {
+            return None;
+        }
+        self.last_triggered = Some(now.mono);
+        Cryptography::writer_datagram(ours, remote, self)
+    }
+
+    /// Records `sn` of the remote volatile writer as received (or irrelevant); false when it
+    /// was already.
+    fn mark_seen(&mut self, sn: i64) -> bool {
+        if sn < self.seen_base || !self.seen.insert(sn) {
+            return false;
+        }
+        if self.seen.len() > MAX_SEEN {
+            if let Some(first) = self.seen.pop_first() {
+                self.seen_base = self.seen_base.max(first.saturating_add(1));
+            }
+        }
+        while self.seen.remove(&self.seen_base) {
+            self.seen_base = self.seen_base.saturating_add(1);
+        }
+        true
+    }
+}
+
+/// The participant's cryptography part (see the module overview).
+pub(super) struct Cryptography {
+    ours: GuidPrefix,
+    /// Our participant key material's session (RTPS protection), if any.
+    rtps: Option<SenderSession>,
+    peers: BTreeMap<GuidPrefix, Peer>,
+    outbox: VecDeque<Transmit>,
+    rng: OsRandom,
+}
+
+impl Cryptography {
+    /// The part for `protection`, or `None` when it protects nothing (no key exchange).
+    pub(super) fn new(
+        ours: GuidPrefix,
+        protection: Protection,
+    ) -> Result<Option<Self>, CryptoError> {
+        if !protection.key_exchange {
+            return Ok(None);
+        }
+        let mut rng = OsRandom;
+        let kind = transformation_kind(protection.rtps);
+        let rtps = if kind == TransformationKind::None {
+            None
+        } else {
+            let keymat = KeyMaterial::generate(kind, false, &mut rng)?;
+            Some(SenderSession::new(keymat, &mut rng)?)
+        };
+        Ok(Some(Cryptography {
+            ours,
+            rtps,
+            peers: BTreeMap::new(),
+            outbox: VecDeque::new(),
+            rng,
+        }))
+    }
+
+    /// True when datagrams from `src` must come SRTPS-protected: we protect RTPS messages
+    /// and `src` authenticated (its user-endpoint submessages in clear are dropped).
+    pub(super) fn rtps_required(&self, src: GuidPrefix) -> bool {
+        self.rtps.is_some() && self.peers.contains_key(&src)
+    }
+
+    /// True when `remote`'s participant CryptoTokens arrived.
+    pub(super) fn has_remote_keys(&self, remote: GuidPrefix) -> bool {
+        self.peers.get(&remote).is_some_and(|p| p.remote.is_some())
+    }
+
+    /// `remote` authenticated with shared secret `secret`: derive the KxKey and send it our
+    /// participant CryptoTokens (§8.8.4, §9.5.3.1.3) at `destinations`.
+    pub(super) fn authenticated(
+        &mut self,
+        now: Now,
+        remote: GuidPrefix,
+        secret: &SharedSecretHandle,
+        destinations: Vec<Locator>,
+    ) -> Result<(), CryptoError> {
+        let kx = kx_key_material(secret)?;
+        let peer = Peer {
+            kx: SenderSession::new(kx.clone(), &mut self.rng)?,
+            kx_remote: RemoteSender::new(kx)?,
+            remote: None,
+            destinations,
+            sn: 0,
+            unacked: BTreeMap::new(),
+            next_resend: None,
+            resends: 0,
+            last_triggered: None,
+            heartbeat_count: 0,
+            acknack_count: 0,
+            seen: BTreeSet::new(),
+            seen_base: 1,
+        };
+        self.peers.insert(remote, peer);
+        // Our participant key material, or kind NONE when RTPS messages are not protected
+        // (§9.5.3.1.3: the tokens are sent whatever the kind).
+        let keymat = match &self.rtps {
+            Some(s) => s.key_material().clone(),
+            None => KeyMaterial {
+                transformation_kind: TransformationKind::None,
+                master_salt: Vec::new(),
+                sender_key_id: [0; 4],
+                master_sender_key: Vec::new(),
+                receiver_specific_key_id: [0; 4],
+                master_receiver_specific_key: Vec::new(),
+            },
+        };
+        let mut token = DataHolder::new(CRYPTO_TOKEN_CLASS_ID);
+        token.push_binary(CRYPTO_TOKEN_KEYMAT, keymat.to_cdr());
+        self.send_volatile(
+            now,
+            remote,
+            GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS,
+            vec![token],
+        );
+        Ok(())
+    }
+
+    /// Forgets a participant (lease expired, it left, or its authentication ended).
+    pub(super) fn remove(&mut self, remote: GuidPrefix) {
+        self.peers.remove(&remote);
+    }
+
+    /// Queues one volatile secure message to `remote` and sends it.
+    fn send_volatile(&mut self, now: Now, remote: GuidPrefix, class: &str, data: Vec<DataHolder>) {
+        let ours = self.ours;
+        let Some(peer) = self.peers.get_mut(&remote) else {
+            return;
+        };
+        if peer.unacked.len() >= MAX_UNACKED {
+            log::warn!("volatile secure messages to {remote} are not acknowledged; dropping one");
+            peer.unacked.pop_first();
+        }
+        peer.sn = peer.sn.saturating_add(1);
+        let msg = ParticipantGenericMessage {
+            message_identity: MessageIdentity {
+                source_guid: Guid::new(ours, VOLATILE_MESSAGE_SECURE_WRITER),
+                sequence_number: peer.sn,
+            },
+            related_message_identity: MessageIdentity::default(),
+            destination_participant_key: Guid::new(remote, EntityId::PARTICIPANT),
+            destination_endpoint_key: Guid::UNKNOWN,
+            source_endpoint_key: Guid::UNKNOWN,
+            message_class_id: class.to_owned(),
+            message_data: data,
+        };
+        peer.unacked.insert(peer.sn, generic_message_payload(&msg));
+        peer.resends = 0;
+        peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
+        let t = Self::writer_datagram(ours, remote, peer);
+        self.outbox.extend(t);
+    }
+
+    /// Every unacknowledged message to `remote` and a HEARTBEAT, in one datagram.
+    fn writer_datagram(ours: GuidPrefix, remote: GuidPrefix, peer: &mut Peer) -> Option<Transmit> {
+        let first = *peer.unacked.keys().next()?;
+        peer.heartbeat_count = peer.heartbeat_count.wrapping_add(1);
+        let mut plain = Vec::new();
+        for (sn, payload) in &peer.unacked {
+            plain.push(submessage_bytes(&Submessage::Data(Data {
+                endian: Endianness::Little,
+                extra_flags: 0,
+                reader_id: VOLATILE_MESSAGE_SECURE_READER,
+                writer_id: VOLATILE_MESSAGE_SECURE_WRITER,
+                writer_sn: SequenceNumber(*sn),
+                inline_qos: None,
+                payload: DataPayload::Data(payload),
+            })));
+        }
+        plain.push(submessage_bytes(&Submessage::Heartbeat(Heartbeat {
+            endian: Endianness::Little,
+            final_flag: false,
+            liveliness: false,
+            reader_id: VOLATILE_MESSAGE_SECURE_READER,
+            writer_id: VOLATILE_MESSAGE_SECURE_WRITER,
+            first_sn: SequenceNumber(first),
+            last_sn: SequenceNumber(peer.sn),
+            count: peer.heartbeat_count,
+            group_info: None,
+        })));
+        secure_datagram(ours, remote, peer, &plain)
+    }
+
+    /// Resends unacknowledged volatile secure messages; gives up after
+    /// [`MAX_VOLATILE_RESENDS`].
+    pub(super) fn handle_timeout(&mut self, now: Now) {
+        let ours = self.ours;
+        for (remote, peer) in &mut self.peers {
+            if peer.next_resend.is_none_or(|t| t > now.mono) {
+                continue;
+            }
+            peer.resends = peer.resends.saturating_add(1);
+            if peer.resends > MAX_VOLATILE_RESENDS || peer.unacked.is_empty() {
+                if !peer.unacked.is_empty() {
+                    log::warn!("participant {remote} never acknowledged our crypto tokens");
+                }
+                peer.unacked.clear();
+                peer.next_resend = None;
+                continue;
+            }
+            peer.next_resend = Some(now.mono.saturating_add(VOLATILE_RESEND_PERIOD));
+            let t = Self::writer_datagram(ours, *remote, peer);
+            self.outbox.extend(t);
+        }
+    }
+
+    /// The next resend.
+    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+        self.peers.values().filter_map(|p| p.next_resend).min()
+    }
+
+    /// The next volatile secure datagram.
+    pub(super) fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.outbox.pop_front()
+    }
+
+    // ---- send transform ----
+
+    /// The send transform: protects `t` as one RTPS message with our participant key
+    /// material when RTPS protection is on and it carries a user-endpoint submessage
+    /// (§8.5.1.9.1, encode_rtps_message). False when it could not be protected: it must not
+    /// go out.
+    pub(super) fn protect(&mut self, t: &mut Transmit) -> bool {
+        let Some(session) = self.rtps.as_mut() else {
+            return true;
+        };
+        let plain = t.datagram();
+        if !carries_user_submessage(&plain) {
+            return true;
+        }
+        let mut out = Vec::with_capacity(plain.len().saturating_add(96));
+        match encode_rtps_message(session, &plain, &mut [], Endianness::Little, &mut out) {
+            Ok(()) => {
+                drop(plain);
+                t.payload = out;
+                t.splice = None;
+                true
+            }
+            Err(e) => {
+                log::warn!("a datagram could not be protected ({e}); not sent");
+                false
+            }
+        }
+    }
+
+    // ---- receive transform ----
+
+    /// The receive transform: decodes an SRTPS-protected message with the sender's
+    /// participant key material, and takes out the volatile secure submessages (decoded with
+    /// the KxKey and handled here). Returns what to route and how many protected parts were
+    /// refused (unknown sender, no key yet, or a MAC that did not verify).
+    pub(super) fn receive(&mut self, now: Now, datagram: &[u8]) -> (Received, u64) {
+        let Some(src) = header_prefix(datagram) else {
+            return (Received::Plain, 0);
+        };
+        let mut rtps = false;
+        let mut decoded = None;
+        if datagram.get(Header::LEN) == Some(&SRTPS_PREFIX) {
+            let Some(remote) = self.peers.get_mut(&src).and_then(|p| p.remote.as_mut()) else {
+                return (Received::Dropped, 1);
+            };
+            let mut out = Vec::with_capacity(datagram.len());
+            let protected = without_trailer(datagram);
+            if let Err(e) = decode_rtps_message(remote, protected, &mut out) {
+                log::debug!("dropped a protected message from {src}: {e}");
+                return (Received::Dropped, 1);
+            }
+            rtps = true;
+            decoded = Some(out);
+        }
+        let message = decoded.as_deref().unwrap_or(datagram);
+        if !has_submessage(message, SEC_PREFIX) {
+            return match decoded {
+                Some(bytes) => (Received::Decoded { bytes, rtps }, 0),
+                None => (Received::Plain, 0),
+            };
+        }
+        let (bytes, rejected) = self.take_secure_submessages(now, src, message);
+        (Received::Decoded { bytes, rtps }, rejected)
+    }
+
+    /// Copies `message` without its SEC_PREFIX … SEC_POSTFIX groups; each group is decoded
+    /// with the KxKey of `src` and handled as a volatile secure submessage. A group that does
+    /// not decode ends the message (its length cannot be trusted).
+    fn take_secure_submessages(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        message: &[u8],
+    ) -> (Vec<u8>, u64) {
+        let mut out = Vec::with_capacity(message.len());
+        let mut rejected = 0u64;
+        let (head, mut rest) = message.split_at(Header::LEN.min(message.len()));
+        out.extend_from_slice(head);
+        while !rest.is_empty() {
+            if rest.first() == Some(&SEC_PREFIX) {
+                match self.secure_submessage(now, src, rest) {
+                    Ok(used) => {
+                        rest = rest.get(used..).unwrap_or_default();
+                        continue;
+                    }
+                    Err(e) => {
+                        log::debug!("dropped a protected submessage from {src}: {e}");
+                        rejected = rejected.saturating_add(1);
+                        break;
+                    }
+                }
+            }
+            let Some(len) = submessage_len(rest) else {
+                break;
+            };
+            let (sm, tail) = rest.split_at(len.min(rest.len()));
+            out.extend_from_slice(sm);
+            rest = tail;
+        }
+        (out, rejected)
+    }
+
+    /// Decodes one SEC_PREFIX … SEC_POSTFIX group at the start of `encoded` and handles the
+    /// volatile secure submessage in it; returns the octets the group took.
+    fn secure_submessage(
+        &mut self,
+        now: Now,
+        src: GuidPrefix,
+        encoded: &[u8],
+    ) -> Result<usize, CryptoError> {
+        let header = peek_crypto_header(encoded, Protected::Submessage)?;
+        let peer = self.peers.get_mut(&src).ok_or(CryptoError::KeyMismatch)?;
+        // Key id 0 is the KxKey (§9.5.2.1.2); endpoint key material is not registered yet.
+        if header.transform_identifier.transformation_key_id != [0; 4] {
+            return Err(CryptoError::KeyMismatch);
+        }
+        let mut plain = Vec::new();
+        let used = decode_submessage(&mut peer.kx_remote, encoded, &mut plain)?;
+        // The plain submessage, read as the only one of a message from `src`.
+        let mut message = Vec::with_capacity(plain.len().saturating_add(Header::LEN));
+        Header::new(src).emit(&mut message);
+        message.extend_from_slice(&plain);
+        let mut items = Vec::new();
+        receiver::receive_items(
+            &message,
+            self.ours,
+            |_| false,
+            |_, item| {
+                if let Item::Entity(sm) = item {
+                    items.push(VolatileItem::of(&sm));
+                }
+            },
+        );
+        for item in items.into_iter().flatten() {
+            self.handle_volatile(now, src, item);
+        }
+        Ok(used)
+    }
+
+    fn handle_volatile(&mut self, now: Now, src: GuidPrefix, item: VolatileItem) {
+        let ours = self.ours;
+        let Some(peer) = self.peers.get_mut(&src) else {
+            return;
+        };
+        match item {
+            VolatileItem::Data(sn, payload) => {
+                if peer.mark_seen(sn) {
+                    Self::handle_tokens(ours, src, peer, &payload);
+                }
+            }
+            VolatileItem::Gap(irrelevant) => {
+                // The writer's sequence numbers are shared by all its readers (Cyclone DDS
+                // writes to each participant from one counter): the others' are GAPs here.
+                for sn in irrelevant {
+                    peer.mark_seen(sn);
+                }
+            }
+            VolatileItem::Heartbeat { first, last } => {
+                // The peer's volatile writer speaks: it completed its side of the handshake
+                // and matched our endpoints, so what we sent before that (and it could not
+                // decode then) can be decoded now.
+                let resend = peer.resend_now(now, ours, src);
+                self.outbox.extend(resend);
+                // Volatile: what the writer no longer has is not waited for.
+                if first > peer.seen_base {
+                    peer.seen_base = first;
+                    peer.seen.retain(|s| *s >= first);
+                    while peer.seen.remove(&peer.seen_base) {
+                        peer.seen_base = peer.seen_base.saturating_add(1);
+                    }
+                }
+                let base = SequenceNumber(peer.seen_base);
+                let missing = (peer.seen_base..=last)
+                    .filter(|s| !peer.seen.contains(s))
+                    .take(crate::wire::MAX_SET_BITS as usize)
+                    .map(SequenceNumber);
+                let Ok(set) = SequenceNumberSet::from_members(base, missing) else {
+                    return;
+                };
+                peer.acknack_count = peer.acknack_count.wrapping_add(1);
+                let ack = submessage_bytes(&Submessage::AckNack(AckNack {
+                    endian: Endianness::Little,
+                    final_flag: true,
+                    reader_id: VOLATILE_MESSAGE_SECURE_READER,
+                    writer_id: VOLATILE_MESSAGE_SECURE_WRITER,
+                    reader_sn_state: set,
+                    count: peer.acknack_count,
+                }));
+                let t = secure_datagram(ours, src, peer, &[ack]);
+                self.outbox.extend(t);
+            }
+            VolatileItem::AckNack { base } => {
+                peer.unacked.retain(|sn, _| *sn >= base);
+                if peer.unacked.is_empty() {
+                    peer.next_resend = None;
+                    return;
+                }
+                // Not everything acknowledged: a NACK.
+                let t = peer.resend_now(now, ours, src);
+                self.outbox.extend(t);
+            }
+        }
+    }
+
+    /// A volatile secure DATA's payload: registers the participant CryptoTokens it carries.
+    /// Tokens of other classes (endpoint tokens) are understood and not used yet.
+    fn handle_tokens(ours: GuidPrefix, src: GuidPrefix, peer: &mut Peer, payload: &[u8]) {
+        let Ok((_, mut r)) = EncapsulationHeader::body(payload) else {
+            return;
+        };
+        let Ok(msg) = ParticipantGenericMessage::parse(&mut r) else {
+            return;
+        };
+        let dest = msg.destination_participant_key.prefix;
+        if msg.message_identity.source_guid.prefix != src
+            || (dest != GuidPrefix::UNKNOWN && dest != ours)
+            || msg.message_class_id != GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS
+        {
+            return;
+        }
+        let keymat = msg
+            .message_data
+            .iter()
+            .filter(|t| t.class_id == CRYPTO_TOKEN_CLASS_ID)
+            .find_map(|t| t.binary_property(CRYPTO_TOKEN_KEYMAT))
+            .map(KeyMaterial::from_cdr);
+        match keymat {
+            Some(Ok(k)) if k.transformation_kind == TransformationKind::None => {
+                log::debug!("participant {src} protects no RTPS messages");
+            }
+            Some(Ok(k)) => match RemoteSender::new(k) {
+                Ok(sender) => {
+                    log::info!("received the participant crypto tokens of {src}");
+                    peer.remote = Some(sender);
+                }
+                Err(e) => log::warn!("participant crypto tokens of {src} refused: {e}"),
+            },
+            Some(Err(e)) => log::warn!("participant crypto tokens of {src} refused: {e}"),
+            None => log::warn!("participant crypto tokens of {src} without key material"),
+        }
+    }
+}
+
+/// A volatile secure submessage, owned (it is handled after the decode's borrows end).
+enum VolatileItem {
+    Data(i64, Vec<u8>),
+    /// The sequence numbers a GAP says are not for us (at most 256 past the range start).
+    Gap(Vec<i64>),
+    Heartbeat {
+        first: i64,
+        last: i64,
+    },
+    AckNack {
+        base: i64,
+    },
+}
+
+impl VolatileItem {
+    fn of(sm: &Submessage<'_>) -> Option<Self> {
+        match sm {
+            Submessage::Data(d) if d.writer_id == VOLATILE_MESSAGE_SECURE_WRITER => {
+                let DataPayload::Data(p) = d.payload else {
+                    return None;
+                };
+                Some(VolatileItem::Data(d.writer_sn.0, p.to_vec()))
+            }
+            Submessage::Gap(g) if g.writer_id == VOLATILE_MESSAGE_SECURE_WRITER => {
+                let (start, base) = (g.gap_start.0, g.gap_list.bitmap_base().0);
+                let range = (start..base).take(crate::wire::MAX_SET_BITS as usize);
+                let listed = g.gap_list.iter().map(|s| s.0);
+                Some(VolatileItem::Gap(range.chain(listed).collect()))
+            }
+            Submessage::Heartbeat(h) if h.writer_id == VOLATILE_MESSAGE_SECURE_WRITER => {
+                Some(VolatileItem::Heartbeat {
+                    first: h.first_sn.0,
+                    last: h.last_sn.0,
+                })
+            }
+            Submessage::AckNack(a) if a.reader_id == VOLATILE_MESSAGE_SECURE_READER => {
+                Some(VolatileItem::AckNack {
+                    base: a.reader_sn_state.bitmap_base().0,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The GUID prefix of a message's RTPS header.
+pub(super) fn header_prefix(message: &[u8]) -> Option<GuidPrefix> {
+    message
+        .get(8..Header::LEN)
+        .and_then(|b| <[u8; 12]>::try_from(b).ok())
+        .map(GuidPrefix)
+}
+
+/// One submessage, header included.
+fn submessage_bytes(sm: &Submessage<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    sm.emit(&mut out);
+    out
+}
+
+/// A datagram to `remote`: INFO_DST, then each of `plain` (whole submessages) protected with
+/// the KxKey (§7.4.4.4: the volatile secure endpoints' submessages are always protected).
+fn secure_datagram(
+    ours: GuidPrefix,
+    remote: GuidPrefix,
+    peer: &mut Peer,
+    plain: &[Vec<u8>],
+) -> Option<Transmit> {
+    if peer.destinations.is_empty() {
+        return None;
+    }
+    let dst = InfoDst {
+        endian: Endianness::Little,
+        guid_prefix: remote,
+    };
+    let mut buf = Vec::new();
+    emit_message(&Header::new(ours), &[Submessage::InfoDst(dst)], &mut buf);
+    for sm in plain {
+        if let Err(e) = encode_submessage(&mut peer.kx, sm, &mut [], Endianness::Little, &mut buf) {
+            log::warn!("a volatile secure submessage could not be protected: {e}");
+            return None;
+        }
+    }
+    Some(Transmit::new(peer.destinations.clone(), buf))
+}
+
+/// The most submessages walked to find the end of a protected message.
+const MAX_WALKED: usize = 4096;
+
+/// `datagram` up to the end of its SRTPS_POSTFIX. Fast DDS 2.9 built with statistics appends a
+/// vendor submessage after the protected message (`RTPSMessageGroup::send`,
+/// `add_statistics_submessage`): from a Fast DDS sender it is cut off here, unread (nothing
+/// vouches for it). From any other sender, and when no SRTPS_POSTFIX is found, the datagram is
+/// decoded whole (and bytes after the postfix refuse it).
+fn without_trailer(datagram: &[u8]) -> &[u8] {
+    if datagram.get(6..8) != Some(&crate::wire::VendorId::FAST_DDS.0[..]) {
+        return datagram;
+    }
+    let mut at = Header::LEN;
+    for _ in 0..MAX_WALKED {
+        let rest = datagram.get(at..).unwrap_or_default();
+        let Some(len) = submessage_len(rest) else {
+            break;
+        };
+        let id = rest.first().copied();
+        at = at.saturating_add(len);
+        if id == Some(crate::wire::security::SRTPS_POSTFIX) {
+            return datagram.get(..at).unwrap_or(datagram);
+        }
+    }
+    datagram
+}
+
+/// The length (header included) of the submessage at the start of `rest`; `None` when its
+/// header is cut. A length of 0 extends to the end (RTPS 2.5 §9.4.5.1.3).
+fn submessage_len(rest: &[u8]) -> Option<usize> {
+    let h = SubmessageHeader::parse(&mut CdrReader::new(rest, Endianness::Big)).ok()?;
+    let body = usize::from(h.octets_to_next_header);
+    if body == 0 && !matches!(h.id, PAD | INFO_TS) {
+        return Some(rest.len());
+    }
+    Some(SubmessageHeader::LEN.saturating_add(body))
+}
+
+/// True when a submessage of `message` (after its header) has id `id`.
+fn has_submessage(message: &[u8], id: u8) -> bool {
+    let mut rest = message.get(Header::LEN..).unwrap_or_default();
+    while let Some(len) = submessage_len(rest) {
+        if rest.first() == Some(&id) {
+            return true;
+        }
+        rest = rest.get(len..).unwrap_or_default();
+    }
+    false
+}
+
+/// True when `datagram` carries a submessage of a user endpoint, or a vendor submessage
+/// (siftdds's abbreviated samples), which RTPS protection covers (`maybe_rtps_protected`).
+/// The secure submessages of the volatile endpoints are protected already.
+fn carries_user_submessage(datagram: &[u8]) -> bool {
+    let Ok((_, iter)) = Message::parse(datagram) else {
+        return true;
+    };
+    iter.with_understood(|_| true).any(|o| match o {
+        SubmessageOutcome::Accept(sm) => concerns_user_endpoint(&sm),
+        SubmessageOutcome::NotUnderstood { id, .. } => id >= 0x80,
+        SubmessageOutcome::Malformed(_) => true,
+    })
+}
+
+/// True when `sm` is from or to a user endpoint (not a builtin one): what RTPS protection
+/// must cover.
+pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
+    let id = match sm {
+        Submessage::Data(d) => d.writer_id,
+        Submessage::DataFrag(d) => d.writer_id,
+        Submessage::Heartbeat(h) => h.writer_id,
+        Submessage::HeartbeatFrag(h) => h.writer_id,
+        Submessage::Gap(g) => g.writer_id,
+        Submessage::AckNack(a) => a.reader_id,
+        Submessage::NackFrag(n) => n.reader_id,
+        _ => return false,
+    };
+    !id.is_builtin()
+}
+
+#[cfg(test)]
+pub(super) mod tests;
