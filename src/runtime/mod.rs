@@ -36,6 +36,7 @@ mod protocol;
 mod sender;
 mod shared;
 mod signal;
+mod spin;
 mod start;
 mod stats;
 #[cfg(test)]
@@ -62,6 +63,7 @@ pub use participant::Command;
 pub use protocol::Protocol;
 pub use sender::CommandSender;
 pub use signal::{Signal, Signals};
+pub use spin::{BUSY_POLL_VAR, SPIN_VAR};
 pub use start::{
     DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
     start_participant_on,
@@ -113,6 +115,8 @@ impl Runtime {
             clock,
             poll,
             parked,
+            spin: spin::SpinPolicy::from_env(),
+            armed: false,
         };
         let thread = std::thread::Builder::new()
             .name(format!("siftdds-rt-{}", handle.participant_id))
