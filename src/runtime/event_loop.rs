@@ -6,7 +6,7 @@
 //! Must not: interpret datagrams (the protocols do), block anywhere but in `Poll::poll`,
 //! or do unbounded work per wakeup.
 //!
-//! docs/conventions.md §2 (runtime loop: wait → read until WouldBlock → handle → drain
+//! docs/conventions.md §2 (runtime loop: wait → read until empty → handle → drain
 //! poll_transmit).
 
 use std::io;

@@ -7,7 +7,7 @@
 //! Must not: interpret datagrams (the protocol does), block, or do unbounded work per call
 //! (reads and transmits are bounded per wakeup).
 //!
-//! docs/conventions.md §2 (runtime loop: read until WouldBlock → handle → drain poll_transmit).
+//! docs/conventions.md §2 (runtime loop: read until empty → handle → drain poll_transmit).
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
@@ -72,8 +72,8 @@ pub(crate) struct Member<P: Protocol> {
     /// Where the protocol goes when the member stops (its handle's `shutdown` waits on it).
     pub(crate) done: SyncSender<P>,
     /// Sockets that may still hold datagrams: mio readiness is edge-triggered, so a socket
-    /// left before WouldBlock must be read again without waiting for a new edge. All start
-    /// readable: datagrams may have arrived between bind and register.
+    /// left before it was found empty must be read again without waiting for a new edge.
+    /// All start readable: datagrams may have arrived between bind and register.
     pub(crate) readable: [bool; TOKENS_PER_MEMBER],
     /// The protocol may have more transmits than the last flush sent.
     pub(crate) more_transmits: bool,

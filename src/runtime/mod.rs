@@ -8,8 +8,8 @@
 //! [`Runtime::spawn`] moves a [`Protocol`] and a [`UdpTransport`] onto one thread that owns a
 //! `mio::Poll`, the sockets and a [`Clock`]; this is the only place the clock is read. Each
 //! wakeup: wait until readiness or [`Protocol::poll_timeout`] → read a bounded number of
-//! datagrams per socket (until WouldBlock) → [`Protocol::handle_datagram`] → run commands from
-//! the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
+//! datagrams per socket (until a short batch finds it empty) → [`Protocol::handle_datagram`]
+//! → run commands from the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
 //! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
 //! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`),
 //! its variants, and [`RuntimeHandle::submit_command`], which hands over plain commands in
