@@ -5,9 +5,8 @@
 //! Must not: read a clock or touch a socket (the loop measures the spin and polls); allow an
 //! unbounded spin (every setting is capped by [`MAX_SPIN`]).
 //!
-//! Parking costs the next datagram a wake-up: on this class of machine (a VM, 2 cores) a
-//! parked thread woken by a datagram starts several µs later than one that was polling, and
-//! a router pays that twice per round trip. Polling without yielding keeps the core; with
+//! Parking costs the next datagram a wake-up: measured on a 2-core VM, a router that parked
+//! after every forward added about 5 µs to a ping-pong's round trip (two forwards). Polling without yielding keeps the core; with
 //! yields, a runnable peer on the same core (the other end of a ping-pong, a build) may hold
 //! it past the end of the spin. docs/performance.md "Router" has the measured trade-off.
 
