@@ -6,7 +6,7 @@
 //! Must not: interpret datagrams (the protocols do), block anywhere but in `Poll::poll`,
 //! or do unbounded work per wakeup.
 //!
-//! docs/conventions.md §2 (runtime loop: wait → read until WouldBlock → handle → drain
+//! docs/conventions.md §2 (runtime loop: wait → read until empty → handle → drain
 //! poll_transmit).
 
 use std::io;
@@ -17,16 +17,14 @@ use std::time::Duration;
 use mio::{Events, Poll, Token};
 
 use super::clock::Clock;
-use super::member::{Flow, Member, TOKENS_PER_MEMBER};
+use super::member::{Flow, Member, RECV_SLOTS, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
+use super::spin::SpinPolicy;
 
 /// Poll token of the waker; socket tokens are `member id * TOKENS_PER_MEMBER + kind`.
 pub(crate) const WAKER: Token = Token(usize::MAX);
-/// Receive buffer: the largest UDP payload fits.
+/// Receive buffer per datagram: the largest UDP payload fits ([`RECV_SLOTS`] of them).
 const RECV_BUFFER: usize = 64 * 1024;
-/// How long the loop keeps polling its command channels and its sockets before it parks,
-/// after a wakeup that did work (see [`EventLoop::spin`]).
-const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Longest single wait, so that a far-off or bogus timeout never parks the thread for ever.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
 
@@ -37,6 +35,10 @@ pub(crate) struct EventLoop<P: Protocol, C> {
     pub(crate) poll: Poll,
     /// True while the loop may block in `poll`: a sender that clears it must wake the loop.
     pub(crate) parked: Arc<AtomicBool>,
+    /// How long it polls before parking (`spin.rs`).
+    pub(crate) spin: SpinPolicy,
+    /// The last spin found work: the next one may poll without yielding.
+    pub(crate) armed: bool,
 }
 
 /// How a spin before parking ended.
@@ -45,7 +47,7 @@ enum Spin {
     Work(usize),
     /// A socket became readable (already flagged): read it, no need to poll again.
     Readable,
-    /// Nothing came within [`SPIN_BEFORE_PARK`]: park.
+    /// Nothing came within the spin ([`SpinPolicy::total`]): park.
     Idle,
 }
 
@@ -53,7 +55,8 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     /// Runs until every member was shut down (or a fatal poll error).
     pub(crate) fn run(mut self) {
         let mut events = Events::with_capacity(64);
-        let mut buf = vec![0u8; RECV_BUFFER];
+        let mut buf = vec![0u8; RECV_BUFFER * RECV_SLOTS];
+        let mut got = Vec::with_capacity(RECV_SLOTS);
         let mut worked = false;
         while !self.members.is_empty() {
             let mut busy = self.members.iter().any(Member::busy);
@@ -98,7 +101,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             let now = self.clock.now();
             let mut handled = ran_early;
             for m in &mut self.members {
-                m.receive(now, &mut buf, &mut handled);
+                m.receive(now, &mut buf, &mut got, &mut handled);
             }
             handled += self.run_commands();
             // Commands may have taken a while, and a command's caller may have moved a
@@ -148,29 +151,38 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
         }
     }
 
-    /// Stays awake up to [`SPIN_BEFORE_PARK`] after a wakeup that did work, polling the
-    /// command channels and (without blocking) the sockets, yielding the core in between.
-    /// Parking and being woken costs a system call per hand-off from the application and,
-    /// for an answer arriving on the socket, a wake-up that crosses processors when the
-    /// peer runs on another core; a ping-pong or a stream of hand-offs usually brings the
-    /// next piece of work within the spin. Yielding keeps a shared core usable by the peer.
+    /// Stays awake up to [`SpinPolicy::total`] after a wakeup that did work, polling the
+    /// command channels and (without blocking) the sockets. Parking and being woken costs a
+    /// system call per hand-off from the application and, for a datagram, a wake-up that
+    /// crosses processors when the sender runs on another core; a ping-pong, a router's
+    /// forwards or a stream of hand-offs usually brings the next piece of work within the
+    /// spin. For its busy part ([`SpinPolicy::busy`], only while the last spin found work) it
+    /// keeps the core; after that it yields between polls, so a shared core stays usable by
+    /// the peer.
     fn spin(&mut self, events: &mut Events) -> Spin {
-        let until = std::time::Instant::now() + SPIN_BEFORE_PARK;
-        loop {
+        let start = std::time::Instant::now();
+        let found = loop {
             let ran = self.run_commands();
             if ran > 0 || self.members.is_empty() {
-                return Spin::Work(ran);
+                break Spin::Work(ran);
             }
             // A failed poll is left to the blocking poll that follows, which reports it.
             if self.poll.poll(events, Some(Duration::ZERO)).is_ok() && !events.is_empty() {
                 self.mark_readable(events);
-                return Spin::Readable;
+                break Spin::Readable;
             }
-            if std::time::Instant::now() >= until {
-                return Spin::Idle;
+            let spun = start.elapsed();
+            if spun >= self.spin.total {
+                break Spin::Idle;
             }
-            std::thread::yield_now();
-        }
+            if self.spin.yields(spun, self.armed) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        };
+        self.armed = !matches!(found, Spin::Idle);
+        found
     }
 
     /// How long to wait for readiness: until the protocols' next timeout, or indefinitely.

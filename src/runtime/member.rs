@@ -7,7 +7,7 @@
 //! Must not: interpret datagrams (the protocol does), block, or do unbounded work per call
 //! (reads and transmits are bounded per wakeup).
 //!
-//! docs/conventions.md §2 (runtime loop: read until WouldBlock → handle → drain poll_transmit).
+//! docs/conventions.md §2 (runtime loop: read until empty → handle → drain poll_transmit).
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
@@ -18,12 +18,15 @@ use super::protocol::Protocol;
 use super::stats::Counters;
 use super::waiter::Waiter;
 use crate::time::Now;
-use crate::transport::{SocketKind, UdpTransport, socket_addr_to_locator};
+use crate::transport::{Received, SocketKind, UdpTransport, socket_addr_to_locator};
 
 /// Poll tokens per member: member `id`'s sockets are `id * TOKENS_PER_MEMBER + kind.index()`.
 pub(crate) const TOKENS_PER_MEMBER: usize = SocketKind::ALL.len();
 /// Datagrams read from one socket per wakeup before the other work gets a turn.
 const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
+/// Datagrams read per system call (`recvmmsg`, `UdpTransport::recv_many`); the loop's
+/// receive buffer holds this many of the largest size.
+pub(crate) const RECV_SLOTS: usize = 8;
 /// Transmits drained per wakeup before the sockets get a turn again.
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 
@@ -69,8 +72,8 @@ pub(crate) struct Member<P: Protocol> {
     /// Where the protocol goes when the member stops (its handle's `shutdown` waits on it).
     pub(crate) done: SyncSender<P>,
     /// Sockets that may still hold datagrams: mio readiness is edge-triggered, so a socket
-    /// left before WouldBlock must be read again without waiting for a new edge. All start
-    /// readable: datagrams may have arrived between bind and register.
+    /// left before it was found empty must be read again without waiting for a new edge.
+    /// All start readable: datagrams may have arrived between bind and register.
     pub(crate) readable: [bool; TOKENS_PER_MEMBER],
     /// The protocol may have more transmits than the last flush sent.
     pub(crate) more_transmits: bool,
@@ -90,11 +93,18 @@ impl<P: Protocol> Member<P> {
     }
 
     /// Reads the sockets flagged readable, a bounded number of datagrams each, counting
-    /// those handed to the protocol in `handled`.
-    pub(crate) fn receive(&mut self, now: Now, buf: &mut [u8], handled: &mut usize) {
+    /// those handed to the protocol in `handled`. `buf` holds [`RECV_SLOTS`] datagrams of
+    /// up to `buf.len() / RECV_SLOTS` bytes; `got` is scratch.
+    pub(crate) fn receive(
+        &mut self,
+        now: Now,
+        buf: &mut [u8],
+        got: &mut Vec<Option<Received>>,
+        handled: &mut usize,
+    ) {
         for kind in SocketKind::ALL {
             if self.readable.get(kind.index()).copied().unwrap_or(false) {
-                let more = self.receive_from(now, kind, buf, handled);
+                let more = self.receive_from(now, kind, buf, got, handled);
                 if let Some(flag) = self.readable.get_mut(kind.index()) {
                     *flag = more;
                 }
@@ -102,35 +112,44 @@ impl<P: Protocol> Member<P> {
         }
     }
 
-    /// Reads up to a bounded number of datagrams from one socket; true when it may hold more.
+    /// Reads up to a bounded number of datagrams from one socket, [`RECV_SLOTS`] per system
+    /// call; true when it may hold more (a full batch: a shorter one found it empty).
     fn receive_from(
         &mut self,
         now: Now,
         kind: SocketKind,
         buf: &mut [u8],
+        got: &mut Vec<Option<Received>>,
         handled: &mut usize,
     ) -> bool {
-        for _ in 0..MAX_DATAGRAMS_PER_SOCKET {
-            let received = match self.transport.recv(kind, buf) {
-                Ok(Some(r)) => r,
-                Ok(None) => return false,
-                Err(e) => {
-                    // Pending socket errors (e.g. ICMP feedback) are one-shot: keep reading.
-                    self.counters.receive_error();
-                    log::debug!("runtime: receive on {kind:?} failed: {e}");
-                    continue;
-                }
-            };
-            self.counters.received(received.len);
-            let (Some(source), Some(data)) = (
-                socket_addr_to_locator(received.source),
-                buf.get(..received.len),
-            ) else {
-                self.counters.dropped();
+        let slot = buf.len() / RECV_SLOTS;
+        for _ in 0..MAX_DATAGRAMS_PER_SOCKET / RECV_SLOTS {
+            if let Err(e) = self.transport.recv_many(kind, buf, slot, got) {
+                // Pending socket errors (e.g. ICMP feedback) are one-shot: keep reading.
+                self.counters.receive_error();
+                log::debug!("runtime: receive on {kind:?} failed: {e}");
                 continue;
-            };
-            self.protocol.handle_datagram(now, source, data);
-            *handled += 1;
+            }
+            for (i, received) in got.iter().enumerate() {
+                let Some(received) = received else {
+                    self.counters.dropped();
+                    continue;
+                };
+                self.counters.received(received.len);
+                let at = i.saturating_mul(slot);
+                let (Some(source), Some(data)) = (
+                    socket_addr_to_locator(received.source),
+                    buf.get(at..at.saturating_add(received.len)),
+                ) else {
+                    self.counters.dropped();
+                    continue;
+                };
+                self.protocol.handle_datagram(now, source, data);
+                *handled += 1;
+            }
+            if got.len() < RECV_SLOTS {
+                return false;
+            }
         }
         true
     }

@@ -8,8 +8,8 @@
 //! [`Runtime::spawn`] moves a [`Protocol`] and a [`UdpTransport`] onto one thread that owns a
 //! `mio::Poll`, the sockets and a [`Clock`]; this is the only place the clock is read. Each
 //! wakeup: wait until readiness or [`Protocol::poll_timeout`] → read a bounded number of
-//! datagrams per socket (until WouldBlock) → [`Protocol::handle_datagram`] → run commands from
-//! the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
+//! datagrams per socket (until a short batch finds it empty) → [`Protocol::handle_datagram`]
+//! → run commands from the [`RuntimeHandle`] → [`Protocol::handle_timeout`] if due → drain
 //! [`Protocol::poll_transmit`] and send. The API layer reaches the protocol only through
 //! [`RuntimeHandle::execute`], which runs a closure on the loop thread (channel + `mio::Waker`),
 //! its variants, and [`RuntimeHandle::submit_command`], which hands over plain commands in
@@ -36,6 +36,7 @@ mod protocol;
 mod sender;
 mod shared;
 mod signal;
+mod spin;
 mod start;
 mod stats;
 #[cfg(test)]
@@ -62,6 +63,7 @@ pub use participant::Command;
 pub use protocol::Protocol;
 pub use sender::CommandSender;
 pub use signal::{Signal, Signals};
+pub use spin::{BUSY_POLL_VAR, SPIN_VAR};
 pub use start::{
     DEFAULT_LOCAL_PEERS, NetworkConfig, NetworkSummary, StartError, start_participant,
     start_participant_on,
@@ -113,6 +115,8 @@ impl Runtime {
             clock,
             poll,
             parked,
+            spin: spin::SpinPolicy::from_env(),
+            armed: false,
         };
         let thread = std::thread::Builder::new()
             .name(format!("siftdds-rt-{}", handle.participant_id))

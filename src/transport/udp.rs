@@ -324,6 +324,60 @@ impl UdpTransport {
         }
     }
 
+    /// Reads up to `buf.len() / slot` datagrams from the `kind` socket in one system call
+    /// (`recvmmsg`, without blocking), datagram `i` into `buf[i * slot..][..slot]`, and
+    /// sets `got` (cleared first) to what arrived, in order: `got[i]` for slot `i`, `None`
+    /// for a datagram without an IPv4 source (never seen; the caller counts it dropped).
+    /// Fewer than asked (none included) means the socket was empty when the kernel
+    /// looked, so that with edge-triggered readiness no further read is needed until the
+    /// next event: one datagram costs one call, not a second one that finds nothing. A
+    /// datagram longer than `slot` is truncated. Nothing when that socket is not open.
+    pub fn recv_many(
+        &self,
+        kind: SocketKind,
+        buf: &mut [u8],
+        slot: usize,
+        got: &mut Vec<Option<Received>>,
+    ) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+
+        use nix::sys::socket::{MsgFlags, MultiHeaders, SockaddrIn, recvmmsg};
+
+        got.clear();
+        let Some(Some(socket)) = self.sockets.get(kind.index()) else {
+            return Ok(());
+        };
+        if slot == 0 {
+            return Ok(());
+        }
+        let mut slices: Vec<[io::IoSliceMut<'_>; 1]> = buf
+            .chunks_exact_mut(slot)
+            .map(|c| [io::IoSliceMut::new(c)])
+            .collect();
+        let mut headers = MultiHeaders::<SockaddrIn>::preallocate(slices.len(), None);
+        let received = recvmmsg(
+            socket.as_raw_fd(),
+            &mut headers,
+            slices.iter_mut(),
+            MsgFlags::MSG_DONTWAIT,
+            None,
+        );
+        match received {
+            Ok(results) => {
+                got.extend(results.map(|r| {
+                    r.address.map(|a| Received {
+                        len: r.bytes.min(slot),
+                        source: SocketAddr::V4(std::net::SocketAddrV4::from(a)),
+                        kind,
+                    })
+                }));
+                Ok(())
+            }
+            Err(nix::errno::Errno::EAGAIN) => Ok(()),
+            Err(e) => Err(io::Error::from(e)),
+        }
+    }
+
     /// Sends the datagram to each destination we may and can reach, without blocking. A
     /// transmit with a splice goes out in one gather send (`sendmsg`, one iovec per piece),
     /// so the spliced sample bytes are copied only by the kernel.
