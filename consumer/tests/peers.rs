@@ -316,68 +316,54 @@ fn vendor_instance_states(vendor: Vendor, domain: u32) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cyclone_writer_to_async_stream() {
-    if ready("cyclone_writer_to_async_stream", Vendor::Cyclone) {
-        vendor_writer_to_stream(Vendor::Cyclone, 220).await;
-    }
+/// The three scenarios against `vendor`, as three tests named by the caller, on domains
+/// `domain`, `domain + 1` and `domain + 2`; each records a counted skip when it cannot run.
+macro_rules! scenarios {
+    ($vendor:expr, $domain:literal, $stream:ident, $write:ident, $instances:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $stream() {
+            if ready(stringify!($stream), $vendor) {
+                vendor_writer_to_stream($vendor, $domain).await;
+            }
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $write() {
+            if ready(stringify!($write), $vendor) {
+                async_writer_to_vendor($vendor, $domain + 1).await;
+            }
+        }
+
+        #[test]
+        fn $instances() {
+            if ready(stringify!($instances), $vendor) {
+                vendor_instance_states($vendor, $domain + 2);
+            }
+        }
+    };
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn async_writer_to_cyclone_reader() {
-    if ready("async_writer_to_cyclone_reader", Vendor::Cyclone) {
-        async_writer_to_vendor(Vendor::Cyclone, 221).await;
-    }
-}
+scenarios!(
+    Vendor::Cyclone,
+    220,
+    cyclone_writer_to_async_stream,
+    async_writer_to_cyclone_reader,
+    cyclone_dispose_unregister_exit_seen_through_waitset_and_take_instance
+);
 
-#[test]
-fn cyclone_dispose_unregister_exit_seen_through_waitset_and_take_instance() {
-    let test = "cyclone_dispose_unregister_exit_seen_through_waitset_and_take_instance";
-    if ready(test, Vendor::Cyclone) {
-        vendor_instance_states(Vendor::Cyclone, 222);
-    }
-}
+scenarios!(
+    Vendor::FastDds,
+    223,
+    fastdds_writer_to_async_stream,
+    async_writer_to_fastdds_reader,
+    fastdds_dispose_unregister_exit_seen_through_waitset_and_take_instance
+);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fastdds_writer_to_async_stream() {
-    if ready("fastdds_writer_to_async_stream", Vendor::FastDds) {
-        vendor_writer_to_stream(Vendor::FastDds, 223).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn async_writer_to_fastdds_reader() {
-    if ready("async_writer_to_fastdds_reader", Vendor::FastDds) {
-        async_writer_to_vendor(Vendor::FastDds, 224).await;
-    }
-}
-
-#[test]
-fn fastdds_dispose_unregister_exit_seen_through_waitset_and_take_instance() {
-    let test = "fastdds_dispose_unregister_exit_seen_through_waitset_and_take_instance";
-    if ready(test, Vendor::FastDds) {
-        vendor_instance_states(Vendor::FastDds, 225);
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn python_cyclone_writer_to_async_stream() {
-    if ready("python_cyclone_writer_to_async_stream", Vendor::Python) {
-        vendor_writer_to_stream(Vendor::Python, 226).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn async_writer_to_python_cyclone_reader() {
-    if ready("async_writer_to_python_cyclone_reader", Vendor::Python) {
-        async_writer_to_vendor(Vendor::Python, 227).await;
-    }
-}
-
-#[test]
-fn python_cyclone_dispose_seen_through_waitset_and_take_instance() {
-    let test = "python_cyclone_dispose_seen_through_waitset_and_take_instance";
-    if ready(test, Vendor::Python) {
-        vendor_instance_states(Vendor::Python, 228);
-    }
-}
+// The Python peer disposes RED only (it has no unregister or second instance).
+scenarios!(
+    Vendor::Python,
+    226,
+    python_cyclone_writer_to_async_stream,
+    async_writer_to_python_cyclone_reader,
+    python_cyclone_dispose_seen_through_waitset_and_take_instance
+);
