@@ -14,11 +14,14 @@
 //! Domains 220-228. Each test is bounded (under 30 s); outside the sandbox, or without the
 //! peer, it records a counted skip (`support::skip`).
 
-// Test code driving real processes in real time: it unwraps what must work, indexes what it
-// built, and reads the clock to bound its loops.
+// Test code driving real processes in real time: it unwraps what must work, indexes and
+// counts what it built, and reads the clock to bound its loops.
 #![allow(
     clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
     clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
     clippy::disallowed_methods
 )]
 
@@ -117,7 +120,7 @@ async fn vendor_writer_to_stream(vendor: Vendor, domain: u32) {
 
 /// The application writes `n` samples with `write_async`; the vendor's reader prints them.
 async fn async_writer_to_vendor(vendor: Vendor, domain: u32) {
-    let n = 20;
+    let n: i32 = 20;
     let (d, count) = (domain.to_string(), n.to_string());
     let (args, matched): (Vec<&str>, &str) = match vendor {
         Vendor::Python => (vec!["sub", &d, "Square", &count, "--xcdr", "2"], "matched"),
@@ -134,7 +137,7 @@ async fn async_writer_to_vendor(vendor: Vendor, domain: u32) {
         _ => DataRepresentation::XCDR,
     };
     let writer = shape_writer(&p, "Square", representation).unwrap();
-    let shapes: Vec<Shape> = (0..n as i32)
+    let shapes: Vec<Shape> = (0..n)
         .map(|i| Shape::new(["RED", "BLUE"][i as usize % 2], i, 2 * i))
         .collect();
     // A volatile reader that has not matched us yet would miss the first samples: wait for
