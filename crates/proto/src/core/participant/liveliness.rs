@@ -31,6 +31,10 @@
 //!   asserted within its lease is not alive; [`Event::LivelinessChanged`] reports each change to
 //!   every matched reader (and the state at match time). The participant's SPDP lease still
 //!   removes all its writers when it expires (`discovery.rs`).
+//! - Each of our readers has a LIVELINESS_CHANGED status ([`LivelinessChangedStatus`]): its
+//!   matched writers alive and not (an infinite lease is alive while matched), counted when
+//!   asked, and the changes (a writer matched, unmatched, lost, regained) counted as they
+//!   happen, with the writer of the last one and the counts when the status was last read.
 
 use std::collections::BTreeMap;
 
