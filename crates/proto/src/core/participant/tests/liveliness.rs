@@ -188,8 +188,8 @@ fn automatic_updates_come_every_half_of_the_smallest_automatic_lease() {
     assert!((3..=5).contains(&n), "{n} updates in 4 s with a 2 s lease");
 }
 
-#[test]
-fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
+/// A pair where node 0's AUTOMATIC writer (1 s lease) has matched node 1's reader (500 ms).
+fn automatic_writer_matched() -> (SimNet, crate::wire::Guid, crate::wire::Guid) {
     let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
@@ -200,6 +200,12 @@ fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
         .p
         .create_reader(now, reader_spec(Liveliness::default()));
     pair.run_for(500);
+    (pair, w, r)
+}
+
+#[test]
+fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
+    let (mut pair, w, r) = automatic_writer_matched();
     let e = pair.events(1);
     assert!(
         e.contains(&Event::LivelinessChanged {
@@ -337,16 +343,7 @@ fn take_counts(p: &mut Participant, reader: crate::wire::Guid) -> (u32, u32, i32
 
 #[test]
 fn liveliness_changed_status_counts_writers_and_changes_since_taken() {
-    let mut pair = pair();
-    pair.run_for(100);
-    let now = pair.now();
-    let w = pair.nodes[0]
-        .p
-        .create_writer(now, writer_spec(lease(LivelinessKind::Automatic, 1_000)));
-    let r = pair.nodes[1]
-        .p
-        .create_reader(now, reader_spec(Liveliness::default()));
-    pair.run_for(500);
+    let (mut pair, w, r) = automatic_writer_matched();
     // DDS 1.4 §2.2.4.1: matched and alive; the change counts from the reader's creation.
     let s = pair.nodes[1].p.liveliness_changed(r).unwrap();
     assert_eq!(s.last_publication_handle, Some(w));
