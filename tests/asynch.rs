@@ -6,7 +6,8 @@
 //! smol; and a dropped `write_async` and a dropped stream leave no wait registered, the
 //! withdrawn write never happens, and the participants keep working; `wait_event_async` sees
 //! the PUBLICATION_MATCHED status; eight streams at once each get every sample; the untyped
-//! writer's `write_async` waits for room too. Domains 91-97.
+//! writer's `write_async` waits for room too; a LIVELINESS_CHANGED reaches a StatusCondition,
+//! a listener and `liveliness_changed_async`. Domains 91-98.
 //!
 //! Must not: open a socket outside a private network namespace (each test skips, counted,
 //! when not inside `scripts/netns-run`), or sleep: every wait is bounded by an executor timer.
@@ -406,4 +407,54 @@ async fn many_streams_at_once_each_get_every_sample_in_order() {
     }
     // The readers (and their streams) are gone: nothing is left registered.
     assert_eq!(b.registered_waits_for_tests().unwrap(), base);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn liveliness_changed_reaches_a_status_condition_a_listener_and_a_future() {
+    use siftdds::api::{Condition, StatusMask, WaitSet};
+    if !may_open_sockets("liveliness_changed_reaches_a_status_condition_a_listener_and_a_future") {
+        return;
+    }
+    let (_a, writer, _b, reader) = pair(98, None);
+    tokio::time::timeout(LIMIT, reader.wait_for_matched_async(1))
+        .await
+        .unwrap()
+        .unwrap();
+    // Matched: alive (an infinite lease is alive while matched). Reading it makes the
+    // counts the base of the next changes.
+    let s = reader.liveliness_changed_status().unwrap();
+    assert_eq!((s.alive_count, s.not_alive_count), (1, 0), "{s:?}");
+    assert_eq!(s.last_publication_handle, Some(writer.guid()));
+    let status = reader
+        .status_condition(StatusMask::LIVELINESS_CHANGED)
+        .unwrap();
+    let mut ws = WaitSet::new();
+    ws.attach(&status);
+    let (tx, heard) = std::sync::mpsc::channel();
+    reader
+        .set_liveliness_listener(move |s| tx.send(s).is_ok())
+        .unwrap();
+    let gone = reader.liveliness_changed_async();
+    tokio::pin!(gone);
+    assert!(futures::poll!(&mut gone).is_pending());
+    // The writer goes: alive_count 0. The listener and the future each read the status.
+    let guid = writer.guid();
+    drop(writer);
+    let s = tokio::time::timeout(LIMIT, gone).await.unwrap().unwrap();
+    assert_eq!(
+        (s.alive_count, s.last_publication_handle),
+        (0, Some(guid)),
+        "{s:?}"
+    );
+    let woke = tokio::task::block_in_place(|| ws.wait(LIMIT)).unwrap();
+    assert_eq!(woke, [status.id()]);
+    assert_eq!(
+        status.take_changes().unwrap(),
+        StatusMask::LIVELINESS_CHANGED
+    );
+    let s = tokio::task::block_in_place(|| heard.recv_timeout(LIMIT)).unwrap();
+    assert_eq!(s.alive_count, 0, "{s:?}");
+    // Read by them already: no change since.
+    let s = reader.liveliness_changed_status().unwrap();
+    assert_eq!((s.alive_count, s.alive_count_change), (0, 0), "{s:?}");
 }

@@ -344,27 +344,30 @@ bitflags! {
         const REQUESTED_DEADLINE_MISSED = 8;
         /// A writer's instances missed their offered deadline.
         const OFFERED_DEADLINE_MISSED = 16;
+        /// A reader's matched writers changed liveliness (matched, lost, regained, gone).
+        const LIVELINESS_CHANGED = 32;
     }
 }
 
 /// The status values a StatusCondition compares with those last acknowledged.
-const COUNTED: [StatusMask; 4] = [
+const COUNTED: [StatusMask; 5] = [
     StatusMask::SUBSCRIPTION_MATCHED,
     StatusMask::PUBLICATION_MATCHED,
     StatusMask::REQUESTED_DEADLINE_MISSED,
     StatusMask::OFFERED_DEADLINE_MISSED,
+    StatusMask::LIVELINESS_CHANGED,
 ];
 
 /// A StatusCondition's enabled statuses and the values last acknowledged.
 #[derive(Debug)]
 struct StatusState {
     enabled: AtomicU8,
-    acknowledged: [AtomicU64; 4],
+    acknowledged: [AtomicU64; 5],
 }
 
 impl StatusState {
     /// The current value of each counted status of `entity`.
-    fn values(p: &Participant, entity: Guid) -> [u64; 4] {
+    fn values(p: &Participant, entity: Guid) -> [u64; 5] {
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         let total = |s: Option<crate::core::DeadlineMissedStatus>| s.map_or(0, |s| s.total_count);
         [
@@ -372,6 +375,7 @@ impl StatusState {
             count(p.matched_readers(entity)),
             total(p.requested_deadline_missed(entity)),
             total(p.offered_deadline_missed(entity)),
+            p.liveliness_changed(entity).map_or(0, |s| s.total_changes),
         ]
     }
 

@@ -26,6 +26,7 @@ use super::untyped::{UntypedDataReader, UntypedDataWriter};
 use super::writer::{DataWriter, all_acked};
 use super::{Sample, matched_at_least};
 use crate::api::{DomainParticipant, Error};
+use crate::core::participant::LivelinessChangedStatus;
 use crate::core::reader::{ReadSelection, SampleInfo};
 use crate::core::{CacheChange, Event, Participant, WriteRequest};
 use crate::runtime::WaitFuture;
@@ -129,6 +130,22 @@ impl<T: TopicType> DataReader<T> {
     pub async fn wait_for_matched_async(&self, n: usize) -> Result<(), Error> {
         let count = Participant::matched_writers;
         matched_async(&self.participant, self.guid, n, count).await
+    }
+
+    /// The next LIVELINESS_CHANGED of this reader (a writer matched, unmatched, lost or
+    /// regained its liveliness after the future was first polled), then the status, read
+    /// as [`DataReader::liveliness_changed_status`] reads it (no timeout). DDS 1.4 §2.2.4.1.
+    pub async fn liveliness_changed_async(&self) -> Result<LivelinessChangedStatus, Error> {
+        let guid = self.guid;
+        let mut from = None;
+        let next = move |p: &mut Participant, _: crate::time::Now| {
+            let total = p.liveliness_changed(guid)?.total_changes;
+            match *from.get_or_insert(total) == total {
+                true => None,
+                false => p.take_liveliness_changed(guid),
+            }
+        };
+        Ok(self.participant.inner.handle.wait_async(next).await?)
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::{ListenerContext, Topic, matched, wait_for_matched};
 use crate::api::{ConfigError, DomainParticipant, Error};
 use crate::core::discovery::ContentFilter;
-use crate::core::participant::ReaderSpec;
+use crate::core::participant::{LivelinessChangedStatus, ReaderSpec};
 use crate::core::reader::{
     InstanceHandle, InstanceSelector, KeyHasher, ReadSelection, ReaderCounters, ReaderFilter,
     SampleInfo, StateMasks,
@@ -261,6 +261,46 @@ impl<T: TopicType> DataReader<T> {
             .handle
             .execute(move |p, _| p.requested_deadline_missed(guid))?;
         Ok(status.unwrap_or_default())
+    }
+
+    /// LIVELINESS_CHANGED status: how many matched writers are alive and not, the change of
+    /// each since this status was last read, and the writer of the last change; reading it
+    /// makes the counts now the base of the next changes. A writer with an infinite lease
+    /// is alive while matched. DDS 1.4 §2.2.2.5.3.25, §2.2.4.1.
+    pub fn liveliness_changed_status(&self) -> Result<LivelinessChangedStatus, Error> {
+        let guid = self.guid;
+        let status = self
+            .participant
+            .inner
+            .handle
+            .execute(move |p, _| p.take_liveliness_changed(guid))?;
+        Ok(status.unwrap_or_default())
+    }
+
+    /// Sets a LIVELINESS_CHANGED listener: `f` runs on the participant's event-loop thread
+    /// with the status (read, as [`DataReader::liveliness_changed_status`]) each time a
+    /// matched writer's liveliness changed. `f` must not block; the listener ends when it
+    /// returns `false` or the reader is deleted. DDS 1.4 §2.2.4.4.
+    pub fn set_liveliness_listener<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(LivelinessChangedStatus) -> bool + Send + 'static,
+    {
+        let guid = self.guid;
+        let mut seen = None;
+        self.participant.inner.handle.attach(move |p, _| {
+            let Some(now) = p.liveliness_changed(guid) else {
+                // The reader was deleted: the listener ends.
+                return true;
+            };
+            // The first call only notes where the changes stand.
+            let changed = seen.is_some_and(|t| t != now.total_changes);
+            seen = Some(now.total_changes);
+            match changed {
+                true => p.take_liveliness_changed(guid).is_some_and(|s| !f(s)),
+                false => false,
+            }
+        })?;
+        Ok(())
     }
 
     /// Decodes the valid data of `changes`; a sample whose payload does not decode as `T`

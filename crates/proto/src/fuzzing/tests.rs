@@ -59,7 +59,7 @@ fn sedp_vendor_id_is_the_senders_not_part_of_the_round_trip() {
 fn xtypes_harness_survives_mutated_cyclone_vectors() {
     // Cyclone 0.10's TypeInformation of each golden type (tests/data/xtypes), selector 4,
     // truncated at every offset and with every byte flipped.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/xtypes");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xtypes");
     let mut seeds = 0;
     for file in ["shape.vectors", "rich.vectors"] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();

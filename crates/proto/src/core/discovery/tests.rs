@@ -37,7 +37,7 @@ struct Found {
 }
 
 fn captures() -> Vec<PathBuf> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/data/captures");
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -267,8 +267,8 @@ fn one<T>(mut items: impl Iterator<Item = T>, what: &str) -> T {
 
 #[test]
 fn fast_dds_cft_reader_announces_its_filter() {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("tests/data/captures/fastdds-cft.pcapng");
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures"))
+        .join("fastdds-cft.pcapng");
     let found = discovery_data(&path);
     let f = one(
         found
@@ -324,8 +324,8 @@ fn fast_dds_cft_reader_announces_its_filter() {
 #[test]
 fn cyclone_writer_omits_participant_guid_and_sends_type_information() {
     use crate::wire::plist::pid::{PID_DURABILITY, PID_PARTICIPANT_GUID};
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("tests/data/captures/cyclone-to-fastdds.pcapng");
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures"))
+        .join("cyclone-to-fastdds.pcapng");
     let found = discovery_data(&path);
     let f = one(
         found

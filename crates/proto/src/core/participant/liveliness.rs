@@ -31,6 +31,10 @@
 //!   asserted within its lease is not alive; [`Event::LivelinessChanged`] reports each change to
 //!   every matched reader (and the state at match time). The participant's SPDP lease still
 //!   removes all its writers when it expires (`discovery.rs`).
+//! - Each of our readers has a LIVELINESS_CHANGED status ([`LivelinessChangedStatus`]): its
+//!   matched writers alive and not (an infinite lease is alive while matched), counted when
+//!   asked, and the changes (a writer matched, unmatched, lost, regained) counted as they
+//!   happen, with the writer of the last one and the counts when the status was last read.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +80,35 @@ impl Tracked {
     }
 }
 
+/// LIVELINESS_CHANGED of one of our readers: how many of its matched writers are alive and
+/// not, the change of each since the status was last taken, and the writer of the last
+/// change. A writer with an infinite lease is alive while matched. DDS 1.4 §2.2.4.1.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LivelinessChangedStatus {
+    /// Matched writers alive now.
+    pub alive_count: u32,
+    /// Matched writers whose lease lapsed (matched, not asserted since).
+    pub not_alive_count: u32,
+    /// `alive_count` minus its value when the status was last taken.
+    pub alive_count_change: i32,
+    /// `not_alive_count` minus its value when the status was last taken.
+    pub not_alive_count_change: i32,
+    /// The writer of the last change (`None` before the first).
+    pub last_publication_handle: Option<Guid>,
+    /// Changes so far (a writer matched or unmatched, lost or regained its liveliness),
+    /// whether or not the counts moved: what a StatusCondition compares.
+    pub total_changes: u64,
+}
+
+/// What the LIVELINESS_CHANGED status of one reader remembers between changes.
+#[derive(Copy, Clone, Debug, Default)]
+struct ReaderLiveliness {
+    total_changes: u64,
+    last_writer: Option<Guid>,
+    /// (alive, not alive) when the status was last taken.
+    taken: (u32, u32),
+}
+
 /// The participant's liveliness bookkeeping (see the module overview).
 #[derive(Debug, Default)]
 pub(super) struct Liveliness {
@@ -85,6 +118,9 @@ pub(super) struct Liveliness {
     local: BTreeMap<crate::wire::EntityId, Tracked>,
     /// Remote writers with a finite lease matched with at least one of our readers.
     remote: BTreeMap<Guid, Tracked>,
+    /// Our readers that saw a liveliness change (bounded by our readers: an entry goes with
+    /// its reader, [`Liveliness::forget_reader`]).
+    readers: BTreeMap<Guid, ReaderLiveliness>,
 }
 
 impl Liveliness {
@@ -162,6 +198,8 @@ impl Liveliness {
         endpoints: &Endpoints,
         events: &mut EventQueue,
     ) {
+        // A writer matched or unmatched moves one of the reader's counts.
+        count_change(&mut self.readers, reader, writer);
         if !matched {
             if !endpoints.any_reader_of(writer) {
                 self.remote.remove(&writer);
@@ -190,9 +228,62 @@ impl Liveliness {
         });
     }
 
-    /// A remote writer is gone (unmatched everywhere or its participant lost).
-    pub(super) fn forget_remote(&mut self, writer: Guid) {
+    /// A remote writer is gone (unmatched everywhere or its participant lost): each of
+    /// `readers`, which were matched with it, counts a change.
+    pub(super) fn forget_remote(&mut self, writer: Guid, readers: &[Guid]) {
         self.remote.remove(&writer);
+        for reader in readers {
+            count_change(&mut self.readers, *reader, writer);
+        }
+    }
+
+    /// Our reader `reader` is deleted.
+    pub(super) fn forget_reader(&mut self, reader: Guid) {
+        self.readers.remove(&reader);
+    }
+
+    /// How many of our readers the LIVELINESS_CHANGED bookkeeping holds.
+    #[cfg(test)]
+    pub(super) fn tracked_readers(&self) -> usize {
+        self.readers.len()
+    }
+
+    /// The LIVELINESS_CHANGED status of `reader`, whose matched writers are `matched`, its
+    /// change counts relative to the last [`Liveliness::status_taken`]. DDS 1.4 §2.2.4.1.
+    pub(super) fn reader_status(
+        &self,
+        reader: Guid,
+        matched: impl Iterator<Item = Guid>,
+    ) -> LivelinessChangedStatus {
+        let (mut alive, mut not_alive) = (0u32, 0u32);
+        for writer in matched {
+            // Untracked: an infinite lease, alive while matched.
+            match self.remote.get(&writer).is_none_or(|t| t.alive) {
+                true => alive = alive.saturating_add(1),
+                false => not_alive = not_alive.saturating_add(1),
+            }
+        }
+        let r = self.readers.get(&reader).copied().unwrap_or_default();
+        let change = |now: u32, then: u32| {
+            let d = i64::from(now).saturating_sub(i64::from(then));
+            i32::try_from(d).unwrap_or(if d < 0 { i32::MIN } else { i32::MAX })
+        };
+        LivelinessChangedStatus {
+            alive_count: alive,
+            not_alive_count: not_alive,
+            alive_count_change: change(alive, r.taken.0),
+            not_alive_count_change: change(not_alive, r.taken.1),
+            last_publication_handle: r.last_writer,
+            total_changes: r.total_changes,
+        }
+    }
+
+    /// The application read `status` of `reader`: its counts become the base of the next
+    /// change counts (DDS 1.4 §2.2.4.1: reading a status resets its changes).
+    pub(super) fn status_taken(&mut self, reader: Guid, status: &LivelinessChangedStatus) {
+        if let Some(r) = self.readers.get_mut(&reader) {
+            r.taken = (status.alive_count, status.not_alive_count);
+        }
     }
 
     /// Received submessages from `src`: the participant is alive, which asserts its AUTOMATIC
@@ -240,7 +331,7 @@ impl Liveliness {
             t.last_asserted = now.mono;
             if !t.alive {
                 t.alive = true;
-                report_remote(guid, true, endpoints, events);
+                report_remote(guid, true, (endpoints, &mut self.readers), events);
             }
         }
     }
@@ -309,7 +400,7 @@ impl Liveliness {
         for (guid, t) in self.remote.iter_mut() {
             if t.alive && t.expires() <= now.mono {
                 t.alive = false;
-                report_remote(*guid, false, endpoints, events);
+                report_remote(*guid, false, (endpoints, &mut self.readers), events);
             }
         }
         out
@@ -331,20 +422,33 @@ impl Liveliness {
                 t.last_asserted = now.mono;
                 if !t.alive {
                     t.alive = true;
-                    report_remote(*guid, true, endpoints, events);
+                    report_remote(*guid, true, (endpoints, &mut self.readers), events);
                 }
             }
         }
     }
 }
 
-/// One LivelinessChanged per local reader matched with `writer`.
-fn report_remote(writer: Guid, alive: bool, endpoints: &Endpoints, events: &mut EventQueue) {
+/// One LivelinessChanged per local reader matched with `writer`, each counted in `readers`.
+fn report_remote(
+    writer: Guid,
+    alive: bool,
+    (endpoints, readers): (&Endpoints, &mut BTreeMap<Guid, ReaderLiveliness>),
+    events: &mut EventQueue,
+) {
     for reader in endpoints.readers_of(writer) {
+        count_change(readers, reader, writer);
         events.push(Event::LivelinessChanged {
             reader,
             writer,
             alive,
         });
     }
+}
+
+/// Counts a liveliness change of `writer` for our reader `reader`.
+fn count_change(readers: &mut BTreeMap<Guid, ReaderLiveliness>, reader: Guid, writer: Guid) {
+    let r = readers.entry(reader).or_default();
+    r.total_changes = r.total_changes.saturating_add(1);
+    r.last_writer = Some(writer);
 }

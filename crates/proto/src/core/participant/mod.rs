@@ -105,8 +105,8 @@ pub use gate::{
     UNVERIFIED_DATAGRAM_BUDGET,
 };
 pub use liveliness::{
-    AUTOMATIC_LIVELINESS_UPDATE, MANUAL_LIVELINESS_UPDATE, MAX_PARTICIPANT_MESSAGE_DATA,
-    MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
+    AUTOMATIC_LIVELINESS_UPDATE, LivelinessChangedStatus, MANUAL_LIVELINESS_UPDATE,
+    MAX_PARTICIPANT_MESSAGE_DATA, MIN_AUTOMATIC_PERIOD, ParticipantMessageData,
 };
 pub use peer_group::{MAX_CACHES, PeerGroupStats};
 pub use spec::{ReaderSpec, WriterSpec};
@@ -1110,11 +1110,12 @@ impl Participant {
         if !self.discovery.remove_remote_writer(guid) {
             return;
         }
-        self.liveliness.forget_remote(guid);
         self.presentation
             .remote_writer_gone(guid.prefix, &mut self.endpoints);
         self.peer_group.writer_gone(guid);
-        for reader in self.endpoints.unmatch_remote_writer(guid) {
+        let readers = self.endpoints.unmatch_remote_writer(guid);
+        self.liveliness.forget_remote(guid, &readers);
+        for reader in readers {
             self.events.push(Event::SubscriptionMatched {
                 reader,
                 writer: guid,
@@ -1427,6 +1428,7 @@ impl Participant {
     pub fn delete_reader(&mut self, now: Now, reader: Guid) {
         if self.endpoints.remove_reader(reader) {
             self.discovery.unannounce_reader(now, reader);
+            self.liveliness.forget_reader(reader);
         }
     }
 
@@ -1616,6 +1618,27 @@ impl Participant {
         self.endpoints
             .reader(reader)
             .map(|r| r.reader.deadline_status())
+    }
+
+    /// LIVELINESS_CHANGED status of a local reader (`None` for an unknown reader); the
+    /// change counts are relative to the last [`Participant::take_liveliness_changed`].
+    /// DDS 1.4 §2.2.4.1.
+    pub fn liveliness_changed(&self, reader: Guid) -> Option<LivelinessChangedStatus> {
+        let r = self.endpoints.reader(reader)?;
+        let matched = self
+            .discovery
+            .remote_writers()
+            .filter(|w| r.reader.is_matched(w.guid))
+            .map(|w| w.guid);
+        Some(self.liveliness.reader_status(reader, matched))
+    }
+
+    /// [`Participant::liveliness_changed`], and its counts now become the base of the next
+    /// change counts (reading the status, DDS 1.4 §2.2.2.5.3.25).
+    pub fn take_liveliness_changed(&mut self, reader: Guid) -> Option<LivelinessChangedStatus> {
+        let status = self.liveliness_changed(reader)?;
+        self.liveliness.status_taken(reader, &status);
+        Some(status)
     }
 
     // ---- liveliness commands (`liveliness.rs`) ----

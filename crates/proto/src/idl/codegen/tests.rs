@@ -14,7 +14,7 @@ fn model(text: &str) -> Model {
 
 #[test]
 fn output_is_rustfmt_stable() {
-    let idl = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("idl");
+    let idl = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/idl"));
     let options = GenOptions {
         include_dirs: vec![idl.clone()],
         ..GenOptions::default()

@@ -1,6 +1,6 @@
 //! `idl/shape.idl` and the construct corpus `idl/test_types.idl`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::filter::Program;
 use crate::idl::model::{ConstValue, Decl, Ty};
@@ -9,7 +9,7 @@ use crate::idl::{IdlSpec, descriptor, descriptors, parse_file};
 use crate::types::{Extensibility, ShapeType, TypeKind};
 
 fn idl_dir() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("idl")
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/idl"))
 }
 
 fn corpus() -> IdlSpec {

@@ -11,7 +11,7 @@ use crate::types::xtypes::{
 };
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn hex(s: &str) -> Vec<u8> {
@@ -23,7 +23,7 @@ fn hex(s: &str) -> Vec<u8> {
 
 /// (TYPE_INFO, TYPE_MAP) of the C type name `c_name` in `file`.
 fn vectors(file: &str, c_name: &str) -> (Vec<u8>, Vec<u8>) {
-    let text = std::fs::read_to_string(root().join("tests/data/xtypes").join(file)).unwrap();
+    let text = std::fs::read_to_string(root().join("xtypes").join(file)).unwrap();
     let find = |kind: &str| {
         text.lines()
             .find_map(|l| {
@@ -117,7 +117,7 @@ fn shape_type_matches_cyclone() {
 
 #[test]
 fn rich_types_match_cyclone() {
-    let idl = root().join("tests/data/xtypes/rich.idl");
+    let idl = root().join("xtypes/rich.idl");
     check(&idl, "rich::Point", "rich.vectors", "rich_Point");
     check(&idl, "rich::Value", "rich.vectors", "rich_Value");
     check(&idl, "rich::Sample", "rich.vectors", "rich_Sample");

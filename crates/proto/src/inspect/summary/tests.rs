@@ -107,7 +107,7 @@ fn secure_submessages_are_decoded() {
 fn cyclone_secure_capture_decodes_structurally() {
     use crate::inspect::run;
     use crate::security::crypto::{Protected, peek_crypto_header};
-    let bytes = include_bytes!("../../../../../tests/data/security/cyclone-ddsperf-encrypt.pcapng");
+    let bytes = include_bytes!("../../../tests/data/security/cyclone-ddsperf-encrypt.pcapng");
     let mut out = Vec::new();
     let totals = run(&bytes[..], &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();

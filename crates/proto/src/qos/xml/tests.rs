@@ -18,10 +18,7 @@ use crate::qos::{
 };
 use crate::time::Duration;
 
-const DATA: &str = concat!(
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-    "/tests/data/qos"
-);
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/qos");
 
 fn dur(seconds: i32, nanos: u32) -> Duration {
     let fraction = Duration::from_std(core::time::Duration::new(0, nanos)).fraction;

@@ -26,7 +26,7 @@ fn shape(color: &str, x: i32, payload: Vec<u8>) -> ShapeType {
 
 /// The types of the Cyclone conformance vectors (tests/data/xcdr/README.md).
 fn vector_types() -> Vec<TypeDescriptor> {
-    let idl = include_str!("../../../../../idl/xcdr_vectors.idl");
+    let idl = include_str!("../../../tests/data/idl/xcdr_vectors.idl");
     let loader = crate::idl::MemLoader::new().with("v.idl", idl);
     let spec = crate::idl::parse_with(&loader, std::path::Path::new("v.idl"), &[]).unwrap();
     crate::idl::descriptors(&spec)
@@ -106,7 +106,7 @@ fn the_vendors_four_member_shape_keeps_its_four_members() {
 #[test]
 fn cyclone_vectors_transcode_into_each_other() {
     let types = vector_types();
-    let text = include_str!("../../../../../tests/data/xcdr/vectors.txt");
+    let text = include_str!("../../../tests/data/xcdr/vectors.txt");
     let mut payloads: Vec<(String, XcdrVersion, Endianness, Vec<u8>)> = Vec::new();
     for line in text
         .lines()
@@ -161,7 +161,7 @@ fn cyclone_vectors_transcode_into_each_other() {
 fn a_union_member_is_refused_not_guessed() {
     let types = vector_types();
     let d = desc(&types, "WithUnions");
-    let text = include_str!("../../../../../tests/data/xcdr/vectors.txt");
+    let text = include_str!("../../../tests/data/xcdr/vectors.txt");
     let line = text
         .lines()
         .find(|l| l.starts_with("with_unions_number xcdr1 le"))

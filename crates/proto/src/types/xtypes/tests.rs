@@ -73,7 +73,7 @@ fn truncated_input_never_panics() {
 
 fn typelookup_vector(kind: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/data/xtypes/typelookup.vectors");
+        .join("tests/data/xtypes/typelookup.vectors");
     let text = std::fs::read_to_string(path).unwrap();
     let hex = text
         .lines()

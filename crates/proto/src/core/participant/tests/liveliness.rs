@@ -188,8 +188,8 @@ fn automatic_updates_come_every_half_of_the_smallest_automatic_lease() {
     assert!((3..=5).contains(&n), "{n} updates in 4 s with a 2 s lease");
 }
 
-#[test]
-fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
+/// A pair where node 0's AUTOMATIC writer (1 s lease) has matched node 1's reader (500 ms).
+fn automatic_writer_matched() -> (SimNet, crate::wire::Guid, crate::wire::Guid) {
     let mut pair = pair();
     pair.run_for(100);
     let now = pair.now();
@@ -200,6 +200,12 @@ fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
         .p
         .create_reader(now, reader_spec(Liveliness::default()));
     pair.run_for(500);
+    (pair, w, r)
+}
+
+#[test]
+fn remote_automatic_writer_is_not_alive_while_its_participant_is_silent() {
+    let (mut pair, w, r) = automatic_writer_matched();
     let e = pair.events(1);
     assert!(
         e.contains(&Event::LivelinessChanged {
@@ -321,4 +327,68 @@ fn participant_assertion_does_not_revive_a_manual_by_topic_writer() {
     );
     // The MANUAL update went out (initial AUTOMATIC + 5 MANUAL on KEEP_LAST per kind).
     assert_eq!(updates(&pair.nodes[0].p), 6);
+}
+
+/// (alive_count, not_alive_count, alive_count_change, not_alive_count_change) of `reader`'s
+/// LIVELINESS_CHANGED status, taken.
+fn take_counts(p: &mut Participant, reader: crate::wire::Guid) -> (u32, u32, i32, i32) {
+    let s = p.take_liveliness_changed(reader).unwrap();
+    (
+        s.alive_count,
+        s.not_alive_count,
+        s.alive_count_change,
+        s.not_alive_count_change,
+    )
+}
+
+#[test]
+fn liveliness_changed_status_counts_writers_and_changes_since_taken() {
+    let (mut pair, w, r) = automatic_writer_matched();
+    // DDS 1.4 §2.2.4.1: matched and alive; the change counts from the reader's creation.
+    let s = pair.nodes[1].p.liveliness_changed(r).unwrap();
+    assert_eq!(s.last_publication_handle, Some(w));
+    let matched_at = s.total_changes;
+    assert!(matched_at >= 1, "{s:?}");
+    assert_eq!(take_counts(&mut pair.nodes[1].p, r), (1, 0, 1, 0));
+    // Taking it made those counts the base.
+    let s = pair.nodes[1].p.liveliness_changed(r).unwrap();
+    assert_eq!(
+        (
+            s.alive_count_change,
+            s.not_alive_count_change,
+            s.total_changes
+        ),
+        (0, 0, matched_at)
+    );
+    // Its participant falls silent: the writer is not alive.
+    pair.silenced.push(0);
+    pair.run_for(1_200);
+    assert_eq!(take_counts(&mut pair.nodes[1].p, r), (0, 1, -1, 1));
+    let lapsed_at = pair.nodes[1].p.liveliness_changed(r).unwrap().total_changes;
+    assert_eq!(lapsed_at, matched_at + 1);
+    // Heard again: alive.
+    pair.silenced.clear();
+    pair.run_for(1_000);
+    assert_eq!(take_counts(&mut pair.nodes[1].p, r), (1, 0, 1, -1));
+    // A writer with an infinite lease is alive while matched.
+    let now = pair.now();
+    let forever = pair.nodes[0]
+        .p
+        .create_writer(now, writer_spec(Liveliness::default()));
+    pair.run_for(500);
+    let s = pair.nodes[1].p.take_liveliness_changed(r).unwrap();
+    assert_eq!((s.alive_count, s.alive_count_change), (2, 1), "{s:?}");
+    assert_eq!(s.last_publication_handle, Some(forever));
+    // A deleted writer leaves the count (its unmatch is a change).
+    let now = pair.now();
+    pair.nodes[0].p.delete_writer(now, forever);
+    pair.run_for(500);
+    let s = pair.nodes[1].p.take_liveliness_changed(r).unwrap();
+    assert_eq!((s.alive_count, s.alive_count_change), (1, -1), "{s:?}");
+    assert_eq!(s.last_publication_handle, Some(forever));
+    // A deleted reader has no status, and its bookkeeping goes with it.
+    let now = pair.now();
+    pair.nodes[1].p.delete_reader(now, r);
+    assert_eq!(pair.nodes[1].p.liveliness_changed(r), None);
+    assert_eq!(pair.nodes[1].p.liveliness.tracked_readers(), 0);
 }

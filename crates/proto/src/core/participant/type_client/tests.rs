@@ -80,7 +80,7 @@ fn a_siftdds_client_resolves_a_nested_type_from_a_siftdds_server() {
 
 fn cyclone_reply() -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/data/xtypes/typelookup.vectors");
+        .join("tests/data/xtypes/typelookup.vectors");
     let text = std::fs::read_to_string(path).unwrap();
     let hex = text
         .lines()

@@ -8,8 +8,7 @@ use crate::types::dynamic::{DynamicValue, decode};
 use crate::types::xtypes::{TypeRepresentation, begin_dheader, end_dheader};
 
 fn rich() -> TypeRepresentation {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/xtypes/rich.idl");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xtypes/rich.idl");
     let idl = std::fs::read_to_string(path).unwrap();
     let loader = MemLoader::new().with("rich.idl", &idl);
     let spec = parse_with(&loader, std::path::Path::new("rich.idl"), &[]).unwrap();
