@@ -12,8 +12,11 @@
 //! them does not start); the matrix is in `docs/security.md` §8.3. Under governance with
 //! RTPS protection ENCRYPT or SIGN (`docs/security.md` §8.5): the key exchange runs, samples
 //! flow both ways with each vendor protected end to end, and between two siftdds
-//! participants a capture of the loopback never shows a sample in clear. Skipped, with the
-//! reason, outside the sandbox or without the peer.
+//! participants a capture of the loopback never shows a sample in clear. The RTPS-protection
+//! matrix: siftdds ↔ siftdds under rtps ENCRYPT with 10,000 reliable samples, content-filtered
+//! readers, 100 KB fragmented samples and a TRANSIENT_LOCAL late joiner; each vendor ×
+//! direction × handshake initiator × rtps ENCRYPT/SIGN with payloads of 1 to 65,536 octets, and
+//! RSA-2048 identities. Skipped, with the reason, outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
 #![allow(clippy::disallowed_methods)]
