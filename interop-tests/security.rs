@@ -1919,9 +1919,10 @@ fn matrix_case(
         assert_eq!(
             got.len(),
             n,
-            "from the vendor: {got:?}; {:?}\n{}",
+            "from the vendor: {got:?}; {:?}\n{}\n{:?}",
             p.stats(),
-            security_lines(&read_log(&log))
+            security_lines(&read_log(&log)),
+            fastdds_failures(&read_log(&out_file)),
         );
         assert!(got.iter().all(|s| s.0 == "GREEN" && s.2 == sizes[0]));
     }
@@ -2132,4 +2133,24 @@ matrix_test!(
     ALICE_RSA,
     true,
     SIZES
+);
+matrix_test!(
+    matrix_cyclone_rsa_encrypt_cyclone_initiates_cyclone_writes_1021,
+    157,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB_RSA,
+    ALICE_RSA,
+    false,
+    &[1021]
+);
+matrix_test!(
+    matrix_fastdds_rsa_encrypt_siftdds_initiates_fastdds_writes_1021,
+    158,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    ALICE_RSA,
+    BOB_RSA,
+    false,
+    &[1021]
 );
