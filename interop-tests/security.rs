@@ -2154,3 +2154,23 @@ matrix_test!(
     false,
     &[1021]
 );
+matrix_test!(
+    matrix_cyclone_encrypt_cyclone_initiates_cyclone_writes_3,
+    168,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    false,
+    &[3]
+);
+matrix_test!(
+    matrix_fastdds_sign_fastdds_initiates_fastdds_writes_1,
+    169,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    false,
+    &[1]
+);
