@@ -12,8 +12,11 @@
 //! them does not start); the matrix is in `docs/security.md` §8.3. Under governance with
 //! RTPS protection ENCRYPT or SIGN (`docs/security.md` §8.5): the key exchange runs, samples
 //! flow both ways with each vendor protected end to end, and between two siftdds
-//! participants a capture of the loopback never shows a sample in clear. Skipped, with the
-//! reason, outside the sandbox or without the peer.
+//! participants a capture of the loopback never shows a sample in clear. The RTPS-protection
+//! matrix: siftdds ↔ siftdds under rtps ENCRYPT with 10,000 reliable samples, content-filtered
+//! readers, 100 KB fragmented samples and a TRANSIENT_LOCAL late joiner; each vendor ×
+//! direction × handshake initiator × rtps ENCRYPT/SIGN with payloads of 1 to 65,536 octets, and
+//! RSA-2048 identities. Skipped, with the reason, outside the sandbox or without the peer.
 
 // Real processes over real sockets: wall-clock deadlines and short waits for the peers.
 #![allow(clippy::disallowed_methods)]
@@ -1602,3 +1605,572 @@ fn fastdds_under_rtps_sign_sends_to_siftdds() {
         Vendor::FastDds,
     );
 }
+
+// The RTPS-protection matrix (`docs/security.md` §8.5): siftdds ↔ siftdds under rtps ENCRYPT
+// with volume, content filters, fragments and a late joiner; and each vendor × direction ×
+// handshake initiator × governance, with the payload sizes the issue names.
+
+/// Alice's and bob's RSA-2048 identities.
+const ALICE_RSA: Identity<'static> = Identity {
+    ca: "rsa/ca.pem",
+    cert: "rsa/alice",
+};
+const BOB_RSA: Identity<'static> = Identity {
+    ca: "rsa/ca.pem",
+    cert: "rsa/bob",
+};
+
+/// A sample of `color` with `x` and an `additional_payload_size` of `size` octets (a pattern
+/// the reader checks).
+fn sized_shape(color: &str, x: i32, size: usize) -> ShapeType {
+    ShapeType {
+        color: color.into(),
+        x,
+        y: x,
+        shapesize: 30,
+        additional_payload_size: (0..size).map(|k| (k % 251) as u8).collect(),
+    }
+}
+
+/// Whether `payload` is the pattern [`sized_shape`] writes.
+fn pattern_ok(payload: &[u8]) -> bool {
+    payload
+        .iter()
+        .enumerate()
+        .all(|(k, b)| *b == (k % 251) as u8)
+}
+
+/// Two siftdds participants (alice, bob) under rtps ENCRYPT in `domain`, authenticated.
+fn siftdds_pair(domain: u32) -> (DomainParticipant, DomainParticipant) {
+    let pki = pki();
+    let a = siftdds_participant_with(&pki, domain, &ALICE, RTPS_ENCRYPT).unwrap();
+    let b = siftdds_participant_with(&pki, domain, &BOB, RTPS_ENCRYPT).unwrap();
+    (a, b)
+}
+
+fn reliable_writer(
+    p: &DomainParticipant,
+    durability: siftdds::qos::Durability,
+) -> DataWriter<ShapeType> {
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let qos = DataWriterQos {
+        history: siftdds::qos::History::KeepAll,
+        reliability: siftdds::qos::Reliability::reliable(),
+        durability,
+        ..DataWriterQos::default()
+    };
+    p.create_publisher(PublisherQos::default())
+        .create_datawriter(&t, qos)
+        .unwrap()
+}
+
+fn reliable_reader_qos(durability: siftdds::qos::Durability) -> siftdds::qos::DataReaderQos {
+    siftdds::qos::DataReaderQos {
+        history: siftdds::qos::History::KeepAll,
+        reliability: siftdds::qos::Reliability::reliable(),
+        durability,
+        ..siftdds::qos::DataReaderQos::default()
+    }
+}
+
+/// Takes from `r` until `n` samples arrived or `timeout`: (color, x, payload length, pattern
+/// intact) of each.
+fn take_shapes(
+    r: &siftdds::api::DataReader<ShapeType>,
+    n: usize,
+    timeout: Duration,
+) -> Vec<(String, i32, usize, bool)> {
+    let mut got = Vec::new();
+    let deadline = Instant::now() + timeout;
+    while got.len() < n && Instant::now() < deadline {
+        for s in r.wait_take(Duration::from_millis(200)).unwrap() {
+            if let Some(v) = s.value {
+                let ok = pattern_ok(&v.additional_payload_size);
+                got.push((v.color, v.x, v.additional_payload_size.len(), ok));
+            }
+        }
+    }
+    got
+}
+
+/// Both participants saw only protected user traffic from each other and decoded it all.
+fn assert_clean(test: &str, a: &DomainParticipant, b: &DomainParticipant) {
+    let (sa, sb) = (a.stats().unwrap(), b.stats().unwrap());
+    eprintln!("{test}: {sa:?} / {sb:?}");
+    assert_eq!(sa.unprotected + sb.unprotected, 0, "user data in clear");
+}
+
+/// 10,000 reliable KEEP_ALL samples under rtps ENCRYPT, all delivered in order.
+#[test]
+fn siftdds_rtps_encrypt_delivers_10000_reliable_keep_all_samples() {
+    let test = "siftdds_rtps_encrypt_delivers_10000_reliable_keep_all_samples";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let (a, b) = siftdds_pair(101);
+    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+    let r = square_reader(&b);
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    let n = 10_000;
+    for i in 0..n {
+        w.write(&sized_shape("BLUE", i, 0)).unwrap();
+    }
+    let got = take_shapes(&r, n as usize, Duration::from_secs(25));
+    assert_clean(test, &a, &b);
+    assert_eq!(got.len(), n as usize);
+    assert!(
+        got.iter().enumerate().all(|(i, s)| s.1 == i as i32),
+        "out of order"
+    );
+}
+
+/// Two content-filtered readers under rtps ENCRYPT each get exactly their samples.
+#[test]
+fn siftdds_rtps_encrypt_content_filtered_readers_get_exactly_their_samples() {
+    let test = "siftdds_rtps_encrypt_content_filtered_readers_get_exactly_their_samples";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let (a, b) = siftdds_pair(102);
+    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+    let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
+    let sub = b.create_subscriber(siftdds::qos::SubscriberQos::default());
+    let qos = || reliable_reader_qos(siftdds::qos::Durability::Volatile);
+    let red = sub
+        .create_filtered_datareader(&t, "SquareRed", "color = %0", &["'RED'"], qos())
+        .unwrap();
+    let high_blue = sub
+        .create_filtered_datareader(
+            &t,
+            "SquareHighBlue",
+            "color = 'BLUE' AND x >= %0",
+            &["60"],
+            qos(),
+        )
+        .unwrap();
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
+    let colors = ["RED", "BLUE", "GREEN"];
+    for i in 0..90 {
+        w.write(&sized_shape(colors[i % 3], i as i32, 8)).unwrap();
+    }
+    w.wait_for_acknowledgments(Duration::from_secs(15)).unwrap();
+    let want_red: Vec<i32> = (0..90).filter(|i| i % 3 == 0).collect();
+    let want_blue: Vec<i32> = (60..90).filter(|i| i % 3 == 1).collect();
+    let got_red = take_shapes(&red, want_red.len() + 1, Duration::from_secs(2));
+    let got_blue = take_shapes(&high_blue, want_blue.len() + 1, Duration::from_secs(2));
+    assert_clean(test, &a, &b);
+    let xs = |g: &[(String, i32, usize, bool)]| g.iter().map(|s| s.1).collect::<Vec<_>>();
+    assert_eq!(xs(&got_red), want_red);
+    assert_eq!(xs(&got_blue), want_blue);
+}
+
+/// 100 KB samples (fragmented, each fragment's datagram protected) under rtps ENCRYPT.
+#[test]
+fn siftdds_rtps_encrypt_delivers_100kb_fragmented_samples() {
+    let test = "siftdds_rtps_encrypt_delivers_100kb_fragmented_samples";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let (a, b) = siftdds_pair(103);
+    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+    let r = square_reader(&b);
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    let n = 20;
+    for i in 0..n {
+        w.write(&sized_shape("BLUE", i, 100_000)).unwrap();
+    }
+    let got = take_shapes(&r, n as usize, Duration::from_secs(25));
+    assert_clean(test, &a, &b);
+    assert_eq!(got.len(), n as usize);
+    assert!(
+        got.iter().all(|s| s.2 == 100_000 && s.3),
+        "a payload is wrong"
+    );
+}
+
+/// A TRANSIENT_LOCAL reader that joins (a new participant, a new handshake) after the writer
+/// wrote gets the history under rtps ENCRYPT.
+#[test]
+fn siftdds_rtps_encrypt_transient_local_late_joiner_gets_the_history() {
+    let test = "siftdds_rtps_encrypt_transient_local_late_joiner_gets_the_history";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pki = pki();
+    let a = siftdds_participant_with(&pki, 104, &ALICE, RTPS_ENCRYPT).unwrap();
+    let w = reliable_writer(&a, siftdds::qos::Durability::TransientLocal);
+    for i in 0..30 {
+        w.write(&sized_shape("BLUE", i, 1024)).unwrap();
+    }
+    let b = siftdds_participant_with(&pki, 104, &BOB, RTPS_ENCRYPT).unwrap();
+    let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
+    let r = b
+        .create_subscriber(siftdds::qos::SubscriberQos::default())
+        .create_datareader(
+            &t,
+            reliable_reader_qos(siftdds::qos::Durability::TransientLocal),
+        )
+        .unwrap();
+    assert!(handshake_outcome(&a).is_ok());
+    let got = take_shapes(&r, 30, Duration::from_secs(20));
+    assert_clean(test, &a, &b);
+    let xs: Vec<i32> = got.iter().map(|s| s.1).collect();
+    assert_eq!(xs, (0..30).collect::<Vec<_>>());
+    assert!(got.iter().all(|s| s.2 == 1024 && s.3));
+}
+
+/// One case of the vendor matrix: siftdds holds `ours`, the vendor `theirs` (whoever holds
+/// alice's certificate initiates the handshake); under `docs`, samples of each of `sizes`
+/// octets of `additional_payload_size` go from siftdds to the vendor (`siftdds_writes`, 4 of
+/// each size in one run) or from the vendor to siftdds (10 of `sizes[0]`). All must arrive
+/// with their size, SRTPS-protected.
+#[allow(clippy::too_many_arguments)]
+fn matrix_case(
+    test: &str,
+    domain: u32,
+    vendor: Vendor,
+    docs: Docs<'static>,
+    ours: Identity<'static>,
+    theirs: Identity<'static>,
+    siftdds_writes: bool,
+    sizes: &[usize],
+) {
+    let ready = match vendor {
+        Vendor::Cyclone => cyclone_ready(test),
+        Vendor::FastDds => fastdds_ready(test),
+    };
+    let Some(bin) = ready else {
+        return;
+    };
+    let pki = pki();
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let p = siftdds_participant_with(&pki, domain, &ours, docs).unwrap();
+    let spawn = |args: &[&str]| {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        match vendor {
+            Vendor::Cyclone => {
+                cyclone_peer_with(&bin, &pki, &theirs, docs, &args, (&log, &out_file))
+            }
+            Vendor::FastDds => fastdds_peer_with(&bin, &pki, &theirs, docs, &args, &out_file),
+        }
+    };
+    let d = domain.to_string();
+    if siftdds_writes {
+        let w = reliable_writer(&p, siftdds::qos::Durability::Volatile);
+        let mut peer = spawn(&["sub", "-d", &d, "-t", "25", "-k", "0"]);
+        let outcome = handshake_outcome(&p);
+        // The vendor's volatile reader starts at the first sample it could decode: give the
+        // key exchange its moment before the first write (as `protected_case`).
+        let matched = w.wait_for_matched(1, Duration::from_secs(10)).is_ok();
+        if matched {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let mut want: Vec<usize> = Vec::new();
+        for (i, size) in sizes.iter().cycle().take(4 * sizes.len()).enumerate() {
+            w.write(&sized_shape("BLUE", i as i32, *size)).unwrap();
+            want.push(*size);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let all = format!("sub: {} BLUE", want.len());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !read_log(&out_file).contains(&all) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        peer.stop();
+        let out = read_log(&out_file);
+        eprintln!("{test}: {outcome:?}, {:?}", p.stats());
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert!(matched, "the vendor did not match our writer: {out}");
+        let mut got: Vec<usize> = out
+            .lines()
+            .filter(|l| l.starts_with("sub: ") && l.contains(" BLUE "))
+            .filter_map(|l| l.rsplit_once("payload=")?.1.trim().parse().ok())
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(
+            got,
+            want,
+            "payload sizes the vendor received; its trace:\n{}",
+            security_lines(&read_log(&log))
+        );
+    } else {
+        let r = square_reader(&p);
+        let size = sizes[0].to_string();
+        let n = 10;
+        let args = [
+            "pub", "-d", &d, "-n", "10", "-i", "50", "-c", "GREEN", "-t", "30", "-k", "0", "-z",
+            &size,
+        ];
+        let mut peer = spawn(&args);
+        let outcome = handshake_outcome(&p);
+        let got = take_shapes(&r, n, Duration::from_secs(25));
+        peer.stop();
+        eprintln!(
+            "{test}: {outcome:?}, {} samples, {:?}",
+            got.len(),
+            p.stats()
+        );
+        assert!(outcome.is_ok(), "handshake: {outcome:?}");
+        assert_eq!(
+            got.len(),
+            n,
+            "from the vendor: {got:?}; {:?}\n{}\n{:?}",
+            p.stats(),
+            security_lines(&read_log(&log)),
+            fastdds_failures(&read_log(&out_file)),
+        );
+        assert!(got.iter().all(|s| s.0 == "GREEN" && s.2 == sizes[0]));
+    }
+    let stats = p.stats().unwrap();
+    assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
+}
+
+/// The payload sizes of the issue, in one siftdds → vendor run.
+const SIZES: &[usize] = &[1, 3, 1021, 1024, 65_536];
+
+/// `name, domain, vendor, governance, ours, theirs, siftdds writes, sizes`.
+macro_rules! matrix_test {
+    ($name:ident, $domain:expr, $vendor:expr, $docs:expr, $ours:expr, $theirs:expr, $sw:expr, $sizes:expr) => {
+        #[test]
+        fn $name() {
+            matrix_case(
+                stringify!($name),
+                $domain,
+                $vendor,
+                $docs,
+                $ours,
+                $theirs,
+                $sw,
+                $sizes,
+            );
+        }
+    };
+}
+
+// siftdds = alice initiates; siftdds = bob lets the vendor initiate.
+matrix_test!(
+    matrix_cyclone_encrypt_siftdds_initiates_siftdds_writes_sizes,
+    105,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    ALICE,
+    BOB,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_cyclone_encrypt_cyclone_initiates_siftdds_writes_sizes,
+    106,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_cyclone_sign_siftdds_initiates_siftdds_writes_sizes,
+    107,
+    Vendor::Cyclone,
+    RTPS_SIGN,
+    ALICE,
+    BOB,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_cyclone_sign_cyclone_initiates_siftdds_writes_sizes,
+    108,
+    Vendor::Cyclone,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_cyclone_encrypt_siftdds_initiates_cyclone_writes_65536,
+    109,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    ALICE,
+    BOB,
+    false,
+    &[65_536]
+);
+matrix_test!(
+    matrix_cyclone_encrypt_cyclone_initiates_cyclone_writes_1021,
+    122,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    false,
+    &[1021]
+);
+matrix_test!(
+    matrix_cyclone_sign_siftdds_initiates_cyclone_writes_1,
+    123,
+    Vendor::Cyclone,
+    RTPS_SIGN,
+    ALICE,
+    BOB,
+    false,
+    &[1]
+);
+matrix_test!(
+    matrix_cyclone_sign_cyclone_initiates_cyclone_writes_65536,
+    125,
+    Vendor::Cyclone,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    false,
+    &[65_536]
+);
+matrix_test!(
+    matrix_fastdds_encrypt_siftdds_initiates_siftdds_writes_sizes,
+    126,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    ALICE,
+    BOB,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_fastdds_encrypt_fastdds_initiates_siftdds_writes_sizes,
+    129,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_fastdds_sign_siftdds_initiates_siftdds_writes_sizes,
+    131,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    ALICE,
+    BOB,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_fastdds_sign_fastdds_initiates_siftdds_writes_sizes,
+    132,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_fastdds_encrypt_siftdds_initiates_fastdds_writes_65536,
+    133,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    ALICE,
+    BOB,
+    false,
+    &[65_536]
+);
+matrix_test!(
+    matrix_fastdds_encrypt_fastdds_initiates_fastdds_writes_3,
+    134,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    false,
+    &[3]
+);
+matrix_test!(
+    matrix_fastdds_sign_siftdds_initiates_fastdds_writes_1024,
+    135,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    ALICE,
+    BOB,
+    false,
+    &[1024]
+);
+matrix_test!(
+    matrix_fastdds_sign_fastdds_initiates_fastdds_writes_65536,
+    154,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    false,
+    &[65_536]
+);
+// RSA-2048 identities under rtps ENCRYPT.
+matrix_test!(
+    matrix_cyclone_rsa_encrypt_siftdds_initiates_siftdds_writes_sizes,
+    155,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    ALICE_RSA,
+    BOB_RSA,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_fastdds_rsa_encrypt_fastdds_initiates_siftdds_writes_sizes,
+    156,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    BOB_RSA,
+    ALICE_RSA,
+    true,
+    SIZES
+);
+matrix_test!(
+    matrix_cyclone_rsa_encrypt_cyclone_initiates_cyclone_writes_1021,
+    157,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB_RSA,
+    ALICE_RSA,
+    false,
+    &[1021]
+);
+matrix_test!(
+    matrix_fastdds_rsa_encrypt_siftdds_initiates_fastdds_writes_1021,
+    158,
+    Vendor::FastDds,
+    RTPS_ENCRYPT,
+    ALICE_RSA,
+    BOB_RSA,
+    false,
+    &[1021]
+);
+matrix_test!(
+    matrix_cyclone_encrypt_cyclone_initiates_cyclone_writes_3,
+    168,
+    Vendor::Cyclone,
+    RTPS_ENCRYPT,
+    BOB,
+    ALICE,
+    false,
+    &[3]
+);
+matrix_test!(
+    matrix_fastdds_sign_fastdds_initiates_fastdds_writes_1,
+    169,
+    Vendor::FastDds,
+    RTPS_SIGN,
+    BOB,
+    ALICE,
+    false,
+    &[1]
+);

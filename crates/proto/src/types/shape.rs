@@ -218,11 +218,22 @@ impl TopicType for ShapeType {
         true
     }
 
+    /// XCDR1: CDR, the members, then zero padding to a multiple of 4 counted in the options'
+    /// low two bits (DDS-XTypes 1.3 §7.6.3.1.2), as `codec::serialize` and both vendors write
+    /// it: Cyclone refuses a DATA whose length is not a multiple of 4, and under RTPS
+    /// protection an unpadded last submessage leaves the SRTPS_POSTFIX unaligned, which Fast
+    /// DDS refuses.
     fn serialize(&self, endian: Endianness) -> Vec<u8> {
-        let mut buf = Vec::with_capacity(self.max_encoded_len());
+        let mut buf = Vec::with_capacity(self.max_encoded_len().saturating_add(3));
         EncapsulationHeader::new(EncapsulationKind::Cdr, endian)
             .emit(&mut CdrWriter::new(&mut buf, endian));
         self.encode_members(&mut CdrWriter::new(&mut buf, endian));
+        let pad = buf.len().wrapping_neg() & 3;
+        buf.resize(buf.len().saturating_add(pad), 0);
+        // invariant: pad < 4, so it fits the two option bits of the last header octet.
+        if let Some(options) = buf.get_mut(3) {
+            *options = u8::try_from(pad).unwrap_or(0);
+        }
         buf
     }
 

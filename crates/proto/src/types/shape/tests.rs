@@ -164,3 +164,24 @@ fn truncated_payloads_are_errors() {
         assert!(ShapeType::deserialize(&bytes[..cut]).is_err(), "cut {cut}");
     }
 }
+
+#[test]
+fn xcdr1_payload_is_padded_to_4_with_the_count_in_the_options() {
+    for size in [0usize, 1, 2, 3, 1021, 1024] {
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: 1,
+            y: 2,
+            shapesize: 3,
+            additional_payload_size: vec![7; size],
+        };
+        for e in [Endianness::Big, Endianness::Little] {
+            let bytes = s.serialize(e);
+            // header 4, color 4 + 5 + 3 (align), x y shapesize 12, length 4, then the octets
+            let unpadded = 32 + size;
+            assert_eq!(bytes.len() % 4, 0, "size {size}");
+            assert_eq!(usize::from(bytes[3] & 3), bytes.len() - unpadded);
+            assert_eq!(ShapeType::deserialize(&bytes), Ok(s.clone()));
+        }
+    }
+}
