@@ -548,6 +548,8 @@ impl Participant {
         };
         let (received, rejected) = c.receive(now, datagram);
         self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(rejected);
+        let unprotected = c.take_unprotected();
+        self.stats.unprotected = self.stats.unprotected.saturating_add(unprotected);
         match received {
             crypto::Received::Dropped => None,
             r => Some(r),
@@ -1156,6 +1158,20 @@ impl Participant {
         let outcome =
             self.endpoints
                 .evaluate_match(now, (writer, reader), types, config, discovery, events);
+        // DDS-Security 1.1 §8.8.5-6: a protected endpoint sends the matched one its tokens.
+        #[cfg(feature = "security")]
+        if let (Some(c), Some(o)) = (self.crypto.as_mut(), &outcome) {
+            let ours = self.config.guid_prefix;
+            match o {
+                MatchOutcome::WriterMatched if writer.prefix == ours => {
+                    c.matched(now, writer, reader);
+                }
+                MatchOutcome::ReaderChanged(true) if reader.prefix == ours => {
+                    c.matched(now, reader, writer);
+                }
+                _ => {}
+            }
+        }
         match outcome {
             None => {}
             Some(MatchOutcome::WriterMatched) => {
@@ -1393,7 +1409,14 @@ impl Participant {
         };
         let guid = Guid::new(self.config.guid_prefix, self.endpoints.next_entity_id(kind));
         self.endpoints.insert_reader(guid, spec);
-        if let Some(data) = self.endpoints.subscription_data(guid, &self.config) {
+        #[cfg_attr(not(feature = "security"), allow(unused_mut))]
+        if let Some(mut data) = self.endpoints.subscription_data(guid, &self.config) {
+            // DDS-Security 1.1 §7.4.1.5: the endpoint's protection, its key material created.
+            #[cfg(feature = "security")]
+            if let Some(c) = self.crypto.as_mut() {
+                data.endpoint.security_info =
+                    c.local_endpoint(guid.entity_id, &data.endpoint.topic_name, false);
+            }
             self.discovery.announce_reader(now, &data);
         }
         for writer in self.discovery.remote_writer_guids() {
@@ -1406,7 +1429,14 @@ impl Participant {
     fn announce_writer(&mut self, now: Now, guid: Guid) {
         let prefix = self.config.guid_prefix;
         let group = self.presentation.writer_group_guid(prefix, guid.entity_id);
-        if let Some(data) = self.endpoints.publication_data(guid, &self.config, group) {
+        #[cfg_attr(not(feature = "security"), allow(unused_mut))]
+        if let Some(mut data) = self.endpoints.publication_data(guid, &self.config, group) {
+            // DDS-Security 1.1 §7.4.1.5: the endpoint's protection, its key material created.
+            #[cfg(feature = "security")]
+            if let Some(c) = self.crypto.as_mut() {
+                data.endpoint.security_info =
+                    c.local_endpoint(guid.entity_id, &data.endpoint.topic_name, true);
+            }
             self.discovery.announce_writer(now, &data);
         }
     }
@@ -1417,6 +1447,10 @@ impl Participant {
         let Some(w) = self.endpoints.remove_writer(writer) else {
             return;
         };
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.forget_local(writer.entity_id);
+        }
         self.discovery.unannounce_writer(now, writer);
         if let Some((guid, spec, served)) = self.durability.writer_deleted(w, &mut self.endpoints) {
             self.insert_writer(now, guid, spec, false, served);
@@ -1427,6 +1461,10 @@ impl Participant {
     pub fn delete_reader(&mut self, now: Now, reader: Guid) {
         if self.endpoints.remove_reader(reader) {
             self.discovery.unannounce_reader(now, reader);
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.forget_local(reader.entity_id);
         }
     }
 

@@ -45,6 +45,7 @@ fn publication() -> PublicationData {
             group_guid: None,
             type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
             router_path: vec![7, 0xdead_beef],
+            security_info: None,
             vendor_id: VendorId::SIFTDDS,
         },
         qos: DataWriterQos::default()
@@ -111,6 +112,7 @@ fn subscription() -> SubscriptionData {
             group_guid: None,
             type_information: None,
             router_path: Vec::new(),
+            security_info: None,
             vendor_id: VendorId::SIFTDDS,
         },
         expects_inline_qos: true,
