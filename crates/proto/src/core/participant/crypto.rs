@@ -1135,8 +1135,8 @@ impl Cryptography {
     /// Registers a remote writer's or reader's CryptoTokens (§8.8.5-6,
     /// set_remote_datawriter/datareader_crypto_tokens): its submessage key material, and a
     /// writer's payload key material (the second token; with one token, the first serves
-    /// both, as Fast DDS 2.9 sends). Tokens for an endpoint of ours that is not protected,
-    /// or from an endpoint not matched with one, are ignored.
+    /// both, as Fast DDS 2.9 sends). Tokens for an endpoint of ours that is not protected are
+    /// ignored.
     fn endpoint_tokens(&mut self, src: GuidPrefix, msg: &ParticipantGenericMessage) {
         let (source, dest) = (msg.source_endpoint_key, msg.destination_endpoint_key);
         let writer = msg.message_class_id == GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS;
@@ -1148,10 +1148,15 @@ impl Cryptography {
             log::debug!("endpoint crypto tokens from {source} to {dest} ignored");
             return;
         }
-        let Some(remote) = self.remote_endpoints.get_mut(&source) else {
-            log::debug!("crypto tokens of {source}, not matched: ignored");
+        // The tokens may arrive before our endpoint matched theirs (the peer matched first):
+        // they are kept, and the match adds what the endpoint must protect.
+        if !self.remote_endpoints.contains_key(&source)
+            && self.remote_endpoints.len() >= MAX_REMOTE_ENDPOINTS
+        {
+            log::warn!("too many protected remote endpoints; tokens of {source} ignored");
             return;
-        };
+        }
+        let remote = self.remote_endpoints.entry(source).or_default();
         let keymats: Vec<KeyMaterial> = msg
             .message_data
             .iter()
