@@ -968,8 +968,18 @@ impl Cryptography {
         let sender = remote.submessage.as_mut().ok_or(CryptoError::KeyMismatch)?;
         let mut plain = Vec::new();
         let used = decode_submessage(sender, encoded, &mut plain)?;
-        if endpoint_of(&plain).map(|(id, _)| Guid::new(src, id)) != Some(*guid) {
-            return Err(CryptoError::Invalid("a submessage of another endpoint"));
+        // The plain submessage is that endpoint's, or an interpreter submessage it protects
+        // with its key (Fast DDS 2.9 protects the INFO_TS before a writer's DATA on its own).
+        match endpoint_of(&plain) {
+            Some((id, _)) if Guid::new(src, id) != *guid => {
+                return Err(CryptoError::Invalid("a submessage of another endpoint"));
+            }
+            None if !plain.first().is_some_and(|id| is_interpreter(*id)) => {
+                return Err(CryptoError::Invalid(
+                    "a protected submessage of unknown kind",
+                ));
+            }
+            _ => {}
         }
         if remote.payload_protected && plain.first() == Some(&DATA) {
             let key = remote.payload.as_mut().ok_or(CryptoError::KeyMismatch)?;
@@ -1364,6 +1374,16 @@ fn endpoint_of(sm: &[u8]) -> Option<(EntityId, bool)> {
     };
     let id = <[u8; 4]>::try_from(body.get(at..at.checked_add(4)?)?).ok()?;
     Some((EntityId(id), writer))
+}
+
+/// True for an interpreter submessage (RTPS 2.5 §8.3.7: INFO_TS, INFO_SRC, INFO_DST,
+/// INFO_REPLY, INFO_REPLY_IP4) or PAD.
+fn is_interpreter(id: u8) -> bool {
+    use crate::wire::submessage::{INFO_DST, INFO_REPLY, INFO_REPLY_IP4, INFO_SRC};
+    matches!(
+        id,
+        PAD | INFO_TS | INFO_SRC | INFO_DST | INFO_REPLY | INFO_REPLY_IP4
+    )
 }
 
 /// `sm` (whole) with an explicit octetsToNextHeader: a submessage that extends to the end of
