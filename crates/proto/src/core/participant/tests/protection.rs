@@ -2,7 +2,8 @@
 //! governance whose topic rule sets `metadata_protection_kind` and `data_protection_kind`
 //! (RTPS protection NONE) announce PID_ENDPOINT_SECURITY_INFO, exchange their writer's and
 //! reader's CryptoTokens, and deliver reliably with every user submessage in SEC_PREFIX …
-//! SEC_POSTFIX; a flipped bit and a DATA sent in clear are dropped and counted.
+//! SEC_POSTFIX (also inside RTPS protection); a flipped bit and a DATA sent in clear are
+//! dropped and counted.
 #![allow(clippy::arithmetic_side_effects)]
 
 use std::sync::Arc;
@@ -26,10 +27,15 @@ const MARKER: &[u8] = b"MARKER-5e1c-endpoint";
 /// reliable KEEP_ALL writer on node 0 and a reader on node 1, matched and past the endpoint
 /// key exchange.
 fn protected_pair(meta: &str, data: &str) -> (SimNet, Guid, Guid) {
+    protected_pair_under("NONE", meta, data)
+}
+
+/// [`protected_pair`] under RTPS protection `rtps` as well.
+fn protected_pair_under(rtps: &str, meta: &str, data: &str) -> (SimNet, Guid, Guid) {
     let ca = ca("Test CA", true);
     let alice = identity("alice", &ca, true);
     let bob = identity("bob", &ca, true);
-    let xml = governance_xml("NONE", "NONE", meta, data);
+    let xml = governance_xml(rtps, "NONE", meta, data);
     let g = Arc::new(Governance::parse(&xml).unwrap());
     let nodes: Vec<Node> = vec![
         secure_node_governed(0, Some(&alice), Some(g.clone())),
@@ -180,6 +186,24 @@ fn metadata_and_data_sign_deliver_reliably_and_sign_every_user_submessage() {
         }
     }
     assert_eq!(net.nodes[1].p.stats().unprotected, 0);
+}
+
+#[test]
+fn endpoint_protection_inside_rtps_protection_delivers_reliably() {
+    let (mut net, w, r) = protected_pair_under("ENCRYPT", "SIGN", "ENCRYPT");
+    assert_eq!(write_and_take(&mut net, w, r, 50), 50);
+    let datagrams = write_one_by_hand(&mut net, w);
+    for d in &datagrams {
+        assert!(!contains(d, MARKER), "the sample went out in plaintext");
+        assert_eq!(
+            d.get(Header::LEN),
+            Some(&crate::wire::security::SRTPS_PREFIX)
+        );
+    }
+    for i in 0..2 {
+        let stats = net.nodes[i].p.stats();
+        assert_eq!(stats.unprotected, 0, "node {i}");
+    }
 }
 
 #[test]
