@@ -297,3 +297,23 @@ fn submessage_at(d: &[u8], id: u8) -> Option<usize> {
     }
     None
 }
+
+#[test]
+fn payloads_of_any_length_round_trip_under_sign_and_encrypt() {
+    for kind in ["SIGN", "ENCRYPT"] {
+        let (mut net, w, r) = protected_pair(kind, kind);
+        for len in [1usize, 2, 3, 5, 7] {
+            let mut payload = vec![0u8, 1, 0, 0];
+            payload.extend(std::iter::repeat_n(0xa5, len));
+            let now = net.now();
+            let req = WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload));
+            net.nodes[0].p.write(now, w, req).unwrap();
+            net.run_for(200);
+            let now = net.now();
+            let got = net.nodes[1].p.take(now, r);
+            let got = got
+                .unwrap_or_else(|| panic!("{kind} {len}: nothing; {:?}", net.nodes[1].p.stats()));
+            assert_eq!(got.data.len(), 4 + len, "{kind} {len}");
+        }
+    }
+}
