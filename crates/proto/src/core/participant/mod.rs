@@ -29,7 +29,7 @@
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
 //! | `AccessControl` | `access.rs` (feature `security`) | our governance, permissions and permissions CA; each admitted remote participant's grant; the remote endpoints refused |
-//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's; the send and receive transforms of RTPS messages |
+//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's, the key material of our endpoints on protected topics and of the remote endpoints matched with them; the send and receive transforms of RTPS messages, submessages and payloads |
 //! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
@@ -52,10 +52,16 @@
 //!   `next_transmit` like the other parts'.
 //! - Receive transform: at the start of [`Participant::handle_datagram`], before
 //!   `receiver::receive_items`: an SRTPS-protected message is decoded and the volatile secure
-//!   submessages are taken out; under RTPS protection a user-endpoint submessage from an
-//!   authenticated peer that did not come protected is dropped (`stats().unprotected`).
+//!   submessages are taken out, a remote endpoint's SEC_PREFIX submessage and protected payload
+//!   decoded; under RTPS protection a user-endpoint submessage from an authenticated peer that
+//!   did not come protected is dropped (`stats().unprotected`), and so is one of a remote
+//!   endpoint on a topic with submessage protection.
 //! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
-//!   gate (`Cryptography::protect`).
+//!   gate (`Cryptography::protect`): our protected endpoints' submessages and payloads, then
+//!   the whole message.
+//! - Endpoint protection: an endpoint's key material is created when it is announced
+//!   (`announce_writer`, `create_reader`: PID_ENDPOINT_SECURITY_INFO), its tokens sent when it
+//!   matches (`evaluate_match`).
 
 #[cfg(feature = "security")]
 mod access;
