@@ -63,9 +63,9 @@ struct Identity<'a> {
 
 /// The access-control documents of one side: file names under the PKI's `perm/`.
 #[derive(Clone, Copy)]
-struct Docs<'a> {
-    governance: &'a str,
-    permissions: &'a str,
+pub(crate) struct Docs<'a> {
+    pub(crate) governance: &'a str,
+    pub(crate) permissions: &'a str,
 }
 
 /// Governance NONE with join, read and write access control, and permissions granting alice
@@ -696,7 +696,7 @@ const CIRCLE_DENIED: Docs<'static> = Docs {
 };
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Vendor {
+pub(crate) enum Vendor {
     Cyclone,
     FastDds,
 }
@@ -1391,7 +1391,13 @@ fn cyclone_protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: 
 }
 
 /// [`cyclone_protected_case`] with `vendor`.
-fn protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, vendor: Vendor) {
+pub(crate) fn protected_case(
+    test: &str,
+    domain: u32,
+    docs: Docs<'static>,
+    writer: &str,
+    vendor: Vendor,
+) {
     let ready = match vendor {
         Vendor::Cyclone => cyclone_ready(test),
         Vendor::FastDds => fastdds_ready(test),
@@ -1489,7 +1495,8 @@ fn protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, ve
     // dropped and counted under RTPS protection.
     let stats = p.stats().unwrap();
     assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
-    if vendor != Vendor::Cyclone {
+    // The RTPS-protection check below; per-endpoint protection is checked by its caller.
+    if vendor != Vendor::Cyclone || !docs.governance.starts_with("governance_rtps") {
         return;
     }
     // And Cyclone decoded our protected messages (its trace names each attempt, and each

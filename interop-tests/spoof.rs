@@ -101,6 +101,7 @@ pub fn sedp_reader(
             group_guid: None,
             type_information: None,
             router_path: Vec::new(),
+            security_info: None,
             vendor_id: VendorId::UNKNOWN,
         },
         expects_inline_qos: false,

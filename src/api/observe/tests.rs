@@ -24,6 +24,7 @@ fn writer(qos: DataWriterQos, partition: Partition) -> PublicationData {
             group_guid: None,
             type_information: None,
             router_path: Vec::new(),
+            security_info: None,
             vendor_id: VendorId::FAST_DDS,
         },
         qos,

@@ -69,8 +69,48 @@ pub struct EndpointData {
     /// ids of the siftdds routers a router's proxy reader serves a subscription through,
     /// oldest first (docs/router.md). Empty for every other endpoint, and then not sent.
     pub router_path: Vec<u64>,
+    /// PID_ENDPOINT_SECURITY_INFO (DDS-Security 1.1 §7.4.1.5): sent for an endpoint on a
+    /// topic whose governance rule protects or controls anything.
+    pub security_info: Option<EndpointSecurityInfo>,
     /// The sender's vendor (PID_VENDORID or the message header); not sent.
     pub vendor_id: VendorId,
+}
+
+/// EndpointSecurityInfo (DDS-Security 1.1 §7.4.1.5, §9.4.2.5, §9.5.2.2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EndpointSecurityInfo {
+    /// EndpointSecurityAttributesMask (bit 31: valid; bits 0-6: read, write, discovery,
+    /// submessage, payload, key and liveliness protected).
+    pub endpoint_security_attributes: u32,
+    /// PluginEndpointSecurityAttributesMask (bit 31: valid; bits 0-2: submessage encrypted,
+    /// payload encrypted, submessage origin-authenticated).
+    pub plugin_endpoint_security_attributes: u32,
+}
+
+impl EndpointSecurityInfo {
+    fn to_bytes(self, endian: Endianness) -> [u8; 8] {
+        let (a, b) = (
+            self.endpoint_security_attributes,
+            self.plugin_endpoint_security_attributes,
+        );
+        let (a, b) = match endian {
+            Endianness::Big => (a.to_be_bytes(), b.to_be_bytes()),
+            Endianness::Little => (a.to_le_bytes(), b.to_le_bytes()),
+        };
+        let mut out = [0u8; 8];
+        for (o, v) in out.iter_mut().zip(a.iter().chain(b.iter())) {
+            *o = *v;
+        }
+        out
+    }
+
+    fn from_bytes(bytes: &[u8], endian: Endianness) -> Option<Self> {
+        let mut r = crate::cdr::CdrReader::new(bytes, endian);
+        Some(EndpointSecurityInfo {
+            endpoint_security_attributes: r.u32("endpoint security info").ok()?,
+            plugin_endpoint_security_attributes: r.u32("endpoint security info").ok()?,
+        })
+    }
 }
 
 /// DiscoveredWriterData (SEDP DATA(w)): the shared [`EndpointData`] and the writer QoS.
@@ -142,6 +182,11 @@ struct Decoded {
 
 fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, DiscoveryError> {
     let params = decode(payload, vendor)?;
+    // The byte order of opaque values (PL_CDR_LE = 0x0003, PL_CDR_BE = 0x0002).
+    let endian = match payload.get(1) {
+        Some(b) if b & 1 == 1 => Endianness::Little,
+        _ => Endianness::Big,
+    };
     let (mut guid, mut adlink_guid, mut key_hash, mut participant) = (None, None, None, None);
     let (mut topic_name, mut type_name) = (None, None);
     let mut d = Decoded {
@@ -159,6 +204,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             group_guid: None,
             type_information: None,
             router_path: Vec::new(),
+            security_info: None,
             vendor_id: vendor,
         },
         expects_inline_qos: false,
@@ -272,6 +318,9 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
                 d.content_filter = Some(ContentFilter::from_property(p));
             }
             (PID_TYPE_INFORMATION, Value::Opaque(b)) => e.type_information = Some(b.to_vec()),
+            (PID_ENDPOINT_SECURITY_INFO, Value::Opaque(b)) => {
+                e.security_info = EndpointSecurityInfo::from_bytes(b, endian);
+            }
             (PID_SIFTDDS_ROUTER_PATH, Value::Octets(b)) => {
                 e.router_path = crate::wire::plist::router_path_from_octets(b);
             }
@@ -433,10 +482,14 @@ fn shared_params<'a>(
     e: &'a EndpointData,
     q: SharedQos<'a>,
     vendor: Option<&'a [u8]>,
+    security: Option<&'a [u8; 8]>,
 ) -> Vec<Parameter<'a>> {
     let mut p = Vec::new();
     e.emit(&mut p);
     emit_qos(&mut p, &q);
+    if let Some(s) = security {
+        p.push(known(PID_ENDPOINT_SECURITY_INFO, Value::Opaque(s)));
+    }
     if let Some(path) = vendor {
         p.push(known(PID_SIFTDDS_ROUTER_PATH, Value::Octets(path)));
     }
@@ -450,7 +503,13 @@ impl PublicationData {
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
         let q = &self.qos;
         let vendor = self.endpoint.vendor_values();
-        let mut p = shared_params(&self.endpoint, SharedQos::from(q), vendor.as_deref());
+        let security = self.endpoint.security_info.map(|i| i.to_bytes(endian));
+        let mut p = shared_params(
+            &self.endpoint,
+            SharedQos::from(q),
+            vendor.as_deref(),
+            security.as_ref(),
+        );
         p.push(known(PID_LIFESPAN, Value::Duration(q.lifespan.duration)));
         if q.ownership_strength != OwnershipStrength::default() {
             p.push(known(
@@ -506,7 +565,13 @@ impl SubscriptionData {
     pub fn to_payload(&self, endian: Endianness) -> Result<Vec<u8>, DiscoveryError> {
         let q = &self.qos;
         let vendor = self.endpoint.vendor_values();
-        let mut p = shared_params(&self.endpoint, SharedQos::from(q), vendor.as_deref());
+        let security = self.endpoint.security_info.map(|i| i.to_bytes(endian));
+        let mut p = shared_params(
+            &self.endpoint,
+            SharedQos::from(q),
+            vendor.as_deref(),
+            security.as_ref(),
+        );
         if self.expects_inline_qos {
             p.push(known(PID_EXPECTS_INLINE_QOS, Value::Bool(true)));
         }

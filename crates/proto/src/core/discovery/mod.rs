@@ -31,7 +31,8 @@ mod qos_wire;
 
 pub use content_filter::ContentFilter;
 pub use endpoint_data::{
-    EndpointData, MAX_DATA_REPRESENTATIONS, MAX_PARTITIONS, PublicationData, SubscriptionData,
+    EndpointData, EndpointSecurityInfo, MAX_DATA_REPRESENTATIONS, MAX_PARTITIONS, PublicationData,
+    SubscriptionData,
 };
 pub use error::DiscoveryError;
 pub use participant_data::{

@@ -20,8 +20,13 @@
 //! `maybe_rtps_protected`): under RTPS protection a datagram is protected when it carries a
 //! submessage of a user endpoint; SPDP, SEDP, WLP, TypeLookup and the stateless handshake
 //! messages stay in clear, and the volatile secure messages are protected submessage by
-//! submessage with the KxKey instead. Per-endpoint submessage and payload protection
-//! (`metadata_protection_kind`, `data_protection_kind`) are not applied yet.
+//! submessage with the KxKey instead. Per endpoint on a topic whose governance rule sets
+//! `metadata_protection_kind` or `data_protection_kind` (§8.4.2.4, §9.5.3.3.4.1-3): our
+//! writer's or reader's key material is created when it is announced (its SEDP data carries
+//! PID_ENDPOINT_SECURITY_INFO), its CryptoTokens go to each matched remote endpoint over the
+//! volatile secure writer, the send transform wraps its submessages in SEC_PREFIX … SEC_POSTFIX
+//! and encodes its DATA's serialized payload, and the receive transform decodes the remote
+//! endpoints' with their tokens and drops what a protected remote endpoint sent in clear.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -32,21 +37,24 @@ use openssl::sign::Signer;
 use super::auth::generic_message_payload;
 use crate::cdr::{CdrReader, EncapsulationHeader, Endianness};
 use crate::core::Transmit;
-use crate::core::discovery::ParticipantSecurityInfo;
+use crate::core::discovery::{EndpointSecurityInfo, ParticipantSecurityInfo};
 use crate::core::receiver::{self, Item};
-use crate::security::access::governance::{DomainRule, ProtectionKind};
+use crate::security::access::governance::{
+    BasicProtectionKind, DomainRule, ProtectionKind, TopicRule,
+};
 use crate::security::auth::SharedSecretHandle;
 use crate::security::crypto::{
     CRYPTO_TOKEN_CLASS_ID, CRYPTO_TOKEN_KEYMAT, CryptoError, KeyMaterial, OsRandom, Protected,
-    RemoteSender, SenderSession, TransformationKind, decode_rtps_message, decode_submessage,
-    encode_rtps_message, encode_submessage, peek_crypto_header,
+    RemoteSender, SenderSession, TransformationKind, decode_rtps_message,
+    decode_serialized_payload, decode_submessage, encode_rtps_message, encode_serialized_payload,
+    encode_submessage, peek_crypto_header,
 };
 use crate::time::{Instant, Now};
 use crate::wire::data_holder::{DataHolder, MessageIdentity, ParticipantGenericMessage};
 use crate::wire::security::{SEC_PREFIX, SRTPS_PREFIX};
 use crate::wire::submessage::{
-    AckNack, Data, DataPayload, Heartbeat, INFO_TS, InfoDst, PAD, Submessage, SubmessageHeader,
-    SubmessageOutcome,
+    ACKNACK, AckNack, DATA, DATA_FRAG, Data, DataPayload, GAP, HEARTBEAT, HEARTBEAT_FRAG,
+    Heartbeat, INFO_TS, InfoDst, NACK_FRAG, PAD, Submessage, SubmessageHeader, SubmessageOutcome,
 };
 use crate::wire::{
     EntityId, Guid, GuidPrefix, Header, Locator, Message, SequenceNumber, SequenceNumberSet,
@@ -87,10 +95,12 @@ const KX_SALT_COOKIE: &[u8] = b"keyexchange salt";
 const KX_KEY_COOKIE: &[u8] = b"key exchange key";
 
 /// The participant's RTPS-level protection: what the governance domain rule asks for.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Protection {
     /// `rtps_protection_kind`.
     pub(super) rtps: ProtectionKind,
+    /// The domain rule (its topic rules' metadata and data protection kinds).
+    pub(super) rule: Option<DomainRule>,
     /// True when anything is protected, so the volatile secure endpoints and the key exchange
     /// are needed.
     pub(super) key_exchange: bool,
@@ -102,6 +112,7 @@ impl Protection {
         let Some(rule) = rule else {
             return Protection {
                 rtps: ProtectionKind::None,
+                rule: None,
                 key_exchange: false,
             };
         };
@@ -112,6 +123,7 @@ impl Protection {
         });
         Protection {
             rtps: rule.rtps_protection_kind,
+            rule: Some(rule.clone()),
             key_exchange: topics
                 || rule.rtps_protection_kind != ProtectionKind::None
                 || rule.discovery_protection_kind != ProtectionKind::None
@@ -173,6 +185,82 @@ fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
         ProtectionKind::Encrypt | ProtectionKind::EncryptWithOriginAuthentication => {
             TransformationKind::Aes256Gcm
         }
+    }
+}
+
+/// The transformation kind of a `data_protection_kind`.
+fn basic_transformation_kind(kind: BasicProtectionKind) -> TransformationKind {
+    match kind {
+        BasicProtectionKind::None => TransformationKind::None,
+        BasicProtectionKind::Sign => TransformationKind::Aes256Gmac,
+        BasicProtectionKind::Encrypt => TransformationKind::Aes256Gcm,
+    }
+}
+
+/// EndpointSecurityAttributesMask bits (DDS-Security 1.1 §7.4.1.5).
+const IS_READ_PROTECTED: u32 = 1;
+const IS_WRITE_PROTECTED: u32 = 1 << 1;
+const IS_DISCOVERY_PROTECTED: u32 = 1 << 2;
+const IS_SUBMESSAGE_PROTECTED: u32 = 1 << 3;
+const IS_PAYLOAD_PROTECTED: u32 = 1 << 4;
+const IS_KEY_PROTECTED: u32 = 1 << 5;
+const IS_LIVELINESS_PROTECTED: u32 = 1 << 6;
+/// PluginEndpointSecurityAttributesMask bits (§9.5.2.2).
+const IS_SUBMESSAGE_ENCRYPTED: u32 = 1;
+const IS_PAYLOAD_ENCRYPTED: u32 = 1 << 1;
+const IS_SUBMESSAGE_ORIGIN_AUTHENTICATED: u32 = 1 << 2;
+/// The valid bit of both masks.
+const SECURITY_INFO_VALID: u32 = 1 << 31;
+
+/// PID_ENDPOINT_SECURITY_INFO of an endpoint on a topic of topic rule `rule` (§7.4.1.5,
+/// §8.4.2.9.2, §9.4.2.5 get_datawriter/datareader_sec_attributes, §9.5.2.2), with the bits
+/// Cyclone DDS 0.10 computes (`get_sec_attributes`): both vendors compare the masks with their
+/// own endpoint's and match only equal ones.
+pub(super) fn endpoint_security_info(rule: &TopicRule) -> EndpointSecurityInfo {
+    let mut a = SECURITY_INFO_VALID;
+    let flags = [
+        (rule.enable_read_access_control, IS_READ_PROTECTED),
+        (rule.enable_write_access_control, IS_WRITE_PROTECTED),
+        (rule.enable_discovery_protection, IS_DISCOVERY_PROTECTED),
+        (rule.enable_liveliness_protection, IS_LIVELINESS_PROTECTED),
+        (
+            rule.metadata_protection_kind != ProtectionKind::None,
+            IS_SUBMESSAGE_PROTECTED,
+        ),
+        (
+            rule.data_protection_kind != BasicProtectionKind::None,
+            IS_PAYLOAD_PROTECTED,
+        ),
+        (
+            rule.data_protection_kind == BasicProtectionKind::Encrypt,
+            IS_KEY_PROTECTED,
+        ),
+    ];
+    for (on, bit) in flags {
+        if on {
+            a |= bit;
+        }
+    }
+    let mut plugin = SECURITY_INFO_VALID;
+    if matches!(
+        rule.metadata_protection_kind,
+        ProtectionKind::Encrypt | ProtectionKind::EncryptWithOriginAuthentication
+    ) {
+        plugin |= IS_SUBMESSAGE_ENCRYPTED;
+    }
+    if rule.data_protection_kind == BasicProtectionKind::Encrypt {
+        plugin |= IS_PAYLOAD_ENCRYPTED;
+    }
+    if matches!(
+        rule.metadata_protection_kind,
+        ProtectionKind::SignWithOriginAuthentication
+            | ProtectionKind::EncryptWithOriginAuthentication
+    ) {
+        plugin |= IS_SUBMESSAGE_ORIGIN_AUTHENTICATED;
+    }
+    EndpointSecurityInfo {
+        endpoint_security_attributes: a,
+        plugin_endpoint_security_attributes: plugin,
     }
 }
 
@@ -278,11 +366,47 @@ impl Peer {
     }
 }
 
+/// One of our writers or readers on a topic whose rule protects its submessages or payloads.
+struct LocalEndpoint {
+    /// Its submessages' key material (`metadata_protection_kind`), if protected.
+    submessage: Option<SenderSession>,
+    /// Its DATA's serialized payloads' key material (`data_protection_kind`, writers only).
+    payload: Option<SenderSession>,
+    /// The topic's payloads are protected (a remote writer's must come so).
+    data_protected: bool,
+}
+
+/// A remote writer or reader matched with one of our protected endpoints.
+#[derive(Default)]
+struct RemoteEndpoint {
+    /// Its submessages must come protected (the topic's `metadata_protection_kind`).
+    submessage_protected: bool,
+    /// Its DATA's payloads must come protected (`data_protection_kind`).
+    payload_protected: bool,
+    /// Its submessage key material, from its CryptoTokens.
+    submessage: Option<RemoteSender>,
+    /// Its payload key material, from its CryptoTokens (writers).
+    payload: Option<RemoteSender>,
+}
+
+/// The most remote endpoints whose protection is remembered.
+const MAX_REMOTE_ENDPOINTS: usize = 65_536;
+
 /// The participant's cryptography part (see the module overview).
 pub(super) struct Cryptography {
     ours: GuidPrefix,
     /// Our participant key material's session (RTPS protection), if any.
     rtps: Option<SenderSession>,
+    /// The governance domain rule, for the per-topic protection kinds.
+    rule: Option<DomainRule>,
+    /// Our protected writers and readers.
+    local: BTreeMap<EntityId, LocalEndpoint>,
+    /// The remote endpoints matched with them.
+    remote_endpoints: BTreeMap<Guid, RemoteEndpoint>,
+    /// (our endpoint, remote endpoint) pairs whose CryptoTokens were sent.
+    tokens_sent: BTreeSet<(EntityId, Guid)>,
+    /// Submessages of protected remote endpoints that came in clear, not yet taken.
+    unprotected: u64,
     peers: BTreeMap<GuidPrefix, Peer>,
     outbox: VecDeque<Transmit>,
     rng: OsRandom,
@@ -308,6 +432,11 @@ impl Cryptography {
         Ok(Some(Cryptography {
             ours,
             rtps,
+            rule: protection.rule,
+            local: BTreeMap::new(),
+            remote_endpoints: BTreeMap::new(),
+            tokens_sent: BTreeSet::new(),
+            unprotected: 0,
             peers: BTreeMap::new(),
             outbox: VecDeque::new(),
             rng,
@@ -378,10 +507,159 @@ impl Cryptography {
     /// Forgets a participant (lease expired, it left, or its authentication ended).
     pub(super) fn remove(&mut self, remote: GuidPrefix) {
         self.peers.remove(&remote);
+        self.remote_endpoints.retain(|g, _| g.prefix != remote);
+        self.tokens_sent.retain(|(_, g)| g.prefix != remote);
+    }
+
+    // ---- endpoint protection ----
+
+    /// How many submessages of protected remote endpoints came in clear (and were dropped)
+    /// since the last call.
+    pub(super) fn take_unprotected(&mut self) -> u64 {
+        core::mem::take(&mut self.unprotected)
+    }
+
+    /// The topic rule of `topic` when it protects or controls anything (the endpoint then
+    /// announces PID_ENDPOINT_SECURITY_INFO).
+    fn topic_rule(&self, topic: &str) -> Option<&TopicRule> {
+        self.rule.as_ref()?.topic_rule(topic)
+    }
+
+    /// Our endpoint `id` on `topic` is announced: creates its key material when the topic's
+    /// rule protects its submessages or (a writer's) payloads, once (§8.8.5,
+    /// register_local_datawriter/datareader), and returns the PID_ENDPOINT_SECURITY_INFO its
+    /// SEDP data carries.
+    pub(super) fn local_endpoint(
+        &mut self,
+        id: EntityId,
+        topic: &str,
+        writer: bool,
+    ) -> Option<EndpointSecurityInfo> {
+        let rule = self.topic_rule(topic)?.clone();
+        let info = endpoint_security_info(&rule);
+        let submessage = transformation_kind(rule.metadata_protection_kind);
+        let data_protected = rule.data_protection_kind != BasicProtectionKind::None;
+        let payload = match writer {
+            true => basic_transformation_kind(rule.data_protection_kind),
+            false => TransformationKind::None,
+        };
+        if (submessage != TransformationKind::None || data_protected)
+            && !self.local.contains_key(&id)
+        {
+            let mut session = |kind: TransformationKind| -> Option<SenderSession> {
+                if kind == TransformationKind::None {
+                    return None;
+                }
+                let keymat = KeyMaterial::generate(kind, false, &mut self.rng)
+                    .and_then(|k| SenderSession::new(k, &mut self.rng));
+                match keymat {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        log::error!("no key material for endpoint {id:?} on {topic}: {e}");
+                        None
+                    }
+                }
+            };
+            let submessage = session(submessage);
+            let payload = session(payload);
+            self.local.insert(
+                id,
+                LocalEndpoint {
+                    submessage,
+                    payload,
+                    data_protected,
+                },
+            );
+        }
+        Some(info)
+    }
+
+    /// Forgets our endpoint `id` (deleted).
+    pub(super) fn forget_local(&mut self, id: EntityId) {
+        self.local.remove(&id);
+        self.tokens_sent.retain(|(l, _)| *l != id);
+    }
+
+    /// Our endpoint `local` matched remote endpoint `remote` (a writer with a reader or the
+    /// reverse): when `local` is protected, remembers what `remote` must protect and sends it
+    /// `local`'s CryptoTokens once (§8.8.5-6, create_local_datawriter/datareader_crypto_tokens,
+    /// §7.4.4.5: destination_endpoint_key is the remote endpoint, source_endpoint_key ours).
+    pub(super) fn matched(&mut self, now: Now, local: Guid, remote: Guid) {
+        let Some(ep) = self.local.get(&local.entity_id) else {
+            return;
+        };
+        if !self.peers.contains_key(&remote.prefix) {
+            return;
+        }
+        if !self.remote_endpoints.contains_key(&remote)
+            && self.remote_endpoints.len() >= MAX_REMOTE_ENDPOINTS
+        {
+            log::warn!("too many protected remote endpoints; {remote} not registered");
+            return;
+        }
+        let writer = local.entity_id.is_writer();
+        let r = self.remote_endpoints.entry(remote).or_default();
+        r.submessage_protected |= ep.submessage.is_some();
+        // A remote writer's payloads are protected when the topic's are.
+        if !writer {
+            r.payload_protected |= ep.data_protected;
+        }
+        if !self.tokens_sent.insert((local.entity_id, remote)) {
+            return;
+        }
+        let none = || KeyMaterial {
+            transformation_kind: TransformationKind::None,
+            master_salt: Vec::new(),
+            sender_key_id: [0; 4],
+            master_sender_key: Vec::new(),
+            receiver_specific_key_id: [0; 4],
+            master_receiver_specific_key: Vec::new(),
+        };
+        let submessage = ep
+            .submessage
+            .as_ref()
+            .map_or_else(none, |s| s.key_material().clone());
+        // A writer's tokens: its submessage key material, then its payload key material
+        // (§9.5.3.1.4.1; Cyclone DDS 0.10 takes one or two); a reader's: its submessage key
+        // material (§9.5.3.1.4.2).
+        let mut keymats = vec![submessage];
+        let class = match writer {
+            true => {
+                if let Some(p) = &ep.payload {
+                    keymats.push(p.key_material().clone());
+                }
+                GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS
+            }
+            false => GMCLASSID_SECURITY_DATAREADER_CRYPTO_TOKENS,
+        };
+        let tokens = keymats
+            .iter()
+            .map(|k| {
+                let mut token = DataHolder::new(CRYPTO_TOKEN_CLASS_ID);
+                token.push_binary(CRYPTO_TOKEN_KEYMAT, k.to_cdr());
+                token
+            })
+            .collect();
+        log::debug!("sending the crypto tokens of {local} to {remote}");
+        self.send_volatile_to(now, remote.prefix, class, tokens, (remote, local));
     }
 
     /// Queues one volatile secure message to `remote` and sends it.
     fn send_volatile(&mut self, now: Now, remote: GuidPrefix, class: &str, data: Vec<DataHolder>) {
+        let endpoints = (Guid::UNKNOWN, Guid::UNKNOWN);
+        self.send_volatile_to(now, remote, class, data, endpoints);
+    }
+
+    /// Queues one volatile secure message to `remote` about `(destination, source)` endpoints
+    /// and sends it.
+    fn send_volatile_to(
+        &mut self,
+        now: Now,
+        remote: GuidPrefix,
+        class: &str,
+        data: Vec<DataHolder>,
+        (destination, source): (Guid, Guid),
+    ) {
         let ours = self.ours;
         let Some(peer) = self.peers.get_mut(&remote) else {
             return;
@@ -398,8 +676,8 @@ impl Cryptography {
             },
             related_message_identity: MessageIdentity::default(),
             destination_participant_key: Guid::new(remote, EntityId::PARTICIPANT),
-            destination_endpoint_key: Guid::UNKNOWN,
-            source_endpoint_key: Guid::UNKNOWN,
+            destination_endpoint_key: destination,
+            source_endpoint_key: source,
             message_class_id: class.to_owned(),
             message_data: data,
         };
@@ -475,31 +753,94 @@ impl Cryptography {
 
     // ---- send transform ----
 
-    /// The send transform: protects `t` as one RTPS message with our participant key
-    /// material when RTPS protection is on and it carries a user-endpoint submessage
-    /// (§8.5.1.9.1, encode_rtps_message). False when it could not be protected: it must not
-    /// go out.
+    /// The send transform: first each submessage of our protected endpoints is protected
+    /// with its key material (§8.5.1.9.2-3, encode_datawriter_submessage /
+    /// encode_datareader_submessage; a writer's DATA payload first with encode_serialized_payload,
+    /// §8.5.1.9.1), then the datagram as one RTPS message with our participant key material
+    /// when RTPS protection is on and it carries a user-endpoint submessage
+    /// (encode_rtps_message). False when it could not be protected: it must not go out.
     pub(super) fn protect(&mut self, t: &mut Transmit) -> bool {
-        let Some(session) = self.rtps.as_mut() else {
+        if self.rtps.is_none() && self.local.is_empty() {
+            return true;
+        }
+        let plain = t.datagram();
+        let endpoint = match self.local.is_empty() {
+            true => None,
+            false => match self.protect_submessages(&plain) {
+                Ok(p) => p,
+                Err(e) => {
+                    log::warn!("a submessage could not be protected ({e}); datagram not sent");
+                    return false;
+                }
+            },
+        };
+        let user = carries_user_submessage(&plain);
+        let current: &[u8] = endpoint.as_deref().unwrap_or(&plain);
+        let rtps = match self.rtps.as_mut() {
+            Some(session) if user => {
+                let mut out = Vec::with_capacity(current.len().saturating_add(96));
+                match encode_rtps_message(session, current, &mut [], Endianness::Little, &mut out) {
+                    Ok(()) => Some(out),
+                    Err(e) => {
+                        log::warn!("a datagram could not be protected ({e}); not sent");
+                        return false;
+                    }
+                }
+            }
+            _ => None,
+        };
+        let Some(out) = rtps.or(endpoint) else {
             return true;
         };
-        let plain = t.datagram();
-        if !carries_user_submessage(&plain) {
-            return true;
-        }
-        let mut out = Vec::with_capacity(plain.len().saturating_add(96));
-        match encode_rtps_message(session, &plain, &mut [], Endianness::Little, &mut out) {
-            Ok(()) => {
-                drop(plain);
-                t.payload = out;
-                t.splice = None;
-                true
+        drop(plain);
+        t.payload = out;
+        t.splice = None;
+        true
+    }
+
+    /// `plain` with each submessage of our protected endpoints protected; `None` when it
+    /// holds none.
+    fn protect_submessages(&mut self, plain: &[u8]) -> Result<Option<Vec<u8>>, CryptoError> {
+        let mut out = Vec::with_capacity(plain.len().saturating_add(256));
+        let (head, mut rest) = plain.split_at(Header::LEN.min(plain.len()));
+        out.extend_from_slice(head);
+        let mut changed = false;
+        while !rest.is_empty() {
+            let Some(len) = submessage_len(rest) else {
+                out.extend_from_slice(rest);
+                break;
+            };
+            let (sm, tail) = rest.split_at(len.min(rest.len()));
+            rest = tail;
+            let Some((id, writer_side)) = endpoint_of(sm) else {
+                out.extend_from_slice(sm);
+                continue;
+            };
+            let Some(ep) = self.local.get_mut(&id) else {
+                out.extend_from_slice(sm);
+                continue;
+            };
+            changed = true;
+            let mut whole = normalized(sm)?;
+            if let (true, Some(session)) = (writer_side, ep.payload.as_mut()) {
+                match sm.first() {
+                    Some(&DATA) => whole = protect_payload(session, &whole)?,
+                    Some(&DATA_FRAG) => {
+                        return Err(CryptoError::Invalid(
+                            "payload protection of a fragmented sample",
+                        ));
+                    }
+                    _ => {}
+                }
             }
-            Err(e) => {
-                log::warn!("a datagram could not be protected ({e}); not sent");
-                false
+            match ep.submessage.as_mut() {
+                Some(session) => {
+                    encode_submessage(session, &whole, &mut [], Endianness::Little, &mut out)?;
+                }
+                None => out.extend_from_slice(&whole),
             }
         }
+        Ok(changed.then_some(out))
     }
 
     // ---- receive transform ----
@@ -528,7 +869,12 @@ impl Cryptography {
             decoded = Some(out);
         }
         let message = decoded.as_deref().unwrap_or(datagram);
-        if !has_submessage(message, SEC_PREFIX) {
+        let endpoints = self
+            .remote_endpoints
+            .range(Guid::new(src, EntityId([0; 4]))..=Guid::new(src, EntityId([0xff; 4])))
+            .next()
+            .is_some();
+        if !endpoints && !has_submessage(message, SEC_PREFIX) {
             return match decoded {
                 Some(bytes) => (Received::Decoded { bytes, rtps }, 0),
                 None => (Received::Plain, 0),
@@ -553,7 +899,13 @@ impl Cryptography {
         out.extend_from_slice(head);
         while !rest.is_empty() {
             if rest.first() == Some(&SEC_PREFIX) {
-                match self.secure_submessage(now, src, rest) {
+                let volatile = peek_crypto_header(rest, Protected::Submessage)
+                    .is_ok_and(|h| h.transform_identifier.transformation_key_id == [0; 4]);
+                let result = match volatile {
+                    true => self.secure_submessage(now, src, rest),
+                    false => self.endpoint_submessage(src, rest, &mut out),
+                };
+                match result {
                     Ok(used) => {
                         rest = rest.get(used..).unwrap_or_default();
                         continue;
@@ -569,10 +921,72 @@ impl Cryptography {
                 break;
             };
             let (sm, tail) = rest.split_at(len.min(rest.len()));
-            out.extend_from_slice(sm);
             rest = tail;
+            // DDS-Security 1.1 §8.4.2.4: what a remote endpoint on a topic with submessage
+            // protection sends must come protected; its payloads likewise.
+            let remote = endpoint_of(sm)
+                .and_then(|(id, _)| self.remote_endpoints.get_mut(&Guid::new(src, id)));
+            match remote {
+                Some(r) if r.submessage_protected => {
+                    self.unprotected = self.unprotected.saturating_add(1);
+                }
+                Some(r) if r.payload_protected && sm.first() == Some(&DATA) => {
+                    match r.payload.as_mut().map(|k| unprotect_payload(k, sm)) {
+                        Some(Ok(plain)) => out.extend_from_slice(&plain),
+                        _ => rejected = rejected.saturating_add(1),
+                    }
+                }
+                _ => out.extend_from_slice(sm),
+            }
         }
         (out, rejected)
+    }
+
+    /// Decodes one SEC_PREFIX … SEC_POSTFIX group at the start of `encoded` with the key
+    /// material of the remote endpoint of `src` whose key id it names (§8.5.1.9.6-7,
+    /// decode_datawriter_submessage / decode_datareader_submessage) and appends the plain
+    /// submessage to `out` (a DATA's payload decoded too when the topic protects payloads);
+    /// returns the octets the group took. The plain submessage must be that endpoint's.
+    fn endpoint_submessage(
+        &mut self,
+        src: GuidPrefix,
+        encoded: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<usize, CryptoError> {
+        let header = peek_crypto_header(encoded, Protected::Submessage)?;
+        let key_id = header.transform_identifier.transformation_key_id;
+        let range = Guid::new(src, EntityId([0; 4]))..=Guid::new(src, EntityId([0xff; 4]));
+        let (guid, remote) = self
+            .remote_endpoints
+            .range_mut(range)
+            .find(|(_, r)| {
+                r.submessage
+                    .as_ref()
+                    .is_some_and(|k| k.key_material().sender_key_id == key_id)
+            })
+            .ok_or(CryptoError::KeyMismatch)?;
+        let sender = remote.submessage.as_mut().ok_or(CryptoError::KeyMismatch)?;
+        let mut plain = Vec::new();
+        let used = decode_submessage(sender, encoded, &mut plain)?;
+        // The plain submessage is that endpoint's, or an interpreter submessage it protects
+        // with its key (Fast DDS 2.9 protects the INFO_TS before a writer's DATA on its own).
+        match endpoint_of(&plain) {
+            Some((id, _)) if Guid::new(src, id) != *guid => {
+                return Err(CryptoError::Invalid("a submessage of another endpoint"));
+            }
+            None if !plain.first().is_some_and(|id| is_interpreter(*id)) => {
+                return Err(CryptoError::Invalid(
+                    "a protected submessage of unknown kind",
+                ));
+            }
+            _ => {}
+        }
+        if remote.payload_protected && plain.first() == Some(&DATA) {
+            let key = remote.payload.as_mut().ok_or(CryptoError::KeyMismatch)?;
+            plain = unprotect_payload(key, &plain)?;
+        }
+        out.extend_from_slice(&plain);
+        Ok(used)
     }
 
     /// Decodes one SEC_PREFIX … SEC_POSTFIX group at the start of `encoded` and handles the
@@ -619,8 +1033,11 @@ impl Cryptography {
         };
         match item {
             VolatileItem::Data(sn, payload) => {
-                if peer.mark_seen(sn) {
-                    Self::handle_tokens(ours, src, peer, &payload);
+                if !peer.mark_seen(sn) {
+                    return;
+                }
+                if let Some(msg) = Self::handle_tokens(ours, src, peer, &payload) {
+                    self.endpoint_tokens(src, &msg);
                 }
             }
             VolatileItem::Gap(irrelevant) => {
@@ -677,21 +1094,30 @@ impl Cryptography {
         }
     }
 
-    /// A volatile secure DATA's payload: registers the participant CryptoTokens it carries.
-    /// Tokens of other classes (endpoint tokens) are understood and not used yet.
-    fn handle_tokens(ours: GuidPrefix, src: GuidPrefix, peer: &mut Peer, payload: &[u8]) {
-        let Ok((_, mut r)) = EncapsulationHeader::body(payload) else {
-            return;
-        };
-        let Ok(msg) = ParticipantGenericMessage::parse(&mut r) else {
-            return;
-        };
+    /// A volatile secure DATA's payload: registers the participant CryptoTokens it carries;
+    /// returns a datawriter's or datareader's CryptoTokens message for us, which
+    /// [`Self::endpoint_tokens`] registers.
+    fn handle_tokens(
+        ours: GuidPrefix,
+        src: GuidPrefix,
+        peer: &mut Peer,
+        payload: &[u8],
+    ) -> Option<ParticipantGenericMessage> {
+        let (_, mut r) = EncapsulationHeader::body(payload).ok()?;
+        let msg = ParticipantGenericMessage::parse(&mut r).ok()?;
         let dest = msg.destination_participant_key.prefix;
         if msg.message_identity.source_guid.prefix != src
             || (dest != GuidPrefix::UNKNOWN && dest != ours)
-            || msg.message_class_id != GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS
         {
-            return;
+            return None;
+        }
+        if msg.message_class_id == GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS
+            || msg.message_class_id == GMCLASSID_SECURITY_DATAREADER_CRYPTO_TOKENS
+        {
+            return Some(msg);
+        }
+        if msg.message_class_id != GMCLASSID_SECURITY_PARTICIPANT_CRYPTO_TOKENS {
+            return None;
         }
         let keymat = msg
             .message_data
@@ -713,6 +1139,59 @@ impl Cryptography {
             Some(Err(e)) => log::warn!("participant crypto tokens of {src} refused: {e}"),
             None => log::warn!("participant crypto tokens of {src} without key material"),
         }
+        None
+    }
+
+    /// Registers a remote writer's or reader's CryptoTokens (§8.8.5-6,
+    /// set_remote_datawriter/datareader_crypto_tokens): its submessage key material, and a
+    /// writer's payload key material (the second token; with one token, the first serves
+    /// both, as Fast DDS 2.9 sends). Tokens for an endpoint of ours that is not protected are
+    /// ignored.
+    fn endpoint_tokens(&mut self, src: GuidPrefix, msg: &ParticipantGenericMessage) {
+        let (source, dest) = (msg.source_endpoint_key, msg.destination_endpoint_key);
+        let writer = msg.message_class_id == GMCLASSID_SECURITY_DATAWRITER_CRYPTO_TOKENS;
+        if source.prefix != src
+            || dest.prefix != self.ours
+            || source.entity_id.is_writer() != writer
+            || !self.local.contains_key(&dest.entity_id)
+        {
+            log::debug!("endpoint crypto tokens from {source} to {dest} ignored");
+            return;
+        }
+        // The tokens may arrive before our endpoint matched theirs (the peer matched first):
+        // they are kept, and the match adds what the endpoint must protect.
+        if !self.remote_endpoints.contains_key(&source)
+            && self.remote_endpoints.len() >= MAX_REMOTE_ENDPOINTS
+        {
+            log::warn!("too many protected remote endpoints; tokens of {source} ignored");
+            return;
+        }
+        let remote = self.remote_endpoints.entry(source).or_default();
+        let keymats: Vec<KeyMaterial> = msg
+            .message_data
+            .iter()
+            .filter(|t| t.class_id == CRYPTO_TOKEN_CLASS_ID)
+            .filter_map(|t| t.binary_property(CRYPTO_TOKEN_KEYMAT))
+            .take(2)
+            .filter_map(|b| match KeyMaterial::from_cdr(b) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    log::warn!("crypto tokens of {source} refused: {e}");
+                    None
+                }
+            })
+            .collect();
+        let sender = |k: Option<&KeyMaterial>| -> Option<RemoteSender> {
+            let k = k.filter(|k| k.transformation_kind != TransformationKind::None)?;
+            RemoteSender::new(k.clone())
+                .map_err(|e| log::warn!("crypto tokens of {source} refused: {e}"))
+                .ok()
+        };
+        remote.submessage = sender(keymats.first());
+        if writer {
+            remote.payload = sender(keymats.get(1).or(keymats.first()));
+        }
+        log::info!("received the crypto tokens of {source}");
     }
 }
 
@@ -880,6 +1359,82 @@ pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
         _ => return false,
     };
     !id.is_builtin()
+}
+
+/// The endpoint whose submessage `sm` (whole) is, and whether it is the writer's side:
+/// DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG and GAP are their writer's, ACKNACK and
+/// NACK_FRAG their reader's (RTPS 2.5 §8.3.7; the entity ids are octets, whatever the E flag).
+fn endpoint_of(sm: &[u8]) -> Option<(EntityId, bool)> {
+    let body = sm.get(SubmessageHeader::LEN..)?;
+    let (at, writer): (usize, bool) = match *sm.first()? {
+        DATA | DATA_FRAG => (8, true),
+        HEARTBEAT | HEARTBEAT_FRAG | GAP => (4, true),
+        ACKNACK | NACK_FRAG => (0, false),
+        _ => return None,
+    };
+    let id = <[u8; 4]>::try_from(body.get(at..at.checked_add(4)?)?).ok()?;
+    Some((EntityId(id), writer))
+}
+
+/// True for an interpreter submessage (RTPS 2.5 §8.3.7: INFO_TS, INFO_SRC, INFO_DST,
+/// INFO_REPLY, INFO_REPLY_IP4) or PAD.
+fn is_interpreter(id: u8) -> bool {
+    use crate::wire::submessage::{INFO_DST, INFO_REPLY, INFO_REPLY_IP4, INFO_SRC};
+    matches!(
+        id,
+        PAD | INFO_TS | INFO_SRC | INFO_DST | INFO_REPLY | INFO_REPLY_IP4
+    )
+}
+
+/// `sm` (whole) with an explicit octetsToNextHeader: a submessage that extends to the end of
+/// its message (length 0) is emitted again with its length, as it will no longer be last.
+fn normalized(sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
+    if h.octets_to_next_header != 0 {
+        return Ok(sm.to_vec());
+    }
+    let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
+    let parsed = Submessage::parse(h, body)?.ok_or(CryptoError::Invalid("submessage"))?;
+    Ok(submessage_bytes(&parsed))
+}
+
+/// A DATA (whole) with its serialized payload replaced by its encode_serialized_payload
+/// (§9.5.3.3.4.1); the inline QoS stays in clear. A DATA without a data payload (a dispose or
+/// a key) is returned as it is.
+fn protect_payload(session: &mut SenderSession, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
+    let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
+    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
+        return Ok(sm.to_vec());
+    };
+    let DataPayload::Data(p) = d.payload else {
+        return Ok(sm.to_vec());
+    };
+    let mut encoded = Vec::with_capacity(p.len().saturating_add(64));
+    encode_serialized_payload(session, p, &mut encoded)?;
+    Ok(submessage_bytes(&Submessage::Data(Data {
+        payload: DataPayload::Data(&encoded),
+        ..d
+    })))
+}
+
+/// A DATA (whole) with its protected serialized payload replaced by the plain one
+/// (§9.5.3.3.5.1, decode_serialized_payload).
+fn unprotect_payload(remote: &mut RemoteSender, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
+    let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
+    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
+        return Ok(sm.to_vec());
+    };
+    let DataPayload::Data(p) = d.payload else {
+        return Ok(sm.to_vec());
+    };
+    let mut plain = Vec::with_capacity(p.len());
+    decode_serialized_payload(remote, p, &mut plain)?;
+    Ok(submessage_bytes(&Submessage::Data(Data {
+        payload: DataPayload::Data(&plain),
+        ..d
+    })))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 //! | `OutboundGate` | `gate.rs` | what an unverified address may be sent |
 //! | `Authentication` | `auth.rs` (feature `security`) | the DDS Security stateless handshake endpoints and one handshake per remote participant that announces an identity token |
 //! | `AccessControl` | `access.rs` (feature `security`) | our governance, permissions and permissions CA; each admitted remote participant's grant; the remote endpoints refused |
-//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's; the send and receive transforms of RTPS messages |
+//! | `Cryptography` | `crypto.rs` (feature `security`) | the key exchange (volatile secure endpoints, KxKey), our participant key material and each authenticated peer's, the key material of our endpoints on protected topics and of the remote endpoints matched with them; the send and receive transforms of RTPS messages, submessages and payloads |
 //! | `TypeLookupServer`, `TypeLookupClient` | `type_lookup.rs`, `type_client.rs` (inside `Discovery`) | the TypeLookup service: serving our types; asking peers for theirs and the registry of resolved remote types |
 //!
 //! The participant itself keeps the configuration, the counters ([`ParticipantStats`]), the
@@ -52,10 +52,16 @@
 //!   `next_transmit` like the other parts'.
 //! - Receive transform: at the start of [`Participant::handle_datagram`], before
 //!   `receiver::receive_items`: an SRTPS-protected message is decoded and the volatile secure
-//!   submessages are taken out; under RTPS protection a user-endpoint submessage from an
-//!   authenticated peer that did not come protected is dropped (`stats().unprotected`).
+//!   submessages are taken out, a remote endpoint's SEC_PREFIX submessage and protected payload
+//!   decoded; under RTPS protection a user-endpoint submessage from an authenticated peer that
+//!   did not come protected is dropped (`stats().unprotected`), and so is one of a remote
+//!   endpoint on a topic with submessage protection.
 //! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
-//!   gate (`Cryptography::protect`).
+//!   gate (`Cryptography::protect`): our protected endpoints' submessages and payloads, then
+//!   the whole message.
+//! - Endpoint protection: an endpoint's key material is created when it is announced
+//!   (`announce_writer`, `create_reader`: PID_ENDPOINT_SECURITY_INFO), its tokens sent when it
+//!   matches (`evaluate_match`).
 
 #[cfg(feature = "security")]
 mod access;
@@ -548,6 +554,8 @@ impl Participant {
         };
         let (received, rejected) = c.receive(now, datagram);
         self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(rejected);
+        let unprotected = c.take_unprotected();
+        self.stats.unprotected = self.stats.unprotected.saturating_add(unprotected);
         match received {
             crypto::Received::Dropped => None,
             r => Some(r),
@@ -1157,6 +1165,20 @@ impl Participant {
         let outcome =
             self.endpoints
                 .evaluate_match(now, (writer, reader), types, config, discovery, events);
+        // DDS-Security 1.1 §8.8.5-6: a protected endpoint sends the matched one its tokens.
+        #[cfg(feature = "security")]
+        if let (Some(c), Some(o)) = (self.crypto.as_mut(), &outcome) {
+            let ours = self.config.guid_prefix;
+            match o {
+                MatchOutcome::WriterMatched if writer.prefix == ours => {
+                    c.matched(now, writer, reader);
+                }
+                MatchOutcome::ReaderChanged(true) if reader.prefix == ours => {
+                    c.matched(now, reader, writer);
+                }
+                _ => {}
+            }
+        }
         match outcome {
             None => {}
             Some(MatchOutcome::WriterMatched) => {
@@ -1394,7 +1416,14 @@ impl Participant {
         };
         let guid = Guid::new(self.config.guid_prefix, self.endpoints.next_entity_id(kind));
         self.endpoints.insert_reader(guid, spec);
-        if let Some(data) = self.endpoints.subscription_data(guid, &self.config) {
+        #[cfg_attr(not(feature = "security"), allow(unused_mut))]
+        if let Some(mut data) = self.endpoints.subscription_data(guid, &self.config) {
+            // DDS-Security 1.1 §7.4.1.5: the endpoint's protection, its key material created.
+            #[cfg(feature = "security")]
+            if let Some(c) = self.crypto.as_mut() {
+                data.endpoint.security_info =
+                    c.local_endpoint(guid.entity_id, &data.endpoint.topic_name, false);
+            }
             self.discovery.announce_reader(now, &data);
         }
         for writer in self.discovery.remote_writer_guids() {
@@ -1407,7 +1436,14 @@ impl Participant {
     fn announce_writer(&mut self, now: Now, guid: Guid) {
         let prefix = self.config.guid_prefix;
         let group = self.presentation.writer_group_guid(prefix, guid.entity_id);
-        if let Some(data) = self.endpoints.publication_data(guid, &self.config, group) {
+        #[cfg_attr(not(feature = "security"), allow(unused_mut))]
+        if let Some(mut data) = self.endpoints.publication_data(guid, &self.config, group) {
+            // DDS-Security 1.1 §7.4.1.5: the endpoint's protection, its key material created.
+            #[cfg(feature = "security")]
+            if let Some(c) = self.crypto.as_mut() {
+                data.endpoint.security_info =
+                    c.local_endpoint(guid.entity_id, &data.endpoint.topic_name, true);
+            }
             self.discovery.announce_writer(now, &data);
         }
     }
@@ -1418,6 +1454,10 @@ impl Participant {
         let Some(w) = self.endpoints.remove_writer(writer) else {
             return;
         };
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.forget_local(writer.entity_id);
+        }
         self.discovery.unannounce_writer(now, writer);
         if let Some((guid, spec, served)) = self.durability.writer_deleted(w, &mut self.endpoints) {
             self.insert_writer(now, guid, spec, false, served);
@@ -1429,6 +1469,10 @@ impl Participant {
         if self.endpoints.remove_reader(reader) {
             self.discovery.unannounce_reader(now, reader);
             self.liveliness.forget_reader(reader);
+        }
+        #[cfg(feature = "security")]
+        if let Some(c) = self.crypto.as_mut() {
+            c.forget_local(reader.entity_id);
         }
     }
 

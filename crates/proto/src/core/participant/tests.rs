@@ -391,6 +391,8 @@ mod liveliness;
 mod peer_group;
 mod peer_group_faults;
 #[cfg(feature = "security")]
+mod protection;
+#[cfg(feature = "security")]
 mod security;
 mod source;
 mod stuck_reader;

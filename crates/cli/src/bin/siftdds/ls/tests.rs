@@ -21,6 +21,7 @@ fn endpoint(prefix: GuidPrefix, id: [u8; 4]) -> EndpointData {
         group_guid: None,
         type_information: None,
         router_path: Vec::new(),
+        security_info: None,
         vendor_id: VendorId::RTI_CONNEXT,
     }
 }

@@ -45,6 +45,11 @@ fn publication() -> PublicationData {
             group_guid: None,
             type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
             router_path: vec![7, 0xdead_beef],
+            // DDS-Security 1.1 §7.4.1.5 (what metadata and data protection ENCRYPT announce).
+            security_info: Some(super::EndpointSecurityInfo {
+                endpoint_security_attributes: 0x8000_0038,
+                plugin_endpoint_security_attributes: 0x8000_0003,
+            }),
             vendor_id: VendorId::SIFTDDS,
         },
         qos: DataWriterQos::default()
@@ -111,6 +116,7 @@ fn subscription() -> SubscriptionData {
             group_guid: None,
             type_information: None,
             router_path: Vec::new(),
+            security_info: None,
             vendor_id: VendorId::SIFTDDS,
         },
         expects_inline_qos: true,
