@@ -18,8 +18,7 @@ fn fetched(idl: &str, name: &str) -> (TypeRepresentation, TypeDescriptor) {
 
 #[test]
 fn the_idl_of_a_fetched_type_describes_the_same_type() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/xtypes/rich.idl");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xtypes/rich.idl");
     let rich = std::fs::read_to_string(path).unwrap();
     let (rep, d) = fetched(&rich, "rich::Sample");
     let idl = to_idl(&d);

@@ -60,8 +60,7 @@ fn a_type_is_assignable_to_itself() {
     assert_eq!(check(&a, &a), Ok(()));
     let rich = ty(
         &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/data/xtypes/rich.idl"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xtypes/rich.idl"),
         )
         .unwrap(),
         "rich::Sample",
