@@ -1227,6 +1227,18 @@ impl Participant {
         asked
     }
 
+    /// The TypeIdentifier of the type remote writer or reader `endpoint` announced: from its
+    /// PID_TYPE_INFORMATION, else from the TypeObject Fast DDS 2.x sends inline in
+    /// PID_TYPE_OBJECTV1, which is then kept among [`Participant::remote_types`]
+    /// (`types::xtypes::type_object_v1`). `None` when it announced neither in a form we
+    /// decode.
+    pub fn remote_endpoint_type_id(
+        &mut self,
+        endpoint: Guid,
+    ) -> Option<crate::types::xtypes::TypeIdentifier> {
+        self.discovery.endpoint_type_id(endpoint)
+    }
+
     /// The remote TypeObjects the TypeLookup client resolved, by identifier.
     pub fn remote_types(&self) -> &type_client::TypeRegistry {
         self.discovery.type_registry()

@@ -9,9 +9,10 @@
 //! requested type refers to other types, the server is asked for its whole dependency list
 //! with getTypeDependencies (§7.6.3.3.4; continuation points followed for at most
 //! [`MAX_DEPENDENCY_PAGES`] replies), and each listed type not yet known is fetched with
-//! getTypes; a server that answers getTypeDependencies with an error, another operation or
-//! not at all is asked per hash instead: the identifiers each TypeObject refers to, in turn,
-//! to [`MAX_DEPENDENCY_DEPTH`]. When a
+//! getTypes. Alongside, the identifiers each returned TypeObject refers to are fetched in
+//! turn, to [`MAX_DEPENDENCY_DEPTH`], so a server that answers getTypeDependencies with an
+//! error, another operation or not at all (Cyclone DDS) delays nothing; it is not asked
+//! that operation again. When a
 //! requested type and everything it reaches are known, it is reported resolved; when a fetch
 //! it needs is given up, it is reported failed and not asked for again.
 //!
@@ -317,6 +318,19 @@ impl TypeLookupClient {
         true
     }
 
+    /// Keeps `object`, which a peer sent inline in its discovery data rather than through
+    /// TypeLookup, under its identifier `id` (computed from its bytes, so verified). False
+    /// when the registry is full.
+    pub(super) fn insert_inline(&mut self, id: &TypeIdentifier, object: TypeObject) -> bool {
+        if self.registry.insert(id, object) {
+            self.check_roots();
+            true
+        } else {
+            self.stats.objects_refused = self.stats.objects_refused.saturating_add(1);
+            false
+        }
+    }
+
     /// The next requested type that became resolved.
     pub(super) fn poll_resolved(&mut self) -> Option<TypeIdentifier> {
         self.resolved.pop_front()
@@ -378,11 +392,10 @@ impl TypeLookupClient {
         }
     }
 
-    /// Queues a getTypeDependencies of `id` (XTypes 1.3 §7.6.3.3.4), or the per-hash walk
-    /// when `peer` does not answer that operation.
+    /// Queues a getTypeDependencies of `id` (XTypes 1.3 §7.6.3.3.4), unless `peer` does not
+    /// answer that operation.
     fn enqueue_dependencies(&mut self, peer: GuidPrefix, id: TypeIdentifier, depth: usize) {
         if self.no_dependencies.contains(&peer) {
-            self.enqueue_direct_dependencies(peer, &id, depth);
             return;
         }
         self.push_fetch(Fetch {
@@ -530,11 +543,11 @@ impl TypeLookupClient {
             }
             got = true;
             if o.depth == 0 && has_dependencies {
-                // A requested type: its whole dependency list in one call.
-                self.enqueue_dependencies(o.peer, t.id, o.depth);
-            } else {
-                self.enqueue_direct_dependencies(o.peer, &t.id, o.depth);
+                // A requested type: its whole dependency list in one call, alongside the
+                // per-hash walk (a server that does not answer it delays nothing).
+                self.enqueue_dependencies(o.peer, t.id.clone(), o.depth);
             }
+            self.enqueue_direct_dependencies(o.peer, &t.id, o.depth);
         }
         if !got {
             // The server does not have it (an empty reply): ask no more.
@@ -620,6 +633,17 @@ impl TypeLookupClient {
             }
             !done
         });
+        self.drop_unneeded_dependency_requests();
+    }
+
+    /// Forgets getTypeDependencies requests of types no longer being resolved (resolved by
+    /// the per-hash walk first, or given up): their answers are not needed.
+    fn drop_unneeded_dependency_requests(&mut self) {
+        let roots = &self.roots;
+        let needed =
+            |op: &Op, id: &TypeIdentifier| *op == Op::Types || roots.iter().any(|(r, _)| r == id);
+        self.outstanding.retain(|_, o| needed(&o.op, &o.id));
+        self.queue.retain(|f| needed(&f.op, &f.id));
     }
 
     fn retry_or_give_up(&mut self, o: Outstanding) {
@@ -657,6 +681,7 @@ impl TypeLookupClient {
             }
             keep
         });
+        self.drop_unneeded_dependency_requests();
     }
 
     /// Routes an ACKNACK for the request writer. False when not ours.
