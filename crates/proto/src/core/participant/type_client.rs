@@ -11,7 +11,7 @@
 //! [`MAX_DEPENDENCY_PAGES`] replies), and each listed type not yet known is fetched with
 //! getTypes. Alongside, the identifiers each returned TypeObject refers to are fetched in
 //! turn, to [`MAX_DEPENDENCY_DEPTH`], so a server that answers getTypeDependencies with an
-//! error, another operation or not at all (Cyclone DDS) delays nothing; it is not asked
+//! error, another operation or not at all (PyPI `cyclonedds` 11's) delays nothing; it is not asked
 //! that operation again. When a
 //! requested type and everything it reaches are known, it is reported resolved; when a fetch
 //! it needs is given up, it is reported failed and not asked for again.
