@@ -842,17 +842,30 @@ impl Discovery {
     }
 
     /// Asks the participant of remote writer `writer` for its type: the complete
-    /// TypeIdentifier of its PID_TYPE_INFORMATION, else the minimal one. False when the
-    /// writer is unknown, announced no (decodable) TypeInformation, or a bound was hit.
-    /// DDS-XTypes 1.3 §7.6.3.3.
+    /// TypeIdentifier of its PID_TYPE_INFORMATION, else the minimal one; a TypeObject it sent
+    /// inline (Fast DDS 2.x) resolves at once. False when the writer is unknown, announced
+    /// neither in a form decoded, or a bound was hit. DDS-XTypes 1.3 §7.6.3.3.
     pub(super) fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
-        self.request_endpoint_type(now, writer)
+        if !self.remote_writers.contains_key(&writer) {
+            return false;
+        }
+        let id = self.endpoint_type_id(writer);
+        id.is_some_and(|id| self.type_client.request(now, writer.prefix, id))
     }
 
     /// [`Self::request_writer_type`] for a remote writer or reader (both announce
     /// PID_TYPE_INFORMATION, DDS-XTypes 1.3 §7.6.2.1).
+    /// Only PID_TYPE_INFORMATION is taken here (the router's types from the wire), not a
+    /// TypeObject sent inline: see [`Self::endpoint_type_id`].
     pub(super) fn request_endpoint_type(&mut self, now: Now, endpoint: Guid) -> bool {
-        let id = self.endpoint_type_id(endpoint);
+        let info = match self.remote_writers.get(&endpoint) {
+            Some(w) => w.type_information.as_deref(),
+            None => self
+                .remote_readers
+                .get(&endpoint)
+                .and_then(|r| r.type_information.as_deref()),
+        };
+        let id = info.and_then(wanted_type_id);
         id.is_some_and(|id| self.type_client.request(now, endpoint.prefix, id))
     }
 
