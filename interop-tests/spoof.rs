@@ -100,6 +100,7 @@ pub fn sedp_reader(
             topic_data: TopicData::default(),
             group_guid: None,
             type_information: None,
+            type_object_v1: None,
             router_path: Vec::new(),
             security_info: None,
             vendor_id: VendorId::UNKNOWN,

@@ -8,7 +8,9 @@
 //! member names. Matching by type assignability (§7.2.4.4, §7.6.3.4): a siftdds reader does
 //! not match a PyPI `cyclonedds` writer of another type under its type name, and matches one
 //! whose appendable type adds a member. `siftdds ls` prints a fetched type as IDL, and
-//! reports Fast DDS 2.9.1's TypeInformation undecodable. Domains 186, 187, 190-194, 197, 199.
+//! reports Fast DDS 2.9.1's TypeInformation undecodable; `siftdds spy` decodes a Fast DDS
+//! 2.9.1 writer's samples with the TypeObject it sends inline in SEDP. Domains 186, 187,
+//! 190-194, 197-199.
 //! Skipped, with the reason recorded, when `python3` cannot import `cyclonedds` or a vendor
 //! peer is not built.
 
@@ -651,9 +653,10 @@ fn siftdds_ls_prints_a_python_writers_type_as_idl() {
 
 /// Fast DDS 2.9.1 with its TypeLookup service on (`shapes_fastdds --type-lookup`) announces a
 /// PID_TYPE_INFORMATION that is not DDS-XTypes 1.3's (docs/types.md, Fast DDS 2.9.1): `ls`
-/// reports it undecodable and fetches nothing, and pairs with its endpoints keep matching by
-/// type name. Should a Fast DDS release announce a decodable one, this test fails and the
-/// quirk in docs/types.md is to be revisited.
+/// reports it undecodable, and pairs with its endpoints keep matching by type name; the
+/// type `ls` prints comes from the TypeObject sent inline (PID_TYPE_OBJECTV1). Should a Fast
+/// DDS release announce a decodable one, this test fails and the quirk in docs/types.md is
+/// to be revisited.
 #[test]
 fn fastdds_type_information_is_reported_undecodable() {
     let test = "xtypes::fastdds_type_information_is_reported_undecodable";
@@ -692,5 +695,60 @@ fn fastdds_type_information_is_reported_undecodable() {
             .any(|l| l.starts_with("types: undecodable TypeInformation")),
         "{stdout}"
     );
-    assert!(!stdout.contains("struct ShapeType"), "{stdout}");
+    assert!(stdout.contains("struct ShapeType"), "{stdout}");
+}
+
+/// Fast DDS 2.9.1 puts its writer's complete TypeObject inline in SEDP (PID_TYPE_OBJECTV1,
+/// the XTypes 1.1/1.2 layout in XCDR1, docs/types.md): `siftdds spy` decodes the writer's
+/// samples with that type, which names a member our built-in ShapeType lacks
+/// (`additional_payload_size`), so every decoded sample shows it came from the wire; `ls`
+/// prints the type as IDL.
+#[test]
+fn fastdds_writers_inline_type_object_decodes_its_samples() {
+    let test = "xtypes::fastdds_writers_inline_type_object_decodes_its_samples";
+    if !ready(test, Vendor::FastDds) {
+        return;
+    }
+    let peer = spawn(Vendor::FastDds, &argv("pub -d 198 -m 0 -n 400 -i 50 -t 20"));
+    let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["spy", "-d", "198", "--seconds", "4", "-t", "Square"])
+        .output()
+        .unwrap();
+    let ls = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .args(["ls", "-d", "198", "-w", "3"])
+        .output()
+        .unwrap();
+    drop(peer);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "spy failed: {stdout}");
+    assert!(
+        stdout.contains("+ writer") && stdout.contains("[ShapeType]"),
+        "{stdout}"
+    );
+    let decoded: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("\"Square\" #") && l.contains(" ALIVE "))
+        .collect();
+    // The writer was matched: samples arrived, each decoded with the wire type.
+    assert!(decoded.len() >= 10, "too few samples:\n{stdout}");
+    for line in decoded {
+        let value = line.split_once("  {").map(|(_, v)| v).unwrap_or("");
+        assert!(value.starts_with("color: \""), "{line}");
+        for member in [", x: ", ", y: ", ", shapesize: 30, "] {
+            assert!(value.contains(member), "no {member:?} in {line}");
+        }
+        assert!(value.ends_with("additional_payload_size: []}"), "{line}");
+    }
+    let ls = String::from_utf8_lossy(&ls.stdout);
+    let lines = words(&ls);
+    for want in [
+        "struct ShapeType {",
+        "@key string<128> color;",
+        "long x;",
+        "long y;",
+        "long shapesize;",
+        "sequence<octet> additional_payload_size;",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "no '{want}' in:\n{ls}");
+    }
 }

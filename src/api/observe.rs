@@ -62,6 +62,18 @@ impl DomainParticipant {
         })?)
     }
 
+    /// [`DomainParticipant::remote_type`] of remote writer or reader `endpoint`: the type
+    /// it announced in PID_TYPE_INFORMATION, or the one Fast DDS 2.x sends inline in
+    /// PID_TYPE_OBJECTV1 (docs/types.md); `None` before it is known, or when it cannot be
+    /// described.
+    pub fn remote_endpoint_type(&self, endpoint: Guid) -> Result<Option<TypeDescriptor>, Error> {
+        Ok(self.inner.handle.execute(move |p, _| {
+            let id = p.remote_endpoint_type_id(endpoint)?;
+            let registry = p.remote_types();
+            type_descriptor(&|i| registry.get(i), &id).ok()
+        })?)
+    }
+
     /// A copy of what discovery knows now (taken on the event loop in one visit, so the
     /// three lists are consistent with each other).
     pub fn discovery_snapshot(&self) -> Result<DiscoverySnapshot, Error> {

@@ -465,8 +465,10 @@ pub fn idl(data: &[u8]) {
 }
 
 /// Target `xtypes`: selector byte (bit 0: byte order, big-endian when set; bits 1–2: a
-/// TypeIdentifier, a TypeObject or a TypeInformation) + its XCDR2 serialization; whatever
-/// decodes must re-encode (little-endian) to bytes that decode to the same value.
+/// TypeIdentifier, a TypeObject or a TypeInformation, + its XCDR2 serialization, or a
+/// PID_TYPE_OBJECTV1 value, Fast DDS 2.x's XCDR1 TypeObject with its encapsulation header);
+/// whatever decodes must re-encode (little-endian XCDR2) to bytes that decode to the same
+/// value.
 pub fn xtypes(data: &[u8]) {
     use crate::types::xtypes::{TypeIdentifier, TypeInformation, TypeObject};
     let Some((selector, body)) = data.split_first() else {
@@ -477,7 +479,7 @@ pub fn xtypes(data: &[u8]) {
     } else {
         Endianness::Little
     };
-    match (selector >> 1) % 3 {
+    match (selector >> 1) % 4 {
         0 => {
             if let Ok(id) = TypeIdentifier::from_bytes(body, endian) {
                 let again = TypeIdentifier::from_bytes(&id.to_bytes(), Endianness::Little);
@@ -486,6 +488,12 @@ pub fn xtypes(data: &[u8]) {
         }
         1 => {
             if let Ok(o) = TypeObject::from_bytes(body, endian) {
+                let again = TypeObject::from_bytes(&o.to_bytes(), Endianness::Little);
+                assert_eq!(again, Ok(o));
+            }
+        }
+        3 => {
+            if let Ok((_, o)) = crate::types::xtypes::type_object_v1::parse(body) {
                 let again = TypeObject::from_bytes(&o.to_bytes(), Endianness::Little);
                 assert_eq!(again, Ok(o));
             }

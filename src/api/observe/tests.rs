@@ -23,6 +23,7 @@ fn writer(qos: DataWriterQos, partition: Partition) -> PublicationData {
             topic_data: Default::default(),
             group_guid: None,
             type_information: None,
+            type_object_v1: None,
             router_path: Vec::new(),
             security_info: None,
             vendor_id: VendorId::FAST_DDS,

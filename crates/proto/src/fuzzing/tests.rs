@@ -91,6 +91,24 @@ fn xtypes_harness_survives_mutated_cyclone_vectors() {
     assert_eq!(seeds, 4);
 }
 
+#[test]
+fn xtypes_harness_survives_a_mutated_fastdds_type_object_v1() {
+    use crate::types::xtypes::type_object_v1::{
+        self,
+        tests::{FASTDDS_SHAPE_TYPE_OBJECT, hex},
+    };
+    let mut input = vec![6u8];
+    input.extend(hex(FASTDDS_SHAPE_TYPE_OBJECT));
+    assert!(type_object_v1::parse(&input[1..]).is_ok());
+    super::xtypes(&input);
+    for n in 0..input.len() {
+        super::xtypes(&input[..n]);
+        let mut flipped = input.clone();
+        flipped[n] ^= 0xFF;
+        super::xtypes(&flipped);
+    }
+}
+
 /// The security_token harness round-trips a real token and a generic message, and survives
 /// every truncation and a byte flip at every offset of both.
 #[test]

@@ -69,16 +69,15 @@ const TYPE_WAIT: Duration = Duration::from_secs(2);
 fn fetched_types(p: &DomainParticipant, s: &DiscoverySnapshot) -> BTreeMap<Guid, String> {
     let mut asked = Vec::new();
     for w in &s.writers {
-        if let Some(info) = &w.type_information {
-            if p.request_writer_type(w.guid).unwrap_or(false) {
-                asked.push((w.guid, info.clone()));
-            }
+        let announced = w.type_information.is_some() || w.type_object_v1.is_some();
+        if announced && p.request_writer_type(w.guid).unwrap_or(false) {
+            asked.push(w.guid);
         }
     }
     let mut idl = BTreeMap::new();
     let start = std::time::Instant::now();
     while !asked.is_empty() && start.elapsed() < TYPE_WAIT {
-        asked.retain(|(guid, info)| match p.remote_type(info.clone()) {
+        asked.retain(|guid| match p.remote_endpoint_type(*guid) {
             Ok(Some(d)) => {
                 idl.insert(*guid, to_idl(&d));
                 false

@@ -117,7 +117,7 @@ pub fn run(args: SpyArgs) -> ExitCode {
         participant,
         shown: DiscoverySnapshot::default(),
         readers: Vec::new(),
-        type_info: BTreeMap::new(),
+        type_info: BTreeSet::new(),
         remote: BTreeMap::new(),
         warned: BTreeSet::new(),
         stdout_closed: false,
@@ -198,9 +198,10 @@ struct Spy<'a> {
     shown: DiscoverySnapshot,
     /// The spy's readers: one per topic, type and reader QoS that spied writers need.
     readers: Vec<SpyReader>,
-    /// The announced PID_TYPE_INFORMATION of followed writers whose type is not known
-    /// locally: their types are asked for through TypeLookup.
-    type_info: BTreeMap<Guid, Vec<u8>>,
+    /// Followed writers whose type is not known locally but announced (PID_TYPE_INFORMATION,
+    /// or Fast DDS 2.x's inline PID_TYPE_OBJECTV1): their types are asked for through
+    /// TypeLookup.
+    type_info: BTreeSet<Guid>,
     /// The types resolved so far, by writer.
     remote: BTreeMap<Guid, Known>,
     /// Topics whose "cannot decode / filter" notice was printed.
@@ -388,10 +389,17 @@ impl Spy<'_> {
             .known
             .iter()
             .any(|k| same_type(&w.type_name, &k.desc.name));
-        if let (false, Some(info)) = (known_locally, &w.type_information) {
-            // DDS-XTypes 1.3 §7.6.3.3: ask the writer's participant for its type.
+        let announced = w.type_information.is_some() || w.type_object_v1.is_some();
+        // A TypeObject sent inline (Fast DDS 2.x, PID_TYPE_OBJECTV1) costs no request: it is
+        // taken even for a type known here, as the writer's own description, unless
+        // `--filter` needs the local type.
+        let filtering = self.known.iter().any(|k| k.filter.is_some());
+        let inline = w.type_object_v1.is_some() && !filtering;
+        if (!known_locally || inline) && announced {
+            // DDS-XTypes 1.3 §7.6.3.3: ask the writer's participant for its type (or take the
+            // TypeObject Fast DDS 2.x sent inline, docs/types.md).
             if self.participant.request_writer_type(w.guid)? {
-                self.type_info.insert(w.guid, info.clone());
+                self.type_info.insert(w.guid);
             }
         }
         let (qos, subscriber) = reader_qos_matching(w, READER_DEPTH);
@@ -432,11 +440,13 @@ impl Spy<'_> {
     /// Prints one sample, decoded and filtered when its type is known.
     fn sample(&mut self, topic: &str, type_name: &str, c: &CacheChange) {
         self.resolve_remote(c.writer_guid);
-        let known = self
-            .known
-            .iter()
-            .find(|k| same_type(type_name, &k.desc.name))
-            .or_else(|| self.remote.get(&c.writer_guid));
+        // A writer's own type, when learnt, describes its payloads best (follow: only types
+        // not known here, or sent inline, are learnt).
+        let known = self.remote.get(&c.writer_guid).or_else(|| {
+            self.known
+                .iter()
+                .find(|k| same_type(type_name, &k.desc.name))
+        });
         let alive = c.kind == ChangeKind::Alive;
         let decoded = match known {
             Some(k) if alive => Some(dynamic::decode(&c.data, &k.desc)),
@@ -500,10 +510,10 @@ impl Spy<'_> {
         if self.remote.contains_key(&writer) {
             return;
         }
-        let Some(info) = self.type_info.get(&writer) else {
+        if !self.type_info.contains(&writer) {
             return;
-        };
-        if let Ok(Some(desc)) = self.participant.remote_type(info.clone()) {
+        }
+        if let Ok(Some(desc)) = self.participant.remote_endpoint_type(writer) {
             self.remote.insert(writer, Known { desc, filter: None });
         }
     }

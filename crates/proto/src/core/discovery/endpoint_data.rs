@@ -65,6 +65,12 @@ pub struct EndpointData {
     pub group_guid: Option<Guid>,
     /// PID_TYPE_INFORMATION value bytes, kept as received (XCDR2 TypeInformation).
     pub type_information: Option<Vec<u8>>,
+    /// PID_TYPE_OBJECTV1 value bytes, kept as received (at most
+    /// [`MAX_TYPE_OBJECT_V1_SIZE`](crate::types::xtypes::type_object_v1::MAX_TYPE_OBJECT_V1_SIZE)):
+    /// the XTypes 1.1/1.2 complete TypeObject Fast DDS 2.x puts inline in SEDP
+    /// (`types::xtypes::type_object_v1`). Sent again as received (a router's proxy of the
+    /// endpoint); ours announce none.
+    pub type_object_v1: Option<Vec<u8>>,
     /// PID_SIFTDDS_ROUTER_PATH (siftdds vendor PID; read only from siftdds senders): the
     /// ids of the siftdds routers a router's proxy reader serves a subscription through,
     /// oldest first (docs/router.md). Empty for every other endpoint, and then not sent.
@@ -203,6 +209,7 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             topic_data: TopicData::default(),
             group_guid: None,
             type_information: None,
+            type_object_v1: None,
             router_path: Vec::new(),
             security_info: None,
             vendor_id: vendor,
@@ -321,6 +328,11 @@ fn decode_endpoint(payload: &[u8], vendor: VendorId) -> Result<Decoded, Discover
             (PID_ENDPOINT_SECURITY_INFO, Value::Opaque(b)) => {
                 e.security_info = EndpointSecurityInfo::from_bytes(b, endian);
             }
+            (PID_TYPE_OBJECTV1, Value::Opaque(b))
+                if b.len() <= crate::types::xtypes::type_object_v1::MAX_TYPE_OBJECT_V1_SIZE =>
+            {
+                e.type_object_v1 = Some(b.to_vec());
+            }
             (PID_SIFTDDS_ROUTER_PATH, Value::Octets(b)) => {
                 e.router_path = crate::wire::plist::router_path_from_octets(b);
             }
@@ -383,6 +395,9 @@ impl EndpointData {
         }
         if let Some(t) = &self.type_information {
             p.push(known(PID_TYPE_INFORMATION, Value::Opaque(t)));
+        }
+        if let Some(t) = &self.type_object_v1 {
+            p.push(known(PID_TYPE_OBJECTV1, Value::Opaque(t)));
         }
     }
 

@@ -842,20 +842,21 @@ impl Discovery {
     }
 
     /// Asks the participant of remote writer `writer` for its type: the complete
-    /// TypeIdentifier of its PID_TYPE_INFORMATION, else the minimal one. False when the
-    /// writer is unknown, announced no (decodable) TypeInformation, or a bound was hit.
-    /// DDS-XTypes 1.3 §7.6.3.3.
+    /// TypeIdentifier of its PID_TYPE_INFORMATION, else the minimal one; a TypeObject it sent
+    /// inline (Fast DDS 2.x) resolves at once. False when the writer is unknown, announced
+    /// neither in a form decoded, or a bound was hit. DDS-XTypes 1.3 §7.6.3.3.
     pub(super) fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
-        let id = self
-            .remote_writers
-            .get(&writer)
-            .and_then(|w| w.type_information.as_deref())
-            .and_then(wanted_type_id);
+        if !self.remote_writers.contains_key(&writer) {
+            return false;
+        }
+        let id = self.endpoint_type_id(writer);
         id.is_some_and(|id| self.type_client.request(now, writer.prefix, id))
     }
 
     /// [`Self::request_writer_type`] for a remote writer or reader (both announce
     /// PID_TYPE_INFORMATION, DDS-XTypes 1.3 §7.6.2.1).
+    /// Only PID_TYPE_INFORMATION is taken here (the router's types from the wire), not a
+    /// TypeObject sent inline: see [`Self::endpoint_type_id`].
     pub(super) fn request_endpoint_type(&mut self, now: Now, endpoint: Guid) -> bool {
         let info = match self.remote_writers.get(&endpoint) {
             Some(w) => w.type_information.as_deref(),
@@ -866,6 +867,24 @@ impl Discovery {
         };
         let id = info.and_then(wanted_type_id);
         id.is_some_and(|id| self.type_client.request(now, endpoint.prefix, id))
+    }
+
+    /// The TypeIdentifier of the type remote endpoint `endpoint` announced: from its
+    /// PID_TYPE_INFORMATION, else the identifier of the TypeObject it sent inline in
+    /// PID_TYPE_OBJECTV1 (Fast DDS 2.x, whose PID_TYPE_INFORMATION does not decode), which is
+    /// then put in the registry of remote types as if fetched
+    /// (`types::xtypes::type_object_v1`).
+    pub(super) fn endpoint_type_id(&mut self, endpoint: Guid) -> Option<TypeIdentifier> {
+        let data = match self.remote_writers.get(&endpoint) {
+            Some(w) => Some(&w.endpoint),
+            None => self.remote_readers.get(&endpoint).map(|r| &r.endpoint),
+        }?;
+        if let Some(id) = data.type_information.as_deref().and_then(wanted_type_id) {
+            return Some(id);
+        }
+        let (id, object) =
+            crate::types::xtypes::type_object_v1::parse(data.type_object_v1.as_deref()?).ok()?;
+        self.type_client.insert_inline(&id, object).then_some(id)
     }
 
     /// The next remote type that became resolved.

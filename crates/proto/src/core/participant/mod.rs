@@ -1231,9 +1231,11 @@ impl Participant {
     /// Asks the participant of remote writer `writer` for the type it announced in
     /// PID_TYPE_INFORMATION (complete, else minimal) and every type it refers to, through
     /// the TypeLookup service; [`Event::RemoteTypeResolved`] follows when all are known
-    /// ([`Participant::remote_types`]). False when the writer is unknown, announced no
-    /// TypeInformation, the client is at a bound, or it gave up on that type before (no
-    /// answer after its retries). DDS-XTypes 1.3 §7.6.3.3.
+    /// ([`Participant::remote_types`]). A writer whose PID_TYPE_INFORMATION does not decode
+    /// but that sent its TypeObject inline (Fast DDS 2.x, PID_TYPE_OBJECTV1) resolves at once
+    /// ([`Participant::remote_endpoint_type_id`]). False when the writer is unknown,
+    /// announced no TypeInformation, the client is at a bound, or it gave up on that type
+    /// before (no answer after its retries). DDS-XTypes 1.3 §7.6.3.3.
     pub fn request_writer_type(&mut self, now: Now, writer: Guid) -> bool {
         let asked = self.discovery.request_writer_type(now, writer);
         self.drain_resolved_types(now);
@@ -1247,6 +1249,18 @@ impl Participant {
         let asked = self.discovery.request_endpoint_type(now, endpoint);
         self.drain_resolved_types(now);
         asked
+    }
+
+    /// The TypeIdentifier of the type remote writer or reader `endpoint` announced: from its
+    /// PID_TYPE_INFORMATION, else from the TypeObject Fast DDS 2.x sends inline in
+    /// PID_TYPE_OBJECTV1, which is then kept among [`Participant::remote_types`]
+    /// (`types::xtypes::type_object_v1`). `None` when it announced neither in a form we
+    /// decode.
+    pub fn remote_endpoint_type_id(
+        &mut self,
+        endpoint: Guid,
+    ) -> Option<crate::types::xtypes::TypeIdentifier> {
+        self.discovery.endpoint_type_id(endpoint)
     }
 
     /// The remote TypeObjects the TypeLookup client resolved, by identifier.

@@ -5,8 +5,14 @@
 //! SampleIdentity (our request writer's GUID and the request sample's sequence number) that
 //! replies echo, and are matched to the outstanding request by it (Cyclone DDS 0.10's, which
 //! echo none, by the type they answer). Each returned TypeObject
-//! whose bytes hash to its identifier (§7.3.4.4) is kept in the [`TypeRegistry`]; the hash
-//! identifiers it refers to are fetched in turn, to [`MAX_DEPENDENCY_DEPTH`]. When a
+//! whose bytes hash to its identifier (§7.3.4.4) is kept in the [`TypeRegistry`]. When a
+//! requested type refers to other types, the server is asked for its whole dependency list
+//! with getTypeDependencies (§7.6.3.3.4; continuation points followed for at most
+//! [`MAX_DEPENDENCY_PAGES`] replies), and each listed type not yet known is fetched with
+//! getTypes. Alongside, the identifiers each returned TypeObject refers to are fetched in
+//! turn, to [`MAX_DEPENDENCY_DEPTH`], so a server that answers getTypeDependencies with an
+//! error, another operation or not at all (PyPI `cyclonedds` 11's) delays nothing; it is not asked
+//! that operation again. When a
 //! requested type and everything it reaches are known, it is reported resolved; when a fetch
 //! it needs is given up, it is reported failed and not asked for again.
 //!
@@ -55,6 +61,8 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(2);
 pub const MAX_ATTEMPTS: u32 = 3;
 /// How deep dependencies of a requested type are followed.
 pub const MAX_DEPENDENCY_DEPTH: usize = 8;
+/// getTypeDependencies replies (pages, linked by continuation points) followed per type.
+pub const MAX_DEPENDENCY_PAGES: usize = 8;
 /// TypeObjects kept in the registry; later ones are refused (counted).
 pub const MAX_REGISTRY_TYPES: usize = 1024;
 /// Requested, not yet resolved types.
@@ -137,7 +145,7 @@ impl TypeRegistry {
 /// Counters of the client.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TypeClientStats {
-    /// getTypes requests written (retries included).
+    /// getTypes and getTypeDependencies requests written (retries included).
     pub requests_sent: u64,
     /// Replies matched to an outstanding request.
     pub replies_matched: u64,
@@ -151,9 +159,20 @@ pub struct TypeClientStats {
     pub dropped: u64,
 }
 
+/// What a request asks for `id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Op {
+    /// getTypes: its TypeObject.
+    Types,
+    /// getTypeDependencies: the identifiers it reaches, from `continuation` (empty: the
+    /// first page), the `page`th reply.
+    Dependencies { continuation: Vec<u8>, page: usize },
+}
+
 struct Outstanding {
     peer: GuidPrefix,
     id: TypeIdentifier,
+    op: Op,
     depth: usize,
     sent_at: Instant,
     attempts: u32,
@@ -162,6 +181,7 @@ struct Outstanding {
 struct Fetch {
     peer: GuidPrefix,
     id: TypeIdentifier,
+    op: Op,
     depth: usize,
     attempts: u32,
 }
@@ -183,6 +203,8 @@ pub(super) struct TypeLookupClient {
     failed: VecDeque<TypeIdentifier>,
     /// The last [`MAX_GIVEN_UP`] requested types given up on: not asked for again.
     given_up: VecDeque<TypeIdentifier>,
+    /// Peers that did not answer getTypeDependencies: asked per hash.
+    no_dependencies: VecDeque<GuidPrefix>,
     pub(super) registry: TypeRegistry,
     pub(super) stats: TypeClientStats,
 }
@@ -215,6 +237,7 @@ impl TypeLookupClient {
             resolved: VecDeque::new(),
             failed: VecDeque::new(),
             given_up: VecDeque::new(),
+            no_dependencies: VecDeque::new(),
             registry: TypeRegistry::default(),
             stats: TypeClientStats::default(),
         }
@@ -265,6 +288,7 @@ impl TypeLookupClient {
         self.outstanding.retain(|_, o| o.peer != prefix);
         self.queue.retain(|f| f.peer != prefix);
         self.roots.retain(|(_, p)| *p != prefix);
+        self.no_dependencies.retain(|p| *p != prefix);
     }
 
     /// Asks `peer` for the type `id` (a hash identifier) and what it refers to. A type
@@ -294,6 +318,19 @@ impl TypeLookupClient {
         true
     }
 
+    /// Keeps `object`, which a peer sent inline in its discovery data rather than through
+    /// TypeLookup, under its identifier `id` (computed from its bytes, so verified). False
+    /// when the registry is full.
+    pub(super) fn insert_inline(&mut self, id: &TypeIdentifier, object: TypeObject) -> bool {
+        if self.registry.insert(id, object) {
+            self.check_roots();
+            true
+        } else {
+            self.stats.objects_refused = self.stats.objects_refused.saturating_add(1);
+            false
+        }
+    }
+
     /// The next requested type that became resolved.
     pub(super) fn poll_resolved(&mut self) -> Option<TypeIdentifier> {
         self.resolved.pop_front()
@@ -310,22 +347,79 @@ impl TypeLookupClient {
         self.given_up.contains(id)
     }
 
+    /// Queues a getTypes of `id`, unless it is known or already asked for.
     fn enqueue(&mut self, peer: GuidPrefix, id: TypeIdentifier, depth: usize, attempts: u32) {
-        let pending =
-            self.outstanding.values().any(|o| o.id == id) || self.queue.iter().any(|f| f.id == id);
+        if !matches!(id, TypeIdentifier::Minimal(_) | TypeIdentifier::Complete(_)) {
+            return;
+        }
+        let pending = self
+            .outstanding
+            .values()
+            .any(|o| o.id == id && o.op == Op::Types)
+            || self.queue.iter().any(|f| f.id == id && f.op == Op::Types);
         if pending || self.registry.get(&id).is_some() {
             return;
         }
+        self.push_fetch(Fetch {
+            peer,
+            id,
+            op: Op::Types,
+            depth,
+            attempts,
+        });
+    }
+
+    fn push_fetch(&mut self, f: Fetch) {
         if self.queue.len() >= MAX_QUEUED_FETCHES {
             self.stats.dropped = self.stats.dropped.saturating_add(1);
             return;
         }
-        self.queue.push_back(Fetch {
+        self.queue.push_back(f);
+    }
+
+    /// Queues getTypes of the types `id`'s TypeObject refers to (the per-hash walk).
+    fn enqueue_direct_dependencies(&mut self, peer: GuidPrefix, id: &TypeIdentifier, depth: usize) {
+        if depth >= MAX_DEPENDENCY_DEPTH {
+            return;
+        }
+        let deps = self
+            .registry
+            .get(id)
+            .map(TypeObject::dependencies)
+            .unwrap_or_default();
+        for d in deps {
+            self.enqueue(peer, d, depth.saturating_add(1), 0);
+        }
+    }
+
+    /// Queues a getTypeDependencies of `id` (XTypes 1.3 §7.6.3.3.4), unless `peer` does not
+    /// answer that operation.
+    fn enqueue_dependencies(&mut self, peer: GuidPrefix, id: TypeIdentifier, depth: usize) {
+        if self.no_dependencies.contains(&peer) {
+            return;
+        }
+        self.push_fetch(Fetch {
             peer,
             id,
+            op: Op::Dependencies {
+                continuation: Vec::new(),
+                page: 0,
+            },
             depth,
-            attempts,
+            attempts: 0,
         });
+    }
+
+    /// `peer` does not answer getTypeDependencies: remembered (bounded), and the types the
+    /// request was for are walked per hash.
+    fn dependencies_refused(&mut self, o: &Outstanding) {
+        if !self.no_dependencies.contains(&o.peer) {
+            if self.no_dependencies.len() >= MAX_GIVEN_UP {
+                self.no_dependencies.pop_front();
+            }
+            self.no_dependencies.push_back(o.peer);
+        }
+        self.enqueue_direct_dependencies(o.peer, &o.id, o.depth);
     }
 
     /// Sends queued fetches while the bounds allow.
@@ -346,7 +440,7 @@ impl TypeLookupClient {
         self.queue = waiting;
     }
 
-    /// Writes one getTypes request (XTypes 1.3 §7.6.3.3.4; RPC over DDS: the SampleIdentity
+    /// Writes one getTypes or getTypeDependencies request (XTypes 1.3 §7.6.3.3.4; RPC over DDS: the SampleIdentity
     /// is the request writer's GUID and the request sample's sequence number).
     fn send(&mut self, now: Now, f: Fetch) {
         let sn = self.next_sn;
@@ -355,7 +449,13 @@ impl TypeLookupClient {
             high: i32::try_from(sn >> 32).unwrap_or(i32::MAX),
             low: u32::try_from(sn & 0xFFFF_FFFF).unwrap_or(0),
         };
-        let payload = request_payload(&request_id, &TypeLookupCall::GetTypes(vec![f.id.clone()]));
+        let call = match &f.op {
+            Op::Types => TypeLookupCall::GetTypes(vec![f.id.clone()]),
+            Op::Dependencies { continuation, .. } => {
+                TypeLookupCall::GetTypeDependencies(vec![f.id.clone()], continuation.clone())
+            }
+        };
+        let payload = request_payload(&request_id, &call);
         let write = WriteRequest::new(ChangeKind::Alive, None, Bytes::from(payload));
         let Ok(written) = self.request_writer.write(now, write) else {
             self.stats.dropped = self.stats.dropped.saturating_add(1);
@@ -370,6 +470,7 @@ impl TypeLookupClient {
             Outstanding {
                 peer: f.peer,
                 id: f.id,
+                op: f.op,
                 depth: f.depth,
                 sent_at: now.mono,
                 attempts: f.attempts.saturating_add(1),
@@ -419,6 +520,11 @@ impl TypeLookupClient {
             return;
         };
         self.stats.replies_matched = self.stats.replies_matched.saturating_add(1);
+        if let Op::Dependencies { page, .. } = o.op {
+            self.take_dependencies(o, page, reply.ret);
+            self.check_roots();
+            return;
+        }
         let ReplyReturn::Types(types) = reply.ret else {
             // An error or an answer to another call: try again later.
             self.retry_or_give_up(o);
@@ -430,23 +536,55 @@ impl TypeLookupClient {
                 self.stats.objects_refused = self.stats.objects_refused.saturating_add(1);
                 continue;
             }
-            let deps = t.object.dependencies();
+            let has_dependencies = !t.object.dependencies().is_empty();
             if !self.registry.insert(&t.id, t.object) {
                 self.stats.objects_refused = self.stats.objects_refused.saturating_add(1);
                 continue;
             }
             got = true;
-            if o.depth < MAX_DEPENDENCY_DEPTH {
-                for d in deps {
-                    self.enqueue(o.peer, d, o.depth.saturating_add(1), 0);
-                }
+            if o.depth == 0 && has_dependencies {
+                // A requested type: its whole dependency list in one call, alongside the
+                // per-hash walk (a server that does not answer it delays nothing).
+                self.enqueue_dependencies(o.peer, t.id.clone(), o.depth);
             }
+            self.enqueue_direct_dependencies(o.peer, &t.id, o.depth);
         }
         if !got {
             // The server does not have it (an empty reply): ask no more.
             self.give_up(&o.id);
         }
         self.check_roots();
+    }
+
+    /// Handles the reply to a getTypeDependencies of `o.id` (the `page`th): getTypes of each
+    /// listed type not yet known, the next page while a continuation point is returned; a
+    /// server answering otherwise is asked per hash.
+    fn take_dependencies(&mut self, o: Outstanding, page: usize, ret: ReplyReturn) {
+        let ReplyReturn::Dependencies(deps, continuation) = ret else {
+            self.dependencies_refused(&o);
+            return;
+        };
+        let depth = o.depth.saturating_add(1);
+        for d in deps {
+            self.enqueue(o.peer, d.type_id, depth, 0);
+        }
+        let next = page.saturating_add(1);
+        if !continuation.is_empty() && next < MAX_DEPENDENCY_PAGES {
+            self.push_fetch(Fetch {
+                peer: o.peer,
+                id: o.id,
+                op: Op::Dependencies {
+                    continuation,
+                    page: next,
+                },
+                depth: o.depth,
+                attempts: 0,
+            });
+        } else {
+            // The list is complete (or its pages are exhausted): whatever it left out is
+            // found by the per-hash walk from the objects fetched.
+            self.enqueue_direct_dependencies(o.peer, &o.id, o.depth);
+        }
     }
 
     /// The outstanding request a reply that echoes no request identity answers. Cyclone DDS
@@ -463,13 +601,25 @@ impl TypeLookupClient {
         if reply.request_id.writer_guid != own {
             return None;
         }
-        let ReplyReturn::Types(types) = &reply.ret else {
-            return None;
-        };
-        self.outstanding
-            .iter()
-            .find(|(_, o)| o.peer == from && types.iter().any(|t| t.verified && t.id == o.id))
-            .map(|(sn, _)| *sn)
+        match &reply.ret {
+            ReplyReturn::Types(types) => self
+                .outstanding
+                .iter()
+                .find(|(_, o)| {
+                    o.op == Op::Types
+                        && o.peer == from
+                        && types.iter().any(|t| t.verified && t.id == o.id)
+                })
+                .map(|(sn, _)| *sn),
+            // A dependency list names no request: taken for the oldest getTypeDependencies
+            // to `from` (what it lists is verified when fetched).
+            ReplyReturn::Dependencies(..) => self
+                .outstanding
+                .iter()
+                .find(|(_, o)| o.peer == from && matches!(o.op, Op::Dependencies { .. }))
+                .map(|(sn, _)| *sn),
+            ReplyReturn::Failed(_) => None,
+        }
     }
 
     /// Moves roots whose whole closure is known to the resolved queue.
@@ -483,6 +633,17 @@ impl TypeLookupClient {
             }
             !done
         });
+        self.drop_unneeded_dependency_requests();
+    }
+
+    /// Forgets getTypeDependencies requests of types no longer being resolved (resolved by
+    /// the per-hash walk first, or given up): their answers are not needed.
+    fn drop_unneeded_dependency_requests(&mut self) {
+        let roots = &self.roots;
+        let needed =
+            |op: &Op, id: &TypeIdentifier| *op == Op::Types || roots.iter().any(|(r, _)| r == id);
+        self.outstanding.retain(|_, o| needed(&o.op, &o.id));
+        self.queue.retain(|f| needed(&f.op, &f.id));
     }
 
     fn retry_or_give_up(&mut self, o: Outstanding) {
@@ -490,9 +651,13 @@ impl TypeLookupClient {
             self.queue.push_front(Fetch {
                 peer: o.peer,
                 id: o.id,
+                op: o.op,
                 depth: o.depth,
                 attempts: o.attempts,
             });
+        } else if matches!(o.op, Op::Dependencies { .. }) {
+            // getTypeDependencies unanswered: the types are still fetched per hash.
+            self.dependencies_refused(&o);
         } else {
             self.give_up(&o.id);
         }
@@ -516,6 +681,7 @@ impl TypeLookupClient {
             }
             keep
         });
+        self.drop_unneeded_dependency_requests();
     }
 
     /// Routes an ACKNACK for the request writer. False when not ours.

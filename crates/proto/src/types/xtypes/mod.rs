@@ -19,6 +19,7 @@ mod type_identifier;
 mod type_information;
 pub mod type_lookup;
 mod type_object;
+pub mod type_object_v1;
 
 pub use type_identifier::{
     EK_BOTH, EK_COMPLETE, EK_MINIMAL, EquivalenceHash, EquivalenceKind, PlainCollectionHeader,

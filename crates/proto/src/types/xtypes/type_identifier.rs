@@ -403,6 +403,12 @@ impl TypeIdentifier {
 
     /// Decodes an identifier at nesting `depth`.
     pub fn parse(r: &mut CdrReader<'_>, depth: usize) -> Result<Self, CdrError> {
+        Self::parse_with(r, depth, true)
+    }
+
+    /// [`Self::parse`]; `strict` false takes a plain collection header's equivalence kind as
+    /// written (see [`parse_lenient`]).
+    fn parse_with(r: &mut CdrReader<'_>, depth: usize, strict: bool) -> Result<Self, CdrError> {
         const WHAT: &str = "TypeIdentifier";
         if depth >= MAX_DEPTH {
             return Err(CdrError::TooLarge("TypeIdentifier nesting"));
@@ -424,9 +430,9 @@ impl TypeIdentifier {
                 }
             }
             TI_PLAIN_SEQUENCE_SMALL => {
-                let header = parse_header(r)?;
+                let header = parse_header(r, strict)?;
                 let bound = r.u8(WHAT)?;
-                let element = Box::new(Self::parse(r, next)?);
+                let element = Box::new(Self::parse_with(r, next, strict)?);
                 TypeIdentifier::SequenceSmall {
                     header,
                     bound,
@@ -434,10 +440,10 @@ impl TypeIdentifier {
                 }
             }
             TI_PLAIN_SEQUENCE_LARGE => {
-                let header = parse_header(r)?;
+                let header = parse_header(r, strict)?;
                 r.align(4, WHAT)?;
                 let bound = r.u32(WHAT)?;
-                let element = Box::new(Self::parse(r, next)?);
+                let element = Box::new(Self::parse_with(r, next, strict)?);
                 TypeIdentifier::SequenceLarge {
                     header,
                     bound,
@@ -445,10 +451,10 @@ impl TypeIdentifier {
                 }
             }
             TI_PLAIN_ARRAY_SMALL => {
-                let header = parse_header(r)?;
+                let header = parse_header(r, strict)?;
                 let n = super::bounded_len(r, 1, MAX_ARRAY_DIMENSIONS, "array bounds")?;
                 let bounds = r.take(n, "array bounds")?.to_vec();
-                let element = Box::new(Self::parse(r, next)?);
+                let element = Box::new(Self::parse_with(r, next, strict)?);
                 TypeIdentifier::ArraySmall {
                     header,
                     bounds,
@@ -456,13 +462,13 @@ impl TypeIdentifier {
                 }
             }
             TI_PLAIN_ARRAY_LARGE => {
-                let header = parse_header(r)?;
+                let header = parse_header(r, strict)?;
                 let n = super::bounded_len(r, 4, MAX_ARRAY_DIMENSIONS, "array bounds")?;
                 let mut bounds = Vec::with_capacity(n);
                 for _ in 0..n {
                     bounds.push(r.u32("array bounds")?);
                 }
-                let element = Box::new(Self::parse(r, next)?);
+                let element = Box::new(Self::parse_with(r, next, strict)?);
                 TypeIdentifier::ArrayLarge {
                     header,
                     bounds,
@@ -471,17 +477,17 @@ impl TypeIdentifier {
             }
             TI_PLAIN_MAP_SMALL | TI_PLAIN_MAP_LARGE => {
                 let large = d == TI_PLAIN_MAP_LARGE;
-                let header = parse_header(r)?;
+                let header = parse_header(r, strict)?;
                 let bound = if large {
                     r.align(4, WHAT)?;
                     r.u32(WHAT)?
                 } else {
                     u32::from(r.u8(WHAT)?)
                 };
-                let element = Box::new(Self::parse(r, next)?);
+                let element = Box::new(Self::parse_with(r, next, strict)?);
                 r.align(2, WHAT)?;
                 let key_flags = r.u16(WHAT)?;
-                let key = Box::new(Self::parse(r, next)?);
+                let key = Box::new(Self::parse_with(r, next, strict)?);
                 TypeIdentifier::Map {
                     large,
                     header,
@@ -510,11 +516,25 @@ fn emit_header(w: &mut CdrWriter<'_>, h: &PlainCollectionHeader) {
     w.u16(h.element_flags);
 }
 
-fn parse_header(r: &mut CdrReader<'_>) -> Result<PlainCollectionHeader, CdrError> {
+/// [`TypeIdentifier::parse`] for identifiers Fast DDS 2.9 writes in its XTypes 1.1/1.2
+/// TypeObjects: a plain collection header whose equivalence kind is none of `EK_MINIMAL`,
+/// `EK_COMPLETE`, `EK_BOTH` (Fast DDS 2.9 writes the element's type kind there) is taken
+/// for `EK_BOTH`.
+pub(crate) fn parse_lenient(
+    r: &mut CdrReader<'_>,
+    depth: usize,
+) -> Result<TypeIdentifier, CdrError> {
+    TypeIdentifier::parse_with(r, depth, false)
+}
+
+fn parse_header(r: &mut CdrReader<'_>, strict: bool) -> Result<PlainCollectionHeader, CdrError> {
     const WHAT: &str = "PlainCollectionHeader";
-    let equiv_kind = r.u8(WHAT)?;
+    let mut equiv_kind = r.u8(WHAT)?;
     if !matches!(equiv_kind, EK_MINIMAL | EK_COMPLETE | EK_BOTH) {
-        return Err(CdrError::Invalid(WHAT));
+        if strict {
+            return Err(CdrError::Invalid(WHAT));
+        }
+        equiv_kind = EK_BOTH;
     }
     r.align(2, WHAT)?;
     Ok(PlainCollectionHeader {

@@ -20,6 +20,7 @@ fn endpoint(prefix: GuidPrefix, id: [u8; 4]) -> EndpointData {
         topic_data: TopicData::default(),
         group_guid: None,
         type_information: None,
+        type_object_v1: None,
         router_path: Vec::new(),
         security_info: None,
         vendor_id: VendorId::RTI_CONNEXT,

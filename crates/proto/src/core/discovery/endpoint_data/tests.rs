@@ -44,6 +44,7 @@ fn publication() -> PublicationData {
             topic_data: TopicData { value: vec![8, 8] },
             group_guid: None,
             type_information: Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            type_object_v1: None,
             router_path: vec![7, 0xdead_beef],
             // DDS-Security 1.1 §7.4.1.5 (what metadata and data protection ENCRYPT announce).
             security_info: Some(super::EndpointSecurityInfo {
@@ -115,6 +116,7 @@ fn subscription() -> SubscriptionData {
             topic_data: TopicData::default(),
             group_guid: None,
             type_information: None,
+            type_object_v1: None,
             router_path: Vec::new(),
             security_info: None,
             vendor_id: VendorId::SIFTDDS,

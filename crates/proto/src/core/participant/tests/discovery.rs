@@ -62,3 +62,32 @@ fn remote_endpoints_are_capped_but_known_ones_still_update() {
     assert!(d.insert_remote_writer(remote_writer(4), &config, &mut stats));
     assert_eq!(stats.over_limit, 1);
 }
+
+/// A Fast DDS 2.9.1 writer: its PID_TYPE_INFORMATION does not decode, its TypeObject came
+/// inline (PID_TYPE_OBJECTV1): asking for its type resolves at once from that object, with
+/// no TypeLookup request; the router's `request_endpoint_type` does not take it.
+#[test]
+fn a_writers_inline_type_object_v1_resolves_its_type_without_a_request() {
+    use crate::types::xtypes::type_object_v1::tests::{FASTDDS_SHAPE_TYPE_OBJECT, hex};
+    let config = config();
+    let mut d = Discovery::new(&config);
+    let mut stats = ParticipantStats::default();
+    let mut w = remote_writer(2);
+    w.endpoint.type_information = Some(vec![0, 1, 0, 0, 0xf1]);
+    w.endpoint.type_object_v1 = Some(hex(FASTDDS_SHAPE_TYPE_OBJECT));
+    let guid = w.guid;
+    assert!(d.insert_remote_writer(w, &config, &mut stats));
+    let now = sim_now(0);
+    assert!(!d.request_endpoint_type(now, guid));
+    assert!(d.request_writer_type(now, guid));
+    let id = d.poll_resolved_type().expect("resolved at once");
+    assert_eq!(d.endpoint_type_id(guid), Some(id.clone()));
+    assert!(d.type_registry().get(&id).is_some());
+    assert_eq!(d.type_client_stats().requests_sent, 0);
+    // An undecodable inline object gives nothing.
+    let mut w = remote_writer(3);
+    w.endpoint.type_object_v1 = Some(vec![0, 1, 0, 0, 0xf2]);
+    let guid = w.guid;
+    assert!(d.insert_remote_writer(w, &config, &mut stats));
+    assert!(!d.request_writer_type(now, guid));
+}

@@ -64,9 +64,10 @@ fn a_siftdds_client_resolves_a_nested_type_from_a_siftdds_server() {
             assert_eq!(&o.to_bytes(), bytes);
         }
     }
+    // getTypes(T), getTypeDependencies(T) answered with [P, E], getTypes(P), getTypes(E).
     let stats = net.nodes[1].p.type_client_stats();
-    assert_eq!(stats.requests_sent, 3);
-    assert_eq!(stats.replies_matched, 3);
+    assert_eq!(stats.requests_sent, 4);
+    assert_eq!(stats.replies_matched, 4);
     assert_eq!(stats.objects_refused, 0);
     // Asking again is answered from the registry at once, without a request.
     let now = net.now();
@@ -75,7 +76,7 @@ fn a_siftdds_client_resolves_a_nested_type_from_a_siftdds_server() {
         net.events(1)
             .contains(&crate::core::Event::RemoteTypeResolved(complete))
     );
-    assert_eq!(net.nodes[1].p.type_client_stats().requests_sent, 3);
+    assert_eq!(net.nodes[1].p.type_client_stats().requests_sent, 4);
 }
 
 fn cyclone_reply() -> Vec<u8> {
@@ -248,4 +249,125 @@ fn mutated_replies_never_panic() {
         flipped[n] ^= 0x5A;
         c.take_reply(GuidPrefix([2; 12]), &flipped);
     }
+}
+
+/// A reply whose `remoteEx` says the server failed the call.
+fn failed_reply(request_id: &RequestId) -> Vec<u8> {
+    let mut b = vec![0x00, 0x07, 0x00, 0x00];
+    b.extend_from_slice(&request_id.writer_guid);
+    b.extend_from_slice(&request_id.high.to_le_bytes());
+    b.extend_from_slice(&request_id.low.to_le_bytes());
+    b.extend_from_slice(&1i32.to_le_bytes()); // REMOTE_EX_UNSUPPORTED
+    b
+}
+
+/// The client's requested root T, answered with its TypeObject: a getTypeDependencies of T
+/// is outstanding as request 2.
+fn client_with_root() -> (TypeLookupClient, TypeIdentifier, GuidPrefix) {
+    let rep = nested();
+    let root = rep.information.complete.typeid_with_size.type_id.clone();
+    let bytes = &rep.objects.iter().find(|(id, _)| *id == root).unwrap().1;
+    let peer = GuidPrefix([2; 12]);
+    let mut c = client();
+    assert!(c.request(sim_now(0), peer, root.clone()));
+    let reply = reply_payload(
+        &request_id(&c, 1),
+        &TypeLookupReturn::Types(vec![(root.clone(), bytes.as_slice())]),
+    );
+    c.take_reply(peer, &reply);
+    c.pump(sim_now(0));
+    assert!(c.registry.get(&root).is_some());
+    let o = &c.outstanding[&2];
+    assert_eq!(o.id, root);
+    assert_eq!(
+        o.op,
+        Op::Dependencies {
+            continuation: Vec::new(),
+            page: 0
+        }
+    );
+    (c, root, peer)
+}
+
+#[test]
+fn a_server_failing_get_type_dependencies_is_asked_per_hash() {
+    let (mut c, root, peer) = client_with_root();
+    c.take_reply(peer, &failed_reply(&request_id(&c, 2)));
+    c.pump(sim_now(0));
+    // T refers to P only (E through P): getTypes(P), and the peer is remembered.
+    let asked: Vec<_> = c
+        .outstanding
+        .values()
+        .map(|o| (o.id.clone(), o.op.clone()))
+        .collect();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].1, Op::Types);
+    assert_eq!(c.registry.missing(&root), vec![asked[0].0.clone()]);
+    assert!(c.no_dependencies.contains(&peer));
+    // Unanswered getTypeDependencies falls back the same way after its attempts.
+    let (mut c, _, _) = client_with_root();
+    let mut t = 0u64;
+    for _ in 0..20 {
+        t += 1_000_000_000;
+        c.handle_timeout(sim_now(t));
+    }
+    assert!(c.no_dependencies.contains(&peer));
+    // getTypes(T), getTypeDependencies(T) three times, then getTypes(P) three times, which
+    // is given up in turn.
+    assert_eq!(c.stats.requests_sent, 7);
+    assert_eq!(c.stats.given_up, 1);
+}
+
+#[test]
+fn get_type_dependencies_follows_continuation_points_for_bounded_pages() {
+    let (mut c, root, peer) = client_with_root();
+    let missing = c.registry.missing(&root);
+    let p = missing[0].clone();
+    let e = TypeIdentifier::Complete([0xEE; 14]);
+    let mut sn = 2u32;
+    for page in 0..MAX_DEPENDENCY_PAGES {
+        let listed = if page == 0 { p.clone() } else { e.clone() };
+        let reply = reply_payload(
+            &request_id(&c, sn),
+            &TypeLookupReturn::Dependencies(
+                vec![crate::types::xtypes::TypeIdentifierWithSize {
+                    type_id: listed,
+                    typeobject_serialized_size: 10,
+                }],
+                vec![page as u8 + 1],
+            ),
+        );
+        c.take_reply(peer, &reply);
+        c.pump(sim_now(0));
+        let deps: Vec<_> = c
+            .outstanding
+            .iter()
+            .filter(|(_, o)| matches!(o.op, Op::Dependencies { .. }))
+            .map(|(sn, o)| (*sn, o.op.clone()))
+            .collect();
+        if page + 1 < MAX_DEPENDENCY_PAGES {
+            assert_eq!(deps.len(), 1, "page {page}");
+            assert_eq!(
+                deps[0].1,
+                Op::Dependencies {
+                    continuation: vec![page as u8 + 1],
+                    page: page + 1
+                }
+            );
+            sn = deps[0].0 as u32;
+        } else {
+            // The last page allowed: no further request.
+            assert!(deps.is_empty());
+        }
+    }
+    // Each listed type asked for once with getTypes.
+    let types: Vec<_> = c
+        .outstanding
+        .values()
+        .filter(|o| o.op == Op::Types)
+        .map(|o| o.id.clone())
+        .collect();
+    assert_eq!(types.len(), 2);
+    assert!(types.contains(&p) && types.contains(&e));
+    assert!(c.no_dependencies.is_empty());
 }
