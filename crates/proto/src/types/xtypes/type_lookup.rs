@@ -119,10 +119,7 @@ impl TypeLookupRequest {
                 read_mutable(&mut call, |m, v| {
                     match m {
                         MEMBER_TYPE_IDS => ids = type_ids(v)?,
-                        MEMBER_CONTINUATION_POINT => {
-                            let n = super::bounded_len(v, 1, 32, "continuation_point")?;
-                            cp = v.take(n, "continuation_point")?.to_vec();
-                        }
+                        MEMBER_CONTINUATION_POINT => cp = continuation_point(v)?,
                         _ => return Ok(false),
                     }
                     Ok(true)
@@ -133,6 +130,13 @@ impl TypeLookupRequest {
         };
         Ok(TypeLookupRequest { request_id, call })
     }
+}
+
+/// `ContinuationPoint`, `sequence<octet, 32>` (XTypes 1.3 §7.6.3.3.4), in a request or a
+/// reply.
+fn continuation_point(r: &mut CdrReader<'_>) -> Result<Vec<u8>, CdrError> {
+    let n = super::bounded_len(r, 1, 32, "continuation_point")?;
+    Ok(r.take(n, "continuation_point")?.to_vec())
 }
 
 /// `sequence<TypeIdentifier>` (a DHEADER, non-primitive elements): at most
@@ -396,10 +400,7 @@ impl TypeLookupReply {
                 read_mutable(&mut result, |m, v| {
                     match m {
                         MEMBER_DEPENDENT_TYPEIDS => deps = dependent_typeids(v)?,
-                        MEMBER_CONTINUATION_POINT => {
-                            let n = super::bounded_len(v, 1, 32, "continuation_point")?;
-                            cp = v.take(n, "continuation_point")?.to_vec();
-                        }
+                        MEMBER_CONTINUATION_POINT => cp = continuation_point(v)?,
                         _ => return Ok(false),
                     }
                     Ok(true)
