@@ -26,7 +26,8 @@ use crate::security::crypto::{
 use crate::wire::Header;
 use crate::wire::security::SRTPS_PREFIX;
 
-const MARKER: &[u8] = b"MARKER-7f3a-plaintext";
+/// A marker in every sample: it must never be seen in clear on the wire.
+pub(super) const MARKER: &[u8] = b"MARKER-7f3a-plaintext";
 
 fn governance(rtps: &str) -> Arc<Governance> {
     let xml = governance_xml(rtps, "NONE", "NONE", "NONE");
@@ -36,10 +37,15 @@ fn governance(rtps: &str) -> Arc<Governance> {
 /// Two secured participants (alice, bob) under RTPS protection `rtps`, a reliable KEEP_ALL
 /// writer on node 0 and a reader on node 1, before anything ran.
 fn pair_under(rtps: &str) -> (SimNet, Guid, Guid) {
+    pair_governed(governance(rtps))
+}
+
+/// Two secured participants (alice, bob) under governance `g`, a reliable KEEP_ALL writer on
+/// node 0 and a reader on node 1, before anything ran.
+pub(super) fn pair_governed(g: Arc<Governance>) -> (SimNet, Guid, Guid) {
     let ca = ca("Test CA", true);
     let alice = identity("alice", &ca, true);
     let bob = identity("bob", &ca, true);
-    let g = governance(rtps);
     let nodes: Vec<Node> = vec![
         secure_node_governed(0, Some(&alice), Some(g.clone())),
         secure_node_governed(1, Some(&bob), Some(g)),
@@ -74,7 +80,8 @@ fn secured_pair(rtps: &str) -> (SimNet, Guid, Guid) {
     (net, w, r)
 }
 
-fn sample(i: u32) -> WriteRequest {
+/// Sample `i`: its index and [`MARKER`], padded to 4 octets.
+pub(super) fn sample(i: u32) -> WriteRequest {
     let mut payload = vec![0u8, 1, 0, 0];
     payload.extend_from_slice(&i.to_le_bytes());
     payload.extend_from_slice(MARKER);
@@ -82,15 +89,17 @@ fn sample(i: u32) -> WriteRequest {
     WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload))
 }
 
-/// Writes `n` samples on the simulated network and returns how many node 1's reader took.
-fn write_and_take(net: &mut SimNet, w: Guid, r: Guid, n: u32) -> usize {
+/// Writes `n` samples on the simulated network and returns how many node 1's reader took;
+/// each taken while writing holds [`MARKER`] (it was decoded, not garbled).
+pub(super) fn write_and_take(net: &mut SimNet, w: Guid, r: Guid, n: u32) -> usize {
     let mut got = 0;
     for i in 0..n {
         let now = net.now();
         net.nodes[0].p.write(now, w, sample(i)).unwrap();
         net.run_for(5);
         let now = net.now();
-        while net.nodes[1].p.take(now, r).is_some() {
+        while let Some(s) = net.nodes[1].p.take(now, r) {
+            assert!(contains(&s.data, MARKER));
             got += 1;
         }
     }
@@ -103,7 +112,7 @@ fn write_and_take(net: &mut SimNet, w: Guid, r: Guid, n: u32) -> usize {
 }
 
 /// Writes one sample and takes node 0's datagrams off the network by hand.
-fn write_one_by_hand(net: &mut SimNet, w: Guid) -> Vec<Vec<u8>> {
+pub(super) fn write_one_by_hand(net: &mut SimNet, w: Guid) -> Vec<Vec<u8>> {
     let now = net.now();
     net.nodes[0].p.write(now, w, sample(99)).unwrap();
     let mut out = Vec::new();
@@ -113,7 +122,7 @@ fn write_one_by_hand(net: &mut SimNet, w: Guid) -> Vec<Vec<u8>> {
     out
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 

@@ -10,18 +10,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::security::secure_node_governed;
+use super::crypto::{MARKER, contains, pair_governed, write_and_take, write_one_by_hand};
 use super::*;
 use crate::core::participant::crypto::tests::governance_xml;
-use crate::core::sim::Node;
 use crate::core::{ChangeKind, WriteRequest};
 use crate::security::access::governance::Governance;
-use crate::security::auth::tests::{ca, identity};
 use crate::wire::Header;
 use crate::wire::security::{SEC_BODY, SEC_PREFIX};
 use crate::wire::submessage::DATA;
-
-const MARKER: &[u8] = b"MARKER-5e1c-endpoint";
 
 /// Two secured participants under metadata protection `meta` and data protection `data`, a
 /// reliable KEEP_ALL writer on node 0 and a reader on node 1, matched and past the endpoint
@@ -32,19 +28,8 @@ fn protected_pair(meta: &str, data: &str) -> (SimNet, Guid, Guid) {
 
 /// [`protected_pair`] under RTPS protection `rtps` as well.
 fn protected_pair_under(rtps: &str, meta: &str, data: &str) -> (SimNet, Guid, Guid) {
-    let ca = ca("Test CA", true);
-    let alice = identity("alice", &ca, true);
-    let bob = identity("bob", &ca, true);
     let xml = governance_xml(rtps, "NONE", meta, data);
-    let g = Arc::new(Governance::parse(&xml).unwrap());
-    let nodes: Vec<Node> = vec![
-        secure_node_governed(0, Some(&alice), Some(g.clone())),
-        secure_node_governed(1, Some(&bob), Some(g)),
-    ];
-    let mut net = SimNet::with_nodes(nodes, SEED);
-    let now = net.now();
-    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
-    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    let (mut net, w, r) = pair_governed(Arc::new(Governance::parse(&xml).unwrap()));
     let ready = net.run_until(5_000, |net| {
         net.nodes[0].p.matched_readers(w) == 1 && net.nodes[1].p.matched_writers(r) == 1
     });
@@ -52,48 +37,6 @@ fn protected_pair_under(rtps: &str, meta: &str, data: &str) -> (SimNet, Guid, Gu
     // The endpoint tokens travel over the volatile secure writer after the match.
     net.run_for(2_000);
     (net, w, r)
-}
-
-fn sample(i: u32) -> WriteRequest {
-    let mut payload = vec![0u8, 1, 0, 0];
-    payload.extend_from_slice(&i.to_le_bytes());
-    payload.extend_from_slice(MARKER);
-    payload.resize(payload.len().next_multiple_of(4), 0);
-    WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload))
-}
-
-fn write_and_take(net: &mut SimNet, w: Guid, r: Guid, n: u32) -> usize {
-    let mut got = 0;
-    for i in 0..n {
-        let now = net.now();
-        net.nodes[0].p.write(now, w, sample(i)).unwrap();
-        net.run_for(5);
-        let now = net.now();
-        while let Some(s) = net.nodes[1].p.take(now, r) {
-            assert!(contains(&s.data, MARKER));
-            got += 1;
-        }
-    }
-    net.run_for(300);
-    let now = net.now();
-    while net.nodes[1].p.take(now, r).is_some() {
-        got += 1;
-    }
-    got
-}
-
-fn write_one_by_hand(net: &mut SimNet, w: Guid) -> Vec<Vec<u8>> {
-    let now = net.now();
-    net.nodes[0].p.write(now, w, sample(99)).unwrap();
-    let mut out = Vec::new();
-    while let Some(t) = net.nodes[0].p.poll_transmit(now) {
-        out.push(t.datagram().to_vec());
-    }
-    out
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The ids of `d`'s submessages.
