@@ -143,7 +143,10 @@ fn two_routers_over_a_lossy_wan() {
          run cap 60 RB tshark -q -i RA -f udp -F pcap -w $OUT/wan.pcap
          run Filt.fast 60 B $FASTDDS sub -T Filt -k 0 -D t -f 'x < %0' -p 50 -t 50
          run Filt.sift 60 B $SHAPE_MAIN -S -t Filt -r -k 0 -D l --read-period 5 --cft 'x < 50'
-         sleep 6
+         # Write once RA's proxy reader on A announces the filter RB composed (discovery
+         # over the lossy WAN takes seconds more on a loaded machine); at most 40 s.
+         n=0; until site A $SIFTDDS ls -w 1 | grep -q '^ *filter '; do
+           n=$((n+1)); [ $n -ge 40 ] && break; done
          run Filt.pub 60 A $SHAPE_MAIN -P -t Filt -c RED -r -k 0 -D l -z 0 --write-period 10 --num-iterations 300
          await Filt.pub 30; sleep 4; stop cap; stop Filt.fast; stop Filt.sift
          # 2. Reliable KEEP_ALL exactly once in order over 10 % loss.

@@ -21,7 +21,10 @@
 //! ([`ChangeFilter::info_for`]: a reader looks only for its own signature, docs/interop-facts.md
 //! §2.3), one shared by several readers the full list ([`ChangeFilter::shared_info`], built at send
 //! time; RTPS 2.5 §8.7.3.2). Both are built from the table and pass set. Readers matched or
-//! re-filtered after the write are not in the stored map: they get DATA and filter themselves.
+//! re-filtered after the write get the stored changes they have not acknowledged evaluated
+//! again under the new filter set ([`Writer::refilter_history`]), so a TRANSIENT_LOCAL late
+//! joiner's history and its repairs are filtered as live data is (a reader that cannot filter
+//! itself, such as a router's proxy reader for a type it does not know, depends on it).
 //! Dispose / unregister changes are not filtered (RTPS 2.5 §8.7.4: instance state changes
 //! still reach every reader).
 
@@ -142,7 +145,38 @@ impl Writer {
             Err(e) => FilterUpdate::Rejected(e),
         };
         self.resolve_filter_slots();
+        if update == FilterUpdate::Applied && filter.is_some() {
+            self.refilter_history(reader);
+        }
         update
+    }
+
+    /// Evaluates again, under the current filter set, the stored changes `reader` has not
+    /// acknowledged (from its start when it is new): its filter came after they were
+    /// written, so their stored outcome does not list it. The memo makes changes with a
+    /// projection seen before cost one lookup. RTPS 2.5 §8.7.3.2 (a writer that filters sends
+    /// a GAP for what a reader's filter rejects).
+    fn refilter_history(&mut self, reader: Guid) {
+        let Some(from) = self
+            .readers
+            .find(reader)
+            .and_then(|k| self.readers.get(k))
+            .map(|r| r.acked().checked_add(1).unwrap_or(r.acked()).max(r.start()))
+        else {
+            return;
+        };
+        if from > self.history.last_sn() {
+            return;
+        }
+        let (max_message, fragment) = (self.config.max_message_size, self.config.fragment_size);
+        let invert = self.config.inverts_filter_bits();
+        let Some(f) = self.filtering.as_mut() else {
+            return;
+        };
+        self.history.refilter(from, |c| {
+            let room = info_room(max_message, fragment, c.data.len());
+            evaluate(f, c.kind, &c.data, room, invert)
+        });
     }
 
     /// The one place the readers' filter slots are resolved: after every change of the
@@ -176,26 +210,14 @@ impl Writer {
         kind: ChangeKind,
         data: &[u8],
     ) -> Option<ChangeFilter> {
-        let room = self
-            .config
-            .max_message_size
-            .saturating_sub(MESSAGE_OVERHEAD)
-            .saturating_sub(self.config.fragment_size.min(data.len()));
+        let room = info_room(
+            self.config.max_message_size,
+            self.config.fragment_size,
+            data.len(),
+        );
         let invert = self.config.inverts_filter_bits();
         let f = self.filtering.as_mut()?;
-        if kind != ChangeKind::Alive || f.set.is_empty() {
-            return None;
-        }
-        let pass = f.set.evaluate(data);
-        let table = f.set.slot_table();
-        // The info rides on every DATA_FRAG: it must fit next to a full fragment, and in a
-        // parameter (length is a u16). Otherwise send to everyone without it (no stall).
-        let len = table.info_len().saturating_add(4);
-        if len > room || len > usize::from(u16::MAX) {
-            f.info_too_large = f.info_too_large.saturating_add(1);
-            return None;
-        }
-        Some(ChangeFilter::new(pass, table, invert))
+        evaluate(f, kind, data, room, invert)
     }
 
     /// Writer-side filtering figures (all zero when the writer has no type descriptor).
@@ -228,4 +250,36 @@ impl Writer {
     pub(super) fn reader_slot(&self, r: &ReaderProxy) -> ReaderSlot {
         self.readers.filter_slot(r)
     }
+}
+
+/// One change's outcome under `f`'s current filter set: `None` when nothing is filtered (no
+/// filtered reader, not ALIVE, or the info would not fit in `room` bytes of a message).
+fn evaluate(
+    f: &mut Filtering,
+    kind: ChangeKind,
+    data: &[u8],
+    room: usize,
+    invert: bool,
+) -> Option<ChangeFilter> {
+    if kind != ChangeKind::Alive || f.set.is_empty() {
+        return None;
+    }
+    let pass = f.set.evaluate(data);
+    let table = f.set.slot_table();
+    // The info rides on every DATA_FRAG: it must fit next to a full fragment, and in a
+    // parameter (length is a u16). Otherwise send to everyone without it (no stall).
+    let len = table.info_len().saturating_add(4);
+    if len > room || len > usize::from(u16::MAX) {
+        f.info_too_large = f.info_too_large.saturating_add(1);
+        return None;
+    }
+    Some(ChangeFilter::new(pass, table, invert))
+}
+
+/// Bytes a message of at most `max_message` bytes has for PID_CONTENT_FILTER_INFO next to the
+/// first fragment (at most `fragment` bytes) of a `len`-byte payload.
+fn info_room(max_message: usize, fragment: usize, len: usize) -> usize {
+    max_message
+        .saturating_sub(MESSAGE_OVERHEAD)
+        .saturating_sub(fragment.min(len))
 }

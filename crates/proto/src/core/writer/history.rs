@@ -140,6 +140,18 @@ impl WriterHistory {
         self.window.get(sn).map(|s| &s.change)
     }
 
+    /// Replaces the content-filter outcome of every stored change with `sn >= from` by what
+    /// `evaluate` returns for it.
+    pub(super) fn refilter(
+        &mut self,
+        from: SequenceNumber,
+        mut evaluate: impl FnMut(&CacheChange) -> Option<ChangeFilter>,
+    ) {
+        for stored in self.window.stored_from_mut(from) {
+            stored.filter = evaluate(&stored.change);
+        }
+    }
+
     /// The content-filter outcome stored with a change, if it was filtered.
     pub(super) fn filter(&self, sn: SequenceNumber) -> Option<&ChangeFilter> {
         self.window.get(sn)?.filter.as_ref()

@@ -104,6 +104,17 @@ impl Window {
             .map(|e| e.sn)
     }
 
+    /// The stored changes with `sn >= from`, oldest first, to update what is kept with them.
+    pub(super) fn stored_from_mut(
+        &mut self,
+        from: SequenceNumber,
+    ) -> impl Iterator<Item = &mut Stored> + '_ {
+        let start = self.lower_bound(from);
+        self.entries
+            .range_mut(start..)
+            .filter_map(|e| e.stored.as_mut())
+    }
+
     /// Appends a change; its sequence number is above every other in the window.
     pub(super) fn push(&mut self, sn: SequenceNumber, stored: Stored) {
         self.stored = self.stored.saturating_add(1);

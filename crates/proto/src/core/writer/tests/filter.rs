@@ -115,6 +115,14 @@ fn seen_by(ts: &[Transmit], n: u8) -> Vec<Seen> {
     out
 }
 
+/// What reader `n` received, HEARTBEATs left out.
+fn submessages_to(ts: &[Transmit], n: u8) -> Vec<Seen> {
+    seen_by(ts, n)
+        .into_iter()
+        .filter(|s| *s != Seen::Hb)
+        .collect()
+}
+
 fn bits(info: &ContentFilterInfo) -> Vec<bool> {
     (0..info.len()).map(|i| info.passed(i).unwrap()).collect()
 }
@@ -140,10 +148,7 @@ fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_one
     }
     let ts = drain(&mut w, at(1));
     let sig = red().signature();
-    let r1: Vec<Seen> = seen_by(&ts, 1)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let r1: Vec<Seen> = submessages_to(&ts, 1);
     assert_eq!(
         r1,
         vec![
@@ -161,10 +166,7 @@ fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_one
     );
     // The unfiltered reader gets every sample, alone: without info (it was not filtered for,
     // so no signature is its own; it filters itself, docs/interop-facts.md §2.3).
-    let r2: Vec<Seen> = seen_by(&ts, 2)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let r2: Vec<Seen> = submessages_to(&ts, 2);
     let expect: Vec<Seen> = (1..=5).map(|sn| Seen::Data { sn, cfi: None }).collect();
     assert_eq!(r2, expect);
     // The filtered reader was never in a shared datagram.
@@ -186,6 +188,86 @@ fn filtered_reader_gets_gaps_for_rejected_sns_and_data_with_info_for_passing_one
     w.handle_acknack(at(2), reader_guid(1), &acknack(6, &[], 1));
     w.handle_acknack(at(2), reader_guid(2), &acknack(6, &[], 1));
     assert!(w.all_acked());
+}
+
+/// A TRANSIENT_LOCAL reader whose filter is known only at its match (a late joiner, or a
+/// router's proxy reader) gets the history filtered as live data: DATA with its own info for
+/// what passes, GAPs for the rest, though no reader was filtered for when it was written.
+#[test]
+fn a_late_joining_filtered_reader_gets_the_history_filtered() {
+    let mut cfg = filtering_config();
+    cfg.durability_transient_local = true;
+    let mut w = Writer::new(cfg);
+    for (i, c) in ["RED", "BLUE", "BLUE", "RED", "GREEN"].iter().enumerate() {
+        put(&mut w, at(1), &shape(c, i as i32, 30, 0));
+    }
+    drain(&mut w, at(1));
+    w.matched_reader_add(at(2), remote(1, true, true));
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&red())),
+        FilterUpdate::Applied
+    );
+    let seen: Vec<Seen> = submessages_to(&drain(&mut w, at(10)), 1);
+    let sig = red().signature();
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Data {
+                sn: 1,
+                cfi: one(sig, true)
+            },
+            Seen::Gap { start: 2, end: 4 },
+            Seen::Data {
+                sn: 4,
+                cfi: one(sig, true)
+            },
+            Seen::Gap { start: 5, end: 6 },
+        ]
+    );
+    // Changes written afterwards are filtered as usual.
+    put(&mut w, at(11), &shape("BLUE", 9, 30, 0));
+    put(&mut w, at(11), &shape("RED", 9, 30, 0));
+    let live: Vec<Seen> = submessages_to(&drain(&mut w, at(11)), 1);
+    assert_eq!(
+        live,
+        vec![
+            Seen::Gap { start: 6, end: 7 },
+            Seen::Data {
+                sn: 7,
+                cfi: one(sig, true)
+            },
+        ]
+    );
+}
+
+/// A reader that changes its filter gets what it has not acknowledged under the new one: a
+/// repair after the change follows the filter it announced last.
+#[test]
+fn a_changed_filter_applies_to_repairs_of_what_was_not_acknowledged() {
+    let mut w = Writer::new(filtering_config());
+    w.matched_reader_add(at(0), remote(1, true, false));
+    w.set_reader_filter(reader_guid(1), Some(&red()));
+    drain(&mut w, at(0));
+    put(&mut w, at(1), &shape("RED", 1, 10, 0));
+    put(&mut w, at(1), &shape("BLUE", 2, 10, 0));
+    drain(&mut w, at(1)); // "lost"
+    let blue = filter("color = %0", &["'BLUE'"]);
+    assert_eq!(
+        w.set_reader_filter(reader_guid(1), Some(&blue)),
+        FilterUpdate::Applied
+    );
+    w.handle_acknack(at(2), reader_guid(1), &acknack(1, &[1, 2], 1));
+    let seen: Vec<Seen> = submessages_to(&drain(&mut w, at(10)), 1);
+    assert_eq!(
+        seen,
+        vec![
+            Seen::Gap { start: 1, end: 2 },
+            Seen::Data {
+                sn: 2,
+                cfi: one(blue.signature(), true)
+            },
+        ]
+    );
 }
 
 #[test]
@@ -224,10 +306,7 @@ fn info_lists_every_filtered_reader_in_slot_order_with_its_bit() {
     assert_eq!(bits(&infos[1]), vec![true, false, false]);
     // The BLUE reader (slot 1) got sample 1 with its own signature and bit only, and a GAP
     // for sample 2 (in front of the burst's HEARTBEAT).
-    let r2: Vec<Seen> = seen_by(&ts, 2)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let r2: Vec<Seen> = submessages_to(&ts, 2);
     assert_eq!(
         r2,
         vec![
@@ -277,10 +356,7 @@ fn a_nack_for_a_filtered_sn_is_answered_with_a_gap() {
     put(&mut w, at(1), &shape("GREEN", 1, 10, 0));
     drain(&mut w, at(1)); // "lost"
     w.handle_acknack(at(2), reader_guid(1), &acknack(1, &[1, 2, 3], 1));
-    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(10)), 1)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let seen: Vec<Seen> = submessages_to(&drain(&mut w, at(10)), 1);
     assert_eq!(
         seen,
         vec![
@@ -389,10 +465,7 @@ fn inverted_bit_mode_sends_everything_with_the_bit_flipped() {
     w.set_reader_filter(reader_guid(1), Some(&red()));
     put(&mut w, at(1), &shape("RED", 1, 10, 0));
     put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
-    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(1)), 1)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let seen: Vec<Seen> = submessages_to(&drain(&mut w, at(1)), 1);
     let sig = red().signature();
     assert_eq!(
         seen,
@@ -439,10 +512,7 @@ fn filter_updates_unusable_filters_and_removal() {
     // Unusable filter: it gets everything, without info (nobody is filtered for).
     put(&mut w, at(1), &shape("RED", 1, 10, 0));
     put(&mut w, at(1), &shape("BLUE", 1, 10, 0));
-    let seen: Vec<Seen> = seen_by(&drain(&mut w, at(1)), 1)
-        .into_iter()
-        .filter(|s| *s != Seen::Hb)
-        .collect();
+    let seen: Vec<Seen> = submessages_to(&drain(&mut w, at(1)), 1);
     assert_eq!(
         seen,
         vec![
