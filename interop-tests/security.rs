@@ -1387,24 +1387,23 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
 /// siftdds and a vendor under governance `governance`: authenticated, keys exchanged, and
 /// samples flow from `writer` ("siftdds" or the vendor's name) to the other.
 fn cyclone_protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str) {
-    protected_case(test, domain, docs, writer, Vendor::Cyclone);
+    let _ = protected_case(test, domain, docs, writer, Vendor::Cyclone);
 }
 
-/// [`cyclone_protected_case`] with `vendor`.
+/// [`cyclone_protected_case`] with `vendor`; our participant's counters at the end (`None`
+/// when the vendor is missing and the skip was recorded).
 pub(crate) fn protected_case(
     test: &str,
     domain: u32,
     docs: Docs<'static>,
     writer: &str,
     vendor: Vendor,
-) {
+) -> Option<siftdds::core::participant::ParticipantStats> {
     let ready = match vendor {
         Vendor::Cyclone => cyclone_ready(test),
         Vendor::FastDds => fastdds_ready(test),
     };
-    let Some(bin) = ready else {
-        return;
-    };
+    let bin = ready?;
     let pki = pki();
     let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
     let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
@@ -1497,7 +1496,7 @@ pub(crate) fn protected_case(
     assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
     // The RTPS-protection check below; per-endpoint protection is checked by its caller.
     if vendor != Vendor::Cyclone || !docs.governance.starts_with("governance_rtps") {
-        return;
+        return Some(stats);
     }
     // And Cyclone decoded our protected messages (its trace names each attempt, and each
     // failure; one sent before it registered our tokens fails and is repaired).
@@ -1511,6 +1510,7 @@ pub(crate) fn protected_case(
         attempts > failures,
         "Cyclone decoded none of our protected messages"
     );
+    Some(stats)
 }
 
 /// The lines of a Cyclone trace about crypto and key exchange (for a failure message).

@@ -131,6 +131,23 @@ impl Protection {
         }
     }
 
+    /// Whether the secure SEDP and WLP endpoints exist under domain rule `rule`, and how they
+    /// are used (DDS-Security 1.1 §7.4.5-6): under `discovery_protection_kind` or
+    /// `liveliness_protection_kind` other than NONE, or a topic rule with
+    /// `enable_discovery_protection` (whose endpoints are announced on them). Liveliness goes
+    /// on the secure WLP writer under liveliness protection.
+    pub(super) fn secure_builtin(rule: Option<&DomainRule>) -> Option<super::sedp::SecureUse> {
+        let rule = rule?;
+        let liveliness = rule.liveliness_protection_kind != ProtectionKind::None;
+        let used = liveliness
+            || rule.discovery_protection_kind != ProtectionKind::None
+            || rule
+                .topic_rules
+                .iter()
+                .any(|t| t.enable_discovery_protection);
+        used.then_some(super::sedp::SecureUse { liveliness })
+    }
+
     /// PID_PARTICIPANT_SECURITY_INFO for this protection (§7.4.1.6, §9.4.2.4): the
     /// participant mask says RTPS, discovery and liveliness protected (bits 0-2), the plugin
     /// mask encrypted (bits 0-2) and origin-authenticated (bits 3-5); bit 31 is valid.
@@ -429,11 +446,45 @@ impl Cryptography {
             let keymat = KeyMaterial::generate(kind, false, &mut rng)?;
             Some(SenderSession::new(keymat, &mut rng)?)
         };
+        // DDS-Security 1.1 §7.4.5-6, §8.4.2.4, Table 20: the secure SEDP endpoints protect
+        // their submessages per `discovery_protection_kind`, the secure WLP ones per
+        // `liveliness_protection_kind`, each with key material of its own exchanged as
+        // datawriter/datareader CryptoTokens (as Cyclone DDS 0.10 `q_omg_security_register_*`
+        // and Fast DDS 2.9 `register_local_builtin_writer/reader` do).
+        let mut local = BTreeMap::new();
+        if let Some(rule) = protection
+            .rule
+            .as_ref()
+            .filter(|r| Protection::secure_builtin(Some(r)).is_some())
+        {
+            for (id, _, _) in super::sedp::SECURE_BUILTIN_PAIRS {
+                let kind = match id {
+                    super::sedp::PARTICIPANT_MESSAGE_SECURE_WRITER
+                    | super::sedp::PARTICIPANT_MESSAGE_SECURE_READER => {
+                        rule.liveliness_protection_kind
+                    }
+                    _ => rule.discovery_protection_kind,
+                };
+                let submessage = match transformation_kind(kind) {
+                    TransformationKind::None => None,
+                    kind => {
+                        let keymat = KeyMaterial::generate(kind, false, &mut rng)?;
+                        Some(SenderSession::new(keymat, &mut rng)?)
+                    }
+                };
+                let ep = LocalEndpoint {
+                    submessage,
+                    payload: None,
+                    data_protected: false,
+                };
+                local.insert(id, ep);
+            }
+        }
         Ok(Some(Cryptography {
             ours,
             rtps,
             rule: protection.rule,
-            local: BTreeMap::new(),
+            local,
             remote_endpoints: BTreeMap::new(),
             tokens_sent: BTreeSet::new(),
             unprotected: 0,
@@ -642,6 +693,18 @@ impl Cryptography {
             .collect();
         log::debug!("sending the crypto tokens of {local} to {remote}");
         self.send_volatile_to(now, remote.prefix, class, tokens, (remote, local));
+    }
+
+    /// Remote participant `remote`, authenticated, was matched on the secure SEDP and WLP
+    /// endpoints its BuiltinEndpointSet `announced` names: each of ours sends the matching one
+    /// its CryptoTokens, and what that one sends must come protected (§7.4.5-6, §8.8.5-6).
+    pub(super) fn builtin_matched(&mut self, now: Now, remote: GuidPrefix, announced: u32) {
+        for (ours, theirs, bit) in super::sedp::SECURE_BUILTIN_PAIRS {
+            if announced & bit != 0 {
+                let local = Guid::new(self.ours, ours);
+                self.matched(now, local, Guid::new(remote, theirs));
+            }
+        }
     }
 
     /// Queues one volatile secure message to `remote` and sends it.
@@ -1345,8 +1408,8 @@ fn carries_user_submessage(datagram: &[u8]) -> bool {
     })
 }
 
-/// True when `sm` is from or to a user endpoint (not a builtin one): what RTPS protection
-/// must cover.
+/// True when `sm` is from or to a user endpoint, or a secure SEDP or WLP endpoint: what RTPS
+/// protection must cover (Cyclone DDS 0.10 `maybe_rtps_protected`).
 pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
     let id = match sm {
         Submessage::Data(d) => d.writer_id,
@@ -1358,7 +1421,7 @@ pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
         Submessage::NackFrag(n) => n.reader_id,
         _ => return false,
     };
-    !id.is_builtin()
+    !id.is_builtin() || super::sedp::is_secure_builtin(id)
 }
 
 /// The endpoint whose submessage `sm` (whole) is, and whether it is the writer's side:

@@ -1,0 +1,98 @@
+//! Discovery and liveliness protection against the vendors (DDS-Security 1.1 §7.4.5-6,
+//! §8.4.2.4): governance `sign` / `encrypt` of `scripts/test-pki` (discovery and liveliness
+//! protection SIGN or ENCRYPT, the topic rule with `enable_discovery_protection` and
+//! `enable_liveliness_protection`, metadata and data protection of the same kind, RTPS NONE,
+//! read and write access control on), as the vendors' stock governances. siftdds and the
+//! vendor announce the secure SEDP and WLP endpoints (BuiltinEndpointSet bits 16-21), exchange
+//! their CryptoTokens over the volatile secure endpoints, announce their Square endpoints on
+//! the secure SEDP writers only, match and deliver reliably each way. Without a capture: our
+//! participant's counters show its endpoint went out on the secure SEDP writer
+//! (`secure_discovery_announced`) and the vendor's came in on the secure SEDP reader
+//! (`secure_discovery_received`), and nothing came in clear (`unprotected` 0). siftdds holds
+//! alice's certificate (so it initiates the handshake).
+
+use crate::security::{Docs, Vendor, protected_case};
+
+/// Discovery, liveliness, metadata and data protection ENCRYPT.
+const DISCOVERY_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+
+/// Discovery, liveliness, metadata and data protection SIGN.
+const DISCOVERY_SIGN: Docs<'static> = Docs {
+    governance: "governance_sign.p7s",
+    permissions: "permissions.p7s",
+};
+
+/// [`protected_case`], then the counters: our Square endpoint was announced on the secure
+/// SEDP writer and the vendor's came in on the secure SEDP reader.
+fn discovery_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, vendor: Vendor) {
+    // `None`: the vendor is missing and the case recorded its skip.
+    let Some(stats) = protected_case(test, domain, docs, writer, vendor) else {
+        return;
+    };
+    eprintln!(
+        "{test}: secure SEDP: {} announced, {} received; unprotected {}, crypto_rejected {}",
+        stats.secure_discovery_announced,
+        stats.secure_discovery_received,
+        stats.unprotected,
+        stats.crypto_rejected
+    );
+    assert!(
+        stats.secure_discovery_announced >= 1,
+        "our endpoint was not announced on the secure SEDP writer: {stats:?}"
+    );
+    assert!(
+        stats.secure_discovery_received >= 1,
+        "the vendor's endpoint did not come on the secure SEDP reader: {stats:?}"
+    );
+}
+
+#[test]
+fn cyclone_under_discovery_encrypt_receives_from_siftdds() {
+    let test = "cyclone_under_discovery_encrypt_receives_from_siftdds";
+    discovery_case(test, 54, DISCOVERY_ENCRYPT, "siftdds", Vendor::Cyclone);
+}
+
+#[test]
+fn cyclone_under_discovery_encrypt_sends_to_siftdds() {
+    let test = "cyclone_under_discovery_encrypt_sends_to_siftdds";
+    discovery_case(test, 56, DISCOVERY_ENCRYPT, "cyclone", Vendor::Cyclone);
+}
+
+#[test]
+fn cyclone_under_discovery_sign_receives_from_siftdds() {
+    let test = "cyclone_under_discovery_sign_receives_from_siftdds";
+    discovery_case(test, 57, DISCOVERY_SIGN, "siftdds", Vendor::Cyclone);
+}
+
+#[test]
+fn cyclone_under_discovery_sign_sends_to_siftdds() {
+    let test = "cyclone_under_discovery_sign_sends_to_siftdds";
+    discovery_case(test, 58, DISCOVERY_SIGN, "cyclone", Vendor::Cyclone);
+}
+
+#[test]
+fn fastdds_under_discovery_encrypt_receives_from_siftdds() {
+    let test = "fastdds_under_discovery_encrypt_receives_from_siftdds";
+    discovery_case(test, 62, DISCOVERY_ENCRYPT, "siftdds", Vendor::FastDds);
+}
+
+#[test]
+fn fastdds_under_discovery_encrypt_sends_to_siftdds() {
+    let test = "fastdds_under_discovery_encrypt_sends_to_siftdds";
+    discovery_case(test, 63, DISCOVERY_ENCRYPT, "fastdds", Vendor::FastDds);
+}
+
+#[test]
+fn fastdds_under_discovery_sign_receives_from_siftdds() {
+    let test = "fastdds_under_discovery_sign_receives_from_siftdds";
+    discovery_case(test, 67, DISCOVERY_SIGN, "siftdds", Vendor::FastDds);
+}
+
+#[test]
+fn fastdds_under_discovery_sign_sends_to_siftdds() {
+    let test = "fastdds_under_discovery_sign_sends_to_siftdds";
+    discovery_case(test, 69, DISCOVERY_SIGN, "fastdds", Vendor::FastDds);
+}
