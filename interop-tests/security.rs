@@ -1391,13 +1391,27 @@ fn cyclone_protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: 
 }
 
 /// [`cyclone_protected_case`] with `vendor`; our participant's counters at the end (`None`
-/// when the vendor is missing and the skip was recorded).
+/// when the vendor is missing and the skip was recorded). siftdds holds alice's certificate,
+/// so it initiates the handshake.
 pub(crate) fn protected_case(
     test: &str,
     domain: u32,
     docs: Docs<'static>,
     writer: &str,
     vendor: Vendor,
+) -> Option<siftdds::core::participant::ParticipantStats> {
+    protected_case_initiated(test, domain, docs, writer, vendor, true)
+}
+
+/// [`protected_case`], with siftdds holding alice's certificate when `siftdds_initiates`, else
+/// bob's (the vendor, holding alice's, initiates).
+pub(crate) fn protected_case_initiated(
+    test: &str,
+    domain: u32,
+    docs: Docs<'static>,
+    writer: &str,
+    vendor: Vendor,
+    siftdds_initiates: bool,
 ) -> Option<siftdds::core::participant::ParticipantStats> {
     let ready = match vendor {
         Vendor::Cyclone => cyclone_ready(test),
@@ -1407,13 +1421,9 @@ pub(crate) fn protected_case(
     let pki = pki();
     let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
     let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
-    let ours = Identity {
-        ca: "ec/ca.pem",
-        cert: "ec/alice",
-    };
-    let theirs = Identity {
-        ca: "ec/ca.pem",
-        cert: "ec/bob",
+    let (ours, theirs) = match siftdds_initiates {
+        true => (ALICE, BOB),
+        false => (BOB, ALICE),
     };
     let p = siftdds_participant_with(&pki, domain, &ours, docs).unwrap();
     let spawn = |args: &[&str]| {

@@ -8,10 +8,11 @@
 //! the secure SEDP writers only, match and deliver reliably each way. Without a capture: our
 //! participant's counters show its endpoint went out on the secure SEDP writer
 //! (`secure_discovery_announced`) and the vendor's came in on the secure SEDP reader
-//! (`secure_discovery_received`), and nothing came in clear (`unprotected` 0). siftdds holds
-//! alice's certificate (so it initiates the handshake).
+//! (`secure_discovery_received`), and nothing came in clear (`unprotected` 0). Each case runs
+//! twice: siftdds holding alice's certificate (it initiates the handshake), then bob's (the
+//! vendor initiates).
 
-use crate::security::{Docs, Vendor, protected_case};
+use crate::security::{Docs, Vendor, protected_case_initiated};
 
 /// Discovery, liveliness, metadata and data protection ENCRYPT.
 const DISCOVERY_ENCRYPT: Docs<'static> = Docs {
@@ -25,28 +26,38 @@ const DISCOVERY_SIGN: Docs<'static> = Docs {
     permissions: "permissions.p7s",
 };
 
-/// [`protected_case`], then the counters: our Square endpoint was announced on the secure
-/// SEDP writer and the vendor's came in on the secure SEDP reader.
+/// [`protected_case_initiated`] twice on `domain`, one after the other: siftdds initiating
+/// the handshake (alice's certificate), then the vendor (siftdds holding bob's); after each,
+/// the counters: our Square endpoint was announced on the secure SEDP writer and the vendor's
+/// came in on the secure SEDP reader.
 fn discovery_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, vendor: Vendor) {
-    // `None`: the vendor is missing and the case recorded its skip.
-    let Some(stats) = protected_case(test, domain, docs, writer, vendor) else {
-        return;
-    };
-    eprintln!(
-        "{test}: secure SEDP: {} announced, {} received; unprotected {}, crypto_rejected {}",
-        stats.secure_discovery_announced,
-        stats.secure_discovery_received,
-        stats.unprotected,
-        stats.crypto_rejected
-    );
-    assert!(
-        stats.secure_discovery_announced >= 1,
-        "our endpoint was not announced on the secure SEDP writer: {stats:?}"
-    );
-    assert!(
-        stats.secure_discovery_received >= 1,
-        "the vendor's endpoint did not come on the secure SEDP reader: {stats:?}"
-    );
+    for siftdds_initiates in [true, false] {
+        let case = match siftdds_initiates {
+            true => test.to_owned(),
+            false => format!("{test}_vendor_initiates"),
+        };
+        let stats =
+            protected_case_initiated(&case, domain, docs, writer, vendor, siftdds_initiates);
+        // `None`: the vendor is missing and the case recorded its skip.
+        let Some(stats) = stats else {
+            return;
+        };
+        eprintln!(
+            "{case}: secure SEDP: {} announced, {} received; unprotected {}, crypto_rejected {}",
+            stats.secure_discovery_announced,
+            stats.secure_discovery_received,
+            stats.unprotected,
+            stats.crypto_rejected
+        );
+        assert!(
+            stats.secure_discovery_announced >= 1,
+            "{case}: our endpoint was not announced on the secure SEDP writer: {stats:?}"
+        );
+        assert!(
+            stats.secure_discovery_received >= 1,
+            "{case}: the vendor's endpoint did not come on the secure SEDP reader: {stats:?}"
+        );
+    }
 }
 
 #[test]
