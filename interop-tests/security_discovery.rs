@@ -57,7 +57,30 @@ fn discovery_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, ve
             stats.secure_discovery_received >= 1,
             "{case}: the vendor's endpoint did not come on the secure SEDP reader: {stats:?}"
         );
+        if vendor == Vendor::Cyclone {
+            cyclone_took_our_secure_liveliness(&case, siftdds_initiates);
+        }
     }
+}
+
+/// Cyclone's trace of `case`: it took our liveliness assertion from our
+/// BuiltinParticipantMessageSecureWriter (DDS-Security 1.1 §7.4.6), decoded
+/// (`data(builtin, …): <our prefix>…:ff0200c2 … DCPSParticipantMessageSecure`). Our GUID prefix
+/// starts 86185a8c as alice, d1ed6742 as bob.
+fn cyclone_took_our_secure_liveliness(case: &str, alice: bool) {
+    let log = std::path::PathBuf::from(repo_path!("target")).join(format!("security-{case}.log"));
+    let trace = std::fs::read_to_string(&log).unwrap_or_default();
+    let ours = if alice { "86185a8c" } else { "d1ed6742" };
+    let taken = trace
+        .lines()
+        .filter(|l| l.contains("data(builtin") && l.contains(ours))
+        .filter(|l| l.contains(":ff0200c2 #") && l.contains("DCPSParticipantMessageSecure"))
+        .count();
+    eprintln!("{case}: Cyclone took {taken} secure liveliness updates of ours");
+    assert!(
+        taken >= 1,
+        "{case}: no secure liveliness update of ours in {log:?}"
+    );
 }
 
 #[test]
