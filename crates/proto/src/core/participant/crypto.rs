@@ -18,9 +18,13 @@
 //!
 //! What is protected where (as Cyclone DDS 0.10 does, `ddsi_security_omg.c`,
 //! `maybe_rtps_protected`): under RTPS protection a datagram is protected when it carries a
-//! submessage of a user endpoint; SPDP, SEDP, WLP, TypeLookup and the stateless handshake
-//! messages stay in clear, and the volatile secure messages are protected submessage by
-//! submessage with the KxKey instead. Per endpoint on a topic whose governance rule sets
+//! submessage of a user endpoint or of a secure SEDP or WLP endpoint; SPDP, the plain SEDP and
+//! WLP, TypeLookup and the stateless handshake messages stay in clear, and the volatile secure
+//! messages are protected submessage by submessage with the KxKey instead. Under discovery or
+//! liveliness protection (§7.4.5-6) the secure SEDP and WLP endpoints (`sedp.rs`) are
+//! protected endpoints like a user one: key material per `discovery_protection_kind` or
+//! `liveliness_protection_kind`, created with the participant, their CryptoTokens sent when a
+//! participant authenticates. Per endpoint on a topic whose governance rule sets
 //! `metadata_protection_kind` or `data_protection_kind` (§8.4.2.4, §9.5.3.3.4.1-3): our
 //! writer's or reader's key material is created when it is announced (its SEDP data carries
 //! PID_ENDPOINT_SECURITY_INFO), its CryptoTokens go to each matched remote endpoint over the

@@ -18,8 +18,8 @@ use crate::wire::security::SEC_PREFIX;
 
 /// A governance like the vendors' stock ones: discovery and liveliness protection `kind`,
 /// metadata and data protection `kind`, discovery and liveliness protection enabled on the
-/// topic rule, RTPS protection NONE.
-fn governance(kind: &str) -> Arc<Governance> {
+/// topic rule, RTPS protection `rtps`.
+fn governance(kind: &str, rtps: &str) -> Arc<Governance> {
     let xml = format!(
         r#"<dds><domain_access_rules><domain_rule>
 <domains><id>0</id></domains>
@@ -27,7 +27,7 @@ fn governance(kind: &str) -> Arc<Governance> {
 <enable_join_access_control>false</enable_join_access_control>
 <discovery_protection_kind>{kind}</discovery_protection_kind>
 <liveliness_protection_kind>{kind}</liveliness_protection_kind>
-<rtps_protection_kind>NONE</rtps_protection_kind>
+<rtps_protection_kind>{rtps}</rtps_protection_kind>
 <topic_access_rules><topic_rule><topic_expression>*</topic_expression>
 <enable_discovery_protection>true</enable_discovery_protection>
 <enable_liveliness_protection>true</enable_liveliness_protection>
@@ -41,10 +41,10 @@ fn governance(kind: &str) -> Arc<Governance> {
     Arc::new(Governance::parse(&xml).unwrap())
 }
 
-/// Two participants under [`governance`] `kind`, the writer and reader matched and past the
-/// endpoint key exchange.
-fn discovery_protected_pair(kind: &str) -> (SimNet, Guid, Guid) {
-    let (mut net, w, r) = pair_governed(governance(kind));
+/// Two participants under [`governance`] `kind` (RTPS protection `rtps`), the writer and
+/// reader matched and past the endpoint key exchange.
+fn discovery_protected_pair(kind: &str, rtps: &str) -> (SimNet, Guid, Guid) {
+    let (mut net, w, r) = pair_governed(governance(kind, rtps));
     let ready = net.run_until(8_000, |net| {
         net.nodes[0].p.matched_readers(w) == 1 && net.nodes[1].p.matched_writers(r) == 1
     });
@@ -84,8 +84,8 @@ fn submessages(d: &[u8]) -> Vec<(u8, &[u8])> {
     out
 }
 
-fn discovery_protection_delivers(kind: &str) {
-    let (mut net, w, r) = discovery_protected_pair(kind);
+fn discovery_protection_delivers(kind: &str, rtps: &str) {
+    let (mut net, w, r) = discovery_protected_pair(kind, rtps);
     // Bits 16-21 announced, and each side knows the other's.
     for i in 0..2 {
         let other = net.nodes[1 - i].p.guid_prefix();
@@ -120,17 +120,22 @@ fn discovery_protection_delivers(kind: &str) {
 
 #[test]
 fn discovery_and_liveliness_encrypt_announce_on_the_secure_endpoints_and_deliver() {
-    discovery_protection_delivers("ENCRYPT");
+    discovery_protection_delivers("ENCRYPT", "NONE");
 }
 
 #[test]
 fn discovery_and_liveliness_sign_announce_on_the_secure_endpoints_and_deliver() {
-    discovery_protection_delivers("SIGN");
+    discovery_protection_delivers("SIGN", "NONE");
+}
+
+#[test]
+fn discovery_encrypt_inside_rtps_encrypt_announces_on_the_secure_endpoints_and_delivers() {
+    discovery_protection_delivers("ENCRYPT", "ENCRYPT");
 }
 
 #[test]
 fn under_discovery_encrypt_a_topic_name_never_shows_in_clear() {
-    let (mut net, _, _) = discovery_protected_pair("ENCRYPT");
+    let (mut net, _, _) = discovery_protected_pair("ENCRYPT", "NONE");
     let announced = net.nodes[0].p.stats().secure_discovery_announced;
     let now = net.now();
     let mut spec = super::writer_spec(true);
