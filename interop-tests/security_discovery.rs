@@ -10,7 +10,9 @@
 //! (`secure_discovery_announced`) and the vendor's came in on the secure SEDP reader
 //! (`secure_discovery_received`), and nothing came in clear (`unprotected` 0). Each case runs
 //! twice: siftdds holding alice's certificate (it initiates the handshake), then bob's (the
-//! vendor initiates).
+//! vendor initiates); the ENCRYPT cases then twice more under `all_encrypt` (RTPS protection
+//! ENCRYPT too, the topic rule without liveliness protection, as Fast DDS's stock "all
+//! enable" governance).
 
 use crate::security::{Docs, Vendor, protected_case_initiated};
 
@@ -20,21 +22,36 @@ const DISCOVERY_ENCRYPT: Docs<'static> = Docs {
     permissions: "permissions.p7s",
 };
 
+/// RTPS, discovery, liveliness, metadata and data protection ENCRYPT, the topic rule without
+/// liveliness protection (as Fast DDS's stock "all enable" governance).
+const ALL_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_all_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+
 /// Discovery, liveliness, metadata and data protection SIGN.
 const DISCOVERY_SIGN: Docs<'static> = Docs {
     governance: "governance_sign.p7s",
     permissions: "permissions.p7s",
 };
 
-/// [`protected_case_initiated`] twice on `domain`, one after the other: siftdds initiating
-/// the handshake (alice's certificate), then the vendor (siftdds holding bob's); after each,
-/// the counters: our Square endpoint was announced on the secure SEDP writer and the vendor's
-/// came in on the secure SEDP reader.
-fn discovery_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str, vendor: Vendor) {
-    for siftdds_initiates in [true, false] {
+/// [`protected_case_initiated`] on `domain` under each governance of `docs`, one run after
+/// the other, each twice: siftdds initiating the handshake (alice's certificate), then the
+/// vendor (siftdds holding bob's); after each, the counters: our Square endpoint was announced
+/// on the secure SEDP writer and the vendor's came in on the secure SEDP reader.
+fn discovery_case(test: &str, domain: u32, docs: &[Docs<'static>], writer: &str, vendor: Vendor) {
+    let runs = docs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| [(i, *d, true), (i, *d, false)]);
+    for (i, docs, siftdds_initiates) in runs {
+        let governance = match i {
+            0 => String::new(),
+            _ => format!("_{}", docs.governance.trim_end_matches(".p7s")),
+        };
         let case = match siftdds_initiates {
-            true => test.to_owned(),
-            false => format!("{test}_vendor_initiates"),
+            true => format!("{test}{governance}"),
+            false => format!("{test}{governance}_vendor_initiates"),
         };
         let stats =
             protected_case_initiated(&case, domain, docs, writer, vendor, siftdds_initiates);
@@ -86,47 +103,71 @@ fn cyclone_took_our_secure_liveliness(case: &str, alice: bool) {
 #[test]
 fn cyclone_under_discovery_encrypt_receives_from_siftdds() {
     let test = "cyclone_under_discovery_encrypt_receives_from_siftdds";
-    discovery_case(test, 54, DISCOVERY_ENCRYPT, "siftdds", Vendor::Cyclone);
+    discovery_case(
+        test,
+        54,
+        &[DISCOVERY_ENCRYPT, ALL_ENCRYPT],
+        "siftdds",
+        Vendor::Cyclone,
+    );
 }
 
 #[test]
 fn cyclone_under_discovery_encrypt_sends_to_siftdds() {
     let test = "cyclone_under_discovery_encrypt_sends_to_siftdds";
-    discovery_case(test, 56, DISCOVERY_ENCRYPT, "cyclone", Vendor::Cyclone);
+    discovery_case(
+        test,
+        56,
+        &[DISCOVERY_ENCRYPT, ALL_ENCRYPT],
+        "cyclone",
+        Vendor::Cyclone,
+    );
 }
 
 #[test]
 fn cyclone_under_discovery_sign_receives_from_siftdds() {
     let test = "cyclone_under_discovery_sign_receives_from_siftdds";
-    discovery_case(test, 57, DISCOVERY_SIGN, "siftdds", Vendor::Cyclone);
+    discovery_case(test, 57, &[DISCOVERY_SIGN], "siftdds", Vendor::Cyclone);
 }
 
 #[test]
 fn cyclone_under_discovery_sign_sends_to_siftdds() {
     let test = "cyclone_under_discovery_sign_sends_to_siftdds";
-    discovery_case(test, 58, DISCOVERY_SIGN, "cyclone", Vendor::Cyclone);
+    discovery_case(test, 58, &[DISCOVERY_SIGN], "cyclone", Vendor::Cyclone);
 }
 
 #[test]
 fn fastdds_under_discovery_encrypt_receives_from_siftdds() {
     let test = "fastdds_under_discovery_encrypt_receives_from_siftdds";
-    discovery_case(test, 62, DISCOVERY_ENCRYPT, "siftdds", Vendor::FastDds);
+    discovery_case(
+        test,
+        62,
+        &[DISCOVERY_ENCRYPT, ALL_ENCRYPT],
+        "siftdds",
+        Vendor::FastDds,
+    );
 }
 
 #[test]
 fn fastdds_under_discovery_encrypt_sends_to_siftdds() {
     let test = "fastdds_under_discovery_encrypt_sends_to_siftdds";
-    discovery_case(test, 63, DISCOVERY_ENCRYPT, "fastdds", Vendor::FastDds);
+    discovery_case(
+        test,
+        63,
+        &[DISCOVERY_ENCRYPT, ALL_ENCRYPT],
+        "fastdds",
+        Vendor::FastDds,
+    );
 }
 
 #[test]
 fn fastdds_under_discovery_sign_receives_from_siftdds() {
     let test = "fastdds_under_discovery_sign_receives_from_siftdds";
-    discovery_case(test, 67, DISCOVERY_SIGN, "siftdds", Vendor::FastDds);
+    discovery_case(test, 67, &[DISCOVERY_SIGN], "siftdds", Vendor::FastDds);
 }
 
 #[test]
 fn fastdds_under_discovery_sign_sends_to_siftdds() {
     let test = "fastdds_under_discovery_sign_sends_to_siftdds";
-    discovery_case(test, 69, DISCOVERY_SIGN, "fastdds", Vendor::FastDds);
+    discovery_case(test, 69, &[DISCOVERY_SIGN], "fastdds", Vendor::FastDds);
 }
