@@ -64,8 +64,8 @@ pub const SECURE_BUILTIN_ENDPOINTS: u32 = SEDP_PUBLICATIONS_SECURE_ANNOUNCER
     | PARTICIPANT_MESSAGE_SECURE_ANNOUNCER
     | PARTICIPANT_MESSAGE_SECURE_DETECTOR;
 
-/// The secure builtin endpoints, with the bit that announces each and whether it is a writer:
-/// (ours, the remote one it matches, the remote's BuiltinEndpointSet bit).
+/// The secure builtin endpoints as (ours, the remote one it matches, the BuiltinEndpointSet bit
+/// that announces that remote one).
 pub const SECURE_BUILTIN_PAIRS: [(EntityId, EntityId, u32); 6] = [
     (
         SEDP_PUBLICATIONS_SECURE_WRITER,
