@@ -42,6 +42,7 @@ mod reflection;
 mod rti;
 mod sandbox;
 mod security;
+mod security_discovery;
 mod security_protection;
 mod shape_main;
 mod sites;

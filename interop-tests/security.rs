@@ -1387,34 +1387,43 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
 /// siftdds and a vendor under governance `governance`: authenticated, keys exchanged, and
 /// samples flow from `writer` ("siftdds" or the vendor's name) to the other.
 fn cyclone_protected_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str) {
-    protected_case(test, domain, docs, writer, Vendor::Cyclone);
+    let _ = protected_case(test, domain, docs, writer, Vendor::Cyclone);
 }
 
-/// [`cyclone_protected_case`] with `vendor`.
+/// [`cyclone_protected_case`] with `vendor`; our participant's counters at the end (`None`
+/// when the vendor is missing and the skip was recorded). siftdds holds alice's certificate,
+/// so it initiates the handshake.
 pub(crate) fn protected_case(
     test: &str,
     domain: u32,
     docs: Docs<'static>,
     writer: &str,
     vendor: Vendor,
-) {
+) -> Option<siftdds::core::participant::ParticipantStats> {
+    protected_case_initiated(test, domain, docs, writer, vendor, true)
+}
+
+/// [`protected_case`], with siftdds holding alice's certificate when `siftdds_initiates`, else
+/// bob's (the vendor, holding alice's, initiates).
+pub(crate) fn protected_case_initiated(
+    test: &str,
+    domain: u32,
+    docs: Docs<'static>,
+    writer: &str,
+    vendor: Vendor,
+    siftdds_initiates: bool,
+) -> Option<siftdds::core::participant::ParticipantStats> {
     let ready = match vendor {
         Vendor::Cyclone => cyclone_ready(test),
         Vendor::FastDds => fastdds_ready(test),
     };
-    let Some(bin) = ready else {
-        return;
-    };
+    let bin = ready?;
     let pki = pki();
     let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
     let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
-    let ours = Identity {
-        ca: "ec/ca.pem",
-        cert: "ec/alice",
-    };
-    let theirs = Identity {
-        ca: "ec/ca.pem",
-        cert: "ec/bob",
+    let (ours, theirs) = match siftdds_initiates {
+        true => (ALICE, BOB),
+        false => (BOB, ALICE),
     };
     let p = siftdds_participant_with(&pki, domain, &ours, docs).unwrap();
     let spawn = |args: &[&str]| {
@@ -1497,7 +1506,7 @@ pub(crate) fn protected_case(
     assert_eq!(stats.unprotected, 0, "the vendor sent user data in clear");
     // The RTPS-protection check below; per-endpoint protection is checked by its caller.
     if vendor != Vendor::Cyclone || !docs.governance.starts_with("governance_rtps") {
-        return;
+        return Some(stats);
     }
     // And Cyclone decoded our protected messages (its trace names each attempt, and each
     // failure; one sent before it registered our tokens fails and is repaired).
@@ -1511,6 +1520,7 @@ pub(crate) fn protected_case(
         attempts > failures,
         "Cyclone decoded none of our protected messages"
     );
+    Some(stats)
 }
 
 /// The lines of a Cyclone trace about crypto and key exchange (for a failure message).

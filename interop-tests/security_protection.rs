@@ -28,7 +28,7 @@ const META_SIGN: Docs<'static> = Docs {
 fn cyclone_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str) {
     let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
     let _ = std::fs::remove_file(&log);
-    protected_case(test, domain, docs, writer, Vendor::Cyclone);
+    let _ = protected_case(test, domain, docs, writer, Vendor::Cyclone);
     // No trace: Cyclone is missing and the case recorded its skip.
     let Ok(trace) = std::fs::read_to_string(&log) else {
         return;
@@ -89,23 +89,23 @@ fn cyclone_under_metadata_sign_sends_to_siftdds() {
 #[test]
 fn fastdds_under_metadata_encrypt_receives_from_siftdds() {
     let test = "fastdds_under_metadata_encrypt_receives_from_siftdds";
-    protected_case(test, 220, META_ENCRYPT, "siftdds", Vendor::FastDds);
+    let _ = protected_case(test, 220, META_ENCRYPT, "siftdds", Vendor::FastDds);
 }
 
 #[test]
 fn fastdds_under_metadata_encrypt_sends_to_siftdds() {
     let test = "fastdds_under_metadata_encrypt_sends_to_siftdds";
-    protected_case(test, 221, META_ENCRYPT, "fastdds", Vendor::FastDds);
+    let _ = protected_case(test, 221, META_ENCRYPT, "fastdds", Vendor::FastDds);
 }
 
 #[test]
 fn fastdds_under_metadata_sign_receives_from_siftdds() {
     let test = "fastdds_under_metadata_sign_receives_from_siftdds";
-    protected_case(test, 188, META_SIGN, "siftdds", Vendor::FastDds);
+    let _ = protected_case(test, 188, META_SIGN, "siftdds", Vendor::FastDds);
 }
 
 #[test]
 fn fastdds_under_metadata_sign_sends_to_siftdds() {
     let test = "fastdds_under_metadata_sign_sends_to_siftdds";
-    protected_case(test, 189, META_SIGN, "fastdds", Vendor::FastDds);
+    let _ = protected_case(test, 189, META_SIGN, "fastdds", Vendor::FastDds);
 }

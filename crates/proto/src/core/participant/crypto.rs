@@ -18,9 +18,13 @@
 //!
 //! What is protected where (as Cyclone DDS 0.10 does, `ddsi_security_omg.c`,
 //! `maybe_rtps_protected`): under RTPS protection a datagram is protected when it carries a
-//! submessage of a user endpoint; SPDP, SEDP, WLP, TypeLookup and the stateless handshake
-//! messages stay in clear, and the volatile secure messages are protected submessage by
-//! submessage with the KxKey instead. Per endpoint on a topic whose governance rule sets
+//! submessage of a user endpoint or of a secure SEDP or WLP endpoint; SPDP, the plain SEDP and
+//! WLP, TypeLookup and the stateless handshake messages stay in clear, and the volatile secure
+//! messages are protected submessage by submessage with the KxKey instead. Under discovery or
+//! liveliness protection (§7.4.5-6) the secure SEDP and WLP endpoints (`sedp.rs`) are
+//! protected endpoints like a user one: key material per `discovery_protection_kind` or
+//! `liveliness_protection_kind`, created with the participant, their CryptoTokens sent when a
+//! participant authenticates. Per endpoint on a topic whose governance rule sets
 //! `metadata_protection_kind` or `data_protection_kind` (§8.4.2.4, §9.5.3.3.4.1-3): our
 //! writer's or reader's key material is created when it is announced (its SEDP data carries
 //! PID_ENDPOINT_SECURITY_INFO), its CryptoTokens go to each matched remote endpoint over the
@@ -129,6 +133,23 @@ impl Protection {
                 || rule.discovery_protection_kind != ProtectionKind::None
                 || rule.liveliness_protection_kind != ProtectionKind::None,
         }
+    }
+
+    /// Whether the secure SEDP and WLP endpoints exist under domain rule `rule`, and how they
+    /// are used (DDS-Security 1.1 §7.4.5-6): under `discovery_protection_kind` or
+    /// `liveliness_protection_kind` other than NONE, or a topic rule with
+    /// `enable_discovery_protection` (whose endpoints are announced on them). Liveliness goes
+    /// on the secure WLP writer under liveliness protection.
+    pub(super) fn secure_builtin(rule: Option<&DomainRule>) -> Option<super::sedp::SecureUse> {
+        let rule = rule?;
+        let liveliness = rule.liveliness_protection_kind != ProtectionKind::None;
+        let used = liveliness
+            || rule.discovery_protection_kind != ProtectionKind::None
+            || rule
+                .topic_rules
+                .iter()
+                .any(|t| t.enable_discovery_protection);
+        used.then_some(super::sedp::SecureUse { liveliness })
     }
 
     /// PID_PARTICIPANT_SECURITY_INFO for this protection (§7.4.1.6, §9.4.2.4): the
@@ -429,11 +450,45 @@ impl Cryptography {
             let keymat = KeyMaterial::generate(kind, false, &mut rng)?;
             Some(SenderSession::new(keymat, &mut rng)?)
         };
+        // DDS-Security 1.1 §7.4.5-6, §8.4.2.4, Table 20: the secure SEDP endpoints protect
+        // their submessages per `discovery_protection_kind`, the secure WLP ones per
+        // `liveliness_protection_kind`, each with key material of its own exchanged as
+        // datawriter/datareader CryptoTokens (as Cyclone DDS 0.10 `q_omg_security_register_*`
+        // and Fast DDS 2.9 `register_local_builtin_writer/reader` do).
+        let mut local = BTreeMap::new();
+        if let Some(rule) = protection
+            .rule
+            .as_ref()
+            .filter(|r| Protection::secure_builtin(Some(r)).is_some())
+        {
+            for (id, _, _) in super::sedp::SECURE_BUILTIN_PAIRS {
+                let kind = match id {
+                    super::sedp::PARTICIPANT_MESSAGE_SECURE_WRITER
+                    | super::sedp::PARTICIPANT_MESSAGE_SECURE_READER => {
+                        rule.liveliness_protection_kind
+                    }
+                    _ => rule.discovery_protection_kind,
+                };
+                let submessage = match transformation_kind(kind) {
+                    TransformationKind::None => None,
+                    kind => {
+                        let keymat = KeyMaterial::generate(kind, false, &mut rng)?;
+                        Some(SenderSession::new(keymat, &mut rng)?)
+                    }
+                };
+                let ep = LocalEndpoint {
+                    submessage,
+                    payload: None,
+                    data_protected: false,
+                };
+                local.insert(id, ep);
+            }
+        }
         Ok(Some(Cryptography {
             ours,
             rtps,
             rule: protection.rule,
-            local: BTreeMap::new(),
+            local,
             remote_endpoints: BTreeMap::new(),
             tokens_sent: BTreeSet::new(),
             unprotected: 0,
@@ -642,6 +697,18 @@ impl Cryptography {
             .collect();
         log::debug!("sending the crypto tokens of {local} to {remote}");
         self.send_volatile_to(now, remote.prefix, class, tokens, (remote, local));
+    }
+
+    /// Remote participant `remote`, authenticated, was matched on the secure SEDP and WLP
+    /// endpoints its BuiltinEndpointSet `announced` names: each of ours sends the matching one
+    /// its CryptoTokens, and what that one sends must come protected (§7.4.5-6, §8.8.5-6).
+    pub(super) fn builtin_matched(&mut self, now: Now, remote: GuidPrefix, announced: u32) {
+        for (ours, theirs, bit) in super::sedp::SECURE_BUILTIN_PAIRS {
+            if announced & bit != 0 {
+                let local = Guid::new(self.ours, ours);
+                self.matched(now, local, Guid::new(remote, theirs));
+            }
+        }
     }
 
     /// Queues one volatile secure message to `remote` and sends it.
@@ -1345,8 +1412,8 @@ fn carries_user_submessage(datagram: &[u8]) -> bool {
     })
 }
 
-/// True when `sm` is from or to a user endpoint (not a builtin one): what RTPS protection
-/// must cover.
+/// True when `sm` is from or to a user endpoint, or a secure SEDP or WLP endpoint: what RTPS
+/// protection must cover (Cyclone DDS 0.10 `maybe_rtps_protected`).
 pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
     let id = match sm {
         Submessage::Data(d) => d.writer_id,
@@ -1358,7 +1425,7 @@ pub(super) fn concerns_user_endpoint(sm: &Submessage<'_>) -> bool {
         Submessage::NackFrag(n) => n.reader_id,
         _ => return false,
     };
-    !id.is_builtin()
+    !id.is_builtin() || super::sedp::is_secure_builtin(id)
 }
 
 /// The endpoint whose submessage `sm` (whole) is, and whether it is the writer's side:

@@ -111,8 +111,27 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
                 super::crypto::BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_WRITER
                     | super::crypto::BUILTIN_PARTICIPANT_VOLATILE_MESSAGE_SECURE_READER;
         }
+        // §7.4.5-6, §7.4.7.1: the secure SEDP and WLP endpoints (bits 16-21), under
+        // discovery or liveliness protection.
+        if super::crypto::Protection::secure_builtin(rule).is_some() {
+            data.available_builtin_endpoints.0 |= super::sedp::SECURE_BUILTIN_ENDPOINTS;
+        }
     }
     data
+}
+
+/// How our secure SEDP and WLP endpoints are used, `None` without them (DDS-Security 1.1
+/// §7.4.5-6: they exist under discovery or liveliness protection).
+#[cfg(feature = "security")]
+fn secure_use(config: &ParticipantConfig) -> Option<super::sedp::SecureUse> {
+    let sec = config.security.as_ref()?;
+    let rule = sec.governance.as_ref()?.domain_rule(config.domain_id)?;
+    super::crypto::Protection::secure_builtin(Some(rule))
+}
+
+#[cfg(not(feature = "security"))]
+fn secure_use(_config: &ParticipantConfig) -> Option<super::sedp::SecureUse> {
+    None
 }
 
 /// Matches our builtin endpoints (SEDP, the TypeLookup server and client) with those of the
@@ -206,7 +225,7 @@ impl Discovery {
             next_announce: Instant::ZERO,
             started: false,
             remote_participants: BTreeMap::new(),
-            builtin: Builtin::new(config.guid_prefix),
+            builtin: Builtin::new(config.guid_prefix, secure_use(config)),
             remote_writers: BTreeMap::new(),
             remote_readers: BTreeMap::new(),
             types: LocalTypes::default(),
@@ -597,11 +616,14 @@ impl Discovery {
         &mut self,
         stats: &mut ParticipantStats,
     ) -> Option<RemoteChange> {
-        while let Some(change) = self.builtin.publications_reader.poll_sample() {
+        while let Some((change, secure)) = self.builtin.poll_publication() {
             let prefix = change.writer_guid.prefix;
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
+            if secure {
+                stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
+            }
             if change.kind == ChangeKind::Alive {
                 match PublicationData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
@@ -613,11 +635,14 @@ impl Discovery {
                 return Some(RemoteChange::WriterGone(guid_from_key(key)));
             }
         }
-        while let Some(change) = self.builtin.subscriptions_reader.poll_sample() {
+        while let Some((change, secure)) = self.builtin.poll_subscription() {
             let prefix = change.writer_guid.prefix;
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
+            if secure {
+                stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
+            }
             if change.kind == ChangeKind::Alive {
                 match SubscriptionData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
@@ -752,6 +777,11 @@ impl Discovery {
         self.builtin.unannounce_reader(now, guid);
     }
 
+    /// How many of our endpoint announcements went on the secure SEDP writers.
+    pub(super) fn secure_announced(&self) -> u64 {
+        self.builtin.secure_announced
+    }
+
     /// Writes one WLP update (`liveliness.rs`).
     pub(super) fn write_wlp(&mut self, now: Now, m: ParticipantMessageData) {
         self.builtin.write_wlp(now, m);
@@ -759,7 +789,7 @@ impl Discovery {
 
     /// The next sample the WLP reader received.
     pub(super) fn poll_wlp(&mut self) -> Option<CacheChange> {
-        self.builtin.wlp_reader.poll_sample()
+        self.builtin.poll_wlp()
     }
 
     /// The WLP writer (tests read its sequence numbers).

@@ -291,6 +291,12 @@ pub struct ParticipantStats {
     /// Submessages of user endpoints dropped because they came in clear from an
     /// authenticated participant while the governance asks for RTPS protection.
     pub unprotected: u64,
+    /// Endpoint announcements (SEDP DATA(w), DATA(r), disposes included) received on the
+    /// secure SEDP readers (DDS-Security 1.1 §7.4.5: endpoints of topics with discovery
+    /// protection).
+    pub secure_discovery_received: u64,
+    /// Announcements of our endpoints written on the secure SEDP writers.
+    pub secure_discovery_announced: u64,
 }
 
 /// The protocol state of one DomainParticipant: the configuration, the parts (see the
@@ -404,6 +410,7 @@ impl Participant {
     pub fn stats(&self) -> ParticipantStats {
         ParticipantStats {
             gate: self.gate.stats(),
+            secure_discovery_announced: self.discovery.secure_announced(),
             ..self.stats
         }
     }
@@ -889,6 +896,14 @@ impl Participant {
                     }
                 }
                 self.discovery.admit(now, prefix, &self.config);
+                // §7.4.5-6: the secure SEDP and WLP endpoints exchange their tokens too.
+                let announced = self
+                    .discovery
+                    .remote_participant(prefix)
+                    .map(|p| p.available_builtin_endpoints.0);
+                if let (Some(c), Some(announced)) = (self.crypto.as_mut(), announced) {
+                    c.builtin_matched(now, prefix, announced);
+                }
             }
             auth::AuthOutcome::Failed(prefix, e) => {
                 log::warn!("authentication of participant {prefix} failed: {e}");

@@ -384,6 +384,8 @@ mod content_filter;
 #[cfg(feature = "security")]
 mod crypto;
 mod discovery;
+#[cfg(feature = "security")]
+mod discovery_protection;
 mod durability;
 mod filter_event;
 mod group;
