@@ -38,7 +38,7 @@ use crate::skip::skip;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The test PKI, made once per build tree by `scripts/test-pki`.
-fn pki() -> PathBuf {
+pub(crate) fn pki() -> PathBuf {
     static MADE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let dir = PathBuf::from(repo_path!("target/test-pki"));
     let made = MADE.get_or_init(|| {
@@ -51,14 +51,14 @@ fn pki() -> PathBuf {
     dir
 }
 
-fn uri(p: &Path) -> String {
+pub(crate) fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }
 
 /// Our identity: `cert` is `ec/alice` etc. (a path under the PKI without extension).
-struct Identity<'a> {
-    ca: &'a str,
-    cert: &'a str,
+pub(crate) struct Identity<'a> {
+    pub(crate) ca: &'a str,
+    pub(crate) cert: &'a str,
 }
 
 /// The access-control documents of one side: file names under the PKI's `perm/`.
@@ -128,9 +128,21 @@ fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
 }
 
 fn cyclone_config(pki: &Path, id: &Identity<'_>, docs: Docs<'_>, log: &Path) -> String {
+    cyclone_config_on(pki, id, docs, log, "lo")
+}
+
+/// Cyclone's configuration (`CYCLONEDDS_URI`) for identity `id` with `docs`, on network
+/// interface `interface`, its trace to `log`.
+pub(crate) fn cyclone_config_on(
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    log: &Path,
+    interface: &str,
+) -> String {
     format!(
         r#"<CycloneDDS><Domain id="any">
-<General><Interfaces><NetworkInterface name="lo"/></Interfaces></General>
+<General><Interfaces><NetworkInterface name="{interface}"/></Interfaces></General>
 <Tracing><Category>trace</Category><OutputFile>{log}</OutputFile></Tracing>
 <Security>
 <Authentication>
