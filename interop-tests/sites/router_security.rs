@@ -14,10 +14,12 @@
 //!   standard `dds.sec.*` names; a Cyclone reader bob of the other CA): every sample once
 //!   and in order; a Cyclone reader on B holding dave's certificate of A's CA cannot
 //!   authenticate there and gets nothing.
-//! - `permissions_that_deny_reading_a_topic_on_the_source_forward_nothing_of_it`: the
+//! - `permissions_denying_a_topic_on_a_secured_site_close_its_routes_both_ways`: the
 //!   router's permissions on A deny Circle (`permissions_nocircle`): a Cyclone writer's Circle
-//!   samples on A reach no reader on B, the router's exit summary names the refusal, and
-//!   Square from another Cyclone writer on A crosses.
+//!   samples on A reach no reader on B (the router may not read Circle on A), an open Cyclone
+//!   writer's Circle samples on B reach no reader on A (it may not write Circle there), the
+//!   router's exit summary names both refusals, and Square from another Cyclone writer on A
+//!   crosses.
 //!
 //! Must not: pass a case on a count it did not parse from the processes' own output or the
 //! captures.
@@ -387,8 +389,8 @@ fn two_secured_sites_under_different_cas() {
 }
 
 #[test]
-fn permissions_that_deny_reading_a_topic_on_the_source_forward_nothing_of_it() {
-    let test = "permissions_that_deny_reading_a_topic_on_the_source_forward_nothing_of_it";
+fn permissions_denying_a_topic_on_a_secured_site_close_its_routes_both_ways() {
+    let test = "permissions_denying_a_topic_on_a_secured_site_close_its_routes_both_ways";
     let pki = pki();
     let router_who = Who {
         permissions: "permissions_nocircle.p7s",
@@ -401,16 +403,22 @@ fn permissions_that_deny_reading_a_topic_on_the_source_forward_nothing_of_it() {
     );
     let mut script = cyclone_xml(&pki, "bob", &BOB_EC);
     script.push_str(&cyclone_xml(&pki, "carol", &CAROL_EC));
+    script.push_str(&cyclone_xml(&pki, "dave", &DAVE_EC));
     script.push_str(&router(&config));
+    // A → B: Circle (RED) written on A, read on B: the router may not read it on A.
+    // B → A: Circle (BLUE) written on B, read on A (dave): the router may not write it on A.
+    // Square (carol, A → B) is allowed.
     script.push_str(&format!(
         "run Circle.cyc 90 B $CYCLONE sub -T Circle -k 0 -t 60
          run Circle.sift 90 B $SHAPE_MAIN -S -t Circle -r -k 0 --read-period 5
          run Square.cyc 90 B $CYCLONE sub -T Square -k 0 -n {N} -t 70
+         run Circle.cycA 90 A env CYCLONEDDS_URI=file://$OUT/dave.xml $CYCLONE sub -T Circle -k 0 -t 60
          sleep 5
          run Circle.pub 90 A env CYCLONEDDS_URI=file://$OUT/bob.xml $CYCLONE pub -T Circle -c RED -m 0 -k 0 -i 10 -n {N} -l 3000 -t 50
+         run Circle.pubB 90 B $CYCLONE pub -T Circle -c BLUE -m 0 -k 0 -i 10 -n {N} -l 3000 -t 50
          run Square.pub 90 A env CYCLONEDDS_URI=file://$OUT/carol.xml $CYCLONE pub -T Square -c RED -m 1 -k 0 -i 10 -n {N} -l 3000 -t 60
-         await Square.cyc 65; await Circle.pub 20; sleep 1
-         for n in Circle.cyc Circle.sift Square.pub router; do stop $n; done
+         await Square.cyc 65; await Circle.pub 20; await Circle.pubB 20; sleep 1
+         for n in Circle.cyc Circle.sift Circle.cycA Square.pub router; do stop $n; done
         "
     ));
     let Some(s) = run_sites(
@@ -435,45 +443,95 @@ fn permissions_that_deny_reading_a_topic_on_the_source_forward_nothing_of_it() {
             None,
         ),
     )];
-    let wrote = s
-        .out("Circle.pub")
-        .lines()
-        .filter(|l| l.starts_with("pub: ") && l.contains(" x="))
-        .count();
-    for (sub, label) in [("Circle.cyc", "Cyclone"), ("Circle.sift", "siftdds")] {
-        let got = received(&s.out(sub), "Circle", "x");
+    let wrote = |pub_: &str| {
+        s.out(pub_)
+            .lines()
+            .filter(|l| l.starts_with("pub: ") && l.contains(" x="))
+            .count()
+    };
+    // The samples of `color` a reader printed.
+    let of = |sub: &str, color: &str| {
+        let out: String = s
+            .out(sub)
+            .lines()
+            .filter(|l| l.split_whitespace().any(|w| w == color))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        received(&out, "Circle", "x").0.len()
+    };
+    // Each reader also gets the other colour from the writer on its own LAN: it was up.
+    for (sub, label, from, wrote_by, local) in [
+        (
+            "Circle.cyc",
+            "Cyclone(A)→R→Cyclone(B)",
+            "RED",
+            "Circle.pub",
+            "BLUE",
+        ),
+        (
+            "Circle.sift",
+            "Cyclone(A)→R→siftdds(B)",
+            "RED",
+            "Circle.pub",
+            "BLUE",
+        ),
+        (
+            "Circle.cycA",
+            "Cyclone(B)→R→Cyclone(A)",
+            "BLUE",
+            "Circle.pubB",
+            "RED",
+        ),
+    ] {
+        let (crossed, direct, written) = (of(sub, from), of(sub, local), wrote(wrote_by));
         cases.push(router_case(
             "Cyclone",
-            &format!("Cyclone(A)→R→{label}(B)"),
+            label,
             "Circle denied",
-            check(got.0.is_empty() && wrote == N as usize, || {
+            check(crossed == 0 && direct > 0 && written == N as usize, || {
                 format!(
-                    "{} Circle samples crossed ({wrote} written)\n{}",
-                    got.0.len(),
+                    "{crossed} {from} Circle samples crossed ({written} written), {direct} {local} from its own LAN\n{}",
                     s.dump(sub)
                 )
             })
-            .map(|()| format!("0 of {wrote} crossed")),
+            .map(|()| format!("0 of {written} crossed ({direct} {local} from its own LAN)")),
         ));
     }
     let err = s.err("router");
-    let named = err.lines().find(|l| {
-        l.starts_with("siftdds: router refused: topic \"Circle\"")
-            && l.contains("is not read from site A")
-            && l.contains("deny_rule")
-    });
+    let named = |what: &str| {
+        err.lines()
+            .find(|l| {
+                l.starts_with("siftdds: router refused: topic \"Circle\"")
+                    && l.contains(what)
+                    && l.contains("deny_rule")
+            })
+            .map(str::to_string)
+    };
+    let (read, write) = (
+        named("is not read from site A"),
+        named("is not written into site A"),
+    );
     cases.push(router_case(
         "router",
         "A",
-        "refusal reported",
-        check(named.is_some() && refused_count(&s) == Some(1), || {
+        "refusals reported",
+        check(
+            read.is_some() && write.is_some() && refused_count(&s) == Some(2),
+            || {
+                format!(
+                    "refusals {:?}, lines {read:?} {write:?}\n{}",
+                    refused_count(&s),
+                    s.dump("router")
+                )
+            },
+        )
+        .map(|()| {
             format!(
-                "refusals {:?}, line {named:?}\n{}",
-                refused_count(&s),
-                s.dump("router")
+                "{} | {}",
+                read.unwrap_or_default(),
+                write.unwrap_or_default()
             )
-        })
-        .map(|()| named.unwrap_or_default().to_string()),
+        }),
     ));
     report_router(&s);
     conclude(test, &cases, &s);
