@@ -385,16 +385,9 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
     fastdds_peer_with(bin, pki, id, GRANT_ALL, &args, log)
 }
 
-/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
-fn fastdds_peer_with(
-    bin: &Path,
-    pki: &Path,
-    id: &Identity<'_>,
-    docs: Docs<'_>,
-    args: &[String],
-    log: &Path,
-) -> Peer {
-    let out = std::fs::File::create(log).unwrap();
+/// The `--property NAME=VALUE` arguments of `shapes_fastdds` that give it identity `id` and
+/// `docs` (Fast DDS's property names, its builtin plugins).
+pub(crate) fn fastdds_security_args(pki: &Path, id: &Identity<'_>, docs: Docs<'_>) -> Vec<String> {
     let props = [
         ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
         (
@@ -427,11 +420,24 @@ fn fastdds_peer_with(
         ),
         ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
     ];
+    props
+        .into_iter()
+        .flat_map(|(n, v)| ["--property".to_owned(), format!("{n}={v}")])
+        .collect()
+}
+
+/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
+fn fastdds_peer_with(
+    bin: &Path,
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    args: &[String],
+    log: &Path,
+) -> Peer {
+    let out = std::fs::File::create(log).unwrap();
     let mut cmd = Command::new(bin);
-    cmd.args(args);
-    for (n, v) in props {
-        cmd.args(["--property", &format!("{n}={v}")]);
-    }
+    cmd.args(args).args(fastdds_security_args(pki, id, docs));
     let child = cmd
         .stdout(out.try_clone().unwrap())
         .stderr(out)

@@ -5,10 +5,10 @@
 //! and write access control):
 //!
 //! - `a_secured_site_and_an_open_one`: A secured (the router as alice, a Cyclone 0.10 writer
-//!   as bob, a siftdds `shape_main` writer as carol from a QoS XML profile), B open (Cyclone
-//!   and siftdds readers): every sample once and in order on B; the capture of A's LAN holds
-//!   no sample's colour and no user DATA in clear (SRTPS-protected datagrams only), B's
-//!   capture holds both.
+//!   as bob, a Fast DDS 2.9 writer as dave, a siftdds `shape_main` writer as carol from a
+//!   QoS XML profile), B open (Cyclone, Fast DDS and siftdds readers): every sample once and
+//!   in order on B; the capture of A's LAN holds no sample's colour and no user DATA in
+//!   clear (SRTPS-protected datagrams only), B's capture holds both.
 //! - `two_secured_sites_under_different_cas`: A under the EC identity CA (router alice, a
 //!   Cyclone writer bob), B under the other CA (router carol of the other CA, given by the
 //!   standard `dds.sec.*` names; a Cyclone reader bob of the other CA): every sample once
@@ -32,13 +32,14 @@ use siftdds::wire::submessage::{Submessage, SubmessageOutcome};
 use super::peer_group::each_message;
 use super::router::{exactly, received, router_case};
 use super::{Need, Sites, check, conclude, report, run_sites};
-use crate::security::{Docs, Identity, cyclone_config_on, pki, uri};
+use crate::security::{Docs, Identity, cyclone_config_on, fastdds_security_args, pki, uri};
 
 /// Samples per writer.
 const N: i64 = 200;
 /// The sample colours: markers that must not be seen in clear on a secured LAN.
 const CYC_MARK: &str = "SIFTSECRETC";
 const SIFT_MARK: &str = "SIFTSECRETS";
+const FAST_MARK: &str = "SIFTSECRETF";
 /// RTPS protection ENCRYPT with join, read and write access control.
 const GOVERNANCE: &str = "governance_rtps.p7s";
 /// DDS-Security 1.1 §7.3.6.5: the submessage that starts an SRTPS-protected message.
@@ -149,6 +150,23 @@ fn cyclone_xml(pki: &Path, name: &str, who: &Who) -> String {
     format!("cat >$OUT/{name}.xml <<EOF\n{xml}\nEOF\n")
 }
 
+/// `shapes_fastdds`'s `--property` arguments for `who`, quoted for the script.
+fn fastdds_args(pki: &Path, who: &Who) -> String {
+    let id = Identity {
+        ca: who.ca,
+        cert: who.cert,
+    };
+    let docs = Docs {
+        governance: GOVERNANCE,
+        permissions: who.permissions,
+    };
+    fastdds_security_args(pki, &id, docs)
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A script line writing a QoS XML file `$OUT/NAME.xml` whose profile `Sec::Me` gives a
 /// siftdds participant `who`'s identity and documents (standard `dds.sec.*` properties).
 fn siftdds_xml(pki: &Path, name: &str, who: &Who) -> String {
@@ -228,7 +246,11 @@ fn refused_count(s: &Sites) -> Option<u64> {
     })
 }
 
-const NEEDS: [Need; 2] = [Need::Peer("cyclone/shapes_cyclone"), Need::Tool("tshark")];
+const NEEDS: [Need; 3] = [
+    Need::Peer("cyclone/shapes_cyclone"),
+    Need::Tool("tshark"),
+    Need::Peer("fastdds/shapes_fastdds"),
+];
 
 #[test]
 fn a_secured_site_and_an_open_one() {
@@ -247,18 +269,26 @@ fn a_secured_site_and_an_open_one() {
          sleep 2\n",
     );
     script.push_str(&router(&config));
+    let fast = fastdds_args(&pki, &DAVE_EC);
     script.push_str(&format!(
         "run CycS.cyc 90 B $CYCLONE sub -T CycS -k 0 -n {N} -t 80
+         run CycS.fast 90 B $FASTDDS sub -T CycS -k 0 -n {N} -t 80
          run CycS.sift 90 B $SHAPE_MAIN -S -t CycS -r -k 0 --read-period 5
+         run FastS.cyc 90 B $CYCLONE sub -T FastS -k 0 -n {N} -t 80
+         run FastS.fast 90 B $FASTDDS sub -T FastS -k 0 -n {N} -t 80
+         run FastS.sift 90 B $SHAPE_MAIN -S -t FastS -r -k 0 --read-period 5
          run SiftS.cyc 90 B $CYCLONE sub -T SiftS -k 0 -D t -n {N} -t 80
+         run SiftS.fast 90 B $FASTDDS sub -T SiftS -k 0 -D t -n {N} -t 80
          run SiftS.sift 90 B $SHAPE_MAIN -S -t SiftS -r -k 0 -D l --read-period 5
          sleep 5
          run CycS.pub 90 A env CYCLONEDDS_URI=file://$OUT/bob.xml $CYCLONE pub -T CycS -c {CYC_MARK} -m 1 -k 0 -i 10 -n {N} -l 3000 -t 70
+         run FastS.pub 90 A $FASTDDS pub -T FastS -c {FAST_MARK} -m 1 -k 0 -i 10 -n {N} -l 3000 -t 70 {fast}
          run SiftS.pub 90 A $SHAPE_MAIN -P -t SiftS -c {SIFT_MARK} -r -k 0 -D l -z 0 --write-period 20 --num-iterations {N} --qos-file $OUT/carol.xml --qos-profile Sec::Me
-         await CycS.cyc 75; await SiftS.cyc 30; await SiftS.pub 20
-         until_lines CycS.sift '^CycS ' {N} 10; until_lines SiftS.sift '^SiftS ' {N} 10
+         for t in CycS FastS; do await $t.cyc 75; await $t.fast 20; done
+         await SiftS.cyc 30; await SiftS.fast 20; await SiftS.pub 20
+         for t in CycS FastS SiftS; do until_lines $t.sift \"^$t \" {N} 10; done
          sleep 2
-         for n in CycS.sift SiftS.sift CycS.pub SiftS.pub router capA capB; do stop $n; done
+         for n in CycS.sift FastS.sift SiftS.sift CycS.pub FastS.pub SiftS.pub router capA capB; do stop $n; done
         "
     ));
     let Some(s) = run_sites(
@@ -275,9 +305,10 @@ fn a_secured_site_and_an_open_one() {
     let mut cases = Vec::new();
     for (topic, writer, field, want) in [
         ("CycS", "Cyclone", "x", &xs),
+        ("FastS", "FastDDS", "x", &xs),
         ("SiftS", "siftdds", "size", &sizes),
     ] {
-        for (reader, label) in [("cyc", "Cyclone"), ("sift", "siftdds")] {
+        for (reader, label) in [("cyc", "Cyclone"), ("fast", "FastDDS"), ("sift", "siftdds")] {
             let sub = format!("{topic}.{reader}");
             let got = received(&s.out(&sub), topic, field);
             cases.push(router_case(
@@ -289,7 +320,7 @@ fn a_secured_site_and_an_open_one() {
         }
     }
     for (file, lan, secured) in [("A.pcap", "A", true), ("B.pcap", "B", false)] {
-        let result = [CYC_MARK, SIFT_MARK]
+        let result = [CYC_MARK, FAST_MARK, SIFT_MARK]
             .iter()
             .map(|m| carried(&s.path(file), m))
             .collect::<Result<Vec<_>, _>>()
@@ -301,7 +332,7 @@ fn a_secured_site_and_an_open_one() {
                 let ok = if secured {
                     marks == 0 && clear == 0 && protected >= N as usize
                 } else {
-                    marks >= 2 * N as usize && clear >= 2 * N as usize
+                    marks >= 3 * N as usize && clear >= 3 * N as usize
                 };
                 check(ok, || format!("LAN {lan}: {figures}")).map(|()| figures)
             });
