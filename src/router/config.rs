@@ -36,7 +36,8 @@ pub struct SiteConfig {
     pub cost: Option<u32>,
     /// `[site.security]`: the DDS Security identity, permissions and governance of the
     /// router's participant on this site (none: an open site), by the short names of
-    /// [`SECURITY_KEYS`] or the standard `dds.sec.*` property names, as written.
+    /// [`SECURITY_KEYS`], the standard `dds.sec.*` property names or their Fast DDS
+    /// spellings, as written.
     #[serde(default)]
     pub security: BTreeMap<String, toml::Spanned<String>>,
     /// [`Self::security`] checked and in file order, with their places
@@ -45,17 +46,46 @@ pub struct SiteConfig {
     pub security_properties: Vec<SecurityProperty>,
 }
 
-/// The keys of `[site.security]`: the short name and the participant property
-/// (`api::security`, DDS-Security 1.1 §9.3.1, §9.4.1) each stands for. Every value but the
-/// password is a file path (relative to the configuration file) or a `file:`/`data:,` URI.
-pub const SECURITY_KEYS: [(&str, &str); 7] = [
-    ("identity_ca", "dds.sec.auth.identity_ca"),
-    ("identity_certificate", "dds.sec.auth.identity_certificate"),
-    ("private_key", "dds.sec.auth.private_key"),
-    ("password", "dds.sec.auth.password"),
-    ("permissions_ca", "dds.sec.access.permissions_ca"),
-    ("governance", "dds.sec.access.governance"),
-    ("permissions", "dds.sec.access.permissions"),
+/// The keys of `[site.security]`: the short name, the participant property
+/// (`api::security`, DDS-Security 1.1 §9.3.1, §9.4.1) it stands for, and that property's
+/// Fast DDS spelling, which the participant also takes. Every value but the password is a
+/// file path (relative to the configuration file) or a `file:`/`data:,` URI.
+pub const SECURITY_KEYS: [(&str, &str, &str); 7] = [
+    (
+        "identity_ca",
+        "dds.sec.auth.identity_ca",
+        "dds.sec.auth.builtin.PKI-DH.identity_ca",
+    ),
+    (
+        "identity_certificate",
+        "dds.sec.auth.identity_certificate",
+        "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+    ),
+    (
+        "private_key",
+        "dds.sec.auth.private_key",
+        "dds.sec.auth.builtin.PKI-DH.private_key",
+    ),
+    (
+        "password",
+        "dds.sec.auth.password",
+        "dds.sec.auth.builtin.PKI-DH.password",
+    ),
+    (
+        "permissions_ca",
+        "dds.sec.access.permissions_ca",
+        "dds.sec.access.builtin.Access-Permissions.permissions_ca",
+    ),
+    (
+        "governance",
+        "dds.sec.access.governance",
+        "dds.sec.access.builtin.Access-Permissions.governance",
+    ),
+    (
+        "permissions",
+        "dds.sec.access.permissions",
+        "dds.sec.access.builtin.Access-Permissions.permissions",
+    ),
 ];
 
 /// One `[site.security]` entry, checked: the participant property it sets, its value as
@@ -108,8 +138,8 @@ impl core::fmt::Display for Place {
 fn long_name(short: &str) -> &'static str {
     SECURITY_KEYS
         .iter()
-        .find(|(s, _)| *s == short)
-        .map_or("", |(_, long)| long)
+        .find(|(s, _, _)| *s == short)
+        .map_or("", |(_, long, _)| long)
 }
 
 /// The `[site.security]` entries of `site` checked: known keys, each property once, and a
@@ -119,14 +149,14 @@ fn site_security(text: &str, site: &SiteConfig) -> Result<Vec<SecurityProperty>,
     let mut out: Vec<SecurityProperty> = Vec::new();
     for (key, value) in &site.security {
         let at = Place::of(text, value.span().start);
-        let Some((_, property)) = SECURITY_KEYS
+        let Some((_, property, _)) = SECURITY_KEYS
             .iter()
-            .find(|(short, long)| key == short || key == long)
+            .find(|(short, long, alias)| key == short || key == long || key == alias)
         else {
             return Err(ConfigError(format!(
                 "{at}: site \"{}\": security: unknown key \"{key}\" (one of {})",
                 site.name,
-                SECURITY_KEYS.map(|(s, _)| s).join(", ")
+                SECURITY_KEYS.map(|(s, _, _)| s).join(", ")
             )));
         };
         if out.iter().any(|p| p.property == *property) {

@@ -130,7 +130,7 @@ kind = "lan"
 identity_ca = "pki/ca.pem"
 identity_certificate = "pki/router.pem"
 private_key = "pki/router.key"
-"dds.sec.access.permissions_ca" = "file:/abs/perm_ca.pem"
+"dds.sec.access.builtin.Access-Permissions.permissions_ca" = "file:/abs/perm_ca.pem"
 governance = "pki/governance.p7s"
 permissions = "data:,<signed>"
 
@@ -140,7 +140,7 @@ kind = "lan"
 "#;
 
 #[test]
-fn site_security_takes_short_and_standard_names_with_their_places() {
+fn site_security_takes_short_standard_and_fast_dds_names_with_their_places() {
     let c = RouterConfig::from_toml(SECURED).unwrap();
     let p = &c.sites[0].security_properties;
     let names: Vec<&str> = p.iter().map(|p| p.property).collect();
