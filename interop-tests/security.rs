@@ -38,7 +38,7 @@ use crate::skip::skip;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The test PKI, made once per build tree by `scripts/test-pki`.
-fn pki() -> PathBuf {
+pub(crate) fn pki() -> PathBuf {
     static MADE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let dir = PathBuf::from(repo_path!("target/test-pki"));
     let made = MADE.get_or_init(|| {
@@ -51,14 +51,14 @@ fn pki() -> PathBuf {
     dir
 }
 
-fn uri(p: &Path) -> String {
+pub(crate) fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }
 
 /// Our identity: `cert` is `ec/alice` etc. (a path under the PKI without extension).
-struct Identity<'a> {
-    ca: &'a str,
-    cert: &'a str,
+pub(crate) struct Identity<'a> {
+    pub(crate) ca: &'a str,
+    pub(crate) cert: &'a str,
 }
 
 /// The access-control documents of one side: file names under the PKI's `perm/`.
@@ -128,9 +128,21 @@ fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
 }
 
 fn cyclone_config(pki: &Path, id: &Identity<'_>, docs: Docs<'_>, log: &Path) -> String {
+    cyclone_config_on(pki, id, docs, log, "lo")
+}
+
+/// Cyclone's configuration (`CYCLONEDDS_URI`) for identity `id` with `docs`, on network
+/// interface `interface`, its trace to `log`.
+pub(crate) fn cyclone_config_on(
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    log: &Path,
+    interface: &str,
+) -> String {
     format!(
         r#"<CycloneDDS><Domain id="any">
-<General><Interfaces><NetworkInterface name="lo"/></Interfaces></General>
+<General><Interfaces><NetworkInterface name="{interface}"/></Interfaces></General>
 <Tracing><Category>trace</Category><OutputFile>{log}</OutputFile></Tracing>
 <Security>
 <Authentication>
@@ -373,16 +385,9 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
     fastdds_peer_with(bin, pki, id, GRANT_ALL, &args, log)
 }
 
-/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
-fn fastdds_peer_with(
-    bin: &Path,
-    pki: &Path,
-    id: &Identity<'_>,
-    docs: Docs<'_>,
-    args: &[String],
-    log: &Path,
-) -> Peer {
-    let out = std::fs::File::create(log).unwrap();
+/// The `--property NAME=VALUE` arguments of `shapes_fastdds` that give it identity `id` and
+/// `docs` (Fast DDS's property names, its builtin plugins).
+pub(crate) fn fastdds_security_args(pki: &Path, id: &Identity<'_>, docs: Docs<'_>) -> Vec<String> {
     let props = [
         ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
         (
@@ -415,11 +420,24 @@ fn fastdds_peer_with(
         ),
         ("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC".to_owned()),
     ];
+    props
+        .into_iter()
+        .flat_map(|(n, v)| ["--property".to_owned(), format!("{n}={v}")])
+        .collect()
+}
+
+/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
+fn fastdds_peer_with(
+    bin: &Path,
+    pki: &Path,
+    id: &Identity<'_>,
+    docs: Docs<'_>,
+    args: &[String],
+    log: &Path,
+) -> Peer {
+    let out = std::fs::File::create(log).unwrap();
     let mut cmd = Command::new(bin);
-    cmd.args(args);
-    for (n, v) in props {
-        cmd.args(["--property", &format!("{n}={v}")]);
-    }
+    cmd.args(args).args(fastdds_security_args(pki, id, docs));
     let child = cmd
         .stdout(out.try_clone().unwrap())
         .stderr(out)

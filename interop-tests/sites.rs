@@ -23,6 +23,7 @@ mod router_ha;
 mod router_late;
 mod router_mesh;
 mod router_ring;
+mod router_security;
 mod router_wire_type;
 mod two_hosts;
 

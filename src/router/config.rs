@@ -6,6 +6,7 @@
 //! error naming the place (toml's line/column), never a router that half runs.
 
 use core::time::Duration;
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
@@ -33,6 +34,162 @@ pub struct SiteConfig {
     pub domain: Option<u32>,
     /// A link's cost in the shortest paths between routers (`router::paths`; default 1).
     pub cost: Option<u32>,
+    /// `[site.security]`: the DDS Security identity, permissions and governance of the
+    /// router's participant on this site (none: an open site), by the short names of
+    /// [`SECURITY_KEYS`], the standard `dds.sec.*` property names or their Fast DDS
+    /// spellings, as written.
+    #[serde(default)]
+    pub security: BTreeMap<String, toml::Spanned<String>>,
+    /// [`Self::security`] checked and in file order, with their places
+    /// ([`RouterConfig::from_toml`] fills it).
+    #[serde(skip)]
+    pub security_properties: Vec<SecurityProperty>,
+}
+
+/// The keys of `[site.security]`: the short name, the participant property
+/// (`api::security`, DDS-Security 1.1 §9.3.1, §9.4.1) it stands for, and that property's
+/// Fast DDS spelling, which the participant also takes. Every value but the password is a
+/// file path (relative to the configuration file) or a `file:`/`data:,` URI.
+pub const SECURITY_KEYS: [(&str, &str, &str); 7] = [
+    (
+        "identity_ca",
+        "dds.sec.auth.identity_ca",
+        "dds.sec.auth.builtin.PKI-DH.identity_ca",
+    ),
+    (
+        "identity_certificate",
+        "dds.sec.auth.identity_certificate",
+        "dds.sec.auth.builtin.PKI-DH.identity_certificate",
+    ),
+    (
+        "private_key",
+        "dds.sec.auth.private_key",
+        "dds.sec.auth.builtin.PKI-DH.private_key",
+    ),
+    (
+        "password",
+        "dds.sec.auth.password",
+        "dds.sec.auth.builtin.PKI-DH.password",
+    ),
+    (
+        "permissions_ca",
+        "dds.sec.access.permissions_ca",
+        "dds.sec.access.builtin.Access-Permissions.permissions_ca",
+    ),
+    (
+        "governance",
+        "dds.sec.access.governance",
+        "dds.sec.access.builtin.Access-Permissions.governance",
+    ),
+    (
+        "permissions",
+        "dds.sec.access.permissions",
+        "dds.sec.access.builtin.Access-Permissions.permissions",
+    ),
+];
+
+/// One `[site.security]` entry, checked: the participant property it sets, its value as
+/// written, and where it is in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecurityProperty {
+    /// The standard `dds.sec.*` property name.
+    pub property: &'static str,
+    /// The value as written: a path, a URI, or the password.
+    pub value: String,
+    /// Its place in the file.
+    pub at: Place,
+}
+
+impl SecurityProperty {
+    /// Whether the value names a file by a plain path (to be resolved against the
+    /// configuration file's directory), not a URI or the password.
+    pub fn is_path(&self) -> bool {
+        self.property != "dds.sec.auth.password"
+            && !self.value.starts_with("file:")
+            && !self.value.starts_with("data:")
+    }
+}
+
+/// A line and column of the configuration file (1-based), as toml's errors give them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column, from 1 (in characters).
+    pub column: usize,
+}
+
+impl Place {
+    fn of(text: &str, offset: usize) -> Place {
+        let before = text.get(..offset).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        Place { line, column }
+    }
+}
+
+impl core::fmt::Display for Place {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// The property a `[site.security]` short name stands for.
+fn long_name(short: &str) -> &'static str {
+    SECURITY_KEYS
+        .iter()
+        .find(|(s, _, _)| *s == short)
+        .map_or("", |(_, long, _)| long)
+}
+
+/// The `[site.security]` entries of `site` checked: known keys, each property once, and a
+/// whole identity (CA, certificate, key) and, if any access-control entry is there, all
+/// three of them (as the participant requires, `api::security`).
+fn site_security(text: &str, site: &SiteConfig) -> Result<Vec<SecurityProperty>, ConfigError> {
+    let mut out: Vec<SecurityProperty> = Vec::new();
+    for (key, value) in &site.security {
+        let at = Place::of(text, value.span().start);
+        let Some((_, property, _)) = SECURITY_KEYS
+            .iter()
+            .find(|(short, long, alias)| key == short || key == long || key == alias)
+        else {
+            return Err(ConfigError(format!(
+                "{at}: site \"{}\": security: unknown key \"{key}\" (one of {})",
+                site.name,
+                SECURITY_KEYS.map(|(s, _, _)| s).join(", ")
+            )));
+        };
+        if out.iter().any(|p| p.property == *property) {
+            return Err(ConfigError(format!(
+                "{at}: site \"{}\": security: {property} given twice",
+                site.name
+            )));
+        }
+        out.push(SecurityProperty {
+            property,
+            value: value.get_ref().clone(),
+            at,
+        });
+    }
+    out.sort_by_key(|p| (p.at.line, p.at.column));
+    let Some(first) = out.first().map(|p| p.at) else {
+        return Ok(out);
+    };
+    let has = |name: &str| out.iter().any(|p| p.property == name);
+    let identity = ["identity_ca", "identity_certificate", "private_key"];
+    let access = ["permissions_ca", "governance", "permissions"];
+    let any_access = access.iter().any(|k| has(long_name(k)));
+    let needed = identity.iter().chain(access.iter().filter(|_| any_access));
+    if let Some(short) = needed.into_iter().find(|k| !has(long_name(k))) {
+        return Err(ConfigError(format!(
+            "{first}: site \"{}\": security: {short} ({}) is missing: a secured site \
+             needs identity_ca, identity_certificate and private_key, and permissions_ca, \
+             governance and permissions together",
+            site.name,
+            long_name(short)
+        )));
+    }
+    Ok(out)
 }
 
 /// What a site is.
@@ -168,7 +325,11 @@ impl std::error::Error for ConfigError {}
 impl RouterConfig {
     /// Parses and checks a TOML file's text.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        let config: RouterConfig = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        let mut config: RouterConfig =
+            toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        for site in &mut config.sites {
+            site.security_properties = site_security(text, site)?;
+        }
         config.rules()?;
         if config.sites.len() < 2 {
             return Err(ConfigError(format!(

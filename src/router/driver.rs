@@ -34,13 +34,13 @@ use super::link;
 use super::marker::{router_of, router_user_data};
 use super::repository::RepositoryLimits;
 use super::table::{
-    DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
+    Access, DiscoveredReader, DiscoveredWriter, RouteClass, RouterId, SiteId, SiteView, TopicKey,
 };
 use super::wire_type::Announced;
 use super::{Action, EndpointId, Router, RouterCounters};
 use crate::api::{
-    DomainParticipant, Error, IoError, UntypedDataReader, UntypedDataWriter, UntypedReaderOptions,
-    UntypedWriteSender,
+    ConfigError, DomainParticipant, Error, IoError, UntypedDataReader, UntypedDataWriter,
+    UntypedReaderOptions, UntypedWriteSender,
 };
 use crate::core::discovery::EndpointData;
 use crate::qos::{
@@ -61,6 +61,9 @@ pub const ROUTER_LEASE: Duration = Duration::from_secs(4);
 /// SPDP announcement period of the router's participants (a few per [`ROUTER_LEASE`]).
 pub const ROUTER_ANNOUNCE: Duration = Duration::from_secs(1);
 
+/// The refusals [`RouterHandle::refusals`] keeps.
+pub const MAX_REFUSALS_KEPT: usize = 256;
+
 /// A running router; stops when dropped.
 pub struct RouterHandle {
     stop: Arc<AtomicBool>,
@@ -69,9 +72,20 @@ pub struct RouterHandle {
     pub summary: Vec<String>,
     /// The site participants (for their counters, e.g. `peer_group_stats`).
     pub sites: Vec<DomainParticipant>,
+    refusals: Arc<Mutex<Vec<String>>>,
 }
 
 impl RouterHandle {
+    /// What the router's permissions on its secured sites refused so far, one line per
+    /// (site, read or write, topic and partitions), naming the rule (at most
+    /// [`MAX_REFUSALS_KEPT`]; [`RouterCounters::access_denied`] counts them all).
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Stops the router and returns its counters.
     pub fn stop(mut self) -> RouterCounters {
         self.stop.store(true, Ordering::SeqCst);
@@ -139,7 +153,19 @@ pub fn start_with(
                 b = b.initial_peer(*p);
             }
         }
-        let p = b.build()?;
+        // A secured site: the router's identity, permissions and governance there.
+        for sec in &s.security {
+            b = b.property(sec.property, sec.value.clone());
+        }
+        let p = b.build().map_err(|e| match (e, s.security.first()) {
+            (Error::Config(ConfigError::Security(reason)), Some(first)) => {
+                Error::Config(ConfigError::Security(format!(
+                    "site \"{}\" ([site.security] at {}): {reason}",
+                    s.name, first.at
+                )))
+            }
+            (e, _) => e,
+        })?;
         // A link's probes of its peer (`link::announcements`).
         let probes = s
             .peers
@@ -148,26 +174,38 @@ pub fn start_with(
         links.push(probes);
         // docs/peer-group-cache.md: this site's participant restores the groups' samples.
         if !rules.peer_groups.is_empty() {
-            let groups = super::peer_group::for_site(&rules.peer_groups, &s.name);
+            let groups = super::peer_group::for_site(&rules.peer_groups, p.guid_prefix());
             p.set_peer_groups(groups)?;
         }
         summary.push(format!("site {}: {}", s.name, p.network()));
         participants.push(p);
     }
     let handles = participants.clone();
+    let names = sites.iter().map(|s| s.name.clone()).collect();
+    let refusals = Arc::new(Mutex::new(Vec::new()));
+    let refusals2 = Arc::clone(&refusals);
     // Shortest paths over the links (`router::paths`), with each link's cost.
     let paths = detection.map(|d| (d, sites.iter().map(|s| s.cost).collect::<Vec<u32>>()));
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
         .name("siftdds-router".into())
-        .spawn(move || run(me, participants, links, rules, stop2, paths))
+        .spawn(move || {
+            let opened = Opened {
+                participants,
+                names,
+                refusals: refusals2,
+                links,
+            };
+            run(me, opened, rules, stop2, paths)
+        })
         .map_err(|e| Error::Io(IoError::Thread(e)))?;
     Ok(RouterHandle {
         stop,
         thread: Some(thread),
         summary,
         sites: handles,
+        refusals,
     })
 }
 
@@ -255,6 +293,10 @@ fn since(epoch: std::time::Instant) -> Instant {
 
 struct Driver {
     me: RouterId,
+    /// Per site: its name, for the reports.
+    names: Vec<String>,
+    /// What our permissions refused, one line each (`RouterHandle::refusals`).
+    refusals: Arc<Mutex<Vec<String>>>,
     participants: Vec<DomainParticipant>,
     /// Per site: a link's SPDP probes of its peer (`None`: a LAN).
     links: Vec<Option<Vec<Locator>>>,
@@ -270,14 +312,27 @@ struct Driver {
     epoch: std::time::Instant,
 }
 
+/// The sites as [`start_with`] opened them, for the router thread.
+struct Opened {
+    participants: Vec<DomainParticipant>,
+    names: Vec<String>,
+    refusals: Arc<Mutex<Vec<String>>>,
+    links: Vec<Option<Vec<Locator>>>,
+}
+
 fn run(
     me: RouterId,
-    participants: Vec<DomainParticipant>,
-    links: Vec<Option<Vec<Locator>>>,
+    opened: Opened,
     rules: TopicRules,
     stop: Arc<AtomicBool>,
     paths: Option<(super::paths::Detection, Vec<u32>)>,
 ) -> RouterCounters {
+    let Opened {
+        participants,
+        names,
+        refusals,
+        links,
+    } = opened;
     let (tx, rx) = mpsc::channel::<super::Forward>();
     let mut router = Router::new(me, rules, RepositoryLimits::default()).with_settle(ROUTER_LEASE);
     let is_link: Vec<bool> = links.iter().map(Option::is_some).collect();
@@ -298,6 +353,8 @@ fn run(
     }));
     let mut d = Driver {
         me,
+        names,
+        refusals,
         link_peers: vec![BTreeMap::new(); participants.len()],
         participants,
         links,
@@ -607,8 +664,10 @@ impl Driver {
                     start_at_match: from_history.then_some(false),
                     ..UntypedReaderOptions::default()
                 };
-                let Ok(reader) = proxy_reader(p, spec.key, qos, options) else {
-                    return;
+                let (site, key) = (spec.site, spec.key.clone());
+                let reader = match proxy_reader(p, spec.key, qos, options) {
+                    Ok(reader) => reader,
+                    Err(e) => return self.refused(site, Access::Read, &key, e),
                 };
                 let (tx, shared, epoch) = (self.tx.clone(), Arc::clone(&self.shared), self.epoch);
                 // Routed here, on the proxy reader's loop, as the samples arrive.
@@ -644,22 +703,25 @@ impl Driver {
                 };
                 let publisher = p.create_publisher(PublisherQos {
                     partition: Partition {
-                        names: spec.key.partitions,
+                        names: spec.key.partitions.clone(),
                     },
                     ..PublisherQos::default()
                 });
-                if let Ok(writer) = publisher.create_untyped_datawriter(
+                match publisher.create_untyped_datawriter(
                     &spec.key.topic,
                     &spec.key.type_name,
                     spec.key.keyed,
                     qos,
                 ) {
-                    let w = Downstream {
-                        site: spec.site,
-                        sender: writer.sender(),
-                    };
-                    lock(&self.shared).writers.insert(id, w);
-                    self.writers.insert(id, (spec.site, writer));
+                    Ok(writer) => {
+                        let w = Downstream {
+                            site: spec.site,
+                            sender: writer.sender(),
+                        };
+                        lock(&self.shared).writers.insert(id, w);
+                        self.writers.insert(id, (spec.site, writer));
+                    }
+                    Err(e) => self.refused(spec.site, Access::Write, &spec.key, e),
                 }
             }
             Action::DeleteReader { id, .. } | Action::DeleteWitness { id, .. } => {
@@ -670,6 +732,41 @@ impl Driver {
                 lock(&self.shared).writers.remove(&id);
                 // Deleted (and unannounced) as it drops, the shared lock released.
                 self.writers.remove(&id);
+            }
+        }
+    }
+
+    /// An endpoint of `key` on `site` was not created: if our permissions there refused
+    /// it (DDS-Security 1.1 §9.4.3.2-3), the core drops every route that needs it and it is
+    /// reported once (a warning naming the site, the topic and the rule; the count in
+    /// [`RouterCounters::access_denied`]); any other failure is logged.
+    fn refused(&mut self, site: SiteId, access: Access, key: &TopicKey, e: Error) {
+        let name = self
+            .names
+            .get(usize::from(site.0))
+            .map_or("?", String::as_str);
+        let Error::Config(ConfigError::Security(reason)) = &e else {
+            log::warn!("router: site {name}: topic {:?}: {e}", key.topic);
+            return;
+        };
+        let now = self.now();
+        if lock(&self.shared)
+            .router
+            .access_denied(now, site, access, key)
+        {
+            let what = match access {
+                Access::Read => "read from",
+                Access::Write => "written into",
+            };
+            let line = format!(
+                "topic {:?} (partitions {:?}) is not {what} site {name}: our permissions \
+                 there refuse it ({reason}); not forwarded",
+                key.topic, key.partitions
+            );
+            log::warn!("router: {line}");
+            let mut refusals = self.refusals.lock().unwrap_or_else(PoisonError::into_inner);
+            if refusals.len() < MAX_REFUSALS_KEPT {
+                refusals.push(line);
             }
         }
     }

@@ -147,6 +147,9 @@ pub struct RouterCounters {
     pub replay: ReplayCounters,
     /// The topic types learnt from the wire (`router::wire_type`).
     pub wire_type: WireTypeCounters,
+    /// Endpoints our permissions on a secured site refused (`Router::access_denied`): each
+    /// (site, read or write, topic and partitions) once.
+    pub access_denied: u64,
 }
 
 /// How [`Router::route`] takes a change.
@@ -192,6 +195,8 @@ pub struct Router {
     paths: Option<PathState>,
     /// The topic types being learnt from the endpoints that announce them.
     wire_types: WireTypes,
+    /// Refusals by our permissions learnt so far ([`Self::access_denied`]).
+    access_denied: u64,
 }
 
 /// The router's use of `router::paths`: when the view last changed, and what a new child
@@ -239,6 +244,7 @@ impl Router {
             transcoder: Transcoder::new(),
             paths: None,
             wire_types: WireTypes::new(),
+            access_denied: 0,
         }
     }
 
@@ -902,7 +908,29 @@ impl Router {
                 .map(|p| p.replay.counters())
                 .unwrap_or_default(),
             wire_type: self.wire_types.counters(),
+            access_denied: self.access_denied,
         }
+    }
+
+    /// The participant of `site` refused to create an endpoint because our permissions
+    /// there deny `access` to `key` (DDS-Security 1.1 §9.4.3.2-3): from now on no route
+    /// reads `key` from `site` (`Read`) or writes it into `site` (`Write`), so a sample goes
+    /// from U to D only where we may read it on U and write it on D. The endpoint that
+    /// failed is deleted with the routes that needed it (a proxy reader that served only
+    /// refused routes goes too). False when the refusal was known.
+    pub fn access_denied(
+        &mut self,
+        now: Instant,
+        site: SiteId,
+        access: table::Access,
+        key: &table::TopicKey,
+    ) -> bool {
+        let new = self.table.deny(site, access, key);
+        if new {
+            self.access_denied = self.access_denied.saturating_add(1);
+            self.reconcile(now);
+        }
+        new
     }
 
     /// A change read by witness `witness` (`Action::CreateWitness`): if another router's

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use crate::core::peer_group::config::{
     DEFAULT_CAPACITY, ParticipantMatch, PeerGroupConfig, validate_all,
 };
+use crate::wire::GuidPrefix;
 
 /// One `[[peer_group]]` table.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -60,12 +61,17 @@ pub fn compile(tables: &[PeerGroupToml]) -> Result<Vec<PeerGroupConfig>, String>
     Ok(groups)
 }
 
-/// The groups as site `site`'s participant is configured: it is their intermediary.
-pub fn for_site(groups: &[PeerGroupConfig], site: &str) -> Vec<PeerGroupConfig> {
+/// The groups as the site participant with GUID prefix `me` is configured: it is their
+/// intermediary, named by its own GUID prefix, so it restores the abbreviated samples of
+/// the members on its site, and no other participant counts as an intermediary for its own
+/// writers: where the router's participant is a member (a `members` pattern matching
+/// `siftdds-router-*`), its downstream writers still send every sample in full, to every
+/// peer, on a secured site as on an open one (docs/router.md, "Security").
+pub fn for_site(groups: &[PeerGroupConfig], me: GuidPrefix) -> Vec<PeerGroupConfig> {
     groups
         .iter()
         .map(|g| PeerGroupConfig {
-            intermediary: ParticipantMatch::Name(site_participant_name(site)),
+            intermediary: ParticipantMatch::Prefix(me.0),
             ..g.clone()
         })
         .collect()

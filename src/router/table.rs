@@ -8,6 +8,9 @@
 //! the site it was learnt on, never towards a router already on its path, never one whose
 //! path holds this router. One proxy reader per (U, topic, partitions, class) carries the
 //! composed filter of the readers it serves and the shortest of their paths plus our id.
+//! A route from U into D also needs the router's own permissions on a secured site: to read
+//! the topic on U and to write it on D ([`RoutingTable::deny`], learnt when the site's
+//! participant refused to create the endpoint).
 //!
 //! Must not: perform I/O or keep endpoint state beyond the latest view of each site; it is
 //! recomputed from the views, never patched.
@@ -38,6 +41,16 @@ pub struct TopicKey {
     pub keyed: bool,
     /// PARTITION names (empty: the default partition).
     pub partitions: Vec<String>,
+}
+
+/// What the router's permissions on a site may refuse it (DDS-Security 1.1 §9.4.3.2-3,
+/// check_create_datareader / check_create_datawriter).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Access {
+    /// Reading the topic there (a proxy reader or a witness).
+    Read,
+    /// Writing the topic there (a downstream writer).
+    Write,
 }
 
 /// The RxO class of a route: what the proxy reader requests and the downstream writer offers.
@@ -158,6 +171,8 @@ pub struct RoutingTable {
     unsettled: BTreeSet<SiteId>,
     /// Bumped by every change ([`Self::generation`]).
     generation: u64,
+    /// What our permissions refuse us per site ([`Self::deny`]).
+    denied: BTreeMap<(SiteId, Access), BTreeSet<TopicKey>>,
 }
 
 impl RoutingTable {
@@ -168,6 +183,7 @@ impl RoutingTable {
             sites: BTreeMap::new(),
             unsettled: BTreeSet::new(),
             generation: 0,
+            denied: BTreeMap::new(),
         }
     }
 
@@ -186,6 +202,32 @@ impl RoutingTable {
     pub fn set_site(&mut self, site: SiteId, view: SiteView) {
         self.generation = self.generation.wrapping_add(1);
         self.sites.insert(site, view);
+    }
+
+    /// Records that our permissions on `site` refuse `access` to `key` (its topic in its
+    /// partitions): no route reads it from there (`Read`) or writes it there (`Write`) from
+    /// now on. False if it was known.
+    pub fn deny(&mut self, site: SiteId, access: Access, key: &TopicKey) -> bool {
+        let new = self
+            .denied
+            .entry((site, access))
+            .or_default()
+            .insert(key.clone());
+        if new {
+            self.generation = self.generation.wrapping_add(1);
+        }
+        new
+    }
+
+    /// Whether our permissions let a route carry `key` from `u` into `d` (as far as we
+    /// know: a refusal is learnt when the site's participant refuses the endpoint).
+    pub fn permitted(&self, u: SiteId, d: SiteId, key: &TopicKey) -> bool {
+        let refused = |site, access| {
+            self.denied
+                .get(&(site, access))
+                .is_some_and(|keys| keys.contains(key))
+        };
+        !refused(u, Access::Read) && !refused(d, Access::Write)
     }
 
     /// The sites known so far.
@@ -256,7 +298,8 @@ impl RoutingTable {
         self.routable(u, d, view).filter(move |_| designated)
     }
 
-    /// [`Self::usable_from`] whoever is elected: split horizon and the path vector only.
+    /// [`Self::usable_from`] whoever is elected: split horizon, the path vector and our
+    /// permissions only.
     fn routable<'a>(
         &'a self,
         u: SiteId,
@@ -266,7 +309,10 @@ impl RoutingTable {
         let peer_u = self.sites.get(&u).and_then(|v| v.peer_router);
         let me = self.me;
         view.readers.iter().filter(move |r| {
-            u != d && !r.path.contains(&me) && peer_u.is_none_or(|p| !r.path.contains(&p))
+            u != d
+                && !r.path.contains(&me)
+                && peer_u.is_none_or(|p| !r.path.contains(&p))
+                && self.permitted(u, d, &r.key)
         })
     }
 

@@ -12,6 +12,7 @@ use super::table::{
 };
 use super::*;
 
+mod access;
 mod late;
 mod mesh;
 mod peer_group;

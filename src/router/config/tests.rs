@@ -121,3 +121,87 @@ fn paths_and_link_costs() {
         );
     }
 }
+
+const SECURED: &str = r#"
+[[site]]
+name = "a"
+kind = "lan"
+[site.security]
+identity_ca = "pki/ca.pem"
+identity_certificate = "pki/router.pem"
+private_key = "pki/router.key"
+"dds.sec.access.builtin.Access-Permissions.permissions_ca" = "file:/abs/perm_ca.pem"
+governance = "pki/governance.p7s"
+permissions = "data:,<signed>"
+
+[[site]]
+name = "b"
+kind = "lan"
+"#;
+
+#[test]
+fn site_security_takes_short_standard_and_fast_dds_names_with_their_places() {
+    let c = RouterConfig::from_toml(SECURED).unwrap();
+    let p = &c.sites[0].security_properties;
+    let names: Vec<&str> = p.iter().map(|p| p.property).collect();
+    assert_eq!(
+        names,
+        [
+            "dds.sec.auth.identity_ca",
+            "dds.sec.auth.identity_certificate",
+            "dds.sec.auth.private_key",
+            "dds.sec.access.permissions_ca",
+            "dds.sec.access.governance",
+            "dds.sec.access.permissions",
+        ]
+    );
+    assert_eq!(
+        p[0].at,
+        Place {
+            line: 6,
+            column: 15
+        }
+    );
+    assert_eq!(p[3].at.line, 9);
+    let paths: Vec<bool> = p.iter().map(SecurityProperty::is_path).collect();
+    assert_eq!(paths, [true, true, true, false, true, false]);
+    assert!(c.sites[1].security_properties.is_empty());
+}
+
+#[test]
+fn site_security_errors_name_the_place() {
+    let unknown = SECURED.replace("governance =", "governance_file =");
+    let e = RouterConfig::from_toml(&unknown).unwrap_err();
+    assert!(
+        e.0.starts_with(
+            "line 10, column 19: site \"a\": security: unknown key \"governance_file\""
+        ),
+        "{e}"
+    );
+    let twice = SECURED.replace(
+        "governance = ",
+        "\"dds.sec.access.governance\" = \"g\"\ngovernance = ",
+    );
+    let e = RouterConfig::from_toml(&twice).unwrap_err();
+    assert!(e.0.contains("dds.sec.access.governance given twice"), "{e}");
+    let no_key = SECURED.replace("private_key = \"pki/router.key\"\n", "");
+    let e = RouterConfig::from_toml(&no_key).unwrap_err();
+    assert!(
+        e.0.starts_with("line 6, column 15: site \"a\": security: private_key"),
+        "{e}"
+    );
+    let half_access = SECURED.replace("permissions = \"data:,<signed>\"\n", "");
+    let e = RouterConfig::from_toml(&half_access).unwrap_err();
+    assert!(
+        e.0.contains("permissions (dds.sec.access.permissions) is missing"),
+        "{e}"
+    );
+    // Identity only (authentication, no access control): fine.
+    let identity_only: String = SECURED
+        .lines()
+        .filter(|l| !l.contains("permissions") && !l.contains("governance"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let c = RouterConfig::from_toml(&identity_only).unwrap();
+    assert_eq!(c.sites[0].security_properties.len(), 3);
+}

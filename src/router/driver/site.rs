@@ -3,7 +3,7 @@
 //!
 //! Must not: open anything (the driver does); it only describes and parses.
 
-use super::super::config::{RouterConfig, SiteKind};
+use super::super::config::{RouterConfig, SecurityProperty, SiteKind};
 use crate::wire::Locator;
 
 /// Participant indices probed at a link's peer when it is given without a port.
@@ -22,6 +22,9 @@ pub struct Site {
     pub peers: Option<Vec<Locator>>,
     /// A link's cost in the shortest paths between routers (`router::paths`).
     pub cost: u32,
+    /// The DDS Security properties of the site's participant (`[site.security]`; empty: an
+    /// open site), paths resolved by [`Site::resolve_security`].
+    pub security: Vec<SecurityProperty>,
 }
 
 /// Parses a link peer: `IP` (its first [`PEER_INDICES`] metatraffic ports in `domain`) or
@@ -63,8 +66,31 @@ impl Site {
                     interfaces: s.interfaces.clone(),
                     peers,
                     cost: s.cost.unwrap_or(1),
+                    security: s.security_properties.clone(),
                 })
             })
             .collect()
+    }
+
+    /// Makes every plain path of [`Self::security`] a `file:` URI relative to `dir` (the
+    /// configuration file's directory); URIs and the password stay as written.
+    pub fn resolve_security(&mut self, dir: &std::path::Path) {
+        for p in &mut self.security {
+            if p.is_path() {
+                p.value = format!("file:{}", dir.join(&p.value).display());
+            }
+        }
+    }
+
+    /// A site that is not secured (an open one, or a site from `--interfaces`).
+    pub fn open(name: &str, domain: u32, interfaces: Vec<String>) -> Site {
+        Site {
+            name: name.to_string(),
+            domain,
+            interfaces,
+            peers: None,
+            cost: 1,
+            security: Vec::new(),
+        }
     }
 }

@@ -22,7 +22,7 @@ capacity = 2
 "#;
 
 #[test]
-fn peer_group_tables_compile_and_each_site_is_the_intermediary() {
+fn peer_group_tables_compile_and_each_site_is_the_intermediary_by_its_own_prefix() {
     let c = RouterConfig::from_toml(FILE).unwrap();
     let rules = c.rules().unwrap();
     let g = &rules.peer_groups;
@@ -31,9 +31,9 @@ fn peer_group_tables_compile_and_each_site_is_the_intermediary() {
         (g[0].capacity, g[0].common.clone()),
         (2, vec!["color".to_string()])
     );
-    let a = for_site(g, "A");
-    assert!(a[0].is_intermediary(Some("siftdds-router-A"), [0; 12]));
-    assert!(!a[0].is_intermediary(Some("siftdds-router-B"), [0; 12]));
+    let a = for_site(g, crate::wire::GuidPrefix([7; 12]));
+    assert!(a[0].is_intermediary(Some("siftdds-router-A"), [7; 12]));
+    assert!(!a[0].is_intermediary(Some("siftdds-router-A"), [0; 12]));
     assert!(a[0].is_member("Square", Some("pub-1"), [0; 12]));
 }
 

@@ -60,6 +60,33 @@ fn key_types(rules: &TopicRules, config: &Path) -> Result<KeyTypes, ConfigError>
     Ok(keys)
 }
 
+/// Resolves the `[site.security]` file paths against the configuration file's directory
+/// and checks that each file can be read, naming its place in the file if not (the
+/// participant checks what is in them when the router starts).
+fn security_files(sites: &mut [Site], config: &Path) -> Result<(), ConfigError> {
+    let dir = config.parent().unwrap_or(Path::new("."));
+    for site in sites {
+        site.resolve_security(dir);
+        for p in &site.security {
+            // The `file:` forms the participant reads (`file:///abs`, `file:/abs`, `file:rel`).
+            let path = match p.value.strip_prefix("file://") {
+                Some(rest) => rest.strip_prefix("localhost").unwrap_or(rest),
+                None => match p.value.strip_prefix("file:") {
+                    Some(rest) => rest,
+                    None => continue,
+                },
+            };
+            if let Err(e) = std::fs::metadata(path) {
+                return Err(ConfigError(format!(
+                    "{}: site \"{}\": security: {}: cannot read {path}: {e}",
+                    p.at, site.name, p.property
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs the subcommand.
 pub fn run(a: RouterArgs) -> ExitCode {
     let (interfaces, config, domain) = (a.interfaces.as_deref(), a.config.as_deref(), a.domain);
@@ -69,13 +96,7 @@ pub fn run(a: RouterArgs) -> ExitCode {
             let sites: Vec<Site> = list
                 .split(',')
                 .filter(|s| !s.is_empty())
-                .map(|name| Site {
-                    name: name.to_string(),
-                    domain,
-                    interfaces: vec![name.to_string()],
-                    peers: None,
-                    cost: 1,
-                })
+                .map(|name| Site::open(name, domain, vec![name.to_string()]))
                 .collect();
             if sites.len() < 2 {
                 eprintln!("siftdds router: --interfaces needs at least two interfaces");
@@ -98,8 +119,9 @@ pub fn run(a: RouterArgs) -> ExitCode {
                     (c.router_id, c.paths.detection()),
                 ))
             });
-            let parsed = parsed.and_then(|(sites, rules, cid)| {
+            let parsed = parsed.and_then(|(mut sites, rules, cid)| {
                 let keys = key_types(&rules, std::path::Path::new(file))?;
+                security_files(&mut sites, std::path::Path::new(file))?;
                 Ok((sites, rules.with_key_types(keys), cid))
             });
             match parsed {
@@ -163,7 +185,11 @@ pub fn run(a: RouterArgs) -> ExitCode {
     if caching {
         print_peer_group_stats(&handle);
     }
+    let refusals = handle.refusals();
     let c = handle.stop();
+    for line in refusals {
+        eprintln!("siftdds: router refused: {line}");
+    }
     eprintln!(
         "siftdds: router left: received {} (all routes), forwarded {} and duplicates {} (routes still live only; docs/router.md \"Leaving\"), learnt from other routers {}",
         c.received, c.repository.forwarded, c.repository.duplicates, c.standby.learnt
@@ -190,6 +216,10 @@ pub fn run(a: RouterArgs) -> ExitCode {
     eprintln!(
         "siftdds: router transcoding: samples {}, keys transcoded {}, keys built {}, as is {}, key unknown {}",
         t.transcoded, t.keys_transcoded, t.keys_built, t.as_is, t.key_unknown
+    );
+    eprintln!(
+        "siftdds: router access control: endpoints refused by our permissions {} (each (site, read or write, topic) once; the warnings name them)",
+        c.access_denied
     );
     let w = c.wire_type;
     eprintln!(
