@@ -260,3 +260,88 @@ fn payloads_of_any_length_round_trip_under_sign_and_encrypt() {
         }
     }
 }
+
+/// A sample of `len` payload octets after the encapsulation: its index, [`MARKER`], then a
+/// pattern that depends on the offset.
+fn large_sample(i: u32, len: usize) -> WriteRequest {
+    let mut payload = vec![0u8, 1, 0, 0];
+    payload.extend_from_slice(&i.to_le_bytes());
+    payload.extend_from_slice(MARKER);
+    while payload.len() < 4 + len {
+        payload.push((payload.len() % 251) as u8);
+    }
+    WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload))
+}
+
+#[test]
+fn payload_protected_samples_of_100kb_are_encoded_then_fragmented_and_reassembled() {
+    use crate::wire::submessage::DATA_FRAG;
+    const LEN: usize = 100_000;
+    for data in ["SIGN", "ENCRYPT"] {
+        for meta in ["NONE", data] {
+            let (mut net, w, r) = protected_pair(meta, data);
+            let mut got = Vec::new();
+            for i in 0..5 {
+                let now = net.now();
+                net.nodes[0].p.write(now, w, large_sample(i, LEN)).unwrap();
+                net.run_for(100);
+                let now = net.now();
+                while let Some(s) = net.nodes[1].p.take(now, r) {
+                    got.push(s);
+                }
+            }
+            net.run_for(2_000);
+            let now = net.now();
+            while let Some(s) = net.nodes[1].p.take(now, r) {
+                got.push(s);
+            }
+            let what = format!("meta {meta} data {data}");
+            assert_eq!(got.len(), 5, "{what}: {:?}", net.nodes[1].p.stats());
+            for (i, s) in got.iter().enumerate() {
+                assert_eq!(&s.data[..], &large_sample(i as u32, LEN).data[..], "{what}");
+            }
+            // One more by hand: its fragments carry the encoded payload.
+            let rejected = net.nodes[1].p.stats().crypto_rejected;
+            let src = net.nodes[0].locators[0];
+            let now = net.now();
+            net.nodes[0].p.write(now, w, large_sample(9, LEN)).unwrap();
+            let mut datagrams = Vec::new();
+            while let Some(t) = net.nodes[0].p.poll_transmit(now) {
+                datagrams.push(t.datagram().to_vec());
+            }
+            let frags = datagrams
+                .iter()
+                .map(|d| {
+                    submessage_ids(d)
+                        .iter()
+                        .filter(|id| **id == DATA_FRAG)
+                        .count()
+                })
+                .sum::<usize>();
+            if meta == "NONE" {
+                // The DATA_FRAGs in clear: at least 12 of 8 KiB or less.
+                assert!(frags >= 12, "{what}: {frags} DATA_FRAG submessages");
+            }
+            if data == "ENCRYPT" {
+                for d in &datagrams {
+                    assert!(!contains(d, MARKER), "{what}: the sample in plaintext");
+                }
+            } else {
+                // GMAC: the payload travels in clear, between its CryptoHeader and footer.
+                assert!(datagrams.iter().any(|d| contains(d, MARKER)), "{what}");
+            }
+            for d in &datagrams {
+                net.nodes[1].p.handle_datagram(now, src, d);
+            }
+            let s = net.nodes[1]
+                .p
+                .take(now, r)
+                .expect("the sample written by hand");
+            assert_eq!(&s.data[..], &large_sample(9, LEN).data[..], "{what}");
+            assert_eq!(net.nodes[1].p.stats().crypto_rejected, rejected, "{what}");
+            for i in 0..2 {
+                assert_eq!(net.nodes[i].p.stats().unprotected, 0, "{what} node {i}");
+            }
+        }
+    }
+}
