@@ -56,7 +56,7 @@ fn uri(p: &Path) -> String {
 }
 
 /// Our identity: `cert` is `ec/alice` etc. (a path under the PKI without extension).
-struct Identity<'a> {
+pub(crate) struct Identity<'a> {
     ca: &'a str,
     cert: &'a str,
 }
@@ -676,11 +676,11 @@ fn qos_xml_profile_configures_security_with_fastdds_aliases() {
 // case needs uses a governance that leaves it uncontrolled (`governance_nojoin`,
 // `governance_opencircle`), so only the other side's check can refuse it.
 
-const ALICE: Identity<'static> = Identity {
+pub(crate) const ALICE: Identity<'static> = Identity {
     ca: "ec/ca.pem",
     cert: "ec/alice",
 };
-const BOB: Identity<'static> = Identity {
+pub(crate) const BOB: Identity<'static> = Identity {
     ca: "ec/ca.pem",
     cert: "ec/bob",
 };
@@ -1835,7 +1835,7 @@ fn siftdds_rtps_encrypt_transient_local_late_joiner_gets_the_history() {
 /// each size in one run) or from the vendor to siftdds (10 of `sizes[0]`). All must arrive
 /// with their size, SRTPS-protected.
 #[allow(clippy::too_many_arguments)]
-fn matrix_case(
+pub(crate) fn matrix_case(
     test: &str,
     domain: u32,
     vendor: Vendor,

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::security::{Docs, Vendor, protected_case};
+use crate::security::{ALICE, BOB, Docs, Vendor, matrix_case, protected_case};
 
 /// Metadata and data protection ENCRYPT.
 const META_ENCRYPT: Docs<'static> = Docs {
@@ -108,4 +108,100 @@ fn fastdds_under_metadata_sign_receives_from_siftdds() {
 fn fastdds_under_metadata_sign_sends_to_siftdds() {
     let test = "fastdds_under_metadata_sign_sends_to_siftdds";
     protected_case(test, 189, META_SIGN, "fastdds", Vendor::FastDds);
+}
+
+/// Samples of 100,000 payload octets, more than one datagram: each DATA_FRAG carries its
+/// fragments encoded on their own (as both vendors do, see `core::participant::crypto`), and
+/// the reader decodes each before it reassembles the sample. siftdds → vendor: 4 samples;
+/// vendor → siftdds: 10.
+const LARGE: &[usize] = &[100_000];
+
+#[test]
+fn cyclone_under_metadata_encrypt_receives_100kb_samples_from_siftdds() {
+    let test = "cyclone_under_metadata_encrypt_receives_100kb_samples_from_siftdds";
+    matrix_case(
+        test,
+        84,
+        Vendor::Cyclone,
+        META_ENCRYPT,
+        ALICE,
+        BOB,
+        true,
+        LARGE,
+    );
+}
+
+#[test]
+fn cyclone_under_metadata_encrypt_sends_100kb_samples_to_siftdds() {
+    let test = "cyclone_under_metadata_encrypt_sends_100kb_samples_to_siftdds";
+    matrix_case(
+        test,
+        88,
+        Vendor::Cyclone,
+        META_ENCRYPT,
+        ALICE,
+        BOB,
+        false,
+        LARGE,
+    );
+}
+
+#[test]
+fn fastdds_under_metadata_encrypt_receives_100kb_samples_from_siftdds() {
+    let test = "fastdds_under_metadata_encrypt_receives_100kb_samples_from_siftdds";
+    matrix_case(
+        test,
+        94,
+        Vendor::FastDds,
+        META_ENCRYPT,
+        ALICE,
+        BOB,
+        true,
+        LARGE,
+    );
+}
+
+#[test]
+fn fastdds_under_metadata_encrypt_sends_100kb_samples_to_siftdds() {
+    let test = "fastdds_under_metadata_encrypt_sends_100kb_samples_to_siftdds";
+    matrix_case(
+        test,
+        96,
+        Vendor::FastDds,
+        META_ENCRYPT,
+        ALICE,
+        BOB,
+        false,
+        LARGE,
+    );
+}
+
+#[test]
+fn cyclone_under_metadata_sign_receives_100kb_samples_from_siftdds() {
+    let test = "cyclone_under_metadata_sign_receives_100kb_samples_from_siftdds";
+    matrix_case(
+        test,
+        89,
+        Vendor::Cyclone,
+        META_SIGN,
+        ALICE,
+        BOB,
+        true,
+        LARGE,
+    );
+}
+
+#[test]
+fn cyclone_under_metadata_sign_sends_100kb_samples_to_siftdds() {
+    let test = "cyclone_under_metadata_sign_sends_100kb_samples_to_siftdds";
+    matrix_case(
+        test,
+        95,
+        Vendor::Cyclone,
+        META_SIGN,
+        ALICE,
+        BOB,
+        false,
+        LARGE,
+    );
 }

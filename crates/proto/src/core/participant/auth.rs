@@ -49,47 +49,11 @@ pub const MAX_HANDSHAKE_MESSAGE: usize = 256 * 1024;
 /// Most sources with a handshake message under reassembly at once.
 pub const MAX_PARTIAL_SOURCES: usize = 16;
 
-/// A fragmented sample under reassembly: a handshake message here, a protected payload in
-/// `crypto.rs` (its size is bounded by the caller before it is created).
-pub(super) struct Partial {
-    pub(super) sn: i64,
-    pub(super) data: Vec<u8>,
+/// A fragmented handshake message under reassembly.
+struct Partial {
+    sn: i64,
+    data: Vec<u8>,
     have: Vec<bool>,
-}
-
-impl Partial {
-    /// An empty sample `sn` of `size` octets in fragments of `frag` (> 0) octets.
-    pub(super) fn new(sn: i64, size: usize, frag: usize) -> Self {
-        Partial {
-            sn,
-            data: vec![0; size],
-            have: vec![false; size.div_ceil(frag.max(1))],
-        }
-    }
-
-    /// Copies the fragments of `f` (`frag` octets each) in; `None` when one lies outside the
-    /// sample, else whether every fragment is now in.
-    pub(super) fn add(&mut self, f: &DataFrag<'_>, frag: usize) -> Option<bool> {
-        let first = usize::try_from(f.fragment_starting_num.0)
-            .unwrap_or(0)
-            .saturating_sub(1);
-        for (i, chunk) in f
-            .fragments
-            .chunks(frag.max(1))
-            .take(usize::from(f.fragments_in_submessage))
-            .enumerate()
-        {
-            let n = first.saturating_add(i);
-            let dst = self.data.get_mut(n.saturating_mul(frag)..)?;
-            for (d, s) in dst.iter_mut().zip(chunk) {
-                *d = *s;
-            }
-            if let Some(h) = self.have.get_mut(n) {
-                *h = true;
-            }
-        }
-        Some(self.have.iter().all(|h| *h))
-    }
 }
 
 /// A participant's security configuration (the `dds.sec.*` properties, resolved).
@@ -265,15 +229,38 @@ impl Authentication {
         if !self.partials.contains_key(&src) && self.partials.len() >= MAX_PARTIAL_SOURCES {
             return (false, None);
         }
-        let fresh = || Partial::new(sn, size, frag);
+        let total = size.div_ceil(frag);
+        let fresh = || Partial {
+            sn,
+            data: vec![0; size],
+            have: vec![false; total],
+        };
         let partial = self.partials.entry(src).or_insert_with(fresh);
         if partial.sn != sn || partial.data.len() != size {
             *partial = fresh();
         }
-        match partial.add(f, frag) {
-            None => return (false, None),
-            Some(false) => return (true, None),
-            Some(true) => {}
+        let first = usize::try_from(f.fragment_starting_num.0)
+            .unwrap_or(0)
+            .saturating_sub(1);
+        for (i, chunk) in f
+            .fragments
+            .chunks(frag)
+            .take(usize::from(f.fragments_in_submessage))
+            .enumerate()
+        {
+            let n = first.saturating_add(i);
+            let Some(dst) = partial.data.get_mut(n.saturating_mul(frag)..) else {
+                return (false, None);
+            };
+            for (d, s) in dst.iter_mut().zip(chunk) {
+                *d = *s;
+            }
+            if let Some(h) = partial.have.get_mut(n) {
+                *h = true;
+            }
+        }
+        if !partial.have.iter().all(|h| *h) {
+            return (true, None);
         }
         let Some(done) = self.partials.remove(&src) else {
             return (true, None);

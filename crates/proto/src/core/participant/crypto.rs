@@ -34,7 +34,7 @@ use openssl::hash::MessageDigest;
 use openssl::pkey::PKey;
 use openssl::sign::Signer;
 
-use super::auth::{Partial, generic_message_payload};
+use super::auth::generic_message_payload;
 use crate::cdr::{CdrReader, EncapsulationHeader, Endianness};
 use crate::core::Transmit;
 use crate::core::discovery::{EndpointSecurityInfo, ParticipantSecurityInfo};
@@ -88,10 +88,6 @@ const MAX_UNACKED: usize = 64;
 /// Most sequence numbers of a remote volatile writer remembered as received above the
 /// acknowledged base.
 const MAX_SEEN: usize = 256;
-
-/// The most octets encode_serialized_payload adds to a payload: CryptoHeader (20), the
-/// CryptoContent length (4, AES-GCM) and the CryptoFooter with no receiver MACs (16 + 4).
-const PAYLOAD_OVERHEAD: usize = 44;
 
 /// `KXSALTCOOKIE` and `KXKEYCOOKIE` of §9.5.2.1.2 (Table 67-68), as Cyclone DDS 0.10 spells
 /// them (`crypto_key_factory.c`).
@@ -395,15 +391,6 @@ struct RemoteEndpoint {
 
 /// The most remote endpoints whose protection is remembered.
 const MAX_REMOTE_ENDPOINTS: usize = 65_536;
-/// The most protected payloads under reassembly at once (all remote writers together).
-const MAX_PROTECTED_PARTIALS: usize = 64;
-/// The most protected payloads under reassembly per remote writer; a further one replaces
-/// its lowest sequence number.
-const MAX_PROTECTED_PARTIALS_PER_WRITER: usize = 4;
-/// The largest protected payload reassembled, in octets.
-pub const MAX_PROTECTED_SAMPLE: usize = 16 * 1024 * 1024;
-/// The most octets of protected payloads under reassembly at once.
-const MAX_PROTECTED_PARTIAL_BYTES: usize = 64 * 1024 * 1024;
 
 /// The participant's cryptography part (see the module overview).
 pub(super) struct Cryptography {
@@ -420,9 +407,6 @@ pub(super) struct Cryptography {
     tokens_sent: BTreeSet<(EntityId, Guid)>,
     /// Submessages of protected remote endpoints that came in clear, not yet taken.
     unprotected: u64,
-    /// Fragmented protected payloads of remote writers under reassembly (remote writer,
-    /// sequence number), decoded once whole.
-    partials: BTreeMap<(Guid, i64), Partial>,
     peers: BTreeMap<GuidPrefix, Peer>,
     outbox: VecDeque<Transmit>,
     rng: OsRandom,
@@ -453,7 +437,6 @@ impl Cryptography {
             remote_endpoints: BTreeMap::new(),
             tokens_sent: BTreeSet::new(),
             unprotected: 0,
-            partials: BTreeMap::new(),
             peers: BTreeMap::new(),
             outbox: VecDeque::new(),
             rng,
@@ -526,7 +509,6 @@ impl Cryptography {
         self.peers.remove(&remote);
         self.remote_endpoints.retain(|g, _| g.prefix != remote);
         self.tokens_sent.retain(|(_, g)| g.prefix != remote);
-        self.partials.retain(|(g, _), _| g.prefix != remote);
     }
 
     // ---- endpoint protection ----
@@ -590,98 +572,6 @@ impl Cryptography {
             );
         }
         Some(info)
-    }
-
-    /// A sample written to our writer `writer` whose payload is protected and whose encoded
-    /// payload does not fit one DATA (more than `fragment_size` octets): the encoded payload,
-    /// which the writer stores and sends in DATA_FRAGs (DDS-Security 1.1 §8.5.1.9.1:
-    /// encode_serialized_payload takes the whole serialized payload, so fragmenting comes
-    /// after it). `None`: the
-    /// sample is stored as it is (not payload-protected, or sent in one DATA whose payload the
-    /// send transform encodes). So a stored payload is encoded exactly when it is fragmented.
-    pub(super) fn encode_large_payload(
-        &mut self,
-        writer: EntityId,
-        plain: &[u8],
-        fragment_size: usize,
-    ) -> Result<Option<Vec<u8>>, CryptoError> {
-        let Some(session) = self.local.get_mut(&writer).and_then(|e| e.payload.as_mut()) else {
-            return Ok(None);
-        };
-        // The encoded payload is the plain one and at most 44 octets (header, length, MAC).
-        if plain.len().saturating_add(PAYLOAD_OVERHEAD) <= fragment_size {
-            return Ok(None);
-        }
-        let mut encoded = Vec::with_capacity(plain.len().saturating_add(PAYLOAD_OVERHEAD));
-        encode_serialized_payload(session, plain, &mut encoded)?;
-        Ok((encoded.len() > fragment_size).then_some(encoded))
-    }
-
-    /// True when the DATA_FRAGs of remote writer `writer` carry fragments of a protected
-    /// payload (a reader of ours on a topic with `data_protection_kind` matched it).
-    pub(super) fn payload_protected_writer(&self, writer: Guid) -> bool {
-        self.remote_endpoints
-            .get(&writer)
-            .is_some_and(|r| r.payload_protected)
-    }
-
-    /// A DATA_FRAG of payload-protected remote writer `writer`: its fragments are kept until
-    /// the encoded payload is whole, which is then decoded (DDS-Security 1.1 §8.5.1.9,
-    /// decode_serialized_payload after reassembly). `None` while incomplete or when the
-    /// fragment is refused (too large, no room); `Some(Err)` when the whole payload does not
-    /// decode.
-    pub(super) fn reassemble_payload(
-        &mut self,
-        writer: Guid,
-        f: &DataFrag<'_>,
-    ) -> Option<Result<Vec<u8>, CryptoError>> {
-        let size = usize::try_from(f.sample_size).unwrap_or(usize::MAX);
-        let frag = usize::from(f.fragment_size);
-        if size > MAX_PROTECTED_SAMPLE || frag == 0 {
-            return None;
-        }
-        let key = (writer, f.writer_sn.0);
-        let fits = self
-            .partials
-            .get(&key)
-            .is_some_and(|p| p.data.len() == size);
-        if !fits {
-            self.partials.remove(&key);
-            let range = (writer, i64::MIN)..=(writer, i64::MAX);
-            if self.partials.range(range.clone()).count() >= MAX_PROTECTED_PARTIALS_PER_WRITER {
-                let lowest = self.partials.range(range).next().map(|(k, _)| *k);
-                if let Some(lowest) = lowest {
-                    self.partials.remove(&lowest);
-                }
-            }
-            let bytes: usize = self.partials.values().map(|p| p.data.len()).sum();
-            if self.partials.len() >= MAX_PROTECTED_PARTIALS
-                || bytes.saturating_add(size) > MAX_PROTECTED_PARTIAL_BYTES
-            {
-                log::debug!("no room to reassemble a protected payload of {writer}");
-                return None;
-            }
-            self.partials.insert(key, Partial::new(key.1, size, frag));
-        }
-        let partial = self.partials.get_mut(&key)?;
-        match partial.add(f, frag) {
-            Some(true) => {}
-            Some(false) => return None,
-            None => {
-                self.partials.remove(&key);
-                return None;
-            }
-        }
-        let done = self.partials.remove(&key)?;
-        let Some(remote) = self
-            .remote_endpoints
-            .get_mut(&writer)
-            .and_then(|r| r.payload.as_mut())
-        else {
-            return Some(Err(CryptoError::KeyMismatch));
-        };
-        let mut plain = Vec::with_capacity(done.data.len());
-        Some(decode_serialized_payload(remote, &done.data, &mut plain).map(|()| plain))
     }
 
     /// Forgets our endpoint `id` (deleted).
@@ -933,9 +823,7 @@ impl Cryptography {
             changed = true;
             let mut whole = normalized(sm)?;
             if let (true, Some(session)) = (writer_side, ep.payload.as_mut()) {
-                // A DATA_FRAG's fragments are of the payload encoded at write
-                // (`encode_large_payload`).
-                if sm.first() == Some(&DATA) {
+                if matches!(sm.first(), Some(&DATA) | Some(&DATA_FRAG)) {
                     whole = protect_payload(session, &whole)?;
                 }
             }
@@ -1036,7 +924,9 @@ impl Cryptography {
                 Some(r) if r.submessage_protected => {
                     self.unprotected = self.unprotected.saturating_add(1);
                 }
-                Some(r) if r.payload_protected && sm.first() == Some(&DATA) => {
+                Some(r)
+                    if r.payload_protected && matches!(sm.first(), Some(&DATA | &DATA_FRAG)) =>
+                {
                     match r.payload.as_mut().map(|k| unprotect_payload(k, sm)) {
                         Some(Ok(plain)) => out.extend_from_slice(&plain),
                         _ => rejected = rejected.saturating_add(1),
@@ -1087,7 +977,7 @@ impl Cryptography {
             }
             _ => {}
         }
-        if remote.payload_protected && plain.first() == Some(&DATA) {
+        if remote.payload_protected && matches!(plain.first(), Some(&DATA | &DATA_FRAG)) {
             let key = remote.payload.as_mut().ok_or(CryptoError::KeyMismatch)?;
             plain = unprotect_payload(key, &plain)?;
         }
@@ -1505,42 +1395,56 @@ fn normalized(sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
 }
 
 /// A DATA (whole) with its serialized payload replaced by its encode_serialized_payload
-/// (§9.5.3.3.4.1); the inline QoS stays in clear. A DATA without a data payload (a dispose or
-/// a key) is returned as it is.
+/// (§9.5.3.3.4.1), or a DATA_FRAG with the fragments it carries replaced by theirs; the inline
+/// QoS stays in clear. A DATA without a data payload (a dispose or a key) is returned as it is.
+///
+/// Fragments: DDS-Security 1.1 §8.5.1.9.1 hands encode_serialized_payload the serialized
+/// payload, which suggests encoding before fragmenting; both vendors encode each DATA_FRAG's
+/// fragments on their own instead (Fast DDS 2.9 `RTPSMessageGroup::add_data_frag`, Cyclone
+/// 0.10 `create_fragment_message` → `nn_xmsg_serdata` and `decode_DataFrag` on receive), with
+/// fragmentSize and sampleSize those of the plain sample. That is the form that interoperates,
+/// so it is the one used here.
 fn protect_payload(session: &mut SenderSession, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
-    let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
-    let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
-    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
-        return Ok(sm.to_vec());
-    };
-    let DataPayload::Data(p) = d.payload else {
-        return Ok(sm.to_vec());
-    };
-    let mut encoded = Vec::with_capacity(p.len().saturating_add(64));
-    encode_serialized_payload(session, p, &mut encoded)?;
-    Ok(submessage_bytes(&Submessage::Data(Data {
-        payload: DataPayload::Data(&encoded),
-        ..d
-    })))
+    transform_payload(sm, |p, out| encode_serialized_payload(session, p, out))
 }
 
 /// A DATA (whole) with its protected serialized payload replaced by the plain one
-/// (§9.5.3.3.5.1, decode_serialized_payload).
+/// (§9.5.3.3.5.1, decode_serialized_payload), or a DATA_FRAG with its protected fragments
+/// replaced by the plain ones (see [`protect_payload`]).
 fn unprotect_payload(remote: &mut RemoteSender, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    transform_payload(sm, |p, out| decode_serialized_payload(remote, p, out))
+}
+
+/// `sm` (a DATA or DATA_FRAG, whole) with its data payload or fragments replaced by what
+/// `transform` makes of them; any other submessage, or a DATA without a data payload, as it
+/// is.
+fn transform_payload(
+    sm: &[u8],
+    transform: impl FnOnce(&[u8], &mut Vec<u8>) -> Result<(), CryptoError>,
+) -> Result<Vec<u8>, CryptoError> {
     let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
     let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
-    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
-        return Ok(sm.to_vec());
-    };
-    let DataPayload::Data(p) = d.payload else {
-        return Ok(sm.to_vec());
-    };
-    let mut plain = Vec::with_capacity(p.len());
-    decode_serialized_payload(remote, p, &mut plain)?;
-    Ok(submessage_bytes(&Submessage::Data(Data {
-        payload: DataPayload::Data(&plain),
-        ..d
-    })))
+    let mut out = Vec::with_capacity(sm.len().saturating_add(64));
+    match Submessage::parse(h, body)? {
+        Some(Submessage::Data(d)) => {
+            let DataPayload::Data(p) = d.payload else {
+                return Ok(sm.to_vec());
+            };
+            transform(p, &mut out)?;
+            Ok(submessage_bytes(&Submessage::Data(Data {
+                payload: DataPayload::Data(&out),
+                ..d
+            })))
+        }
+        Some(Submessage::DataFrag(f)) => {
+            transform(f.fragments, &mut out)?;
+            Ok(submessage_bytes(&Submessage::DataFrag(DataFrag {
+                fragments: &out,
+                ..f
+            })))
+        }
+        _ => Ok(sm.to_vec()),
+    }
 }
 
 #[cfg(test)]

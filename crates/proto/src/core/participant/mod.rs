@@ -715,17 +715,6 @@ impl Participant {
             {
                 // Best effort: nothing to acknowledge or repair.
             }
-            // DDS-Security 1.1 §8.5.1.9: a payload-protected writer's fragments are of the
-            // encoded payload, decoded once reassembled.
-            #[cfg(feature = "security")]
-            Submessage::DataFrag(f)
-                if !f.key
-                    && self.crypto.as_ref().is_some_and(|c| {
-                        c.payload_protected_writer(Guid::new(src, f.writer_id))
-                    }) =>
-            {
-                self.route_protected_fragment(now, source, state, &f);
-            }
             Submessage::Data(_)
             | Submessage::DataFrag(_)
             | Submessage::Heartbeat(_)
@@ -766,41 +755,6 @@ impl Participant {
                 }
             }
             _ => {}
-        }
-    }
-
-    /// A DATA_FRAG of a payload-protected remote writer: reassembled and decoded by the
-    /// cryptography part, then routed as the whole DATA it was cut from.
-    #[cfg(feature = "security")]
-    fn route_protected_fragment(
-        &mut self,
-        now: Now,
-        source: Locator,
-        state: &ReceiverState,
-        f: &crate::wire::submessage::DataFrag<'_>,
-    ) {
-        let writer = Guid::new(state.source_guid_prefix, f.writer_id);
-        let Some(c) = self.crypto.as_mut() else {
-            return;
-        };
-        match c.reassemble_payload(writer, f) {
-            None => {}
-            Some(Err(e)) => {
-                log::debug!("dropped a protected fragmented sample of {writer}: {e}");
-                self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(1);
-            }
-            Some(Ok(plain)) => {
-                let d = Data {
-                    endian: f.endian,
-                    extra_flags: f.extra_flags,
-                    reader_id: f.reader_id,
-                    writer_id: f.writer_id,
-                    writer_sn: f.writer_sn,
-                    inline_qos: f.inline_qos.clone(),
-                    payload: crate::wire::submessage::DataPayload::Data(&plain),
-                };
-                self.route(now, source, state, Submessage::Data(d));
-            }
         }
     }
 
@@ -1547,31 +1501,10 @@ impl Participant {
         // RTPS 2.5 §8.7.6: a grouped writer's change carries its group SN (`group.rs`).
         request.group = self.presentation.stamp(writer.entity_id);
         let grouped = request.group.is_some();
-        let (durable, fragment_size) = match self.endpoints.writer(writer) {
-            Some(w) => (
-                w.spec.qos.durability >= DurabilityKind::Transient,
-                w.writer.config().fragment_size,
-            ),
+        let durable = match self.endpoints.writer(writer) {
+            Some(w) => w.spec.qos.durability >= DurabilityKind::Transient,
             None => return Err(WriteError::UnknownWriter),
         };
-        // DDS-Security 1.1 §8.5.1.9.1: a protected payload too large for one DATA is encoded
-        // whole before the writer fragments it (`crypto.rs`).
-        #[cfg(feature = "security")]
-        if let Some(c) = self.crypto.as_mut() {
-            if request.kind == crate::core::ChangeKind::Alive {
-                match c.encode_large_payload(writer.entity_id, &request.data, fragment_size) {
-                    Ok(Some(encoded)) => request.data = bytes::Bytes::from(encoded),
-                    Ok(None) => {}
-                    Err(e) => {
-                        // Only a payload beyond what a CryptoContent length describes fails.
-                        log::error!("a sample of {writer} could not be protected: {e}");
-                        return Err(WriteError::SampleTooLarge);
-                    }
-                }
-            }
-        }
-        #[cfg(not(feature = "security"))]
-        let _ = fragment_size;
         let sn = if durable {
             // TRANSIENT and PERSISTENT writes also enter the durable history.
             let sn = self.endpoints.write(now, writer, request.clone())?;

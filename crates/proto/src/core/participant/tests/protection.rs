@@ -274,7 +274,7 @@ fn large_sample(i: u32, len: usize) -> WriteRequest {
 }
 
 #[test]
-fn payload_protected_samples_of_100kb_are_encoded_then_fragmented_and_reassembled() {
+fn payload_protected_samples_of_100kb_go_in_fragments_each_encoded_and_are_reassembled() {
     use crate::wire::submessage::DATA_FRAG;
     const LEN: usize = 100_000;
     for data in ["SIGN", "ENCRYPT"] {
@@ -300,7 +300,7 @@ fn payload_protected_samples_of_100kb_are_encoded_then_fragmented_and_reassemble
             for (i, s) in got.iter().enumerate() {
                 assert_eq!(&s.data[..], &large_sample(i as u32, LEN).data[..], "{what}");
             }
-            // One more by hand: its fragments carry the encoded payload.
+            // One more by hand: each DATA_FRAG carries its fragments encoded.
             let rejected = net.nodes[1].p.stats().crypto_rejected;
             let src = net.nodes[0].locators[0];
             let now = net.now();
