@@ -391,6 +391,8 @@ mod liveliness;
 mod peer_group;
 mod peer_group_faults;
 #[cfg(feature = "security")]
+mod protected_filter;
+#[cfg(feature = "security")]
 mod protection;
 #[cfg(feature = "security")]
 mod security;

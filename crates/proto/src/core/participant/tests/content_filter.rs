@@ -6,7 +6,7 @@
 
 use super::*;
 
-fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
+pub(super) fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
     let mut spec = reader_spec(true);
     spec.content_filter = Some(ContentFilter {
         content_filtered_topic_name: format!("Square_{expr}"),
