@@ -38,7 +38,7 @@ use crate::skip::skip;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The test PKI, made once per build tree by `scripts/test-pki`.
-fn pki() -> PathBuf {
+pub(crate) fn pki() -> PathBuf {
     static MADE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let dir = PathBuf::from(repo_path!("target/test-pki"));
     let made = MADE.get_or_init(|| {
@@ -83,7 +83,7 @@ fn siftdds_participant(
     siftdds_participant_with(pki, domain, id, GRANT_ALL)
 }
 
-fn siftdds_participant_with(
+pub(crate) fn siftdds_participant_with(
     pki: &Path,
     domain: u32,
     id: &Identity<'_>,
@@ -115,7 +115,7 @@ fn siftdds_participant_with(
 }
 
 /// Waits for the outcome of the handshake with any peer: `Ok(prefix)` or `Err(reason)`.
-fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
+pub(crate) fn handshake_outcome(p: &DomainParticipant) -> Result<GuidPrefix, String> {
     let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
     while Instant::now() < deadline {
         match p.wait_event(Duration::from_millis(200)).unwrap() {
@@ -157,12 +157,12 @@ fn cyclone_config(pki: &Path, id: &Identity<'_>, docs: Docs<'_>, log: &Path) -> 
 }
 
 /// A vendor process, killed (by its own handle) when dropped.
-struct Peer(Child);
+pub(crate) struct Peer(Child);
 
 impl Peer {
     /// Asks the process to end (SIGTERM to its own PID, so that it flushes its trace) and
     /// waits up to 5 s for it.
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let _ = Command::new("kill")
             .args(["-TERM", &self.0.id().to_string()])
             .status();
@@ -183,7 +183,7 @@ impl Drop for Peer {
     }
 }
 
-fn cyclone_ready(test: &str) -> Option<PathBuf> {
+pub(crate) fn cyclone_ready(test: &str) -> Option<PathBuf> {
     if !may_open_sockets(test) {
         return None;
     }
@@ -211,7 +211,7 @@ fn cyclone_peer(
 
 /// `shapes_cyclone ARGS` with `docs` for access control; trace to `files.0`, output to
 /// `files.1`.
-fn cyclone_peer_with(
+pub(crate) fn cyclone_peer_with(
     bin: &Path,
     pki: &Path,
     id: &Identity<'_>,
@@ -232,7 +232,7 @@ fn cyclone_peer_with(
     Peer(child)
 }
 
-fn read_log(log: &Path) -> String {
+pub(crate) fn read_log(log: &Path) -> String {
     std::fs::read_to_string(log).unwrap_or_default()
 }
 
@@ -355,7 +355,7 @@ fn write_samples(w: &DataWriter<ShapeType>) -> bool {
     true
 }
 
-fn fastdds_ready(test: &str) -> Option<PathBuf> {
+pub(crate) fn fastdds_ready(test: &str) -> Option<PathBuf> {
     if !may_open_sockets(test) {
         return None;
     }
@@ -374,7 +374,7 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
 }
 
 /// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
-fn fastdds_peer_with(
+pub(crate) fn fastdds_peer_with(
     bin: &Path,
     pki: &Path,
     id: &Identity<'_>,
@@ -1514,7 +1514,7 @@ pub(crate) fn protected_case(
 }
 
 /// The lines of a Cyclone trace about crypto and key exchange (for a failure message).
-fn security_lines(trace: &str) -> String {
+pub(crate) fn security_lines(trace: &str) -> String {
     trace
         .lines()
         .filter(|l| {

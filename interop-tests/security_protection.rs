@@ -7,9 +7,20 @@
 //! the payload encoded, each way; nothing of the vendor's user endpoints may come in clear
 //! (`ParticipantStats::unprotected` 0).
 
-use std::path::PathBuf;
+// These tests drive real vendor processes in real time.
+#![allow(clippy::disallowed_methods)]
 
-use crate::security::{ALICE, BOB, Docs, Vendor, matrix_case, protected_case};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use siftdds::qos::{DataWriterQos, PublisherQos, TopicQos};
+use siftdds::types::ShapeType;
+
+use crate::security::{
+    ALICE, BOB, Docs, Vendor, fastdds_peer_with, fastdds_ready, handshake_outcome, matrix_case,
+    pki, protected_case, read_log, siftdds_participant_with,
+};
+use crate::vendors::peer_samples;
 
 /// Metadata and data protection ENCRYPT.
 const META_ENCRYPT: Docs<'static> = Docs {
@@ -204,4 +215,93 @@ fn cyclone_under_metadata_sign_sends_100kb_samples_to_siftdds() {
         false,
         LARGE,
     );
+}
+
+/// What the filtered-reader test writes: colours round-robin, sizes 10/20/30/40, x = index.
+fn filter_samples() -> Vec<ShapeType> {
+    let colors = ["RED", "BLUE", "GREEN"];
+    (0..60)
+        .map(|i| ShapeType {
+            color: colors[i % 3].into(),
+            x: i as i32,
+            y: 7,
+            shapesize: [10, 20, 30, 40][i % 4],
+            additional_payload_size: vec![],
+        })
+        .collect()
+}
+
+/// A Fast DDS 2.9 ContentFilteredTopic reader (`shapesize <= 20`) on our filtering writer
+/// under metadata and data protection ENCRYPT: it gets exactly its 30 samples, our writer
+/// filtered for it (the other 30 SNs went as GAPs, in SEC_PREFIX … SEC_POSTFIX like every
+/// submessage of the writer), and nothing of Fast DDS's came in clear.
+#[test]
+fn fastdds_filtered_reader_under_metadata_encrypt_gets_exactly_its_samples_from_our_filtering_writer()
+ {
+    let test = "fastdds_filtered_reader_under_metadata_encrypt_gets_exactly_its_samples_from_our_filtering_writer";
+    let Some(bin) = fastdds_ready(test) else {
+        return;
+    };
+    let pki = pki();
+    let out_file = PathBuf::from(repo_path!("target")).join(format!("security-{test}.out"));
+    let p = siftdds_participant_with(&pki, 99, &ALICE, META_ENCRYPT).unwrap();
+    let want: Vec<i32> = filter_samples()
+        .iter()
+        .filter(|s| s.shapesize <= 20)
+        .map(|s| s.x)
+        .collect();
+    let args: Vec<String> = [
+        "sub",
+        "-d",
+        "99",
+        "-k",
+        "0",
+        "-t",
+        "40",
+        "-f",
+        "shapesize <= 20",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let mut peer = fastdds_peer_with(&bin, &pki, &BOB, META_ENCRYPT, &args, &out_file);
+    let outcome = handshake_outcome(&p);
+    let t = p.create_topic::<ShapeType>("Square", TopicQos::default());
+    let qos = DataWriterQos {
+        history: siftdds::qos::History::KeepAll,
+        reliability: siftdds::qos::Reliability::reliable(),
+        ..DataWriterQos::default()
+    };
+    let w = p
+        .create_publisher(PublisherQos::default())
+        .create_datawriter(&t, qos)
+        .unwrap();
+    let matched = w.wait_for_matched(1, Duration::from_secs(15)).is_ok();
+    // The reader's tokens and ours cross after the match.
+    std::thread::sleep(Duration::from_millis(500));
+    for s in filter_samples() {
+        w.write(&s).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let acked = w.wait_for_acknowledgments(Duration::from_secs(30)).is_ok();
+    let stats = w.filter_stats().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while peer_samples(&read_log(&out_file)).len() < want.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    peer.stop();
+    let out = read_log(&out_file);
+    let got: Vec<i32> = peer_samples(&out).iter().map(|s| s.x).collect();
+    eprintln!(
+        "{test}: {outcome:?}, got {got:?}, writer {stats:?}, {:?}",
+        p.stats()
+    );
+    assert!(outcome.is_ok(), "handshake: {outcome:?}");
+    assert!(matched, "Fast DDS did not match our writer: {out}");
+    assert!(acked, "Fast DDS did not acknowledge everything");
+    assert_eq!(got, want, "{out}");
+    assert_eq!(stats.filtered_readers, 1, "{stats:?}");
+    assert!(stats.samples_filtered >= 30, "{stats:?}");
+    assert!(stats.filter_gaps_sent > 0, "{stats:?}");
+    assert_eq!(p.stats().unwrap().unprotected, 0);
 }
