@@ -45,7 +45,7 @@ use crate::security::access::governance::{
 use crate::security::auth::SharedSecretHandle;
 use crate::security::crypto::{
     CRYPTO_TOKEN_CLASS_ID, CRYPTO_TOKEN_KEYMAT, CryptoError, KeyMaterial, OsRandom, Protected,
-    RemoteSender, SenderSession, TransformationKind, decode_rtps_message,
+    ReceiverSpecific, RemoteSender, SenderSession, TransformationKind, decode_rtps_message,
     decode_serialized_payload, decode_submessage, encode_rtps_message, encode_serialized_payload,
     encode_submessage, peek_crypto_header,
 };
@@ -54,7 +54,8 @@ use crate::wire::data_holder::{DataHolder, MessageIdentity, ParticipantGenericMe
 use crate::wire::security::{SEC_PREFIX, SRTPS_PREFIX};
 use crate::wire::submessage::{
     ACKNACK, AckNack, DATA, DATA_FRAG, Data, DataFrag, DataPayload, GAP, HEARTBEAT, HEARTBEAT_FRAG,
-    Heartbeat, INFO_TS, InfoDst, NACK_FRAG, PAD, Submessage, SubmessageHeader, SubmessageOutcome,
+    Heartbeat, INFO_DST, INFO_TS, InfoDst, NACK_FRAG, PAD, Submessage, SubmessageHeader,
+    SubmessageOutcome,
 };
 use crate::wire::{
     EntityId, Guid, GuidPrefix, Header, Locator, Message, SequenceNumber, SequenceNumberSet,
@@ -174,8 +175,8 @@ impl Protection {
 }
 
 /// The transformation kind of a protection kind: AES-256 as both vendors default to
-/// (Cyclone's `dds.sec.crypto.keysize` 256). Origin authentication is not applied (no
-/// receiver-specific MACs are added): the kind is taken without it.
+/// (Cyclone's `dds.sec.crypto.keysize` 256). Origin authentication is not a transformation
+/// kind: it adds receiver-specific keys and MACs ([`origin_authenticated`]).
 fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
     match kind {
         ProtectionKind::None => TransformationKind::None,
@@ -186,6 +187,16 @@ fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
             TransformationKind::Aes256Gcm
         }
     }
+}
+
+/// True for the `*_WITH_ORIGIN_AUTHENTICATION` kinds (DDS-Security 1.1 §9.4.1.2.5.3): each
+/// receiver gets its own receiver-specific key and each protected message a MAC per receiver.
+fn origin_authenticated(kind: ProtectionKind) -> bool {
+    matches!(
+        kind,
+        ProtectionKind::SignWithOriginAuthentication
+            | ProtectionKind::EncryptWithOriginAuthentication
+    )
 }
 
 /// The transformation kind of a `data_protection_kind`.
@@ -397,6 +408,15 @@ pub(super) struct Cryptography {
     ours: GuidPrefix,
     /// Our participant key material's session (RTPS protection), if any.
     rtps: Option<SenderSession>,
+    /// `rtps_protection_kind` is one of the origin-authenticated kinds: every peer gets a
+    /// receiver-specific key with our tokens, every protected message a MAC per receiver, and
+    /// a peer's messages must carry a valid one for us.
+    rtps_origin: bool,
+    /// Under RTPS origin authentication, per authenticated participant (`receiver_of`, the
+    /// same order) our participant key material with the receiver-specific key we gave it:
+    /// the MAC for it on each protected message.
+    receivers: Vec<ReceiverSpecific>,
+    receiver_of: Vec<GuidPrefix>,
     /// The governance domain rule, for the per-topic protection kinds.
     rule: Option<DomainRule>,
     /// Our protected writers and readers.
@@ -431,7 +451,10 @@ impl Cryptography {
         };
         Ok(Some(Cryptography {
             ours,
+            rtps_origin: rtps.is_some() && origin_authenticated(protection.rtps),
             rtps,
+            receivers: Vec::new(),
+            receiver_of: Vec::new(),
             rule: protection.rule,
             local: BTreeMap::new(),
             remote_endpoints: BTreeMap::new(),
@@ -447,6 +470,12 @@ impl Cryptography {
     /// and `src` authenticated (its user-endpoint submessages in clear are dropped).
     pub(super) fn rtps_required(&self, src: GuidPrefix) -> bool {
         self.rtps.is_some() && self.peers.contains_key(&src)
+    }
+
+    /// The participant key material `remote` sent us (tests: what a peer knows of another).
+    #[cfg(test)]
+    pub(super) fn remote_key_material(&self, remote: GuidPrefix) -> Option<&KeyMaterial> {
+        Some(self.peers.get(&remote)?.remote.as_ref()?.key_material())
     }
 
     /// True when `remote`'s participant CryptoTokens arrived.
@@ -481,8 +510,17 @@ impl Cryptography {
         };
         self.peers.insert(remote, peer);
         // Our participant key material, or kind NONE when RTPS messages are not protected
-        // (§9.5.3.1.3: the tokens are sent whatever the kind).
+        // (§9.5.3.1.3: the tokens are sent whatever the kind). Under origin authentication
+        // the material carries a receiver-specific key of this participant's own
+        // (§9.5.2.1.1, as Cyclone DDS 0.10 `register_matched_remote_participant`).
         let keymat = match &self.rtps {
+            Some(s) if self.rtps_origin => {
+                let keymat = receiver_specific_key_material(s.key_material(), &mut self.rng)?;
+                self.forget_receiver(remote);
+                self.receivers.push(ReceiverSpecific::new(keymat.clone())?);
+                self.receiver_of.push(remote);
+                keymat
+            }
             Some(s) => s.key_material().clone(),
             None => KeyMaterial {
                 transformation_kind: TransformationKind::None,
@@ -504,8 +542,17 @@ impl Cryptography {
         Ok(())
     }
 
+    /// Forgets the receiver-specific key material we gave `remote`.
+    fn forget_receiver(&mut self, remote: GuidPrefix) {
+        if let Some(i) = self.receiver_of.iter().position(|p| *p == remote) {
+            self.receiver_of.remove(i);
+            self.receivers.remove(i);
+        }
+    }
+
     /// Forgets a participant (lease expired, it left, or its authentication ended).
     pub(super) fn remove(&mut self, remote: GuidPrefix) {
+        self.forget_receiver(remote);
         self.peers.remove(&remote);
         self.remote_endpoints.retain(|g, _| g.prefix != remote);
         self.tokens_sent.retain(|(_, g)| g.prefix != remote);
@@ -779,7 +826,17 @@ impl Cryptography {
         let rtps = match self.rtps.as_mut() {
             Some(session) if user => {
                 let mut out = Vec::with_capacity(current.len().saturating_add(96));
-                match encode_rtps_message(session, current, &mut [], Endianness::Little, &mut out) {
+                // One MAC for the participant the message is for (its INFO_DST), else one
+                // for each (DDS-Security 1.1 §9.5.3.3.4.4: receiving_participant_crypto_list).
+                let target = single_destination(current)
+                    .and_then(|d| self.receiver_of.iter().position(|p| *p == d));
+                let receivers = match target.and_then(|i| self.receivers.get_mut(i)) {
+                    Some(one) => core::slice::from_mut(one),
+                    None => self.receivers.as_mut_slice(),
+                };
+                let encoded =
+                    encode_rtps_message(session, current, receivers, Endianness::Little, &mut out);
+                match encoded {
                     Ok(()) => Some(out),
                     Err(e) => {
                         log::warn!("a datagram could not be protected ({e}); not sent");
@@ -1023,7 +1080,7 @@ impl Cryptography {
     }
 
     fn handle_volatile(&mut self, now: Now, src: GuidPrefix, item: VolatileItem) {
-        let ours = self.ours;
+        let (ours, origin) = (self.ours, self.rtps_origin);
         let Some(peer) = self.peers.get_mut(&src) else {
             return;
         };
@@ -1032,7 +1089,7 @@ impl Cryptography {
                 if !peer.mark_seen(sn) {
                     return;
                 }
-                if let Some(msg) = Self::handle_tokens(ours, src, peer, &payload) {
+                if let Some(msg) = Self::handle_tokens(ours, src, peer, &payload, origin) {
                     self.endpoint_tokens(src, &msg);
                 }
             }
@@ -1098,6 +1155,7 @@ impl Cryptography {
         src: GuidPrefix,
         peer: &mut Peer,
         payload: &[u8],
+        origin: bool,
     ) -> Option<ParticipantGenericMessage> {
         let (_, mut r) = EncapsulationHeader::body(payload).ok()?;
         let msg = ParticipantGenericMessage::parse(&mut r).ok()?;
@@ -1124,6 +1182,14 @@ impl Cryptography {
         match keymat {
             Some(Ok(k)) if k.transformation_kind == TransformationKind::None => {
                 log::debug!("participant {src} protects no RTPS messages");
+            }
+            // Under origin authentication a sender's messages must carry a MAC for us, which
+            // takes a receiver-specific key in its tokens: without one, nothing of it decodes.
+            Some(Ok(k)) if origin && !k.has_receiver_specific_key() => {
+                log::warn!(
+                    "participant crypto tokens of {src} refused: no receiver-specific key \
+                     under origin authentication"
+                );
             }
             Some(Ok(k)) => match RemoteSender::new(k) {
                 Ok(sender) => {
@@ -1445,6 +1511,41 @@ fn transform_payload(
         }
         _ => Ok(sm.to_vec()),
     }
+}
+
+/// `common` (our participant key material) with a fresh receiver-specific key id and key
+/// drawn from `rng`, for one receiver (§9.5.2.1.1: master_receiver_specific_key).
+fn receiver_specific_key_material(
+    common: &KeyMaterial,
+    rng: &mut OsRandom,
+) -> Result<KeyMaterial, CryptoError> {
+    let fresh = KeyMaterial::generate(common.transformation_kind, true, rng)?;
+    Ok(KeyMaterial {
+        receiver_specific_key_id: fresh.receiver_specific_key_id,
+        master_receiver_specific_key: fresh.master_receiver_specific_key,
+        ..common.clone()
+    })
+}
+
+/// The one participant `message` is for: the GUID prefix its INFO_DST submessages all name,
+/// `None` when it has none, names several, or names GUIDPREFIX_UNKNOWN (RTPS 2.5 §8.3.7.7).
+fn single_destination(message: &[u8]) -> Option<GuidPrefix> {
+    let mut rest = message.get(Header::LEN..)?;
+    let mut found = None;
+    while !rest.is_empty() {
+        let len = submessage_len(rest)?;
+        let (sm, tail) = rest.split_at(len.min(rest.len()));
+        rest = tail;
+        if sm.first() != Some(&INFO_DST) {
+            continue;
+        }
+        let prefix = GuidPrefix(sm.get(4..16)?.try_into().ok()?);
+        if prefix == GuidPrefix::UNKNOWN || found.is_some_and(|f| f != prefix) {
+            return None;
+        }
+        found = Some(prefix);
+    }
+    found
 }
 
 #[cfg(test)]

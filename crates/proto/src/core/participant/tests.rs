@@ -388,6 +388,8 @@ mod durability;
 mod filter_event;
 mod group;
 mod liveliness;
+#[cfg(feature = "security")]
+mod origin;
 mod peer_group;
 mod peer_group_faults;
 #[cfg(feature = "security")]
