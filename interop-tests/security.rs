@@ -1249,6 +1249,11 @@ const RTPS_SIGN: Docs<'static> = Docs {
     governance: "governance_rtps_sign.p7s",
     permissions: "permissions.p7s",
 };
+/// Governance with RTPS protection SIGN_WITH_ORIGIN_AUTHENTICATION.
+const RTPS_SIGN_ORIGIN: Docs<'static> = Docs {
+    governance: "governance_rtps_sign_origin.p7s",
+    permissions: "permissions.p7s",
+};
 
 /// A marker in every sample's color: it must never be seen in clear on the wire.
 const MARKER: &str = "MARKER-e2c1-plaintext";
@@ -1567,6 +1572,51 @@ fn cyclone_under_rtps_sign_sends_to_siftdds() {
         RTPS_SIGN,
         "cyclone",
     );
+}
+
+/// [`cyclone_protected_case`] under RTPS SIGN_WITH_ORIGIN_AUTHENTICATION, then Cyclone's
+/// trace: both participants' CryptoTokens carried a receiver-specific key (key material of
+/// 120 octets: kind, salt, sender key id and key, receiver-specific key id and key, against 88
+/// without one), Cyclone's sent and ours received. With it each side requires its own MAC
+/// on every protected message of the other (DDS-Security 1.1 §9.5.3.3.4.4), so the samples
+/// that got through were checked that way.
+fn cyclone_origin_case(test: &str, domain: u32, writer: &str) {
+    let log = PathBuf::from(repo_path!("target")).join(format!("security-{test}.log"));
+    let _ = std::fs::remove_file(&log);
+    cyclone_protected_case(test, domain, RTPS_SIGN_ORIGIN, writer);
+    // No trace: Cyclone is missing and the case recorded its skip.
+    let Ok(trace) = std::fs::read_to_string(&log) else {
+        return;
+    };
+    let token = "\"dds.sec.participant_crypto_tokens\":{\"DDS:Crypto:AES_GCM_GMAC\":{}:{1:\"dds.cryp.keymat\":120<";
+    let theirs = trace
+        .lines()
+        .filter(|l| l.contains("write_sample") && l.contains(token))
+        .count();
+    let ours = trace
+        .lines()
+        .filter(|l| l.contains("vendor 1.240") && l.contains(token))
+        .count();
+    eprintln!(
+        "{test}: Cyclone sent {theirs} and received {ours} participant tokens with a receiver-specific key"
+    );
+    assert!(theirs >= 1, "Cyclone sent no receiver-specific key");
+    assert!(
+        ours >= 1,
+        "Cyclone received no receiver-specific key of ours"
+    );
+}
+
+#[test]
+fn cyclone_under_rtps_sign_with_origin_authentication_receives_from_siftdds() {
+    let test = "cyclone_under_rtps_sign_with_origin_authentication_receives_from_siftdds";
+    cyclone_origin_case(test, 97, "siftdds");
+}
+
+#[test]
+fn cyclone_under_rtps_sign_with_origin_authentication_sends_to_siftdds() {
+    let test = "cyclone_under_rtps_sign_with_origin_authentication_sends_to_siftdds";
+    cyclone_origin_case(test, 98, "cyclone");
 }
 
 #[test]
