@@ -34,6 +34,12 @@ const META_SIGN: Docs<'static> = Docs {
     permissions: "permissions.p7s",
 };
 
+/// Metadata protection SIGN_WITH_ORIGIN_AUTHENTICATION, data protection SIGN.
+const META_SIGN_ORIGIN: Docs<'static> = Docs {
+    governance: "governance_meta_sign_origin.p7s",
+    permissions: "permissions.p7s",
+};
+
 /// [`protected_case`] with Cyclone, then its trace: it decoded our protected submessages and
 /// payloads (siftdds writes) or protected its own (Cyclone writes), and no decode failed.
 fn cyclone_case(test: &str, domain: u32, docs: Docs<'static>, writer: &str) {
@@ -304,4 +310,33 @@ fn fastdds_filtered_reader_under_metadata_encrypt_gets_exactly_its_samples_from_
     assert!(stats.samples_filtered >= 30, "{stats:?}");
     assert!(stats.filter_gaps_sent > 0, "{stats:?}");
     assert_eq!(p.stats().unwrap().unprotected, 0);
+}
+
+/// Under metadata protection SIGN_WITH_ORIGIN_AUTHENTICATION each endpoint's tokens carry a
+/// receiver-specific key for the remote endpoint, and Cyclone 0.10 then checks its own MAC on
+/// every protected submessage of ours (`check_reader_specific_mac`), as we check ours on its:
+/// siftdds → Cyclone, then Cyclone → siftdds, in one domain one after the other.
+#[test]
+fn cyclone_under_metadata_sign_with_origin_authentication_both_ways() {
+    let test = "cyclone_under_metadata_sign_with_origin_authentication_both_ways";
+    for (case, writer) in [("receives", "siftdds"), ("sends", "cyclone")] {
+        let case = format!("{test}_{case}");
+        cyclone_case(&case, 85, META_SIGN_ORIGIN, writer);
+        let log = PathBuf::from(repo_path!("target")).join(format!("security-{case}.log"));
+        // No trace: Cyclone is missing and the case recorded its skip.
+        let Ok(trace) = std::fs::read_to_string(&log) else {
+            return;
+        };
+        // Both endpoints' submessage key material with a receiver-specific key (120 octets;
+        // 88 without): Cyclone's reader's and our writer's, or the reverse.
+        for class in ["datawriter", "datareader"] {
+            let token = format!(
+                "\"dds.sec.{class}_crypto_tokens\":{{\"DDS:Crypto:AES_GCM_GMAC\":{{}}:{{1:\"dds.cryp.keymat\":120<"
+            );
+            assert!(
+                trace.contains(&token),
+                "{case}: no {class} token with a receiver-specific key"
+            );
+        }
+    }
 }

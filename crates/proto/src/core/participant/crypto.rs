@@ -381,6 +381,12 @@ impl Peer {
 struct LocalEndpoint {
     /// Its submessages' key material (`metadata_protection_kind`), if protected.
     submessage: Option<SenderSession>,
+    /// `metadata_protection_kind` is origin-authenticated: per matched remote endpoint
+    /// (`receiver_of`, the same order) the submessage key material with the
+    /// receiver-specific key we gave it, for a MAC per receiver (§9.5.3.3.4.2-3).
+    receivers: Vec<ReceiverSpecific>,
+    receiver_of: Vec<Guid>,
+    origin: bool,
     /// Its DATA's serialized payloads' key material (`data_protection_kind`, writers only).
     payload: Option<SenderSession>,
     /// The topic's payloads are protected (a remote writer's must come so).
@@ -553,6 +559,12 @@ impl Cryptography {
     /// Forgets a participant (lease expired, it left, or its authentication ended).
     pub(super) fn remove(&mut self, remote: GuidPrefix) {
         self.forget_receiver(remote);
+        for ep in self.local.values_mut() {
+            while let Some(i) = ep.receiver_of.iter().position(|g| g.prefix == remote) {
+                ep.receiver_of.remove(i);
+                ep.receivers.remove(i);
+            }
+        }
         self.peers.remove(&remote);
         self.remote_endpoints.retain(|g, _| g.prefix != remote);
         self.tokens_sent.retain(|(_, g)| g.prefix != remote);
@@ -612,6 +624,10 @@ impl Cryptography {
             self.local.insert(
                 id,
                 LocalEndpoint {
+                    receivers: Vec::new(),
+                    receiver_of: Vec::new(),
+                    origin: submessage.is_some()
+                        && origin_authenticated(rule.metadata_protection_kind),
                     submessage,
                     payload,
                     data_protected,
@@ -662,10 +678,33 @@ impl Cryptography {
             receiver_specific_key_id: [0; 4],
             master_receiver_specific_key: Vec::new(),
         };
-        let submessage = ep
+        let mut submessage = ep
             .submessage
             .as_ref()
             .map_or_else(none, |s| s.key_material().clone());
+        // Origin authentication: the remote endpoint gets a receiver-specific key of its own
+        // (§9.5.3.1.4, as Cyclone DDS 0.10 `register_matched_remote_datareader/writer`).
+        if ep.origin {
+            let ep = self.local.get_mut(&local.entity_id);
+            let made = receiver_specific_key_material(&submessage, &mut self.rng)
+                .and_then(|k| Ok((ReceiverSpecific::new(k.clone())?, k)));
+            match (ep, made) {
+                (Some(ep), Ok((receiver, keymat))) => {
+                    if let Some(i) = ep.receiver_of.iter().position(|g| *g == remote) {
+                        ep.receiver_of.remove(i);
+                        ep.receivers.remove(i);
+                    }
+                    ep.receivers.push(receiver);
+                    ep.receiver_of.push(remote);
+                    submessage = keymat;
+                }
+                (_, Err(e)) => log::error!("no receiver-specific key for {remote}: {e}"),
+                (None, _) => {}
+            }
+        }
+        let Some(ep) = self.local.get(&local.entity_id) else {
+            return;
+        };
         // A writer's tokens: its submessage key material, then its payload key material
         // (§9.5.3.1.4.1; Cyclone DDS 0.10 takes one or two); a reader's: its submessage key
         // material (§9.5.3.1.4.2).
@@ -859,6 +898,7 @@ impl Cryptography {
     /// holds none.
     fn protect_submessages(&mut self, plain: &[u8]) -> Result<Option<Vec<u8>>, CryptoError> {
         let mut out = Vec::with_capacity(plain.len().saturating_add(256));
+        let destination = single_destination(plain);
         let (head, mut rest) = plain.split_at(Header::LEN.min(plain.len()));
         out.extend_from_slice(head);
         let mut changed = false;
@@ -884,9 +924,20 @@ impl Cryptography {
                     whole = protect_payload(session, &whole)?;
                 }
             }
+            // One MAC for the remote endpoint the submessage is for (INFO_DST and its
+            // readerId, or writerId from a reader), else one per matched remote endpoint
+            // (§9.5.3.3.4.2-3: receiving_datareader/datawriter_crypto_list).
+            let target = destination
+                .zip(remote_entity_of(&whole))
+                .filter(|(_, e)| *e != EntityId::UNKNOWN)
+                .and_then(|(p, e)| ep.receiver_of.iter().position(|g| *g == Guid::new(p, e)));
+            let receivers = match target.and_then(|i| ep.receivers.get_mut(i)) {
+                Some(one) => core::slice::from_mut(one),
+                None => ep.receivers.as_mut_slice(),
+            };
             match ep.submessage.as_mut() {
                 Some(session) => {
-                    encode_submessage(session, &whole, &mut [], Endianness::Little, &mut out)?;
+                    encode_submessage(session, &whole, receivers, Endianness::Little, &mut out)?;
                 }
                 None => out.extend_from_slice(&whole),
             }
@@ -1220,6 +1271,7 @@ impl Cryptography {
             log::debug!("endpoint crypto tokens from {source} to {dest} ignored");
             return;
         }
+        let origin = self.local.get(&dest.entity_id).is_some_and(|e| e.origin);
         // The tokens may arrive before our endpoint matched theirs (the peer matched first):
         // they are kept, and the match adds what the endpoint must protect.
         if !self.remote_endpoints.contains_key(&source)
@@ -1249,9 +1301,26 @@ impl Cryptography {
                 .map_err(|e| log::warn!("crypto tokens of {source} refused: {e}"))
                 .ok()
         };
-        remote.submessage = sender(keymats.first());
+        // Under origin authentication its submessages must carry a MAC for our endpoint,
+        // which takes a receiver-specific key in its tokens.
+        let first = keymats.first();
+        if origin && first.is_some_and(|k| !k.has_receiver_specific_key()) {
+            log::warn!(
+                "crypto tokens of {source} refused: no receiver-specific key under origin \
+                 authentication"
+            );
+            return;
+        }
+        remote.submessage = sender(first);
         if writer {
-            remote.payload = sender(keymats.get(1).or(keymats.first()));
+            // A payload carries no receiver-specific MACs (§9.5.3.3.4.1): a single token
+            // (Fast DDS 2.9) serves payloads without its receiver-specific key.
+            let payload = keymats.get(1).or(first).map(|k| KeyMaterial {
+                receiver_specific_key_id: [0; 4],
+                master_receiver_specific_key: Vec::new(),
+                ..k.clone()
+            });
+            remote.payload = sender(payload.as_ref());
         }
         log::info!("received the crypto tokens of {source}");
     }
@@ -1436,6 +1505,20 @@ fn endpoint_of(sm: &[u8]) -> Option<(EntityId, bool)> {
     };
     let id = <[u8; 4]>::try_from(body.get(at..at.checked_add(4)?)?).ok()?;
     Some((EntityId(id), writer))
+}
+
+/// The entity id of the remote endpoint a submessage of ours addresses: the readerId of a
+/// writer's DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG or GAP, the writerId of a reader's
+/// ACKNACK or NACK_FRAG.
+fn remote_entity_of(sm: &[u8]) -> Option<EntityId> {
+    let body = sm.get(SubmessageHeader::LEN..)?;
+    let at: usize = match *sm.first()? {
+        DATA | DATA_FRAG | ACKNACK | NACK_FRAG => 4,
+        HEARTBEAT | HEARTBEAT_FRAG | GAP => 0,
+        _ => return None,
+    };
+    let id = <[u8; 4]>::try_from(body.get(at..at.checked_add(4)?)?).ok()?;
+    Some(EntityId(id))
 }
 
 /// True for an interpreter submessage (RTPS 2.5 §8.3.7: INFO_TS, INFO_SRC, INFO_DST,

@@ -345,3 +345,61 @@ fn payload_protected_samples_of_100kb_go_in_fragments_each_encoded_and_are_reass
         }
     }
 }
+
+/// The receiver-specific MAC count of the SEC_POSTFIX at `at` in `d` (its CryptoFooter: the
+/// 16-octet common MAC, then a big-endian count).
+fn postfix_macs(d: &[u8], at: usize) -> u32 {
+    let c = &d[at + 4 + 16..at + 4 + 20];
+    u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+}
+
+/// `d` with the receiver-specific MACs of its SEC_POSTFIX at `at` cut off (count 0): the
+/// common MAC, which does not cover the postfix, still verifies.
+fn without_receiver_macs(d: &[u8], at: usize) -> Vec<u8> {
+    let n = postfix_macs(d, at) as usize;
+    let mut out = d[..at + 4 + 16].to_vec();
+    out.extend_from_slice(&0u32.to_be_bytes());
+    out.extend_from_slice(&d[at + 4 + 20 + 20 * n..]);
+    let len = u16::from_le_bytes([d[at + 2], d[at + 3]]) - (20 * n) as u16;
+    out[at + 2..at + 4].copy_from_slice(&len.to_le_bytes());
+    out
+}
+
+#[test]
+fn metadata_origin_authentication_adds_a_mac_for_the_reader_and_a_submessage_without_it_is_dropped()
+{
+    use crate::wire::security::SEC_POSTFIX;
+    for kind in [
+        "SIGN_WITH_ORIGIN_AUTHENTICATION",
+        "ENCRYPT_WITH_ORIGIN_AUTHENTICATION",
+    ] {
+        let (mut net, w, r) = protected_pair(kind, "NONE");
+        assert_eq!(write_and_take(&mut net, w, r, 50), 50, "{kind}");
+        let datagrams = write_one_by_hand(&mut net, w);
+        let src = net.nodes[0].locators[0];
+        let now = net.now();
+        let mut stripped = 0;
+        for d in &datagrams {
+            let Some(at) = submessage_at(d, SEC_POSTFIX) else {
+                continue;
+            };
+            // One matched reader: one receiver-specific MAC.
+            assert_eq!(postfix_macs(d, at), 1, "{kind}");
+            let before = net.nodes[1].p.stats().crypto_rejected;
+            net.nodes[1]
+                .p
+                .handle_datagram(now, src, &without_receiver_macs(d, at));
+            assert_eq!(net.nodes[1].p.stats().crypto_rejected - before, 1, "{kind}");
+            stripped += 1;
+        }
+        assert!(stripped > 0, "{kind}");
+        assert!(net.nodes[1].p.take(now, r).is_none(), "{kind}");
+        for d in &datagrams {
+            net.nodes[1].p.handle_datagram(now, src, d);
+        }
+        assert!(net.nodes[1].p.take(now, r).is_some(), "{kind}");
+        for i in 0..2 {
+            assert_eq!(net.nodes[i].p.stats().unprotected, 0, "{kind} node {i}");
+        }
+    }
+}
