@@ -6,7 +6,9 @@
 //! SEC_PREFIX … SEC_POSTFIX submessages of the volatile secure endpoints.
 //!
 //! Owns: our participant key material and its sender session (governance
-//! `rtps_protection_kind`), and per authenticated remote participant the key-exchange key
+//! `rtps_protection_kind`), the receiver-specific key material we gave each participant and
+//! each matched remote endpoint under origin authentication (§9.5.2.1.1: a MAC per receiver on
+//! what we protect), and per authenticated remote participant the key-exchange key
 //! (KxKey, derived from the handshake's SharedSecret, §9.5.2.1.2), the remote's participant
 //! key material once its CryptoTokens arrived, and the volatile secure writer's queue and the
 //! reader's record of what it received from that participant.
@@ -25,8 +27,9 @@
 //! writer's or reader's key material is created when it is announced (its SEDP data carries
 //! PID_ENDPOINT_SECURITY_INFO), its CryptoTokens go to each matched remote endpoint over the
 //! volatile secure writer, the send transform wraps its submessages in SEC_PREFIX … SEC_POSTFIX
-//! and encodes its DATA's serialized payload, and the receive transform decodes the remote
-//! endpoints' with their tokens and drops what a protected remote endpoint sent in clear.
+//! and encodes its DATA's serialized payload (a DATA_FRAG's fragments each on their own, as
+//! both vendors do), and the receive transform decodes the remote endpoints' with their tokens
+//! and drops what a protected remote endpoint sent in clear.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
