@@ -1705,7 +1705,7 @@ fn siftdds_pair(domain: u32) -> (DomainParticipant, DomainParticipant) {
     (a, b)
 }
 
-fn reliable_writer(
+pub(crate) fn reliable_writer(
     p: &DomainParticipant,
     durability: siftdds::qos::Durability,
 ) -> DataWriter<ShapeType> {

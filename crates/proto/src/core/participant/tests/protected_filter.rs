@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::content_filter::filtered_spec;
+use super::content_filter::{filtered_spec, shapes};
 use super::security::secure_node_with;
 use super::*;
 use crate::core::sim::Node;
@@ -141,16 +141,7 @@ fn run(rtps: &str, meta: &str) -> Outcome {
     net.tap = Some(Vec::new());
     net.faults.loss_percent = 10;
     // 60 writes of 12 distinct samples: the memo table answers the repeats.
-    let colors = ["RED", "BLUE", "GREEN"];
-    let shapes: Vec<ShapeType> = (0..60)
-        .map(|i| ShapeType {
-            color: colors[i % 3].into(),
-            x: (i % 12) as i32,
-            y: 0,
-            shapesize: [10, 20, 30, 40][i % 4],
-            additional_payload_size: vec![],
-        })
-        .collect();
+    let shapes = shapes(60, |i| (i % 12) as i32);
     for s in &shapes {
         let now = net.now();
         let data = Bytes::from(s.serialize(crate::cdr::Endianness::Little));
