@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use super::crypto::{MARKER, contains, sample, write_and_take};
-use super::security::secure_node_governed;
+use super::security::{governed, secure_node_configured, secure_node_governed};
 use super::source::forged;
 use super::*;
 use crate::cdr::Endianness;
@@ -25,16 +25,40 @@ use crate::wire::security::{SRTPS_POSTFIX, SRTPS_PREFIX};
 use crate::wire::submessage::{Data, DataPayload, Submessage};
 use crate::wire::{EntityId, Header, SequenceNumber, emit_message};
 
+/// The user-data multicast group bob and carol join in [`trio_on_multicast`].
+const GROUP: Locator = Locator::udpv4([239, 255, 0, 2], 7500);
+
 /// alice (node 0, a reliable KEEP_ALL writer), bob and carol (nodes 1 and 2, a reader each)
 /// under RTPS protection `rtps`, past the key exchange and matched.
 fn trio(rtps: &str) -> (SimNet, Guid, Guid, Guid) {
+    trio_with(rtps, false)
+}
+
+/// [`trio`] with bob and carol listening on [`GROUP`] for user data as well.
+fn trio_on_multicast(rtps: &str) -> (SimNet, Guid, Guid, Guid) {
+    trio_with(rtps, true)
+}
+
+fn trio_with(rtps: &str, multicast: bool) -> (SimNet, Guid, Guid, Guid) {
     let xml = governance_xml(rtps, "NONE", "NONE", "NONE");
     let g = Arc::new(Governance::parse(&xml).unwrap());
     let ca = ca("Test CA", true);
     let nodes: Vec<Node> = ["alice", "bob", "carol"]
         .iter()
         .enumerate()
-        .map(|(i, cn)| secure_node_governed(i, Some(&identity(cn, &ca, true)), Some(g.clone())))
+        .map(|(i, cn)| {
+            let id = identity(cn, &ca, true);
+            let listens = multicast && i > 0;
+            let mut node = secure_node_configured(i, Some(&id), governed(Some(g.clone())), |c| {
+                if listens {
+                    c.default_multicast_locators = vec![GROUP];
+                }
+            });
+            if listens {
+                node.locators.push(GROUP);
+            }
+            node
+        })
         .collect();
     let mut net = SimNet::with_nodes(nodes, SEED);
     let now = net.now();
@@ -242,4 +266,36 @@ fn a_peer_whose_tokens_lack_a_receiver_specific_key_is_not_decoded_under_origin_
     let now = net.now();
     assert!(net.nodes[0].p.take(now, r).is_none());
     assert!(net.nodes[0].p.stats().crypto_rejected > 0);
+}
+
+/// bob and carol on one multicast group: alice's writer sends samples once to the group, and
+/// that one datagram carries a MAC for each of them (no INFO_DST), which each verifies.
+#[test]
+fn a_multicast_datagram_carries_a_mac_per_receiver_and_both_take_it() {
+    let (mut net, w, bob, carol) = trio_on_multicast("SIGN_WITH_ORIGIN_AUTHENTICATION");
+    net.tap = Some(Vec::new());
+    assert_eq!(write_and_take(&mut net, w, bob, 30), 30);
+    let now = net.now();
+    let mut at_carol = 0;
+    while net.nodes[2].p.take(now, carol).is_some() {
+        at_carol += 1;
+    }
+    assert_eq!(at_carol, 30);
+    let stats = net.nodes[0].p.writer_filter_stats(w).unwrap();
+    assert!(stats.samples_multicast > 0, "{stats:?}");
+    let two = net
+        .tap
+        .take()
+        .unwrap()
+        .iter()
+        .filter(|(i, d)| *i == 0 && d.get(Header::LEN) == Some(&SRTPS_PREFIX))
+        .filter(|(_, d)| receiver_macs(d) == 2)
+        .count();
+    assert!(
+        two > 0,
+        "no protected datagram with a MAC for each receiver"
+    );
+    for i in 0..3 {
+        assert_eq!(net.nodes[i].p.stats().unprotected, 0, "node {i}");
+    }
 }

@@ -346,3 +346,26 @@ fn under_rtps_sign_filtered_readers_get_exactly_their_samples_inside_signed_mess
     }
     assert!(gaps > 0);
 }
+
+#[test]
+fn under_origin_authentication_filtered_readers_get_exactly_their_samples() {
+    let kind = "SIGN_WITH_ORIGIN_AUTHENTICATION";
+    // RTPS protection with a MAC per receiver.
+    let o = run(kind, "NONE");
+    assert_filtering(&o, "rtps origin");
+    for d in &o.wire {
+        if !writer_submessages_in_clear(d, o.writer).is_empty() {
+            assert_eq!(d.get(Header::LEN), Some(&SRTPS_PREFIX));
+        }
+    }
+    // Submessage protection with a MAC per reader.
+    let o = run("NONE", kind);
+    assert_filtering(&o, "submessage origin");
+    let seen: Vec<_> = o
+        .wire
+        .iter()
+        .flat_map(|d| writer_submessages_in_clear(d, o.writer))
+        .collect();
+    assert!(seen.iter().all(|(_, protected, _)| *protected), "{seen:?}");
+    assert!(seen.iter().any(|(id, _, _)| *id == GAP), "no GAP: {seen:?}");
+}
