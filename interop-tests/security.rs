@@ -1607,16 +1607,23 @@ fn cyclone_origin_case(test: &str, domain: u32, writer: &str) {
     );
 }
 
+/// Cyclone, then Fast DDS 2.9, each reading what siftdds writes, in one domain one after the
+/// other.
 #[test]
-fn cyclone_under_rtps_sign_with_origin_authentication_receives_from_siftdds() {
-    let test = "cyclone_under_rtps_sign_with_origin_authentication_receives_from_siftdds";
-    cyclone_origin_case(test, 97, "siftdds");
+fn vendors_under_rtps_sign_with_origin_authentication_receive_from_siftdds() {
+    let test = "vendors_under_rtps_sign_with_origin_authentication_receive_from_siftdds";
+    cyclone_origin_case(&format!("{test}_cyclone"), 97, "siftdds");
+    let fastdds = format!("{test}_fastdds");
+    protected_case(&fastdds, 97, RTPS_SIGN_ORIGIN, "siftdds", Vendor::FastDds);
 }
 
+/// Cyclone, then Fast DDS 2.9, each writing to siftdds, in one domain one after the other.
 #[test]
-fn cyclone_under_rtps_sign_with_origin_authentication_sends_to_siftdds() {
-    let test = "cyclone_under_rtps_sign_with_origin_authentication_sends_to_siftdds";
-    cyclone_origin_case(test, 98, "cyclone");
+fn vendors_under_rtps_sign_with_origin_authentication_send_to_siftdds() {
+    let test = "vendors_under_rtps_sign_with_origin_authentication_send_to_siftdds";
+    cyclone_origin_case(&format!("{test}_cyclone"), 98, "cyclone");
+    let fastdds = format!("{test}_fastdds");
+    protected_case(&fastdds, 98, RTPS_SIGN_ORIGIN, "fastdds", Vendor::FastDds);
 }
 
 #[test]
