@@ -283,21 +283,45 @@ fn assert_filtering(o: &Outcome, what: &str) {
     assert!(!o.wire.is_empty(), "{what}");
 }
 
-#[test]
-fn under_submessage_sign_filtered_readers_get_exactly_their_samples_with_gaps_signed() {
-    let o = run("NONE", "SIGN");
-    assert_filtering(&o, "submessage SIGN");
+/// Under submessage SIGN (GMAC): every DATA and GAP of the writer is readable but right after
+/// its SEC_PREFIX, GAPs among them, and every DATA holds PID_CONTENT_FILTER_INFO.
+fn assert_signed_submessages(o: &Outcome) {
     let seen: Vec<_> = o
         .wire
         .iter()
         .flat_map(|d| writer_submessages_in_clear(d, o.writer))
         .collect();
-    // GMAC: the DATA and GAP are readable, but every one right after its SEC_PREFIX.
     assert!(seen.iter().all(|(_, protected, _)| *protected), "{seen:?}");
     assert!(seen.iter().any(|(id, _, _)| *id == GAP), "no GAP: {seen:?}");
     let datas: Vec<_> = seen.iter().filter(|(id, _, _)| *id == DATA).collect();
     assert!(!datas.is_empty());
     assert!(datas.iter().all(|(_, _, info)| *info), "{datas:?}");
+}
+
+/// Under RTPS SIGN (GMAC): every DATA and GAP of the writer is readable but only inside an
+/// SRTPS_PREFIX … SRTPS_POSTFIX message, GAPs among them, and every DATA holds
+/// PID_CONTENT_FILTER_INFO.
+fn assert_signed_messages(o: &Outcome) {
+    let mut gaps = 0;
+    for d in &o.wire {
+        let seen = writer_submessages_in_clear(d, o.writer);
+        if seen.is_empty() {
+            continue;
+        }
+        assert_eq!(d.get(Header::LEN), Some(&SRTPS_PREFIX), "{seen:?}");
+        gaps += seen.iter().filter(|(id, _, _)| *id == GAP).count();
+        for (id, _, info) in &seen {
+            assert!(*id != DATA || *info, "a DATA without its filter info");
+        }
+    }
+    assert!(gaps > 0);
+}
+
+#[test]
+fn under_submessage_sign_filtered_readers_get_exactly_their_samples_with_gaps_signed() {
+    let o = run("NONE", "SIGN");
+    assert_filtering(&o, "submessage SIGN");
+    assert_signed_submessages(&o);
 }
 
 #[test]
@@ -331,20 +355,7 @@ fn under_rtps_encrypt_filtered_readers_get_exactly_their_samples_and_no_data_or_
 fn under_rtps_sign_filtered_readers_get_exactly_their_samples_inside_signed_messages() {
     let o = run("SIGN", "NONE");
     assert_filtering(&o, "rtps SIGN");
-    let mut gaps = 0;
-    for d in &o.wire {
-        let seen = writer_submessages_in_clear(d, o.writer);
-        if seen.is_empty() {
-            continue;
-        }
-        // GMAC: readable, but only inside an SRTPS_PREFIX … SRTPS_POSTFIX message.
-        assert_eq!(d.get(Header::LEN), Some(&SRTPS_PREFIX), "{seen:?}");
-        gaps += seen.iter().filter(|(id, _, _)| *id == GAP).count();
-        for (id, _, info) in &seen {
-            assert!(*id != DATA || *info, "a DATA without its filter info");
-        }
-    }
-    assert!(gaps > 0);
+    assert_signed_messages(&o);
 }
 
 #[test]
@@ -353,19 +364,9 @@ fn under_origin_authentication_filtered_readers_get_exactly_their_samples() {
     // RTPS protection with a MAC per receiver.
     let o = run(kind, "NONE");
     assert_filtering(&o, "rtps origin");
-    for d in &o.wire {
-        if !writer_submessages_in_clear(d, o.writer).is_empty() {
-            assert_eq!(d.get(Header::LEN), Some(&SRTPS_PREFIX));
-        }
-    }
+    assert_signed_messages(&o);
     // Submessage protection with a MAC per reader.
     let o = run("NONE", kind);
     assert_filtering(&o, "submessage origin");
-    let seen: Vec<_> = o
-        .wire
-        .iter()
-        .flat_map(|d| writer_submessages_in_clear(d, o.writer))
-        .collect();
-    assert!(seen.iter().all(|(_, protected, _)| *protected), "{seen:?}");
-    assert!(seen.iter().any(|(id, _, _)| *id == GAP), "no GAP: {seen:?}");
+    assert_signed_submessages(&o);
 }
