@@ -189,23 +189,41 @@ fn fastdds_under_metadata_encrypt_sends_100kb_samples_to_siftdds() {
     );
 }
 
+/// Cyclone, then Fast DDS, in one domain one after the other.
 #[test]
-fn cyclone_under_metadata_sign_receives_100kb_samples_from_siftdds() {
+fn vendors_under_metadata_sign_receive_100kb_samples_from_siftdds() {
+    let test = "vendors_under_metadata_sign_receive_100kb_samples_from_siftdds";
     large_case(
-        "cyclone_under_metadata_sign_receives_100kb_samples_from_siftdds",
+        &format!("{test}_cyclone"),
         89,
         Vendor::Cyclone,
         META_SIGN,
         true,
     );
+    large_case(
+        &format!("{test}_fastdds"),
+        89,
+        Vendor::FastDds,
+        META_SIGN,
+        true,
+    );
 }
 
+/// Cyclone, then Fast DDS, in one domain one after the other.
 #[test]
-fn cyclone_under_metadata_sign_sends_100kb_samples_to_siftdds() {
+fn vendors_under_metadata_sign_send_100kb_samples_to_siftdds() {
+    let test = "vendors_under_metadata_sign_send_100kb_samples_to_siftdds";
     large_case(
-        "cyclone_under_metadata_sign_sends_100kb_samples_to_siftdds",
+        &format!("{test}_cyclone"),
         95,
         Vendor::Cyclone,
+        META_SIGN,
+        false,
+    );
+    large_case(
+        &format!("{test}_fastdds"),
+        95,
+        Vendor::FastDds,
         META_SIGN,
         false,
     );
