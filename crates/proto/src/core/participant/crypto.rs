@@ -192,7 +192,7 @@ fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
     }
 }
 
-/// True for the `*_WITH_ORIGIN_AUTHENTICATION` kinds (DDS-Security 1.1 §9.4.1.2.5.3): each
+/// True for the `*_WITH_ORIGIN_AUTHENTICATION` kinds (DDS-Security 1.1 §9.5.2.1.1): each
 /// receiver gets its own receiver-specific key and each protected message a MAC per receiver.
 fn origin_authenticated(kind: ProtectionKind) -> bool {
     matches!(
