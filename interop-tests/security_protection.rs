@@ -300,17 +300,18 @@ fn fastdds_filtered_reader_under_metadata_encrypt_gets_exactly_its_samples_from_
 /// Under metadata protection SIGN_WITH_ORIGIN_AUTHENTICATION each endpoint's tokens carry a
 /// receiver-specific key for the remote endpoint, and Cyclone 0.10 then checks its own MAC on
 /// every protected submessage of ours (`check_reader_specific_mac`), as we check ours on its:
-/// siftdds → Cyclone, then Cyclone → siftdds, in one domain one after the other.
+/// siftdds → Cyclone, Cyclone → siftdds, then the same with Fast DDS 2.9, in one domain one
+/// after the other.
 #[test]
-fn cyclone_under_metadata_sign_with_origin_authentication_both_ways() {
-    let test = "cyclone_under_metadata_sign_with_origin_authentication_both_ways";
+fn vendors_under_metadata_sign_with_origin_authentication_both_ways() {
+    let test = "vendors_under_metadata_sign_with_origin_authentication_both_ways";
     for (case, writer) in [("receives", "siftdds"), ("sends", "cyclone")] {
-        let case = format!("{test}_{case}");
+        let case = format!("{test}_cyclone_{case}");
         cyclone_case(&case, 85, META_SIGN_ORIGIN, writer);
         let log = PathBuf::from(repo_path!("target")).join(format!("security-{case}.log"));
         // No trace: Cyclone is missing and the case recorded its skip.
         let Ok(trace) = std::fs::read_to_string(&log) else {
-            return;
+            continue;
         };
         // Both endpoints' submessage key material with a receiver-specific key (120 octets;
         // 88 without): Cyclone's reader's and our writer's, or the reverse.
@@ -323,5 +324,9 @@ fn cyclone_under_metadata_sign_with_origin_authentication_both_ways() {
                 "{case}: no {class} token with a receiver-specific key"
             );
         }
+    }
+    for (case, writer) in [("receives", "siftdds"), ("sends", "fastdds")] {
+        let case = format!("{test}_fastdds_{case}");
+        protected_case(&case, 85, META_SIGN_ORIGIN, writer, Vendor::FastDds);
     }
 }
