@@ -26,7 +26,7 @@ use crate::vendors::{PeerSample, Vendor, argv, participant, peer_samples, ready,
 
 /// What we write: colours round-robin, sizes 10/20/30/40, x = index. The last sample is RED
 /// and small, so it matches both filters (a peer exiting after its N-th sample has seen all).
-fn samples() -> Vec<ShapeType> {
+pub(crate) fn samples() -> Vec<ShapeType> {
     let colors = ["RED", "BLUE", "GREEN"];
     let mut v: Vec<ShapeType> = (0..59)
         .map(|i| ShapeType {

@@ -6,7 +6,9 @@
 //! SEC_PREFIX … SEC_POSTFIX submessages of the volatile secure endpoints.
 //!
 //! Owns: our participant key material and its sender session (governance
-//! `rtps_protection_kind`), and per authenticated remote participant the key-exchange key
+//! `rtps_protection_kind`), the receiver-specific key material we gave each participant and
+//! each matched remote endpoint under origin authentication (§9.5.2.1.1: a MAC per receiver on
+//! what we protect), and per authenticated remote participant the key-exchange key
 //! (KxKey, derived from the handshake's SharedSecret, §9.5.2.1.2), the remote's participant
 //! key material once its CryptoTokens arrived, and the volatile secure writer's queue and the
 //! reader's record of what it received from that participant.
@@ -29,8 +31,9 @@
 //! writer's or reader's key material is created when it is announced (its SEDP data carries
 //! PID_ENDPOINT_SECURITY_INFO), its CryptoTokens go to each matched remote endpoint over the
 //! volatile secure writer, the send transform wraps its submessages in SEC_PREFIX … SEC_POSTFIX
-//! and encodes its DATA's serialized payload, and the receive transform decodes the remote
-//! endpoints' with their tokens and drops what a protected remote endpoint sent in clear.
+//! and encodes its DATA's serialized payload (a DATA_FRAG's fragments each on their own, as
+//! both vendors do), and the receive transform decodes the remote endpoints' with their tokens
+//! and drops what a protected remote endpoint sent in clear.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -49,7 +52,7 @@ use crate::security::access::governance::{
 use crate::security::auth::SharedSecretHandle;
 use crate::security::crypto::{
     CRYPTO_TOKEN_CLASS_ID, CRYPTO_TOKEN_KEYMAT, CryptoError, KeyMaterial, OsRandom, Protected,
-    RemoteSender, SenderSession, TransformationKind, decode_rtps_message,
+    ReceiverSpecific, RemoteSender, SenderSession, TransformationKind, decode_rtps_message,
     decode_serialized_payload, decode_submessage, encode_rtps_message, encode_serialized_payload,
     encode_submessage, peek_crypto_header,
 };
@@ -57,8 +60,9 @@ use crate::time::{Instant, Now};
 use crate::wire::data_holder::{DataHolder, MessageIdentity, ParticipantGenericMessage};
 use crate::wire::security::{SEC_PREFIX, SRTPS_PREFIX};
 use crate::wire::submessage::{
-    ACKNACK, AckNack, DATA, DATA_FRAG, Data, DataPayload, GAP, HEARTBEAT, HEARTBEAT_FRAG,
-    Heartbeat, INFO_TS, InfoDst, NACK_FRAG, PAD, Submessage, SubmessageHeader, SubmessageOutcome,
+    ACKNACK, AckNack, DATA, DATA_FRAG, Data, DataFrag, DataPayload, GAP, HEARTBEAT, HEARTBEAT_FRAG,
+    Heartbeat, INFO_DST, INFO_TS, InfoDst, NACK_FRAG, PAD, Submessage, SubmessageHeader,
+    SubmessageOutcome,
 };
 use crate::wire::{
     EntityId, Guid, GuidPrefix, Header, Locator, Message, SequenceNumber, SequenceNumberSet,
@@ -195,8 +199,8 @@ impl Protection {
 }
 
 /// The transformation kind of a protection kind: AES-256 as both vendors default to
-/// (Cyclone's `dds.sec.crypto.keysize` 256). Origin authentication is not applied (no
-/// receiver-specific MACs are added): the kind is taken without it.
+/// (Cyclone's `dds.sec.crypto.keysize` 256). Origin authentication is not a transformation
+/// kind: it adds receiver-specific keys and MACs ([`origin_authenticated`]).
 fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
     match kind {
         ProtectionKind::None => TransformationKind::None,
@@ -207,6 +211,16 @@ fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
             TransformationKind::Aes256Gcm
         }
     }
+}
+
+/// True for the `*_WITH_ORIGIN_AUTHENTICATION` kinds (DDS-Security 1.1 §9.5.2.1.1): each
+/// receiver gets its own receiver-specific key and each protected message a MAC per receiver.
+fn origin_authenticated(kind: ProtectionKind) -> bool {
+    matches!(
+        kind,
+        ProtectionKind::SignWithOriginAuthentication
+            | ProtectionKind::EncryptWithOriginAuthentication
+    )
 }
 
 /// The transformation kind of a `data_protection_kind`.
@@ -391,6 +405,12 @@ impl Peer {
 struct LocalEndpoint {
     /// Its submessages' key material (`metadata_protection_kind`), if protected.
     submessage: Option<SenderSession>,
+    /// `metadata_protection_kind` is origin-authenticated: per matched remote endpoint
+    /// (`receiver_of`, the same order) the submessage key material with the
+    /// receiver-specific key we gave it, for a MAC per receiver (§9.5.3.3.4.2-3).
+    receivers: Vec<ReceiverSpecific>,
+    receiver_of: Vec<Guid>,
+    origin: bool,
     /// Its DATA's serialized payloads' key material (`data_protection_kind`, writers only).
     payload: Option<SenderSession>,
     /// The topic's payloads are protected (a remote writer's must come so).
@@ -418,6 +438,15 @@ pub(super) struct Cryptography {
     ours: GuidPrefix,
     /// Our participant key material's session (RTPS protection), if any.
     rtps: Option<SenderSession>,
+    /// `rtps_protection_kind` is one of the origin-authenticated kinds: every peer gets a
+    /// receiver-specific key with our tokens, every protected message a MAC per receiver, and
+    /// a peer's messages must carry a valid one for us.
+    rtps_origin: bool,
+    /// Under RTPS origin authentication, per authenticated participant (`receiver_of`, the
+    /// same order) our participant key material with the receiver-specific key we gave it:
+    /// the MAC for it on each protected message.
+    receivers: Vec<ReceiverSpecific>,
+    receiver_of: Vec<GuidPrefix>,
     /// The governance domain rule, for the per-topic protection kinds.
     rule: Option<DomainRule>,
     /// Our protected writers and readers.
@@ -486,7 +515,10 @@ impl Cryptography {
         }
         Ok(Some(Cryptography {
             ours,
+            rtps_origin: rtps.is_some() && origin_authenticated(protection.rtps),
             rtps,
+            receivers: Vec::new(),
+            receiver_of: Vec::new(),
             rule: protection.rule,
             local,
             remote_endpoints: BTreeMap::new(),
@@ -502,6 +534,12 @@ impl Cryptography {
     /// and `src` authenticated (its user-endpoint submessages in clear are dropped).
     pub(super) fn rtps_required(&self, src: GuidPrefix) -> bool {
         self.rtps.is_some() && self.peers.contains_key(&src)
+    }
+
+    /// The participant key material `remote` sent us (tests: what a peer knows of another).
+    #[cfg(test)]
+    pub(super) fn remote_key_material(&self, remote: GuidPrefix) -> Option<&KeyMaterial> {
+        Some(self.peers.get(&remote)?.remote.as_ref()?.key_material())
     }
 
     /// True when `remote`'s participant CryptoTokens arrived.
@@ -536,8 +574,17 @@ impl Cryptography {
         };
         self.peers.insert(remote, peer);
         // Our participant key material, or kind NONE when RTPS messages are not protected
-        // (§9.5.3.1.3: the tokens are sent whatever the kind).
+        // (§9.5.3.1.3: the tokens are sent whatever the kind). Under origin authentication
+        // the material carries a receiver-specific key of this participant's own
+        // (§9.5.2.1.1, as Cyclone DDS 0.10 `register_matched_remote_participant`).
         let keymat = match &self.rtps {
+            Some(s) if self.rtps_origin => {
+                let keymat = receiver_specific_key_material(s.key_material(), &mut self.rng)?;
+                self.forget_receiver(remote);
+                self.receivers.push(ReceiverSpecific::new(keymat.clone())?);
+                self.receiver_of.push(remote);
+                keymat
+            }
             Some(s) => s.key_material().clone(),
             None => KeyMaterial {
                 transformation_kind: TransformationKind::None,
@@ -559,8 +606,23 @@ impl Cryptography {
         Ok(())
     }
 
+    /// Forgets the receiver-specific key material we gave `remote`.
+    fn forget_receiver(&mut self, remote: GuidPrefix) {
+        if let Some(i) = self.receiver_of.iter().position(|p| *p == remote) {
+            self.receiver_of.remove(i);
+            self.receivers.remove(i);
+        }
+    }
+
     /// Forgets a participant (lease expired, it left, or its authentication ended).
     pub(super) fn remove(&mut self, remote: GuidPrefix) {
+        self.forget_receiver(remote);
+        for ep in self.local.values_mut() {
+            while let Some(i) = ep.receiver_of.iter().position(|g| g.prefix == remote) {
+                ep.receiver_of.remove(i);
+                ep.receivers.remove(i);
+            }
+        }
         self.peers.remove(&remote);
         self.remote_endpoints.retain(|g, _| g.prefix != remote);
         self.tokens_sent.retain(|(_, g)| g.prefix != remote);
@@ -620,6 +682,10 @@ impl Cryptography {
             self.local.insert(
                 id,
                 LocalEndpoint {
+                    receivers: Vec::new(),
+                    receiver_of: Vec::new(),
+                    origin: submessage.is_some()
+                        && origin_authenticated(rule.metadata_protection_kind),
                     submessage,
                     payload,
                     data_protected,
@@ -670,10 +736,33 @@ impl Cryptography {
             receiver_specific_key_id: [0; 4],
             master_receiver_specific_key: Vec::new(),
         };
-        let submessage = ep
+        let mut submessage = ep
             .submessage
             .as_ref()
             .map_or_else(none, |s| s.key_material().clone());
+        // Origin authentication: the remote endpoint gets a receiver-specific key of its own
+        // (§9.5.3.1.4, as Cyclone DDS 0.10 `register_matched_remote_datareader/writer`).
+        if ep.origin {
+            let ep = self.local.get_mut(&local.entity_id);
+            let made = receiver_specific_key_material(&submessage, &mut self.rng)
+                .and_then(|k| Ok((ReceiverSpecific::new(k.clone())?, k)));
+            match (ep, made) {
+                (Some(ep), Ok((receiver, keymat))) => {
+                    if let Some(i) = ep.receiver_of.iter().position(|g| *g == remote) {
+                        ep.receiver_of.remove(i);
+                        ep.receivers.remove(i);
+                    }
+                    ep.receivers.push(receiver);
+                    ep.receiver_of.push(remote);
+                    submessage = keymat;
+                }
+                (_, Err(e)) => log::error!("no receiver-specific key for {remote}: {e}"),
+                (None, _) => {}
+            }
+        }
+        let Some(ep) = self.local.get(&local.entity_id) else {
+            return;
+        };
         // A writer's tokens: its submessage key material, then its payload key material
         // (§9.5.3.1.4.1; Cyclone DDS 0.10 takes one or two); a reader's: its submessage key
         // material (§9.5.3.1.4.2).
@@ -846,7 +935,17 @@ impl Cryptography {
         let rtps = match self.rtps.as_mut() {
             Some(session) if user => {
                 let mut out = Vec::with_capacity(current.len().saturating_add(96));
-                match encode_rtps_message(session, current, &mut [], Endianness::Little, &mut out) {
+                // One MAC for the participant the message is for (its INFO_DST), else one
+                // for each (DDS-Security 1.1 §9.5.3.3.4.4: receiving_participant_crypto_list).
+                let target = single_destination(current)
+                    .and_then(|d| self.receiver_of.iter().position(|p| *p == d));
+                let receivers = match target.and_then(|i| self.receivers.get_mut(i)) {
+                    Some(one) => core::slice::from_mut(one),
+                    None => self.receivers.as_mut_slice(),
+                };
+                let encoded =
+                    encode_rtps_message(session, current, receivers, Endianness::Little, &mut out);
+                match encoded {
                     Ok(()) => Some(out),
                     Err(e) => {
                         log::warn!("a datagram could not be protected ({e}); not sent");
@@ -869,6 +968,7 @@ impl Cryptography {
     /// holds none.
     fn protect_submessages(&mut self, plain: &[u8]) -> Result<Option<Vec<u8>>, CryptoError> {
         let mut out = Vec::with_capacity(plain.len().saturating_add(256));
+        let destination = single_destination(plain);
         let (head, mut rest) = plain.split_at(Header::LEN.min(plain.len()));
         out.extend_from_slice(head);
         let mut changed = false;
@@ -890,19 +990,24 @@ impl Cryptography {
             changed = true;
             let mut whole = normalized(sm)?;
             if let (true, Some(session)) = (writer_side, ep.payload.as_mut()) {
-                match sm.first() {
-                    Some(&DATA) => whole = protect_payload(session, &whole)?,
-                    Some(&DATA_FRAG) => {
-                        return Err(CryptoError::Invalid(
-                            "payload protection of a fragmented sample",
-                        ));
-                    }
-                    _ => {}
+                if matches!(sm.first(), Some(&DATA) | Some(&DATA_FRAG)) {
+                    whole = protect_payload(session, &whole)?;
                 }
             }
+            // One MAC for the remote endpoint the submessage is for (INFO_DST and its
+            // readerId, or writerId from a reader), else one per matched remote endpoint
+            // (§9.5.3.3.4.2-3: receiving_datareader/datawriter_crypto_list).
+            let target = destination
+                .zip(remote_entity_of(&whole))
+                .filter(|(_, e)| *e != EntityId::UNKNOWN)
+                .and_then(|(p, e)| ep.receiver_of.iter().position(|g| *g == Guid::new(p, e)));
+            let receivers = match target.and_then(|i| ep.receivers.get_mut(i)) {
+                Some(one) => core::slice::from_mut(one),
+                None => ep.receivers.as_mut_slice(),
+            };
             match ep.submessage.as_mut() {
                 Some(session) => {
-                    encode_submessage(session, &whole, &mut [], Endianness::Little, &mut out)?;
+                    encode_submessage(session, &whole, receivers, Endianness::Little, &mut out)?;
                 }
                 None => out.extend_from_slice(&whole),
             }
@@ -997,7 +1102,9 @@ impl Cryptography {
                 Some(r) if r.submessage_protected => {
                     self.unprotected = self.unprotected.saturating_add(1);
                 }
-                Some(r) if r.payload_protected && sm.first() == Some(&DATA) => {
+                Some(r)
+                    if r.payload_protected && matches!(sm.first(), Some(&DATA | &DATA_FRAG)) =>
+                {
                     match r.payload.as_mut().map(|k| unprotect_payload(k, sm)) {
                         Some(Ok(plain)) => out.extend_from_slice(&plain),
                         _ => rejected = rejected.saturating_add(1),
@@ -1048,7 +1155,7 @@ impl Cryptography {
             }
             _ => {}
         }
-        if remote.payload_protected && plain.first() == Some(&DATA) {
+        if remote.payload_protected && matches!(plain.first(), Some(&DATA | &DATA_FRAG)) {
             let key = remote.payload.as_mut().ok_or(CryptoError::KeyMismatch)?;
             plain = unprotect_payload(key, &plain)?;
         }
@@ -1094,7 +1201,7 @@ impl Cryptography {
     }
 
     fn handle_volatile(&mut self, now: Now, src: GuidPrefix, item: VolatileItem) {
-        let ours = self.ours;
+        let (ours, origin) = (self.ours, self.rtps_origin);
         let Some(peer) = self.peers.get_mut(&src) else {
             return;
         };
@@ -1103,7 +1210,7 @@ impl Cryptography {
                 if !peer.mark_seen(sn) {
                     return;
                 }
-                if let Some(msg) = Self::handle_tokens(ours, src, peer, &payload) {
+                if let Some(msg) = Self::handle_tokens(ours, src, peer, &payload, origin) {
                     self.endpoint_tokens(src, &msg);
                 }
             }
@@ -1169,6 +1276,7 @@ impl Cryptography {
         src: GuidPrefix,
         peer: &mut Peer,
         payload: &[u8],
+        origin: bool,
     ) -> Option<ParticipantGenericMessage> {
         let (_, mut r) = EncapsulationHeader::body(payload).ok()?;
         let msg = ParticipantGenericMessage::parse(&mut r).ok()?;
@@ -1195,6 +1303,14 @@ impl Cryptography {
         match keymat {
             Some(Ok(k)) if k.transformation_kind == TransformationKind::None => {
                 log::debug!("participant {src} protects no RTPS messages");
+            }
+            // Under origin authentication a sender's messages must carry a MAC for us, which
+            // takes a receiver-specific key in its tokens: without one, nothing of it decodes.
+            Some(Ok(k)) if origin && !k.has_receiver_specific_key() => {
+                log::warn!(
+                    "participant crypto tokens of {src} refused: no receiver-specific key \
+                     under origin authentication"
+                );
             }
             Some(Ok(k)) => match RemoteSender::new(k) {
                 Ok(sender) => {
@@ -1225,6 +1341,7 @@ impl Cryptography {
             log::debug!("endpoint crypto tokens from {source} to {dest} ignored");
             return;
         }
+        let origin = self.local.get(&dest.entity_id).is_some_and(|e| e.origin);
         // The tokens may arrive before our endpoint matched theirs (the peer matched first):
         // they are kept, and the match adds what the endpoint must protect.
         if !self.remote_endpoints.contains_key(&source)
@@ -1254,9 +1371,26 @@ impl Cryptography {
                 .map_err(|e| log::warn!("crypto tokens of {source} refused: {e}"))
                 .ok()
         };
-        remote.submessage = sender(keymats.first());
+        // Under origin authentication its submessages must carry a MAC for our endpoint,
+        // which takes a receiver-specific key in its tokens.
+        let first = keymats.first();
+        if origin && first.is_some_and(|k| !k.has_receiver_specific_key()) {
+            log::warn!(
+                "crypto tokens of {source} refused: no receiver-specific key under origin \
+                 authentication"
+            );
+            return;
+        }
+        remote.submessage = sender(first);
         if writer {
-            remote.payload = sender(keymats.get(1).or(keymats.first()));
+            // A payload carries no receiver-specific MACs (§9.5.3.3.4.1): a single token
+            // (Fast DDS 2.9) serves payloads without its receiver-specific key.
+            let payload = keymats.get(1).or(first).map(|k| KeyMaterial {
+                receiver_specific_key_id: [0; 4],
+                master_receiver_specific_key: Vec::new(),
+                ..k.clone()
+            });
+            remote.payload = sender(payload.as_ref());
         }
         log::info!("received the crypto tokens of {source}");
     }
@@ -1443,6 +1577,20 @@ fn endpoint_of(sm: &[u8]) -> Option<(EntityId, bool)> {
     Some((EntityId(id), writer))
 }
 
+/// The entity id of the remote endpoint a submessage of ours addresses: the readerId of a
+/// writer's DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG or GAP, the writerId of a reader's
+/// ACKNACK or NACK_FRAG.
+fn remote_entity_of(sm: &[u8]) -> Option<EntityId> {
+    let body = sm.get(SubmessageHeader::LEN..)?;
+    let at: usize = match *sm.first()? {
+        DATA | DATA_FRAG | ACKNACK | NACK_FRAG => 4,
+        HEARTBEAT | HEARTBEAT_FRAG | GAP => 0,
+        _ => return None,
+    };
+    let id = <[u8; 4]>::try_from(body.get(at..at.checked_add(4)?)?).ok()?;
+    Some(EntityId(id))
+}
+
 /// True for an interpreter submessage (RTPS 2.5 §8.3.7: INFO_TS, INFO_SRC, INFO_DST,
 /// INFO_REPLY, INFO_REPLY_IP4) or PAD.
 fn is_interpreter(id: u8) -> bool {
@@ -1466,42 +1614,91 @@ fn normalized(sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
 }
 
 /// A DATA (whole) with its serialized payload replaced by its encode_serialized_payload
-/// (§9.5.3.3.4.1); the inline QoS stays in clear. A DATA without a data payload (a dispose or
-/// a key) is returned as it is.
+/// (§9.5.3.3.4.1), or a DATA_FRAG with the fragments it carries replaced by theirs; the inline
+/// QoS stays in clear. A DATA without a data payload (a dispose or a key) is returned as it is.
+///
+/// Fragments: DDS-Security 1.1 §8.5.1.9.1 hands encode_serialized_payload the serialized
+/// payload, which suggests encoding before fragmenting; both vendors encode each DATA_FRAG's
+/// fragments on their own instead (Fast DDS 2.9 `RTPSMessageGroup::add_data_frag`, Cyclone
+/// 0.10 `create_fragment_message` → `nn_xmsg_serdata` and `decode_DataFrag` on receive), with
+/// fragmentSize and sampleSize those of the plain sample. That is the form that interoperates,
+/// so it is the one used here.
 fn protect_payload(session: &mut SenderSession, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
-    let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
-    let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
-    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
-        return Ok(sm.to_vec());
-    };
-    let DataPayload::Data(p) = d.payload else {
-        return Ok(sm.to_vec());
-    };
-    let mut encoded = Vec::with_capacity(p.len().saturating_add(64));
-    encode_serialized_payload(session, p, &mut encoded)?;
-    Ok(submessage_bytes(&Submessage::Data(Data {
-        payload: DataPayload::Data(&encoded),
-        ..d
-    })))
+    transform_payload(sm, |p, out| encode_serialized_payload(session, p, out))
 }
 
 /// A DATA (whole) with its protected serialized payload replaced by the plain one
-/// (§9.5.3.3.5.1, decode_serialized_payload).
+/// (§9.5.3.3.5.1, decode_serialized_payload), or a DATA_FRAG with its protected fragments
+/// replaced by the plain ones (see [`protect_payload`]).
 fn unprotect_payload(remote: &mut RemoteSender, sm: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    transform_payload(sm, |p, out| decode_serialized_payload(remote, p, out))
+}
+
+/// `sm` (a DATA or DATA_FRAG, whole) with its data payload or fragments replaced by what
+/// `transform` makes of them; any other submessage, or a DATA without a data payload, as it
+/// is.
+fn transform_payload(
+    sm: &[u8],
+    transform: impl FnOnce(&[u8], &mut Vec<u8>) -> Result<(), CryptoError>,
+) -> Result<Vec<u8>, CryptoError> {
     let h = SubmessageHeader::parse(&mut CdrReader::new(sm, Endianness::Big))?;
     let body = sm.get(SubmessageHeader::LEN..).unwrap_or_default();
-    let Some(Submessage::Data(d)) = Submessage::parse(h, body)? else {
-        return Ok(sm.to_vec());
-    };
-    let DataPayload::Data(p) = d.payload else {
-        return Ok(sm.to_vec());
-    };
-    let mut plain = Vec::with_capacity(p.len());
-    decode_serialized_payload(remote, p, &mut plain)?;
-    Ok(submessage_bytes(&Submessage::Data(Data {
-        payload: DataPayload::Data(&plain),
-        ..d
-    })))
+    let mut out = Vec::with_capacity(sm.len().saturating_add(64));
+    match Submessage::parse(h, body)? {
+        Some(Submessage::Data(d)) => {
+            let DataPayload::Data(p) = d.payload else {
+                return Ok(sm.to_vec());
+            };
+            transform(p, &mut out)?;
+            Ok(submessage_bytes(&Submessage::Data(Data {
+                payload: DataPayload::Data(&out),
+                ..d
+            })))
+        }
+        Some(Submessage::DataFrag(f)) => {
+            transform(f.fragments, &mut out)?;
+            Ok(submessage_bytes(&Submessage::DataFrag(DataFrag {
+                fragments: &out,
+                ..f
+            })))
+        }
+        _ => Ok(sm.to_vec()),
+    }
+}
+
+/// `common` (our participant key material) with a fresh receiver-specific key id and key
+/// drawn from `rng`, for one receiver (§9.5.2.1.1: master_receiver_specific_key).
+fn receiver_specific_key_material(
+    common: &KeyMaterial,
+    rng: &mut OsRandom,
+) -> Result<KeyMaterial, CryptoError> {
+    let fresh = KeyMaterial::generate(common.transformation_kind, true, rng)?;
+    Ok(KeyMaterial {
+        receiver_specific_key_id: fresh.receiver_specific_key_id,
+        master_receiver_specific_key: fresh.master_receiver_specific_key,
+        ..common.clone()
+    })
+}
+
+/// The one participant `message` is for: the GUID prefix its INFO_DST submessages all name,
+/// `None` when it has none, names several, or names GUIDPREFIX_UNKNOWN (RTPS 2.5 §8.3.7.7).
+fn single_destination(message: &[u8]) -> Option<GuidPrefix> {
+    let mut rest = message.get(Header::LEN..)?;
+    let mut found = None;
+    while !rest.is_empty() {
+        let len = submessage_len(rest)?;
+        let (sm, tail) = rest.split_at(len.min(rest.len()));
+        rest = tail;
+        if sm.first() != Some(&INFO_DST) {
+            continue;
+        }
+        let prefix = GuidPrefix(sm.get(4..16)?.try_into().ok()?);
+        if prefix == GuidPrefix::UNKNOWN || found.is_some_and(|f| f != prefix) {
+            return None;
+        }
+        found = Some(prefix);
+    }
+    found
 }
 
 #[cfg(test)]

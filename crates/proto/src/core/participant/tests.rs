@@ -390,8 +390,12 @@ mod durability;
 mod filter_event;
 mod group;
 mod liveliness;
+#[cfg(feature = "security")]
+mod origin;
 mod peer_group;
 mod peer_group_faults;
+#[cfg(feature = "security")]
+mod protected_filter;
 #[cfg(feature = "security")]
 mod protection;
 #[cfg(feature = "security")]

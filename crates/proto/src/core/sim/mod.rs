@@ -144,6 +144,9 @@ pub struct SimNet<N = Participant> {
     pub delivered: u64,
     /// Copies lost.
     pub lost: u64,
+    /// When `Some`, every datagram a node sends (before loss), with the sender's index: for
+    /// tests that inspect the wire.
+    pub tap: Option<Vec<(usize, Vec<u8>)>>,
     rng: Rng,
     seq: u64,
     restarts: u8,
@@ -177,6 +180,7 @@ impl<N: SimNode> SimNet<N> {
             unannounced: Vec::new(),
             delivered: 0,
             lost: 0,
+            tap: None,
             rng: Rng::new(seed),
             seq: 0,
             restarts: 0,
@@ -307,6 +311,9 @@ impl<N: SimNode> SimNet<N> {
                     continue;
                 }
                 let src = self.nodes[i].locators[0];
+                if let Some(tap) = self.tap.as_mut() {
+                    tap.push((i, t.datagram().to_vec()));
+                }
                 for dst in &t.destinations {
                     if *dst == SPDP_GROUP && self.unannounced.contains(&i) {
                         continue;

@@ -6,7 +6,7 @@
 
 use super::*;
 
-fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
+pub(super) fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
     let mut spec = reader_spec(true);
     spec.content_filter = Some(ContentFilter {
         content_filtered_topic_name: format!("Square_{expr}"),
@@ -17,6 +17,20 @@ fn filtered_spec(expr: &str, params: &[&str]) -> ReaderSpec {
     });
     spec.descriptor = Some(std::sync::Arc::new(ShapeType::descriptor().clone()));
     spec
+}
+
+/// `n` samples: colours RED, BLUE, GREEN round-robin, sizes 10/20/30/40, x as `x` says.
+pub(super) fn shapes(n: usize, x: impl Fn(usize) -> i32) -> Vec<ShapeType> {
+    let colors = ["RED", "BLUE", "GREEN"];
+    (0..n)
+        .map(|i| ShapeType {
+            color: colors[i % 3].into(),
+            x: x(i),
+            y: 0,
+            shapesize: [10, 20, 30, 40][i % 4],
+            additional_payload_size: vec![],
+        })
+        .collect()
 }
 
 /// A writer (filtering when `writer_filters`) of samples serialized as `version`, and two
@@ -45,16 +59,7 @@ fn two_filtered_readers(
         .create_reader(now, filtered_spec("shapesize <= 20", &[]));
     net.run_for(300);
     net.faults.loss_percent = 10;
-    let colors = ["RED", "BLUE", "GREEN"];
-    let shapes: Vec<ShapeType> = (0..60)
-        .map(|i| ShapeType {
-            color: colors[i % 3].into(),
-            x: i as i32,
-            y: 0,
-            shapesize: [10, 20, 30, 40][i % 4],
-            additional_payload_size: vec![],
-        })
-        .collect();
+    let shapes = shapes(60, |i| i as i32);
     for s in &shapes {
         let now = net.now();
         let data = Bytes::from(

@@ -260,3 +260,146 @@ fn payloads_of_any_length_round_trip_under_sign_and_encrypt() {
         }
     }
 }
+
+/// A sample of `len` payload octets after the encapsulation: its index, [`MARKER`], then a
+/// pattern that depends on the offset.
+fn large_sample(i: u32, len: usize) -> WriteRequest {
+    let mut payload = vec![0u8, 1, 0, 0];
+    payload.extend_from_slice(&i.to_le_bytes());
+    payload.extend_from_slice(MARKER);
+    while payload.len() < 4 + len {
+        payload.push((payload.len() % 251) as u8);
+    }
+    WriteRequest::new(ChangeKind::Alive, Some([1; 16]), Bytes::from(payload))
+}
+
+#[test]
+fn payload_protected_samples_of_100kb_go_in_fragments_each_encoded_and_are_reassembled() {
+    use crate::wire::submessage::DATA_FRAG;
+    const LEN: usize = 100_000;
+    for data in ["SIGN", "ENCRYPT"] {
+        for meta in ["NONE", data] {
+            let (mut net, w, r) = protected_pair(meta, data);
+            let mut got = Vec::new();
+            for i in 0..5 {
+                let now = net.now();
+                net.nodes[0].p.write(now, w, large_sample(i, LEN)).unwrap();
+                net.run_for(100);
+                let now = net.now();
+                while let Some(s) = net.nodes[1].p.take(now, r) {
+                    got.push(s);
+                }
+            }
+            net.run_for(2_000);
+            let now = net.now();
+            while let Some(s) = net.nodes[1].p.take(now, r) {
+                got.push(s);
+            }
+            let what = format!("meta {meta} data {data}");
+            assert_eq!(got.len(), 5, "{what}: {:?}", net.nodes[1].p.stats());
+            for (i, s) in got.iter().enumerate() {
+                assert_eq!(&s.data[..], &large_sample(i as u32, LEN).data[..], "{what}");
+            }
+            // One more by hand: each DATA_FRAG carries its fragments encoded.
+            let rejected = net.nodes[1].p.stats().crypto_rejected;
+            let src = net.nodes[0].locators[0];
+            let now = net.now();
+            net.nodes[0].p.write(now, w, large_sample(9, LEN)).unwrap();
+            let mut datagrams = Vec::new();
+            while let Some(t) = net.nodes[0].p.poll_transmit(now) {
+                datagrams.push(t.datagram().to_vec());
+            }
+            let frags = datagrams
+                .iter()
+                .map(|d| {
+                    submessage_ids(d)
+                        .iter()
+                        .filter(|id| **id == DATA_FRAG)
+                        .count()
+                })
+                .sum::<usize>();
+            if meta == "NONE" {
+                // The DATA_FRAGs in clear: at least 12 of 8 KiB or less.
+                assert!(frags >= 12, "{what}: {frags} DATA_FRAG submessages");
+            }
+            if data == "ENCRYPT" {
+                for d in &datagrams {
+                    assert!(!contains(d, MARKER), "{what}: the sample in plaintext");
+                }
+            } else {
+                // GMAC: the payload travels in clear, between its CryptoHeader and footer.
+                assert!(datagrams.iter().any(|d| contains(d, MARKER)), "{what}");
+            }
+            for d in &datagrams {
+                net.nodes[1].p.handle_datagram(now, src, d);
+            }
+            let s = net.nodes[1]
+                .p
+                .take(now, r)
+                .expect("the sample written by hand");
+            assert_eq!(&s.data[..], &large_sample(9, LEN).data[..], "{what}");
+            assert_eq!(net.nodes[1].p.stats().crypto_rejected, rejected, "{what}");
+            for i in 0..2 {
+                assert_eq!(net.nodes[i].p.stats().unprotected, 0, "{what} node {i}");
+            }
+        }
+    }
+}
+
+/// The receiver-specific MAC count of the SEC_POSTFIX at `at` in `d` (its CryptoFooter: the
+/// 16-octet common MAC, then a big-endian count).
+fn postfix_macs(d: &[u8], at: usize) -> u32 {
+    let c = &d[at + 4 + 16..at + 4 + 20];
+    u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+}
+
+/// `d` with the receiver-specific MACs of its SEC_POSTFIX at `at` cut off (count 0): the
+/// common MAC, which does not cover the postfix, still verifies.
+fn without_receiver_macs(d: &[u8], at: usize) -> Vec<u8> {
+    let n = postfix_macs(d, at) as usize;
+    let mut out = d[..at + 4 + 16].to_vec();
+    out.extend_from_slice(&0u32.to_be_bytes());
+    out.extend_from_slice(&d[at + 4 + 20 + 20 * n..]);
+    let len = u16::from_le_bytes([d[at + 2], d[at + 3]]) - (20 * n) as u16;
+    out[at + 2..at + 4].copy_from_slice(&len.to_le_bytes());
+    out
+}
+
+#[test]
+fn metadata_origin_authentication_adds_a_mac_for_the_reader_and_a_submessage_without_it_is_dropped()
+{
+    use crate::wire::security::SEC_POSTFIX;
+    for kind in [
+        "SIGN_WITH_ORIGIN_AUTHENTICATION",
+        "ENCRYPT_WITH_ORIGIN_AUTHENTICATION",
+    ] {
+        let (mut net, w, r) = protected_pair(kind, "NONE");
+        assert_eq!(write_and_take(&mut net, w, r, 50), 50, "{kind}");
+        let datagrams = write_one_by_hand(&mut net, w);
+        let src = net.nodes[0].locators[0];
+        let now = net.now();
+        let mut stripped = 0;
+        for d in &datagrams {
+            let Some(at) = submessage_at(d, SEC_POSTFIX) else {
+                continue;
+            };
+            // One matched reader: one receiver-specific MAC.
+            assert_eq!(postfix_macs(d, at), 1, "{kind}");
+            let before = net.nodes[1].p.stats().crypto_rejected;
+            net.nodes[1]
+                .p
+                .handle_datagram(now, src, &without_receiver_macs(d, at));
+            assert_eq!(net.nodes[1].p.stats().crypto_rejected - before, 1, "{kind}");
+            stripped += 1;
+        }
+        assert!(stripped > 0, "{kind}");
+        assert!(net.nodes[1].p.take(now, r).is_none(), "{kind}");
+        for d in &datagrams {
+            net.nodes[1].p.handle_datagram(now, src, d);
+        }
+        assert!(net.nodes[1].p.take(now, r).is_some(), "{kind}");
+        for i in 0..2 {
+            assert_eq!(net.nodes[i].p.stats().unprotected, 0, "{kind} node {i}");
+        }
+    }
+}

@@ -19,14 +19,22 @@ pub(super) fn secure_node_governed(
     id: Option<&IdentityConfig>,
     governance: Option<Arc<crate::security::access::governance::Governance>>,
 ) -> Node {
-    secure_node_with(i, id, |identity| SecurityConfig {
+    secure_node_with(i, id, governed(governance))
+}
+
+/// The security configuration of a validated identity under `governance`, without access
+/// control.
+pub(super) fn governed(
+    governance: Option<Arc<crate::security::access::governance::Governance>>,
+) -> impl FnOnce(LocalIdentity) -> SecurityConfig {
+    |identity| SecurityConfig {
         identity,
         permissions_document: b"signed permissions".to_vec(),
         allow_unauthenticated: false,
         governance,
         permissions_ca: None,
         permissions: None,
-    })
+    }
 }
 
 /// Node `i` on the simulated LAN; with `id`, secured by the configuration `security` makes
@@ -35,6 +43,16 @@ pub(super) fn secure_node_with(
     i: usize,
     id: Option<&IdentityConfig>,
     security: impl FnOnce(LocalIdentity) -> SecurityConfig,
+) -> Node {
+    secure_node_configured(i, id, security, |_| {})
+}
+
+/// [`secure_node_with`], its configuration then changed by `configure`.
+pub(super) fn secure_node_configured(
+    i: usize,
+    id: Option<&IdentityConfig>,
+    security: impl FnOnce(LocalIdentity) -> SecurityConfig,
+    configure: impl FnOnce(&mut ParticipantConfig),
 ) -> Node {
     let candidate = GuidPrefix([1, 0x5e, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
     let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
@@ -50,6 +68,7 @@ pub(super) fn secure_node_with(
     config.default_unicast_locators = vec![user];
     config.metatraffic_multicast_locators = vec![SPDP_GROUP];
     config.spdp_destinations = vec![SPDP_GROUP];
+    configure(&mut config);
     Node {
         p: Participant::new(config),
         locators: vec![meta, user],
