@@ -385,22 +385,9 @@ fn fastdds_peer(bin: &Path, pki: &Path, domain: u32, id: &Identity<'_>, log: &Pa
     fastdds_peer_with(bin, pki, id, GRANT_ALL, &args, log)
 }
 
-<<<<<<< HEAD
 /// The `--property NAME=VALUE` arguments of `shapes_fastdds` that give it identity `id` and
 /// `docs` (Fast DDS's property names, its builtin plugins).
 pub(crate) fn fastdds_security_args(pki: &Path, id: &Identity<'_>, docs: Docs<'_>) -> Vec<String> {
-=======
-/// `shapes_fastdds ARGS` with `docs` for access control; its output goes to `log`.
-pub(crate) fn fastdds_peer_with(
-    bin: &Path,
-    pki: &Path,
-    id: &Identity<'_>,
-    docs: Docs<'_>,
-    args: &[String],
-    log: &Path,
-) -> Peer {
-    let out = std::fs::File::create(log).unwrap();
->>>>>>> sfilter
     let props = [
         ("dds.sec.auth.plugin", "builtin.PKI-DH".to_owned()),
         (

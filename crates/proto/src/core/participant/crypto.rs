@@ -505,8 +505,13 @@ impl Cryptography {
                         Some(SenderSession::new(keymat, &mut rng)?)
                     }
                 };
+                // Origin authentication of the secure builtin endpoints is not built: their
+                // submessages carry no receiver-specific MACs (docs/security.md §8.5).
                 let ep = LocalEndpoint {
                     submessage,
+                    receivers: Vec::new(),
+                    receiver_of: Vec::new(),
+                    origin: false,
                     payload: None,
                     data_protected: false,
                 };
