@@ -1267,6 +1267,20 @@ const RTPS_SIGN: Docs<'static> = Docs {
     governance: "governance_rtps_sign.p7s",
     permissions: "permissions.p7s",
 };
+/// Metadata and data protection ENCRYPT, permissions granting every topic.
+pub(crate) const META_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_meta_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+/// Metadata and data protection SIGN, permissions granting every topic.
+pub(crate) const META_SIGN: Docs<'static> = Docs {
+    governance: "governance_meta_sign.p7s",
+    permissions: "permissions.p7s",
+};
+/// RTPS protection ENCRYPT, then metadata and data protection ENCRYPT: the matrix runs each.
+const ENCRYPT_KINDS: &[Docs<'static>] = &[RTPS_ENCRYPT, META_ENCRYPT];
+/// RTPS protection SIGN, then metadata and data protection SIGN.
+const SIGN_KINDS: &[Docs<'static>] = &[RTPS_SIGN, META_SIGN];
 /// Governance with RTPS protection SIGN_WITH_ORIGIN_AUTHENTICATION.
 const RTPS_SIGN_ORIGIN: Docs<'static> = Docs {
     governance: "governance_rtps_sign_origin.p7s",
@@ -2025,21 +2039,24 @@ pub(crate) fn matrix_case(
 /// The payload sizes of the issue, in one siftdds → vendor run.
 const SIZES: &[usize] = &[1, 3, 1021, 1024, 65_536];
 
-/// `name, domain, vendor, governance, ours, theirs, siftdds writes, sizes`.
+/// `name, domain, vendor, governances, ours, theirs, siftdds writes, sizes`: one run per
+/// governance, one after the other on the test's domain.
 macro_rules! matrix_test {
     ($name:ident, $domain:expr, $vendor:expr, $docs:expr, $ours:expr, $theirs:expr, $sw:expr, $sizes:expr) => {
         #[test]
         fn $name() {
-            matrix_case(
-                stringify!($name),
-                $domain,
-                $vendor,
-                $docs,
-                $ours,
-                $theirs,
-                $sw,
-                $sizes,
-            );
+            for docs in $docs {
+                matrix_case(
+                    stringify!($name),
+                    $domain,
+                    $vendor,
+                    *docs,
+                    $ours,
+                    $theirs,
+                    $sw,
+                    $sizes,
+                );
+            }
         }
     };
 }
@@ -2049,7 +2066,7 @@ matrix_test!(
     matrix_cyclone_encrypt_siftdds_initiates_siftdds_writes_sizes,
     105,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE,
     BOB,
     true,
@@ -2059,7 +2076,7 @@ matrix_test!(
     matrix_cyclone_encrypt_cyclone_initiates_siftdds_writes_sizes,
     106,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB,
     ALICE,
     true,
@@ -2069,7 +2086,7 @@ matrix_test!(
     matrix_cyclone_sign_siftdds_initiates_siftdds_writes_sizes,
     107,
     Vendor::Cyclone,
-    RTPS_SIGN,
+    SIGN_KINDS,
     ALICE,
     BOB,
     true,
@@ -2079,7 +2096,7 @@ matrix_test!(
     matrix_cyclone_sign_cyclone_initiates_siftdds_writes_sizes,
     108,
     Vendor::Cyclone,
-    RTPS_SIGN,
+    SIGN_KINDS,
     BOB,
     ALICE,
     true,
@@ -2089,7 +2106,7 @@ matrix_test!(
     matrix_cyclone_encrypt_siftdds_initiates_cyclone_writes_65536,
     109,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE,
     BOB,
     false,
@@ -2099,7 +2116,7 @@ matrix_test!(
     matrix_cyclone_encrypt_cyclone_initiates_cyclone_writes_1021,
     122,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB,
     ALICE,
     false,
@@ -2109,7 +2126,7 @@ matrix_test!(
     matrix_cyclone_sign_siftdds_initiates_cyclone_writes_1,
     123,
     Vendor::Cyclone,
-    RTPS_SIGN,
+    SIGN_KINDS,
     ALICE,
     BOB,
     false,
@@ -2119,7 +2136,7 @@ matrix_test!(
     matrix_cyclone_sign_cyclone_initiates_cyclone_writes_65536,
     125,
     Vendor::Cyclone,
-    RTPS_SIGN,
+    SIGN_KINDS,
     BOB,
     ALICE,
     false,
@@ -2129,7 +2146,7 @@ matrix_test!(
     matrix_fastdds_encrypt_siftdds_initiates_siftdds_writes_sizes,
     126,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE,
     BOB,
     true,
@@ -2139,7 +2156,7 @@ matrix_test!(
     matrix_fastdds_encrypt_fastdds_initiates_siftdds_writes_sizes,
     129,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB,
     ALICE,
     true,
@@ -2149,7 +2166,7 @@ matrix_test!(
     matrix_fastdds_sign_siftdds_initiates_siftdds_writes_sizes,
     131,
     Vendor::FastDds,
-    RTPS_SIGN,
+    SIGN_KINDS,
     ALICE,
     BOB,
     true,
@@ -2159,7 +2176,7 @@ matrix_test!(
     matrix_fastdds_sign_fastdds_initiates_siftdds_writes_sizes,
     132,
     Vendor::FastDds,
-    RTPS_SIGN,
+    SIGN_KINDS,
     BOB,
     ALICE,
     true,
@@ -2169,7 +2186,7 @@ matrix_test!(
     matrix_fastdds_encrypt_siftdds_initiates_fastdds_writes_65536,
     133,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE,
     BOB,
     false,
@@ -2179,7 +2196,7 @@ matrix_test!(
     matrix_fastdds_encrypt_fastdds_initiates_fastdds_writes_3,
     134,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB,
     ALICE,
     false,
@@ -2189,7 +2206,7 @@ matrix_test!(
     matrix_fastdds_sign_siftdds_initiates_fastdds_writes_1024,
     135,
     Vendor::FastDds,
-    RTPS_SIGN,
+    SIGN_KINDS,
     ALICE,
     BOB,
     false,
@@ -2199,7 +2216,7 @@ matrix_test!(
     matrix_fastdds_sign_fastdds_initiates_fastdds_writes_65536,
     154,
     Vendor::FastDds,
-    RTPS_SIGN,
+    SIGN_KINDS,
     BOB,
     ALICE,
     false,
@@ -2210,7 +2227,7 @@ matrix_test!(
     matrix_cyclone_rsa_encrypt_siftdds_initiates_siftdds_writes_sizes,
     155,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE_RSA,
     BOB_RSA,
     true,
@@ -2220,7 +2237,7 @@ matrix_test!(
     matrix_fastdds_rsa_encrypt_fastdds_initiates_siftdds_writes_sizes,
     156,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB_RSA,
     ALICE_RSA,
     true,
@@ -2230,7 +2247,7 @@ matrix_test!(
     matrix_cyclone_rsa_encrypt_cyclone_initiates_cyclone_writes_1021,
     157,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB_RSA,
     ALICE_RSA,
     false,
@@ -2240,7 +2257,7 @@ matrix_test!(
     matrix_fastdds_rsa_encrypt_siftdds_initiates_fastdds_writes_1021,
     158,
     Vendor::FastDds,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     ALICE_RSA,
     BOB_RSA,
     false,
@@ -2250,7 +2267,7 @@ matrix_test!(
     matrix_cyclone_encrypt_cyclone_initiates_cyclone_writes_3,
     168,
     Vendor::Cyclone,
-    RTPS_ENCRYPT,
+    ENCRYPT_KINDS,
     BOB,
     ALICE,
     false,
@@ -2260,7 +2277,7 @@ matrix_test!(
     matrix_fastdds_sign_fastdds_initiates_fastdds_writes_1,
     169,
     Vendor::FastDds,
-    RTPS_SIGN,
+    SIGN_KINDS,
     BOB,
     ALICE,
     false,

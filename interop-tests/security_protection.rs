@@ -15,22 +15,11 @@ use std::time::{Duration, Instant};
 
 use crate::content_filter::samples;
 use crate::security::{
-    ALICE, BOB, Docs, Vendor, fastdds_peer_with, fastdds_ready, handshake_outcome, matrix_case,
-    pki, protected_case, read_log, reliable_writer, siftdds_participant_with,
+    ALICE, BOB, Docs, META_ENCRYPT, META_SIGN, Vendor, fastdds_peer_with, fastdds_ready,
+    handshake_outcome, matrix_case, pki, protected_case, read_log, reliable_writer,
+    siftdds_participant_with,
 };
 use crate::vendors::peer_samples;
-
-/// Metadata and data protection ENCRYPT.
-const META_ENCRYPT: Docs<'static> = Docs {
-    governance: "governance_meta_encrypt.p7s",
-    permissions: "permissions.p7s",
-};
-
-/// Metadata and data protection SIGN.
-const META_SIGN: Docs<'static> = Docs {
-    governance: "governance_meta_sign.p7s",
-    permissions: "permissions.p7s",
-};
 
 /// Metadata protection SIGN_WITH_ORIGIN_AUTHENTICATION, data protection SIGN.
 const META_SIGN_ORIGIN: Docs<'static> = Docs {

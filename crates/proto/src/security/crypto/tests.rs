@@ -255,6 +255,20 @@ fn payloads_round_trip_for_every_kind_and_odd_lengths() {
             let mut dec = Vec::new();
             decode_serialized_payload(&mut r, &enc, &mut dec).unwrap();
             assert_eq!(dec, plain);
+            // As a DATA carries it: followed by the submessage's padding to 4 octets.
+            for pad in 1..=3 {
+                let mut padded = enc.clone();
+                padded.resize(enc.len() + pad, 0);
+                let mut dec = Vec::new();
+                decode_serialized_payload(&mut r, &padded, &mut dec).unwrap();
+                assert_eq!(dec, plain, "{kind:?} {len} + {pad}");
+            }
+            let mut trailer = enc.clone();
+            trailer.push(1);
+            assert!(
+                decode_serialized_payload(&mut r, &trailer, &mut Vec::new()).is_err(),
+                "{kind:?} {len}: a non-zero octet after the footer"
+            );
         }
     }
 }

@@ -228,6 +228,10 @@ pub fn encode_serialized_payload(
 
 /// decode_serialized_payload (§9.5.3.3.5.1): checks and removes the protection of `encoded`
 /// and appends the plain payload to `out`.
+///
+/// `encoded` is what a DATA carries after its inline QoS, so it may end in the submessage's
+/// padding to 4 octets: Fast DDS 2.9 pads neither the plain payload (GMAC) nor the
+/// ciphertext (GCM) and puts the footer right after, so up to 3 zero octets can follow it.
 pub fn decode_serialized_payload(
     remote: &mut RemoteSender,
     encoded: &[u8],
@@ -235,26 +239,58 @@ pub fn decode_serialized_payload(
 ) -> Result<(), CryptoError> {
     let mut r = CdrReader::new(encoded, Endianness::Big);
     let header = CryptoHeader::parse(&mut r)?;
-    let (protected, footer) = if remote.keymat.transformation_kind.encrypts() {
+    if remote.keymat.transformation_kind.encrypts() {
         let content = CryptoContent::parse(&mut r)?;
-        (content.crypto_content, CryptoFooter::parse(&mut r)?)
-    } else {
-        // GMAC: the plain payload runs up to a footer of 20 octets (no receiver MACs on a
-        // payload). Fast DDS 2.9 does not pad it to 4 octets, so its length is what is left.
-        let body_len = r
-            .remaining()
-            .checked_sub(MAC_LEN + 4)
-            .ok_or(CryptoError::Truncated("CryptoFooter"))?;
-        let body = r.take(body_len, "payload")?;
-        (body, CryptoFooter::parse(&mut r)?)
-    };
-    if !r.is_empty() {
-        return Err(CryptoError::Invalid("bytes after the CryptoFooter"));
+        // The footer's alignment counts from its own start (it follows the ciphertext as is).
+        let mut f = CdrReader::new(r.rest(), Endianness::Big);
+        let footer = payload_footer(&mut f)?;
+        if !is_padding(f.rest()) {
+            return Err(CryptoError::Invalid("bytes after the CryptoFooter"));
+        }
+        return remote.unprotect(&header, &footer, content.crypto_content, out);
     }
+    // GMAC: the plain payload runs up to a footer of 20 octets (no receiver MACs on a
+    // payload), then the padding; where the payload ends only the MAC tells, so each split
+    // the trailing zeros allow is tried, the unpadded one first.
+    let rest = r.rest();
+    let mut outcome = Err(CryptoError::Truncated("CryptoFooter"));
+    for pad in 0..=3usize {
+        let Some(end) = rest.len().checked_sub(pad) else {
+            break;
+        };
+        let (Some(signed), Some(trailer)) = (rest.get(..end), rest.get(end..)) else {
+            break;
+        };
+        if !is_padding(trailer) {
+            continue;
+        }
+        let Some(body_len) = end.checked_sub(MAC_LEN.saturating_add(4)) else {
+            break;
+        };
+        let (body, foot) = signed.split_at(body_len);
+        let footer = payload_footer(&mut CdrReader::new(foot, Endianness::Big))?;
+        let mark = out.len();
+        outcome = remote.unprotect(&header, &footer, body, out);
+        if outcome.is_ok() {
+            break;
+        }
+        out.truncate(mark);
+    }
+    outcome
+}
+
+/// A payload's CryptoFooter: it carries no receiver-specific MACs (§9.5.3.3.5.1).
+fn payload_footer<'a>(r: &mut CdrReader<'a>) -> Result<CryptoFooter<'a>, CryptoError> {
+    let footer = CryptoFooter::parse(r)?;
     if footer.receiver_specific_mac_count() != 0 {
         return Err(CryptoError::Invalid("receiver-specific MACs on a payload"));
     }
-    remote.unprotect(&header, &footer, protected, out)
+    Ok(footer)
+}
+
+/// At most 3 zero octets: a submessage's padding to 4.
+fn is_padding(trailer: &[u8]) -> bool {
+    trailer.len() <= 3 && trailer.iter().all(|b| *b == 0)
 }
 
 /// One submessage: its header and the whole of it (header included).
