@@ -20,6 +20,7 @@ use super::clock::Clock;
 use super::member::{Flow, Member, RECV_SLOTS, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
 use super::spin::SpinPolicy;
+use super::turn::{Turn, TurnProfile};
 
 /// Poll token of the waker; socket tokens are `member id * TOKENS_PER_MEMBER + kind`.
 pub(crate) const WAKER: Token = Token(usize::MAX);
@@ -39,6 +40,8 @@ pub(crate) struct EventLoop<P: Protocol, C> {
     pub(crate) spin: SpinPolicy,
     /// The last spin found work: the next one may poll without yielding.
     pub(crate) armed: bool,
+    /// Times the turns that read and sent datagrams, when asked for (`turn.rs`).
+    pub(crate) profile: Option<TurnProfile>,
 }
 
 /// How a spin before parking ended.
@@ -98,11 +101,14 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                 }
                 self.mark_readable(&events);
             }
+            let woke = self.profile.is_some().then(std::time::Instant::now);
             let now = self.clock.now();
             let mut handled = ran_early;
             for m in &mut self.members {
                 m.receive(now, &mut buf, &mut got, &mut handled);
             }
+            let received = handled > ran_early;
+            let read = woke.map(|w| w.elapsed());
             handled += self.run_commands();
             // Commands may have taken a while, and a command's caller may have moved a
             // manual clock: read it again for the timeouts and the transmits.
@@ -124,10 +130,28 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
                     }
                 }
             }
+            let worked_at = woke.map(|w| w.elapsed());
+            let (mut sent, mut in_send) = (false, Duration::ZERO);
             for m in &mut self.members {
-                m.flush(now);
+                sent |= m.flush(now, woke.is_some().then_some(&mut in_send));
+            }
+            if let (Some(p), Some(woke), Some(read), Some(worked_at)) =
+                (&mut self.profile, woke, read, worked_at)
+                && received
+                && sent
+            {
+                let flush = woke.elapsed().saturating_sub(worked_at);
+                p.record(Turn {
+                    receive: read,
+                    work: worked_at.saturating_sub(read),
+                    flush,
+                    send: in_send,
+                });
             }
             worked = handled > 0;
+        }
+        if let Some(p) = self.profile.as_ref().filter(|p| p.turns() > 0) {
+            log::info!("runtime: {}", p.summary());
         }
         // Whichever way the loop stopped, the members left send what their last commands
         // queued and hand their protocols back.

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
+use std::time::{Duration, Instant};
 
 use super::batch::{self, Batches};
 use super::clock::Clock;
@@ -213,17 +214,26 @@ impl<P: Protocol> Member<P> {
         self.counters.set_waits(self.waiters.len());
     }
 
-    /// Sends what the protocol has queued, up to a bound per wakeup.
-    pub(crate) fn flush(&mut self, now: Now) {
+    /// Sends what the protocol has queued, up to a bound per wakeup; true if it handed any
+    /// datagram to the kernel. With `in_send`, adds the time spent in the sends to it
+    /// (`turn.rs`).
+    pub(crate) fn flush(&mut self, now: Now, mut in_send: Option<&mut Duration>) -> bool {
+        let mut sent = false;
         for _ in 0..MAX_TRANSMITS_PER_WAKEUP {
             let Some(transmit) = self.protocol.poll_transmit(now) else {
                 self.more_transmits = false;
-                return;
+                return sent;
             };
+            let start = in_send.is_some().then(Instant::now);
             let report = self.transport.send(&transmit);
+            if let (Some(total), Some(start)) = (in_send.as_deref_mut(), start) {
+                *total += start.elapsed();
+            }
+            sent |= report.sent > 0;
             self.counters.sent(&report);
         }
         self.more_transmits = true;
+        sent
     }
 
     /// Takes the member off the loop: sends what its last commands queued (a deleted
@@ -231,7 +241,7 @@ impl<P: Protocol> Member<P> {
     /// when our lease expires), closes its sockets and hands the protocol to its handle.
     /// Pending waits are released as they drop.
     pub(crate) fn retire(mut self, now: Now, registry: &mio::Registry) {
-        self.flush(now);
+        self.flush(now, None);
         self.transport.deregister(registry);
         self.counters.set_waits(0);
         // Its handle may be gone (dropped without waiting); nothing to do then.

@@ -41,6 +41,7 @@ mod start;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod turn;
 mod waiter;
 
 use std::io;
@@ -117,6 +118,7 @@ impl Runtime {
             parked,
             spin: spin::SpinPolicy::from_env(),
             armed: false,
+            profile: turn::TurnProfile::from_env(),
         };
         let thread = std::thread::Builder::new()
             .name(format!("siftdds-rt-{}", handle.participant_id))
