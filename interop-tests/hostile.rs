@@ -243,6 +243,52 @@ fn forged_heartbeat_and_gap_from_the_writers_own_address_cost_no_later_samples()
     );
 }
 
+/// The same forgeries under DDS Security (RTPS protection ENCRYPT, alice writes, bob reads),
+/// sent from the writer's own host in its GUID prefix: they come in clear from an
+/// authenticated participant, so the reader's participant drops them before any reader sees
+/// them (`unprotected`), not even a range is clamped, and every sample arrives at its pace.
+#[test]
+fn under_rtps_protection_forged_heartbeat_and_gap_from_the_writers_address_are_dropped() {
+    if !may_open_sockets(
+        "under_rtps_protection_forged_heartbeat_and_gap_from_the_writers_address_are_dropped",
+    ) {
+        return;
+    }
+    use crate::security::{ALICE, BOB, RTPS_ENCRYPT, pki, siftdds_participant_with};
+    const DOMAIN: u32 = 13;
+    let pki = pki();
+    let p = siftdds_participant_with(&pki, DOMAIN, &ALICE, RTPS_ENCRYPT).unwrap();
+    let q = siftdds_participant_with(&pki, DOMAIN, &BOB, RTPS_ENCRYPT).unwrap();
+    let (w, r) = pair(&p, &q, 100);
+    let (wg, rg): (Guid, Guid) = (w.guid(), r.guid());
+    let forger = attacker(1);
+    let to_reader = meta(DOMAIN, &q);
+    let n = 600;
+    let before = q.stats().unwrap().unprotected;
+    let xs = write_and_take(&w, &r, n, |i| {
+        let datagram = match i {
+            200 => forge::heartbeat(wg, rg, 10_000_000, 10_000_000),
+            400 => forge::gap(wg, rg, 1, 10_000_000),
+            _ => return,
+        };
+        forger.send_to(&datagram, to_reader).unwrap();
+    });
+    let stats = q.stats().unwrap();
+    let c = r.counters().unwrap();
+    eprintln!(
+        "forged under RTPS protection: reader got {} of {n}; unprotected {} (before {before}), \
+         crypto_rejected {}, ranges clamped {}",
+        xs.len(),
+        stats.unprotected,
+        stats.crypto_rejected,
+        c.ranges_clamped
+    );
+    assert_eq!(stats.foreign_source, 0, "not from a foreign host");
+    assert_eq!(stats.unprotected - before, 2, "{stats:?}");
+    assert_eq!(c.ranges_clamped, 0, "a forgery reached the reader: {c:?}");
+    assert_eq!(xs, (0..n).collect::<Vec<_>>());
+}
+
 #[test]
 fn a_never_acknowledging_reader_with_a_huge_lease_does_not_stop_the_writer() {
     if !may_open_sockets("a_never_acknowledging_reader_with_a_huge_lease_does_not_stop_the_writer")

@@ -1258,7 +1258,7 @@ fn siftdds_refuses_to_create_endpoints_on_a_denied_topic() {
 }
 
 /// Governance with RTPS protection ENCRYPT, permissions granting every topic.
-const RTPS_ENCRYPT: Docs<'static> = Docs {
+pub(crate) const RTPS_ENCRYPT: Docs<'static> = Docs {
     governance: "governance_rtps.p7s",
     permissions: "permissions.p7s",
 };
