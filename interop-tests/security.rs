@@ -1747,12 +1747,31 @@ fn pattern_ok(payload: &[u8]) -> bool {
 }
 
 /// Two siftdds participants (alice, bob) under rtps ENCRYPT in `domain`, authenticated.
-fn siftdds_pair(domain: u32) -> (DomainParticipant, DomainParticipant) {
+fn siftdds_pair(domain: u32, docs: Docs<'static>) -> (DomainParticipant, DomainParticipant) {
     let pki = pki();
-    let a = siftdds_participant_with(&pki, domain, &ALICE, RTPS_ENCRYPT).unwrap();
-    let b = siftdds_participant_with(&pki, domain, &BOB, RTPS_ENCRYPT).unwrap();
+    let a = siftdds_participant_with(&pki, domain, &ALICE, docs).unwrap();
+    let b = siftdds_participant_with(&pki, domain, &BOB, docs).unwrap();
     (a, b)
 }
+
+/// The governances the siftdds ↔ siftdds tests run under, one after the other on the test's
+/// domain: none (authentication only), the stock sign and encrypt (discovery, liveliness,
+/// metadata and data protection), and RTPS protection ENCRYPT.
+const SIFTDDS_GOVERNANCES: &[Docs<'static>] = &[
+    Docs {
+        governance: "governance_none.p7s",
+        permissions: "permissions.p7s",
+    },
+    Docs {
+        governance: "governance_sign.p7s",
+        permissions: "permissions.p7s",
+    },
+    Docs {
+        governance: "governance_encrypt.p7s",
+        permissions: "permissions.p7s",
+    },
+    RTPS_ENCRYPT,
+];
 
 pub(crate) fn reliable_writer(
     p: &DomainParticipant,
@@ -1806,126 +1825,138 @@ fn assert_clean(test: &str, a: &DomainParticipant, b: &DomainParticipant) {
     assert_eq!(sa.unprotected + sb.unprotected, 0, "user data in clear");
 }
 
-/// 10,000 reliable KEEP_ALL samples under rtps ENCRYPT, all delivered in order.
+/// 10,000 reliable KEEP_ALL samples under each governance, all delivered in order.
 #[test]
-fn siftdds_rtps_encrypt_delivers_10000_reliable_keep_all_samples() {
-    let test = "siftdds_rtps_encrypt_delivers_10000_reliable_keep_all_samples";
+fn siftdds_secured_delivers_10000_reliable_keep_all_samples() {
+    let test = "siftdds_secured_delivers_10000_reliable_keep_all_samples";
     if !may_open_sockets(test) {
         return;
     }
-    let (a, b) = siftdds_pair(101);
-    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
-    let r = square_reader(&b);
-    assert!(handshake_outcome(&a).is_ok());
-    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
-    let n = 10_000;
-    for i in 0..n {
-        w.write(&sized_shape("BLUE", i, 0)).unwrap();
+    for docs in SIFTDDS_GOVERNANCES {
+        eprintln!("{test}: {}", docs.governance);
+        let (a, b) = siftdds_pair(101, *docs);
+        let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+        let r = square_reader(&b);
+        assert!(handshake_outcome(&a).is_ok());
+        w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+        let n = 10_000;
+        for i in 0..n {
+            w.write(&sized_shape("BLUE", i, 0)).unwrap();
+        }
+        let got = take_shapes(&r, n as usize, Duration::from_secs(25));
+        assert_clean(test, &a, &b);
+        assert_eq!(got.len(), n as usize);
+        assert!(
+            got.iter().enumerate().all(|(i, s)| s.1 == i as i32),
+            "out of order"
+        );
     }
-    let got = take_shapes(&r, n as usize, Duration::from_secs(25));
-    assert_clean(test, &a, &b);
-    assert_eq!(got.len(), n as usize);
-    assert!(
-        got.iter().enumerate().all(|(i, s)| s.1 == i as i32),
-        "out of order"
-    );
 }
 
-/// Two content-filtered readers under rtps ENCRYPT each get exactly their samples.
+/// Two content-filtered readers under each governance each get exactly their samples.
 #[test]
-fn siftdds_rtps_encrypt_content_filtered_readers_get_exactly_their_samples() {
-    let test = "siftdds_rtps_encrypt_content_filtered_readers_get_exactly_their_samples";
+fn siftdds_secured_content_filtered_readers_get_exactly_their_samples() {
+    let test = "siftdds_secured_content_filtered_readers_get_exactly_their_samples";
     if !may_open_sockets(test) {
         return;
     }
-    let (a, b) = siftdds_pair(102);
-    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
-    let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
-    let sub = b.create_subscriber(siftdds::qos::SubscriberQos::default());
-    let qos = || reliable_reader_qos(siftdds::qos::Durability::Volatile);
-    let red = sub
-        .create_filtered_datareader(&t, "SquareRed", "color = %0", &["'RED'"], qos())
-        .unwrap();
-    let high_blue = sub
-        .create_filtered_datareader(
-            &t,
-            "SquareHighBlue",
-            "color = 'BLUE' AND x >= %0",
-            &["60"],
-            qos(),
-        )
-        .unwrap();
-    assert!(handshake_outcome(&a).is_ok());
-    w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
-    let colors = ["RED", "BLUE", "GREEN"];
-    for i in 0..90 {
-        w.write(&sized_shape(colors[i % 3], i as i32, 8)).unwrap();
+    for docs in SIFTDDS_GOVERNANCES {
+        eprintln!("{test}: {}", docs.governance);
+        let (a, b) = siftdds_pair(102, *docs);
+        let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+        let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
+        let sub = b.create_subscriber(siftdds::qos::SubscriberQos::default());
+        let qos = || reliable_reader_qos(siftdds::qos::Durability::Volatile);
+        let red = sub
+            .create_filtered_datareader(&t, "SquareRed", "color = %0", &["'RED'"], qos())
+            .unwrap();
+        let high_blue = sub
+            .create_filtered_datareader(
+                &t,
+                "SquareHighBlue",
+                "color = 'BLUE' AND x >= %0",
+                &["60"],
+                qos(),
+            )
+            .unwrap();
+        assert!(handshake_outcome(&a).is_ok());
+        w.wait_for_matched(2, Duration::from_secs(10)).unwrap();
+        let colors = ["RED", "BLUE", "GREEN"];
+        for i in 0..90 {
+            w.write(&sized_shape(colors[i % 3], i as i32, 8)).unwrap();
+        }
+        w.wait_for_acknowledgments(Duration::from_secs(15)).unwrap();
+        let want_red: Vec<i32> = (0..90).filter(|i| i % 3 == 0).collect();
+        let want_blue: Vec<i32> = (60..90).filter(|i| i % 3 == 1).collect();
+        let got_red = take_shapes(&red, want_red.len() + 1, Duration::from_secs(2));
+        let got_blue = take_shapes(&high_blue, want_blue.len() + 1, Duration::from_secs(2));
+        assert_clean(test, &a, &b);
+        let xs = |g: &[(String, i32, usize, bool)]| g.iter().map(|s| s.1).collect::<Vec<_>>();
+        assert_eq!(xs(&got_red), want_red);
+        assert_eq!(xs(&got_blue), want_blue);
     }
-    w.wait_for_acknowledgments(Duration::from_secs(15)).unwrap();
-    let want_red: Vec<i32> = (0..90).filter(|i| i % 3 == 0).collect();
-    let want_blue: Vec<i32> = (60..90).filter(|i| i % 3 == 1).collect();
-    let got_red = take_shapes(&red, want_red.len() + 1, Duration::from_secs(2));
-    let got_blue = take_shapes(&high_blue, want_blue.len() + 1, Duration::from_secs(2));
-    assert_clean(test, &a, &b);
-    let xs = |g: &[(String, i32, usize, bool)]| g.iter().map(|s| s.1).collect::<Vec<_>>();
-    assert_eq!(xs(&got_red), want_red);
-    assert_eq!(xs(&got_blue), want_blue);
 }
 
-/// 100 KB samples (fragmented, each fragment's datagram protected) under rtps ENCRYPT.
+/// 100 KB samples (fragmented, each fragment protected) under each governance.
 #[test]
-fn siftdds_rtps_encrypt_delivers_100kb_fragmented_samples() {
-    let test = "siftdds_rtps_encrypt_delivers_100kb_fragmented_samples";
+fn siftdds_secured_delivers_100kb_fragmented_samples() {
+    let test = "siftdds_secured_delivers_100kb_fragmented_samples";
     if !may_open_sockets(test) {
         return;
     }
-    let (a, b) = siftdds_pair(103);
-    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
-    let r = square_reader(&b);
-    assert!(handshake_outcome(&a).is_ok());
-    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
-    let n = 20;
-    for i in 0..n {
-        w.write(&sized_shape("BLUE", i, 100_000)).unwrap();
+    for docs in SIFTDDS_GOVERNANCES {
+        eprintln!("{test}: {}", docs.governance);
+        let (a, b) = siftdds_pair(103, *docs);
+        let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+        let r = square_reader(&b);
+        assert!(handshake_outcome(&a).is_ok());
+        w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+        let n = 20;
+        for i in 0..n {
+            w.write(&sized_shape("BLUE", i, 100_000)).unwrap();
+        }
+        let got = take_shapes(&r, n as usize, Duration::from_secs(25));
+        assert_clean(test, &a, &b);
+        assert_eq!(got.len(), n as usize);
+        assert!(
+            got.iter().all(|s| s.2 == 100_000 && s.3),
+            "a payload is wrong"
+        );
     }
-    let got = take_shapes(&r, n as usize, Duration::from_secs(25));
-    assert_clean(test, &a, &b);
-    assert_eq!(got.len(), n as usize);
-    assert!(
-        got.iter().all(|s| s.2 == 100_000 && s.3),
-        "a payload is wrong"
-    );
 }
 
 /// A TRANSIENT_LOCAL reader that joins (a new participant, a new handshake) after the writer
-/// wrote gets the history under rtps ENCRYPT.
+/// wrote gets the history under each governance.
 #[test]
-fn siftdds_rtps_encrypt_transient_local_late_joiner_gets_the_history() {
-    let test = "siftdds_rtps_encrypt_transient_local_late_joiner_gets_the_history";
+fn siftdds_secured_transient_local_late_joiner_gets_the_history() {
+    let test = "siftdds_secured_transient_local_late_joiner_gets_the_history";
     if !may_open_sockets(test) {
         return;
     }
     let pki = pki();
-    let a = siftdds_participant_with(&pki, 104, &ALICE, RTPS_ENCRYPT).unwrap();
-    let w = reliable_writer(&a, siftdds::qos::Durability::TransientLocal);
-    for i in 0..30 {
-        w.write(&sized_shape("BLUE", i, 1024)).unwrap();
+    for docs in SIFTDDS_GOVERNANCES {
+        eprintln!("{test}: {}", docs.governance);
+        let a = siftdds_participant_with(&pki, 104, &ALICE, *docs).unwrap();
+        let w = reliable_writer(&a, siftdds::qos::Durability::TransientLocal);
+        for i in 0..30 {
+            w.write(&sized_shape("BLUE", i, 1024)).unwrap();
+        }
+        let b = siftdds_participant_with(&pki, 104, &BOB, *docs).unwrap();
+        let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
+        let r = b
+            .create_subscriber(siftdds::qos::SubscriberQos::default())
+            .create_datareader(
+                &t,
+                reliable_reader_qos(siftdds::qos::Durability::TransientLocal),
+            )
+            .unwrap();
+        assert!(handshake_outcome(&a).is_ok());
+        let got = take_shapes(&r, 30, Duration::from_secs(20));
+        assert_clean(test, &a, &b);
+        let xs: Vec<i32> = got.iter().map(|s| s.1).collect();
+        assert_eq!(xs, (0..30).collect::<Vec<_>>());
+        assert!(got.iter().all(|s| s.2 == 1024 && s.3));
     }
-    let b = siftdds_participant_with(&pki, 104, &BOB, RTPS_ENCRYPT).unwrap();
-    let t = b.create_topic::<ShapeType>("Square", TopicQos::default());
-    let r = b
-        .create_subscriber(siftdds::qos::SubscriberQos::default())
-        .create_datareader(
-            &t,
-            reliable_reader_qos(siftdds::qos::Durability::TransientLocal),
-        )
-        .unwrap();
-    assert!(handshake_outcome(&a).is_ok());
-    let got = take_shapes(&r, 30, Duration::from_secs(20));
-    assert_clean(test, &a, &b);
-    let xs: Vec<i32> = got.iter().map(|s| s.1).collect();
-    assert_eq!(xs, (0..30).collect::<Vec<_>>());
-    assert!(got.iter().all(|s| s.2 == 1024 && s.3));
 }
 
 /// One case of the vendor matrix: siftdds holds `ours`, the vendor `theirs` (whoever holds
