@@ -4,8 +4,9 @@
 //! `target/test-pki`; EC P-256 identities alice and bob, join, read and write access control).
 //!
 //! Must not: fail (it reports numbers only, docs/conventions.md §5), open sockets, read clocks
-//! (criterion keeps time; the simulator's clock is simulated), or use crate internals: only
-//! public APIs and the simulator of the `sim` feature.
+//! (criterion keeps time; the simulator's clock is simulated, started a day after the
+//! certificates' notBefore, which `openssl x509` reads), or use crate internals: only public
+//! APIs and the simulator of the `sim` feature.
 //!
 //! # Overview
 //! Governances (`kind`): `unsecured` (no DDS Security), `none` (authenticated, access
@@ -16,7 +17,8 @@
 //! - `security_handshake`: two participants (alice, bob) from their creation to the first
 //!   sample delivered: SPDP, under security the PKI-DH handshake (stateless messages), the
 //!   volatile secure key exchange, then SEDP, the match of a reliable writer and reader, one
-//!   sample written and taken. The CPU of both participants and the simulator's bookkeeping
+//!   sample written and taken (the match waits for what the governance protects: the
+//!   handshake, and the keys of the protected endpoints). The CPU of both participants and the simulator's bookkeeping
 //!   (the `unsecured` case is the baseline carrying the same bookkeeping); the
 //!   participants are built untimed (their identities validated). Before measuring, each case
 //!   prints the simulated time to the first delivery (driven by the protocol's resend timers
@@ -72,12 +74,32 @@ fn pki() -> PathBuf {
     dir
 }
 
+/// Where the simulated clock starts, in nanoseconds after the simulator's fixed 2023 wall
+/// date: a day after the test PKI's certificates became valid (they are made at run time).
+fn start_nanos(pki: &Path) -> u64 {
+    let cert = pki.join("ec/alice.pem");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"date -d "$(openssl x509 -in "$1" -noout -startdate | cut -d= -f2)" +%s"#)
+        .arg("sh")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    let not_before: u64 = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let base = sim_now(0).wall.seconds as u64;
+    (not_before + 86_400).saturating_sub(base) * 1_000_000_000
+}
+
 fn read(pki: &Path, file: &str) -> Vec<u8> {
     std::fs::read(pki.join(file)).unwrap()
 }
 
 /// Participant `i` (0 alice, 1 bob) under governance `kind`, on the simulated LAN.
-fn node(pki: &Path, i: usize, kind: &str) -> Node {
+fn node(pki: &Path, start: u64, i: usize, kind: &str) -> Node {
     let candidate = GuidPrefix([1, 0x5e, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u8 + 1]);
     let meta = Locator::udpv4([127, 0, 0, 1], 7410 + 2 * i as u16);
     let user = Locator::udpv4([127, 0, 0, 1], 7411 + 2 * i as u16);
@@ -90,7 +112,7 @@ fn node(pki: &Path, i: usize, kind: &str) -> Node {
             private_key: read(pki, &format!("ec/{name}.key")),
             password: None,
         };
-        let wall = i64::from(sim_now(0).wall.seconds);
+        let wall = i64::from(sim_now(start).wall.seconds);
         let identity = LocalIdentity::validate(&id, &candidate, wall).unwrap();
         let text = |f: &str| String::from_utf8(read(pki, f)).unwrap();
         let governance = Governance::parse(&text(&format!("perm/governance_{kind}.xml"))).unwrap();
@@ -115,26 +137,28 @@ fn node(pki: &Path, i: usize, kind: &str) -> Node {
     }
 }
 
-fn pair(pki: &Path, kind: &str) -> SimNet {
-    SimNet::with_nodes(vec![node(pki, 0, kind), node(pki, 1, kind)], SEED)
+/// Alice and bob under `kind`, the clock at `start`.
+fn pair(pki: &Path, start: u64, kind: &str) -> SimNet {
+    let nodes = vec![node(pki, start, 0, kind), node(pki, start, 1, kind)];
+    let mut net = SimNet::with_nodes(nodes, SEED);
+    net.now = start;
+    net
 }
 
-fn reliability(reliable: bool) -> Reliability {
+/// Reliable KEEP_ALL, or best-effort KEEP_LAST 1.
+fn kind_of(reliable: bool) -> (Reliability, History) {
     if reliable {
-        Reliability::reliable()
+        (Reliability::reliable(), History::KeepAll)
     } else {
-        Reliability::best_effort()
+        (Reliability::best_effort(), History::KeepLast(1))
     }
 }
 
 fn writer_spec(reliable: bool) -> WriterSpec {
+    let (reliability, history) = kind_of(reliable);
     let qos = DataWriterQos {
-        history: if reliable {
-            History::KeepAll
-        } else {
-            History::KeepLast(1)
-        },
-        reliability: reliability(reliable),
+        history,
+        reliability,
         ..DataWriterQos::default()
     };
     let mut spec = WriterSpec::new("Square", "ShapeType", true, qos);
@@ -143,13 +167,10 @@ fn writer_spec(reliable: bool) -> WriterSpec {
 }
 
 fn reader_spec(reliable: bool, color: Option<&str>) -> ReaderSpec {
+    let (reliability, history) = kind_of(reliable);
     let qos = DataReaderQos {
-        history: if reliable {
-            History::KeepAll
-        } else {
-            History::KeepLast(1)
-        },
-        reliability: reliability(reliable),
+        history,
+        reliability,
         ..DataReaderQos::default()
     };
     let mut spec = ReaderSpec::new("Square", "ShapeType", true, qos);
@@ -180,26 +201,23 @@ fn sample(i: usize) -> WriteRequest {
     WriteRequest::new(ChangeKind::Alive, s.key_hash(), Bytes::from(data))
 }
 
-/// Whether both participants hold each other's keys (always, when unsecured).
-fn keys_exchanged(net: &SimNet, kind: &str) -> bool {
-    if kind == "unsecured" {
-        return true;
-    }
-    let (p0, p1) = (net.nodes[0].p.guid_prefix(), net.nodes[1].p.guid_prefix());
-    net.nodes[0].p.has_participant_keys(p1) && net.nodes[1].p.has_participant_keys(p0)
-}
-
-/// From a fresh pair to the first sample taken: the simulated milliseconds it took.
+/// From a fresh pair to the first sample taken: the simulated microseconds it took.
 fn first_delivery(net: &mut SimNet, kind: &str) -> u64 {
+    let start = net.now;
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(true));
     let r = net.nodes[1].p.create_reader(now, reader_spec(true, None));
     let ready = net.run_until(30_000, |net| {
-        keys_exchanged(net, kind)
-            && net.nodes[0].p.matched_readers(w) == 1
-            && net.nodes[1].p.matched_writers(r) == 1
+        net.nodes[0].p.matched_readers(w) == 1 && net.nodes[1].p.matched_writers(r) == 1
     });
-    assert!(ready, "{kind}: no match");
+    assert!(
+        ready,
+        "{kind}: no match: {} {}, {:?} {:?}",
+        net.nodes[0].p.matched_readers(w),
+        net.nodes[1].p.matched_writers(r),
+        net.nodes[0].p.stats(),
+        net.nodes[1].p.stats()
+    );
     let now = net.now();
     net.nodes[0].p.write(now, w, sample(0)).unwrap();
     let taken = net.run_until(5_000, |net| {
@@ -207,18 +225,18 @@ fn first_delivery(net: &mut SimNet, kind: &str) -> u64 {
         net.nodes[1].p.take(now, r).is_some()
     });
     assert!(taken, "{kind}: the first sample was not delivered");
-    net.now / 1_000_000
+    (net.now - start) / 1_000
 }
 
-fn bench_handshake(c: &mut Criterion, pki: &Path) {
+fn bench_handshake(c: &mut Criterion, pki: &Path, start: u64) {
     let mut g = c.benchmark_group("security_handshake");
     g.sample_size(10);
     for kind in ["unsecured", "none", "encrypt", "rtps"] {
-        let ms = first_delivery(&mut pair(pki, kind), kind);
-        eprintln!("security_handshake/{kind}: first sample delivered at {ms} ms simulated time");
+        let us = first_delivery(&mut pair(pki, start, kind), kind);
+        eprintln!("security_handshake/{kind}: first sample delivered after {us} µs simulated time");
         g.bench_function(kind, |b| {
             b.iter_batched(
-                || pair(pki, kind),
+                || pair(pki, start, kind),
                 |mut net| first_delivery(&mut net, kind),
                 BatchSize::PerIteration,
             )
@@ -228,8 +246,8 @@ fn bench_handshake(c: &mut Criterion, pki: &Path) {
 }
 
 /// Alice's filtering writer matched with bob's [`FILTERED_READERS`] filtered readers.
-fn filtered_writer(pki: &Path, kind: &str) -> (SimNet, Guid) {
-    let mut net = pair(pki, kind);
+fn filtered_writer(pki: &Path, start: u64, kind: &str) -> (SimNet, Guid) {
+    let mut net = pair(pki, start, kind);
     let now = net.now();
     let w = net.nodes[0].p.create_writer(now, writer_spec(false));
     for i in 0..FILTERED_READERS {
@@ -238,16 +256,16 @@ fn filtered_writer(pki: &Path, kind: &str) -> (SimNet, Guid) {
             .create_reader(now, reader_spec(false, Some(COLORS[i % COLORS.len()])));
     }
     let ready = net.run_until(60_000, |net| {
-        keys_exchanged(net, kind) && net.nodes[0].p.matched_readers(w) == FILTERED_READERS
+        net.nodes[0].p.matched_readers(w) == FILTERED_READERS
     });
     assert!(ready, "{kind}: the filtered readers did not all match");
     (net, w)
 }
 
-fn bench_filtered_writer(c: &mut Criterion, pki: &Path) {
+fn bench_filtered_writer(c: &mut Criterion, pki: &Path, start: u64) {
     let mut g = c.benchmark_group("security_filtered_writer");
     for kind in KINDS {
-        let (mut net, w) = filtered_writer(pki, kind);
+        let (mut net, w) = filtered_writer(pki, start, kind);
         let samples: Vec<WriteRequest> = (0..COLORS.len()).map(sample).collect();
         let now = net.now();
         let p = &mut net.nodes[0].p;
@@ -277,8 +295,9 @@ fn bench_filtered_writer(c: &mut Criterion, pki: &Path) {
 
 fn main() {
     let pki = pki();
+    let start = start_nanos(&pki);
     let mut c = Criterion::default().configure_from_args();
-    bench_handshake(&mut c, &pki);
-    bench_filtered_writer(&mut c, &pki);
+    bench_handshake(&mut c, &pki, start);
+    bench_filtered_writer(&mut c, &pki, start);
     c.final_summary();
 }
