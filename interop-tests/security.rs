@@ -1255,6 +1255,17 @@ const RTPS_SIGN: Docs<'static> = Docs {
 /// A marker in every sample's color: it must never be seen in clear on the wire.
 const MARKER: &str = "MARKER-e2c1-plaintext";
 
+/// Sample `i`, its color carrying [`MARKER`].
+fn marked(i: i32) -> ShapeType {
+    ShapeType {
+        color: format!("{MARKER}-{i}"),
+        x: i,
+        y: i,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    }
+}
+
 /// A reliable KEEP_ALL reader of `Square` on our participant.
 fn square_reader(p: &DomainParticipant) -> siftdds::api::DataReader<ShapeType> {
     use siftdds::qos::{DataReaderQos, History, Reliability, SubscriberQos};
@@ -1354,14 +1365,7 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
     w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     let n = 50;
     for i in 0..n {
-        let s = ShapeType {
-            color: format!("{MARKER}-{i}"),
-            x: i,
-            y: i,
-            shapesize: 30,
-            additional_payload_size: vec![],
-        };
-        w.write(&s).unwrap();
+        w.write(&marked(i)).unwrap();
         std::thread::sleep(Duration::from_millis(10));
     }
     let colors = take_colors(&r, n as usize, Duration::from_secs(20));
@@ -1448,14 +1452,7 @@ fn siftdds_to_siftdds_under_data_encrypt_capture_holds_no_marker_and_inspect_dec
     let mut first = None;
     let mut colors = Vec::new();
     for i in 0..n {
-        let s = ShapeType {
-            color: format!("{MARKER}-{i}"),
-            x: i,
-            y: i,
-            shapesize: 30,
-            additional_payload_size: vec![],
-        };
-        w.write(&s).unwrap();
+        w.write(&marked(i)).unwrap();
         if first.is_none() {
             colors.extend(take_colors(&r, 1, Duration::from_secs(10)));
             first = Some(start.elapsed());
