@@ -12,7 +12,9 @@
 //! them does not start); the matrix is in `docs/security.md` §8.3. Under governance with
 //! RTPS protection ENCRYPT or SIGN (`docs/security.md` §8.5): the key exchange runs, samples
 //! flow both ways with each vendor protected end to end, and between two siftdds
-//! participants a capture of the loopback never shows a sample in clear. The RTPS-protection
+//! participants a capture of the loopback never shows a sample in clear (under governance
+//! `encrypt` too, where `siftdds inspect` decodes the capture's SEC_PREFIX / SEC_BODY /
+//! SEC_POSTFIX and the handshake tokens' class ids). The RTPS-protection
 //! matrix: siftdds ↔ siftdds under rtps ENCRYPT with 10,000 reliable samples, content-filtered
 //! readers, 100 KB fragmented samples and a TRANSIENT_LOCAL late joiner; each vendor ×
 //! direction × handshake initiator × rtps ENCRYPT/SIGN with payloads of 1 to 65,536 octets, and
@@ -1290,6 +1292,17 @@ const RTPS_SIGN_ORIGIN: Docs<'static> = Docs {
 /// A marker in every sample's color: it must never be seen in clear on the wire.
 const MARKER: &str = "MARKER-e2c1-plaintext";
 
+/// Sample `i`, its color carrying [`MARKER`].
+fn marked(i: i32) -> ShapeType {
+    ShapeType {
+        color: format!("{MARKER}-{i}"),
+        x: i,
+        y: i,
+        shapesize: 30,
+        additional_payload_size: vec![],
+    }
+}
+
 /// A reliable KEEP_ALL reader of `Square` on our participant.
 fn square_reader(p: &DomainParticipant) -> siftdds::api::DataReader<ShapeType> {
     use siftdds::qos::{DataReaderQos, History, Reliability, SubscriberQos};
@@ -1325,9 +1338,14 @@ fn take_colors(
 /// `dumpcap` on the namespace's loopback into `file` (UDP only), or `None` when it cannot
 /// run here.
 fn start_capture(file: &Path) -> Option<Peer> {
+    start_capture_filtered(file, "udp")
+}
+
+/// [`start_capture`] with the capture filter `filter`.
+fn start_capture_filtered(file: &Path, filter: &str) -> Option<Peer> {
     let _ = std::fs::remove_file(file);
     let child = Command::new("dumpcap")
-        .args(["-q", "-i", "lo", "-f", "udp", "-w"])
+        .args(["-q", "-i", "lo", "-f", filter, "-w"])
         .arg(file)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -1384,14 +1402,7 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
     w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
     let n = 50;
     for i in 0..n {
-        let s = ShapeType {
-            color: format!("{MARKER}-{i}"),
-            x: i,
-            y: i,
-            shapesize: 30,
-            additional_payload_size: vec![],
-        };
-        w.write(&s).unwrap();
+        w.write(&marked(i)).unwrap();
         std::thread::sleep(Duration::from_millis(10));
     }
     let colors = take_colors(&r, n as usize, Duration::from_secs(20));
@@ -1419,6 +1430,116 @@ fn siftdds_to_siftdds_under_rtps_encrypt_never_shows_the_sample_in_clear() {
         "no protected message in the capture {pcap:?}"
     );
     assert_eq!(b.stats().unwrap().unprotected, 0);
+}
+
+/// Governance `encrypt`: discovery, liveliness, metadata and data protection ENCRYPT, RTPS
+/// protection NONE; permissions granting every topic.
+const DATA_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+
+/// `siftdds inspect FILE`: its exit status and output.
+fn inspect(pcap: &Path) -> (std::process::ExitStatus, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_siftdds"))
+        .arg("inspect")
+        .arg(pcap)
+        .output()
+        .expect("siftdds inspect runs");
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Two siftdds participants under governance `encrypt` (submessage and payload protection
+/// ENCRYPT, DDS-Security 1.1 §8.4.2.4): a capture of the loopback holds the marker of the
+/// samples nowhere, and `siftdds inspect` decodes it cleanly: the handshake's stateless
+/// messages with their tokens' class ids (Req, Reply, Final: §9.3.2.5) in clear, then
+/// SEC_PREFIX / SEC_BODY / SEC_POSTFIX, and no SRTPS_PREFIX (RTPS protection NONE). Prints
+/// the wall-clock time from the participants' creation to the handshake, the match and the
+/// first sample delivered (a figure, not a limit).
+#[test]
+fn siftdds_to_siftdds_under_data_encrypt_capture_holds_no_marker_and_inspect_decodes_it() {
+    let test =
+        "siftdds_to_siftdds_under_data_encrypt_capture_holds_no_marker_and_inspect_decodes_it";
+    if !may_open_sockets(test) {
+        return;
+    }
+    let pcap = PathBuf::from(repo_path!("target")).join(format!("security-{test}.pcapng"));
+    // Domain 75's ports only (RTPS 2.5 §9.6.1.1: 7400 + 250 × 75 and the 250 above), so that
+    // tests running beside this one in the sandbox stay out of the capture.
+    let Some(mut capture) = start_capture_filtered(&pcap, "udp portrange 26150-26399") else {
+        skip(test, "dumpcap cannot capture here");
+        return;
+    };
+    let pki = pki();
+    let start = Instant::now();
+    let a = siftdds_participant_with(&pki, 75, &ALICE, DATA_ENCRYPT).unwrap();
+    let b = siftdds_participant_with(&pki, 75, &BOB, DATA_ENCRYPT).unwrap();
+    let built = start.elapsed();
+    let w = square_writer(&a);
+    let r = square_reader(&b);
+    let outcome = handshake_outcome(&a);
+    let authenticated = start.elapsed();
+    assert!(outcome.is_ok(), "handshake: {outcome:?}");
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    let matched = start.elapsed();
+    let n = 50;
+    let mut first = None;
+    let mut colors = Vec::new();
+    for i in 0..n {
+        w.write(&marked(i)).unwrap();
+        if first.is_none() {
+            colors.extend(take_colors(&r, 1, Duration::from_secs(10)));
+            first = Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    colors.extend(take_colors(
+        &r,
+        n as usize - colors.len(),
+        Duration::from_secs(20),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    capture.stop();
+    eprintln!(
+        "{test}: participants built {built:?}, authenticated {authenticated:?}, writer \
+         matched {matched:?}, first sample taken {first:?} after the start"
+    );
+    assert_eq!(colors.len(), n as usize, "received {colors:?}");
+    assert!(colors.iter().all(|c| c.starts_with(MARKER)));
+    let bytes = std::fs::read(&pcap).unwrap();
+    assert!(
+        !contains(&bytes, MARKER.as_bytes()),
+        "the marker is in the capture {pcap:?}"
+    );
+    assert_eq!(b.stats().unwrap().unprotected, 0);
+    let (status, text) = inspect(&pcap);
+    let lines = |needle: &str| text.lines().filter(|l| l.contains(needle)).count();
+    eprintln!(
+        "{test}: inspect: {} lines, {} SEC_PREFIX, {} SEC_BODY, {} SEC_POSTFIX, {} DATA(stateless); {}",
+        text.lines().count(),
+        lines(" SEC_PREFIX "),
+        lines(" SEC_BODY "),
+        lines(" SEC_POSTFIX "),
+        lines(" DATA(stateless) "),
+        text.lines().last().unwrap_or_default()
+    );
+    assert!(status.success(), "siftdds inspect: {status}\n{text}");
+    assert_eq!(lines("NOT-UNDERSTOOD") + lines("MALFORMED"), 0, "{text}");
+    assert!(!text.contains(MARKER), "inspect shows the marker");
+    // Each of our user samples went as SEC_PREFIX, SEC_BODY, SEC_POSTFIX (AES-256-GCM: the
+    // builtin plugin's ENCRYPT for submessages).
+    for part in [" SEC_PREFIX ", " SEC_BODY ", " SEC_POSTFIX "] {
+        assert!(lines(part) >= n as usize, "{part}: {}\n{text}", lines(part));
+    }
+    assert!(text.contains("SEC_PREFIX     kind=AES256_GCM"), "{text}");
+    assert_eq!(lines("SRTPS_PREFIX"), 0, "RTPS protection is NONE: {text}");
+    for class in ["+Req]", "+Reply]", "+Final]"] {
+        let token = format!("class=dds.sec.auth tokens=[DDS:Auth:PKI-DH:1.0{class}");
+        assert!(text.contains(&token), "no {token}:\n{text}");
+    }
 }
 
 /// siftdds and a vendor under governance `governance`: authenticated, keys exchanged, and

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 
 use super::capture::Datagram;
 use crate::cdr::{CdrReader, EncapsulationHeader, EncapsulationKind};
+use crate::wire::data_holder::ParticipantGenericMessage;
 use crate::wire::plist::{
     ContentFilterInfo, ContentFilterProperty, ParameterListView, describe, pid, pid_name,
 };
@@ -165,7 +166,6 @@ fn describe_submessage(sm: &Submessage<'_>, header_vendor: VendorId, vendor: Ven
     }
 }
 
-/// tshark's names for builtin writers: DATA(p), DATA(w), DATA(r), DATA(m).
 /// One line for a secure submessage (DDS-Security 1.1 §7.3.7): the transform, key id, session
 /// and IV of a prefix, the ciphertext length of a body, the MACs of a postfix. A malformed one
 /// is described as such (the walk goes on: octetsToNextHeader was in bounds).
@@ -218,6 +218,15 @@ fn transform_kind_name(kind: [u8; 4]) -> String {
     }
 }
 
+/// DDS-Security 1.1 §7.4.3: ENTITYID_P2P_BUILTIN_PARTICIPANT_STATELESS_WRITER, the writer of
+/// the authentication handshake messages (sent in clear).
+const STATELESS_WRITER: EntityId = EntityId([0, 2, 1, 0xc3]);
+/// DDS-Security 1.1 §7.4.4: ENTITYID_P2P_BUILTIN_PARTICIPANT_VOLATILE_SECURE_WRITER, the writer
+/// of the key-exchange messages (always inside SEC_PREFIX … SEC_POSTFIX).
+const VOLATILE_SECURE_WRITER: EntityId = EntityId([0xff, 2, 2, 0xc3]);
+
+/// tshark's names for builtin writers: DATA(p), DATA(w), DATA(r), DATA(m); and the DDS
+/// Security builtin writers': DATA(stateless), DATA(volatile).
 fn data_label(writer: EntityId) -> &'static str {
     match writer {
         EntityId::SPDP_PARTICIPANT_ANNOUNCER => "DATA(p)",
@@ -225,6 +234,8 @@ fn data_label(writer: EntityId) -> &'static str {
         EntityId::SEDP_SUBSCRIPTIONS_ANNOUNCER => "DATA(r)",
         EntityId::SEDP_TOPICS_ANNOUNCER => "DATA(t)",
         EntityId::P2P_PARTICIPANT_MESSAGE_WRITER => "DATA(m)",
+        STATELESS_WRITER => "DATA(stateless)",
+        VOLATILE_SECURE_WRITER => "DATA(volatile)",
         _ => "DATA",
     }
 }
@@ -240,10 +251,36 @@ fn describe_data(d: &Data<'_>, vendor: VendorId) -> String {
     s += &inline_qos(d.inline_qos.as_ref(), vendor);
     match d.payload {
         DataPayload::None => {}
-        DataPayload::Data(b) => s += &payload(b, vendor, "data"),
+        DataPayload::Data(b) => {
+            s += &payload(b, vendor, "data");
+            if d.writer_id == STATELESS_WRITER {
+                s += &generic_message(b);
+            }
+        }
         DataPayload::Key(b) => s += &payload(b, vendor, "key"),
     }
     s
+}
+
+/// The message class and the token class ids of a ParticipantGenericMessage (DDS-Security
+/// 1.1 §7.2.6), e.g. ` class=dds.sec.auth tokens=[DDS:Auth:PKI-DH:1.0+Req]`: which step of the
+/// handshake a stateless message is (§9.3.2.5). Peer strings are printed escaped.
+fn generic_message(bytes: &[u8]) -> String {
+    let message = EncapsulationHeader::body(bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|(_, mut r)| ParticipantGenericMessage::parse(&mut r).map_err(|e| e.to_string()));
+    match message {
+        Ok(m) => format!(
+            " class={} tokens={}",
+            m.message_class_id.escape_debug(),
+            list(
+                m.message_data
+                    .iter()
+                    .map(|h| h.class_id.escape_debug().to_string())
+            )
+        ),
+        Err(e) => format!(" message=INVALID({e})"),
+    }
 }
 
 fn describe_data_frag(d: &DataFrag<'_>, vendor: VendorId) -> String {

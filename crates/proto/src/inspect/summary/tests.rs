@@ -136,3 +136,59 @@ fn cyclone_secure_capture_decodes_structurally() {
     .unwrap();
     assert_eq!(srtps, 4);
 }
+
+/// A stateless message's DATA (DDS-Security 1.1 §7.4.3) shows the message class and the class
+/// id of its handshake token, which says the step of the handshake (§9.3.2.5); a payload that
+/// is not a ParticipantGenericMessage is reported invalid, and the walk goes on.
+#[test]
+fn stateless_handshake_messages_show_their_token_class_ids() {
+    use crate::cdr::{CdrWriter, Endianness};
+    use crate::wire::data_holder::{
+        DataHolder, GMCLASSID_SECURITY_AUTH_HANDSHAKE, ParticipantGenericMessage,
+    };
+    use crate::wire::{GuidPrefix, Header, SequenceNumber, emit_message};
+    let stateless = |payload: &[u8]| {
+        let data = Data {
+            endian: Endianness::Little,
+            extra_flags: 0,
+            reader_id: EntityId([0, 2, 1, 0xc4]),
+            writer_id: STATELESS_WRITER,
+            writer_sn: SequenceNumber(1),
+            inline_qos: None,
+            payload: DataPayload::Data(payload),
+        };
+        let mut msg = Vec::new();
+        emit_message(
+            &Header::new(GuidPrefix([1; 12])),
+            &[Submessage::Data(data)],
+            &mut msg,
+        );
+        msg
+    };
+    let mut token = DataHolder::new("DDS:Auth:PKI-DH:1.0+Req");
+    token.push_binary("challenge1", vec![7; 32]);
+    let m = ParticipantGenericMessage {
+        message_class_id: GMCLASSID_SECURITY_AUTH_HANDSHAKE.into(),
+        message_data: vec![token],
+        ..ParticipantGenericMessage::default()
+    };
+    let mut payload = vec![0, 1, 0, 0];
+    m.emit(&mut CdrWriter::new(&mut payload, Endianness::Little));
+    let mut totals = Totals::default();
+    let mut out = Vec::new();
+    summarize(&datagram(1, &stateless(&payload)), &mut out, &mut totals).unwrap();
+    summarize(
+        &datagram(2, &stateless(&[0, 1, 0, 0, 9])),
+        &mut out,
+        &mut totals,
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("DATA(stateless) w=000201c3")
+            && text.contains(" class=dds.sec.auth tokens=[DDS:Auth:PKI-DH:1.0+Req]"),
+        "{text}"
+    );
+    assert!(text.contains("message=INVALID("), "{text}");
+    assert_eq!((totals.messages, totals.malformed), (2, 0));
+}

@@ -103,6 +103,7 @@ impl Endpoints {
 /// `ping`: round trips until `--count` or `--duration`; true when at least one completed.
 pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let dp = o.participant()?;
+    let created = Instant::now();
     // The idle pair is bound (not `..`): it must live as long as the run.
     let (
         Endpoints {
@@ -124,6 +125,11 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         println!("ping: no ponger matched within {MATCH_TIMEOUT:?}");
         return Ok(false);
     }
+    // Discovery, and under DDS Security the handshake and key exchange too.
+    println!(
+        "ping: matched {:.1} ms after the participant was created",
+        created.elapsed().as_secs_f64() * 1e3
+    );
     let mut sample = KeyedSeq {
         seq: 0,
         keyval: 0,

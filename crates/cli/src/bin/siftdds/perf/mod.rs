@@ -15,6 +15,9 @@
 //! * `udp-ping` / `udp-pong` do the same with bare UDP datagrams of `--size` bytes on
 //!   127.0.0.1: the raw-UDP round trip the latency goal is measured against.
 //!
+//! * `--qos-file` / `--qos-profile`: the participant QoS from a QoS profile, e.g. the DDS
+//!   Security `dds.sec.*` properties (a secured perf run); the endpoints keep `ddsperf`'s QoS.
+//!
 //! Each mode prints a line per second and one closing `summary:` line (see `report.rs`).
 
 mod keyed_seq;
@@ -27,7 +30,8 @@ mod udp;
 
 use std::time::Duration;
 
-use siftdds::api::{DomainParticipant, Error as DdsError};
+use siftdds::api::DomainParticipant;
+use siftdds::qos::xml::QosProvider;
 use siftdds::qos::{
     DataReaderQos, DataWriterQos, DomainParticipantQos, Durability, History, Length, Reliability,
     ResourceLimits, TopicQos, UserData,
@@ -120,6 +124,16 @@ pub struct PerfArgs {
     /// `siftdds-router-*`, every participant a member); prints the upstream bytes.
     #[arg(long, value_name = "G", requires = "common_bytes")]
     peer_group: Option<String>,
+    /// QoS profile file (OMG DDS-XML or Fast DDS XML; repeatable), loaded after the files
+    /// SIFTDDS_QOS_PROFILES and ./USER_QOS_PROFILES.xml name. Only the participant QoS is
+    /// taken from the profile (e.g. the DDS Security `dds.sec.*` properties); the endpoints
+    /// keep `ddsperf`'s QoS.
+    #[arg(long = "qos-file", value_name = "FILE", action = clap::ArgAction::Append)]
+    qos_files: Vec<String>,
+    /// The profile (`Library::Profile`) whose participant QoS to use; default: the loaded
+    /// files' default profile (`is_default_qos="true"`), else the DDS defaults.
+    #[arg(long, value_name = "LIB::PROFILE")]
+    qos_profile: Option<String>,
 }
 
 /// `--durability`: the two kinds a perf writer can offer without a durability service.
@@ -236,6 +250,10 @@ pub struct PerfOptions {
     pub peer_group: Option<String>,
     /// `--durability` of the data writer and reader.
     pub durability: Durability,
+    /// `--qos-file`: QoS profile files, after the environment's.
+    pub qos_files: Vec<String>,
+    /// `--qos-profile`: the profile whose participant QoS to use.
+    pub qos_profile: Option<String>,
 }
 
 impl PerfOptions {
@@ -271,6 +289,8 @@ impl PerfOptions {
             peer_group_shape,
             peer_group: a.peer_group,
             durability: a.durability,
+            qos_files: a.qos_files,
+            qos_profile: a.qos_profile,
         })
     }
 
@@ -365,21 +385,34 @@ impl PerfOptions {
         }
     }
 
-    /// The participant; a pinger's or ponger's announces `ddsperf`'s USER_DATA (see
-    /// [`ddsperf_user_data`]) so that `ddsperf` answers and expects its pongs. A publisher's or
-    /// subscriber's does not: `ddsperf` would then expect ping/pong endpoints of it too.
-    fn participant(&self) -> Result<DomainParticipant, DdsError> {
-        let qos = match self.mode {
-            Mode::Ping | Mode::Pong => DomainParticipantQos {
-                user_data: UserData {
-                    value: ddsperf_user_data(),
-                },
-                ..Default::default()
-            },
-            Mode::Pub | Mode::Sub | Mode::UdpPing | Mode::UdpPong => {
-                DomainParticipantQos::default()
-            }
+    /// The participant QoS of the profile in effect: `--qos-profile`, else the default
+    /// profile of the files the environment and `--qos-file` name, else the DDS defaults.
+    /// Reads those files (before any socket exists); `Err` names the file and place.
+    fn profile_participant_qos(&self) -> Result<DomainParticipantQos, String> {
+        let mut provider = QosProvider::from_environment().map_err(|e| e.to_string())?;
+        for file in &self.qos_files {
+            provider.load_file(file).map_err(|e| e.to_string())?;
+        }
+        let name = match (&self.qos_profile, provider.default_profile()) {
+            (Some(named), _) => named.clone(),
+            (None, Some(_)) => String::new(),
+            (None, None) => return Ok(DomainParticipantQos::default()),
         };
+        provider.participant_qos(&name).map_err(|e| e.to_string())
+    }
+
+    /// The participant, with the profile's participant QoS (see
+    /// [`Self::profile_participant_qos`]); a pinger's or ponger's announces `ddsperf`'s
+    /// USER_DATA (see [`ddsperf_user_data`]) so that `ddsperf` answers and expects its pongs.
+    /// A publisher's or subscriber's does not: `ddsperf` would then expect ping/pong endpoints
+    /// of it too.
+    fn participant(&self) -> Result<DomainParticipant, Box<dyn std::error::Error>> {
+        let mut qos = self.profile_participant_qos()?;
+        if matches!(self.mode, Mode::Ping | Mode::Pong) {
+            qos.user_data = UserData {
+                value: ddsperf_user_data(),
+            };
+        }
         let mut builder = DomainParticipant::builder(self.domain)
             .entity_name(format!("siftdds perf {:?}", self.mode))
             .announce_period(Duration::from_millis(500))

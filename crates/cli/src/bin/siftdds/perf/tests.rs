@@ -120,3 +120,35 @@ fn peer_group_options_select_pgseq_samples() {
         "not a multiple of 4"
     );
 }
+
+/// `--qos-file` / `--qos-profile`: the participant QoS (a DDS Security property here) comes
+/// from the named profile, or the files' default profile; a missing profile is an error.
+#[test]
+fn participant_qos_comes_from_the_named_or_default_profile() {
+    let dir = std::env::temp_dir().join(format!("siftdds-perf-qos-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sec.xml");
+    std::fs::write(
+        &file,
+        r#"<dds><qos_library name="Sec">
+<qos_profile name="Alice" is_default_qos="true"><domain_participant_qos><property><value>
+<element><name>dds.sec.auth.identity_ca</name><value>file:/pki/ca.pem</value></element>
+</value></property></domain_participant_qos></qos_profile>
+<qos_profile name="Plain"/>
+</qos_library></dds>"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let default = parse(&["sub", "--qos-file", f]).unwrap();
+    let qos = default.profile_participant_qos().unwrap();
+    assert_eq!(
+        qos.property.get("dds.sec.auth.identity_ca"),
+        Some("file:/pki/ca.pem")
+    );
+    let plain = parse(&["sub", "--qos-file", f, "--qos-profile", "Sec::Plain"]).unwrap();
+    let qos = plain.profile_participant_qos().unwrap();
+    assert_eq!(qos.property.get("dds.sec.auth.identity_ca"), None);
+    let missing = parse(&["sub", "--qos-file", f, "--qos-profile", "Sec::Nope"]).unwrap();
+    assert!(missing.profile_participant_qos().is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
