@@ -215,6 +215,17 @@ fn transformation_kind(kind: ProtectionKind) -> TransformationKind {
 
 /// True for the `*_WITH_ORIGIN_AUTHENTICATION` kinds (DDS-Security 1.1 §9.5.2.1.1): each
 /// receiver gets its own receiver-specific key and each protected message a MAC per receiver.
+/// Most octets protection adds to one submessage besides receiver-specific MACs: SEC_PREFIX
+/// (24), SEC_BODY header, length and padding (11), SEC_POSTFIX (24), the payload's
+/// CryptoHeader, content length, CryptoFooter and padding (47), with room to spare.
+const SUBMESSAGE_PROTECTION_OVERHEAD: usize = 160;
+/// Most octets RTPS protection adds to one message besides receiver-specific MACs:
+/// SRTPS_PREFIX (24), SEC_BODY header, length and padding (11), SRTPS_POSTFIX (24).
+const RTPS_PROTECTION_OVERHEAD: usize = 64;
+/// Receivers a datagram under origin authentication is sized for (20 octets of MAC each):
+/// one addressed to more may not fit a UDP datagram when it is full.
+pub(super) const SIZED_RECEIVER_MACS: usize = 32;
+
 fn origin_authenticated(kind: ProtectionKind) -> bool {
     matches!(
         kind,
@@ -651,6 +662,31 @@ impl Cryptography {
     /// rule protects its submessages or (a writer's) payloads, once (§8.8.5,
     /// register_local_datawriter/datareader), and returns the PID_ENDPOINT_SECURITY_INFO its
     /// SEDP data carries.
+    /// The octets protection may add to a datagram of our writer on `topic`: per submessage
+    /// (SEC_PREFIX, SEC_BODY's length and padding, SEC_POSTFIX, and the payload's crypto
+    /// header and footer) and per message (SRTPS_PREFIX and SRTPS_POSTFIX), receiver-specific
+    /// MACs for at most [`SIZED_RECEIVER_MACS`] receivers included. The writer builds its
+    /// datagrams that much smaller, so a protected datagram still fits a UDP datagram.
+    /// DDS-Security 1.1 §7.3.6-7, §9.5.3.3.
+    pub(super) fn send_overhead(&self, topic: &str) -> (usize, usize) {
+        let macs = |origin: bool| if origin { SIZED_RECEIVER_MACS * 20 } else { 0 };
+        let per_message = match self.rtps {
+            Some(_) => RTPS_PROTECTION_OVERHEAD + macs(self.rtps_origin),
+            None => 0,
+        };
+        let per_submessage = match self.topic_rule(topic) {
+            Some(rule)
+                if rule.metadata_protection_kind != ProtectionKind::None
+                    || rule.data_protection_kind != BasicProtectionKind::None =>
+            {
+                SUBMESSAGE_PROTECTION_OVERHEAD
+                    + macs(origin_authenticated(rule.metadata_protection_kind))
+            }
+            _ => 0,
+        };
+        (per_submessage, per_message)
+    }
+
     pub(super) fn local_endpoint(
         &mut self,
         id: EntityId,

@@ -1415,9 +1415,21 @@ impl Participant {
         served: BTreeSet<Guid>,
     ) {
         let liveliness = spec.qos.liveliness;
+        #[cfg(feature = "security")]
+        let overhead = self
+            .crypto
+            .as_ref()
+            .map(|c| c.send_overhead(&spec.topic_name));
         let config = &self.config;
         self.endpoints
             .insert_writer(guid, spec, invert_filter_bits, served, config);
+        #[cfg(feature = "security")]
+        if let (Some((per_submessage, per_message)), Some(w)) =
+            (overhead, self.endpoints.writer_mut(guid))
+        {
+            w.writer
+                .set_protection_overhead(per_submessage, per_message);
+        }
         // A TRANSIENT or PERSISTENT writer takes over from its topic's service writer.
         if let Some(service) = self
             .durability

@@ -30,6 +30,9 @@ pub struct WriterConfig {
     pub fragment_size: usize,
     /// Largest datagram built, ≤ [`MAX_DATAGRAM`]. Default [`MAX_DATAGRAM`].
     pub max_message_size: usize,
+    /// Octets a protection transform may add to each submessage after the writer built the
+    /// datagram (`Writer::set_protection_overhead`); counted against `max_message_size`.
+    pub(crate) submessage_overhead: usize,
     /// Period of HEARTBEATs while changes are unacknowledged. Default 100 ms.
     pub heartbeat_period: core::time::Duration,
     /// Delay before answering a NACK (lets several ACKNACKs merge). Default 5 ms.
@@ -85,6 +88,7 @@ impl WriterConfig {
             durability_transient_local: false,
             fragment_size: 8192,
             max_message_size: MAX_DATAGRAM,
+            submessage_overhead: 0,
             heartbeat_period: core::time::Duration::from_millis(100),
             nack_response_delay: core::time::Duration::from_millis(5),
             push_mode: true,

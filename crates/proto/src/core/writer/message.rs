@@ -82,6 +82,10 @@ pub(super) struct MessageBuilder {
     qos_len: Option<usize>,
     /// A fragment sent from the stored sample rather than copied into `buf`.
     splice: Option<Splice>,
+    /// Octets a protection transform adds to each submessage later, and the submessages
+    /// added so far: the message leaves room for them.
+    overhead: usize,
+    submessages: usize,
     pub(super) sent: Sent,
 }
 
@@ -138,8 +142,17 @@ impl MessageBuilder {
             relayed_of: None,
             qos_len: None,
             splice: None,
+            overhead: 0,
+            submessages: 0,
             sent: Sent::default(),
         }
+    }
+
+    /// Leaves `overhead` octets of room per submessage (the final HEARTBEAT's included) for
+    /// a protection transform applied after the message is built.
+    pub(super) fn with_submessage_overhead(mut self, overhead: usize) -> Self {
+        self.overhead = overhead;
+        self
     }
 
     /// True when at least one submessage was added.
@@ -162,7 +175,16 @@ impl MessageBuilder {
     }
 
     fn fits(&self, len: usize, reserve: usize) -> bool {
-        self.len().saturating_add(len).saturating_add(reserve) <= self.max
+        // This submessage's protection, every earlier one's and the reserved HEARTBEAT's.
+        let protection = self.overhead.saturating_mul(
+            self.submessages
+                .saturating_add(1 + usize::from(reserve > 0)),
+        );
+        self.len()
+            .saturating_add(len)
+            .saturating_add(reserve)
+            .saturating_add(protection)
+            <= self.max
     }
 
     /// The INFO_TS needed before a change with `ts`, if the last one differs.
@@ -199,6 +221,7 @@ impl MessageBuilder {
         if !self.fits(len, reserve) {
             return false;
         }
+        self.submessages = self.submessages.saturating_add(1);
         if let (Some(i), Some(t)) = (info, ts) {
             i.emit(&mut self.buf);
             self.ts = Some(t);

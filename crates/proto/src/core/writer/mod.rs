@@ -337,6 +337,27 @@ impl Writer {
         self.queue.invalidate(Input::Matched, &mut self.readers);
     }
 
+    /// Sizes the datagrams for a protection transform that adds up to `per_submessage`
+    /// octets to each submessage and `per_message` to each message after they are built (DDS
+    /// Security 1.1 §7.3.6-7: the participant knows the governance), so that the protected
+    /// datagram still fits the configured `max_message_size`; fragments shrink to match.
+    /// Call it before the first write.
+    pub fn set_protection_overhead(&mut self, per_submessage: usize, per_message: usize) {
+        let c = &mut self.config;
+        c.max_message_size = c
+            .max_message_size
+            .saturating_sub(per_message)
+            .max(MIN_MESSAGE_SIZE);
+        c.submessage_overhead = per_submessage;
+        // A full fragment's DATA_FRAG and the HEARTBEAT reserved after it, both protected.
+        let room = c
+            .max_message_size
+            .saturating_sub(MESSAGE_OVERHEAD)
+            .saturating_sub(per_submessage.saturating_mul(2))
+            .max(1);
+        c.fragment_size = c.fragment_size.clamp(1, room.min(usize::from(u16::MAX)));
+    }
+
     /// Forgets a matched reader (its acknowledgements no longer hold anything back).
     pub fn matched_reader_remove(&mut self, guid: Guid) {
         self.readers.remove(guid);

@@ -360,7 +360,8 @@ fn multicast_candidate(
         c.max_message_size,
         0,
         c.keyed,
-    );
+    )
+    .with_submessage_overhead(c.submessage_overhead);
     if !b.data(change, info) {
         return None;
     }

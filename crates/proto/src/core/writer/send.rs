@@ -134,6 +134,7 @@ impl Writer {
             reserve,
             self.config.keyed,
         )
+        .with_submessage_overhead(self.config.submessage_overhead)
     }
 
     /// The lastSN a HEARTBEAT to readers whose push cursors are at `cursor` announces: in

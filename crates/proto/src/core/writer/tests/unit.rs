@@ -638,3 +638,63 @@ fn a_reader_answering_every_heartbeat_starts_no_loop() {
         assert!(sent <= 3, "final {final_flag}: {sent}");
     }
 }
+
+/// A writer sized for protection (DDS Security) leaves each datagram room for what the
+/// transform adds per submessage and per message: batched 1 KiB samples, repairs of many of
+/// them and 100 KB fragmented samples all stay within `MAX_DATAGRAM` once protected.
+#[test]
+fn protection_overhead_leaves_room_in_every_datagram() {
+    const PER_SUBMESSAGE: usize = 160;
+    const PER_MESSAGE: usize = 64;
+    let mut c = config();
+    c.history = History::KeepAll;
+    let mut w = Writer::new(c);
+    w.set_protection_overhead(PER_SUBMESSAGE, PER_MESSAGE);
+    w.matched_reader_add(at(0), remote(1, true, false));
+    drain(&mut w, at(0));
+    let kib = Bytes::from(vec![0u8; 1024]);
+    let big = Bytes::from(vec![0u8; 100_000]);
+    for _ in 0..200 {
+        w.write(
+            at(1),
+            WriteRequest::new(ChangeKind::Alive, None, kib.clone()),
+        )
+        .unwrap();
+    }
+    for _ in 0..3 {
+        w.write(
+            at(1),
+            WriteRequest::new(ChangeKind::Alive, None, big.clone()),
+        )
+        .unwrap();
+    }
+    let mut ts = drain(&mut w, at(1));
+    // Everything lost: the repairs of all 203 changes.
+    let all: Vec<i64> = (1..=203).collect();
+    w.handle_acknack(at(2), reader_guid(1), &acknack(1, &all[..200], 1));
+    ts.extend(drain(&mut w, at(10)));
+    let mut batched = 0;
+    for t in &ts {
+        let (_, iter) = Message::parse(&t.payload).unwrap();
+        let protected = iter
+            .filter(|o| {
+                matches!(
+                    o,
+                    SubmessageOutcome::Accept(
+                        Submessage::Data(_)
+                            | Submessage::DataFrag(_)
+                            | Submessage::Heartbeat(_)
+                            | Submessage::Gap(_)
+                    )
+                )
+            })
+            .count();
+        batched = batched.max(protected);
+        let total = t.payload.len() + protected * PER_SUBMESSAGE + PER_MESSAGE;
+        assert!(
+            total <= crate::core::MAX_DATAGRAM,
+            "{total} octets once protected"
+        );
+    }
+    assert!(batched > 20, "samples are still batched ({batched})");
+}
