@@ -669,9 +669,15 @@ impl Cryptography {
     /// datagrams that much smaller, so a protected datagram still fits a UDP datagram.
     /// DDS-Security 1.1 §7.3.6-7, §9.5.3.3.
     pub(super) fn send_overhead(&self, topic: &str) -> (usize, usize) {
-        let macs = |origin: bool| if origin { SIZED_RECEIVER_MACS * 20 } else { 0 };
+        let macs = |origin: bool| {
+            if origin {
+                SIZED_RECEIVER_MACS.saturating_mul(20)
+            } else {
+                0
+            }
+        };
         let per_message = match self.rtps {
-            Some(_) => RTPS_PROTECTION_OVERHEAD + macs(self.rtps_origin),
+            Some(_) => RTPS_PROTECTION_OVERHEAD.saturating_add(macs(self.rtps_origin)),
             None => 0,
         };
         let per_submessage = match self.topic_rule(topic) {
@@ -680,7 +686,7 @@ impl Cryptography {
                     || rule.data_protection_kind != BasicProtectionKind::None =>
             {
                 SUBMESSAGE_PROTECTION_OVERHEAD
-                    + macs(origin_authenticated(rule.metadata_protection_kind))
+                    .saturating_add(macs(origin_authenticated(rule.metadata_protection_kind)))
             }
             _ => 0,
         };

@@ -178,7 +178,8 @@ impl MessageBuilder {
         // This submessage's protection, every earlier one's and the reserved HEARTBEAT's.
         let protection = self.overhead.saturating_mul(
             self.submessages
-                .saturating_add(1 + usize::from(reserve > 0)),
+                .saturating_add(usize::from(reserve > 0))
+                .saturating_add(1),
         );
         self.len()
             .saturating_add(len)
