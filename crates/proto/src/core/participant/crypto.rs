@@ -602,14 +602,7 @@ impl Cryptography {
                 keymat
             }
             Some(s) => s.key_material().clone(),
-            None => KeyMaterial {
-                transformation_kind: TransformationKind::None,
-                master_salt: Vec::new(),
-                sender_key_id: [0; 4],
-                master_sender_key: Vec::new(),
-                receiver_specific_key_id: [0; 4],
-                master_receiver_specific_key: Vec::new(),
-            },
+            None => KeyMaterial::none(),
         };
         let mut token = DataHolder::new(CRYPTO_TOKEN_CLASS_ID);
         token.push_binary(CRYPTO_TOKEN_KEYMAT, keymat.to_cdr());
@@ -775,18 +768,10 @@ impl Cryptography {
         if !self.tokens_sent.insert((local.entity_id, remote)) {
             return;
         }
-        let none = || KeyMaterial {
-            transformation_kind: TransformationKind::None,
-            master_salt: Vec::new(),
-            sender_key_id: [0; 4],
-            master_sender_key: Vec::new(),
-            receiver_specific_key_id: [0; 4],
-            master_receiver_specific_key: Vec::new(),
-        };
         let mut submessage = ep
             .submessage
             .as_ref()
-            .map_or_else(none, |s| s.key_material().clone());
+            .map_or_else(KeyMaterial::none, |s| s.key_material().clone());
         // Origin authentication: the remote endpoint gets a receiver-specific key of its own
         // (§9.5.3.1.4, as Cyclone DDS 0.10 `register_matched_remote_datareader/writer`).
         if ep.origin {

@@ -134,6 +134,18 @@ impl core::fmt::Debug for KeyMaterial {
 }
 
 impl KeyMaterial {
+    /// Key material of kind NONE, no keys: what a token says of a protection that is off.
+    pub fn none() -> Self {
+        KeyMaterial {
+            transformation_kind: TransformationKind::None,
+            master_salt: Vec::new(),
+            sender_key_id: [0; 4],
+            master_sender_key: Vec::new(),
+            receiver_specific_key_id: [0; 4],
+            master_receiver_specific_key: Vec::new(),
+        }
+    }
+
     /// Fresh key material of `kind` from `rng`: random salt, sender key and sender key id
     /// (never zero), and, with `origin_authentication`, a random receiver-specific key and id.
     /// §9.5.3.1 (create_local_*_crypto_tokens).
