@@ -1279,6 +1279,23 @@ pub(crate) const META_SIGN: Docs<'static> = Docs {
     governance: "governance_meta_sign.p7s",
     permissions: "permissions.p7s",
 };
+/// Discovery, liveliness, metadata and data protection ENCRYPT (the vendors' stock
+/// `encrypt` governance).
+pub(crate) const DISCOVERY_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+/// RTPS, discovery, liveliness, metadata and data protection ENCRYPT, the topic rule without
+/// liveliness protection (as Fast DDS's stock "all enable" governance).
+pub(crate) const ALL_ENCRYPT: Docs<'static> = Docs {
+    governance: "governance_all_encrypt.p7s",
+    permissions: "permissions.p7s",
+};
+/// Discovery, liveliness, metadata and data protection SIGN (the stock `sign` governance).
+pub(crate) const DISCOVERY_SIGN: Docs<'static> = Docs {
+    governance: "governance_sign.p7s",
+    permissions: "permissions.p7s",
+};
 /// RTPS protection ENCRYPT, then metadata and data protection ENCRYPT: the matrix runs each.
 const ENCRYPT_KINDS: &[Docs<'static>] = &[RTPS_ENCRYPT, META_ENCRYPT];
 /// RTPS protection SIGN, then metadata and data protection SIGN.
@@ -1878,21 +1895,8 @@ fn siftdds_pair(domain: u32, docs: Docs<'static>) -> (DomainParticipant, DomainP
 /// The governances the siftdds ↔ siftdds tests run under, one after the other on the test's
 /// domain: none (authentication only), the stock sign and encrypt (discovery, liveliness,
 /// metadata and data protection), and RTPS protection ENCRYPT.
-const SIFTDDS_GOVERNANCES: &[Docs<'static>] = &[
-    Docs {
-        governance: "governance_none.p7s",
-        permissions: "permissions.p7s",
-    },
-    Docs {
-        governance: "governance_sign.p7s",
-        permissions: "permissions.p7s",
-    },
-    Docs {
-        governance: "governance_encrypt.p7s",
-        permissions: "permissions.p7s",
-    },
-    RTPS_ENCRYPT,
-];
+const SIFTDDS_GOVERNANCES: &[Docs<'static>] =
+    &[GRANT_ALL, DISCOVERY_SIGN, DISCOVERY_ENCRYPT, RTPS_ENCRYPT];
 
 pub(crate) fn reliable_writer(
     p: &DomainParticipant,
@@ -1946,6 +1950,28 @@ fn assert_clean(test: &str, a: &DomainParticipant, b: &DomainParticipant) {
     assert_eq!(sa.unprotected + sb.unprotected, 0, "user data in clear");
 }
 
+/// Under `docs` on `domain`, alice writes `n` reliable KEEP_ALL samples of `size` payload
+/// octets to bob once matched; what bob took, after checking nothing came in clear.
+fn secured_stream(
+    test: &str,
+    domain: u32,
+    docs: Docs<'static>,
+    n: i32,
+    size: usize,
+) -> Vec<(String, i32, usize, bool)> {
+    let (a, b) = siftdds_pair(domain, docs);
+    let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
+    let r = square_reader(&b);
+    assert!(handshake_outcome(&a).is_ok());
+    w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    for i in 0..n {
+        w.write(&sized_shape("BLUE", i, size)).unwrap();
+    }
+    let got = take_shapes(&r, n as usize, Duration::from_secs(25));
+    assert_clean(test, &a, &b);
+    got
+}
+
 /// 10,000 reliable KEEP_ALL samples under each governance, all delivered in order.
 #[test]
 fn siftdds_secured_delivers_10000_reliable_keep_all_samples() {
@@ -1955,17 +1981,8 @@ fn siftdds_secured_delivers_10000_reliable_keep_all_samples() {
     }
     for docs in SIFTDDS_GOVERNANCES {
         eprintln!("{test}: {}", docs.governance);
-        let (a, b) = siftdds_pair(101, *docs);
-        let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
-        let r = square_reader(&b);
-        assert!(handshake_outcome(&a).is_ok());
-        w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
         let n = 10_000;
-        for i in 0..n {
-            w.write(&sized_shape("BLUE", i, 0)).unwrap();
-        }
-        let got = take_shapes(&r, n as usize, Duration::from_secs(25));
-        assert_clean(test, &a, &b);
+        let got = secured_stream(test, 101, *docs, n, 0);
         assert_eq!(got.len(), n as usize);
         assert!(
             got.iter().enumerate().all(|(i, s)| s.1 == i as i32),
@@ -2027,17 +2044,8 @@ fn siftdds_secured_delivers_100kb_fragmented_samples() {
     }
     for docs in SIFTDDS_GOVERNANCES {
         eprintln!("{test}: {}", docs.governance);
-        let (a, b) = siftdds_pair(103, *docs);
-        let w = reliable_writer(&a, siftdds::qos::Durability::Volatile);
-        let r = square_reader(&b);
-        assert!(handshake_outcome(&a).is_ok());
-        w.wait_for_matched(1, Duration::from_secs(10)).unwrap();
         let n = 20;
-        for i in 0..n {
-            w.write(&sized_shape("BLUE", i, 100_000)).unwrap();
-        }
-        let got = take_shapes(&r, n as usize, Duration::from_secs(25));
-        assert_clean(test, &a, &b);
+        let got = secured_stream(test, 103, *docs, n, 100_000);
         assert_eq!(got.len(), n as usize);
         assert!(
             got.iter().all(|s| s.2 == 100_000 && s.3),

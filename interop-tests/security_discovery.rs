@@ -14,25 +14,8 @@
 //! ENCRYPT too, the topic rule without liveliness protection, as Fast DDS's stock "all
 //! enable" governance).
 
-use crate::security::{Docs, Vendor, protected_case_initiated};
-
-/// Discovery, liveliness, metadata and data protection ENCRYPT.
-const DISCOVERY_ENCRYPT: Docs<'static> = Docs {
-    governance: "governance_encrypt.p7s",
-    permissions: "permissions.p7s",
-};
-
-/// RTPS, discovery, liveliness, metadata and data protection ENCRYPT, the topic rule without
-/// liveliness protection (as Fast DDS's stock "all enable" governance).
-const ALL_ENCRYPT: Docs<'static> = Docs {
-    governance: "governance_all_encrypt.p7s",
-    permissions: "permissions.p7s",
-};
-
-/// Discovery, liveliness, metadata and data protection SIGN.
-const DISCOVERY_SIGN: Docs<'static> = Docs {
-    governance: "governance_sign.p7s",
-    permissions: "permissions.p7s",
+use crate::security::{
+    ALL_ENCRYPT, DISCOVERY_ENCRYPT, DISCOVERY_SIGN, Docs, Vendor, protected_case_initiated,
 };
 
 /// [`protected_case_initiated`] on `domain` under each governance of `docs`, one run after
