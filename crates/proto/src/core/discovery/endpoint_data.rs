@@ -95,26 +95,18 @@ pub struct EndpointSecurityInfo {
 
 impl EndpointSecurityInfo {
     fn to_bytes(self, endian: Endianness) -> [u8; 8] {
-        let (a, b) = (
+        super::participant_data::masks_to_bytes(
             self.endpoint_security_attributes,
             self.plugin_endpoint_security_attributes,
-        );
-        let (a, b) = match endian {
-            Endianness::Big => (a.to_be_bytes(), b.to_be_bytes()),
-            Endianness::Little => (a.to_le_bytes(), b.to_le_bytes()),
-        };
-        let mut out = [0u8; 8];
-        for (o, v) in out.iter_mut().zip(a.iter().chain(b.iter())) {
-            *o = *v;
-        }
-        out
+            endian,
+        )
     }
 
     fn from_bytes(bytes: &[u8], endian: Endianness) -> Option<Self> {
-        let mut r = crate::cdr::CdrReader::new(bytes, endian);
+        let (a, b) = super::participant_data::masks_from_bytes(bytes, endian)?;
         Some(EndpointSecurityInfo {
-            endpoint_security_attributes: r.u32("endpoint security info").ok()?,
-            plugin_endpoint_security_attributes: r.u32("endpoint security info").ok()?,
+            endpoint_security_attributes: a,
+            plugin_endpoint_security_attributes: b,
         })
     }
 }

@@ -102,28 +102,40 @@ impl ParticipantSecurityInfo {
     };
 
     fn to_bytes(self, endian: Endianness) -> [u8; 8] {
-        let (a, b) = (
+        masks_to_bytes(
             self.participant_security_attributes,
             self.plugin_participant_security_attributes,
-        );
-        let (a, b) = match endian {
-            Endianness::Big => (a.to_be_bytes(), b.to_be_bytes()),
-            Endianness::Little => (a.to_le_bytes(), b.to_le_bytes()),
-        };
-        let mut out = [0u8; 8];
-        for (o, v) in out.iter_mut().zip(a.iter().chain(b.iter())) {
-            *o = *v;
-        }
-        out
+            endian,
+        )
     }
 
     fn from_bytes(bytes: &[u8], endian: Endianness) -> Option<Self> {
-        let mut r = CdrReader::new(bytes, endian);
+        let (a, b) = masks_from_bytes(bytes, endian)?;
         Some(ParticipantSecurityInfo {
-            participant_security_attributes: r.u32("security info").ok()?,
-            plugin_participant_security_attributes: r.u32("security info").ok()?,
+            participant_security_attributes: a,
+            plugin_participant_security_attributes: b,
         })
     }
+}
+
+/// The value of PID_PARTICIPANT_SECURITY_INFO or PID_ENDPOINT_SECURITY_INFO: an attributes
+/// mask, then a plugin attributes mask, each a CDR u32 (DDS-Security 1.1 §7.4.1.5-6).
+pub(super) fn masks_to_bytes(mask: u32, plugin_mask: u32, endian: Endianness) -> [u8; 8] {
+    let (a, b) = match endian {
+        Endianness::Big => (mask.to_be_bytes(), plugin_mask.to_be_bytes()),
+        Endianness::Little => (mask.to_le_bytes(), plugin_mask.to_le_bytes()),
+    };
+    let mut out = [0u8; 8];
+    for (o, v) in out.iter_mut().zip(a.iter().chain(b.iter())) {
+        *o = *v;
+    }
+    out
+}
+
+/// The two masks [`masks_to_bytes`] wrote; `None` when the value is shorter.
+pub(super) fn masks_from_bytes(bytes: &[u8], endian: Endianness) -> Option<(u32, u32)> {
+    let mut r = CdrReader::new(bytes, endian);
+    Some((r.u32("security info").ok()?, r.u32("security info").ok()?))
 }
 
 impl ParticipantProxyData {
