@@ -225,6 +225,25 @@ impl Peer {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Waits until the output has a line containing `pat`, or has not grown for a second,
+    /// or `timeout` passed.
+    fn wait_settled(&self, pat: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let (mut len, mut since) = (0, Instant::now());
+        while Instant::now() < deadline {
+            let out = self.output();
+            if out.lines().any(|l| l.contains(pat)) {
+                return;
+            }
+            if out.len() != len {
+                (len, since) = (out.len(), Instant::now());
+            } else if since.elapsed() >= Duration::from_secs(1) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn wait_line(&self, pat: &str, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
@@ -291,18 +310,34 @@ fn siftdds_to_vendor(test: &str, binary: &str, domain: u32) {
         peer.wait_line(&last, Duration::from_secs(60)),
         "{binary} did not get all"
     );
+    // Judge the peer's whole output once it has stopped writing: our participant leaves, and
+    // the peer prints its unmatch (or, if that announcement is lost, the output stops growing).
+    drop(w);
+    drop(p);
+    peer.wait_settled("sub: matched writers 0", Duration::from_secs(10));
     let out = peer.output();
     // Every sample, once, in order: "sub: <k> BLUE x=<x> ..." per sample.
-    let xs = out.lines().filter_map(|l| {
-        l.strip_prefix("sub: ")?
-            .split_once(" BLUE x=")?
-            .1
-            .split(' ')
-            .next()?
-            .parse::<usize>()
-            .ok()
-    });
-    assert!(xs.eq(0..n), "{binary}: not every sample once in order");
+    let xs: Vec<usize> = out
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("sub: ")?
+                .split_once(" BLUE x=")?
+                .1
+                .split(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .collect();
+    if let Some(at) = (0..n.max(xs.len())).find(|&i| xs.get(i) != Some(&i)) {
+        let around = &xs[at.saturating_sub(3)..(at + 4).min(xs.len())];
+        panic!(
+            "{binary}: not every sample once in order: {} BLUE lines for {n} samples; first \
+             difference at position {at}: {around:?} around it (output: {})",
+            xs.len(),
+            peer.log.display()
+        );
+    }
 }
 
 #[test]
