@@ -57,6 +57,10 @@ fn every_subcommand_has_help() {
             "Usage: siftdds perf udp-pong",
         ),
         (
+            &["perf", "udp-relay", "--help"],
+            "Usage: siftdds perf udp-relay",
+        ),
+        (
             &["inspect", "--help"],
             "Usage: siftdds inspect <FILE.pcap|FILE.pcapng>",
         ),

@@ -234,3 +234,38 @@ fn udp_ping_pong_completes_round_trips() {
     );
     assert!(summary(&pong)["samples"] >= 300.0);
 }
+
+#[test]
+fn udp_ping_through_the_relay_completes_round_trips() {
+    if !may_open_sockets("udp_ping_through_the_relay_completes_round_trips") {
+        return;
+    }
+    // Raw-UDP ports only (6000 + 2·domain): no RTPS domain is involved.
+    let pong = perf(&["udp-pong", "--domain", "197", "--duration", "20"]);
+    let relay = perf(&["udp-relay", "--domain", "197", "--duration", "20"]);
+    let ping = finish(perf(&[
+        "udp-ping",
+        "--domain",
+        "197",
+        "--via-relay",
+        "--count",
+        "300",
+        "--size",
+        "100",
+    ]));
+    let (pong, relay) = (finish(pong), finish(relay));
+    assert!(
+        ping.status.success(),
+        "udp-ping: {}",
+        String::from_utf8_lossy(&ping.stdout)
+    );
+    assert_eq!(summary(&ping)["samples"], 300.0);
+    assert!(
+        relay.status.success(),
+        "udp-relay: {}",
+        String::from_utf8_lossy(&relay.stdout)
+    );
+    // Each round trip crosses the relay twice: the ping, then its echo.
+    assert!(summary(&relay)["relayed"] >= 600.0, "{:?}", summary(&relay));
+    assert!(summary(&pong)["samples"] >= 300.0);
+}

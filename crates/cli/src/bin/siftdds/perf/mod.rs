@@ -13,7 +13,9 @@
 //! * `sub` takes samples and counts gaps in each (writer, key)'s sequence numbers as lost.
 //! * `ping` writes one sample, waits for its echo, repeats; `pong` echoes every ping.
 //! * `udp-ping` / `udp-pong` do the same with bare UDP datagrams of `--size` bytes on
-//!   127.0.0.1: the raw-UDP round trip the latency goal is measured against.
+//!   127.0.0.1: the raw-UDP round trip the latency goal is measured against; `udp-relay`
+//!   passes them between the two (`udp-ping --via-relay`): what a forwarder that only
+//!   receives and sends adds to a round trip, the floor of a router's hop.
 //!
 //! * `--qos-file` / `--qos-profile`: the participant QoS from a QoS profile, e.g. the DDS
 //!   Security `dds.sec.*` properties (a secured perf run); the endpoints keep `ddsperf`'s QoS.
@@ -65,6 +67,8 @@ pub enum PerfCommand {
     UdpPing(PerfArgs),
     /// Echo raw-UDP pings.
     UdpPong(PerfArgs),
+    /// Pass raw-UDP pings and their echoes between `udp-ping --via-relay` and `udp-pong`.
+    UdpRelay(PerfArgs),
 }
 
 /// The options every mode takes (`ddsperf`'s names where it has them).
@@ -134,6 +138,9 @@ pub struct PerfArgs {
     /// files' default profile (`is_default_qos="true"`), else the DDS defaults.
     #[arg(long, value_name = "LIB::PROFILE")]
     qos_profile: Option<String>,
+    /// udp-ping: send through `udp-relay` (127.0.0.2) instead of straight to `udp-pong`.
+    #[arg(long)]
+    via_relay: bool,
 }
 
 /// `--durability`: the two kinds a perf writer can offer without a durability service.
@@ -215,6 +222,8 @@ pub enum Mode {
     UdpPing,
     /// Echo raw-UDP pings.
     UdpPong,
+    /// Pass raw-UDP datagrams between a pinger and a ponger.
+    UdpRelay,
 }
 
 /// Options of `siftdds perf`, as the modes read them.
@@ -254,6 +263,8 @@ pub struct PerfOptions {
     pub qos_files: Vec<String>,
     /// `--qos-profile`: the profile whose participant QoS to use.
     pub qos_profile: Option<String>,
+    /// `--via-relay`: udp-ping sends through `udp-relay`.
+    pub via_relay: bool,
 }
 
 impl PerfOptions {
@@ -266,6 +277,7 @@ impl PerfOptions {
             PerfCommand::Pong(a) => (Mode::Pong, a),
             PerfCommand::UdpPing(a) => (Mode::UdpPing, a),
             PerfCommand::UdpPong(a) => (Mode::UdpPong, a),
+            PerfCommand::UdpRelay(a) => (Mode::UdpRelay, a),
         };
         let peer_group_shape = a
             .common_bytes
@@ -291,6 +303,7 @@ impl PerfOptions {
             durability: a.durability,
             qos_files: a.qos_files,
             qos_profile: a.qos_profile,
+            via_relay: a.via_relay,
         })
     }
 
@@ -497,6 +510,7 @@ pub fn run(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         Mode::Pong => latency::pong(o),
         Mode::UdpPing => udp::ping(o),
         Mode::UdpPong => udp::pong(o),
+        Mode::UdpRelay => udp::relay(o),
     }
 }
 

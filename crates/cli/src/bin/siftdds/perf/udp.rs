@@ -1,14 +1,20 @@
-//! `siftdds perf udp-ping` and `udp-pong`: the raw-UDP reference for the round-trip goal
-//! (siftdds p50 ≤ 1.75× raw UDP). Two plain blocking UDP sockets on 127.0.0.1, a datagram of
-//! `--size` bytes bounced back and forth, reported like `perf ping` (a line per second and the
-//! same `summary: samples=N p50_us=.. p90_us=.. p99_us=.. max_us=..` line).
+//! `siftdds perf udp-ping`, `udp-pong` and `udp-relay`: the raw-UDP reference for the
+//! round-trip goal (siftdds p50 ≤ 1.75× raw UDP) and for the router's hop (what a forwarder
+//! that does nothing but receive and send adds). Plain UDP sockets on loopback addresses, a
+//! datagram of `--size` bytes bounced back and forth, reported like `perf ping` (a line per
+//! second and the same `summary: samples=N p50_us=.. p90_us=.. p99_us=.. max_us=..` line).
 //!
-//! Must not: bind or send anywhere but 127.0.0.1 (the loopback-only scope, safe on any
-//! machine), or count a round trip for a stale echo (only the echo of the outstanding number).
+//! Must not: bind or send anywhere but loopback addresses (the loopback-only scope, safe on
+//! any machine), or count a round trip for a stale echo (only the echo of the outstanding
+//! number).
 //!
 //! No RTPS is involved: the pinger sends the datagram, blocks in `recv` until its echo comes
 //! back and sends the next one; the ponger blocks in `recv_from` and sends every datagram back
-//! to where it came from. Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger).
+//! to where it came from. Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger), on
+//! 127.0.0.1. With `--via-relay` the pinger sends to the relay instead, on [`RELAY_IP`] at the
+//! ponger's port; the relay passes each datagram from the pinger to the ponger and each from
+//! the ponger to the pinger, one socket, one thread, spinning like the router's loop before it
+//! parks (`SIFTDDS_SPIN_US`, default [`RELAY_SPIN`]; 0 parks in `recv_from` at once).
 
 // A raw-UDP baseline needs raw sockets; they are bound to the loopback address only (the
 // transport's loopback-only scope).
@@ -29,6 +35,13 @@ const PING_TIMEOUT: Duration = Duration::from_secs(1);
 const PONG_IDLE: Duration = Duration::from_secs(1);
 /// Largest datagram: the UDPv4 payload limit.
 const MAX_DATAGRAM: usize = 65_507;
+/// The relay's address: another loopback address, so it can use the ponger's port.
+const RELAY_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
+/// How long the relay polls (yielding between polls) after a datagram before it parks when
+/// `SIFTDDS_SPIN_US` is not set: the router loop's default.
+const RELAY_SPIN: Duration = Duration::from_micros(50);
+/// Longest spin `SIFTDDS_SPIN_US` may ask for.
+const MAX_RELAY_SPIN: Duration = Duration::from_millis(10);
 
 /// The ponger's and the pinger's loopback addresses for `domain`.
 fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
@@ -66,6 +79,11 @@ fn check_size(o: &PerfOptions) -> Result<(), String> {
 pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     check_size(o)?;
     let (pong_addr, ping_addr) = addresses(o.domain)?;
+    let pong_addr = if o.via_relay {
+        relay_address(pong_addr)
+    } else {
+        pong_addr
+    };
     let socket = bind(ping_addr)?;
     socket.connect(pong_addr)?;
     socket.set_read_timeout(Some(PING_TIMEOUT))?;
@@ -178,6 +196,98 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     }
     println!("summary: samples={echoed}");
     Ok(echoed > 0)
+}
+
+/// The relay's address for the ponger at `pong`: [`RELAY_IP`], the same port.
+fn relay_address(pong: SocketAddrV4) -> SocketAddrV4 {
+    SocketAddrV4::new(RELAY_IP, pong.port())
+}
+
+/// The relay's spin from `value` (`SIFTDDS_SPIN_US`, whole µs; unset or unreadable: the
+/// default), capped at [`MAX_RELAY_SPIN`].
+fn relay_spin(value: Option<&str>) -> Duration {
+    value
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(RELAY_SPIN, Duration::from_micros)
+        .min(MAX_RELAY_SPIN)
+}
+
+/// Where the relay sends a datagram that came from `from`: the pinger's go to the ponger and
+/// the ponger's to the pinger; anything else is dropped.
+fn relay_target(
+    from: std::net::SocketAddr,
+    pong: SocketAddrV4,
+    ping: SocketAddrV4,
+) -> Option<SocketAddrV4> {
+    match from {
+        std::net::SocketAddr::V4(f) if f == ping => Some(pong),
+        std::net::SocketAddr::V4(f) if f == pong => Some(ping),
+        _ => None,
+    }
+}
+
+/// `udp-relay`: passes datagrams between the pinger and the ponger until `--duration` passes
+/// or both have been quiet for [`PONG_IDLE`] after the first. After each datagram it keeps
+/// polling for the spin (yielding the core between polls) before it parks in `recv_from`.
+pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
+    let (pong_addr, ping_addr) = addresses(o.domain)?;
+    let socket = bind(relay_address(pong_addr))?;
+    let spin = relay_spin(std::env::var("SIFTDDS_SPIN_US").ok().as_deref());
+    socket.set_read_timeout(Some(Duration::from_millis(100)))?;
+    println!(
+        "udp-relay: {} <-> {ping_addr} and {pong_addr}, spin {spin:?}",
+        relay_address(pong_addr)
+    );
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let start = Instant::now();
+    let mut relayed = 0u64;
+    let mut last = Instant::now();
+    // While spinning the socket is non-blocking; it blocks (with the read timeout) once parked.
+    let mut spinning = false;
+    loop {
+        if o.duration
+            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+        {
+            break;
+        }
+        match socket.recv_from(&mut buf) {
+            Ok((n, from)) => {
+                if let Some(to) = relay_target(from, pong_addr, ping_addr)
+                    && socket.send_to(&buf[..n], to).is_ok()
+                {
+                    relayed += 1;
+                    last = Instant::now();
+                    if !spinning && !spin.is_zero() {
+                        socket.set_nonblocking(true)?;
+                        spinning = true;
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && spinning => {
+                if last.elapsed() < spin {
+                    std::thread::yield_now();
+                } else {
+                    socket.set_nonblocking(false)?;
+                    spinning = false;
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if relayed > 0 && last.elapsed() >= PONG_IDLE {
+                    break;
+                }
+            }
+            // Connection refused: an ICMP error for an earlier send (the ponger not up yet).
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    println!("summary: relayed={relayed}");
+    Ok(relayed > 0)
 }
 
 #[cfg(test)]
