@@ -330,7 +330,13 @@ impl Authentication {
             (PeerState::Done(Some(last)), HANDSHAKE_REPLY_CLASS_ID) if !replier => {
                 (Some(last.clone()), None, None)
             }
-            // A Request (or a repeat of it, with a new challenge or not): a fresh Reply.
+            // A repeat of the Request we are answering: the same Reply again.
+            (PeerState::Running(hs), HANDSHAKE_REQUEST_CLASS_ID)
+                if replier && hs.answers(token) =>
+            {
+                (Some(hs.last_sent().clone()), None, None)
+            }
+            // A Request, or a new one (another challenge1: the peer began again): a fresh Reply.
             (PeerState::AwaitRequest | PeerState::Running(_), HANDSHAKE_REQUEST_CLASS_ID)
                 if replier =>
             {

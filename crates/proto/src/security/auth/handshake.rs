@@ -646,6 +646,17 @@ impl Handshake {
         &self.last_sent
     }
 
+    /// Whether `request` repeats the Request this replier's handshake answered (the same
+    /// challenge1): the peer did not get our Reply yet, and gets the same one again. A Reply
+    /// made afresh would replace the DH key and challenge2 the peer may already have used for
+    /// its Final (DDS-Security 1.1 §9.3.2.5: the Final echoes the Reply's challenge2).
+    pub fn answers(&self, request: &DataHolder) -> bool {
+        self.role == HandshakeRole::Replier
+            && request
+                .binary_property("challenge1")
+                .is_some_and(|c| c == self.challenge1.as_slice())
+    }
+
     /// The remote participant this handshake is with.
     pub fn remote_guid(&self) -> GuidPrefix {
         self.remote_guid

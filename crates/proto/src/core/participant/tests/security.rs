@@ -114,6 +114,31 @@ fn secured_participants_authenticate_then_match_in_both_roles() {
 }
 
 #[test]
+fn handshakes_authenticate_when_every_datagram_arrives_twice() {
+    // A repeated Request (a resend, or a duplicate on the link) gets the Reply already sent:
+    // a fresh one would carry another challenge2 and DH key than the ones the initiator's
+    // Final answers, and the replier would refuse that Final.
+    let ca: Ca = ca("Test CA", true);
+    let alice = identity("alice", &ca, true);
+    let bob = identity("bob", &ca, true);
+    for (a, b) in [(&alice, &bob), (&bob, &alice)] {
+        let mut net = net(Some(a), Some(b));
+        net.faults.duplicate_percent = 100;
+        let (w, r) = matched_pair(&mut net);
+        for node in 0..2 {
+            let stats = net.nodes[node].p.stats();
+            assert_eq!(
+                (stats.authenticated, stats.authentication_failed),
+                (1, 0),
+                "node {node}"
+            );
+        }
+        assert_eq!(net.nodes[0].p.matched_readers(w), 1);
+        assert_eq!(net.nodes[1].p.matched_writers(r), 1);
+    }
+}
+
+#[test]
 fn participant_without_identity_token_is_not_matched() {
     let ca = ca("Test CA", true);
     let alice = identity("alice", &ca, true);
