@@ -141,6 +141,14 @@ pub struct PerfArgs {
     /// udp-ping: send through `udp-relay` (127.0.0.2) instead of straight to `udp-pong`.
     #[arg(long)]
     via_relay: bool,
+    /// udp-*: the local address (default: loopback); other than loopback only inside the
+    /// network sandbox.
+    #[arg(long = "bind", value_name = "IP")]
+    udp_bind: Option<std::net::Ipv4Addr>,
+    /// udp-ping: the ponger's or relay's address; udp-relay: the ponger's (default:
+    /// loopback); other than loopback only inside the network sandbox.
+    #[arg(long = "to", value_name = "IP")]
+    udp_to: Option<std::net::Ipv4Addr>,
 }
 
 /// `--durability`: the two kinds a perf writer can offer without a durability service.
@@ -265,6 +273,10 @@ pub struct PerfOptions {
     pub qos_profile: Option<String>,
     /// `--via-relay`: udp-ping sends through `udp-relay`.
     pub via_relay: bool,
+    /// `--bind`: the raw-UDP modes' local address.
+    pub udp_bind: Option<std::net::Ipv4Addr>,
+    /// `--to`: where udp-ping and udp-relay send.
+    pub udp_to: Option<std::net::Ipv4Addr>,
 }
 
 impl PerfOptions {
@@ -304,6 +316,8 @@ impl PerfOptions {
             qos_files: a.qos_files,
             qos_profile: a.qos_profile,
             via_relay: a.via_relay,
+            udp_bind: a.udp_bind,
+            udp_to: a.udp_to,
         })
     }
 

@@ -5,8 +5,9 @@
 //! second and the same `summary: samples=N p50_us=.. p90_us=.. p99_us=.. max_us=..` line).
 //!
 //! Must not: bind or send anywhere but loopback addresses (the loopback-only scope, safe on
-//! any machine), or count a round trip for a stale echo (only the echo of the outstanding
-//! number).
+//! any machine) unless it runs inside the network sandbox (`NETNS_RUN_INSIDE=1`, set by
+//! `netns-run` and `netns-sites`), or count a round trip for a stale echo (only the echo of
+//! the outstanding number).
 //!
 //! No RTPS is involved: the pinger sends the datagram, blocks in `recv` until its echo comes
 //! back and sends the next one; the ponger blocks in `recv_from` and sends every datagram back
@@ -15,6 +16,10 @@
 //! ponger's port; the relay passes each datagram from the pinger to the ponger and each from
 //! the ponger to the pinger, one socket, one thread, spinning like the router's loop before it
 //! parks (`SIFTDDS_SPIN_US`, default [`RELAY_SPIN`]; 0 parks in `recv_from` at once).
+//!
+//! Inside the sandbox the three can sit in different namespaces (a router's sites): `--bind
+//! IP` is the local address (every mode), `--to IP` where the pinger sends (the ponger or the
+//! relay) and where the relay sends the pings (the ponger); the ports stay as above.
 
 // A raw-UDP baseline needs raw sockets; they are bound to the loopback address only (the
 // transport's loopback-only scope).
@@ -57,12 +62,27 @@ fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
     ))
 }
 
-/// A socket bound to `addr`, a loopback address.
-fn bind(addr: SocketAddrV4) -> Result<UdpSocket, Box<dyn std::error::Error>> {
-    if !addr.ip().is_loopback() {
-        return Err(format!("{addr} is not a loopback address").into());
+/// Whether this process runs inside the network sandbox (`netns-run`, `netns-sites`).
+fn inside_sandbox() -> bool {
+    std::env::var(siftdds::transport::scope::NAMESPACE_VAR).is_ok_and(|v| v == "1")
+}
+
+/// `ip` when it is a loopback address or the process runs inside the sandbox.
+fn allowed(ip: Ipv4Addr, inside: bool) -> Result<Ipv4Addr, String> {
+    if ip.is_loopback() || inside {
+        Ok(ip)
+    } else {
+        Err(format!(
+            "{ip} is not a loopback address, and this is not inside the network sandbox \
+             (scripts/netns-run)"
+        ))
     }
-    Ok(UdpSocket::bind(addr)?)
+}
+
+/// `default` at `port`, or `--bind`'s / `--to`'s address (`chosen`) when given.
+fn at(chosen: Option<Ipv4Addr>, default: Ipv4Addr, port: u16) -> Result<SocketAddrV4, String> {
+    let ip = allowed(chosen.unwrap_or(default), inside_sandbox())?;
+    Ok(SocketAddrV4::new(ip, port))
 }
 
 fn check_size(o: &PerfOptions) -> Result<(), String> {
@@ -79,12 +99,13 @@ fn check_size(o: &PerfOptions) -> Result<(), String> {
 pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     check_size(o)?;
     let (pong_addr, ping_addr) = addresses(o.domain)?;
-    let pong_addr = if o.via_relay {
-        relay_address(pong_addr)
+    let default_to = if o.via_relay {
+        RELAY_IP
     } else {
-        pong_addr
+        *pong_addr.ip()
     };
-    let socket = bind(ping_addr)?;
+    let pong_addr = at(o.udp_to, default_to, pong_addr.port())?;
+    let socket = UdpSocket::bind(at(o.udp_bind, *ping_addr.ip(), ping_addr.port())?)?;
     socket.connect(pong_addr)?;
     socket.set_read_timeout(Some(PING_TIMEOUT))?;
     println!("udp-ping: {} bytes to {pong_addr}", o.size);
@@ -159,7 +180,10 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
 /// for [`PONG_IDLE`] after the first echo.
 pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let (pong_addr, _) = addresses(o.domain)?;
-    let socket = bind(pong_addr)?;
+    let pong_addr = at(o.udp_bind, *pong_addr.ip(), pong_addr.port())?;
+    let socket = UdpSocket::bind(pong_addr)?;
+    // Answers only where it may send: loopback, or anywhere inside the sandbox.
+    let inside = inside_sandbox();
     socket.set_read_timeout(Some(Duration::from_millis(100)))?;
     println!("udp-pong: echoing on {pong_addr}");
     let mut buf = vec![0u8; MAX_DATAGRAM];
@@ -175,8 +199,7 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         }
         match socket.recv_from(&mut buf) {
             Ok((n, from)) => {
-                // Only loopback peers are answered (the socket is bound to 127.0.0.1 anyway).
-                if from.ip().is_loopback() && socket.send_to(&buf[..n], from).is_ok() {
+                if (from.ip().is_loopback() || inside) && socket.send_to(&buf[..n], from).is_ok() {
                     echoed += 1;
                     last_echo = Instant::now();
                 }
@@ -198,11 +221,6 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(echoed > 0)
 }
 
-/// The relay's address for the ponger at `pong`: [`RELAY_IP`], the same port.
-fn relay_address(pong: SocketAddrV4) -> SocketAddrV4 {
-    SocketAddrV4::new(RELAY_IP, pong.port())
-}
-
 /// The relay's spin from `value` (`SIFTDDS_SPIN_US`, whole µs; unset or unreadable: the
 /// default), capped at [`MAX_RELAY_SPIN`].
 fn relay_spin(value: Option<&str>) -> Duration {
@@ -212,17 +230,19 @@ fn relay_spin(value: Option<&str>) -> Duration {
         .min(MAX_RELAY_SPIN)
 }
 
-/// Where the relay sends a datagram that came from `from`: the pinger's go to the ponger and
-/// the ponger's to the pinger; anything else is dropped.
+/// Where the relay sends a datagram that came from `from`: the ponger's go to the pinger (the
+/// last sender that was not the ponger), anyone else's to the ponger, and that sender becomes
+/// the pinger. `None` for an echo before any ping.
 fn relay_target(
     from: std::net::SocketAddr,
     pong: SocketAddrV4,
-    ping: SocketAddrV4,
-) -> Option<SocketAddrV4> {
-    match from {
-        std::net::SocketAddr::V4(f) if f == ping => Some(pong),
-        std::net::SocketAddr::V4(f) if f == pong => Some(ping),
-        _ => None,
+    pinger: &mut Option<std::net::SocketAddr>,
+) -> Option<std::net::SocketAddr> {
+    if from == std::net::SocketAddr::V4(pong) {
+        *pinger
+    } else {
+        *pinger = Some(from);
+        Some(pong.into())
     }
 }
 
@@ -230,14 +250,15 @@ fn relay_target(
 /// or both have been quiet for [`PONG_IDLE`] after the first. After each datagram it keeps
 /// polling for the spin (yielding the core between polls) before it parks in `recv_from`.
 pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
-    let (pong_addr, ping_addr) = addresses(o.domain)?;
-    let socket = bind(relay_address(pong_addr))?;
+    let (pong_addr, _) = addresses(o.domain)?;
+    let port = pong_addr.port();
+    let local = at(o.udp_bind, RELAY_IP, port)?;
+    let pong_addr = at(o.udp_to, *pong_addr.ip(), port)?;
+    let socket = UdpSocket::bind(local)?;
     let spin = relay_spin(std::env::var("SIFTDDS_SPIN_US").ok().as_deref());
     socket.set_read_timeout(Some(Duration::from_millis(100)))?;
-    println!(
-        "udp-relay: {} <-> {ping_addr} and {pong_addr}, spin {spin:?}",
-        relay_address(pong_addr)
-    );
+    println!("udp-relay: on {local}, pings to {pong_addr}, spin {spin:?}");
+    let mut pinger = None;
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let start = Instant::now();
     let mut relayed = 0u64;
@@ -252,7 +273,7 @@ pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         }
         match socket.recv_from(&mut buf) {
             Ok((n, from)) => {
-                if let Some(to) = relay_target(from, pong_addr, ping_addr)
+                if let Some(to) = relay_target(from, pong_addr, &mut pinger)
                     && socket.send_to(&buf[..n], to).is_ok()
                 {
                     relayed += 1;

@@ -11,16 +11,36 @@ fn ports_are_per_domain_and_below_the_rtps_range() {
 }
 
 #[test]
-fn the_relay_shares_the_pongers_port_on_another_loopback_address() {
+fn the_relay_sends_pings_to_the_ponger_and_echoes_to_the_last_pinger() {
     let (pong, ping) = addresses(3).unwrap();
-    let relay = relay_address(pong);
-    assert_eq!(relay.port(), pong.port());
-    assert_ne!(relay.ip(), pong.ip());
-    assert!(relay.ip().is_loopback());
-    assert_eq!(relay_target(ping.into(), pong, ping), Some(pong));
-    assert_eq!(relay_target(pong.into(), pong, ping), Some(ping));
-    let stranger = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 7_000);
-    assert_eq!(relay_target(stranger.into(), pong, ping), None);
+    let mut pinger = None;
+    // An echo before any ping has nowhere to go.
+    assert_eq!(relay_target(pong.into(), pong, &mut pinger), None);
+    assert_eq!(
+        relay_target(ping.into(), pong, &mut pinger),
+        Some(pong.into())
+    );
+    assert_eq!(
+        relay_target(pong.into(), pong, &mut pinger),
+        Some(ping.into())
+    );
+    let other = SocketAddrV4::new(Ipv4Addr::new(198, 18, 1, 1), ping.port());
+    assert_eq!(
+        relay_target(other.into(), pong, &mut pinger),
+        Some(pong.into())
+    );
+    assert_eq!(
+        relay_target(pong.into(), pong, &mut pinger),
+        Some(other.into())
+    );
+}
+
+#[test]
+fn other_than_loopback_addresses_only_inside_the_sandbox() {
+    assert!(allowed(Ipv4Addr::new(127, 0, 0, 2), false).is_ok());
+    let lan = Ipv4Addr::new(198, 18, 1, 2);
+    assert!(allowed(lan, false).unwrap_err().contains("sandbox"));
+    assert_eq!(allowed(lan, true), Ok(lan));
 }
 
 #[test]
