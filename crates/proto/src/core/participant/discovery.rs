@@ -691,12 +691,7 @@ impl Discovery {
                     _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
                 }
             } else if let Some(key) = change.key_hash {
-                let guid = guid_from_key(key);
-                let topic = self
-                    .remote_writers
-                    .get(&guid)
-                    .map(|d| d.topic_name.as_str());
-                if self.admits(config, via, guid, topic, stats) {
+                if let Some(guid) = self.dispose_admitted(config, (prefix, via), key, true, stats) {
                     return Some(RemoteChange::WriterGone(guid));
                 }
             }
@@ -717,12 +712,8 @@ impl Discovery {
                     _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
                 }
             } else if let Some(key) = change.key_hash {
-                let guid = guid_from_key(key);
-                let topic = self
-                    .remote_readers
-                    .get(&guid)
-                    .map(|d| d.topic_name.as_str());
-                if self.admits(config, via, guid, topic, stats) {
+                if let Some(guid) = self.dispose_admitted(config, (prefix, via), key, false, stats)
+                {
                     return Some(RemoteChange::ReaderGone(guid));
                 }
             }
@@ -737,6 +728,36 @@ impl Discovery {
         }
         stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
         Via::Secure
+    }
+
+    /// The endpoint a dispose from participant `prefix` (received `via`) names by its `key`,
+    /// a remote writer's (`writer`) or reader's, when it is taken: only a participant's own
+    /// endpoint (as for an announcement; otherwise counted in `bad_discovery_data`), and
+    /// [`announcement_admitted`] for the topic we know it on.
+    fn dispose_admitted(
+        &self,
+        config: &ParticipantConfig,
+        (prefix, via): (GuidPrefix, Via),
+        key: [u8; 16],
+        writer: bool,
+        stats: &mut ParticipantStats,
+    ) -> Option<Guid> {
+        let guid = guid_from_key(key);
+        if guid.prefix != prefix {
+            stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1);
+            return None;
+        }
+        let topic = match writer {
+            true => self
+                .remote_writers
+                .get(&guid)
+                .map(|d| d.topic_name.as_str()),
+            false => self
+                .remote_readers
+                .get(&guid)
+                .map(|d| d.topic_name.as_str()),
+        };
+        self.admits(config, via, guid, topic, stats).then_some(guid)
     }
 
     /// [`announcement_admitted`] for the announcement of endpoint `guid` on `topic` (`None`:

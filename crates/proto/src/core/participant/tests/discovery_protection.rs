@@ -7,7 +7,8 @@
 //! never shows in clear on the wire. On the receiving side, an endpoint of a topic our
 //! governance discovery-protects is taken only from the secure SEDP readers: one forged on the
 //! plain SEDP in an authenticated peer's name, or announced there by an unauthenticated
-//! participant, is not matched, and does not change or dispose one learned securely.
+//! participant, is not matched, and does not change or dispose one learned securely; a
+//! participant cannot dispose another's endpoint.
 #![allow(clippy::arithmetic_side_effects)]
 
 use std::sync::Arc;
@@ -462,4 +463,26 @@ fn an_admitted_unauthenticated_participant_is_matched_only_on_topics_without_dis
     assert_eq!(net.nodes[1].p.matched_writers(r_protected), 0);
     assert!(net.nodes[1].p.stats().plain_discovery_refused >= 1);
     assert_eq!(write_and_take(&mut net, w_open, r_open, 5), 5);
+}
+
+#[test]
+fn a_dispose_of_another_participants_endpoint_is_ignored() {
+    // Node 0 writes, node 1 reads, node 2 disposes node 0's writer on its own plain SEDP
+    // publications writer (nothing went on it yet: sequence number 1). No security needed.
+    let mut net = SimNet::new(3, SEED, |_| {});
+    let now = net.now();
+    let w = net.nodes[0].p.create_writer(now, writer_spec(true));
+    let r = net.nodes[1].p.create_reader(now, reader_spec(true));
+    net.run_for(500);
+    assert_eq!(net.nodes[1].p.matched_writers(r), 1);
+    let p2 = net.nodes[2].p.guid_prefix();
+    let src2 = net.nodes[2].locators[0];
+    let bad = net.nodes[1].p.stats().bad_discovery_data;
+    let now = net.now();
+    let dispose = plain_publication((p2, r.prefix), 1, w, None);
+    net.nodes[1].p.handle_datagram(now, src2, &dispose);
+    net.run_for(200);
+    assert!(known_writer(&net, 1, w).is_some());
+    assert_eq!(net.nodes[1].p.matched_writers(r), 1);
+    assert_eq!(net.nodes[1].p.stats().bad_discovery_data, bad + 1);
 }
