@@ -8,7 +8,9 @@
 //! the secure SEDP writers only, match and deliver reliably each way. Without a capture: our
 //! participant's counters show its endpoint went out on the secure SEDP writer
 //! (`secure_discovery_announced`) and the vendor's came in on the secure SEDP reader
-//! (`secure_discovery_received`), and nothing came in clear (`unprotected` 0). Each case runs
+//! (`secure_discovery_received`), nothing came in clear (`unprotected` 0), and no endpoint
+//! announcement was refused for coming on the plain SEDP (`plain_discovery_refused` 0: the
+//! vendor announces its discovery-protected endpoints on the secure writers only). Each case runs
 //! twice: siftdds holding alice's certificate (it initiates the handshake), then bob's (the
 //! vendor initiates); the ENCRYPT cases then twice more under `all_encrypt` (RTPS protection
 //! ENCRYPT too, the topic rule without liveliness protection, as Fast DDS's stock "all
@@ -43,9 +45,11 @@ fn discovery_case(test: &str, domain: u32, docs: &[Docs<'static>], writer: &str,
             return;
         };
         eprintln!(
-            "{case}: secure SEDP: {} announced, {} received; unprotected {}, crypto_rejected {}",
+            "{case}: secure SEDP: {} announced, {} received; plain refused {}, unprotected {}, \
+             crypto_rejected {}",
             stats.secure_discovery_announced,
             stats.secure_discovery_received,
+            stats.plain_discovery_refused,
             stats.unprotected,
             stats.crypto_rejected
         );
@@ -56,6 +60,10 @@ fn discovery_case(test: &str, domain: u32, docs: &[Docs<'static>], writer: &str,
         assert!(
             stats.secure_discovery_received >= 1,
             "{case}: the vendor's endpoint did not come on the secure SEDP reader: {stats:?}"
+        );
+        assert_eq!(
+            stats.plain_discovery_refused, 0,
+            "{case}: an endpoint announcement on the plain SEDP was refused: {stats:?}"
         );
         if vendor == Vendor::Cyclone {
             cyclone_took_our_secure_liveliness(&case, siftdds_initiates);

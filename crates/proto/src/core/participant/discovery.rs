@@ -11,9 +11,11 @@
 //! Must not: perform I/O; remember more than `ParticipantConfig::max_remote_participants`
 //! participants or `ParticipantConfig::max_remote_endpoints` endpoints; answer a participant
 //! that only claims an address with more than one reply per new participant (and the
-//! outbound gate, `gate.rs`, bounds what an unverified address gets).
+//! outbound gate, `gate.rs`, bounds what an unverified address gets); take from the plain SEDP
+//! readers an endpoint of a topic our governance discovery-protects, or change or dispose one
+//! learned on the secure ones ([`announcement_admitted`], DDS-Security 1.1 §7.4.5).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::locator_select::{on_this_host, select_unicast};
 use super::matching::{LocalType, RemoteType, TypeMatch, decide_types};
@@ -168,6 +170,57 @@ fn held_for_auth(_config: &ParticipantConfig, _data: &ParticipantProxyData) -> b
     false
 }
 
+/// Whether our governance's topic rule for `topic` sets `enable_discovery_protection`
+/// (DDS-Security 1.1 §9.4.1.2.6; first matching rule of our domain rule).
+#[cfg(feature = "security")]
+fn discovery_protected(config: &ParticipantConfig, topic: &str) -> bool {
+    let rule = config.security.as_ref().and_then(|s| s.governance.as_ref());
+    rule.and_then(|g| g.domain_rule(config.domain_id))
+        .and_then(|r| r.topic_rule(topic))
+        .is_some_and(|t| t.enable_discovery_protection)
+}
+
+#[cfg(not(feature = "security"))]
+fn discovery_protected(_config: &ParticipantConfig, _topic: &str) -> bool {
+    false
+}
+
+/// Which SEDP reader an endpoint announcement came in on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Via {
+    /// SEDPbuiltinPublicationsReader / SEDPbuiltinSubscriptionsReader (RTPS 2.5 §8.5.4.2).
+    Plain,
+    /// Their secure counterparts (DDS-Security 1.1 §7.4.5), matched only with authenticated
+    /// participants, what they receive protected per `discovery_protection_kind`.
+    Secure,
+}
+
+/// Whether an endpoint announcement (alive or a dispose) is taken, given the reader it came
+/// on (`via`), whether our governance discovery-protects its topic (`protected_topic`; for a
+/// dispose, the topic of the endpoint as we know it) and whether we learned that endpoint on
+/// the secure SEDP readers (`learned_securely`).
+///
+/// DDS-Security 1.1 §7.4.5, §8.4.2.9.2 (`is_discovery_protected`), §9.4.1.2.6
+/// (`enable_discovery_protection`): the endpoints of a topic with discovery protection are
+/// announced on the secure SEDP writers, which only an authenticated participant reaches and
+/// whose submessages are protected; so one announced on the plain SEDP is not taken (from an
+/// attacker on the link, an unauthenticated participant, or an authenticated one bypassing
+/// the protection), and an endpoint learned securely is not changed or disposed from the
+/// plain SEDP. The decision rests on our governance, not on the PID_ENDPOINT_SECURITY_INFO the
+/// announcement carries (the sender chooses that). An announcement on the secure readers is
+/// taken whatever the topic, as Cyclone DDS 0.10 (`builtins_dqueue_handler` hands both
+/// readers' samples to the same `handle_sedp`) and Fast DDS 2.9 (`EDPSimple.cpp` gives both
+/// readers the same `EDPSimplePUBListener`) do: a peer whose governance protects a topic ours
+/// does not still matches. Neither vendor refuses the plain announcement of a
+/// discovery-protected endpoint.
+pub(super) fn announcement_admitted(
+    via: Via,
+    protected_topic: bool,
+    learned_securely: bool,
+) -> bool {
+    via == Via::Secure || !(protected_topic || learned_securely)
+}
+
 /// What a received SPDP DATA changed.
 #[derive(Debug)]
 pub(super) enum SpdpOutcome {
@@ -188,11 +241,11 @@ pub(super) enum SpdpOutcome {
     },
 }
 
-/// A remote endpoint the SEDP readers announced or disposed.
+/// A remote endpoint the SEDP readers announced (and on which reader) or disposed.
 #[derive(Debug)]
 pub(super) enum RemoteChange {
-    Writer(PublicationData),
-    Reader(SubscriptionData),
+    Writer(PublicationData, Via),
+    Reader(SubscriptionData, Via),
     WriterGone(Guid),
     ReaderGone(Guid),
 }
@@ -209,6 +262,9 @@ pub(super) struct Discovery {
     builtin: Builtin,
     remote_writers: BTreeMap<Guid, PublicationData>,
     remote_readers: BTreeMap<Guid, SubscriptionData>,
+    /// The remote writers and readers last announced on the secure SEDP readers (a subset of
+    /// the keys of `remote_writers` and `remote_readers`).
+    learned_securely: BTreeSet<Guid>,
     /// Our types' XTypes representations (`type_lookup.rs`).
     types: LocalTypes,
     /// The TypeLookup service serving them.
@@ -228,6 +284,7 @@ impl Discovery {
             builtin: Builtin::new(config.guid_prefix, secure_use(config)),
             remote_writers: BTreeMap::new(),
             remote_readers: BTreeMap::new(),
+            learned_securely: BTreeSet::new(),
             types: LocalTypes::default(),
             type_lookup: TypeLookupServer::new(config.guid_prefix),
             type_client: TypeLookupClient::new(config.guid_prefix),
@@ -611,9 +668,11 @@ impl Discovery {
     }
 
     /// The next remote endpoint the SEDP readers received (new, changed or removed).
-    /// Endpoints of unknown participants are skipped (RTPS 2.5 §8.5.5).
+    /// Endpoints of unknown participants are skipped (RTPS 2.5 §8.5.5), and so is what
+    /// [`announcement_admitted`] refuses (counted in `plain_discovery_refused`).
     pub(super) fn poll_remote_change(
         &mut self,
+        config: &ParticipantConfig,
         stats: &mut ParticipantStats,
     ) -> Option<RemoteChange> {
         while let Some((change, secure)) = self.builtin.poll_publication() {
@@ -621,18 +680,20 @@ impl Discovery {
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
-            if secure {
-                stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
-            }
+            let via = self.via(secure, stats);
             if change.kind == ChangeKind::Alive {
                 match PublicationData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
-                        return Some(RemoteChange::Writer(data));
+                        if self.admits(config, via, data.guid, Some(&data.topic_name), stats) {
+                            return Some(RemoteChange::Writer(data, via));
+                        }
                     }
                     _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
                 }
             } else if let Some(key) = change.key_hash {
-                return Some(RemoteChange::WriterGone(guid_from_key(key)));
+                if let Some(guid) = self.dispose_admitted(config, (prefix, via), key, true, stats) {
+                    return Some(RemoteChange::WriterGone(guid));
+                }
             }
         }
         while let Some((change, secure)) = self.builtin.poll_subscription() {
@@ -640,21 +701,86 @@ impl Discovery {
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
-            if secure {
-                stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
-            }
+            let via = self.via(secure, stats);
             if change.kind == ChangeKind::Alive {
                 match SubscriptionData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
-                        return Some(RemoteChange::Reader(data));
+                        if self.admits(config, via, data.guid, Some(&data.topic_name), stats) {
+                            return Some(RemoteChange::Reader(data, via));
+                        }
                     }
                     _ => stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1),
                 }
             } else if let Some(key) = change.key_hash {
-                return Some(RemoteChange::ReaderGone(guid_from_key(key)));
+                if let Some(guid) = self.dispose_admitted(config, (prefix, via), key, false, stats)
+                {
+                    return Some(RemoteChange::ReaderGone(guid));
+                }
             }
         }
         None
+    }
+
+    /// The reader an announcement came on; one on the secure readers is counted.
+    fn via(&self, secure: bool, stats: &mut ParticipantStats) -> Via {
+        if !secure {
+            return Via::Plain;
+        }
+        stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
+        Via::Secure
+    }
+
+    /// The endpoint a dispose from participant `prefix` (received `via`) names by its `key`,
+    /// a remote writer's (`writer`) or reader's, when it is taken: only a participant's own
+    /// endpoint (as for an announcement; otherwise counted in `bad_discovery_data`), and
+    /// [`announcement_admitted`] for the topic we know it on.
+    fn dispose_admitted(
+        &self,
+        config: &ParticipantConfig,
+        (prefix, via): (GuidPrefix, Via),
+        key: [u8; 16],
+        writer: bool,
+        stats: &mut ParticipantStats,
+    ) -> Option<Guid> {
+        let guid = guid_from_key(key);
+        if guid.prefix != prefix {
+            stats.bad_discovery_data = stats.bad_discovery_data.saturating_add(1);
+            return None;
+        }
+        let topic = match writer {
+            true => self
+                .remote_writers
+                .get(&guid)
+                .map(|d| d.topic_name.as_str()),
+            false => self
+                .remote_readers
+                .get(&guid)
+                .map(|d| d.topic_name.as_str()),
+        };
+        self.admits(config, via, guid, topic, stats).then_some(guid)
+    }
+
+    /// [`announcement_admitted`] for the announcement of endpoint `guid` on `topic` (`None`:
+    /// a dispose of an endpoint we do not know); a refusal is counted and logged.
+    fn admits(
+        &self,
+        config: &ParticipantConfig,
+        via: Via,
+        guid: Guid,
+        topic: Option<&str>,
+        stats: &mut ParticipantStats,
+    ) -> bool {
+        let protected = topic.is_some_and(|t| discovery_protected(config, t));
+        let secure = self.learned_securely.contains(&guid);
+        if announcement_admitted(via, protected, secure) {
+            return true;
+        }
+        stats.plain_discovery_refused = stats.plain_discovery_refused.saturating_add(1);
+        log::debug!(
+            "ignored the plain SEDP announcement of endpoint {guid} (topic {topic:?}): it is \
+             discovery-protected (topic rule: {protected}, learned securely: {secure})"
+        );
+        false
     }
 
     /// Whether an endpoint (`known` already, or new) may be stored: a new one only below
@@ -676,10 +802,12 @@ impl Discovery {
         true
     }
 
-    /// Stores (or updates) a remote writer; false when over the endpoint limit (counted).
+    /// Stores (or updates) a remote writer announced `via` that reader; false when over the
+    /// endpoint limit (counted).
     pub(super) fn insert_remote_writer(
         &mut self,
         data: PublicationData,
+        via: Via,
         config: &ParticipantConfig,
         stats: &mut ParticipantStats,
     ) -> bool {
@@ -687,14 +815,17 @@ impl Discovery {
         if !self.room_for(known, config, stats) {
             return false;
         }
+        self.learned(data.guid, via);
         self.remote_writers.insert(data.guid, data);
         true
     }
 
-    /// Stores (or updates) a remote reader; false when over the endpoint limit (counted).
+    /// Stores (or updates) a remote reader announced `via` that reader; false when over the
+    /// endpoint limit (counted).
     pub(super) fn insert_remote_reader(
         &mut self,
         data: SubscriptionData,
+        via: Via,
         config: &ParticipantConfig,
         stats: &mut ParticipantStats,
     ) -> bool {
@@ -702,17 +833,28 @@ impl Discovery {
         if !self.room_for(known, config, stats) {
             return false;
         }
+        self.learned(data.guid, via);
         self.remote_readers.insert(data.guid, data);
         true
     }
 
+    /// Remembers which reader endpoint `guid` was last announced on.
+    fn learned(&mut self, guid: Guid, via: Via) {
+        match via {
+            Via::Secure => self.learned_securely.insert(guid),
+            Via::Plain => self.learned_securely.remove(&guid),
+        };
+    }
+
     /// Forgets a remote writer; false when unknown.
     pub(super) fn remove_remote_writer(&mut self, guid: Guid) -> bool {
+        self.learned_securely.remove(&guid);
         self.remote_writers.remove(&guid).is_some()
     }
 
     /// Forgets a remote reader; false when unknown.
     pub(super) fn remove_remote_reader(&mut self, guid: Guid) -> bool {
+        self.learned_securely.remove(&guid);
         self.remote_readers.remove(&guid).is_some()
     }
 

@@ -59,6 +59,10 @@
 //! - Send transform: in [`Participant::poll_transmit`], on each datagram before the outbound
 //!   gate (`Cryptography::protect`): our protected endpoints' submessages and payloads, then
 //!   the whole message.
+//! - Discovery protection, receive side: `Discovery::poll_remote_change` takes an endpoint of
+//!   a topic our governance gives `enable_discovery_protection` only from the secure SEDP
+//!   readers, and keeps one learned there from being changed or disposed from the plain ones
+//!   (`discovery::announcement_admitted`, `stats().plain_discovery_refused`).
 //! - Endpoint protection: an endpoint's key material is created when it is announced
 //!   (`announce_writer`, `create_reader`: PID_ENDPOINT_SECURITY_INFO), its tokens sent when it
 //!   matches (`evaluate_match`).
@@ -129,7 +133,7 @@ use crate::wire::plist::describe;
 use crate::wire::submessage::{Data, Submessage};
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator, SequenceNumber, VendorId};
 
-use discovery::{Discovery, RemoteChange, SpdpOutcome};
+use discovery::{Discovery, RemoteChange, SpdpOutcome, Via};
 use durability::Durability;
 use endpoints::{Endpoints, MatchOutcome};
 use gate::OutboundGate;
@@ -295,6 +299,11 @@ pub struct ParticipantStats {
     /// secure SEDP readers (DDS-Security 1.1 §7.4.5: endpoints of topics with discovery
     /// protection).
     pub secure_discovery_received: u64,
+    /// Endpoint announcements (SEDP DATA(w), DATA(r), disposes included) ignored because they
+    /// came on the plain SEDP readers for a topic our governance gives
+    /// `enable_discovery_protection`, or for an endpoint learned on the secure ones
+    /// (DDS-Security 1.1 §7.4.5: such endpoints are announced on the secure SEDP writers only).
+    pub plain_discovery_refused: u64,
     /// Announcements of our endpoints written on the secure SEDP writers.
     pub secure_discovery_announced: u64,
 }
@@ -1000,10 +1009,13 @@ impl Participant {
 
     /// Applies what the SEDP readers received: new, changed and removed remote endpoints.
     fn process_discovery(&mut self, now: Now) {
-        while let Some(change) = self.discovery.poll_remote_change(&mut self.stats) {
+        while let Some(change) = self
+            .discovery
+            .poll_remote_change(&self.config, &mut self.stats)
+        {
             match change {
-                RemoteChange::Writer(data) => self.add_remote_writer(now, data),
-                RemoteChange::Reader(data) => self.add_remote_reader(now, data),
+                RemoteChange::Writer(data, via) => self.add_remote_writer(now, data, via),
+                RemoteChange::Reader(data, via) => self.add_remote_reader(now, data, via),
                 RemoteChange::WriterGone(guid) => {
                     self.forget_refusal(guid);
                     self.remove_remote_writer(guid);
@@ -1082,7 +1094,7 @@ impl Participant {
         }
     }
 
-    fn add_remote_writer(&mut self, now: Now, data: PublicationData) {
+    fn add_remote_writer(&mut self, now: Now, data: PublicationData, via: Via) {
         let guid = data.guid;
         #[cfg(feature = "security")]
         {
@@ -1096,7 +1108,7 @@ impl Participant {
         }
         if !self
             .discovery
-            .insert_remote_writer(data, &self.config, &mut self.stats)
+            .insert_remote_writer(data, via, &self.config, &mut self.stats)
         {
             return;
         }
@@ -1107,7 +1119,7 @@ impl Participant {
             .writer_announced(guid, &self.config, &self.discovery);
     }
 
-    fn add_remote_reader(&mut self, now: Now, data: SubscriptionData) {
+    fn add_remote_reader(&mut self, now: Now, data: SubscriptionData, via: Via) {
         let guid = data.guid;
         #[cfg(feature = "security")]
         {
@@ -1120,7 +1132,7 @@ impl Participant {
         }
         if !self
             .discovery
-            .insert_remote_reader(data, &self.config, &mut self.stats)
+            .insert_remote_reader(data, via, &self.config, &mut self.stats)
         {
             return;
         }

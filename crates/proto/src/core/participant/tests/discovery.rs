@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::core::discovery::PublicationData;
-use crate::core::participant::discovery::Discovery;
+use crate::core::participant::discovery::{Discovery, Via, announcement_admitted};
 use crate::core::participant::endpoints::Endpoints;
 use crate::core::participant::{ParticipantConfig, ParticipantStats, WriterSpec};
 use crate::core::sim::sim_now;
@@ -51,15 +51,15 @@ fn remote_endpoints_are_capped_but_known_ones_still_update() {
     config.max_remote_endpoints = 2;
     let mut d = Discovery::new(&config);
     let mut stats = ParticipantStats::default();
-    assert!(d.insert_remote_writer(remote_writer(2), &config, &mut stats));
-    assert!(d.insert_remote_writer(remote_writer(3), &config, &mut stats));
-    assert!(!d.insert_remote_writer(remote_writer(4), &config, &mut stats));
+    assert!(d.insert_remote_writer(remote_writer(2), Via::Plain, &config, &mut stats));
+    assert!(d.insert_remote_writer(remote_writer(3), Via::Plain, &config, &mut stats));
+    assert!(!d.insert_remote_writer(remote_writer(4), Via::Plain, &config, &mut stats));
     assert_eq!(stats.over_limit, 1);
-    assert!(d.insert_remote_writer(remote_writer(3), &config, &mut stats));
+    assert!(d.insert_remote_writer(remote_writer(3), Via::Plain, &config, &mut stats));
     assert_eq!(d.remote_writer_guids().len(), 2);
     assert!(d.remove_remote_writer(remote_writer(2).guid));
     assert!(!d.remove_remote_writer(remote_writer(2).guid));
-    assert!(d.insert_remote_writer(remote_writer(4), &config, &mut stats));
+    assert!(d.insert_remote_writer(remote_writer(4), Via::Plain, &config, &mut stats));
     assert_eq!(stats.over_limit, 1);
 }
 
@@ -76,7 +76,7 @@ fn a_writers_inline_type_object_v1_resolves_its_type_without_a_request() {
     w.endpoint.type_information = Some(vec![0, 1, 0, 0, 0xf1]);
     w.endpoint.type_object_v1 = Some(hex(FASTDDS_SHAPE_TYPE_OBJECT));
     let guid = w.guid;
-    assert!(d.insert_remote_writer(w, &config, &mut stats));
+    assert!(d.insert_remote_writer(w, Via::Plain, &config, &mut stats));
     let now = sim_now(0);
     assert!(!d.request_endpoint_type(now, guid));
     assert!(d.request_writer_type(now, guid));
@@ -88,6 +88,27 @@ fn a_writers_inline_type_object_v1_resolves_its_type_without_a_request() {
     let mut w = remote_writer(3);
     w.endpoint.type_object_v1 = Some(vec![0, 1, 0, 0, 0xf2]);
     let guid = w.guid;
-    assert!(d.insert_remote_writer(w, &config, &mut stats));
+    assert!(d.insert_remote_writer(w, Via::Plain, &config, &mut stats));
     assert!(!d.request_writer_type(now, guid));
+}
+
+/// DDS-Security 1.1 §7.4.5: an announcement on the secure SEDP readers is taken whatever the
+/// topic; one on the plain readers only for a topic our governance does not discovery-protect
+/// and an endpoint not learned on the secure readers.
+#[test]
+fn plain_announcements_of_discovery_protected_endpoints_are_not_admitted() {
+    for protected in [false, true] {
+        for learned_securely in [false, true] {
+            assert!(announcement_admitted(
+                Via::Secure,
+                protected,
+                learned_securely
+            ));
+            assert_eq!(
+                announcement_admitted(Via::Plain, protected, learned_securely),
+                !protected && !learned_securely,
+                "plain, protected topic {protected}, learned securely {learned_securely}"
+            );
+        }
+    }
 }
