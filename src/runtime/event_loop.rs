@@ -17,7 +17,7 @@ use std::time::Duration;
 use mio::{Events, Poll, Token};
 
 use super::clock::Clock;
-use super::member::{Flow, Member, RECV_SLOTS, TOKENS_PER_MEMBER};
+use super::member::{Flow, Member, RECV_SLOTS, RecvScratch, TOKENS_PER_MEMBER};
 use super::protocol::Protocol;
 use super::spin::SpinPolicy;
 use super::turn::{Turn, TurnProfile};
@@ -59,7 +59,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
     pub(crate) fn run(mut self) {
         let mut events = Events::with_capacity(64);
         let mut buf = vec![0u8; RECV_BUFFER * RECV_SLOTS];
-        let mut got = Vec::with_capacity(RECV_SLOTS);
+        let mut scratch = RecvScratch::new();
         let mut worked = false;
         while !self.members.is_empty() {
             let mut busy = self.members.iter().any(Member::busy);
@@ -105,7 +105,7 @@ impl<P: Protocol, C: Clock> EventLoop<P, C> {
             let now = self.clock.now();
             let mut handled = ran_early;
             for m in &mut self.members {
-                m.receive(now, &mut buf, &mut got, &mut handled);
+                m.receive(now, &mut buf, &mut scratch, &mut handled);
             }
             let received = handled > ran_early;
             let read = woke.map(|w| w.elapsed());

@@ -19,7 +19,7 @@ use super::protocol::Protocol;
 use super::stats::Counters;
 use super::waiter::Waiter;
 use crate::time::Now;
-use crate::transport::{Received, SocketKind, UdpTransport, socket_addr_to_locator};
+use crate::transport::{Received, RecvHeaders, SocketKind, UdpTransport, socket_addr_to_locator};
 
 /// Poll tokens per member: member `id`'s sockets are `id * TOKENS_PER_MEMBER + kind.index()`.
 pub(crate) const TOKENS_PER_MEMBER: usize = SocketKind::ALL.len();
@@ -28,6 +28,23 @@ const MAX_DATAGRAMS_PER_SOCKET: usize = 64;
 /// Datagrams read per system call (`recvmmsg`, `UdpTransport::recv_many`); the loop's
 /// receive buffer holds this many of the largest size.
 pub(crate) const RECV_SLOTS: usize = 8;
+/// What the loop thread keeps from one read to the next, so that a read allocates nothing:
+/// the `recvmmsg` headers and what the last call received.
+pub(crate) struct RecvScratch {
+    headers: RecvHeaders,
+    got: Vec<Option<Received>>,
+}
+
+impl RecvScratch {
+    /// Made by the loop thread (the headers stay on it).
+    pub(crate) fn new() -> Self {
+        RecvScratch {
+            headers: RecvHeaders::new(RECV_SLOTS),
+            got: Vec::with_capacity(RECV_SLOTS),
+        }
+    }
+}
+
 /// Transmits drained per wakeup before the sockets get a turn again.
 const MAX_TRANSMITS_PER_WAKEUP: usize = 1024;
 
@@ -95,17 +112,17 @@ impl<P: Protocol> Member<P> {
 
     /// Reads the sockets flagged readable, a bounded number of datagrams each, counting
     /// those handed to the protocol in `handled`. `buf` holds [`RECV_SLOTS`] datagrams of
-    /// up to `buf.len() / RECV_SLOTS` bytes; `got` is scratch.
+    /// up to `buf.len() / RECV_SLOTS` bytes; `scratch` is the loop's, kept between calls.
     pub(crate) fn receive(
         &mut self,
         now: Now,
         buf: &mut [u8],
-        got: &mut Vec<Option<Received>>,
+        scratch: &mut RecvScratch,
         handled: &mut usize,
     ) {
         for kind in SocketKind::ALL {
             if self.readable.get(kind.index()).copied().unwrap_or(false) {
-                let more = self.receive_from(now, kind, buf, got, handled);
+                let more = self.receive_from(now, kind, buf, scratch, handled);
                 if let Some(flag) = self.readable.get_mut(kind.index()) {
                     *flag = more;
                 }
@@ -120,12 +137,13 @@ impl<P: Protocol> Member<P> {
         now: Now,
         kind: SocketKind,
         buf: &mut [u8],
-        got: &mut Vec<Option<Received>>,
+        scratch: &mut RecvScratch,
         handled: &mut usize,
     ) -> bool {
         let slot = buf.len() / RECV_SLOTS;
+        let RecvScratch { headers, got } = scratch;
         for _ in 0..MAX_DATAGRAMS_PER_SOCKET / RECV_SLOTS {
-            if let Err(e) = self.transport.recv_many(kind, buf, slot, got) {
+            if let Err(e) = self.transport.recv_many(kind, buf, slot, headers, got) {
                 // Pending socket errors (e.g. ICMP feedback) are one-shot: keep reading.
                 self.counters.receive_error();
                 log::debug!("runtime: receive on {kind:?} failed: {e}");

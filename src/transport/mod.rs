@@ -28,7 +28,8 @@ pub use addr::{locator_to_socket_addr, socket_addr_to_locator};
 pub use interface::{Interface, InterfaceError, InterfaceSelection};
 pub use scope::NetworkScope;
 pub use udp::{
-    LocalLocators, Received, SendReport, SocketKind, TransportConfig, TransportError, UdpTransport,
+    LocalLocators, Received, RecvHeaders, SendReport, SocketKind, TransportConfig, TransportError,
+    UdpTransport,
 };
 
 /// The default SPDP and user-traffic multicast group, 239.255.0.1. RTPS 2.5 §9.6.1.4.1.

@@ -108,6 +108,37 @@ pub struct Received {
     pub kind: SocketKind,
 }
 
+/// Most datagrams one [`UdpTransport::recv_many`] reads.
+const MAX_RECV_BATCH: usize = 64;
+
+/// The message headers of [`UdpTransport::recv_many`] (`recvmmsg`): made once by the thread
+/// that reads and passed to every call, so that a read allocates nothing. They hold raw
+/// pointers into the last call's buffer, never followed after it returned, so they are not
+/// `Send`: they stay with the thread that made them.
+pub struct RecvHeaders {
+    headers: nix::sys::socket::MultiHeaders<nix::sys::socket::SockaddrIn>,
+    slots: usize,
+}
+
+impl RecvHeaders {
+    /// Headers for reads of up to `slots` datagrams (at most 64).
+    pub fn new(slots: usize) -> Self {
+        let slots = slots.min(MAX_RECV_BATCH);
+        RecvHeaders {
+            headers: nix::sys::socket::MultiHeaders::preallocate(slots, None),
+            slots,
+        }
+    }
+}
+
+impl std::fmt::Debug for RecvHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecvHeaders")
+            .field("slots", &self.slots)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Outcome of one [`UdpTransport::send`]: one count per destination.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SendReport {
@@ -324,24 +355,27 @@ impl UdpTransport {
         }
     }
 
-    /// Reads up to `buf.len() / slot` datagrams from the `kind` socket in one system call
-    /// (`recvmmsg`, without blocking), datagram `i` into `buf[i * slot..][..slot]`, and
-    /// sets `got` (cleared first) to what arrived, in order: `got[i]` for slot `i`, `None`
-    /// for a datagram without an IPv4 source (never seen; the caller counts it dropped).
-    /// Fewer than asked (none included) means the socket was empty when the kernel
-    /// looked, so that with edge-triggered readiness no further read is needed until the
-    /// next event: one datagram costs one call, not a second one that finds nothing. A
-    /// datagram longer than `slot` is truncated. Nothing when that socket is not open.
+    /// Reads up to `buf.len() / slot` datagrams (at most as many as `headers` has room for)
+    /// from the `kind` socket in one system call (`recvmmsg`, without blocking), datagram
+    /// `i` into `buf[i * slot..][..slot]`, and sets `got` (cleared first) to what arrived, in
+    /// order: `got[i]` for slot `i`, `None` for a datagram without an IPv4 source (never
+    /// seen; the caller counts it dropped). Fewer than asked (none included) means the
+    /// socket was empty when the kernel looked, so that with edge-triggered readiness no
+    /// further read is needed until the next event: one datagram costs one call, not a
+    /// second one that finds nothing. A datagram longer than `slot` is truncated. Nothing
+    /// when that socket is not open. Allocates nothing: the message headers are the
+    /// caller's, kept from one call to the next.
     pub fn recv_many(
         &self,
         kind: SocketKind,
         buf: &mut [u8],
         slot: usize,
+        headers: &mut RecvHeaders,
         got: &mut Vec<Option<Received>>,
     ) -> io::Result<()> {
         use std::os::fd::AsRawFd;
 
-        use nix::sys::socket::{MsgFlags, MultiHeaders, SockaddrIn, recvmmsg};
+        use nix::sys::socket::{MsgFlags, recvmmsg};
 
         got.clear();
         let Some(Some(socket)) = self.sockets.get(kind.index()) else {
@@ -350,15 +384,16 @@ impl UdpTransport {
         if slot == 0 {
             return Ok(());
         }
-        let mut slices: Vec<[io::IoSliceMut<'_>; 1]> = buf
-            .chunks_exact_mut(slot)
-            .map(|c| [io::IoSliceMut::new(c)])
-            .collect();
-        let mut headers = MultiHeaders::<SockaddrIn>::preallocate(slices.len(), None);
+        // One iovec per slot, on the stack; `recvmmsg` fills as many messages as there are
+        // both iovecs and headers.
+        let mut chunks = buf.chunks_exact_mut(slot);
+        let count = chunks.len().min(headers.slots);
+        let mut slices: [[io::IoSliceMut<'_>; 1]; MAX_RECV_BATCH] =
+            std::array::from_fn(|_| [io::IoSliceMut::new(chunks.next().unwrap_or(&mut []))]);
         let received = recvmmsg(
             socket.as_raw_fd(),
-            &mut headers,
-            slices.iter_mut(),
+            &mut headers.headers,
+            slices.iter_mut().take(count),
             MsgFlags::MSG_DONTWAIT,
             None,
         );

@@ -22,7 +22,7 @@ use super::{EventQueue, ParticipantConfig};
 use crate::core::discovery::{EndpointData, PublicationData, SubscriptionData};
 use crate::core::reader::{Reader, ReaderConfig, ReaderFilter};
 use crate::core::writer::NotFiltering;
-use crate::core::writer::{FilterUpdate, WriteError, Writer, WriterConfig};
+use crate::core::writer::{FilterUpdate, QuietWriter, WriteError, Writer, WriterConfig};
 use crate::core::{Event, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::{Durability, Ownership, QosPolicyId, ReliabilityKind};
 use crate::time::{Instant, Now, Timestamp};
@@ -31,7 +31,7 @@ use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber, VendorId};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) struct LocalWriter {
-    pub(super) writer: Writer,
+    pub(super) writer: QuietWriter,
     pub(super) spec: WriterSpec,
     /// Remote readers currently matched (the writer keeps their protocol state).
     pub(super) matched: BTreeSet<Guid>,
@@ -226,7 +226,7 @@ impl Endpoints {
         );
         config.multicast = participant.writer_multicast;
         config.unresponsive_reader_timeout = participant.unresponsive_reader_timeout;
-        let writer = Writer::new(config);
+        let writer = QuietWriter::new(Writer::new(config));
         self.writers.insert(
             guid.entity_id,
             LocalWriter {

@@ -22,7 +22,7 @@ use crate::core::discovery::{
     SubscriptionData,
 };
 use crate::core::reader::{Reader, ReaderConfig};
-use crate::core::writer::{Writer, WriterConfig};
+use crate::core::writer::{QuietWriter, Writer, WriterConfig};
 use crate::core::{CacheChange, ChangeKind, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::History;
 use crate::time::{Instant, Now, Timestamp};
@@ -119,11 +119,11 @@ pub(super) struct SecureUse {
 /// The secure SEDP and WLP endpoints (DDS-Security 1.1 §7.4.5-6): the same shape as the plain
 /// ones.
 struct SecureBuiltin {
-    publications_writer: Writer,
+    publications_writer: QuietWriter,
     publications_reader: Reader,
-    subscriptions_writer: Writer,
+    subscriptions_writer: QuietWriter,
     subscriptions_reader: Reader,
-    wlp_writer: Writer,
+    wlp_writer: QuietWriter,
     wlp_reader: Reader,
     usage: SecureUse,
     /// Our endpoints announced on the secure SEDP writers (their dispose goes there too).
@@ -133,13 +133,13 @@ struct SecureBuiltin {
 /// The SEDP builtin writers and readers. RTPS 2.5 §8.5.4.2: reliable, TRANSIENT_LOCAL,
 /// keyed by the endpoint GUID.
 pub(super) struct Builtin {
-    publications_writer: Writer,
+    publications_writer: QuietWriter,
     pub(super) publications_reader: Reader,
-    subscriptions_writer: Writer,
+    subscriptions_writer: QuietWriter,
     pub(super) subscriptions_reader: Reader,
     /// WLP participant-message writer (`liveliness.rs`). RTPS 2.5 §8.4.13.3: reliable,
     /// TRANSIENT_LOCAL, KEEP_LAST(1) per instance, keyed — the same shape as the SEDP writers.
-    pub(super) wlp_writer: Writer,
+    pub(super) wlp_writer: QuietWriter,
     /// WLP participant-message reader.
     pub(super) wlp_reader: Reader,
     /// The secure SEDP and WLP endpoints, under discovery or liveliness protection.
@@ -148,13 +148,13 @@ pub(super) struct Builtin {
     pub(super) secure_announced: u64,
 }
 
-fn builtin_writer(prefix: GuidPrefix, id: EntityId) -> Writer {
+fn builtin_writer(prefix: GuidPrefix, id: EntityId) -> QuietWriter {
     let mut config = WriterConfig::new(Guid::new(prefix, id));
     config.reliable = true;
     config.keyed = true;
     config.durability_transient_local = true;
     config.history = History::KeepLast(1);
-    Writer::new(config)
+    QuietWriter::new(Writer::new(config))
 }
 
 fn builtin_reader(prefix: GuidPrefix, id: EntityId) -> Reader {

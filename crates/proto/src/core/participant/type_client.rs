@@ -31,7 +31,7 @@ use bytes::Bytes;
 
 use crate::core::discovery::{BuiltinEndpointSet, ParticipantProxyData};
 use crate::core::reader::{Reader, ReaderConfig};
-use crate::core::writer::{Writer, WriterConfig};
+use crate::core::writer::{QuietWriter, Writer, WriterConfig};
 use crate::core::{ChangeKind, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::History;
 use crate::time::{Instant, Now, Timestamp};
@@ -189,7 +189,7 @@ struct Fetch {
 /// The TypeLookup service's client side: requests out, replies in.
 pub(super) struct TypeLookupClient {
     guid: Guid,
-    request_writer: Writer,
+    request_writer: QuietWriter,
     reply_reader: Reader,
     /// The sequence number the request writer gives its next sample.
     next_sn: i64,
@@ -228,7 +228,7 @@ impl TypeLookupClient {
         rc.history = History::KeepLast(REPLY_HISTORY);
         TypeLookupClient {
             guid,
-            request_writer: Writer::new(wc),
+            request_writer: QuietWriter::new(Writer::new(wc)),
             reply_reader: Reader::new(rc),
             next_sn: 1,
             outstanding: BTreeMap::new(),

@@ -16,7 +16,7 @@ use bytes::Bytes;
 
 use crate::core::discovery::{BuiltinEndpointSet, ParticipantProxyData};
 use crate::core::reader::{Reader, ReaderConfig};
-use crate::core::writer::{Writer, WriterConfig};
+use crate::core::writer::{QuietWriter, Writer, WriterConfig};
 use crate::core::{ChangeKind, RemoteReader, RemoteWriter, Transmit, WriteRequest};
 use crate::qos::History;
 use crate::time::{Instant, Now, Timestamp};
@@ -107,7 +107,7 @@ impl LocalTypes {
 /// The TypeLookup service's server side: requests in, replies out.
 pub(super) struct TypeLookupServer {
     request_reader: Reader,
-    reply_writer: Writer,
+    reply_writer: QuietWriter,
     /// Requests that did not decode (counted, dropped).
     pub(super) bad_requests: u64,
     /// Requests answered.
@@ -126,7 +126,7 @@ impl TypeLookupServer {
         wc.history = History::KeepLast(MAX_REPLIES as u32);
         TypeLookupServer {
             request_reader: Reader::new(rc),
-            reply_writer: Writer::new(wc),
+            reply_writer: QuietWriter::new(Writer::new(wc)),
             bad_requests: 0,
             answered: 0,
         }

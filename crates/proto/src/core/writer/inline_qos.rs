@@ -59,6 +59,9 @@ pub(super) fn inline_qos_into(
     if qos.is_empty() {
         return None;
     }
+    // One allocation at the list's exact length: grown parameter by parameter from empty
+    // (a new message's list), the buffer was reallocated three or four times per DATA.
+    out.reserve(qos.buffer_len());
     if qos.emit(&mut CdrWriter::new(out, endian)).is_err() {
         out.clear();
         return None;

@@ -66,3 +66,15 @@ fn a_list_of_another_writer_or_shape_is_not_patched() {
     assert!(!patch_original_sn(&mut qos, len + 100, id, ENDIAN));
     assert_eq!(qos, before);
 }
+
+#[test]
+fn a_list_is_encoded_into_a_buffer_of_its_exact_length() {
+    // A relayed keyed change (key hash, original writer) and a dispose (key hash, status).
+    let mut dispose = relayed(2, 7, 5);
+    dispose.kind = ChangeKind::NotAliveDisposed;
+    dispose.original_writer = None;
+    for c in [relayed(1, 7, 5), dispose] {
+        let (out, _) = encoded(&c);
+        assert_eq!(out.capacity(), out.len(), "{:?}", c.kind);
+    }
+}
