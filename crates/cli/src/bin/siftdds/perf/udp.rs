@@ -9,13 +9,16 @@
 //! `netns-run` and `netns-sites`), or count a round trip for a stale echo (only the echo of
 //! the outstanding number).
 //!
-//! No RTPS is involved: the pinger sends the datagram, blocks in `recv` until its echo comes
-//! back and sends the next one; the ponger blocks in `recv_from` and sends every datagram back
-//! to where it came from. Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger), on
+//! No RTPS is involved: the pinger sends the datagram, waits in `recv` until its echo comes
+//! back and sends the next one; the ponger waits in `recv_from` and sends every datagram back
+//! to where it came from. Both block at once unless `SIFTDDS_SPIN_US` asks them to poll first,
+//! as siftdds' loop does after work (then their waits are comparable with `perf ping/pong`'s:
+//! on an idle VM a blocked process's wake-up alone can take tens of µs). Ports: [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger), on
 //! 127.0.0.1. With `--via-relay` the pinger sends to the relay instead, on [`RELAY_IP`] at the
 //! ponger's port; the relay passes each datagram from the pinger to the ponger and each from
 //! the ponger to the pinger, one socket, one thread, spinning like the router's loop before it
-//! parks (`SIFTDDS_SPIN_US`, default [`RELAY_SPIN`]; 0 parks in `recv_from` at once).
+//! parks (`SIFTDDS_SPIN_US`, default for the relay [`RELAY_SPIN`]; 0 parks in `recv_from` at
+//! once).
 //!
 //! Inside the sandbox the three can sit in different namespaces (a router's sites): `--bind
 //! IP` is the local address (every mode), `--to IP` where the pinger sends (the ponger or the
@@ -46,7 +49,9 @@ const RELAY_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
 /// `SIFTDDS_SPIN_US` is not set: the router loop's default.
 const RELAY_SPIN: Duration = Duration::from_micros(50);
 /// Longest spin `SIFTDDS_SPIN_US` may ask for.
-const MAX_RELAY_SPIN: Duration = Duration::from_millis(10);
+const MAX_SPIN: Duration = Duration::from_millis(10);
+/// Environment variable: how long to poll after a datagram before parking, µs.
+const SPIN_VAR: &str = "SIFTDDS_SPIN_US";
 
 /// The ponger's and the pinger's loopback addresses for `domain`.
 fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
@@ -108,6 +113,10 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let socket = UdpSocket::bind(at(o.udp_bind, *ping_addr.ip(), ping_addr.port())?)?;
     socket.connect(pong_addr)?;
     socket.set_read_timeout(Some(PING_TIMEOUT))?;
+    let mut receiver = SpinReceiver::new(spin(
+        std::env::var(SPIN_VAR).ok().as_deref(),
+        Duration::ZERO,
+    ));
     println!("udp-ping: {} bytes to {pong_addr}", o.size);
     // The first 8 bytes carry the ping number (or fewer, for tiny sizes).
     let mut out = vec![0xeeu8; o.size.max(1)];
@@ -141,8 +150,8 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
             continue;
         }
         let answered = loop {
-            match socket.recv(&mut buf) {
-                Ok(n) if n == out.len() && buf[..tag_len] == tag[..tag_len] => break true,
+            match receiver.recv_from(&socket, &mut buf) {
+                Ok((n, _)) if n == out.len() && buf[..tag_len] == tag[..tag_len] => break true,
                 Ok(_) => {}
                 Err(e)
                     if matches!(
@@ -185,6 +194,10 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     // Answers only where it may send: loopback, or anywhere inside the sandbox.
     let inside = inside_sandbox();
     socket.set_read_timeout(Some(Duration::from_millis(100)))?;
+    let mut receiver = SpinReceiver::new(spin(
+        std::env::var(SPIN_VAR).ok().as_deref(),
+        Duration::ZERO,
+    ));
     println!("udp-pong: echoing on {pong_addr}");
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let start = Instant::now();
@@ -197,7 +210,7 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
         {
             break;
         }
-        match socket.recv_from(&mut buf) {
+        match receiver.recv_from(&socket, &mut buf) {
             Ok((n, from)) => {
                 if (from.ip().is_loopback() || inside) && socket.send_to(&buf[..n], from).is_ok() {
                     echoed += 1;
@@ -221,13 +234,64 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(echoed > 0)
 }
 
-/// The relay's spin from `value` (`SIFTDDS_SPIN_US`, whole µs; unset or unreadable: the
-/// default), capped at [`MAX_RELAY_SPIN`].
-fn relay_spin(value: Option<&str>) -> Duration {
+/// The spin from `value` (`SIFTDDS_SPIN_US`, whole µs; unset or unreadable: `default`),
+/// capped at [`MAX_SPIN`].
+fn spin(value: Option<&str>, default: Duration) -> Duration {
     value
         .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(RELAY_SPIN, Duration::from_micros)
-        .min(MAX_RELAY_SPIN)
+        .map_or(default, Duration::from_micros)
+        .min(MAX_SPIN)
+}
+
+/// Waits for datagrams the way siftdds' loop waits for work: after a datagram it keeps
+/// polling without blocking for `spin`, yielding the core between polls, then parks in a
+/// blocking receive (bounded by the socket's read timeout). A zero spin always blocks.
+struct SpinReceiver {
+    spin: Duration,
+    /// The socket is non-blocking (polling) rather than parked.
+    spinning: bool,
+    /// When the last datagram came.
+    last: Instant,
+}
+
+impl SpinReceiver {
+    fn new(spin: Duration) -> Self {
+        SpinReceiver {
+            spin,
+            spinning: false,
+            last: Instant::now(),
+        }
+    }
+
+    /// The next datagram; `WouldBlock` or `TimedOut` when the read timeout passed while
+    /// parked.
+    fn recv_from(
+        &mut self,
+        socket: &UdpSocket,
+        buf: &mut [u8],
+    ) -> std::io::Result<(usize, std::net::SocketAddr)> {
+        loop {
+            match socket.recv_from(buf) {
+                Ok(got) => {
+                    self.last = Instant::now();
+                    if !self.spinning && !self.spin.is_zero() {
+                        socket.set_nonblocking(true)?;
+                        self.spinning = true;
+                    }
+                    return Ok(got);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && self.spinning => {
+                    if self.last.elapsed() < self.spin {
+                        std::thread::yield_now();
+                    } else {
+                        socket.set_nonblocking(false)?;
+                        self.spinning = false;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
 /// Where the relay sends a datagram that came from `from`: the ponger's go to the pinger (the
@@ -255,41 +319,28 @@ pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let local = at(o.udp_bind, RELAY_IP, port)?;
     let pong_addr = at(o.udp_to, *pong_addr.ip(), port)?;
     let socket = UdpSocket::bind(local)?;
-    let spin = relay_spin(std::env::var("SIFTDDS_SPIN_US").ok().as_deref());
+    let spin = spin(std::env::var(SPIN_VAR).ok().as_deref(), RELAY_SPIN);
     socket.set_read_timeout(Some(Duration::from_millis(100)))?;
+    let mut receiver = SpinReceiver::new(spin);
     println!("udp-relay: on {local}, pings to {pong_addr}, spin {spin:?}");
     let mut pinger = None;
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let start = Instant::now();
     let mut relayed = 0u64;
     let mut last = Instant::now();
-    // While spinning the socket is non-blocking; it blocks (with the read timeout) once parked.
-    let mut spinning = false;
     loop {
         if o.duration
             .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
         {
             break;
         }
-        match socket.recv_from(&mut buf) {
+        match receiver.recv_from(&socket, &mut buf) {
             Ok((n, from)) => {
                 if let Some(to) = relay_target(from, pong_addr, &mut pinger)
                     && socket.send_to(&buf[..n], to).is_ok()
                 {
                     relayed += 1;
                     last = Instant::now();
-                    if !spinning && !spin.is_zero() {
-                        socket.set_nonblocking(true)?;
-                        spinning = true;
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && spinning => {
-                if last.elapsed() < spin {
-                    std::thread::yield_now();
-                } else {
-                    socket.set_nonblocking(false)?;
-                    spinning = false;
                 }
             }
             Err(e)

@@ -44,10 +44,14 @@ fn other_than_loopback_addresses_only_inside_the_sandbox() {
 }
 
 #[test]
-fn the_relay_spin_is_read_in_microseconds_and_capped() {
-    assert_eq!(relay_spin(None), RELAY_SPIN);
-    assert_eq!(relay_spin(Some("0")), Duration::ZERO);
-    assert_eq!(relay_spin(Some(" 20 ")), Duration::from_micros(20));
-    assert_eq!(relay_spin(Some("lots")), RELAY_SPIN);
-    assert_eq!(relay_spin(Some("99999999")), MAX_RELAY_SPIN);
+fn the_spin_is_read_in_microseconds_and_capped() {
+    assert_eq!(spin(None, RELAY_SPIN), RELAY_SPIN);
+    assert_eq!(spin(None, Duration::ZERO), Duration::ZERO);
+    assert_eq!(spin(Some("0"), RELAY_SPIN), Duration::ZERO);
+    assert_eq!(
+        spin(Some(" 20 "), Duration::ZERO),
+        Duration::from_micros(20)
+    );
+    assert_eq!(spin(Some("lots"), RELAY_SPIN), RELAY_SPIN);
+    assert_eq!(spin(Some("99999999"), Duration::ZERO), MAX_SPIN);
 }
