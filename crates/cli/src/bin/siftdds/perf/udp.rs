@@ -31,6 +31,8 @@
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::{Duration, Instant};
 
+use siftdds::runtime::SPIN_VAR;
+
 use super::PerfOptions;
 use super::report::Latencies;
 
@@ -50,8 +52,6 @@ const RELAY_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
 const RELAY_SPIN: Duration = Duration::from_micros(50);
 /// Longest spin `SIFTDDS_SPIN_US` may ask for.
 const MAX_SPIN: Duration = Duration::from_millis(10);
-/// Environment variable: how long to poll after a datagram before parking, µs.
-const SPIN_VAR: &str = "SIFTDDS_SPIN_US";
 
 /// The ponger's and the pinger's loopback addresses for `domain`.
 fn addresses(domain: u32) -> Result<(SocketAddrV4, SocketAddrV4), String> {
@@ -113,10 +113,7 @@ pub fn ping(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let socket = UdpSocket::bind(at(o.udp_bind, *ping_addr.ip(), ping_addr.port())?)?;
     socket.connect(pong_addr)?;
     socket.set_read_timeout(Some(PING_TIMEOUT))?;
-    let mut receiver = SpinReceiver::new(spin(
-        std::env::var(SPIN_VAR).ok().as_deref(),
-        Duration::ZERO,
-    ));
+    let mut receiver = SpinReceiver::from_env(Duration::ZERO);
     println!("udp-ping: {} bytes to {pong_addr}", o.size);
     // The first 8 bytes carry the ping number (or fewer, for tiny sizes).
     let mut out = vec![0xeeu8; o.size.max(1)];
@@ -193,43 +190,11 @@ pub fn pong(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let socket = UdpSocket::bind(pong_addr)?;
     // Answers only where it may send: loopback, or anywhere inside the sandbox.
     let inside = inside_sandbox();
-    socket.set_read_timeout(Some(Duration::from_millis(100)))?;
-    let mut receiver = SpinReceiver::new(spin(
-        std::env::var(SPIN_VAR).ok().as_deref(),
-        Duration::ZERO,
-    ));
+    let mut receiver = SpinReceiver::from_env(Duration::ZERO);
     println!("udp-pong: echoing on {pong_addr}");
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    let start = Instant::now();
-    let mut echoed = 0u64;
-    let mut last_echo = Instant::now();
-    loop {
-        if o.duration
-            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
-            || o.count.is_some_and(|c| echoed >= c)
-        {
-            break;
-        }
-        match receiver.recv_from(&socket, &mut buf) {
-            Ok((n, from)) => {
-                if (from.ip().is_loopback() || inside) && socket.send_to(&buf[..n], from).is_ok() {
-                    echoed += 1;
-                    last_echo = Instant::now();
-                }
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                if echoed > 0 && last_echo.elapsed() >= PONG_IDLE {
-                    break;
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let echoed = pass_on(o, &socket, &mut receiver, o.count, |from| {
+        (from.ip().is_loopback() || inside).then_some(from)
+    })?;
     println!("summary: samples={echoed}");
     Ok(echoed > 0)
 }
@@ -255,9 +220,10 @@ struct SpinReceiver {
 }
 
 impl SpinReceiver {
-    fn new(spin: Duration) -> Self {
+    /// The spin from [`SPIN_VAR`], `default` when it is unset or unreadable.
+    fn from_env(default: Duration) -> Self {
         SpinReceiver {
-            spin,
+            spin: spin(std::env::var(SPIN_VAR).ok().as_deref(), default),
             spinning: false,
             last: Instant::now(),
         }
@@ -319,27 +285,48 @@ pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
     let local = at(o.udp_bind, RELAY_IP, port)?;
     let pong_addr = at(o.udp_to, *pong_addr.ip(), port)?;
     let socket = UdpSocket::bind(local)?;
-    let spin = spin(std::env::var(SPIN_VAR).ok().as_deref(), RELAY_SPIN);
-    socket.set_read_timeout(Some(Duration::from_millis(100)))?;
-    let mut receiver = SpinReceiver::new(spin);
-    println!("udp-relay: on {local}, pings to {pong_addr}, spin {spin:?}");
+    let mut receiver = SpinReceiver::from_env(RELAY_SPIN);
+    println!(
+        "udp-relay: on {local}, pings to {pong_addr}, spin {:?}",
+        receiver.spin
+    );
     let mut pinger = None;
+    let relayed = pass_on(o, &socket, &mut receiver, None, |from| {
+        relay_target(from, pong_addr, &mut pinger)
+    })?;
+    println!("summary: relayed={relayed}");
+    Ok(relayed > 0)
+}
+
+/// Receives datagrams on `socket` and sends each on to `target(from)` (none: dropped) until
+/// `--duration` passes, `limit` were sent on, or none came for [`PONG_IDLE`] after the first;
+/// returns how many were sent on. The socket is unconnected, so it gets no ICMP errors: a
+/// target that is not up yet fails nothing here.
+fn pass_on(
+    o: &PerfOptions,
+    socket: &UdpSocket,
+    receiver: &mut SpinReceiver,
+    limit: Option<u64>,
+    mut target: impl FnMut(std::net::SocketAddr) -> Option<std::net::SocketAddr>,
+) -> Result<u64, Box<dyn std::error::Error>> {
+    socket.set_read_timeout(Some(Duration::from_millis(100)))?;
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let start = Instant::now();
-    let mut relayed = 0u64;
+    let mut sent = 0u64;
     let mut last = Instant::now();
     loop {
         if o.duration
             .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+            || limit.is_some_and(|c| sent >= c)
         {
-            break;
+            return Ok(sent);
         }
-        match receiver.recv_from(&socket, &mut buf) {
+        match receiver.recv_from(socket, &mut buf) {
             Ok((n, from)) => {
-                if let Some(to) = relay_target(from, pong_addr, &mut pinger)
+                if let Some(to) = target(from)
                     && socket.send_to(&buf[..n], to).is_ok()
                 {
-                    relayed += 1;
+                    sent += 1;
                     last = Instant::now();
                 }
             }
@@ -349,17 +336,13 @@ pub fn relay(o: &PerfOptions) -> Result<bool, Box<dyn std::error::Error>> {
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                if relayed > 0 && last.elapsed() >= PONG_IDLE {
-                    break;
+                if sent > 0 && last.elapsed() >= PONG_IDLE {
+                    return Ok(sent);
                 }
             }
-            // Connection refused: an ICMP error for an earlier send (the ponger not up yet).
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
             Err(e) => return Err(e.into()),
         }
     }
-    println!("summary: relayed={relayed}");
-    Ok(relayed > 0)
 }
 
 #[cfg(test)]
