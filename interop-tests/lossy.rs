@@ -34,6 +34,9 @@ use siftdds::qos::{
 };
 use siftdds::types::ShapeType;
 
+#[path = "peer_lines.rs"]
+mod peer_lines;
+use peer_lines::blue_xs;
 #[path = "skip.rs"]
 mod skip;
 use skip::skip;
@@ -316,19 +319,8 @@ fn siftdds_to_vendor(test: &str, binary: &str, domain: u32) {
     drop(p);
     peer.wait_settled("sub: matched writers 0", Duration::from_secs(10));
     let out = peer.output();
-    // Every sample, once, in order: "sub: <k> BLUE x=<x> ..." per sample.
-    let xs: Vec<usize> = out
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("sub: ")?
-                .split_once(" BLUE x=")?
-                .1
-                .split(' ')
-                .next()?
-                .parse::<usize>()
-                .ok()
-        })
-        .collect();
+    // Every sample, once, in order.
+    let xs = blue_xs(&out);
     if let Some(at) = (0..n.max(xs.len())).find(|&i| xs.get(i) != Some(&i)) {
         let around = &xs[at.saturating_sub(3)..(at + 4).min(xs.len())];
         panic!(

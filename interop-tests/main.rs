@@ -34,6 +34,7 @@ mod forge;
 mod hostile;
 mod loopback;
 mod observe;
+mod peer_lines;
 mod perf;
 mod perf_ddsperf;
 mod presentation;

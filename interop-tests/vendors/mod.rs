@@ -342,19 +342,8 @@ fn siftdds_to_vendor(vendor: Vendor, domain: u32, n: usize) {
         out.contains(&format!("sub: received {n} samples")),
         "{vendor:?} output:\n{out}"
     );
-    // Every sample, once, in order: the peer prints "sub: <k> BLUE x=<x> ..." per sample.
-    let xs: Vec<usize> = out
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("sub: ")?
-                .split_once(" BLUE x=")?
-                .1
-                .split(' ')
-                .next()?
-                .parse()
-                .ok()
-        })
-        .collect();
+    // Every sample, once, in order.
+    let xs = crate::peer_lines::blue_xs(&out);
     assert_eq!(xs, (0..n).collect::<Vec<_>>(), "{vendor:?}");
 }
 
