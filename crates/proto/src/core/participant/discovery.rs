@@ -98,10 +98,7 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
     if let Some(sec) = &config.security {
         data.identity_token = Some(sec.identity.identity_token());
         data.permissions_token = Some(crate::security::auth::permissions_token());
-        let rule = sec
-            .governance
-            .as_ref()
-            .and_then(|g| g.domain_rule(config.domain_id));
+        let rule = config.domain_rule();
         data.security_info = Some(super::crypto::Protection::security_info(rule));
         data.available_builtin_endpoints.0 |=
             super::auth::BUILTIN_PARTICIPANT_STATELESS_MESSAGE_WRITER
@@ -126,9 +123,7 @@ pub(super) fn local_participant_data(config: &ParticipantConfig) -> ParticipantP
 /// §7.4.5-6: they exist under discovery or liveliness protection).
 #[cfg(feature = "security")]
 fn secure_use(config: &ParticipantConfig) -> Option<super::sedp::SecureUse> {
-    let sec = config.security.as_ref()?;
-    let rule = sec.governance.as_ref()?.domain_rule(config.domain_id)?;
-    super::crypto::Protection::secure_builtin(Some(rule))
+    super::crypto::Protection::secure_builtin(Some(config.domain_rule()?))
 }
 
 #[cfg(not(feature = "security"))]
@@ -174,8 +169,8 @@ fn held_for_auth(_config: &ParticipantConfig, _data: &ParticipantProxyData) -> b
 /// (DDS-Security 1.1 §9.4.1.2.6; first matching rule of our domain rule).
 #[cfg(feature = "security")]
 fn discovery_protected(config: &ParticipantConfig, topic: &str) -> bool {
-    let rule = config.security.as_ref().and_then(|s| s.governance.as_ref());
-    rule.and_then(|g| g.domain_rule(config.domain_id))
+    config
+        .domain_rule()
         .and_then(|r| r.topic_rule(topic))
         .is_some_and(|t| t.enable_discovery_protection)
 }

@@ -248,6 +248,17 @@ impl ParticipantConfig {
             security: None,
         }
     }
+
+    /// Our governance's domain rule for our domain (DDS-Security 1.1 §9.4.1.2.1: the first
+    /// rule whose domains include it), if any.
+    #[cfg(feature = "security")]
+    pub(crate) fn domain_rule(&self) -> Option<&crate::security::access::governance::DomainRule> {
+        self.security
+            .as_ref()?
+            .governance
+            .as_ref()?
+            .domain_rule(self.domain_id)
+    }
 }
 
 /// Counters for everything a peer can do to us; misbehaviour is counted, never an error.
@@ -392,11 +403,7 @@ impl Participant {
                 p.discovery.local_data(),
             ));
             p.access = access::AccessControl::new(&sec, p.config.domain_id);
-            let rule = sec
-                .governance
-                .as_ref()
-                .and_then(|g| g.domain_rule(p.config.domain_id));
-            let protection = crypto::Protection::of(rule);
+            let protection = crypto::Protection::of(p.config.domain_rule());
             match crypto::Cryptography::new(p.config.guid_prefix, protection) {
                 Ok(c) => p.crypto = c,
                 Err(e) => log::error!("no key material, nothing will be protected: {e}"),
