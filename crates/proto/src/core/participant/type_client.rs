@@ -14,7 +14,8 @@
 //! error, another operation or not at all (PyPI `cyclonedds` 11's) delays nothing; it is not asked
 //! that operation again. When a
 //! requested type and everything it reaches are known, it is reported resolved; when a fetch
-//! it needs is given up, it is reported failed and not asked for again.
+//! it needs is given up (no answer holding it after [`MAX_ATTEMPTS`] requests), it is reported
+//! failed and not asked for again.
 //!
 //! Must not: keep more than [`MAX_OUTSTANDING_PER_PEER`] outstanding requests per peer or
 //! [`MAX_OUTSTANDING`] in all (more wait in a queue of [`MAX_QUEUED_FETCHES`]), more than
@@ -550,8 +551,11 @@ impl TypeLookupClient {
             self.enqueue_direct_dependencies(o.peer, &t.id, o.depth);
         }
         if !got {
-            // The server does not have it (an empty reply): ask no more.
-            self.give_up(&o.id);
+            // The server has not got it (an empty reply, or nothing that hashes to it), though
+            // one of its endpoints announced it: asked again at the retry time, as if
+            // unanswered, until the attempts are spent.
+            self.outstanding.insert(sn, o);
+            return;
         }
         self.check_roots();
     }

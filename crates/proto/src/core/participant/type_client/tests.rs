@@ -109,8 +109,8 @@ fn cyclone_reply_to(request_id: &RequestId) -> (TypeIdentifier, Vec<u8>) {
         request_id,
         &TypeLookupReturn::Types(vec![(id.clone(), object)]),
     );
-    // Same bytes as Cyclone's but for the request id.
-    assert_eq!(ours[24..], reply[24..]);
+    // Same bytes as Cyclone's but for the request id (encapsulation, GUID, sequence number).
+    assert_eq!(ours[28..], reply[28..]);
     (id, ours)
 }
 
@@ -185,9 +185,40 @@ fn an_object_not_hashing_to_the_requested_identifier_is_refused() {
     assert!(c.registry.is_empty());
     assert_eq!(c.stats.objects_refused, 1);
     assert_eq!(c.poll_resolved(), None);
-    // Nothing usable came: the type is given up.
+    // Nothing usable came: asked again at the retry time, as if unanswered, and given up
+    // once the attempts are spent.
+    assert_eq!(c.roots.len(), 1);
+    assert_eq!(c.stats.given_up, 0);
+    let mut t = 0u64;
+    for _ in 0..20 {
+        t += 500_000_000;
+        c.handle_timeout(sim_now(t));
+    }
+    assert_eq!(c.stats.requests_sent, u64::from(MAX_ATTEMPTS));
     assert!(c.roots.is_empty());
     assert_eq!(c.stats.given_up, 1);
+    assert!(c.has_given_up(&wrong));
+}
+
+#[test]
+fn an_empty_reply_is_asked_again_and_a_later_answer_resolves_the_type() {
+    // A server whose endpoint announced the type may not hold it yet when asked.
+    let server = GuidPrefix([2; 12]);
+    let mut c = client();
+    let (id, reply) = cyclone_reply_to(&request_id(&c, 2));
+    assert!(c.request(sim_now(0), server, id.clone()));
+    let empty = reply_payload(&request_id(&c, 1), &TypeLookupReturn::Types(Vec::new()));
+    c.take_reply(server, &empty);
+    assert_eq!((c.stats.replies_matched, c.stats.given_up), (1, 0));
+    assert_eq!(c.poll_resolved(), None);
+    // Not before the retry time.
+    c.handle_timeout(sim_now(1_000_000_000));
+    assert_eq!(c.stats.requests_sent, 1);
+    c.handle_timeout(sim_now(2_000_000_000));
+    assert_eq!(c.stats.requests_sent, 2);
+    c.take_reply(server, &reply);
+    assert_eq!(c.poll_resolved(), Some(id));
+    assert!(c.outstanding.is_empty());
 }
 
 #[test]
