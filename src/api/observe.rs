@@ -12,6 +12,7 @@
 use super::{DomainParticipant, Error};
 use crate::core::Participant;
 use crate::core::discovery::{ParticipantProxyData, PublicationData, SubscriptionData};
+use crate::core::participant::type_client::TypeClientStats;
 use crate::qos::{
     DataReaderQos, DataRepresentation, Durability, History, Reliability, SubscriberQos,
 };
@@ -62,6 +63,16 @@ impl DomainParticipant {
         })?)
     }
 
+    /// True when the type `type_information` names was requested and the TypeLookup client
+    /// gave up on it ([`DomainParticipant::remote_type`] stays `None`; it is not asked for
+    /// again).
+    pub fn remote_type_given_up(&self, type_information: Vec<u8>) -> Result<bool, Error> {
+        Ok(self
+            .inner
+            .handle
+            .execute(move |p, _| p.announced_type_given_up(&type_information))?)
+    }
+
     /// [`DomainParticipant::remote_type`] of remote writer or reader `endpoint`: the type
     /// it announced in PID_TYPE_INFORMATION, or the one Fast DDS 2.x sends inline in
     /// PID_TYPE_OBJECTV1 (docs/types.md); `None` before it is known, or when it cannot be
@@ -72,6 +83,12 @@ impl DomainParticipant {
             let registry = p.remote_types();
             type_descriptor(&|i| registry.get(i), &id).ok()
         })?)
+    }
+
+    /// The counters of this participant's TypeLookup client (requests sent, replies matched,
+    /// replies and TypeObjects refused, requests given up).
+    pub fn type_lookup_stats(&self) -> Result<TypeClientStats, Error> {
+        Ok(self.inner.handle.execute(|p, _| p.type_client_stats())?)
     }
 
     /// A copy of what discovery knows now (taken on the event loop in one visit, so the

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{ConfigError, Error};
+use super::Error;
 use crate::core::{Event, Participant, ParticipantConfig};
 use crate::qos::DomainParticipantQos;
 use crate::runtime::durability_store::{PersistentStore, StoreConfig, StoreError};
@@ -236,7 +236,7 @@ impl ParticipantBuilder {
             let wall = crate::runtime::SystemClock::new().now().wall.seconds;
             let property = &self.qos.property;
             super::security::from_properties(property, &guid_prefix, self.domain_id, wall.into())
-                .map_err(|e| Error::Config(ConfigError::Security(e)))?
+                .map_err(|e| Error::Config(super::ConfigError::Security(e)))?
         };
         #[cfg(feature = "security")]
         if let Some(sec) = &security {

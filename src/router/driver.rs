@@ -491,8 +491,23 @@ impl Driver {
             let Some(p) = self.participants.get(usize::from(request.site.0)) else {
                 continue;
             };
-            let Ok(Some(desc)) = p.remote_type(request.type_information.clone()) else {
-                continue;
+            let desc = match p.remote_type(request.type_information.clone()) {
+                Ok(Some(desc)) => desc,
+                Ok(None)
+                    if p.remote_type_given_up(request.type_information.clone())
+                        .unwrap_or(false) =>
+                {
+                    // No answer held it: the next endpoint is asked at once.
+                    log::info!(
+                        "router: type of topic {:?} ({}) not given by {:?}",
+                        request.key.0,
+                        request.key.1,
+                        request.endpoint
+                    );
+                    lock(&self.shared).router.type_refused(&request.key);
+                    continue;
+                }
+                _ => continue,
             };
             let members = desc.members.len();
             let now = self.now();

@@ -612,7 +612,8 @@ impl Router {
     }
 
     /// The participant did not send the request for `key` (its TypeLookup client at a
-    /// bound, or unusable TypeInformation): the next endpoint will be asked.
+    /// bound, or unusable TypeInformation), or gave up on it (no answer held the type): the
+    /// next endpoint will be asked.
     pub fn type_refused(&mut self, key: &TypeKey) {
         self.wire_types.refused(key);
     }

@@ -3,9 +3,10 @@
 //! PID_TYPE_INFORMATION (DDS-XTypes 1.3 §7.6.2.1), writers before readers (the payloads the
 //! router decodes are the writers'); one is asked at a time through its participant's
 //! TypeLookup service (§7.6.3.3, the driver's `DomainParticipant::request_endpoint_type`),
-//! the next after [`ASK_TIMEOUT`] or a refusal, until the type is learnt or
-//! [`MAX_ATTEMPTS_PER_TYPE`] endpoints were tried (then it stays unknown: reported once,
-//! counted). A Cyclone DDS 0.10 writer announces its type, and so does any endpoint that
+//! the next after [`ASK_TIMEOUT`], a refusal, or the participant giving up on the request
+//! (no answer held the type), until the type is learnt or [`MAX_ATTEMPTS_PER_TYPE`]
+//! endpoints were tried (then it stays unknown: reported once, counted). A writer announced
+//! while a reader is being asked is asked at once (the reader waits its turn again). A Cyclone DDS 0.10 writer announces its type, and so does any endpoint that
 //! speaks XCDR2 only; a topic whose writers announce none (Fast DDS 2.9 without
 //! `-typeobject`, XCDR1 siftdds writers) learns it from one of its readers that does, and
 //! learns it again from a writer that announces one later (a reader's type may differ from
@@ -74,7 +75,7 @@ pub struct WireTypeCounters {
     /// Types learnt.
     pub learnt: u64,
     /// Requests the participant refused (TypeLookup client at a bound, no usable
-    /// TypeInformation) or that timed out.
+    /// TypeInformation), gave up on (no answer held the type) or that timed out.
     pub unanswered: u64,
     /// Types given up after [`MAX_ATTEMPTS_PER_TYPE`] endpoints, or with none left to ask.
     pub failed: u64,
@@ -164,6 +165,27 @@ impl WireTypes {
             if upgrade {
                 e.state = State::Waiting;
             }
+            // A writer is asked at once, not after a reader's request out: its type is the
+            // one the payloads are in, and the reader's answer may never come. The reader
+            // goes back among the candidates, after the writers.
+            if a.writer
+                && let State::Asking(r, _, seen) = &e.state
+                && !r.writer
+            {
+                let reader = Announced {
+                    guid: r.endpoint,
+                    topic: r.key.0.clone(),
+                    type_name: r.key.1.clone(),
+                    writer: false,
+                    type_information: r.type_information.clone(),
+                };
+                let (site, seen) = (r.site, *seen);
+                e.tried.retain(|g| *g != reader.guid);
+                e.attempts = e.attempts.saturating_sub(1);
+                let at = e.candidates.iter().take_while(|(_, c, _)| c.writer).count();
+                e.candidates.insert(at, (site, reader, seen));
+                e.state = State::Waiting;
+            }
         }
     }
 
@@ -212,7 +234,7 @@ impl WireTypes {
     }
 
     /// The participant did not send `key`'s request (a bound, or no usable
-    /// TypeInformation): the next endpoint is asked.
+    /// TypeInformation), or gave up on it: the next endpoint is asked.
     pub fn refused(&mut self, key: &TypeKey) {
         if let Some(e) = self.entries.get_mut(key)
             && matches!(e.state, State::Asking(..))

@@ -694,8 +694,15 @@ int main(
         }
         if (!g_stop)
         {
-            eprosima::fastrtps::Duration_t max_wait(2, 0);
-            writer->wait_for_acknowledgments(max_wait);
+            // Every matched reliable reader acknowledges what was written before the writer
+            // goes (100 KB samples can take seconds on a loaded machine): up to 10 s, in
+            // steps, so a signal still ends it at once.
+            const auto ack_end = Clock::now() + std::chrono::seconds(10);
+            const eprosima::fastrtps::Duration_t step(0, 200000000);
+            while (!g_stop && Clock::now() < ack_end &&
+                   writer->wait_for_acknowledgments(step) != ReturnCode_t::RETCODE_OK)
+            {
+            }
             auto linger_end = Clock::now() + std::chrono::milliseconds(o.linger_ms);
             while (!g_stop && Clock::now() < linger_end)
             {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::api::ConfigError;
 use crate::runtime::InterfaceError;
 
 fn interface_error(r: Result<DomainParticipant, Error>) -> InterfaceError {

@@ -149,3 +149,27 @@ fn at_most_max_asking_requests_are_out_at_a_time() {
         std::iter::from_fn(|| w.poll_request(at(1).saturating_add(ASK_TIMEOUT))).collect();
     assert_eq!(rest.len(), 3);
 }
+
+#[test]
+fn a_writer_announced_while_a_reader_is_asked_is_asked_at_once() {
+    let mut w = WireTypes::new();
+    w.note(at(0), SiteId(1), &[announced(1, "Sq", false)], all);
+    let reader = w.poll_request(at(0)).unwrap();
+    assert!(!reader.writer);
+    // The reader's answer has not come when a writer appears: the writer is asked now, not
+    // after ASK_TIMEOUT.
+    w.note(at(100), SiteId(0), &[announced(2, "Sq", true)], all);
+    let writer = w.poll_request(at(100)).unwrap();
+    assert!(writer.writer);
+    assert_eq!(writer.endpoint, announced(2, "Sq", true).guid);
+    assert_eq!(w.asking().count(), 1);
+    // The participant gives the writer's type up: the reader is asked again, then nothing.
+    w.refused(&writer.key);
+    let again = w.poll_request(at(200)).unwrap();
+    assert_eq!(again.endpoint, reader.endpoint);
+    assert_eq!(
+        w.learnt(at(250), &key("Sq"), false),
+        Some(core::time::Duration::from_millis(250))
+    );
+    assert_eq!(w.poll_request(at(300)), None);
+}

@@ -186,6 +186,20 @@ pub fn run(a: RouterArgs) -> ExitCode {
         print_peer_group_stats(&handle);
     }
     let refusals = handle.refusals();
+    // Read before the participants leave.
+    let lookups: Vec<String> = handle
+        .summary
+        .iter()
+        .zip(&handle.sites)
+        .filter_map(|(site, p)| {
+            let s = p.type_lookup_stats().ok()?;
+            let name = site.split(':').next().unwrap_or(site);
+            Some(format!(
+                "{name}: requests sent {}, replies matched {}, bad replies {}, objects refused {}, given up {}, dropped {}",
+                s.requests_sent, s.replies_matched, s.bad_replies, s.objects_refused, s.given_up, s.dropped
+            ))
+        })
+        .collect();
     let c = handle.stop();
     for line in refusals {
         eprintln!("siftdds: router refused: {line}");
@@ -226,6 +240,9 @@ pub fn run(a: RouterArgs) -> ExitCode {
         "siftdds: router types from the wire: requests {}, learnt {}, unanswered {}, failed {}, untracked {}",
         w.requests, w.learnt, w.unanswered, w.failed, w.untracked
     );
+    for line in lookups {
+        eprintln!("siftdds: router TypeLookup client, {line}");
+    }
     ExitCode::SUCCESS
 }
 

@@ -1142,6 +1142,12 @@ impl Discovery {
         &self.type_client.registry
     }
 
+    /// True when the TypeLookup client gave up on the requested type `id` (it is not asked
+    /// for again).
+    pub(super) fn type_given_up(&self, id: &TypeIdentifier) -> bool {
+        self.type_client.has_given_up(id)
+    }
+
     /// The TypeLookup client's counters.
     pub(super) fn type_client_stats(&self) -> TypeClientStats {
         self.type_client.stats

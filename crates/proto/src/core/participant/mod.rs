@@ -510,8 +510,9 @@ impl Participant {
             // DDS-Security 1.1 §8.5.1.9: under RTPS protection, what an authenticated peer's
             // user endpoints send must have come protected.
             #[cfg(feature = "security")]
-            let protected = rtps_source == Some(src);
-            if !protected && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src)) {
+            if rtps_source != Some(src)
+                && self.crypto.as_ref().is_some_and(|c| c.rtps_required(src))
+            {
                 // A vendor submessage is user data only from siftdds (its abbreviated samples);
                 // another vendor's (Fast DDS's statistics) is not routed anyway.
                 let user = match &item {
@@ -1305,6 +1306,14 @@ impl Participant {
     /// The TypeLookup client's counters.
     pub fn type_client_stats(&self) -> type_client::TypeClientStats {
         self.discovery.type_client_stats()
+    }
+
+    /// True when the type a remote endpoint announced (`type_information`, its
+    /// PID_TYPE_INFORMATION bytes) was requested and given up on: no answer after the
+    /// client's attempts, or none that held it. It is not asked for again.
+    pub fn announced_type_given_up(&self, type_information: &[u8]) -> bool {
+        Self::announced_type_id(type_information)
+            .is_some_and(|id| self.discovery.type_given_up(&id))
     }
 
     /// The TypeIdentifier to ask for from a writer's serialized PID_TYPE_INFORMATION: the

@@ -56,7 +56,8 @@ pub const SEDP_SUBSCRIPTIONS_SECURE_DETECTOR: u32 = 1 << 19;
 pub const PARTICIPANT_MESSAGE_SECURE_ANNOUNCER: u32 = 1 << 20;
 /// §7.4.7.1.
 pub const PARTICIPANT_MESSAGE_SECURE_DETECTOR: u32 = 1 << 21;
-/// All six.
+/// All six (announced only by a participant with security).
+#[cfg_attr(not(feature = "security"), allow(dead_code))]
 pub const SECURE_BUILTIN_ENDPOINTS: u32 = SEDP_PUBLICATIONS_SECURE_ANNOUNCER
     | SEDP_PUBLICATIONS_SECURE_DETECTOR
     | SEDP_SUBSCRIPTIONS_SECURE_ANNOUNCER
