@@ -190,6 +190,17 @@ pub(super) enum Via {
     Secure,
 }
 
+impl Via {
+    /// The reader an announcement came on; one on the secure readers is counted.
+    fn counted(secure: bool, stats: &mut ParticipantStats) -> Via {
+        if !secure {
+            return Via::Plain;
+        }
+        stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
+        Via::Secure
+    }
+}
+
 /// Whether an endpoint announcement (alive or a dispose) is taken, given the reader it came
 /// on (`via`), whether our governance discovery-protects its topic (`protected_topic`; for a
 /// dispose, the topic of the endpoint as we know it) and whether we learned that endpoint on
@@ -675,7 +686,7 @@ impl Discovery {
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
-            let via = self.via(secure, stats);
+            let via = Via::counted(secure, stats);
             if change.kind == ChangeKind::Alive {
                 match PublicationData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
@@ -696,7 +707,7 @@ impl Discovery {
             let Some(p) = self.remote_participants.get(&prefix) else {
                 continue;
             };
-            let via = self.via(secure, stats);
+            let via = Via::counted(secure, stats);
             if change.kind == ChangeKind::Alive {
                 match SubscriptionData::from_payload(&change.data, p.data.vendor_id) {
                     Ok(data) if data.guid.prefix == prefix => {
@@ -714,15 +725,6 @@ impl Discovery {
             }
         }
         None
-    }
-
-    /// The reader an announcement came on; one on the secure readers is counted.
-    fn via(&self, secure: bool, stats: &mut ParticipantStats) -> Via {
-        if !secure {
-            return Via::Plain;
-        }
-        stats.secure_discovery_received = stats.secure_discovery_received.saturating_add(1);
-        Via::Secure
     }
 
     /// The endpoint a dispose from participant `prefix` (received `via`) names by its `key`,
