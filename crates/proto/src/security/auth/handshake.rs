@@ -12,7 +12,7 @@ use openssl::derive::Deriver;
 use openssl::dh::Dh;
 use openssl::ec::{EcGroup, EcKey, EcPoint};
 use openssl::nid::Nid;
-use openssl::pkey::{PKey, Private};
+use openssl::pkey::{PKey, Params, Private};
 
 use super::identity::{
     LocalIdentity, RemoteCertificate, SignatureAlgorithm, ec_point_bytes, prefix_matches_subject,
@@ -81,7 +81,7 @@ impl KeyAgreement {
 }
 
 /// An ephemeral key pair of one handshake.
-enum DhKey {
+pub(super) enum DhKey {
     Ec(EcKey<Private>),
     Modp(Dh<Private>, bool),
 }
@@ -108,8 +108,11 @@ impl DhKey {
         }
     }
 
-    /// SharedSecret = SHA-256 of the agreed value (both vendors hash the derived secret).
-    fn agree(&self, peer: &[u8]) -> Result<[u8; 32], AuthError> {
+    /// SharedSecret = SHA-256 of the agreed value as OpenSSL's EVP_PKEY_derive gives it, which
+    /// both vendors hash (Fast DDS 2.9 `PKIDH::generate_sharedsecret`, Cyclone DDS 0.10
+    /// `generate_shared_secret`): for ECDH the x coordinate in 32 octets, for MODP the
+    /// big-endian number without leading zero octets.
+    pub(super) fn agree(&self, peer: &[u8]) -> Result<[u8; 32], AuthError> {
         if peer.len() > MAX_DH_PUBLIC {
             return Err(AuthError::Token("DH public key too long".into()));
         }
@@ -135,7 +138,21 @@ impl DhKey {
                     peer
                 };
                 let y = BigNum::from_slice(raw).map_err(bad)?;
-                dh.compute_key(&y).map_err(bad)?
+                // Not `Dh::compute_key`: it hands out DH_size octets whatever length
+                // DH_compute_key returns, a shorter value shifted with zero octets after it
+                // (about one MODP-2048 handshake in 135). Hashed so, the handshake completes
+                // but our KxKey is not the peer's, and no volatile secure message (the
+                // CryptoTokens) decodes on either side (docs/security.md §7).
+                let params = || -> Result<Dh<Params>, openssl::error::ErrorStack> {
+                    let q = dh.prime_q().map(|q| q.to_owned()).transpose()?;
+                    Dh::from_pqg(dh.prime_p().to_owned()?, q, dh.generator().to_owned()?)
+                };
+                let keys = (dh.public_key().to_owned()?, dh.private_key().to_owned()?);
+                let ours = PKey::from_dh(params()?.set_key(keys.0, keys.1)?)?;
+                let theirs = PKey::from_dh(params()?.set_public_key(y).map_err(bad)?)?;
+                let mut deriver = Deriver::new(&ours)?;
+                deriver.set_peer(&theirs).map_err(bad)?;
+                deriver.derive_to_vec().map_err(bad)?
             }
         };
         Ok(sha256(&secret))

@@ -216,6 +216,46 @@ fn modp_handshake_with_raw_and_der_public_keys_answers_in_the_form_received() {
     }
 }
 
+/// Two MODP-2048 private keys whose agreed value g^(ab) mod p is 255 octets long: its first
+/// octet is zero, as in about one MODP-2048 handshake in 135 (p starts with octet 0x87).
+const MODP_A: &str = "4CF09558D6F3251E351B2A216631E546EB3A7D2E1FA27270795EA11469181C40";
+const MODP_B: &str = "1CF1F566C70DF9F3697784F3F8FA389BDF5CF3D416B61EDA4BCBA5872E56FBB5";
+
+/// SharedSecret is SHA-256 of the agreed value without leading zero octets, as both vendors
+/// hash what EVP_PKEY_derive gives. Hashed in another form, such a value gives a KxKey of its
+/// own, and a Fast DDS peer (which initiates with DH+MODP-2048-256) and we then decode none of
+/// each other's volatile secure messages.
+#[test]
+fn modp_secret_with_a_leading_zero_octet_is_hashed_as_the_vendors_derive_it() {
+    let private = |hex: &str| {
+        let x = BigNum::from_hex_str(hex).unwrap();
+        openssl::dh::Dh::get_2048_256()
+            .unwrap()
+            .set_private_key(x)
+            .unwrap()
+    };
+    let (a, b) = (private(MODP_A), private(MODP_B));
+    // The agreed value, computed apart from the key agreement: the peer's public key to our
+    // private exponent, as a minimal big-endian number.
+    let mut value = BigNum::new().unwrap();
+    let mut ctx = openssl::bn::BigNumContext::new().unwrap();
+    value
+        .mod_exp(b.public_key(), a.private_key(), a.prime_p(), &mut ctx)
+        .unwrap();
+    let value = value.to_vec();
+    assert_eq!(
+        value.len(),
+        255,
+        "the case: the value's first octet is zero"
+    );
+    let expected = sha256(&value);
+    let (b_raw, a_raw) = (b.public_key().to_vec(), a.public_key().to_vec());
+    let ours = super::handshake::DhKey::Modp(a, false);
+    assert_eq!(ours.agree(&b_raw).unwrap(), expected);
+    let theirs = super::handshake::DhKey::Modp(b, true);
+    assert_eq!(theirs.agree(&der_integer(&a_raw)).unwrap(), expected);
+}
+
 #[test]
 fn reply_carries_every_optional_field() {
     let (alice, bob) = pair(true);
