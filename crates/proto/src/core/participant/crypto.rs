@@ -353,6 +353,37 @@ pub(super) enum Received {
     Dropped,
 }
 
+/// The protected parts the receive transform refused in one datagram, and why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Refused {
+    /// Every refused part: unknown sender, no key yet, malformed, or a MAC that did not
+    /// verify.
+    pub all: u64,
+    /// Of those, the parts whose MAC did not verify under a key we hold for the sender, or
+    /// that carried no receiver-specific MAC for us: forgeries, or a key exchange that gave
+    /// the two sides different keys.
+    pub unverified: u64,
+}
+
+impl Refused {
+    /// One more refused part; `why`, when it was the cryptography's verdict.
+    fn add(&mut self, why: Option<&CryptoError>) {
+        self.all = self.all.saturating_add(1);
+        if matches!(
+            why,
+            Some(CryptoError::MacMismatch | CryptoError::ReceiverMacMissing)
+        ) {
+            self.unverified = self.unverified.saturating_add(1);
+        }
+    }
+
+    fn one(why: Option<&CryptoError>) -> Refused {
+        let mut r = Refused::default();
+        r.add(why);
+        r
+    }
+}
+
 /// One authenticated remote participant.
 struct Peer {
     /// Our volatile secure messages to it, protected with the KxKey.
@@ -1051,23 +1082,22 @@ impl Cryptography {
 
     /// The receive transform: decodes an SRTPS-protected message with the sender's
     /// participant key material, and takes out the volatile secure submessages (decoded with
-    /// the KxKey and handled here). Returns what to route and how many protected parts were
-    /// refused (unknown sender, no key yet, or a MAC that did not verify).
-    pub(super) fn receive(&mut self, now: Now, datagram: &[u8]) -> (Received, u64) {
+    /// the KxKey and handled here). Returns what to route and the protected parts refused.
+    pub(super) fn receive(&mut self, now: Now, datagram: &[u8]) -> (Received, Refused) {
         let Some(src) = header_prefix(datagram) else {
-            return (Received::Plain, 0);
+            return (Received::Plain, Refused::default());
         };
         let mut rtps = false;
         let mut decoded = None;
         if datagram.get(Header::LEN) == Some(&SRTPS_PREFIX) {
             let Some(remote) = self.peers.get_mut(&src).and_then(|p| p.remote.as_mut()) else {
-                return (Received::Dropped, 1);
+                return (Received::Dropped, Refused::one(None));
             };
             let mut out = Vec::with_capacity(datagram.len());
             let protected = without_trailer(datagram);
             if let Err(e) = decode_rtps_message(remote, protected, &mut out) {
                 log::debug!("dropped a protected message from {src}: {e}");
-                return (Received::Dropped, 1);
+                return (Received::Dropped, Refused::one(Some(&e)));
             }
             rtps = true;
             decoded = Some(out);
@@ -1080,8 +1110,8 @@ impl Cryptography {
             .is_some();
         if !endpoints && !has_submessage(message, SEC_PREFIX) {
             return match decoded {
-                Some(bytes) => (Received::Decoded { bytes, rtps }, 0),
-                None => (Received::Plain, 0),
+                Some(bytes) => (Received::Decoded { bytes, rtps }, Refused::default()),
+                None => (Received::Plain, Refused::default()),
             };
         }
         let (bytes, rejected) = self.take_secure_submessages(now, src, message);
@@ -1096,9 +1126,9 @@ impl Cryptography {
         now: Now,
         src: GuidPrefix,
         message: &[u8],
-    ) -> (Vec<u8>, u64) {
+    ) -> (Vec<u8>, Refused) {
         let mut out = Vec::with_capacity(message.len());
-        let mut rejected = 0u64;
+        let mut rejected = Refused::default();
         let (head, mut rest) = message.split_at(Header::LEN.min(message.len()));
         out.extend_from_slice(head);
         while !rest.is_empty() {
@@ -1116,7 +1146,7 @@ impl Cryptography {
                     }
                     Err(e) => {
                         log::debug!("dropped a protected submessage from {src}: {e}");
-                        rejected = rejected.saturating_add(1);
+                        rejected.add(Some(&e));
                         break;
                     }
                 }
@@ -1139,7 +1169,8 @@ impl Cryptography {
                 {
                     match r.payload.as_mut().map(|k| unprotect_payload(k, sm)) {
                         Some(Ok(plain)) => out.extend_from_slice(&plain),
-                        _ => rejected = rejected.saturating_add(1),
+                        Some(Err(e)) => rejected.add(Some(&e)),
+                        None => rejected.add(None),
                     }
                 }
                 _ => out.extend_from_slice(sm),

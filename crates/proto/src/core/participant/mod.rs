@@ -303,6 +303,11 @@ pub struct ParticipantStats {
     /// participant we hold no key of, or whose MAC did not verify (DDS-Security 1.1
     /// §8.5.1.9).
     pub crypto_rejected: u64,
+    /// Of `crypto_rejected`, the parts whose MAC did not verify under a key held for their
+    /// sender, or that carried no receiver-specific MAC for us: forgeries, or (when every
+    /// part from one peer is refused so) a key exchange that gave the two sides different
+    /// keys.
+    pub crypto_unverified: u64,
     /// Submessages of user endpoints dropped because they came in clear from an
     /// authenticated participant while the governance asks for RTPS protection.
     pub unprotected: u64,
@@ -576,8 +581,10 @@ impl Participant {
         let Some(c) = self.crypto.as_mut() else {
             return Some(crypto::Received::Plain);
         };
-        let (received, rejected) = c.receive(now, datagram);
-        self.stats.crypto_rejected = self.stats.crypto_rejected.saturating_add(rejected);
+        let (received, refused) = c.receive(now, datagram);
+        let s = &mut self.stats;
+        s.crypto_rejected = s.crypto_rejected.saturating_add(refused.all);
+        s.crypto_unverified = s.crypto_unverified.saturating_add(refused.unverified);
         let unprotected = c.take_unprotected();
         self.stats.unprotected = self.stats.unprotected.saturating_add(unprotected);
         match received {

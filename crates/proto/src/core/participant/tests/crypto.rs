@@ -179,15 +179,24 @@ fn a_protected_datagram_with_one_bit_flipped_is_dropped_and_counted() {
         let datagrams = write_one_by_hand(&mut net, w);
         let src = net.nodes[0].locators[0];
         let now = net.now();
-        let before = net.nodes[1].p.stats().crypto_rejected;
+        let before = net.nodes[1].p.stats();
         for d in &datagrams {
-            // A bit of the protected bytes (after the SRTPS_PREFIX's 24 octets).
+            // A bit of the protected bytes: after the SRTPS_PREFIX's 24 octets and, encrypted,
+            // the CryptoContent's submessage header and length (8 octets), so it is the MAC
+            // that refuses it.
             let mut bad = d.clone();
-            bad[Header::LEN + 30] ^= 0x10;
+            bad[Header::LEN + 34] ^= 0x10;
             net.nodes[1].p.handle_datagram(now, src, &bad);
         }
-        let after = net.nodes[1].p.stats().crypto_rejected;
-        assert_eq!(after - before, datagrams.len() as u64, "{kind}");
+        let after = net.nodes[1].p.stats();
+        let n = datagrams.len() as u64;
+        assert_eq!(after.crypto_rejected - before.crypto_rejected, n, "{kind}");
+        // Refused by the MAC, under the sender's own key.
+        assert_eq!(
+            after.crypto_unverified - before.crypto_unverified,
+            n,
+            "{kind}"
+        );
         assert!(net.nodes[1].p.take(now, r).is_none(), "{kind}");
         for d in &datagrams {
             net.nodes[1].p.handle_datagram(now, src, d);
@@ -228,6 +237,7 @@ fn forged_heartbeat_and_gap_from_the_writers_address_are_dropped_and_the_reader_
     let stats = net.nodes[1].p.stats();
     assert_eq!(stats.unprotected, attacks);
     assert_eq!(stats.crypto_rejected, attacks);
+    assert_eq!(stats.crypto_unverified, attacks);
     // The genuine datagrams of the sample written by hand, then 20 more through the network.
     for d in &genuine {
         net.nodes[1].p.handle_datagram(now, src, d);

@@ -180,11 +180,17 @@ fn origin_authenticated_participants_deliver_reliably_with_a_mac_per_receiver() 
         assert_eq!(receiver_macs(&d), 1, "{kind}");
         net.nodes[1].p.handle_datagram(now, src, &d);
         assert!(net.nodes[1].p.take(now, bob).is_some(), "{kind}");
-        let before = net.nodes[2].p.stats().crypto_rejected;
+        let before = net.nodes[2].p.stats();
         // Carol has no MAC of hers in it (the MAC count is not covered by the common MAC,
         // but her own key is needed to make one).
         net.nodes[2].p.handle_datagram(now, src, &d);
-        assert_eq!(net.nodes[2].p.stats().crypto_rejected - before, 1, "{kind}");
+        let after = net.nodes[2].p.stats();
+        assert_eq!(after.crypto_rejected - before.crypto_rejected, 1, "{kind}");
+        assert_eq!(
+            after.crypto_unverified - before.crypto_unverified,
+            1,
+            "{kind}"
+        );
         for i in 0..3 {
             assert_eq!(net.nodes[i].p.stats().unprotected, 0, "{kind} node {i}");
         }
@@ -216,9 +222,11 @@ fn a_message_forged_by_another_authenticated_peer_with_the_common_key_is_dropped
     let forged = forge_as_alice_to_bob(&mut net, w);
     let now = net.now();
     let src = net.nodes[0].locators[0];
-    let before = net.nodes[1].p.stats().crypto_rejected;
+    let before = net.nodes[1].p.stats();
     net.nodes[1].p.handle_datagram(now, src, &forged);
-    assert_eq!(net.nodes[1].p.stats().crypto_rejected - before, 1);
+    let after = net.nodes[1].p.stats();
+    assert_eq!(after.crypto_rejected - before.crypto_rejected, 1);
+    assert_eq!(after.crypto_unverified - before.crypto_unverified, 1);
     assert!(net.nodes[1].p.take(now, bob).is_none());
     // bob keeps taking alice's genuine samples.
     assert_eq!(write_and_take(&mut net, w, bob, 10), 10);
