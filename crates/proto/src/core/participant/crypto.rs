@@ -1444,7 +1444,12 @@ impl Cryptography {
             );
             return;
         }
-        remote.submessage = sender(first);
+        // Tokens again for the same pairing: the newer replace the older, whose
+        // receiver-specific key stays valid beside them (`RemoteSender::renewed`).
+        remote.submessage = match (remote.submessage.take(), sender(first)) {
+            (Some(older), Some(newer)) => Some(older.renewed(newer)),
+            (_, newer) => newer,
+        };
         if writer {
             // A payload carries no receiver-specific MACs (§9.5.3.3.4.1): a single token
             // (Fast DDS 2.9) serves payloads without its receiver-specific key.

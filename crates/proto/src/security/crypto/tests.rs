@@ -547,3 +547,83 @@ fn a_submessage_to_the_end_of_the_message_is_only_encrypted() {
     decode_submessage(&mut r, &enc, &mut dec).unwrap();
     assert_eq!(dec, data);
 }
+
+/// A sender that registered one match twice sends its tokens twice, each with another
+/// receiver-specific key, and may MAC with the first: the renewed receiving side verifies a MAC
+/// under either key, and still none under a key it was never given.
+#[test]
+fn renewed_tokens_keep_the_earlier_receiver_specific_key_of_the_same_sender() {
+    for kind in KINDS {
+        let writer = KeyMaterial::generate(kind, false, &mut OsRandom).unwrap();
+        let with_key = |id: u8| {
+            let mut k = writer.clone();
+            k.receiver_specific_key_id = [0, 0, 0, id];
+            k.master_receiver_specific_key = vec![id; kind.key_len()];
+            k
+        };
+        let (first, second, other) = (with_key(3), with_key(4), with_key(5));
+        let encoded_for = |k: &KeyMaterial| {
+            let mut session = SenderSession::new(writer.clone(), &mut OsRandom).unwrap();
+            let mut receivers = vec![ReceiverSpecific::new(k.clone()).unwrap()];
+            let mut enc = Vec::new();
+            encode_submessage(
+                &mut session,
+                &submessage(40),
+                &mut receivers,
+                Endianness::Little,
+                &mut enc,
+            )
+            .unwrap();
+            enc
+        };
+        let renewed = || {
+            RemoteSender::new(first.clone())
+                .unwrap()
+                .renewed(RemoteSender::new(second.clone()).unwrap())
+        };
+        // Without the earlier key the MAC under the first is not ours.
+        assert_eq!(
+            decode_submessage(
+                &mut RemoteSender::new(second.clone()).unwrap(),
+                &encoded_for(&first),
+                &mut Vec::new()
+            ),
+            Err(CryptoError::ReceiverMacMissing),
+            "{kind:?}"
+        );
+        for k in [&first, &second] {
+            let mut dec = Vec::new();
+            decode_submessage(&mut renewed(), &encoded_for(k), &mut dec).unwrap();
+            assert_eq!(dec, submessage(40), "{kind:?}");
+        }
+        assert_eq!(
+            decode_submessage(&mut renewed(), &encoded_for(&other), &mut Vec::new()),
+            Err(CryptoError::ReceiverMacMissing),
+            "{kind:?}"
+        );
+        // Another sender key replaces everything.
+        let stranger = KeyMaterial::generate(kind, false, &mut OsRandom).unwrap();
+        let mut stranger_first = stranger.clone();
+        stranger_first.receiver_specific_key_id = [0, 0, 0, 6];
+        stranger_first.master_receiver_specific_key = vec![6; kind.key_len()];
+        let mut replaced = RemoteSender::new(first.clone())
+            .unwrap()
+            .renewed(RemoteSender::new(stranger_first).unwrap());
+        assert!(
+            decode_submessage(&mut replaced, &encoded_for(&first), &mut Vec::new()).is_err(),
+            "{kind:?}"
+        );
+        // The earlier keys are bounded.
+        let mut r = RemoteSender::new(with_key(10)).unwrap();
+        for id in 11..20 {
+            r = r.renewed(RemoteSender::new(with_key(id)).unwrap());
+        }
+        assert!(decode_submessage(&mut r, &encoded_for(&with_key(19)), &mut Vec::new()).is_ok());
+        assert!(decode_submessage(&mut r, &encoded_for(&with_key(16)), &mut Vec::new()).is_ok());
+        assert_eq!(
+            decode_submessage(&mut r, &encoded_for(&with_key(15)), &mut Vec::new()),
+            Err(CryptoError::ReceiverMacMissing),
+            "{kind:?}"
+        );
+    }
+}

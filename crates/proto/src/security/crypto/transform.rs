@@ -87,7 +87,13 @@ pub struct RemoteSender {
     keymat: KeyMaterial,
     sender: SessionKeyCache,
     receiver: SessionKeyCache,
+    /// Receiver-specific keys the same sender key came with earlier, newest first (at most
+    /// [`MAX_EARLIER_RECEIVER_KEYS`]; see [`RemoteSender::renewed`]).
+    earlier: Vec<(KeyMaterial, SessionKeyCache)>,
 }
+
+/// Earlier receiver-specific keys a [`RemoteSender`] keeps for one sender key.
+pub const MAX_EARLIER_RECEIVER_KEYS: usize = 3;
 
 impl RemoteSender {
     /// The receiving side of `keymat`.
@@ -97,7 +103,37 @@ impl RemoteSender {
             keymat,
             sender: SessionKeyCache::default(),
             receiver: SessionKeyCache::default(),
+            earlier: Vec::new(),
         })
+    }
+
+    /// `newer` replaces `self` (set_remote_datawriter/datareader_crypto_tokens again for the
+    /// same pairing). When both carry the same sender key with different receiver-specific
+    /// keys, this receiver's earlier keys stay valid beside the newer one (at most
+    /// [`MAX_EARLIER_RECEIVER_KEYS`]): a sender that registers one match twice (Cyclone DDS
+    /// 0.10 does when discovery and the handshake's end race) sends tokens twice and may MAC
+    /// with the key of either registration. Both came from the sender, protected with the
+    /// KxKey, for this receiver alone, so accepting either keeps origin authentication.
+    pub fn renewed(self, mut newer: RemoteSender) -> RemoteSender {
+        let (old, new) = (&self.keymat, &newer.keymat);
+        let same_sender = old.transformation_kind == new.transformation_kind
+            && old.sender_key_id == new.sender_key_id
+            && old.master_sender_key == new.master_sender_key
+            && old.master_salt == new.master_salt;
+        if !same_sender
+            || !old.has_receiver_specific_key()
+            || !new.has_receiver_specific_key()
+            || old.receiver_specific_key_id == new.receiver_specific_key_id
+        {
+            return newer;
+        }
+        let mut earlier = self.earlier;
+        earlier.insert(0, (self.keymat, self.receiver));
+        earlier
+            .retain(|(k, _)| k.receiver_specific_key_id != newer.keymat.receiver_specific_key_id);
+        earlier.truncate(MAX_EARLIER_RECEIVER_KEYS);
+        newer.earlier = earlier;
+        newer
     }
 
     /// The key material.
@@ -121,13 +157,22 @@ impl RemoteSender {
         }
         let iv = header.initialization_vector();
         if self.keymat.has_receiver_specific_key() {
-            let mine = footer
-                .receiver_specific_macs()
-                .find(|m| m.receiver_mac_key_id == self.keymat.receiver_specific_key_id)
-                .ok_or(CryptoError::ReceiverMacMissing)?;
-            let key =
-                self.receiver
-                    .get(&self.keymat, KeyUse::ReceiverSpecific, header.session_id)?;
+            // Our MAC under the current receiver-specific key, else under an earlier one.
+            let keys = core::iter::once((&self.keymat, &mut self.receiver))
+                .chain(self.earlier.iter_mut().map(|(k, c)| (&*k, c)));
+            let mut mine = None;
+            for (keymat, cache) in keys {
+                let id = keymat.receiver_specific_key_id;
+                if let Some(m) = footer
+                    .receiver_specific_macs()
+                    .find(|m| m.receiver_mac_key_id == id)
+                {
+                    mine = Some((keymat, cache, m));
+                    break;
+                }
+            }
+            let (keymat, cache, mine) = mine.ok_or(CryptoError::ReceiverMacMissing)?;
+            let key = cache.get(keymat, KeyUse::ReceiverSpecific, header.session_id)?;
             let expect = key.cipher().gmac(&iv, &[&footer.common_mac])?;
             if !mac_eq(&expect, &mine.receiver_mac) {
                 return Err(CryptoError::MacMismatch);
