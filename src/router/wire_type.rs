@@ -6,11 +6,12 @@
 //! the next after [`ASK_TIMEOUT`], a refusal, or the participant giving up on the request
 //! (no answer held the type), until the type is learnt or [`MAX_ATTEMPTS_PER_TYPE`]
 //! endpoints were tried (then it stays unknown: reported once, counted). A writer announced
-//! while a reader is being asked is asked at once (the reader waits its turn again). A Cyclone DDS 0.10 writer announces its type, and so does any endpoint that
-//! speaks XCDR2 only; a topic whose writers announce none (Fast DDS 2.9 without
-//! `-typeobject`, XCDR1 siftdds writers) learns it from one of its readers that does, and
-//! learns it again from a writer that announces one later (a reader's type may differ from
-//! the writers' payloads: `router::keys` ranks it below the built-in ShapeType).
+//! while a reader is being asked is asked at once (the reader waits its turn again). A
+//! Cyclone DDS 0.10 writer announces its type, and so does any endpoint that speaks XCDR2
+//! only; a topic whose writers announce none (Fast DDS 2.9 without `-typeobject`, XCDR1
+//! siftdds writers) learns it from one of its readers that does, and learns it again from a
+//! writer that announces one later (a reader's type may differ from the writers' payloads:
+//! `router::keys` ranks it below the built-in ShapeType).
 //!
 //! Must not: perform I/O, read a clock (`now` is passed in), or grow without bound: at most
 //! [`MAX_TRACKED_TYPES`] (topic, type) pairs, [`MAX_CANDIDATES`] endpoints each and
@@ -107,6 +108,11 @@ struct Entry {
     from_reader: bool,
 }
 
+/// Where the writers among `candidates` (they come first) end.
+fn after_writers(candidates: &[(SiteId, Announced, Instant)]) -> usize {
+    candidates.iter().take_while(|(_, c, _)| c.writer).count()
+}
+
 /// The types being learnt from the wire.
 #[derive(Clone, Debug, Default)]
 pub struct WireTypes {
@@ -157,7 +163,7 @@ impl WireTypes {
             }
             // Writers before readers, each in the order seen.
             let at = if a.writer {
-                e.candidates.iter().take_while(|(_, c, _)| c.writer).count()
+                after_writers(&e.candidates)
             } else {
                 e.candidates.len()
             };
@@ -182,8 +188,8 @@ impl WireTypes {
                 let (site, seen) = (r.site, *seen);
                 e.tried.retain(|g| *g != reader.guid);
                 e.attempts = e.attempts.saturating_sub(1);
-                let at = e.candidates.iter().take_while(|(_, c, _)| c.writer).count();
-                e.candidates.insert(at, (site, reader, seen));
+                e.candidates
+                    .insert(after_writers(&e.candidates), (site, reader, seen));
                 e.state = State::Waiting;
             }
         }
