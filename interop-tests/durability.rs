@@ -2,7 +2,8 @@
 //! suite's durability cases between two `shape_main` processes, a late joiner of a
 //! TRANSIENT and a PERSISTENT writer, a PERSISTENT writer restarted in a new process serving
 //! what it wrote before the restart, and TRANSIENT history outliving its writer inside the
-//! participant. Everything runs inside the sandbox; each test has its own domains (200-219).
+//! participant. Everything runs inside the sandbox, each test in a network namespace of its
+//! own (`sandbox`).
 
 // These tests drive real processes in real time, so they read the clock.
 #![allow(clippy::disallowed_methods)]

@@ -5,7 +5,7 @@
 //! 127.0.0.3 to 127.0.0.4 with a higher SPDP sequence number. The real reader must keep
 //! getting every sample (also when the forged HEARTBEAT and GAP come from the writer's own
 //! host, which the source check lets through), the counters must show the drops, the writer must keep serving the
-//! real reader once the stuck one is unresponsive, and the move must re-bind. Domains 181-184.
+//! real reader once the stuck one is unresponsive, and the move must re-bind.
 
 // A real attacker: plain sockets and real time in this harness.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]

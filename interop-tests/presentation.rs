@@ -3,8 +3,8 @@
 //! `coherent_sets_w_instances` and `ordered_access_w_instances`, redone here), and against
 //! the Cyclone DDS 0.10 and Fast DDS 2.9 peers for what they support: Cyclone announces and
 //! matches PRESENTATION (RxO both ways) but writes no coherent sets; Fast DDS 2.9 announces it
-//! but does not match on it (docs/interop-facts.md §8.2). Each test has its own domains
-//! (139..148); the cases of one test run at once to keep the wall time down.
+//! but does not match on it (docs/interop-facts.md §8.2). The cases of one test run at once, each on a
+//! domain of its own, to keep the wall time down.
 
 // These tests drive real processes in real time, so they read the clock.
 #![allow(clippy::disallowed_methods)]
@@ -363,7 +363,7 @@ fn wireshark_sees_our_coherent_sets_end() {
         return;
     }
     let path = std::env::temp_dir().join(format!("siftdds-coherent-{}.pcapng", std::process::id()));
-    // This test's domain only (ports 7400 + 250 * 136 on), so other tests stay out.
+    // This test's domain only (ports 7400 + 250 * 136 on).
     let base = 7400 + 250 * 136;
     let filter = format!("udp and portrange {}-{}", base, base + 249);
     let mut capture = crate::tshark::start_capture(&filter, &["-a", "duration:5"], &path);

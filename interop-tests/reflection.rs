@@ -4,7 +4,7 @@
 //! 127.0.0.2. A siftdds writer publishes to a real siftdds reader meanwhile. The victim must
 //! get no more than the outbound gate's budget of each participant that heard the
 //! announcement (two here), and the real reader must get every sample.
-//! This shows the runtime hands the core each datagram's real source address. Domain 153.
+//! This shows the runtime hands the core each datagram's real source address.
 
 // A real attacker and victim: plain sockets and real time in this harness.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]

@@ -2,7 +2,7 @@
 //! libraries; `peers/python/shapes_rti.py`): an RTI writer to a siftdds reader with a content
 //! filter — RTI filters on the writer side for such a reader, sending GAPs, HEARTBEATs whose
 //! lastSN is below firstSN − 1 and its 16-byte NDDSPING datagrams (docs/interop-facts.md §5.8,
-//! §5.11) — and a siftdds writer to an RTI reader. Domains 180-189. Skipped, with the reason
+//! §5.11) — and a siftdds writer to an RTI reader. Skipped, with the reason
 //! printed and counted, when `python3` cannot import `rticonnextdds_connector` (scripts/setup
 //! installs it).
 

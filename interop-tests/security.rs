@@ -1484,8 +1484,8 @@ fn siftdds_to_siftdds_under_data_encrypt_capture_holds_no_marker_and_inspect_dec
         return;
     }
     let pcap = PathBuf::from(repo_path!("target")).join(format!("security-{test}.pcapng"));
-    // Domain 75's ports only (RTPS 2.5 §9.6.1.1: 7400 + 250 × 75 and the 250 above), so that
-    // tests running beside this one in the sandbox stay out of the capture.
+    // Domain 75's ports only (RTPS 2.5 §9.6.1.1: 7400 + 250 × 75 and the 250 above): the
+    // participants' RTPS traffic and nothing else.
     let Some(mut capture) = start_capture_filtered(&pcap, "udp portrange 26150-26399") else {
         skip(test, "dumpcap cannot capture here");
         return;

@@ -1,7 +1,7 @@
 //! The `shape_main` binary (the OMG dds-rtps harness's Shapes application) as the harness
 //! drives it: as processes whose stdout is read through a pipe, line by line. Tests that open
 //! sockets run only inside the sandbox; the one against Cyclone DDS also needs
-//! `scripts/build-peers`. Every test uses its own domain so that tests can run in parallel.
+//! `scripts/build-peers`. Each test runs in a network namespace of its own (`sandbox`).
 
 // These tests drive real processes in real time, so they read the clock.
 #![allow(clippy::disallowed_methods)]

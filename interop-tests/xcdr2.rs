@@ -2,7 +2,7 @@
 //! §7.4.3.5), chosen by the DATA_REPRESENTATION QoS (§7.6.3.1.2). siftdds ↔ siftdds with QoS
 //! profiles (`create_*_with_profile`), siftdds ↔ pip `cyclonedds` (Cyclone DDS 11 bundled in
 //! the wheel; `peers/python/shapes_xcdr.py`) both ways, and `shape_main -x 2` ↔ the Python
-//! peer. Domains 170-179. The Python tests are skipped, with the reason printed, when
+//! peer. The Python tests are skipped, with the reason printed, when
 //! `python3` cannot import `cyclonedds` (scripts/setup installs it).
 
 // Real processes in real time: these tests read the clock and poll.

@@ -9,8 +9,7 @@
 //! not match a PyPI `cyclonedds` writer of another type under its type name, and matches one
 //! whose appendable type adds a member. `siftdds ls` prints a fetched type as IDL, and
 //! reports Fast DDS 2.9.1's TypeInformation undecodable; `siftdds spy` decodes a Fast DDS
-//! 2.9.1 writer's samples with the TypeObject it sends inline in SEDP. Domains 186, 187,
-//! 190-194, 197-199.
+//! 2.9.1 writer's samples with the TypeObject it sends inline in SEDP.
 //! Skipped, with the reason recorded, when `python3` cannot import `cyclonedds` or a vendor
 //! peer is not built.
 

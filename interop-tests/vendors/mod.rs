@@ -1,7 +1,7 @@
 //! Interop with other vendors' processes: Cyclone DDS 0.10 and Fast DDS 2.9 from Debian
 //! packages, driven through the small peer programs in `interop-tests/peers/` (built by
-//! `scripts/build-peers` into `target/peers/`). Each test uses its own domain so tests can
-//! run in parallel. Skipped (printed and counted, `skip.rs`) outside the sandbox or when the
+//! `scripts/build-peers` into `target/peers/`). Each test runs in a network namespace of its
+//! own (`sandbox`). Skipped (printed and counted, `skip.rs`) outside the sandbox or when the
 //! peers are not built. The scenarios are in `delivery` and `qos`.
 
 // These tests drive real vendor processes in real time, so they read the clock and poll.
@@ -421,7 +421,7 @@ fn fastdds_writer_to_siftdds_reader_keep_all_10k() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 3: the remaining scenarios. Each test uses its own domain (24..55).
+// The remaining scenarios.
 
 /// The peers' sample line: "sub: <k> <COLOR> x=<x> y=.. size=.. payload=<len>".
 pub(crate) struct PeerSample {
