@@ -20,6 +20,8 @@ pub mod governance;
 pub mod permissions;
 pub mod smime;
 #[cfg(test)]
+pub(crate) mod test_docs;
+#[cfg(test)]
 pub(crate) mod tests;
 mod xml;
 

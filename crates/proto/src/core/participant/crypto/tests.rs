@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::security::access::governance::Governance;
+use crate::security::access::test_docs::{GovernanceXml, TopicRuleXml};
 
 /// A governance document with one domain rule for domain 0 and one topic rule for every topic,
 /// access control off, with these protection kinds (also used by the participant's tests).
@@ -13,24 +14,14 @@ pub(in crate::core::participant) fn governance_xml(
     meta: &str,
     data: &str,
 ) -> String {
-    format!(
-        r#"<dds><domain_access_rules><domain_rule>
-<domains><id>0</id></domains>
-<allow_unauthenticated_participants>false</allow_unauthenticated_participants>
-<enable_join_access_control>false</enable_join_access_control>
-<discovery_protection_kind>{discovery}</discovery_protection_kind>
-<liveliness_protection_kind>NONE</liveliness_protection_kind>
-<rtps_protection_kind>{rtps}</rtps_protection_kind>
-<topic_access_rules><topic_rule><topic_expression>*</topic_expression>
-<enable_discovery_protection>false</enable_discovery_protection>
-<enable_liveliness_protection>false</enable_liveliness_protection>
-<enable_read_access_control>false</enable_read_access_control>
-<enable_write_access_control>false</enable_write_access_control>
-<metadata_protection_kind>{meta}</metadata_protection_kind>
-<data_protection_kind>{data}</data_protection_kind>
-</topic_rule></topic_access_rules>
-</domain_rule></domain_access_rules></dds>"#
-    )
+    let mut doc = GovernanceXml::new(vec![TopicRuleXml {
+        metadata_protection_kind: meta,
+        data_protection_kind: data,
+        ..TopicRuleXml::open("*")
+    }]);
+    doc.discovery_protection_kind = discovery;
+    doc.rtps_protection_kind = rtps;
+    doc.xml()
 }
 
 fn rule(rtps: &str, discovery: &str, meta: &str, data: &str) -> DomainRule {

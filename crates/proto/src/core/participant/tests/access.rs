@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::security::secure_node_with;
 use super::*;
 use crate::core::sim::Node;
+use crate::security::access::test_docs::{GovernanceXml, TopicRuleXml, grant_xml, permissions_xml};
 use crate::security::access::tests::sign;
 use crate::security::access::{Governance, Permissions};
 use crate::security::auth::IdentityConfig;
@@ -18,62 +19,31 @@ use crate::security::auth::tests::{Ca, ca, identity};
 /// `unauthenticated`, unauthenticated participants allowed and topic `Open*` free of access
 /// control.
 fn governance(unauthenticated: bool) -> String {
-    let open = if unauthenticated {
-        "<topic_rule><topic_expression>Open*</topic_expression>
-          <enable_discovery_protection>false</enable_discovery_protection>
-          <enable_liveliness_protection>false</enable_liveliness_protection>
-          <enable_read_access_control>false</enable_read_access_control>
-          <enable_write_access_control>false</enable_write_access_control>
-          <metadata_protection_kind>NONE</metadata_protection_kind>
-          <data_protection_kind>NONE</data_protection_kind></topic_rule>"
-    } else {
-        ""
+    let guarded = TopicRuleXml {
+        read_access_control: true,
+        write_access_control: true,
+        ..TopicRuleXml::open("*")
     };
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<dds><domain_access_rules><domain_rule>
-  <domains><id>0</id></domains>
-  <allow_unauthenticated_participants>{unauthenticated}</allow_unauthenticated_participants>
-  <enable_join_access_control>true</enable_join_access_control>
-  <discovery_protection_kind>NONE</discovery_protection_kind>
-  <liveliness_protection_kind>NONE</liveliness_protection_kind>
-  <rtps_protection_kind>NONE</rtps_protection_kind>
-  <topic_access_rules>{open}
-    <topic_rule><topic_expression>*</topic_expression>
-      <enable_discovery_protection>false</enable_discovery_protection>
-      <enable_liveliness_protection>false</enable_liveliness_protection>
-      <enable_read_access_control>true</enable_read_access_control>
-      <enable_write_access_control>true</enable_write_access_control>
-      <metadata_protection_kind>NONE</metadata_protection_kind>
-      <data_protection_kind>NONE</data_protection_kind></topic_rule>
-  </topic_access_rules>
-</domain_rule></domain_access_rules></dds>
-"#
-    )
+    let topic_rules = match unauthenticated {
+        true => vec![TopicRuleXml::open("Open*"), guarded],
+        false => vec![guarded],
+    };
+    GovernanceXml {
+        allow_unauthenticated_participants: unauthenticated,
+        enable_join_access_control: true,
+        ..GovernanceXml::new(topic_rules)
+    }
+    .xml()
 }
 
 /// A grant for `cn` that denies topic `Secret` and allows every other one.
 fn grant(cn: &str) -> String {
-    format!(
-        r#"<grant name="{cn}">
-  <subject_name>CN={cn},O=Siftdds Test,C=NL</subject_name>
-  <validity><not_before>2020-01-01T00:00:00</not_before><not_after>2040-01-01T00:00:00</not_after></validity>
-  <deny_rule><domains><id>0</id></domains>
-    <publish><topics><topic>Secret</topic></topics></publish>
-    <subscribe><topics><topic>Secret</topic></topics></subscribe></deny_rule>
-  <allow_rule><domains><id>0</id></domains>
-    <publish><topics><topic>*</topic></topics></publish>
-    <subscribe><topics><topic>*</topic></topics></subscribe></allow_rule>
-  <default>DENY</default>
-</grant>"#
-    )
+    grant_xml(cn, &["Secret"], &["Secret"])
 }
 
 fn permissions(grants: &[&str]) -> String {
-    let grants: String = grants.iter().map(|cn| grant(cn)).collect();
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><dds><permissions>{grants}</permissions></dds>"#
-    )
+    let grants: Vec<String> = grants.iter().map(|cn| grant(cn)).collect();
+    permissions_xml(&grants)
 }
 
 /// The access-control documents of one node: governance and permissions as signed by

@@ -23,6 +23,7 @@ use crate::core::participant::sedp::{
     SECURE_BUILTIN_ENDPOINTS, SEDP_PUBLICATIONS_SECURE_READER, SEDP_PUBLICATIONS_SECURE_WRITER,
 };
 use crate::security::access::governance::Governance;
+use crate::security::access::test_docs::{GovernanceXml, TopicRuleXml};
 use crate::security::auth::tests::{ca, identity};
 use crate::wire::plist::pid::{PID_KEY_HASH, PID_STATUS_INFO};
 use crate::wire::plist::{Parameter, ParameterListView, Value, emit_parameter_list};
@@ -40,36 +41,23 @@ fn governance(kind: &str, rtps: &str) -> Arc<Governance> {
 
 /// [`governance`], allowing unauthenticated participants or not.
 fn governance_allowing(kind: &str, rtps: &str, unauthenticated: bool) -> Arc<Governance> {
-    let xml = format!(
-        r#"<dds><domain_access_rules><domain_rule>
-<domains><id>0</id></domains>
-<allow_unauthenticated_participants>{unauthenticated}</allow_unauthenticated_participants>
-<enable_join_access_control>false</enable_join_access_control>
-<discovery_protection_kind>{kind}</discovery_protection_kind>
-<liveliness_protection_kind>{kind}</liveliness_protection_kind>
-<rtps_protection_kind>{rtps}</rtps_protection_kind>
-<topic_access_rules>{UNPROTECTED_RULE}<topic_rule><topic_expression>*</topic_expression>
-<enable_discovery_protection>true</enable_discovery_protection>
-<enable_liveliness_protection>true</enable_liveliness_protection>
-<enable_read_access_control>false</enable_read_access_control>
-<enable_write_access_control>false</enable_write_access_control>
-<metadata_protection_kind>{kind}</metadata_protection_kind>
-<data_protection_kind>{kind}</data_protection_kind>
-</topic_rule></topic_access_rules>
-</domain_rule></domain_access_rules></dds>"#
-    );
+    let protected = TopicRuleXml {
+        discovery_protection: true,
+        liveliness_protection: true,
+        metadata_protection_kind: kind,
+        data_protection_kind: kind,
+        ..TopicRuleXml::open("*")
+    };
+    let xml = GovernanceXml {
+        allow_unauthenticated_participants: unauthenticated,
+        discovery_protection_kind: kind,
+        liveliness_protection_kind: kind,
+        rtps_protection_kind: rtps,
+        ..GovernanceXml::new(vec![TopicRuleXml::open("Unprotected*"), protected])
+    }
+    .xml();
     Arc::new(Governance::parse(&xml).unwrap())
 }
-
-/// A topic rule for the topics `Unprotected*`: no access control, nothing protected.
-const UNPROTECTED_RULE: &str = "<topic_rule><topic_expression>Unprotected*</topic_expression>
-<enable_discovery_protection>false</enable_discovery_protection>
-<enable_liveliness_protection>false</enable_liveliness_protection>
-<enable_read_access_control>false</enable_read_access_control>
-<enable_write_access_control>false</enable_write_access_control>
-<metadata_protection_kind>NONE</metadata_protection_kind>
-<data_protection_kind>NONE</data_protection_kind>
-</topic_rule>";
 
 /// Two participants under [`governance`] `kind` (RTPS protection `rtps`), the writer and
 /// reader matched and past the endpoint key exchange.

@@ -16,6 +16,7 @@ use super::content_filter::{filtered_spec, shapes};
 use super::security::secure_node_with;
 use super::*;
 use crate::core::sim::Node;
+use crate::security::access::test_docs::{GovernanceXml, TopicRuleXml, grant_xml, permissions_xml};
 use crate::security::access::tests::sign;
 use crate::security::access::{Governance, Permissions};
 use crate::security::auth::IdentityConfig;
@@ -27,49 +28,26 @@ use crate::wire::submessage::{DATA, GAP, Submessage, SubmessageHeader};
 
 /// Read and write access control on every topic, with the protection kinds given.
 fn governance(rtps: &str, meta: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<dds><domain_access_rules><domain_rule>
-  <domains><id>0</id></domains>
-  <allow_unauthenticated_participants>false</allow_unauthenticated_participants>
-  <enable_join_access_control>true</enable_join_access_control>
-  <discovery_protection_kind>NONE</discovery_protection_kind>
-  <liveliness_protection_kind>NONE</liveliness_protection_kind>
-  <rtps_protection_kind>{rtps}</rtps_protection_kind>
-  <topic_access_rules>
-    <topic_rule><topic_expression>*</topic_expression>
-      <enable_discovery_protection>false</enable_discovery_protection>
-      <enable_liveliness_protection>false</enable_liveliness_protection>
-      <enable_read_access_control>true</enable_read_access_control>
-      <enable_write_access_control>true</enable_write_access_control>
-      <metadata_protection_kind>{meta}</metadata_protection_kind>
-      <data_protection_kind>NONE</data_protection_kind></topic_rule>
-  </topic_access_rules>
-</domain_rule></domain_access_rules></dds>
-"#
-    )
+    GovernanceXml {
+        enable_join_access_control: true,
+        rtps_protection_kind: rtps,
+        ..GovernanceXml::new(vec![TopicRuleXml {
+            read_access_control: true,
+            write_access_control: true,
+            metadata_protection_kind: meta,
+            ..TopicRuleXml::open("*")
+        }])
+    }
+    .xml()
 }
 
 /// A grant for `cn`: everything allowed, but for dave subscribing to `Square` denied.
 fn grant(cn: &str) -> String {
-    let deny = match cn {
-        "dave" => {
-            "<deny_rule><domains><id>0</id></domains>
-    <subscribe><topics><topic>Square</topic></topics></subscribe></deny_rule>"
-        }
-        _ => "",
+    let deny: &[&str] = match cn {
+        "dave" => &["Square"],
+        _ => &[],
     };
-    format!(
-        r#"<grant name="{cn}">
-  <subject_name>CN={cn},O=Siftdds Test,C=NL</subject_name>
-  <validity><not_before>2020-01-01T00:00:00</not_before><not_after>2040-01-01T00:00:00</not_after></validity>
-  {deny}
-  <allow_rule><domains><id>0</id></domains>
-    <publish><topics><topic>*</topic></topics></publish>
-    <subscribe><topics><topic>*</topic></topics></subscribe></allow_rule>
-  <default>DENY</default>
-</grant>"#
-    )
+    grant_xml(cn, &[], deny)
 }
 
 /// The four participants' identities and the permissions CA.
@@ -84,13 +62,11 @@ fn pki() -> (Ca, Vec<IdentityConfig>) {
 
 fn node(i: usize, id: &IdentityConfig, perm_ca: &Ca, xml: &str) -> Node {
     secure_node_with(i, Some(id), |identity| {
-        let grants: String = ["alice", "bob", "carol", "dave"]
+        let grants: Vec<String> = ["alice", "bob", "carol", "dave"]
             .iter()
             .map(|cn| grant(cn))
             .collect();
-        let perm = format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?><dds><permissions>{grants}</permissions></dds>"#
-        );
+        let perm = permissions_xml(&grants);
         SecurityConfig {
             identity,
             permissions_document: sign(&perm, &perm_ca.cert, &perm_ca.key, true),
