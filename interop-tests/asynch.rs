@@ -1,7 +1,8 @@
 //! The async surface against Cyclone DDS (pip `cyclonedds` 11, `peers/python/shapes_xcdr.py`):
 //! a Python Cyclone writer read through `DataReader::stream()` under tokio, and a
 //! `write_async` writer with a small KEEP_ALL history (so that it waits for Cyclone's
-//! acknowledgements) read by a Python Cyclone reader. Skipped, with the reason recorded, when `python3` cannot import `cyclonedds`.
+//! acknowledgements) read by a Python Cyclone reader. Skipped, with the reason recorded,
+//! when `python3` cannot import `cyclonedds`.
 //!
 //! Must not: run outside the sandbox (`python_ready` asks it), or sleep: every wait is
 //! bounded by tokio's timer or the peer's own deadline.

@@ -3,8 +3,8 @@
 //! `coherent_sets_w_instances` and `ordered_access_w_instances`, redone here), and against
 //! the Cyclone DDS 0.10 and Fast DDS 2.9 peers for what they support: Cyclone announces and
 //! matches PRESENTATION (RxO both ways) but writes no coherent sets; Fast DDS 2.9 announces it
-//! but does not match on it (docs/interop-facts.md §8.2). The cases of one test run at once, each on a
-//! domain of its own, to keep the wall time down.
+//! but does not match on it (docs/interop-facts.md §8.2). The cases of one test run at once,
+//! each on a domain of its own, to keep the wall time down.
 
 // These tests drive real processes in real time, so they read the clock.
 #![allow(clippy::disallowed_methods)]

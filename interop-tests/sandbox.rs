@@ -14,7 +14,7 @@
 //! already in a namespace this process made (a test's own helper threads stay with it).
 
 #![allow(clippy::disallowed_types)] // this test checks the sandbox itself with plain sockets
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::unix::fs::MetadataExt;
 use std::process::Command;
@@ -49,7 +49,7 @@ pub fn may_open_sockets(test: &str) -> bool {
 }
 
 /// The network namespaces this process made, by inode.
-static MADE: Mutex<Option<HashSet<u64>>> = Mutex::new(None);
+static MADE: Mutex<BTreeSet<u64>> = Mutex::new(BTreeSet::new());
 
 /// The inode of the calling thread's network namespace.
 fn namespace_of_this_thread() -> std::io::Result<u64> {
@@ -60,7 +60,6 @@ fn namespace_of_this_thread() -> std::io::Result<u64> {
 /// (what `scripts/netns-run` sets up), unless it is in one this process made already.
 fn isolate() -> Result<(), String> {
     let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    let made = made.get_or_insert_with(HashSet::new);
     let current = namespace_of_this_thread().map_err(|e| e.to_string())?;
     if made.contains(&current) {
         return Ok(());

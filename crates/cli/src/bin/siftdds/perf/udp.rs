@@ -14,11 +14,11 @@
 //! to where it came from. Both block at once unless `SIFTDDS_SPIN_US` asks them to poll first,
 //! as siftdds' loop does after work (then their waits are comparable with `perf ping/pong`'s:
 //! on an idle VM a blocked process's wake-up alone can take tens of µs). Ports:
-//! [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger), on 127.0.0.1. With `--via-relay` the pinger sends to the relay instead, on [`RELAY_IP`] at the
-//! ponger's port; the relay passes each datagram from the pinger to the ponger and each from
-//! the ponger to the pinger, one socket, one thread, spinning like the router's loop before it
-//! parks (`SIFTDDS_SPIN_US`, default for the relay [`RELAY_SPIN`]; 0 parks in `recv_from` at
-//! once).
+//! [`UDP_PORT_BASE`] + 2·domain (ponger) and + 1 (pinger), on 127.0.0.1. With `--via-relay`
+//! the pinger sends to the relay instead, on [`RELAY_IP`] at the ponger's port; the relay
+//! passes each datagram from the pinger to the ponger and each from the ponger to the pinger,
+//! one socket, one thread, spinning like the router's loop before it parks
+//! (`SIFTDDS_SPIN_US`, default for the relay [`RELAY_SPIN`]; 0 parks in `recv_from` at once).
 //!
 //! Inside the sandbox the three can sit in different namespaces (a router's sites): `--bind
 //! IP` is the local address (every mode), `--to IP` where the pinger sends (the ponger or the

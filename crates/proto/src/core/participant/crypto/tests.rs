@@ -14,14 +14,16 @@ pub(in crate::core::participant) fn governance_xml(
     meta: &str,
     data: &str,
 ) -> String {
-    let mut doc = GovernanceXml::new(vec![TopicRuleXml {
-        metadata_protection_kind: meta,
-        data_protection_kind: data,
-        ..TopicRuleXml::open("*")
-    }]);
-    doc.discovery_protection_kind = discovery;
-    doc.rtps_protection_kind = rtps;
-    doc.xml()
+    GovernanceXml {
+        discovery_protection_kind: discovery,
+        rtps_protection_kind: rtps,
+        ..GovernanceXml::new(vec![TopicRuleXml {
+            metadata_protection_kind: meta,
+            data_protection_kind: data,
+            ..TopicRuleXml::open("*")
+        }])
+    }
+    .xml()
 }
 
 fn rule(rtps: &str, discovery: &str, meta: &str, data: &str) -> DomainRule {
